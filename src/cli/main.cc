@@ -1,0 +1,56 @@
+// The `frontier` binary: dispatches to the registered subcommands.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+#include "cli/command.h"
+#include "core/version.h"
+
+namespace frontier::cli {
+
+std::vector<Command>& Commands() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+Registrar::Registrar(const char* name, const char* summary, CommandFn fn) {
+  auto& c = Commands();
+  c.push_back({name, summary, fn});
+  std::sort(c.begin(), c.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+}
+
+namespace {
+
+void PrintHelp(std::ostream& out) {
+  out << "frontier " << kVersion
+      << ": measure, compare and predict LLM inference performance\n\n"
+         "usage: frontier <command> [flags]     (frontier <command> --help for its flags)\n\n"
+         "commands:\n";
+  for (const auto& c : Commands()) {
+    out << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ')
+        << c.summary << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+int main(int argc, char** argv) {
+  using namespace frontier::cli;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    PrintHelp(std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::cout << "frontier " << frontier::kVersion << "\n";
+    return 0;
+  }
+  for (const auto& c : Commands()) {
+    if (c.name == argv[1]) return c.run(argc - 1, argv + 1);
+  }
+  std::cerr << "frontier: unknown command '" << argv[1] << "'; known commands:";
+  for (const auto& c : Commands()) std::cerr << " " << c.name;
+  std::cerr << "\n";
+  return 2;
+}

@@ -1,0 +1,87 @@
+// run_result.h: the records every benchmark run produces, measured or simulated.
+//
+// A measured run (`frontier bench` against an HTTP server) and a simulated run
+// (`frontier simulate`) fill the same RunResult; `source` tells them apart.
+// Everything downstream (metrics, store, analysis, report) reads only these
+// types, so it is written once for both.
+//
+// All times are nanoseconds relative to the run's start (time zero is when the
+// load generator began issuing, or virtual time zero in the simulator).
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace frontier {
+
+// One content-bearing stream event (an SSE chunk with generated text or
+// token ids). `t_ns` is the time of the socket read that completed the event,
+// taken before any parsing; `tokens` is how many tokens it carried (> 1 under
+// speculative decoding / MTP or when a server batches tokens).
+struct TokenEvent {
+  Nanos t_ns = 0;
+  int32_t tokens = 1;
+};
+
+// Why a request failed. Stable strings: they are stored and counted.
+namespace failure {
+inline constexpr const char* kConnect = "connect";                 // refused / unreachable
+inline constexpr const char* kDns = "dns";                         // name did not resolve
+inline constexpr const char* kTls = "tls";                         // TLS handshake / certificate
+inline constexpr const char* kHttpStatus = "http_status";          // 4xx/5xx other than 429
+inline constexpr const char* kRateLimited = "http_429";
+inline constexpr const char* kConnectTimeout = "timeout_connect";
+inline constexpr const char* kFirstTokenTimeout = "timeout_first_token";
+inline constexpr const char* kTotalTimeout = "timeout_total";
+inline constexpr const char* kMalformed = "malformed_stream";     // bad SSE framing or JSON
+inline constexpr const char* kClosedMidStream = "closed_mid_stream";
+inline constexpr const char* kNoTokens = "zero_tokens";
+inline constexpr const char* kInterrupted = "interrupted";        // run stopped by SIGINT
+inline constexpr const char* kSimulatorRejected = "rejected";     // simulator could not admit it
+inline constexpr const char* kOther = "other";
+}  // namespace failure
+
+struct RequestRecord {
+  int64_t id = 0;                    // position in the workload, from 0
+  bool warmup = false;               // excluded from every metric
+  int32_t prompt_tokens = 0;         // server's usage.prompt_tokens, else the workload's count
+  int32_t output_tokens = 0;         // server's usage.completion_tokens, else sum of event tokens
+  int32_t requested_output_tokens = 0;
+  bool usage_reported = false;       // token counts came from the server's usage
+  Nanos scheduled_ns = 0;            // planned send time
+  Nanos sent_ns = 0;                 // time the request was handed to the transport
+  Nanos first_token_ns = -1;         // first content event; -1 if none
+  Nanos end_ns = -1;                 // last byte of the response, or the failure
+  std::vector<TokenEvent> events;    // content-bearing events in arrival order
+  bool ok = false;
+  std::string failure;               // a failure:: code when !ok
+  std::string failure_detail;        // HTTP body, transport message, ...
+  int http_status = 0;               // 0 when no response line was received
+};
+
+struct RunResult {
+  std::string source = "measured";   // "measured" or "simulated"
+  std::string frontier_version;
+  std::string command_line;
+  std::string start_time_utc;        // ISO-8601
+  std::string host;                  // machine that ran the client (or the simulator)
+  std::string base_url;              // empty for simulated runs
+  std::string endpoint;              // "/v1/completions", ...
+  std::string model;                 // as requested
+  std::string served_model;          // as the server reports it
+  int num_gpus = 1;                  // for per-GPU throughput
+  // Flags as given, and what they resolved to (defaults filled in, ...).
+  std::map<std::string, std::string> requested_settings;
+  std::map<std::string, std::string> effective_settings;
+  Nanos duration_ns = 0;             // benchmark duration: first send to last end (non-warmup)
+  bool interrupted = false;          // stopped early by the user; what was measured is kept
+  std::vector<RequestRecord> requests;
+};
+
+}  // namespace frontier

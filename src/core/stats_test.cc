@@ -1,0 +1,35 @@
+#include "core/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace frontier {
+namespace {
+
+// Expected values computed with numpy 1.26: np.percentile(x, p), np.std(x).
+TEST(StatsTest, MatchesNumpyLinearPercentile) {
+  std::vector<double> x = {15, 20, 35, 40, 50};
+  EXPECT_DOUBLE_EQ(Percentile(x, 0), 15.0);
+  EXPECT_DOUBLE_EQ(Percentile(x, 100), 50.0);
+  EXPECT_DOUBLE_EQ(Percentile(x, 50), 35.0);
+  EXPECT_DOUBLE_EQ(Percentile(x, 40), 29.0);   // rank 1.6: 20 + 0.6 * 15
+  EXPECT_DOUBLE_EQ(Percentile(x, 99), 49.6);   // rank 3.96: 40 + 0.96 * 10
+  EXPECT_DOUBLE_EQ(Median(std::vector<double>{4, 1, 3, 2}), 2.5);
+}
+
+TEST(StatsTest, MeanAndPopulationStdDev) {
+  std::vector<double> x = {2, 4, 4, 4, 5, 5, 7, 9};
+  EXPECT_DOUBLE_EQ(Mean(x), 5.0);
+  EXPECT_DOUBLE_EQ(StdDev(x), 2.0);
+}
+
+TEST(StatsTest, EmptySampleIsZero) {
+  std::vector<double> x;
+  EXPECT_EQ(Mean(x), 0.0);
+  EXPECT_EQ(StdDev(x), 0.0);
+  EXPECT_EQ(Percentile(x, 99), 0.0);
+}
+
+}  // namespace
+}  // namespace frontier

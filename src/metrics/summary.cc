@@ -1,0 +1,120 @@
+#include "metrics/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/stats.h"
+
+namespace frontier::metrics {
+namespace {
+
+Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
+  Distribution d;
+  d.count = x.size();
+  std::sort(x.begin(), x.end());
+  d.mean = Mean(x);
+  d.std = StdDev(x);
+  d.median = PercentileSorted(x, 50.0);
+  for (double p : percentiles) d.percentiles.emplace_back(p, PercentileSorted(x, p));
+  return d;
+}
+
+int64_t MaxConcurrent(const RunResult& run) {
+  std::vector<std::pair<Nanos, int>> edges;
+  for (const auto& r : run.requests) {
+    if (r.end_ns < 0) continue;
+    edges.emplace_back(r.sent_ns, +1);
+    edges.emplace_back(r.end_ns, -1);
+  }
+  // Ends sort before starts at the same instant: a slot freed and reused is not two at once.
+  std::sort(edges.begin(), edges.end());
+  int64_t cur = 0, best = 0;
+  for (auto& e : edges) best = std::max(best, cur += e.second);
+  return best;
+}
+
+}  // namespace
+
+std::optional<double> Distribution::At(double p) const {
+  for (auto& [q, v] : percentiles)
+    if (std::abs(q - p) < 1e-9) return v;
+  return std::nullopt;
+}
+
+std::string PercentileKey(double p) {
+  if (p == std::floor(p)) return "p" + std::to_string(static_cast<int64_t>(p));
+  std::string s = std::to_string(p);  // "99.900000"
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  return "p" + s;
+}
+
+Summary Summarize(const RunResult& run, const SummaryOptions& o) {
+  Summary s;
+  std::vector<double> ttft, tpot, itl, e2el, icl, queue;
+  Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
+  int64_t good = 0;
+  for (const auto& r : run.requests) {
+    if (r.warmup) {
+      ++s.warmup;
+      continue;
+    }
+    t0 = std::min(t0, r.scheduled_ns);
+    if (r.end_ns >= 0) t1 = std::max(t1, r.end_ns);
+    if (!r.ok) {
+      ++s.failed;
+      ++s.failures_by_reason[r.failure.empty() ? failure::kOther : r.failure];
+      continue;
+    }
+    ++s.completed;
+    s.total_input_tokens += r.prompt_tokens;
+    s.total_output_tokens += r.output_tokens;
+    if (!r.usage_reported) s.usage_from_server = false;
+    const double ttft_ms = NanosToMillis(r.first_token_ns - r.sent_ns);
+    const double e2el_ms = NanosToMillis(r.end_ns - r.sent_ns);
+    ttft.push_back(ttft_ms);
+    e2el.push_back(e2el_ms);
+    queue.push_back(NanosToMillis(r.sent_ns - r.scheduled_ns));
+    double tpot_ms = 0;
+    if (r.output_tokens > 1) {
+      tpot_ms = (e2el_ms - ttft_ms) / (r.output_tokens - 1);
+      tpot.push_back(tpot_ms);
+    }
+    for (size_t i = 1; i < r.events.size(); ++i) {
+      const double gap = NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns);
+      icl.push_back(gap);
+      const int k = std::max<int32_t>(1, r.events[i].tokens);
+      for (int j = 0; j < k; ++j) itl.push_back(gap / k);
+    }
+    if (o.goodput.any()) {
+      bool ok = true;
+      if (o.goodput.ttft_ms && ttft_ms > *o.goodput.ttft_ms) ok = false;
+      if (o.goodput.tpot_ms && r.output_tokens > 1 && tpot_ms > *o.goodput.tpot_ms) ok = false;
+      if (o.goodput.e2el_ms && e2el_ms > *o.goodput.e2el_ms) ok = false;
+      if (ok) ++good;
+    }
+  }
+  if (t1 > t0) s.duration_s = NanosToSeconds(t1 - t0);
+  if (s.duration_s > 0) {
+    s.request_throughput = s.completed / s.duration_s;
+    s.output_throughput = s.total_output_tokens / s.duration_s;
+    s.total_token_throughput = (s.total_input_tokens + s.total_output_tokens) / s.duration_s;
+    s.goodput_requested = o.goodput.any();
+    if (s.goodput_requested) s.request_goodput = good / s.duration_s;
+  }
+  const int gpus = std::max(1, o.num_gpus);
+  s.output_throughput_per_gpu = s.output_throughput / gpus;
+  s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
+  s.ttft_ms = Describe(std::move(ttft), o.percentiles);
+  s.tpot_ms = Describe(std::move(tpot), o.percentiles);
+  s.itl_ms = Describe(std::move(itl), o.percentiles);
+  s.e2el_ms = Describe(std::move(e2el), o.percentiles);
+  s.icl_ms = Describe(std::move(icl), o.percentiles);
+  s.client_queue_ms = Describe(std::move(queue), o.percentiles);
+  s.interactivity = s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0;
+  s.max_concurrent_requests = MaxConcurrent(run);
+  if (s.completed == 0) s.usage_from_server = false;
+  return s;
+}
+
+}  // namespace frontier::metrics

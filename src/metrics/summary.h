@@ -1,0 +1,81 @@
+// summary.h: the metrics of one run, with vLLM's serving-benchmark names and
+// definitions so frontier's numbers compare with published ones.
+//
+// Per request (warm-up requests and failed requests excluded):
+//   TTFT  = first_token - sent
+//   E2EL  = end - sent
+//   TPOT  = (E2EL - TTFT) / (output_tokens - 1), requests with > 1 output token only
+//   ITL   = gaps between successive content events, each gap split evenly over
+//           the k tokens its event carried (k samples of gap/k). Extra tokens
+//           in the first event have no measurable gap and add no ITL sample.
+//   ICL   = the raw gaps between successive content events (inter-chunk latency)
+//   client queue = sent - scheduled (time a request waited inside the client)
+// Per run:
+//   duration = max(end) - min(scheduled) over non-warm-up requests
+//   request_throughput = completed / duration; output_throughput = sum(output) / duration;
+//   total_token_throughput = (sum(input) + sum(output)) / duration
+//   goodput = requests meeting every given SLO / duration
+//   interactivity = 1000 / median TPOT (tokens/s per user)
+//   per-GPU throughputs divide by num_gpus
+//   max_concurrent_requests = most requests between send and end at one time
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/run_result.h"
+
+namespace frontier::metrics {
+
+// Mean, median, std and chosen percentiles of one metric, in milliseconds.
+struct Distribution {
+  double mean = 0, median = 0, std = 0;
+  std::vector<std::pair<double, double>> percentiles;  // (p, value)
+  size_t count = 0;
+  // Value at percentile p if it was requested, else nullopt.
+  std::optional<double> At(double p) const;
+};
+
+struct GoodputSlo {
+  std::optional<double> ttft_ms, tpot_ms, e2el_ms;
+  bool any() const { return ttft_ms || tpot_ms || e2el_ms; }
+};
+
+struct SummaryOptions {
+  std::vector<double> percentiles = {50, 90, 95, 99, 99.9};
+  GoodputSlo goodput;
+  int num_gpus = 1;
+};
+
+struct Summary {
+  int64_t completed = 0;
+  int64_t failed = 0;
+  int64_t warmup = 0;
+  int64_t total_input_tokens = 0;
+  int64_t total_output_tokens = 0;
+  double duration_s = 0;
+  double request_throughput = 0;      // req/s
+  double request_goodput = 0;         // req/s meeting the SLO (0 when no SLO given)
+  bool goodput_requested = false;
+  double output_throughput = 0;       // tok/s
+  double total_token_throughput = 0;  // tok/s
+  double output_throughput_per_gpu = 0;
+  double total_token_throughput_per_gpu = 0;
+  double interactivity = 0;           // tok/s/user = 1000 / median TPOT
+  int64_t max_concurrent_requests = 0;
+  bool usage_from_server = true;      // every completed request's counts came from server usage
+  Distribution ttft_ms, tpot_ms, itl_ms, e2el_ms, icl_ms, client_queue_ms;
+  std::map<std::string, int64_t> failures_by_reason;
+};
+
+Summary Summarize(const RunResult& run, const SummaryOptions& options);
+
+// vLLM's key for a percentile: 99 -> "p99", 99.9 -> "p99.9".
+std::string PercentileKey(double p);
+
+}  // namespace frontier::metrics

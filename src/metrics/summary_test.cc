@@ -1,0 +1,96 @@
+#include "metrics/summary.h"
+
+#include <gtest/gtest.h>
+
+namespace frontier::metrics {
+namespace {
+
+constexpr Nanos kMs = kNanosPerMilli;
+
+// A request sent at `sent` ms whose events arrive at the given ms offsets,
+// each with the given token count.
+RequestRecord Req(int64_t id, double sent, std::vector<std::pair<double, int>> events) {
+  RequestRecord r;
+  r.id = id;
+  r.ok = true;
+  r.usage_reported = true;
+  r.prompt_tokens = 100;
+  r.scheduled_ns = static_cast<Nanos>(sent * kMs);
+  r.sent_ns = r.scheduled_ns;
+  for (auto& [t, k] : events) {
+    r.events.push_back({static_cast<Nanos>(t * kMs), k});
+    r.output_tokens += k;
+  }
+  r.first_token_ns = r.events.front().t_ns;
+  r.end_ns = r.events.back().t_ns;
+  return r;
+}
+
+TEST(SummaryTest, HandComputedSingleRequest) {
+  // Sent at 0; first token at 50 ms; then events at 60, 70, 80 (3 tokens), 90.
+  RunResult run;
+  run.requests.push_back(Req(0, 0, {{50, 1}, {60, 1}, {70, 1}, {80, 3}, {90, 1}}));
+  Summary s = Summarize(run, SummaryOptions{});
+  EXPECT_EQ(s.completed, 1);
+  EXPECT_EQ(s.total_output_tokens, 7);
+  EXPECT_DOUBLE_EQ(s.ttft_ms.mean, 50.0);
+  EXPECT_DOUBLE_EQ(s.e2el_ms.mean, 90.0);
+  // TPOT = (90 - 50) / (7 - 1)
+  EXPECT_DOUBLE_EQ(s.tpot_ms.mean, 40.0 / 6.0);
+  // ITL samples: 10, 10, 10/3 x3, 10  -> 6 samples, mean 40/6.
+  EXPECT_EQ(s.itl_ms.count, 6u);
+  EXPECT_NEAR(s.itl_ms.mean, 40.0 / 6.0, 1e-9);
+  // Sorted: 10/3, 10/3, 10/3, 10, 10, 10 -> median (10/3 + 10) / 2.
+  EXPECT_NEAR(s.itl_ms.median, 20.0 / 3.0, 1e-9);
+  // ICL: the 4 raw gaps of 10 ms.
+  EXPECT_EQ(s.icl_ms.count, 4u);
+  EXPECT_DOUBLE_EQ(s.icl_ms.mean, 10.0);
+  EXPECT_DOUBLE_EQ(s.duration_s, 0.090);
+  EXPECT_NEAR(s.output_throughput, 7 / 0.090, 1e-9);
+  EXPECT_NEAR(s.interactivity, 1000.0 / (40.0 / 6.0), 1e-9);
+}
+
+TEST(SummaryTest, ThroughputGoodputAndConcurrency) {
+  RunResult run;
+  // Two overlapping requests and one after them; one warm-up, one failure.
+  run.requests.push_back(Req(0, 0, {{100, 1}, {200, 1}}));      // TTFT 100, TPOT 100
+  run.requests.push_back(Req(1, 50, {{80, 1}, {130, 1}}));      // TTFT 30, TPOT 50
+  run.requests.push_back(Req(2, 300, {{310, 1}, {1000, 1}}));   // TTFT 10, TPOT 690
+  RequestRecord warm = Req(3, 0, {{5, 1}});
+  warm.warmup = true;
+  run.requests.push_back(warm);
+  RequestRecord bad;
+  bad.id = 4;
+  bad.scheduled_ns = bad.sent_ns = 400 * kMs;
+  bad.end_ns = 410 * kMs;
+  bad.failure = failure::kRateLimited;
+  run.requests.push_back(bad);
+  run.num_gpus = 2;
+
+  SummaryOptions o;
+  o.num_gpus = 2;
+  o.goodput.tpot_ms = 200;
+  Summary s = Summarize(run, o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.warmup, 1);
+  EXPECT_EQ(s.failures_by_reason.at("http_429"), 1);
+  EXPECT_DOUBLE_EQ(s.duration_s, 1.0);  // 0 .. 1000 ms
+  EXPECT_DOUBLE_EQ(s.request_throughput, 3.0);
+  EXPECT_DOUBLE_EQ(s.total_token_throughput, 306.0);
+  EXPECT_DOUBLE_EQ(s.total_token_throughput_per_gpu, 153.0);
+  EXPECT_DOUBLE_EQ(s.request_goodput, 2.0);  // the 690 ms TPOT request misses the SLO
+  EXPECT_DOUBLE_EQ(s.tpot_ms.median, 100.0);
+  EXPECT_DOUBLE_EQ(s.interactivity, 10.0);
+  EXPECT_EQ(s.max_concurrent_requests, 2);
+  EXPECT_DOUBLE_EQ(*s.ttft_ms.At(50), 30.0);
+}
+
+TEST(SummaryTest, PercentileKeysMatchVllm) {
+  EXPECT_EQ(PercentileKey(99), "p99");
+  EXPECT_EQ(PercentileKey(99.9), "p99.9");
+  EXPECT_EQ(PercentileKey(50), "p50");
+}
+
+}  // namespace
+}  // namespace frontier::metrics

@@ -1,0 +1,32 @@
+#include "workload/arrival.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace frontier::workload {
+
+// Convention: the first request is sent at t = 0 and each later one a drawn
+// gap after its predecessor (vLLM yields the first request, then sleeps the
+// drawn interval before the next one).
+Result<std::vector<Nanos>> PlanArrivals(int64_t count, const ArrivalOptions& o) {
+  if (count < 0) return InvalidArgument("request count must be 0 or more");
+  if (!(o.request_rate > 0.0))
+    return InvalidArgument("--request-rate must be a positive number or 'inf', got " +
+                           std::to_string(o.request_rate));
+  if (!(o.burstiness > 0.0) || std::isinf(o.burstiness))
+    return InvalidArgument("--burstiness must be a positive finite number (1 = Poisson), got " +
+                           std::to_string(o.burstiness));
+  std::vector<Nanos> t(static_cast<size_t>(count), 0);
+  if (std::isinf(o.request_rate)) return t;
+  std::mt19937_64 rng(o.seed * 0xD1B54A32D192ED03ULL + 7);
+  std::gamma_distribution<double> gap(o.burstiness, 1.0 / (o.request_rate * o.burstiness));
+  double now_s = 0.0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i > 0) now_s += gap(rng);
+    t[static_cast<size_t>(i)] = SecondsToNanos(now_s);
+  }
+  return t;
+}
+
+}  // namespace frontier::workload

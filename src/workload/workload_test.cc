@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/stats.h"
+#include "workload/arrival.h"
+#include "workload/random_dataset.h"
+
+namespace frontier::workload {
+namespace {
+
+TEST(RandomDatasetTest, LengthsStayInRangeAndPrefixIsShared) {
+  RandomDatasetOptions o;
+  o.num_prompts = 500;
+  o.input_len = 100;
+  o.output_len = 50;
+  o.range_ratio = 0.5;
+  o.prefix_len = 8;
+  o.seed = 3;
+  auto r = MakeRandomDataset(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::set<int32_t> inputs;
+  for (const auto& q : *r) {
+    EXPECT_GE(q.input_len, 8 + 50);
+    EXPECT_LE(q.input_len, 8 + 150);
+    EXPECT_GE(q.output_len, 25);
+    EXPECT_LE(q.output_len, 75);
+    ASSERT_EQ(static_cast<int32_t>(q.prompt_token_ids.size()), q.input_len);
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(q.prompt_token_ids[k], (*r)[0].prompt_token_ids[k]);
+    inputs.insert(q.input_len);
+  }
+  EXPECT_GT(inputs.size(), 50u);  // really drawn, not constant
+}
+
+TEST(RandomDatasetTest, ZeroRangeIsExactAndSeedIsReproducible) {
+  RandomDatasetOptions o;
+  o.num_prompts = 20;
+  o.input_len = 64;
+  o.output_len = 16;
+  auto a = MakeRandomDataset(o);
+  auto b = MakeRandomDataset(o);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].input_len, 64);
+    EXPECT_EQ((*a)[i].output_len, 16);
+    EXPECT_EQ((*a)[i].prompt_token_ids, (*b)[i].prompt_token_ids);
+  }
+}
+
+TEST(RandomDatasetTest, BadOptionsNameTheFlag) {
+  RandomDatasetOptions o;
+  o.range_ratio = 1.5;
+  auto r = MakeRandomDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--range-ratio"), std::string::npos);
+}
+
+TEST(ArrivalTest, PoissonMeanGapIsOneOverRate) {
+  ArrivalOptions o;
+  o.request_rate = 50.0;
+  o.seed = 11;
+  auto t = PlanArrivals(20000, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)[0], 0);
+  std::vector<double> gaps;
+  for (size_t i = 1; i < t->size(); ++i) gaps.push_back(NanosToSeconds((*t)[i] - (*t)[i - 1]));
+  // Exponential gaps: mean 1/rate = 20 ms and std equal to the mean (within 3 %).
+  EXPECT_NEAR(Mean(gaps), 0.020, 0.020 * 0.03);
+  EXPECT_NEAR(StdDev(gaps), 0.020, 0.020 * 0.03);
+}
+
+TEST(ArrivalTest, BurstinessChangesVarianceNotMean) {
+  ArrivalOptions o;
+  o.request_rate = 10.0;
+  o.burstiness = 4.0;  // Gamma(4): cv = 1/sqrt(4) = 0.5
+  auto t = PlanArrivals(20000, o);
+  ASSERT_TRUE(t.ok());
+  std::vector<double> gaps;
+  for (size_t i = 1; i < t->size(); ++i) gaps.push_back(NanosToSeconds((*t)[i] - (*t)[i - 1]));
+  EXPECT_NEAR(Mean(gaps), 0.1, 0.1 * 0.03);
+  EXPECT_NEAR(StdDev(gaps) / Mean(gaps), 0.5, 0.03);
+}
+
+TEST(ArrivalTest, InfiniteRateSendsAllAtZero) {
+  auto t = PlanArrivals(5, ArrivalOptions{});
+  ASSERT_TRUE(t.ok());
+  for (Nanos x : *t) EXPECT_EQ(x, 0);
+  ArrivalOptions bad;
+  bad.request_rate = -1;
+  EXPECT_FALSE(PlanArrivals(5, bad).ok());
+}
+
+}  // namespace
+}  // namespace frontier::workload
