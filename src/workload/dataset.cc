@@ -1,0 +1,185 @@
+#include "workload/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+
+namespace frontier::workload {
+namespace {
+
+using nlohmann::json;
+
+// vLLM's ShareGPT filter bounds (tokens).
+constexpr int32_t kMinLen = 4;
+constexpr int32_t kMaxPrompt = 1024;
+constexpr int32_t kMaxTotal = 2048;
+
+int64_t LineOfOffset(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+}
+
+struct Entry {
+  std::string prompt;
+  int32_t input_len = 0;
+  int32_t output_len = 0;
+};
+
+Result<std::vector<RequestSpec>> Finish(std::vector<Entry> entries, const DatasetOptions& o,
+                                        const char* what) {
+  if (entries.empty())
+    return InvalidArgument(o.path + ": no usable " + what + " (see docs/bench.md for the format)");
+  if (static_cast<int64_t>(entries.size()) < o.num_prompts && !o.allow_repeat)
+    return InvalidArgument(o.path + ": only " + std::to_string(entries.size()) + " usable " + what +
+                           ", fewer than --num-prompts " + std::to_string(o.num_prompts) +
+                           "; lower --num-prompts");
+  std::vector<RequestSpec> out;
+  out.reserve(static_cast<size_t>(o.num_prompts));
+  for (int64_t i = 0; i < o.num_prompts; ++i) {
+    const Entry& e = entries[static_cast<size_t>(i) % entries.size()];
+    RequestSpec r;
+    r.id = i;
+    r.input_len = e.input_len;
+    r.output_len = e.output_len;
+    r.prompt_text = e.prompt;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path));
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument(o.path + ":" + std::to_string(LineOfOffset(text, e.byte)) +
+                           ": not valid JSON (" + e.what() + ")");
+  }
+  if (!doc.is_array())
+    return InvalidArgument(o.path + ":1: a ShareGPT file is a JSON array of "
+                           "{\"conversations\": [...]} objects");
+  std::vector<size_t> order(doc.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ULL + 3);
+  std::shuffle(order.begin(), order.end(), rng);
+
+  std::vector<Entry> entries;
+  for (size_t idx : order) {
+    if (static_cast<int64_t>(entries.size()) >= o.num_prompts) break;
+    const json& item = doc[idx];
+    const std::string where = o.path + ": entry " + std::to_string(idx);
+    if (!item.is_object() || !item.contains("conversations") || !item["conversations"].is_array())
+      return InvalidArgument(where + ": field \"conversations\" is missing or not an array");
+    const json& conv = item["conversations"];
+    if (conv.size() < 2) continue;
+    std::string turn_text[2];
+    bool pair = true;  // a human prompt followed by a gpt answer
+    for (int t = 0; t < 2 && pair; ++t) {
+      const json& turn = conv[static_cast<size_t>(t)];
+      const std::string field = "conversations[" + std::to_string(t) + "]";
+      if (!turn.is_object() || !turn.contains("value") || !turn["value"].is_string())
+        return InvalidArgument(where + ": field \"" + field + ".value\" is missing or not a string");
+      if (turn.contains("from") && turn["from"].is_string()) {
+        const std::string& from = turn["from"].get_ref<const std::string&>();
+        const bool human = from == "human" || from == "user";
+        if ((t == 0) != human) pair = false;
+      }
+      turn_text[t] = turn["value"].get<std::string>();
+    }
+    if (pair) {
+      Entry e;
+      e.input_len = EstimateTokens(turn_text[0]);
+      e.output_len =
+          o.sharegpt_output_len ? *o.sharegpt_output_len : EstimateTokens(turn_text[1]);
+      if (!o.sharegpt_output_len) {
+        if (e.input_len < kMinLen || e.output_len < kMinLen) continue;
+        if (e.input_len > kMaxPrompt || e.input_len + e.output_len > kMaxTotal) continue;
+      }
+      e.prompt = std::move(turn_text[0]);
+      entries.push_back(std::move(e));
+    }
+  }
+  return Finish(std::move(entries), o, "ShareGPT conversations");
+}
+
+Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
+  std::ifstream in(o.path);
+  if (!in) return NotFound(o.path + ": cannot open the --dataset-path file");
+  std::vector<Entry> entries;
+  std::string line;
+  int64_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = o.path + ":" + std::to_string(lineno);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
+    if (!j.contains("prompt") || !j["prompt"].is_string() || j["prompt"].get_ref<const std::string&>().empty())
+      return InvalidArgument(where + ": field \"prompt\" is missing, empty or not a string");
+    if (!j.contains("output_len") || !j["output_len"].is_number_integer() ||
+        j["output_len"].get<int64_t>() < 1 || j["output_len"].get<int64_t>() > (1 << 24))
+      return InvalidArgument(where + ": field \"output_len\" must be an integer >= 1");
+    Entry e;
+    e.prompt = j["prompt"].get<std::string>();
+    e.input_len = EstimateTokens(e.prompt);
+    e.output_len = static_cast<int32_t>(j["output_len"].get<int64_t>());
+    entries.push_back(std::move(e));
+  }
+  return Finish(std::move(entries), o, "JSONL lines");
+}
+
+}  // namespace
+
+const char* DatasetKindName(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::kRandom: return "random";
+    case DatasetKind::kShareGpt: return "sharegpt";
+    case DatasetKind::kJsonl: return "jsonl";
+  }
+  return "random";
+}
+
+Result<DatasetKind> ParseDatasetKind(std::string_view name) {
+  if (name == "random") return DatasetKind::kRandom;
+  if (name == "sharegpt") return DatasetKind::kShareGpt;
+  if (name == "jsonl") return DatasetKind::kJsonl;
+  return InvalidArgument("--dataset must be random, sharegpt or jsonl, got '" + std::string(name) +
+                         "'");
+}
+
+int32_t EstimateTokens(std::string_view text) {
+  int64_t code_points = 0;
+  for (unsigned char c : text)
+    if ((c & 0xC0) != 0x80) ++code_points;  // count lead bytes only
+  return static_cast<int32_t>(std::max<int64_t>(1, std::llround(code_points / 4.0)));
+}
+
+Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& o) {
+  if (o.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
+  if (o.kind == DatasetKind::kRandom) {
+    RandomDatasetOptions r = o.random;
+    r.num_prompts = o.num_prompts;
+    r.seed = o.seed;
+    return MakeRandomDataset(r);
+  }
+  if (o.path.empty())
+    return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) +
+                           " needs --dataset-path FILE");
+  if (o.sharegpt_output_len && *o.sharegpt_output_len < 1)
+    return InvalidArgument("--output-len must be at least 1 token");
+  return o.kind == DatasetKind::kShareGpt ? LoadShareGpt(o) : LoadJsonl(o);
+}
+
+}  // namespace frontier::workload

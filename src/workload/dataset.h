@@ -1,0 +1,75 @@
+// dataset.h: the workloads `frontier bench` and `frontier simulate` send, from
+// one set of options: synthetic random prompts, ShareGPT conversations, or a
+// JSONL file of prompts.
+//
+//   DatasetOptions o;
+//   o.kind = DatasetKind::kShareGpt;
+//   o.path = "ShareGPT_V3_unfiltered_cleaned_split.json";
+//   o.num_prompts = 500;
+//   Result<std::vector<RequestSpec>> specs = LoadDataset(o);
+//
+// Token counts of text prompts. frontier ships no tokenizer, so the length of
+// a text (a ShareGPT turn, a JSONL prompt) is estimated as
+//     EstimateTokens(text) = max(1, round(utf8_code_points / 4))
+// (about four characters per token, the usual figure for English under BPE
+// tokenizers). The estimate only drives filtering and the records' prompt
+// length until the server reports `usage.prompt_tokens`, which then replaces
+// it (RequestRecord::prompt_tokens). Output lengths of ShareGPT requests (the
+// reference answer's length) use the same rule and become max_tokens.
+//
+// ShareGPT: a JSON array of {"conversations": [{"from": "human"|"gpt", "value": ...}, ...]}.
+// Like vLLM's benchmark: conversations with fewer than two turns are skipped,
+// the list is shuffled with the seed, the first turn is the prompt and the
+// second turn's length is the output length; pairs with a prompt or output
+// under 4 tokens, a prompt over 1024 or prompt + output over 2048 tokens are
+// skipped (unless `sharegpt_output_len` fixes the output length). The first
+// turn must come from "human" and the second from "gpt".
+//
+// JSONL: one object a line, {"prompt": "...", "output_len": N}; blank lines
+// are skipped; the file's order is kept (no shuffle).
+//
+// Thread safety: pure functions of their options (they read files).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "workload/random_dataset.h"
+#include "workload/request_spec.h"
+
+namespace frontier::workload {
+
+enum class DatasetKind { kRandom, kShareGpt, kJsonl };
+
+// "random", "sharegpt", "jsonl".
+const char* DatasetKindName(DatasetKind kind);
+// Parses a --dataset value; InvalidArgument naming the flag otherwise.
+Result<DatasetKind> ParseDatasetKind(std::string_view name);
+
+struct DatasetOptions {
+  DatasetKind kind = DatasetKind::kRandom;
+  std::string path;            // required for sharegpt and jsonl
+  int64_t num_prompts = 1000;  // how many requests to return
+  uint64_t seed = 0;
+  // kRandom only: lengths, prefix, vocabulary and prompt format
+  // (random.num_prompts and random.seed are overwritten by the two above).
+  RandomDatasetOptions random;
+  // kShareGpt: fixes every request's output length instead of the reference answer's.
+  std::optional<int32_t> sharegpt_output_len;
+  // File datasets: when the file holds fewer usable entries than num_prompts,
+  // cycle through them again (true) or fail naming the count (false).
+  bool allow_repeat = false;
+};
+
+// max(1, round(code points / 4)); see the header comment.
+int32_t EstimateTokens(std::string_view text);
+
+// The requests, ids 0..n-1. Fails with InvalidArgument naming the file, line
+// and field for a malformed file, NotFound for a missing one.
+Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& options);
+
+}  // namespace frontier::workload

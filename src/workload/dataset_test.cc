@@ -1,0 +1,126 @@
+#include "workload/dataset.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace frontier::workload {
+namespace {
+
+std::string TempFile(const std::string& name, const std::string& contents) {
+  std::string path = ::testing::TempDir() + "/" + name + "." + std::to_string(::getpid());
+  std::ofstream(path) << contents;
+  return path;
+}
+
+TEST(DatasetTest, EstimateTokensIsFourCodePointsPerToken) {
+  EXPECT_EQ(EstimateTokens(""), 1);
+  EXPECT_EQ(EstimateTokens("abcd"), 1);
+  EXPECT_EQ(EstimateTokens("abcdefghij"), 3);       // 10/4 = 2.5 -> 3 (round half away)
+  EXPECT_EQ(EstimateTokens("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"), 2);  // 8 x 'é'
+}
+
+TEST(DatasetTest, RandomUsesTopLevelCountAndSeed) {
+  DatasetOptions o;
+  o.num_prompts = 7;
+  o.seed = 5;
+  o.random.input_len = 10;
+  o.random.output_len = 3;
+  auto r = LoadDataset(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 7u);
+  EXPECT_EQ((*r)[6].id, 6);
+  EXPECT_EQ((*r)[0].prompt_token_ids.size(), 10u);
+}
+
+TEST(DatasetTest, JsonlReadsPromptsAndOutputLengths) {
+  auto path = TempFile("ok.jsonl",
+                       "{\"prompt\": \"hello there my friend\", \"output_len\": 12}\n\n"
+                       "{\"prompt\": \"abcdefgh\", \"output_len\": 3}\n");
+  DatasetOptions o;
+  o.kind = DatasetKind::kJsonl;
+  o.path = path;
+  o.num_prompts = 2;
+  auto r = LoadDataset(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].prompt_text, "hello there my friend");
+  EXPECT_EQ((*r)[0].output_len, 12);
+  EXPECT_EQ((*r)[0].input_len, 5);  // 21 chars / 4 = 5.25 -> 5
+  EXPECT_EQ((*r)[1].output_len, 3);
+  EXPECT_EQ((*r)[1].input_len, 2);
+  o.num_prompts = 3;
+  auto short_file = LoadDataset(o);
+  ASSERT_FALSE(short_file.ok());
+  EXPECT_NE(short_file.status().message().find("only 2"), std::string::npos);
+  o.allow_repeat = true;
+  auto cycled = LoadDataset(o);
+  ASSERT_TRUE(cycled.ok());
+  EXPECT_EQ((*cycled)[2].prompt_text, "hello there my friend");
+  EXPECT_EQ((*cycled)[2].id, 2);
+}
+
+TEST(DatasetTest, JsonlErrorsNameFileLineAndField) {
+  DatasetOptions o;
+  o.kind = DatasetKind::kJsonl;
+  o.num_prompts = 1;
+  o.path = TempFile("bad1.jsonl", "{\"prompt\": \"a\", \"output_len\": 2}\n{\"prompt\": \"b\"}\n");
+  auto r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(o.path + ":2"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("output_len"), std::string::npos);
+  o.path = TempFile("bad2.jsonl", "{oops\n");
+  r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(o.path + ":1: not valid JSON"), std::string::npos);
+  o.path = "/nonexistent/file.jsonl";
+  EXPECT_EQ(LoadDataset(o).status().code(), StatusCode::kNotFound);
+}
+
+TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
+  const std::string prompt(40, 'p');   // 10 tokens
+  const std::string answer(80, 'a');   // 20 tokens
+  const std::string tiny = "hi";       // 1 token: filtered out
+  std::string doc = "[";
+  doc += "{\"conversations\": [{\"from\": \"human\", \"value\": \"" + prompt +
+         "\"}, {\"from\": \"gpt\", \"value\": \"" + answer + "\"}]},";
+  doc += "{\"conversations\": [{\"from\": \"human\", \"value\": \"" + tiny +
+         "\"}, {\"from\": \"gpt\", \"value\": \"" + answer + "\"}]},";
+  doc += "{\"conversations\": [{\"from\": \"human\", \"value\": \"only one turn\"}]}";
+  doc += "]";
+  DatasetOptions o;
+  o.kind = DatasetKind::kShareGpt;
+  o.path = TempFile("share.json", doc);
+  o.num_prompts = 1;
+  auto r = LoadDataset(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].prompt_text, prompt);
+  EXPECT_EQ((*r)[0].input_len, 10);
+  EXPECT_EQ((*r)[0].output_len, 20);
+  o.num_prompts = 2;  // only one pair survives the filter
+  EXPECT_FALSE(LoadDataset(o).ok());
+  o.sharegpt_output_len = 64;  // fixed output length: the short prompt is kept
+  auto fixed = LoadDataset(o);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  EXPECT_EQ((*fixed)[0].output_len, 64);
+}
+
+TEST(DatasetTest, ShareGptErrorsNameTheField) {
+  DatasetOptions o;
+  o.kind = DatasetKind::kShareGpt;
+  o.num_prompts = 1;
+  o.path = TempFile("bad.json", "[{\"conversations\": [{\"from\": \"human\"}, {\"value\": \"x\"}]}]");
+  auto r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("conversations[0].value"), std::string::npos)
+      << r.status().message();
+  o.path = TempFile("bad3.json", "[\n{\"conversations\": [}\n]");
+  r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(o.path + ":2:"), std::string::npos) << r.status().message();
+  o.path = "";
+  EXPECT_NE(LoadDataset(o).status().message().find("--dataset-path"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier::workload
