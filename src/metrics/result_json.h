@@ -1,0 +1,89 @@
+// result_json.h: a run's result file (--result-json) and its per-request
+// records (--requests-jsonl).
+//
+// Result JSON: vLLM's serving-benchmark field names at the top level, so a
+// tool that reads `vllm bench serve --save-result` files reads frontier's:
+//   completed, failed, total_input_tokens, total_output_tokens, duration,
+//   request_throughput, request_goodput, output_throughput,
+//   total_token_throughput, max_concurrent_requests,
+//   {mean,median,std,p<P>}_{ttft,tpot,itl,e2el}_ms, date, backend, model_id,
+//   num_prompts, request_rate, burstiness, max_concurrency
+// plus frontier's own metrics under names in the same style:
+//   {mean,median,std,p<P>}_{icl,client_queue_time}_ms, interactivity,
+//   output_throughput_per_gpu, total_token_throughput_per_gpu, num_gpus,
+//   warmup_requests, failures_by_reason {code: count}, usage_from_server,
+// and a versioned "frontier" object with the run's provenance:
+//   {"format_version": kResultFormatVersion, "version", "command_line",
+//    "source": "measured"|"simulated", "base_url", "endpoint", "model",
+//    "served_model", "start_time_utc", "host", "num_gpus", "percentiles",
+//    "requested_settings": {...}, "effective_settings": {...}, "interrupted"}.
+// An infinite request rate is written as the string "inf" (JSON has no infinity).
+//
+// Request records: one JSON object a line, keys as in RequestRecord, times in
+// ns relative to the run's start; "events" is [[t_ns, tokens], ...].
+//
+// Thread safety: functions are pure or touch only their own file;
+// RequestJsonlWriter is not thread-safe (one writer thread).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_result.h"
+#include "core/status.h"
+#include "metrics/summary.h"
+
+namespace frontier::metrics {
+
+// The whole result document. `extra_top_level` (may be null) is merged into the
+// top level for vLLM's descriptive fields the RunResult does not carry
+// (backend, num_prompts, request_rate, burstiness, max_concurrency).
+nlohmann::json ResultToJson(const RunResult& run, const Summary& summary,
+                            const SummaryOptions& options,
+                            const nlohmann::json* extra_top_level = nullptr);
+
+// Writes ResultToJson(...) to `path` atomically (core/atomic_file.h).
+Status WriteResultJson(const std::string& path, const RunResult& run, const Summary& summary,
+                       const SummaryOptions& options,
+                       const nlohmann::json* extra_top_level = nullptr);
+
+// The metrics of a result document (frontier's or vLLM's): the vLLM-named
+// fields back into a Summary; fields a file lacks stay 0. Percentiles are
+// recovered from every p<P>_<metric>_ms key. Fails with InvalidArgument naming
+// `source_name` when the document is not an object or lacks "completed".
+Result<Summary> SummaryFromResultJson(const nlohmann::json& doc, const std::string& source_name);
+
+// Reads and parses a result file; then as SummaryFromResultJson.
+Result<Summary> ReadResultSummary(const std::string& path);
+
+// One request as a JSON object / as one line without the newline.
+nlohmann::json RequestRecordToJson(const RequestRecord& record);
+std::string RequestRecordToJsonLine(const RequestRecord& record);
+// The inverse of RequestRecordToJson. InvalidArgument naming the field.
+Result<RequestRecord> RequestRecordFromJson(const nlohmann::json& j);
+
+// Appends one line per record to a file, flushed after each record so a crash
+// or Ctrl-C keeps every request that ended.
+class RequestJsonlWriter {
+ public:
+  RequestJsonlWriter() = default;
+  ~RequestJsonlWriter();
+  RequestJsonlWriter(const RequestJsonlWriter&) = delete;
+  RequestJsonlWriter& operator=(const RequestJsonlWriter&) = delete;
+
+  // Creates or truncates `path`. IoError naming the path on failure.
+  Status Open(const std::string& path);
+  // REQUIRES: Open() succeeded. IoError on a failed write.
+  Status Write(const RequestRecord& record);
+  Status Close();
+  bool is_open() const { return file_ != nullptr; }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace frontier::metrics
