@@ -1,0 +1,64 @@
+// import_export.h: results in and out of the store as files.
+//
+// Import reads two published formats so public and local results sit side by side:
+//   * vLLM `vllm bench serve --save-result` JSON: one object per file, latencies
+//     in ms (mean_ttft_ms, median_tpot_ms, p99_itl_ms, ...), throughputs for the
+//     whole server; per-GPU figures divide by ImportOptions::num_gpus (vLLM's
+//     file does not say how many GPUs served it). Per-request arrays (ttfts,
+//     itls, input_lens, output_lens), when present, become request rows.
+//   * InferenceX agg_*.json: one record or a list of records with hw, conc,
+//     model, framework, precision, isl, osl, tp, ep, tput_per_gpu,
+//     output_tput_per_gpu, {mean,median,p99}_{ttft,tpot,itl,e2el} in seconds and
+//     {mean,median}_intvty in tok/s/user. GPUs per point: num_gpus if present,
+//     else num_prefill_gpu + num_decode_gpu, else tp. Records that share hw,
+//     framework, precision, model, isl and osl form one run (one frontier line);
+//     identical configurations at the same concurrency become repetitions.
+// Every imported point has source "imported"; the run's provenance names the file.
+//
+// Export writes every run and point as JSON (runs with nested points) or CSV
+// (one row per point).
+//
+// Thread safety: functions over a Store the caller owns.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "store/store.h"
+
+namespace frontier::store {
+
+struct ImportOptions {
+  std::string system;      // run name for a vLLM file; default "<backend>:<model_id>"
+  std::string hardware;    // recorded in the run's config for a vLLM file; default ""
+  int num_gpus = 1;        // GPUs behind a vLLM result (per-GPU throughput divides by it)
+};
+
+// A run and its points, parsed from a file but not stored yet.
+struct ParsedRun {
+  RunInfo run;
+  std::vector<PointRecord> points;
+  std::vector<std::vector<RequestRow>> requests;  // parallel to points (may be empty)
+};
+
+enum class ImportFormat { kVllm, kInferenceX };
+
+// Parses `text` (the contents of `file_name`), detecting the format: a list, or
+// an object with `tput_per_gpu`, is InferenceX; an object with
+// `output_throughput` is vLLM. InvalidArgument naming the file and the field
+// for anything else.
+Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text,
+                                               const std::string& file_name,
+                                               const ImportOptions& options);
+
+// Reads, parses and stores the file; returns the stored runs (with ids).
+Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
+                                        const ImportOptions& options);
+
+// Every run with its points, as one JSON document.
+Result<std::string> ExportJson(Store& store);
+// One CSV row per point, header first (RFC 4180 quoting).
+Result<std::string> ExportCsv(Store& store);
+
+}  // namespace frontier::store

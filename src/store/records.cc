@@ -1,0 +1,104 @@
+#include "store/records.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace frontier::store {
+
+std::string RunInfo::Label() const {
+  return sweep + "/" + system + "#" + std::to_string(id);
+}
+
+PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus) {
+  PointMetrics m;
+  m.num_gpus = num_gpus;
+  m.completed = s.completed;
+  m.failed = s.failed;
+  m.total_input_tokens = s.total_input_tokens;
+  m.total_output_tokens = s.total_output_tokens;
+  m.duration_s = s.duration_s;
+  m.request_throughput = s.request_throughput;
+  m.output_throughput = s.output_throughput;
+  m.total_token_throughput = s.total_token_throughput;
+  m.output_tput_per_gpu = s.output_throughput_per_gpu;
+  m.total_tput_per_gpu = s.total_token_throughput_per_gpu;
+  m.interactivity = s.interactivity;
+  auto p99 = [](const metrics::Distribution& d) { return d.At(99).value_or(0.0); };
+  m.mean_ttft_ms = s.ttft_ms.mean;
+  m.median_ttft_ms = s.ttft_ms.median;
+  m.p99_ttft_ms = p99(s.ttft_ms);
+  m.mean_tpot_ms = s.tpot_ms.mean;
+  m.median_tpot_ms = s.tpot_ms.median;
+  m.p99_tpot_ms = p99(s.tpot_ms);
+  m.mean_itl_ms = s.itl_ms.mean;
+  m.median_itl_ms = s.itl_ms.median;
+  m.p99_itl_ms = p99(s.itl_ms);
+  m.mean_e2el_ms = s.e2el_ms.mean;
+  m.median_e2el_ms = s.e2el_ms.median;
+  m.p99_e2el_ms = p99(s.e2el_ms);
+  m.max_concurrent_requests = static_cast<double>(s.max_concurrent_requests);
+  return m;
+}
+
+std::string PointKey(const std::string& workload, const std::string& load_kind,
+                     double load_value, int repetition) {
+  char value[64];
+  std::snprintf(value, sizeof value, "%.6g", load_value);
+  return workload + "|" + load_kind + "=" + value + "|rep=" + std::to_string(repetition);
+}
+
+std::string SummaryToJson(const metrics::Summary& s) {
+  nlohmann::json j;
+  j["completed"] = s.completed;
+  j["failed"] = s.failed;
+  j["duration"] = s.duration_s;
+  j["total_input_tokens"] = s.total_input_tokens;
+  j["total_output_tokens"] = s.total_output_tokens;
+  j["request_throughput"] = s.request_throughput;
+  if (s.goodput_requested) j["request_goodput"] = s.request_goodput;
+  j["output_throughput"] = s.output_throughput;
+  j["total_token_throughput"] = s.total_token_throughput;
+  j["output_throughput_per_gpu"] = s.output_throughput_per_gpu;
+  j["total_token_throughput_per_gpu"] = s.total_token_throughput_per_gpu;
+  j["interactivity"] = s.interactivity;
+  j["max_concurrent_requests"] = s.max_concurrent_requests;
+  auto put = [&](const char* name, const metrics::Distribution& d) {
+    std::string n = name;
+    j["mean_" + n + "_ms"] = d.mean;
+    j["median_" + n + "_ms"] = d.median;
+    j["std_" + n + "_ms"] = d.std;
+    for (auto& [p, v] : d.percentiles) j[metrics::PercentileKey(p) + "_" + n + "_ms"] = v;
+  };
+  put("ttft", s.ttft_ms);
+  put("tpot", s.tpot_ms);
+  put("itl", s.itl_ms);
+  put("e2el", s.e2el_ms);
+  if (!s.failures_by_reason.empty()) j["failures_by_reason"] = s.failures_by_reason;
+  return j.dump();
+}
+
+std::vector<RequestRow> RowsFromRun(const RunResult& run) {
+  std::vector<RequestRow> rows;
+  rows.reserve(run.requests.size());
+  for (const auto& r : run.requests) {
+    RequestRow row;
+    row.idx = static_cast<int64_t>(rows.size());  // position: unique even when warm-up ids repeat
+    row.ok = r.ok;
+    row.warmup = r.warmup;
+    row.prompt_tokens = r.prompt_tokens;
+    row.output_tokens = r.output_tokens;
+    row.scheduled_ns = r.scheduled_ns;
+    row.sent_ns = r.sent_ns;
+    row.first_token_ns = r.first_token_ns;
+    row.end_ns = r.end_ns;
+    row.events = static_cast<int32_t>(r.events.size());
+    row.failure = r.failure;
+    row.http_status = r.http_status;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace frontier::store

@@ -1,0 +1,113 @@
+// records.h: what the results store keeps, independent of its back end.
+//
+// A run is one system measured (or simulated, or imported) in one sweep; a
+// point is one (workload, load, repetition) of a run with its summary
+// metrics; requests are the per-request records a point was summarised from.
+// Measured, simulated and imported points are the same record, told apart by
+// `source`.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/run_result.h"
+#include "metrics/summary.h"
+
+namespace frontier::store {
+
+// Where a point's numbers came from. Stable strings: they are stored.
+namespace source {
+inline constexpr const char* kMeasured = "measured";
+inline constexpr const char* kSimulated = "simulated";
+inline constexpr const char* kImported = "imported";
+}  // namespace source
+
+struct RunInfo {
+  int64_t id = 0;                 // assigned by the store
+  std::string sweep;              // plan name, or "import" for imported files
+  std::string plan_hash;          // hash of the plan text (resume matches on it); "" for imports
+  std::string plan_text;          // the plan file as read, for provenance
+  std::string system;             // system name within the plan
+  std::string source;             // source:: of its points
+  std::string status = "ok";      // "ok", or "broken: <reason>" when the system failed
+  std::string created_utc;        // ISO-8601
+  // The system's configuration (hardware, gpus, model, engine, precision, tp, ...).
+  std::map<std::string, std::string> config;
+  // Who/what/where: frontier version, host, command line, source file, ...
+  std::map<std::string, std::string> provenance;
+
+  // "<sweep>/<system>#<id>", the name reports and `db ls` show.
+  std::string Label() const;
+};
+
+// The summary metrics the store keeps as columns (everything else of a
+// Summary is kept as JSON beside them). Latencies in ms, throughputs in
+// tokens or requests per second.
+struct PointMetrics {
+  int num_gpus = 1;
+  int64_t completed = 0;
+  int64_t failed = 0;
+  int64_t total_input_tokens = 0;
+  int64_t total_output_tokens = 0;
+  double duration_s = 0;
+  double request_throughput = 0;
+  double output_throughput = 0;
+  double total_token_throughput = 0;
+  double output_tput_per_gpu = 0;
+  double total_tput_per_gpu = 0;
+  double interactivity = 0;          // tok/s/user = 1000 / median TPOT
+  double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
+  double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
+  double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
+  double mean_e2el_ms = 0, median_e2el_ms = 0, p99_e2el_ms = 0;
+  double max_concurrent_requests = 0;
+};
+
+// The metrics of a summary (p99 is 0 when the summary did not compute it).
+PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus);
+
+struct PointRecord {
+  int64_t id = 0;                 // assigned by the store
+  int64_t run_id = 0;
+  std::string key;                // unique within its run: see PointKey()
+  std::string workload;           // workload name from the plan (or "<isl>/<osl>" for imports)
+  std::string load_kind = "concurrency";  // "concurrency" or "request_rate"
+  double load_value = 0;
+  int repetition = 0;             // 0-based
+  std::string source;             // source::
+  int attempts = 1;               // 2 when the first attempt failed and the retry succeeded
+  std::string created_utc;
+  // Settings that identify the configuration (tp, ep, precision, isl, osl, num_prompts, ...).
+  std::map<std::string, std::string> settings;
+  PointMetrics metrics;
+  std::string summary_json;       // the full summary, vLLM-named, as JSON text ("" if none)
+};
+
+// The identity of a point within its run, e.g. "1k1k|concurrency=16|rep=0".
+std::string PointKey(const std::string& workload, const std::string& load_kind,
+                     double load_value, int repetition);
+
+// The summary as a JSON object with vLLM's result keys (mean_ttft_ms, ...).
+std::string SummaryToJson(const metrics::Summary& s);
+
+// One stored request: the scalars of a RequestRecord (token events are
+// summarised to their count; they are not stored).
+struct RequestRow {
+  int64_t idx = 0;                // position in the run's request list
+  bool ok = false;
+  bool warmup = false;
+  int32_t prompt_tokens = 0;
+  int32_t output_tokens = 0;
+  Nanos scheduled_ns = 0, sent_ns = 0, first_token_ns = -1, end_ns = -1;
+  int32_t events = 0;
+  std::string failure;
+  int http_status = 0;
+};
+
+std::vector<RequestRow> RowsFromRun(const RunResult& run);
+
+}  // namespace frontier::store

@@ -1,0 +1,170 @@
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "store/sqlite_store.h"
+#include "store/store.h"
+
+namespace frontier::store {
+namespace {
+
+std::string TempDb(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("frontier_store_" + name + "_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(p);
+  std::filesystem::remove(p.string() + "-wal");
+  std::filesystem::remove(p.string() + "-shm");
+  return p.string();
+}
+
+PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
+  PointRecord p;
+  p.run_id = run_id;
+  p.workload = "1k1k";
+  p.load_kind = "concurrency";
+  p.load_value = conc;
+  p.repetition = rep;
+  p.key = PointKey(p.workload, p.load_kind, conc, rep);
+  p.source = source::kSimulated;
+  p.settings = {{"tp", "8"}};
+  p.metrics.num_gpus = 8;
+  p.metrics.completed = 10;
+  p.metrics.total_tput_per_gpu = tput;
+  p.metrics.output_tput_per_gpu = tput / 2;
+  p.metrics.interactivity = 1000.0 / conc;
+  p.metrics.median_ttft_ms = 12.5;
+  p.metrics.max_concurrent_requests = conc;
+  return p;
+}
+
+TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
+  const std::string path = TempDb("roundtrip");
+  auto store = OpenStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->SchemaVersion(), kSchemaVersion);
+
+  RunInfo run;
+  run.sweep = "quickstart";
+  run.plan_hash = "abc";
+  run.system = "h200-sim";
+  run.source = source::kSimulated;
+  run.config = {{"hardware", "h200"}, {"gpus", "8"}};
+  run.provenance = {{"host", "test"}};
+  auto created = (*store)->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  EXPECT_GT(created->id, 0);
+  EXPECT_EQ(created->Label(), "quickstart/h200-sim#" + std::to_string(created->id));
+
+  std::vector<RequestRow> rows(3);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].idx = i;
+    rows[i].ok = i != 2;
+    rows[i].output_tokens = 10 * i;
+    rows[i].end_ns = 1000 + i;
+    rows[i].failure = i == 2 ? "connect" : "";
+  }
+  auto pid = (*store)->AddPoint(MakePoint(created->id, 16, 0, 1234.5), rows);
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+
+  // The same key again is refused and leaves nothing behind.
+  auto dup = (*store)->AddPoint(MakePoint(created->id, 16, 0, 99), rows);
+  EXPECT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().code(), StatusCode::kFailedPrecondition);
+
+  store->reset();
+  auto reopened = OpenStore(path);
+  ASSERT_TRUE(reopened.ok());
+  auto points = (*reopened)->ListPoints(created->id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 1u);
+  const PointRecord& p = points->front();
+  EXPECT_EQ(p.key, "1k1k|concurrency=16|rep=0");
+  EXPECT_DOUBLE_EQ(p.metrics.total_tput_per_gpu, 1234.5);
+  EXPECT_DOUBLE_EQ(p.metrics.interactivity, 1000.0 / 16);
+  EXPECT_DOUBLE_EQ(p.metrics.max_concurrent_requests, 16);
+  EXPECT_EQ(p.metrics.num_gpus, 8);
+  EXPECT_EQ(p.settings.at("tp"), "8");
+  auto req = (*reopened)->ListRequests(p.id);
+  ASSERT_TRUE(req.ok());
+  ASSERT_EQ(req->size(), 3u);
+  EXPECT_EQ((*req)[1].output_tokens, 10);
+  EXPECT_EQ((*req)[2].failure, "connect");
+  EXPECT_FALSE((*req)[2].ok);
+
+  auto keys = (*reopened)->PointKeys(created->id);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), 1u);
+  auto found = (*reopened)->FindRun("quickstart", "abc", "h200-sim");
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->id, created->id);
+  EXPECT_EQ((*found)->config.at("hardware"), "h200");
+  auto missing = (*reopened)->FindRun("quickstart", "other-hash", "h200-sim");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  ASSERT_TRUE((*reopened)->SetRunStatus(created->id, "broken: health").ok());
+  EXPECT_EQ((*reopened)->GetRun(created->id)->status, "broken: health");
+  EXPECT_EQ((*reopened)->GetRun(999).status().code(), StatusCode::kNotFound);
+}
+
+TEST(SqliteStore, UsesWal) {
+  const std::string path = TempDb("wal");
+  ASSERT_TRUE(OpenStore(path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
+  const std::string path = TempDb("migrate");
+  {
+    auto v1 = OpenSqliteStore(path, 1);
+    ASSERT_TRUE(v1.ok());
+    EXPECT_EQ((*v1)->SchemaVersion(), 1);
+    RunInfo run;
+    run.sweep = "old";
+    run.system = "s";
+    ASSERT_TRUE((*v1)->CreateRun(run).ok());
+  }
+  auto v2 = OpenStore(path);
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_EQ((*v2)->SchemaVersion(), 2);
+  auto runs = (*v2)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  // The column added by migration 2 works.
+  ASSERT_TRUE((*v2)->AddPoint(MakePoint(runs->front().id, 4, 0, 10), {}).ok());
+  EXPECT_DOUBLE_EQ((*v2)->ListPoints(0)->front().metrics.max_concurrent_requests, 4);
+}
+
+TEST(SqliteStore, RefusesANewerSchema) {
+  const std::string path = TempDb("newer");
+  ASSERT_TRUE(OpenStore(path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto s = OpenStore(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("newer"), std::string::npos);
+}
+
+TEST(SqliteStore, RejectsPostgresUrlWithAClearMessage) {
+  auto s = OpenStore("postgresql://localhost/frontier");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("only the SQLite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier::store
