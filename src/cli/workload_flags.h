@@ -1,0 +1,327 @@
+// workload_flags.h: the workload, load and output flags shared by
+// `frontier bench` and `frontier simulate`, defined in one place so the two
+// commands accept exactly the same spelling, defaults and checks.
+//
+//   CLI::App app{"..."};
+//   WorkloadFlags flags;
+//   AddWorkloadFlags(app, &flags);          // before parsing
+//   ... cli::Parse(app, argc, argv) ...
+//   Result<ResolvedWorkload> w = ResolveWorkload(flags);   // after parsing
+//   if (!w.ok()) return cli::Fail("bench", w.status());     // one line, exit 2
+//   LoadDataset(w->dataset) ... w->load ... Summarize(run, w->summary)
+//
+// Flags (defaults in brackets):
+//   --dataset random|sharegpt|jsonl [random]   --dataset-path FILE
+//   --input-len N [1024]  --output-len N [128]  --range-ratio R [0]  --prefix-len N [0]
+//   --prompt-format token-ids|text [token-ids]  --ignore-eos / --no-ignore-eos [on for random]
+//   --seed N [0]  --num-prompts N [1000]  --duration S  --warmup N [0]
+//   --max-concurrency N  --request-rate R|inf [inf]  --burstiness K|inf [1]
+//   --percentiles 50,90,95,99,99.9  --goodput ttft:MS tpot:MS e2el:MS  --num-gpus N [1]
+//   --result-json FILE  --requests-jsonl FILE
+//
+// Conventions resolved here (documented in docs/bench.md):
+//   * --burstiness inf sends every request at time zero (request_rate = inf).
+//   * --duration without --num-prompts: load.num_prompts = kUnboundedPrompts and
+//     the dataset (kDurationDatasetSize distinct requests) is cycled; the run
+//     stops issuing after --duration seconds. --duration needs --max-concurrency
+//     or a finite --request-rate (otherwise everything would be sent at once).
+//   * --output-len with --dataset sharegpt fixes the output length (else the
+//     reference answer's length is used); with jsonl it is ignored.
+//   * dataset.num_prompts = warm-up + measured requests: the first `warmup`
+//     specs are the warm-up ones.
+//
+// Header-only (inline): the `frontier` binary compiles main.cc, cli_util.cc and
+// *_cmd.cc from this folder, so each command that includes this header gets
+// the definitions without another build rule.
+//
+// Thread safety: call from the parsing thread only.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "metrics/summary.h"
+#include "workload/dataset.h"
+#include "workload/load.h"
+
+namespace frontier::cli {
+
+inline constexpr int64_t kUnboundedPrompts = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kDurationDatasetSize = 1000;
+
+// Raw flag values as CLI11 fills them. Read them only through ResolveWorkload.
+struct WorkloadFlags {
+  std::string dataset = "random";
+  std::string dataset_path;
+  int32_t input_len = 1024;
+  int32_t output_len = 128;
+  double range_ratio = 0.0;
+  int32_t prefix_len = 0;
+  std::string prompt_format = "token-ids";
+  bool ignore_eos = true;
+  uint64_t seed = 0;
+  int64_t num_prompts = 1000;
+  double duration_s = 0;
+  int64_t warmup = 0;
+  int64_t max_concurrency = 0;
+  std::string request_rate = "inf";
+  std::string burstiness = "1";
+  std::string percentiles = "50,90,95,99,99.9";
+  std::vector<std::string> goodput;
+  int num_gpus = 1;
+  std::string result_json;
+  std::string requests_jsonl;
+  // Filled by AddWorkloadFlags: to tell given flags from defaults.
+  std::vector<CLI::Option*> options;
+};
+
+struct ResolvedWorkload {
+  workload::DatasetOptions dataset;  // num_prompts = warmup + measured (or kDurationDatasetSize)
+  workload::LoadOptions load;
+  metrics::SummaryOptions summary;
+  bool ignore_eos = true;
+  std::string result_json;            // empty: not written
+  std::string requests_jsonl;         // empty: not written
+  // For provenance: the flags given on the command line (name without "--" ->
+  // value as typed) and every resolved setting.
+  std::map<std::string, std::string> requested;
+  std::map<std::string, std::string> effective;
+};
+
+// Registers the flags above on `app`, bound to `*flags` (which must outlive app).
+inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* flags);
+
+// Validates and resolves the parsed flags. InvalidArgument with a one-line
+// message naming the flag and what is allowed.
+inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& flags);
+
+// "inf" / "infinity" -> +inf, else a finite number. InvalidArgument naming `flag`.
+inline Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text);
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+inline Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text) {
+  if (text == "inf" || text == "infinity" || text == "Inf")
+    return std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+    return InvalidArgument(flag + " must be a number or 'inf', got '" + text + "'");
+  return v;
+}
+
+inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
+  auto add = [&](CLI::Option* o) { f->options.push_back(o); };
+  add(app.add_option("--dataset", f->dataset, "Workload: random, sharegpt or jsonl [random]")
+          ->group("Workload"));
+  add(app.add_option("--dataset-path", f->dataset_path,
+                     "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)")
+          ->group("Workload"));
+  add(app.add_option("--input-len", f->input_len, "random: mean input length, tokens [1024]")
+          ->group("Workload"));
+  add(app.add_option("--output-len", f->output_len,
+                     "random: mean output length; sharegpt: fixed output length [128]")
+          ->group("Workload"));
+  add(app.add_option("--range-ratio", f->range_ratio,
+                     "random: lengths uniform in [(1-r)L, (1+r)L], 0 <= r < 1 [0]")
+          ->group("Workload"));
+  add(app.add_option("--prefix-len", f->prefix_len, "random: shared prefix tokens [0]")
+          ->group("Workload"));
+  add(app.add_option("--prompt-format", f->prompt_format,
+                     "random: send prompts as token-ids (exact length) or text [token-ids]")
+          ->group("Workload"));
+  add(app.add_flag("--ignore-eos,!--no-ignore-eos", f->ignore_eos,
+                   "Ask the server to ignore EOS so outputs reach max_tokens [on for random]")
+          ->group("Workload"));
+  add(app.add_option("--seed", f->seed, "Seeds the dataset and the arrival schedule [0]")
+          ->group("Workload"));
+  add(app.add_option("--num-prompts", f->num_prompts, "Requests measured, after warm-up [1000]")
+          ->group("Load"));
+  add(app.add_option("--duration", f->duration_s, "Stop issuing after this many seconds")
+          ->group("Load"));
+  add(app.add_option("--warmup", f->warmup, "Requests sent first and left out of metrics [0]")
+          ->group("Load"));
+  add(app.add_option("--max-concurrency", f->max_concurrency,
+                     "Closed loop: at most N requests in flight [no cap]")
+          ->group("Load"));
+  add(app.add_option("--request-rate", f->request_rate,
+                     "Open loop: requests/s, or inf for all at once [inf]")
+          ->group("Load"));
+  add(app.add_option("--burstiness", f->burstiness,
+                     "Gamma shape of arrival gaps: 1 = Poisson, inf = all at once [1]")
+          ->group("Load"));
+  add(app.add_option("--percentiles", f->percentiles,
+                     "Comma-separated percentiles to report [50,90,95,99,99.9]")
+          ->group("Metrics"));
+  add(app.add_option("--goodput", f->goodput, "SLOs for goodput: ttft:MS tpot:MS e2el:MS")
+          ->group("Metrics"));
+  add(app.add_option("--num-gpus", f->num_gpus, "GPUs serving the endpoint, for per-GPU throughput [1]")
+          ->group("Metrics"));
+  add(app.add_option("--result-json", f->result_json, "Write the result JSON here (atomically)")
+          ->group("Output"));
+  add(app.add_option("--requests-jsonl", f->requests_jsonl,
+                     "Write one JSON record per request here, as each ends")
+          ->group("Output"));
+}
+
+inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
+  ResolvedWorkload w;
+  auto given = [&](const std::string& name) {
+    for (const CLI::Option* o : f.options)
+      if (o->get_name() == name || o->check_lname(name.substr(2))) return o->count() > 0;
+    return false;
+  };
+  for (const CLI::Option* o : f.options) {
+    if (o->count() == 0) continue;
+    std::string name = o->get_name();
+    if (name.rfind("--", 0) == 0) name = name.substr(2);
+    std::string value;
+    for (const auto& r : o->results()) value += (value.empty() ? "" : " ") + r;
+    w.requested[name] = value;
+  }
+
+  // Dataset.
+  FRONTIER_ASSIGN_OR_RETURN(w.dataset.kind, workload::ParseDatasetKind(f.dataset));
+  const bool random = w.dataset.kind == workload::DatasetKind::kRandom;
+  if (random && !f.dataset_path.empty())
+    return InvalidArgument("--dataset-path needs --dataset sharegpt or jsonl (random makes its own prompts)");
+  w.dataset.path = f.dataset_path;
+  w.dataset.seed = f.seed;
+  if (f.prompt_format == "token-ids") {
+    w.dataset.random.format = workload::PromptFormat::kTokenIds;
+  } else if (f.prompt_format == "text") {
+    w.dataset.random.format = workload::PromptFormat::kText;
+  } else {
+    return InvalidArgument("--prompt-format must be token-ids or text, got '" + f.prompt_format + "'");
+  }
+  if (f.input_len < 1) return InvalidArgument("--input-len must be at least 1 token");
+  if (f.output_len < 1) return InvalidArgument("--output-len must be at least 1 token");
+  if (!(f.range_ratio >= 0 && f.range_ratio < 1))
+    return InvalidArgument("--range-ratio must be in [0, 1), got " + std::to_string(f.range_ratio));
+  if (f.prefix_len < 0) return InvalidArgument("--prefix-len must be 0 or more");
+  w.dataset.random.input_len = f.input_len;
+  w.dataset.random.output_len = f.output_len;
+  w.dataset.random.range_ratio = f.range_ratio;
+  w.dataset.random.prefix_len = f.prefix_len;
+  if (w.dataset.kind == workload::DatasetKind::kShareGpt && given("--output-len"))
+    w.dataset.sharegpt_output_len = f.output_len;
+  w.ignore_eos = given("--ignore-eos") ? f.ignore_eos : random;
+
+  // Load.
+  if (f.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
+  if (f.warmup < 0) return InvalidArgument("--warmup must be 0 or more");
+  if (given("--max-concurrency") && f.max_concurrency < 1)
+    return InvalidArgument("--max-concurrency must be at least 1");
+  FRONTIER_ASSIGN_OR_RETURN(double rate, ParseNumberOrInf("--request-rate", f.request_rate));
+  if (!(rate > 0)) return InvalidArgument("--request-rate must be a positive number or 'inf'");
+  FRONTIER_ASSIGN_OR_RETURN(double burst, ParseNumberOrInf("--burstiness", f.burstiness));
+  if (!(burst > 0)) return InvalidArgument("--burstiness must be a positive number or 'inf'");
+  if (std::isinf(burst)) {  // all at once
+    rate = std::numeric_limits<double>::infinity();
+    burst = 1.0;
+  }
+  w.load.request_rate = rate;
+  w.load.burstiness = burst;
+  w.load.seed = f.seed;
+  w.load.warmup = f.warmup;
+  if (given("--max-concurrency")) w.load.max_concurrency = f.max_concurrency;
+  w.load.num_prompts = f.num_prompts;
+  w.dataset.num_prompts = f.num_prompts + f.warmup;
+  if (given("--duration")) {
+    if (!(f.duration_s > 0)) return InvalidArgument("--duration must be a positive number of seconds");
+    if (!w.load.max_concurrency && std::isinf(rate))
+      return InvalidArgument("--duration needs --max-concurrency or a finite --request-rate");
+    w.load.duration_s = f.duration_s;
+    if (!given("--num-prompts")) {
+      w.load.num_prompts = kUnboundedPrompts;
+      w.dataset.num_prompts = kDurationDatasetSize;
+      w.dataset.allow_repeat = true;
+    }
+  }
+
+  // Metrics.
+  w.summary.percentiles.clear();
+  std::string rest = f.percentiles;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    char* end = nullptr;
+    const double p = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(p >= 0 && p <= 100))
+      return InvalidArgument("--percentiles must be comma-separated numbers in [0, 100], got '" +
+                             f.percentiles + "'");
+    w.summary.percentiles.push_back(p);
+  }
+  if (w.summary.percentiles.empty()) return InvalidArgument("--percentiles must list at least one value");
+  for (const std::string& g : f.goodput) {
+    const size_t colon = g.find(':');
+    const std::string key = g.substr(0, colon);
+    char* end = nullptr;
+    const std::string num = colon == std::string::npos ? "" : g.substr(colon + 1);
+    const double ms = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(ms > 0) || !std::isfinite(ms))
+      return InvalidArgument("--goodput takes ttft:MS, tpot:MS or e2el:MS with MS > 0, got '" + g + "'");
+    if (key == "ttft") {
+      w.summary.goodput.ttft_ms = ms;
+    } else if (key == "tpot") {
+      w.summary.goodput.tpot_ms = ms;
+    } else if (key == "e2el") {
+      w.summary.goodput.e2el_ms = ms;
+    } else {
+      return InvalidArgument("--goodput metric must be ttft, tpot or e2el, got '" + key + "'");
+    }
+  }
+  if (f.num_gpus < 1) return InvalidArgument("--num-gpus must be at least 1");
+  w.summary.num_gpus = f.num_gpus;
+  w.result_json = f.result_json;
+  w.requests_jsonl = f.requests_jsonl;
+
+  // Everything as resolved, for the result's provenance.
+  auto num = [](double v) {
+    if (std::isinf(v)) return std::string("inf");
+    std::ostringstream ss;
+    ss << v;
+    return ss.str();
+  };
+  auto& e = w.effective;
+  e["dataset"] = workload::DatasetKindName(w.dataset.kind);
+  if (!w.dataset.path.empty()) e["dataset_path"] = w.dataset.path;
+  if (random) {
+    e["input_len"] = std::to_string(f.input_len);
+    e["output_len"] = std::to_string(f.output_len);
+    e["range_ratio"] = num(f.range_ratio);
+    e["prefix_len"] = std::to_string(f.prefix_len);
+    e["prompt_format"] = f.prompt_format;
+  } else if (w.dataset.sharegpt_output_len) {
+    e["output_len"] = std::to_string(*w.dataset.sharegpt_output_len);
+  }
+  e["ignore_eos"] = w.ignore_eos ? "true" : "false";
+  e["seed"] = std::to_string(f.seed);
+  e["num_prompts"] = w.load.num_prompts == kUnboundedPrompts ? "unbounded" : std::to_string(w.load.num_prompts);
+  if (w.load.duration_s) e["duration_s"] = num(*w.load.duration_s);
+  e["warmup"] = std::to_string(w.load.warmup);
+  e["max_concurrency"] = w.load.max_concurrency ? std::to_string(*w.load.max_concurrency) : "none";
+  e["request_rate"] = num(w.load.request_rate);
+  e["burstiness"] = num(w.load.burstiness);
+  std::string ps;
+  for (double p : w.summary.percentiles) ps += (ps.empty() ? "" : ",") + num(p);
+  e["percentiles"] = ps;
+  if (w.summary.goodput.ttft_ms) e["goodput_ttft_ms"] = num(*w.summary.goodput.ttft_ms);
+  if (w.summary.goodput.tpot_ms) e["goodput_tpot_ms"] = num(*w.summary.goodput.tpot_ms);
+  if (w.summary.goodput.e2el_ms) e["goodput_e2el_ms"] = num(*w.summary.goodput.e2el_ms);
+  e["num_gpus"] = std::to_string(w.summary.num_gpus);
+  return w;
+}
+
+}  // namespace frontier::cli
