@@ -1,0 +1,61 @@
+// target.h: the seam between the load generator's timing core and whatever it
+// measures (MLPerf LoadGen's "system under test").
+//
+// The timing core (RunLoad, runner.h) decides *when* each request is issued
+// and keeps the books; a Target only sends requests and reports how each one
+// ended. The HTTP client (http_target.h) is one Target; tests use a fake one
+// on a FakeClock, so the scheduling logic is checked without a network.
+//
+// Times in the records a Target delivers are absolute readings of the Clock
+// the timing core was given (for the HTTP target: the steady clock); the core
+// rebases them to the run's start.
+//
+// Thread safety: a Target is driven from one thread, the timing core's.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/clock.h"
+#include "core/run_result.h"
+#include "workload/request_spec.h"
+
+namespace frontier::loadgen {
+
+// Receives finished requests from a Target.
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  // `record` has id, ok/failure, tokens and absolute times (sent_ns,
+  // first_token_ns, end_ns, events) filled; the sink owns it afterwards.
+  virtual void OnComplete(RequestRecord&& record) = 0;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  virtual std::string Name() const = 0;
+
+  // Starts request `id` now, without waiting on the network. The Target takes
+  // the send timestamp (RequestRecord::sent_ns) itself. `spec` must stay
+  // alive until the request completes.
+  virtual void Issue(int64_t id, const workload::RequestSpec& spec) = 0;
+
+  // Waits for and handles I/O until `deadline` (absolute, same clock) or until
+  // at least one request completed, whichever is first; completions are
+  // handed to `sink` before returning. May return early (spuriously).
+  virtual void Poll(Nanos deadline, CompletionSink& sink) = 0;
+
+  // Ends every request in flight as failed with `reason` (a failure:: code);
+  // each is handed to `sink` before returning.
+  virtual void AbortAll(const char* reason, CompletionSink& sink) = 0;
+
+  // Requests issued and not yet completed.
+  virtual size_t InFlight() const = 0;
+
+  // The model id the server reported in its responses ("" until one did).
+  virtual std::string ServedModel() const { return ""; }
+};
+
+}  // namespace frontier::loadgen
