@@ -1,0 +1,66 @@
+#include "serve/fixed_timing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace frontier::serve {
+
+Status ValidateFixedProfile(const FixedProfile& p) {
+  if (!(p.ttft_ms >= 0) || !std::isfinite(p.ttft_ms))
+    return InvalidArgument("--ttft-ms must be a finite number >= 0, got " + std::to_string(p.ttft_ms));
+  if (!(p.itl_ms >= 0) || !std::isfinite(p.itl_ms))
+    return InvalidArgument("--itl-ms must be a finite number >= 0, got " + std::to_string(p.itl_ms));
+  if (p.tokens_per_event < 1)
+    return InvalidArgument("--tokens-per-event must be at least 1, got " +
+                           std::to_string(p.tokens_per_event));
+  if (p.context_length < 2)
+    return InvalidArgument("--max-model-len must be at least 2 tokens, got " +
+                           std::to_string(p.context_length));
+  if (!(p.time_scale > 0) || !std::isfinite(p.time_scale))
+    return InvalidArgument("--time-scale must be > 0, got " + std::to_string(p.time_scale));
+  return Status::Ok();
+}
+
+FixedTiming::FixedTiming(const FixedProfile& profile)
+    : profile_(profile),
+      ttft_ns_(MillisToNanos(profile.ttft_ms / profile.time_scale)),
+      itl_ns_(MillisToNanos(profile.itl_ms / profile.time_scale)) {}
+
+Status FixedTiming::Add(uint64_t id, int32_t /*prompt_tokens*/, int32_t output_tokens, Nanos now) {
+  if (output_tokens < 1) return InvalidArgument("output length must be at least 1 token");
+  remaining_[id] = output_tokens;
+  heap_.push({now + ttft_ns_, id});
+  return Status::Ok();
+}
+
+void FixedTiming::Cancel(uint64_t id) { remaining_.erase(id); }  // its heap entry is skipped
+
+Nanos FixedTiming::NextWakeup() const { return heap_.empty() ? kNever : heap_.top().due; }
+
+void FixedTiming::Poll(Nanos now, std::vector<Emission>& out) {
+  while (!heap_.empty() && heap_.top().due <= now) {
+    const Entry e = heap_.top();
+    heap_.pop();
+    auto it = remaining_.find(e.id);
+    if (it == remaining_.end()) continue;  // cancelled
+    const int32_t k = std::min(profile_.tokens_per_event, it->second);
+    it->second -= k;
+    const bool last = it->second == 0;
+    out.push_back({e.id, k, e.due, last});
+    if (last) {
+      remaining_.erase(it);
+    } else {
+      // Anchored to the planned time, not to when Poll ran, so lateness never accumulates.
+      heap_.push({e.due + itl_ns_, e.id});
+    }
+  }
+}
+
+EngineStats FixedTiming::Stats() const {
+  EngineStats s;
+  s.running = static_cast<int64_t>(remaining_.size());
+  return s;
+}
+
+}  // namespace frontier::serve

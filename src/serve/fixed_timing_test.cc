@@ -1,0 +1,69 @@
+#include "serve/fixed_timing.h"
+
+#include <gtest/gtest.h>
+
+namespace frontier::serve {
+namespace {
+
+FixedProfile Profile(double ttft, double itl, int k, double scale = 1) {
+  FixedProfile p;
+  p.ttft_ms = ttft;
+  p.itl_ms = itl;
+  p.tokens_per_event = k;
+  p.time_scale = scale;
+  return p;
+}
+
+TEST(FixedTiming, EventsFollowTtftThenItl) {
+  FixedTiming t(Profile(50, 10, 1));
+  ASSERT_TRUE(t.Add(1, 100, 3, 1000).ok());
+  EXPECT_EQ(t.NextWakeup(), 1000 + 50 * kNanosPerMilli);
+  std::vector<Emission> out;
+  t.Poll(1000 + 50 * kNanosPerMilli - 1, out);
+  EXPECT_TRUE(out.empty());
+  t.Poll(1000 + 200 * kNanosPerMilli, out);  // late poll: planned times are kept
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].due_ns, 1000 + 50 * kNanosPerMilli);
+  EXPECT_EQ(out[1].due_ns, 1000 + 60 * kNanosPerMilli);
+  EXPECT_EQ(out[2].due_ns, 1000 + 70 * kNanosPerMilli);
+  EXPECT_FALSE(out[1].last);
+  EXPECT_TRUE(out[2].last);
+  EXPECT_EQ(t.NextWakeup(), kNever);
+  EXPECT_EQ(t.Stats().running, 0);
+}
+
+TEST(FixedTiming, TokensPerEventAndTimeScale) {
+  FixedTiming t(Profile(100, 20, 4, /*scale=*/10));
+  ASSERT_TRUE(t.Add(7, 1, 10, 0).ok());
+  std::vector<Emission> out;
+  t.Poll(kNanosPerSecond, out);
+  ASSERT_EQ(out.size(), 3u);  // 4 + 4 + 2
+  EXPECT_EQ(out[0].tokens, 4);
+  EXPECT_EQ(out[2].tokens, 2);
+  EXPECT_EQ(out[0].due_ns, 10 * kNanosPerMilli);
+  EXPECT_EQ(out[1].due_ns, 12 * kNanosPerMilli);
+}
+
+TEST(FixedTiming, CancelStopsEmissionsAtOnce) {
+  FixedTiming t(Profile(10, 10, 1));
+  ASSERT_TRUE(t.Add(1, 1, 100, 0).ok());
+  ASSERT_TRUE(t.Add(2, 1, 2, 0).ok());
+  EXPECT_EQ(t.Stats().running, 2);
+  t.Cancel(1);
+  EXPECT_EQ(t.Stats().running, 1);
+  std::vector<Emission> out;
+  t.Poll(kNanosPerSecond, out);
+  for (const auto& e : out) EXPECT_EQ(e.id, 2u);
+  EXPECT_EQ(out.size(), 2u);
+}
+
+TEST(FixedTiming, RejectsBadProfiles) {
+  EXPECT_FALSE(ValidateFixedProfile(Profile(-1, 10, 1)).ok());
+  EXPECT_FALSE(ValidateFixedProfile(Profile(1, 10, 0)).ok());
+  EXPECT_FALSE(ValidateFixedProfile(Profile(1, 10, 1, 0)).ok());
+  EXPECT_NE(ValidateFixedProfile(Profile(1, 10, 0)).message().find("--tokens-per-event"), std::string::npos);
+  EXPECT_TRUE(ValidateFixedProfile(Profile(0, 0, 1)).ok());
+}
+
+}  // namespace
+}  // namespace frontier::serve

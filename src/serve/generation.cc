@@ -1,0 +1,371 @@
+// HTTP routing and the OpenAI endpoints of Server; the loop and sockets are in server.cc.
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "serve/server_impl.h"
+#include "serve/synthetic.h"
+
+namespace frontier::serve {
+namespace {
+
+// Fault draw streams (see UnitDraw); fixed so a seed means the same faults forever.
+enum : uint64_t { kDraw429 = 1, kDrawError, kDrawDisconnect, kDrawDisconnectAt, kDrawStall, kDrawStallAt, kDrawEos };
+
+int64_t DrawIn(double u, int64_t lo, int64_t hi) {  // uniform integer in [lo, hi]
+  if (hi <= lo) return lo;
+  return lo + std::min<int64_t>(hi - lo, static_cast<int64_t>(u * static_cast<double>(hi - lo + 1)));
+}
+
+const char* kJson = "application/json";
+
+}  // namespace
+
+void Server::Impl::Respond(Connection* c, int status, std::string_view content_type,
+                           std::string_view body, bool keep_alive, std::string_view extra_headers) {
+  // Called from ProcessInput's loop, which reads the next request itself.
+  ++metrics_.http_responses[status];
+  c->out += FormatResponse(status, content_type, body, keep_alive, extra_headers);
+  if (!keep_alive) c->close_after_write = true;
+  c->busy = false;
+  Flush(c);
+}
+
+void Server::Impl::RespondError(Connection* c, const ApiError& e, bool keep_alive,
+                                std::string_view extra_headers) {
+  Respond(c, e.status, kJson, ErrorJson(e), keep_alive, extra_headers);
+}
+
+void Server::Impl::ResponseDone(Connection* c, bool keep_alive) {
+  c->busy = false;
+  c->gen_id = 0;
+  if (!keep_alive) {
+    c->close_after_write = true;
+    if (c->out_off >= c->out.size()) Close(c);
+    return;
+  }
+  // Requests that arrived while this one streamed are served now.
+  ProcessInput(c);
+}
+
+void Server::Impl::ProcessInput(Connection* c) {
+  while (!c->closed && !c->busy && !c->close_after_write) {
+    if (!(c->events & EPOLLIN)) SetInterest(c, c->events | EPOLLIN);  // reading may have been paused
+    if (!c->have_head) {
+      if (c->in.empty()) return;
+      const HeadResult h = ParseRequestHead(c->in, options_.max_head_bytes, c->req);
+      if (h.state == ParseState::kNeedMore) return;
+      if (h.state == ParseState::kError) {
+        c->in.clear();
+        ApiError e;
+        e.status = h.error_status;
+        e.message = h.error_message;
+        RespondError(c, e, /*keep_alive=*/false);
+        return;
+      }
+      c->in.erase(0, h.head_bytes);
+      if (static_cast<uint64_t>(c->req.content_length) > options_.max_body_bytes) {
+        c->in.clear();
+        ApiError e;
+        e.status = 413;
+        e.message = "the request body is " + std::to_string(c->req.content_length) +
+                    " bytes; this server accepts at most " + std::to_string(options_.max_body_bytes) +
+                    " (--max-body-bytes)";
+        RespondError(c, e, /*keep_alive=*/false);
+        return;
+      }
+      c->have_head = true;
+      if (c->req.expect_continue && c->in.size() < static_cast<size_t>(c->req.content_length)) {
+        c->out += "HTTP/1.1 100 Continue\r\n\r\n";
+        if (!Flush(c)) return;
+      }
+    }
+    const auto need = static_cast<size_t>(c->req.content_length);
+    if (c->in.size() < need) return;
+    c->req.body.assign(c->in, 0, need);
+    c->in.erase(0, need);
+    c->have_head = false;
+    c->busy = true;
+    HttpRequest req = std::move(c->req);
+    HandleRequest(c, req);
+  }
+}
+
+void Server::Impl::HandleRequest(Connection* c, HttpRequest& req) {
+  const bool ka = req.keep_alive;
+  const std::string& t = req.target;
+  auto method_not_allowed = [&](const char* allowed) {
+    ApiError e;
+    e.status = 405;
+    e.message = "use " + std::string(allowed) + " for " + t;
+    RespondError(c, e, ka, std::string("allow: ") + allowed + "\r\n");
+  };
+  if (t == "/v1/completions" || t == "/v1/chat/completions") {
+    if (req.method != "POST") return method_not_allowed("POST");
+    return HandleGeneration(c, req, t == "/v1/completions" ? ApiKind::kCompletions : ApiKind::kChat);
+  }
+  if (t == "/health" || t == "/v1/models" || t == "/metrics") {
+    if (req.method != "GET") return method_not_allowed("GET");
+    if (t == "/health") return Respond(c, 200, kJson, "", ka);
+    if (t == "/v1/models")
+      return Respond(c, 200, kJson,
+                     ModelsJson(options_.model_name, static_cast<int64_t>(std::time(nullptr)),
+                                timing_->context_length()),
+                     ka);
+    const EngineStats s = timing_->Stats();
+    metrics_.running = s.running;
+    metrics_.waiting = s.waiting;
+    metrics_.kv_usage = s.kv_usage;
+    metrics_.engine_steps = static_cast<uint64_t>(s.steps);
+    metrics_.open_connections = static_cast<int64_t>(conns_.size());
+    return Respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name), ka);
+  }
+  ApiError e;
+  e.status = 404;
+  e.message = "no endpoint " + t + "; this server has POST /v1/completions, POST /v1/chat/completions, "
+              "GET /v1/models, GET /health, GET /metrics";
+  RespondError(c, e, ka);
+}
+
+void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kind) {
+  const bool ka = req.keep_alive;
+  GenerationRequest r;
+  if (auto e = ParseGenerationRequest(kind, req.body, r)) return RespondError(c, *e, ka);
+  if (!r.model.empty() && r.model != options_.model_name) {
+    ApiError e;
+    e.status = 404;
+    e.code = "model_not_found";
+    e.param = "model";
+    e.message = "The model `" + r.model + "` does not exist; this server serves `" + options_.model_name + "`";
+    return RespondError(c, e, ka);
+  }
+  const int64_t ctx = timing_->context_length();
+  if (r.prompt_tokens >= ctx) {
+    ApiError e;
+    e.param = "prompt";
+    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt has " +
+                std::to_string(r.prompt_tokens) + " tokens. Shorten the prompt.";
+    return RespondError(c, e, ka);
+  }
+  int64_t max_tokens = std::min(options_.default_max_tokens, ctx - r.prompt_tokens);
+  if (r.max_tokens) {
+    if (r.prompt_tokens + *r.max_tokens > ctx) {
+      ApiError e;
+      e.param = "max_tokens";
+      e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens. However, you requested " +
+                  std::to_string(r.prompt_tokens + *r.max_tokens) + " tokens (" + std::to_string(r.prompt_tokens) +
+                  " in the prompt, " + std::to_string(*r.max_tokens) + " for the completion). Reduce max_tokens.";
+      return RespondError(c, e, ka);
+    }
+    max_tokens = *r.max_tokens;
+  }
+  max_tokens = std::max(max_tokens, r.min_tokens);
+
+  const uint64_t id = next_id_++;
+  const FaultOptions& f = options_.faults;
+  if (f.rate_limit_rate > 0 && UnitDraw(f.seed, kDraw429, id) < f.rate_limit_rate) {
+    ++metrics_.faults["rate_limit"];
+    ApiError e;
+    e.status = 429;
+    e.type = "rate_limit_error";
+    e.code = "rate_limit_exceeded";
+    e.message = "injected fault (--fault-429-rate): too many requests; retry after 1 s";
+    return RespondError(c, e, ka, "retry-after: 1\r\n");
+  }
+  if (f.error_rate > 0 && UnitDraw(f.seed, kDrawError, id) < f.error_rate) {
+    ++metrics_.faults["error"];
+    ApiError e;
+    e.status = 500;
+    e.type = "server_error";
+    e.message = "injected fault (--fault-error-rate): internal server error";
+    return RespondError(c, e, ka);
+  }
+
+  Generation g;
+  g.id = id;
+  g.conn = c;
+  g.kind = kind;
+  g.stream = r.stream;
+  g.chunked = req.minor_version >= 1;
+  g.keep_alive = ka && g.chunked;
+  g.include_usage = r.include_usage;
+  g.continuous_usage = r.continuous_usage;
+  g.prompt_tokens = r.prompt_tokens;
+  g.max_tokens = max_tokens;
+  g.token_seed = Mix64(options_.seed ^ Mix64(r.prompt_hash ^ static_cast<uint64_t>(r.seed.value_or(0))));
+  g.target_tokens = max_tokens;
+  if (options_.natural_output_len > 0 && !r.ignore_eos) {
+    const int64_t n = options_.natural_output_len;
+    int64_t natural = DrawIn(UnitDraw(g.token_seed, kDrawEos, 0), (n + 1) / 2, n + n / 2);
+    natural = std::max<int64_t>({natural, r.min_tokens, 1});
+    g.target_tokens = std::min(max_tokens, natural);
+  }
+  g.stop = std::move(r.stop);
+  for (const auto& s : g.stop) g.holdback = std::max(g.holdback, s.size() - 1);
+  if (f.disconnect_rate > 0 && UnitDraw(f.seed, kDrawDisconnect, id) < f.disconnect_rate)
+    g.disconnect_after = DrawIn(UnitDraw(f.seed, kDrawDisconnectAt, id), 1, std::max<int64_t>(1, g.target_tokens - 1));
+  if (f.stall_ms > 0 && UnitDraw(f.seed, kDrawStall, id) < f.stall_rate)
+    g.stall_at = DrawIn(UnitDraw(f.seed, kDrawStallAt, id), 1, g.target_tokens);
+  const std::string rid = (kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + std::to_string(id);
+  g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
+  g.arrival_ns = SteadyClock::MonotonicNow();
+
+  Status added = timing_->Add(id, static_cast<int32_t>(g.prompt_tokens), static_cast<int32_t>(g.target_tokens),
+                              g.arrival_ns);
+  if (!added.ok()) {
+    ApiError e;
+    e.status = added.code() == StatusCode::kInternal ? 500 : 400;
+    e.message = added.message();
+    return RespondError(c, e, ka);
+  }
+  metrics_.prompt_tokens += static_cast<uint64_t>(g.prompt_tokens);
+  if (options_.record_traces) {
+    g.trace.id = id;
+    g.trace.arrival_ns = g.arrival_ns;
+    g.trace.prompt_tokens = g.prompt_tokens;
+  }
+  c->gen_id = id;
+  const bool stream = g.stream;
+  const bool chunked = g.chunked;
+  gens_.emplace(id, std::move(g));
+  if (stream) {
+    // Headers go out at once, as uvicorn's streaming responses do; tokens follow.
+    ++metrics_.http_responses[200];
+    c->out += FormatStreamHead(chunked, "x-request-id: " + std::to_string(id) + "\r\n");
+    Flush(c);
+  }
+}
+
+void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
+  auto it = gens_.find(e.id);
+  if (it == gens_.end()) return;  // cancelled or finished early
+  Generation& g = it->second;
+  if (!from_stall_queue) {
+    if (g.stall_ns == 0 && g.stall_at > g.generated && g.stall_at <= g.generated + e.tokens) {
+      g.stall_ns = MillisToNanos(options_.faults.stall_ms);
+      ++metrics_.faults["stall"];
+    }
+    if (g.stall_ns > 0) {  // this and every later event are held back by the stall
+      Emission held = e;
+      held.due_ns = e.due_ns + g.stall_ns;
+      delayed_.push({held.due_ns, held});
+      return;
+    }
+  }
+  Connection* c = g.conn;
+  const size_t old_len = g.text.size();
+  for (int32_t i = 0; i < e.tokens; ++i) g.text += SyntheticToken(g.token_seed, g.generated + i);
+  g.generated += e.tokens;
+  metrics_.generation_tokens += static_cast<uint64_t>(e.tokens);
+
+  const char* finish = nullptr;
+  if (!g.stop.empty()) {
+    // Look for a stop string that ends in the new text.
+    const size_t from = old_len > g.holdback ? old_len - g.holdback : 0;
+    size_t cut = std::string::npos;
+    for (const auto& s : g.stop) cut = std::min(cut, g.text.find(s, from));
+    if (cut != std::string::npos) {
+      g.text.resize(cut);
+      finish = "stop";
+    }
+  }
+  if (!finish && e.last) finish = g.target_tokens < g.max_tokens ? "stop" : "length";
+  if (finish && !e.last) timing_->Cancel(g.id);  // frees its slot and KV blocks now
+
+  if (g.disconnect_after > 0 && g.generated >= g.disconnect_after && !finish) {
+    ++metrics_.faults["disconnect"];
+    Close(c);  // aborts the generation
+    return;
+  }
+  const Nanos now = SteadyClock::MonotonicNow();
+  if (g.first_ns < 0) g.first_ns = now;
+  g.last_ns = now;
+  if (g.stream) {
+    const Usage usage{g.prompt_tokens, g.generated};
+    const Usage* cu = g.continuous_usage ? &usage : nullptr;
+    std::string payload;
+    if (g.kind == ApiKind::kChat && !g.role_sent) {
+      AppendRoleEvent(payload, g.head, cu);
+      g.role_sent = true;
+    }
+    const size_t upto = finish ? g.text.size() : (g.text.size() > g.holdback ? g.text.size() - g.holdback : 0);
+    if (upto > g.sent_len || finish) {
+      AppendContentEvent(payload, g.kind, g.head,
+                         std::string_view(g.text).substr(g.sent_len, upto > g.sent_len ? upto - g.sent_len : 0),
+                         finish, cu);
+      g.sent_len = std::max(g.sent_len, upto);
+    }
+    if (finish) {
+      if (g.include_usage) AppendUsageEvent(payload, g.head, usage);
+      payload += kDoneEvent;
+    }
+    if (c->out_off > 0 && c->out_off * 2 > c->out.size()) {  // keep a slow client's buffer compact
+      c->out.erase(0, c->out_off);
+      c->out_off = 0;
+    }
+    AppendBodyPart(c->out, payload, g.chunked);
+    if (finish && g.chunked) c->out += kLastChunk;
+  }
+  if (options_.record_traces) g.trace.events.push_back({e.due_ns, 0, e.tokens});
+  if (finish) {
+    FinishGeneration(g, finish, e.due_ns);  // erases g
+    return;
+  }
+  const bool open = Flush(c);  // false: closed, and g is gone
+  const Nanos written = SteadyClock::MonotonicNow();
+  metrics_.emission_lag.Observe(NanosToSeconds(std::max<Nanos>(0, written - e.due_ns)));
+  if (open && options_.record_traces) g.trace.events.back().written_ns = written;
+}
+
+void Server::Impl::FinishGeneration(Generation& g, const char* reason, Nanos due_ns) {
+  Connection* c = g.conn;
+  ++metrics_.finished[reason];
+  metrics_.ttft.Observe(NanosToSeconds(g.first_ns - g.arrival_ns));
+  metrics_.e2e.Observe(NanosToSeconds(g.last_ns - g.arrival_ns));
+  if (g.generated > 1) metrics_.tpot.Observe(NanosToSeconds(g.last_ns - g.first_ns) / static_cast<double>(g.generated - 1));
+  const bool keep_alive = g.keep_alive;
+  if (!g.stream) {
+    ++metrics_.http_responses[200];
+    const Usage usage{g.prompt_tokens, g.generated};
+    c->out += FormatResponse(200, kJson, FinalBody(g.kind, g.head, g.text, reason, usage), keep_alive,
+                             "x-request-id: " + std::to_string(g.id) + "\r\n");
+  }
+  RequestTrace trace;
+  const bool record = options_.record_traces;
+  if (record) {
+    trace = std::move(g.trace);
+    trace.completion_tokens = g.generated;
+    trace.finish_reason = reason;
+  }
+  const uint64_t id = g.id;
+  gens_.erase(id);  // g is gone from here on
+  c->gen_id = 0;
+  if (!keep_alive) c->close_after_write = true;
+  const bool open = Flush(c);
+  const Nanos written = SteadyClock::MonotonicNow();
+  metrics_.emission_lag.Observe(NanosToSeconds(std::max<Nanos>(0, written - due_ns)));
+  if (record) {
+    if (!trace.events.empty()) trace.events.back().written_ns = written;
+    std::lock_guard<std::mutex> lock(shared_mu_);
+    traces_.push_back(std::move(trace));
+  }
+  if (open) ResponseDone(c, keep_alive);
+}
+
+void Server::Impl::AbortGeneration(uint64_t id) {
+  auto it = gens_.find(id);
+  if (it == gens_.end()) return;
+  timing_->Cancel(id);
+  ++metrics_.finished["abort"];
+  if (options_.record_traces) {
+    RequestTrace trace = std::move(it->second.trace);
+    trace.completion_tokens = it->second.generated;
+    trace.finish_reason = "abort";
+    std::lock_guard<std::mutex> lock(shared_mu_);
+    traces_.push_back(std::move(trace));
+  }
+  gens_.erase(it);
+}
+
+}  // namespace frontier::serve

@@ -1,0 +1,373 @@
+// The epoll loop and socket I/O of Server; the HTTP endpoints are in generation.cc.
+#include "serve/server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "serve/server_impl.h"
+
+namespace frontier::serve {
+namespace {
+
+std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+bool ValidRate(double p) { return p >= 0 && p <= 1; }
+
+}  // namespace
+
+Status ValidateServeOptions(const ServeOptions& o) {
+  if (o.model_name.empty()) return InvalidArgument("--served-model-name must not be empty");
+  if (o.port < 0 || o.port > 65535) return InvalidArgument("--port must be in [0, 65535], got " + std::to_string(o.port));
+  if (o.default_max_tokens < 1) return InvalidArgument("--default-max-tokens must be at least 1");
+  if (o.natural_output_len < 0) return InvalidArgument("--natural-output-len must be 0 (off) or more");
+  if (o.max_body_bytes < 1024) return InvalidArgument("--max-body-bytes must be at least 1024");
+  const FaultOptions& f = o.faults;
+  if (!ValidRate(f.error_rate)) return InvalidArgument("--fault-error-rate must be in [0, 1]");
+  if (!ValidRate(f.rate_limit_rate)) return InvalidArgument("--fault-429-rate must be in [0, 1]");
+  if (!ValidRate(f.disconnect_rate)) return InvalidArgument("--fault-disconnect-rate must be in [0, 1]");
+  if (!ValidRate(f.stall_rate)) return InvalidArgument("--fault-stall-rate must be in [0, 1]");
+  if (!(f.stall_ms >= 0) || !std::isfinite(f.stall_ms)) return InvalidArgument("--fault-stall-ms must be >= 0");
+  return Status::Ok();
+}
+
+// ---- Server: thin forwarding to Impl -------------------------------------------------------
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() { Stop(); }
+
+Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options,
+                                               std::unique_ptr<TimingSource> timing) {
+  FRONTIER_RETURN_IF_ERROR(ValidateServeOptions(options));
+  if (!timing) return InvalidArgument("Server::Create needs a timing source");
+  auto impl = std::make_unique<Impl>(options, std::move(timing));
+  FRONTIER_RETURN_IF_ERROR(impl->Bind());
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+Status Server::Start() { return impl_->Start(); }
+void Server::RequestStop() noexcept { impl_->RequestStop(); }
+void Server::Wait() { impl_->Wait(); }
+void Server::Stop() {
+  impl_->RequestStop();
+  impl_->Wait();
+}
+int Server::port() const { return impl_->port_; }
+std::string Server::address() const {
+  const std::string& h = impl_->options_.host;
+  const bool v6 = h.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + h + "]" : h) + ":" + std::to_string(impl_->port_);
+}
+std::vector<RequestTrace> Server::TakeTraces() {
+  std::lock_guard<std::mutex> lock(impl_->shared_mu_);
+  return std::move(impl_->traces_);
+}
+ServerSnapshot Server::Snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->shared_mu_);
+  return impl_->snapshot_;
+}
+
+// ---- Setup and teardown --------------------------------------------------------------------
+
+Status Server::Impl::Bind() {
+  if (options_.raise_fd_limit) {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl);  // best effort: capacity, not correctness
+    }
+  }
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+  int family = AF_INET;
+  if (options_.host.find(':') != std::string::npos) {
+    auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(static_cast<uint16_t>(options_.port));
+    if (inet_pton(AF_INET6, options_.host.c_str(), &a6->sin6_addr) != 1)
+      return InvalidArgument("--host '" + options_.host + "' is not a numeric IPv6 address");
+    family = AF_INET6;
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(static_cast<uint16_t>(options_.port));
+    const std::string host = options_.host == "localhost" ? "127.0.0.1" : options_.host;
+    if (inet_pton(AF_INET, host.c_str(), &a4->sin_addr) != 1)
+      return InvalidArgument("--host '" + options_.host + "' is not a numeric IPv4 address (e.g. 127.0.0.1)");
+    len = sizeof(sockaddr_in);
+  }
+  listen_fd_ = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return IoError(Errno("socket"));
+  int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0)
+    return IoError(Errno(("cannot bind " + options_.host + ":" + std::to_string(options_.port) +
+                          " (is the port in use? choose another with --port)")
+                             .c_str()));
+  if (listen(listen_fd_, options_.backlog) != 0) return IoError(Errno("listen"));
+  sockaddr_storage bound{};
+  socklen_t blen = sizeof(bound);
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &blen);
+  port_ = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                   : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || timer_fd_ < 0 || wake_fd_ < 0) return IoError(Errno("epoll/timerfd/eventfd"));
+  auto add = [&](int fd, Handle* h) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = h;
+    return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  if (add(listen_fd_, &listen_handle_) || add(timer_fd_, &timer_handle_) || add(wake_fd_, &wake_handle_))
+    return IoError(Errno("epoll_ctl"));
+  return Status::Ok();
+}
+
+Status Server::Impl::Start() {
+  if (started_) return FailedPrecondition("the server is already started");
+  started_ = true;
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void Server::Impl::RequestStop() noexcept {
+  stop_.store(true);
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+  }
+}
+
+void Server::Impl::Wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+Server::Impl::~Impl() {
+  RequestStop();
+  Wait();
+  for (auto& [p, c] : conns_) close(c->fd);
+  conns_.clear();
+  for (int fd : {listen_fd_, epoll_fd_, timer_fd_, wake_fd_})
+    if (fd >= 0) close(fd);
+}
+
+// ---- The loop ------------------------------------------------------------------------------
+
+Nanos Server::Impl::NextWakeup() const {
+  Nanos next = timing_->NextWakeup();
+  if (!delayed_.empty()) next = std::min(next, delayed_.top().at);
+  return next;
+}
+
+void Server::Impl::Loop() {
+  constexpr int kMaxEvents = 512;
+  epoll_event events[kMaxEvents];
+  while (!stop_.load(std::memory_order_relaxed)) {
+    RunDue(SteadyClock::MonotonicNow());
+    const Nanos next = NextWakeup();
+    int timeout = -1;
+    if (next != kNever) {
+      if (next <= SteadyClock::MonotonicNow()) {
+        timeout = 0;
+      } else if (next != timer_armed_for_) {
+        itimerspec ts{};
+        ts.it_value.tv_sec = next / kNanosPerSecond;
+        ts.it_value.tv_nsec = next % kNanosPerSecond;
+        timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &ts, nullptr);
+        timer_armed_for_ = next;
+      }
+    }
+    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout);
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < n; ++i) {
+      auto* h = static_cast<Handle*>(events[i].data.ptr);
+      switch (h->kind) {
+        case Handle::kListen: Accept(); break;
+        case Handle::kTimer: {
+          uint64_t ticks;
+          [[maybe_unused]] ssize_t r = read(timer_fd_, &ticks, sizeof(ticks));
+          timer_armed_for_ = -1;
+          break;
+        }
+        case Handle::kWake: {
+          uint64_t v;
+          [[maybe_unused]] ssize_t r = read(wake_fd_, &v, sizeof(v));
+          break;
+        }
+        case Handle::kConn: {
+          auto* c = static_cast<Connection*>(h);
+          if (!c->closed) OnConnEvent(c, events[i].events);
+          break;
+        }
+      }
+    }
+    graveyard_.clear();
+    {
+      std::lock_guard<std::mutex> lock(shared_mu_);
+      const EngineStats s = timing_->Stats();
+      snapshot_.open_connections = static_cast<int64_t>(conns_.size());
+      snapshot_.active_requests = static_cast<int64_t>(gens_.size());
+      snapshot_.engine_running = s.running;
+      snapshot_.engine_waiting = s.waiting;
+      snapshot_.kv_usage = s.kv_usage;
+      snapshot_.requests_admitted = next_id_ - 1;
+    }
+  }
+  // Clean shutdown: abandon generations and close every connection.
+  std::vector<Connection*> all;
+  for (auto& [p, c] : conns_) all.push_back(p);
+  for (Connection* c : all) Close(c);
+  graveyard_.clear();
+}
+
+void Server::Impl::RunDue(Nanos now) {
+  while (!delayed_.empty() && delayed_.top().at <= now) {
+    const Delayed d = delayed_.top();
+    delayed_.pop();
+    Deliver(d.e, /*from_stall_queue=*/true);
+  }
+  due_.clear();
+  timing_->Poll(now, due_);
+  for (const Emission& e : due_) Deliver(e, /*from_stall_queue=*/false);
+}
+
+// ---- Sockets -------------------------------------------------------------------------------
+
+void Server::Impl::Accept() {
+  for (;;) {
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) {
+        // Out of descriptors: stop accepting until a connection closes.
+        epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+        accept_paused_ = true;
+      }
+      return;  // EAGAIN, or a transient error the next readiness retries
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // tokens are small writes
+    auto conn = std::make_unique<Connection>();
+    conn->fd = fd;
+    conn->events = EPOLLIN | EPOLLRDHUP;
+    epoll_event ev{};
+    ev.events = conn->events;
+    ev.data.ptr = static_cast<Handle*>(conn.get());
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      close(fd);
+      continue;
+    }
+    Connection* raw = conn.get();
+    conns_.emplace(raw, std::move(conn));
+  }
+}
+
+void Server::Impl::SetInterest(Connection* c, uint32_t events) {
+  if (c->events == events) return;
+  c->events = events;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = static_cast<Handle*>(c);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void Server::Impl::Close(Connection* c) {
+  if (c->closed) return;
+  c->closed = true;
+  if (c->gen_id) AbortGeneration(c->gen_id);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  close(c->fd);
+  auto it = conns_.find(c);
+  graveyard_.push_back(std::move(it->second));  // freed after this batch of events
+  conns_.erase(it);
+  if (accept_paused_) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = &listen_handle_;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) == 0) accept_paused_ = false;
+  }
+}
+
+void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
+  if (ev & (EPOLLERR | EPOLLHUP)) {
+    Close(c);
+    return;
+  }
+  if (ev & EPOLLOUT) {
+    if (!Flush(c)) return;
+  }
+  if (ev & (EPOLLIN | EPOLLRDHUP)) ReadFrom(c);
+}
+
+void Server::Impl::ReadFrom(Connection* c) {
+  char buf[16384];
+  const size_t cap = options_.max_head_bytes + options_.max_body_bytes + sizeof(buf);
+  for (;;) {
+    const ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+    if (n > 0) {
+      c->in.append(buf, static_cast<size_t>(n));
+      if (c->in.size() > cap) {
+        // A client piling up requests while one streams: stop reading until it is done,
+        // but keep watching for a hang-up so its slot is freed at once.
+        SetInterest(c, (c->events & ~EPOLLIN) | EPOLLRDHUP);
+        break;
+      }
+      continue;
+    }
+    if (n == 0) {  // the peer closed: free its slot and KV blocks now
+      Close(c);
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+    Close(c);
+    return;
+  }
+  if (!c->busy) ProcessInput(c);
+}
+
+bool Server::Impl::Flush(Connection* c) {
+  while (c->out_off < c->out.size()) {
+    const ssize_t n = send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off,
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      c->out_off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (c->out.size() - c->out_off > options_.max_pending_output) {
+        Close(c);  // back-pressure limit: the client stopped reading
+        return false;
+      }
+      SetInterest(c, c->events | EPOLLOUT);
+      return true;
+    }
+    Close(c);
+    return false;
+  }
+  c->out.clear();
+  c->out_off = 0;
+  if (c->events & EPOLLOUT) SetInterest(c, c->events & ~EPOLLOUT);
+  if (c->close_after_write) {
+    Close(c);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace frontier::serve

@@ -1,0 +1,119 @@
+// stream_probe.h: a minimal HTTP/1.1 client that timestamps every read, for
+// checking `frontier serve`'s timing and behaviour from outside (its tests and
+// bench/serve_capacity). It is not frontier's benchmark client (src/client/):
+// it has no retries, no TLS, and understands just enough HTTP and SSE to
+// stamp each event with the monotonic time of the read that completed it.
+//
+//   ProbeRequest r{"/v1/completions", R"({"prompt":"hi","max_tokens":4,"stream":true})"};
+//   auto results = RunStreams("127.0.0.1", port, {r, r, r}, {});
+//
+// Thread safety: ResponseReader and ProbeConnection are single-threaded
+// values; RunStreams is a pure function of its arguments (it uses its own
+// epoll instance and sockets).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace frontier::serve {
+
+// One SSE event: the payload after "data: ", and when its last byte was read.
+struct ProbeEvent {
+  Nanos t_ns = 0;
+  std::string data;       // empty when ProbeOptions::keep_event_data is false
+  bool has_content = false;  // carries non-empty "text" or "content"
+};
+
+struct HttpReply {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;                            // de-chunked
+  std::vector<ProbeEvent> events;              // for text/event-stream bodies
+  bool complete = false;                       // the whole response arrived
+  bool closed_early = false;                   // the peer closed before it was complete
+  Nanos first_byte_ns = -1;
+};
+
+// Incremental response parser: feed it bytes as they arrive.
+class ResponseReader {
+ public:
+  explicit ResponseReader(bool keep_event_data = true) : keep_data_(keep_event_data) {}
+  // Consumes `bytes` read at time `now`. Returns false on a malformed response.
+  bool Feed(std::string_view bytes, Nanos now);
+  // The peer closed the connection at `now`.
+  void OnClose(Nanos now);
+  bool done() const { return reply_.complete || reply_.closed_early; }
+  HttpReply& reply() { return reply_; }
+  // Bytes received after the end of this response (a pipelined next one).
+  std::string TakeLeftover() { return std::move(raw_); }
+
+ private:
+  bool ParseHead();
+  bool DecodeBody(Nanos now);
+  void AddBody(std::string_view data, Nanos now);
+
+  bool keep_data_;
+  HttpReply reply_;
+  std::string raw_;   // received, not yet consumed
+  std::string sse_;   // body bytes not yet split into events
+  enum { kHead, kLength, kChunkSize, kChunkData, kChunkEnd, kTrailer, kUntilClose, kDone } stage_ = kHead;
+  int64_t remaining_ = 0;
+  bool sse_body_ = false;
+};
+
+// A blocking connection with timeouts, for request/response tests.
+class ProbeConnection {
+ public:
+  static Result<ProbeConnection> Connect(const std::string& host, int port);
+  ProbeConnection(ProbeConnection&& o) noexcept : fd_(o.fd_), leftover_(std::move(o.leftover_)) { o.fd_ = -1; }
+  ProbeConnection& operator=(ProbeConnection&&) = delete;
+  ~ProbeConnection();
+
+  Status SendRaw(std::string_view bytes);
+  // Reads one whole response (skipping 1xx). Fails with DeadlineExceeded.
+  Result<HttpReply> ReadReply(Nanos timeout_ns);
+  // True if the server closes the connection within the timeout.
+  bool WaitClosed(Nanos timeout_ns);
+  int fd() const { return fd_; }
+
+ private:
+  explicit ProbeConnection(int fd) : fd_(fd) {}
+  int fd_;
+  std::string leftover_;
+};
+
+// "POST <path> HTTP/1.1" with a JSON body (and Host, Content-Length).
+std::string FormatPost(std::string_view path, std::string_view body, bool keep_alive = true);
+std::string FormatGet(std::string_view path, bool keep_alive = true);
+
+struct ProbeRequest {
+  std::string path;
+  std::string body;
+};
+
+struct ProbeOptions {
+  Nanos timeout_ns = 60 * kNanosPerSecond;  // for the whole run
+  bool keep_event_data = true;              // false: timestamps only (large runs)
+  int connects_per_iteration = 256;         // pacing of new connections
+};
+
+struct ProbeResult {
+  Nanos connect_ns = 0;   // connect() started
+  Nanos sent_ns = -1;     // the whole request was written
+  HttpReply reply;
+  std::string error;      // transport error, if any
+};
+
+// Sends each request on its own connection, all at once (paced by
+// connects_per_iteration), and reads every response to its end. Results are
+// in request order. Requests still running at the timeout get error "timeout".
+std::vector<ProbeResult> RunStreams(const std::string& host, int port,
+                                    const std::vector<ProbeRequest>& requests, const ProbeOptions& options);
+
+}  // namespace frontier::serve
