@@ -1,0 +1,83 @@
+// openai.h: the OpenAI-compatible streaming dialects, /v1/completions and
+// /v1/chat/completions: building a request body and reading one stream chunk.
+//
+// Request: {"model", "prompt" (token-id array or text) | "messages" [one user
+// message], "max_tokens" | "max_completion_tokens", "temperature": 0,
+// "stream": true, "stream_options": {"include_usage": true[,
+// "continuous_usage_stats": true]}, "ignore_eos"}, then the --extra-body
+// object merged on top (its keys win).
+//
+// Chunk: what counts as a token-bearing event:
+//   completions: choices[0].text non-empty;
+//   chat: choices[0].delta.content (or reasoning_content / reasoning) non-empty.
+// A role-only chat delta, an empty string and a usage-only chunk (choices
+// empty) carry no token. `usage` is read wherever it appears (continuous
+// stats put it in every chunk; include_usage adds a final usage-only chunk).
+// An {"error": ...} object, or vLLM's {"object": "error", ...}, is an error chunk.
+//
+// Thread safety: ChunkReader keeps a simdjson parser; one per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace frontier::client {
+
+enum class Dialect { kCompletions, kChat };
+
+// "/v1/completions" -> kCompletions, "/v1/chat/completions" -> kChat; else
+// InvalidArgument naming --endpoint.
+Result<Dialect> DialectForEndpoint(std::string_view endpoint);
+
+enum class UsageMode {
+  kContinuous,  // include_usage + continuous_usage_stats (exact tokens per event; vLLM)
+  kFinal,       // include_usage only (exact totals; tokens per event counted as 1)
+  kOff,         // no stream_options: tokens counted from events
+};
+
+struct BodyOptions {
+  Dialect dialect = Dialect::kCompletions;
+  std::string model;
+  UsageMode usage = UsageMode::kContinuous;
+  bool ignore_eos = true;
+  std::string extra_body;  // a JSON object, or empty
+};
+
+// Checks extra_body is a JSON object; InvalidArgument naming --extra-body.
+Status ValidateExtraBody(const std::string& extra_body);
+
+// The request body. Exactly one of token_ids / text is used (token_ids when
+// non-empty). Chat needs text: InvalidArgument otherwise.
+Result<std::string> BuildBody(const BodyOptions& options, std::span<const int32_t> token_ids,
+                              std::string_view text, int32_t max_tokens);
+
+struct Chunk {
+  bool content = false;            // carries generated text (a token-bearing event)
+  bool finish = false;             // a finish_reason was set
+  bool has_usage = false;
+  int64_t prompt_tokens = 0;       // valid when has_usage
+  int64_t completion_tokens = 0;   // valid when has_usage
+  bool error = false;              // an error object
+  std::string error_message;       // set when error
+  std::string model;               // set when present (copied only while `want_model`)
+};
+
+class ChunkReader {
+ public:
+  ChunkReader();
+  ~ChunkReader();
+  // Parses one SSE data payload (JSON). `data` may be modified (padding is
+  // appended past its size). Returns false with `*why` set for invalid JSON.
+  bool Read(std::string& data, Dialect dialect, bool want_model, Chunk* out, std::string* why);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace frontier::client

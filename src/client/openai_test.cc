@@ -1,0 +1,99 @@
+#include "client/openai.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace frontier::client {
+namespace {
+
+Chunk Parse(std::string s, Dialect d = Dialect::kCompletions, bool* ok = nullptr) {
+  ChunkReader r;
+  Chunk c;
+  std::string why;
+  bool good = r.Read(s, d, true, &c, &why);
+  if (ok) *ok = good;
+  return c;
+}
+
+TEST(OpenAiTest, CompletionsBodyWithTokenIds) {
+  BodyOptions o;
+  o.model = "m";
+  const int32_t ids[] = {101, 102};
+  auto body = BuildBody(o, ids, "", 16);
+  ASSERT_TRUE(body.ok());
+  auto j = nlohmann::json::parse(*body);
+  EXPECT_EQ(j["prompt"], nlohmann::json::array({101, 102}));
+  EXPECT_EQ(j["max_tokens"], 16);
+  EXPECT_EQ(j["stream"], true);
+  EXPECT_EQ(j["stream_options"]["include_usage"], true);
+  EXPECT_EQ(j["stream_options"]["continuous_usage_stats"], true);
+  EXPECT_EQ(j["ignore_eos"], true);
+}
+
+TEST(OpenAiTest, ChatBodyNeedsTextAndExtraBodyWins) {
+  BodyOptions o;
+  o.dialect = Dialect::kChat;
+  o.model = "m";
+  o.usage = UsageMode::kFinal;
+  o.ignore_eos = false;
+  o.extra_body = R"({"temperature": 0.7, "top_p": 0.9})";
+  auto body = BuildBody(o, {}, "hello", 8);
+  ASSERT_TRUE(body.ok());
+  auto j = nlohmann::json::parse(*body);
+  EXPECT_EQ(j["messages"][0]["content"], "hello");
+  EXPECT_EQ(j["max_completion_tokens"], 8);
+  EXPECT_EQ(j["temperature"], 0.7);
+  EXPECT_FALSE(j["stream_options"].contains("continuous_usage_stats"));
+  EXPECT_FALSE(j.contains("ignore_eos"));
+  const int32_t ids[] = {1};
+  EXPECT_FALSE(BuildBody(o, ids, "", 8).ok());
+  EXPECT_FALSE(ValidateExtraBody("[1]").ok());
+  EXPECT_NE(ValidateExtraBody("{").message().find("--extra-body"), std::string::npos);
+  EXPECT_FALSE(DialectForEndpoint("/generate").ok());
+}
+
+TEST(OpenAiTest, CompletionsChunks) {
+  Chunk c = Parse(R"({"id":"x","model":"llama","choices":[{"index":0,"text":" hi","finish_reason":null}],
+                     "usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}})");
+  EXPECT_TRUE(c.content);
+  EXPECT_FALSE(c.finish);
+  EXPECT_TRUE(c.has_usage);
+  EXPECT_EQ(c.prompt_tokens, 5);
+  EXPECT_EQ(c.completion_tokens, 3);
+  EXPECT_EQ(c.model, "llama");
+  EXPECT_FALSE(Parse(R"({"choices":[{"text":"","finish_reason":"length"}]})").content);
+  EXPECT_TRUE(Parse(R"({"choices":[{"text":"","finish_reason":"length"}]})").finish);
+  Chunk usage_only = Parse(R"({"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9}})");
+  EXPECT_FALSE(usage_only.content);
+  EXPECT_EQ(usage_only.completion_tokens, 9);
+}
+
+TEST(OpenAiTest, ChatRoleOnlyAndEmptyDeltasAreNotTokens) {
+  EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"role":"assistant"}}]})", Dialect::kChat).content);
+  EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"role":"assistant","content":""}}]})", Dialect::kChat).content);
+  EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"content":null}}]})", Dialect::kChat).content);
+  EXPECT_TRUE(Parse(R"({"choices":[{"delta":{"content":"Hi"}}]})", Dialect::kChat).content);
+  EXPECT_TRUE(Parse(R"({"choices":[{"delta":{"reasoning_content":"hm"}}]})", Dialect::kChat).content);
+  // A completions reader ignores chat fields and vice versa.
+  EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"content":"Hi"}}]})").content);
+}
+
+TEST(OpenAiTest, ErrorsAndMalformedJson) {
+  Chunk e = Parse(R"({"error":{"message":"boom","code":500}})");
+  EXPECT_TRUE(e.error);
+  EXPECT_NE(e.error_message.find("boom"), std::string::npos);
+  Chunk v = Parse(R"({"object":"error","message":"bad","code":400})");
+  EXPECT_TRUE(v.error);
+  EXPECT_EQ(v.error_message, "bad");
+  bool ok = true;
+  Parse(R"({"choices":[{"text":"a")", Dialect::kCompletions, &ok);
+  EXPECT_FALSE(ok);
+  Parse(R"({"choices":[]} trailing)", Dialect::kCompletions, &ok);
+  EXPECT_FALSE(ok);
+  Parse("not json", Dialect::kCompletions, &ok);
+  EXPECT_FALSE(ok);
+}
+
+}  // namespace
+}  // namespace frontier::client
