@@ -1,0 +1,92 @@
+// config.h: a simulated deployment, resolved from names into catalog entries
+// and checked once (memory fit, parallelism), for `frontier simulate`,
+// `frontier serve` and sweeps alike.
+//
+//   SimSpec spec{.model = "llama-3.1-70b", .hardware = "h200", .tp = 8};
+//   spec.precision = "fp8";
+//   Result<SimConfig> config = ResolveSimConfig(spec);
+//
+// Parallelism: gpus = tp x dp. Attention and dense layers are split tp ways
+// and replicated dp ways (each DP rank serves its own share of the batch; the
+// simulator assumes the ranks are evenly loaded). MoE experts are split tp
+// ways inside each DP rank when ep = 1; with ep > 1 (ep must equal tp x dp,
+// as in vLLM's expert parallelism) every GPU holds experts/ep whole experts
+// and tokens travel to them by all-to-all.
+//
+// Thread safety: values; ResolveSimConfig reads the catalog files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "sim/hardware.h"
+#include "sim/model.h"
+#include "sim/precision.h"
+#include "sim/stack.h"
+
+namespace frontier::sim {
+
+// What the user asked for, by name. Unset optionals take the documented default.
+struct SimSpec {
+  std::string model = "llama-3.1-8b";   // catalog name or path to a config.json
+  std::string hardware = "h100-sxm";    // catalog name or alias
+  int gpus = 0;                         // 0: tp x dp
+  int tp = 1;
+  int ep = 1;                           // 1: no expert parallelism
+  int dp = 0;                           // 0: gpus / tp (1 when gpus is 0)
+  std::optional<std::string> precision;     // weights: default the model's native formats
+  std::optional<std::string> kv_precision;  // default: fp8 if weights are fp8/fp4, else bf16
+  std::optional<std::string> stack;         // default: the hardware vendor's default stack
+  std::optional<int> max_num_seqs;          // per DP rank; default from the stack
+  std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack
+  std::optional<double> gpu_memory_utilization;  // default from the stack
+  int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)
+  std::optional<double> acceptance;     // mean tokens emitted per verify step, in [1, k+1];
+                                        // default 1 + 0.7 k
+  std::string data_dir;                 // empty: DefaultDataDir()
+};
+
+// Per-GPU memory, bytes, and what is left for the KV cache.
+struct MemoryPlan {
+  double budget = 0;            // HBM x gpu_memory_utilization
+  double weights = 0;
+  double activations = 0;       // peak activations of a max_num_batched_tokens step (estimate)
+  double runtime_reserve = 0;   // from the stack
+  double kv = 0;                // budget - the above
+  double kv_bytes_per_token = 0;        // all layers, on one GPU of a DP rank
+  int64_t kv_capacity_tokens = 0;       // whole deployment (all DP ranks), full-attention layers
+};
+
+struct SimConfig {
+  ModelSpec model;
+  Hardware hardware;
+  Stack stack;
+  int gpus = 1, tp = 1, ep = 1, dp = 1;
+  Precision precision = Precision::kBf16;         // non-expert linear layers
+  Precision expert_precision = Precision::kBf16;  // routed and shared experts
+  Precision kv_precision = Precision::kBf16;
+  int max_num_seqs = 256;             // per DP rank
+  int max_num_batched_tokens = 8192;  // per DP rank
+  int block_size = 16;                // KV-cache page, tokens
+  int spec_tokens = 0;
+  double acceptance = 1.0;
+  MemoryPlan memory;
+
+  // Settings as resolved, for a result's effective_settings.
+  std::map<std::string, std::string> EffectiveSettings() const;
+};
+
+// Resolves names and defaults, checks parallelism and memory fit.
+// Errors: NotFound for an unknown model / hardware / stack (listing the known
+// ones); InvalidArgument naming the flag for impossible parallelism (--tp not
+// dividing the KV heads, --ep above the expert count, ...); FailedPrecondition
+// when the weights do not fit, saying by how many GB.
+Result<SimConfig> ResolveSimConfig(const SimSpec& spec);
+
+// Memory plan of an already-resolved config (exposed for tests and --explain).
+MemoryPlan PlanMemory(const SimConfig& config);
+
+}  // namespace frontier::sim

@@ -1,0 +1,72 @@
+#include "sim/internal/json_util.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace frontier::sim::internal {
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
+  return j;
+}
+
+namespace {
+const nlohmann::json* Find(const nlohmann::json& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  if (it->is_object()) {
+    auto v = it->find("value");
+    if (v == it->end() || v->is_null()) return nullptr;
+    return &*v;
+  }
+  return &*it;
+}
+}  // namespace
+
+Result<double> Number(const nlohmann::json& obj, const std::string& key, const std::string& origin) {
+  const nlohmann::json* v = Find(obj, key);
+  if (v == nullptr) return InvalidArgument(origin + ": missing field '" + key + "'");
+  if (!v->is_number())
+    return InvalidArgument(origin + ": field '" + key + "' must be a number, got " + v->dump());
+  return v->get<double>();
+}
+
+Result<double> NumberOr(const nlohmann::json& obj, const std::string& key, double fallback,
+                        const std::string& origin) {
+  if (Find(obj, key) == nullptr) return fallback;
+  return Number(obj, key, origin);
+}
+
+Result<std::string> String(const nlohmann::json& obj, const std::string& key,
+                           const std::string& origin) {
+  const nlohmann::json* v = Find(obj, key);
+  if (v == nullptr) return InvalidArgument(origin + ": missing field '" + key + "'");
+  if (!v->is_string())
+    return InvalidArgument(origin + ": field '" + key + "' must be a string, got " + v->dump());
+  return v->get<std::string>();
+}
+
+std::string StringOr(const nlohmann::json& obj, const std::string& key, const std::string& fallback) {
+  const nlohmann::json* v = Find(obj, key);
+  return (v != nullptr && v->is_string()) ? v->get<std::string>() : fallback;
+}
+
+std::vector<std::string> JsonFilesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".json") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace frontier::sim::internal

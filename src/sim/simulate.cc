@@ -1,0 +1,130 @@
+#include "sim/simulate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/version.h"
+#include "sim/engine.h"
+#include "workload/arrival.h"
+
+namespace frontier::sim {
+
+Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+                           const workload::LoadOptions& load, SimulationStats* stats) {
+  const int64_t n = static_cast<int64_t>(requests.size());
+  if (load.max_concurrency && *load.max_concurrency < 1)
+    return InvalidArgument("--max-concurrency must be at least 1");
+  if (load.warmup < 0 || load.warmup > n)
+    return InvalidArgument("--warmup must be between 0 and the number of requests");
+  workload::ArrivalOptions arrival;
+  arrival.request_rate = load.request_rate;
+  arrival.burstiness = load.burstiness;
+  arrival.seed = load.seed;
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> planned, workload::PlanArrivals(n, arrival));
+
+  const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
+  const Nanos stop_at = load.duration_s ? SecondsToNanos(*load.duration_s) : std::numeric_limits<Nanos>::max();
+
+  RunResult run;
+  run.source = "simulated";
+  run.frontier_version = kVersion;
+  run.host = "frontier simulator";
+  run.model = config.model.name;
+  run.served_model = config.model.name;
+  run.num_gpus = config.gpus;
+  run.effective_settings = config.EffectiveSettings();
+  run.requests.resize(static_cast<size_t>(n));
+
+  Engine engine(config);
+  Engine::Step step;
+  Nanos t = 0;
+  int64_t next = 0, inflight = 0;
+  SimulationStats local;
+  double batch_tokens = 0, running_sum = 0;
+
+  // Sends every request planned by `now` while a slot is free. `sent_at_plan`:
+  // the slot was free when the request's planned time came (it is sent then);
+  // otherwise it waited for a slot that freed at `now`.
+  auto send_due = [&](Nanos now, bool sent_at_plan) {
+    while (next < n && planned[next] <= now && inflight < cap && planned[next] <= stop_at) {
+      const auto& spec = requests[static_cast<size_t>(next)];
+      RequestRecord& r = run.requests[static_cast<size_t>(next)];
+      r.id = spec.id;
+      r.warmup = next < load.warmup;
+      r.prompt_tokens = spec.input_len;
+      r.requested_output_tokens = spec.output_len;
+      r.scheduled_ns = planned[next];
+      r.sent_ns = sent_at_plan ? planned[next] : std::max(planned[next], now);
+      Status s = engine.Add(next, spec.input_len, spec.output_len);
+      if (s.ok()) {
+        r.events.reserve(static_cast<size_t>(spec.output_len));
+        ++inflight;
+      } else {
+        r.ok = false;
+        r.failure = failure::kSimulatorRejected;
+        r.failure_detail = s.message();
+        r.end_ns = r.sent_ns;
+      }
+      ++next;
+    }
+  };
+
+  while (true) {
+    send_due(t, /*sent_at_plan=*/false);
+    if (engine.Idle()) {
+      if (next < n && planned[next] <= stop_at && inflight < cap) {
+        t = std::max(t, planned[next]);
+        continue;
+      }
+      break;
+    }
+    engine.RunStep(&step);
+    t += step.duration_ns;
+    batch_tokens += static_cast<double>(step.shape.tokens());
+    running_sum += static_cast<double>(step.shape.decode_seqs + step.shape.prefill_seqs);
+    if (step.shape.prefill_tokens == 0) {
+      if (step.shape.decode_seqs > local.busiest_decode.decode_seqs) local.busiest_decode = step.shape;
+    } else if (step.shape.decode_seqs > 0) {
+      local.typical_mixed = step.shape;
+    }
+    const EngineStats es = engine.stats();
+    local.peak_kv_usage = std::max(local.peak_kv_usage, es.kv_usage());
+    // Requests that arrived during the step found a free slot then.
+    send_due(t, /*sent_at_plan=*/true);
+    for (const auto& e : step.emissions) {
+      RequestRecord& r = run.requests[static_cast<size_t>(e.id)];
+      r.events.push_back(TokenEvent{t, e.tokens});
+      r.output_tokens += e.tokens;
+      if (e.first) r.first_token_ns = t;
+      if (e.finished) {
+        r.end_ns = t;
+        r.ok = true;
+        r.usage_reported = true;
+        --inflight;
+      }
+    }
+  }
+  run.requests.resize(static_cast<size_t>(next));
+
+  Nanos first = std::numeric_limits<Nanos>::max(), last = 0;
+  for (const auto& r : run.requests) {
+    if (r.warmup) continue;
+    first = std::min(first, r.sent_ns);
+    last = std::max(last, r.end_ns);
+  }
+  run.duration_ns = last > first ? last - first : 0;
+  if (stats != nullptr) {
+    const EngineStats es = engine.stats();
+    local.steps = es.steps;
+    local.preemptions = es.preemptions;
+    if (es.steps > 0) {
+      local.mean_batch_tokens = batch_tokens / es.steps;
+      local.mean_running = running_sum / es.steps;
+    }
+    *stats = local;
+  }
+  return run;
+}
+
+}  // namespace frontier::sim

@@ -1,0 +1,84 @@
+#include "sim/stack.h"
+
+#include <algorithm>
+
+#include "sim/internal/json_util.h"
+
+namespace frontier::sim {
+
+Result<Stack> LoadStackFile(const std::string& path) {
+  using namespace internal;
+  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
+  Stack s;
+  s.file = path;
+  FRONTIER_ASSIGN_OR_RETURN(s.name, String(j, "name", path));
+  FRONTIER_ASSIGN_OR_RETURN(s.vendor, String(j, "vendor", path));
+  s.display_name = StringOr(j, "display_name", s.name);
+  s.calibration = StringOr(j, "calibration", "");
+  if (j.contains("default_for_vendor") && j["default_for_vendor"].is_boolean())
+    s.default_for_vendor = j["default_for_vendor"].get<bool>();
+  if (j.contains("graphs") && j["graphs"].is_boolean()) s.graphs = j["graphs"].get<bool>();
+  struct Field {
+    const char* key;
+    double* out;
+  };
+  const Field fields[] = {
+      {"gemm_flops_fraction", &s.gemm_flops_fraction},
+      {"attention_flops_fraction", &s.attention_flops_fraction},
+      {"hbm_fraction", &s.hbm_fraction},
+      {"link_fraction", &s.link_fraction},
+      {"step_overhead_us", &s.step_overhead_us},
+      {"layer_overhead_us", &s.layer_overhead_us},
+      {"graph_layer_overhead_us", &s.graph_layer_overhead_us},
+      {"allreduce_latency_us", &s.allreduce_latency_us},
+      {"alltoall_latency_us", &s.alltoall_latency_us},
+      {"gpu_memory_utilization", &s.gpu_memory_utilization},
+      {"runtime_reserve_gb", &s.runtime_reserve_gb},
+  };
+  for (const auto& f : fields) {
+    FRONTIER_ASSIGN_OR_RETURN(*f.out, NumberOr(j, f.key, *f.out, path));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberOr(j, "max_num_seqs", s.max_num_seqs, path));
+  FRONTIER_ASSIGN_OR_RETURN(double toks,
+                            NumberOr(j, "max_num_batched_tokens", s.max_num_batched_tokens, path));
+  s.max_num_seqs = static_cast<int>(seqs);
+  s.max_num_batched_tokens = static_cast<int>(toks);
+  for (double frac : {s.gemm_flops_fraction, s.attention_flops_fraction, s.hbm_fraction,
+                      s.link_fraction, s.gpu_memory_utilization}) {
+    if (!(frac > 0 && frac <= 1))
+      return InvalidArgument(path + ": efficiency fractions must be in (0, 1]");
+  }
+  return s;
+}
+
+std::vector<std::string> ListStacks(const std::string& data_dir) {
+  std::vector<std::string> names;
+  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+    auto s = LoadStackFile(f);
+    if (s.ok()) names.push_back(s->name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<Stack> LoadStack(std::string_view name, const std::string& data_dir) {
+  std::string known;
+  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+    FRONTIER_ASSIGN_OR_RETURN(Stack s, LoadStackFile(f));
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  return NotFound("--stack: unknown stack '" + std::string(name) + "'; known: " +
+                  (known.empty() ? "(none under " + data_dir + "/stacks)" : known));
+}
+
+Result<Stack> DefaultStack(std::string_view vendor, const std::string& data_dir) {
+  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+    FRONTIER_ASSIGN_OR_RETURN(Stack s, LoadStackFile(f));
+    if (s.vendor == vendor && s.default_for_vendor) return s;
+  }
+  return NotFound("no default stack for vendor '" + std::string(vendor) + "' under " + data_dir +
+                  "/stacks; pass --stack");
+}
+
+}  // namespace frontier::sim
