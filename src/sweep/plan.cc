@@ -1,0 +1,435 @@
+#include "sweep/plan.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "core/atomic_file.h"
+#include "store/records.h"
+
+namespace frontier::sweep {
+namespace {
+
+// Builds "FILE:LINE: FIELD: message" errors; yaml-cpp marks are 0-based.
+class Checker {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) {}
+
+  Status Error(const YAML::Node& at, const std::string& field, const std::string& msg) const {
+    const int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+    return InvalidArgument(file_ + ":" + std::to_string(line) + ": " + field + ": " + msg);
+  }
+
+  // Rejects keys not in `allowed` (typos would otherwise be silently ignored).
+  Status KnownKeys(const YAML::Node& map, const std::string& field,
+                   const std::set<std::string>& allowed) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        return Error(it->first, Join(field, key), "unknown field; allowed: " + list);
+      }
+    }
+    return Status::Ok();
+  }
+
+  static std::string Join(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+  }
+
+  Status String(const YAML::Node& map, const std::string& parent, const std::string& key,
+                std::string* out, bool required = false) const {
+    const YAML::Node n = map[key];
+    if (!n.IsDefined() || n.IsNull()) {
+      return required ? Error(map, Join(parent, key), "is required") : Status::Ok();
+    }
+    if (!n.IsScalar()) return Error(n, Join(parent, key), "must be a string");
+    *out = n.Scalar();
+    if (required && out->empty()) return Error(n, Join(parent, key), "must not be empty");
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status Number(const YAML::Node& map, const std::string& parent, const std::string& key, T* out,
+                double min, double max, bool required = false) const {
+    const YAML::Node n = map[key];
+    if (!n.IsDefined() || n.IsNull()) {
+      return required ? Error(map, Join(parent, key), "is required") : Status::Ok();
+    }
+    return Value(n, Join(parent, key), out, min, max);
+  }
+
+  template <typename T>
+  Status Value(const YAML::Node& n, const std::string& field, T* out, double min, double max) const {
+    const char* kind = std::is_integral_v<T> ? "an integer" : "a number";
+    T v{};
+    try {
+      if (!n.IsScalar()) throw YAML::BadConversion(n.Mark());
+      v = n.as<T>();
+    } catch (const YAML::Exception&) {
+      return Error(n, field, std::string("must be ") + kind + ", got '" +
+                                 (n.IsScalar() ? n.Scalar() : "a list or map") + "'");
+    }
+    const double d = static_cast<double>(v);
+    if (!std::isfinite(d) || d < min || d > max) {
+      char range[96];
+      std::snprintf(range, sizeof range, "must be in [%g, %g], got %s", min, max, n.Scalar().c_str());
+      return Error(n, field, range);
+    }
+    *out = v;
+    return Status::Ok();
+  }
+
+  Status Bool(const YAML::Node& map, const std::string& parent, const std::string& key,
+              bool* out) const {
+    const YAML::Node n = map[key];
+    if (!n.IsDefined() || n.IsNull()) return Status::Ok();
+    try {
+      *out = n.as<bool>();
+    } catch (const YAML::Exception&) {
+      return Error(n, Join(parent, key), "must be true or false, got '" + n.Scalar() + "'");
+    }
+    return Status::Ok();
+  }
+
+  Status Map(const YAML::Node& n, const std::string& field) const {
+    return n.IsMap() ? Status::Ok() : Error(n, field, "must be a map of fields");
+  }
+
+ private:
+  std::string file_;
+};
+
+Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, SimSettings* s) {
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"model", "tp", "ep", "dp", "precision",
+                                              "kv_precision", "stack", "max_num_seqs",
+                                              "max_num_batched_tokens", "spec_tokens",
+                                              "acceptance"}));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model, true));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "tp", &s->tp, 1, 1024));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "ep", &s->ep, 1, 1024));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "dp", &s->dp, 0, 1024));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "spec_tokens", &s->spec_tokens, 0, 16));
+  for (auto [key, out] : {std::pair{"precision", &s->precision}, {"kv_precision", &s->kv_precision},
+                          {"stack", &s->stack}}) {
+    std::string v;
+    FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &v));
+    if (!v.empty()) *out = v;
+  }
+  for (auto [key, out] : {std::pair{"max_num_seqs", &s->max_num_seqs},
+                          {"max_num_batched_tokens", &s->max_num_batched_tokens}}) {
+    if (n[key].IsDefined()) {
+      int v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &v, 1, 1e9));
+      *out = v;
+    }
+  }
+  if (n["acceptance"].IsDefined()) {
+    double a = 1;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "acceptance", &a, 1, 17));
+    s->acceptance = a;
+  }
+  return Status::Ok();
+}
+
+Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, LaunchSpec* l) {
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"command", "env", "cwd", "health", "timeout_s",
+                                              "stop_timeout_s", "log"}));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "command", &l->command, true));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "cwd", &l->cwd));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "health", &l->health, true));
+  if (l->health.rfind("http://", 0) != 0) {
+    return c.Error(n["health"], f + ".health", "must be an http:// URL, got '" + l->health + "'");
+  }
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "log", &l->log));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "timeout_s", &l->timeout_s, 0.1, 86400));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "stop_timeout_s", &l->stop_timeout_s, 0, 3600));
+  const YAML::Node env = n["env"];
+  if (env.IsDefined() && !env.IsNull()) {
+    FRONTIER_RETURN_IF_ERROR(c.Map(env, f + ".env"));
+    for (auto it = env.begin(); it != env.end(); ++it) {
+      if (!it->second.IsScalar()) {
+        return c.Error(it->second, f + ".env." + it->first.Scalar(), "must be a string");
+      }
+      l->env[it->first.Scalar()] = it->second.Scalar();
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "hardware", "gpus", "sim", "live", "engine",
+                                              "model", "base_url", "endpoint", "launch"}));
+  s->line = n.Mark().line + 1;
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &s->name, true));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "hardware", &s->hardware));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gpus", &s->gpus, 1, 100000));
+  FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "live", &s->live));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "base_url", &s->base_url));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "endpoint", &s->endpoint));
+  if (n["engine"].IsDefined()) {
+    const std::string ef = f + ".engine";
+    FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n["engine"], ef, {"name", "version"}));
+    FRONTIER_RETURN_IF_ERROR(c.String(n["engine"], ef, "name", &s->engine_name, true));
+    FRONTIER_RETURN_IF_ERROR(c.String(n["engine"], ef, "version", &s->engine_version));
+  }
+  if (n["sim"].IsDefined()) {
+    SimSettings sim;
+    FRONTIER_RETURN_IF_ERROR(ParseSim(c, n["sim"], f + ".sim", &sim));
+    s->sim = sim;
+  }
+  if (n["launch"].IsDefined()) {
+    LaunchSpec l;
+    FRONTIER_RETURN_IF_ERROR(ParseLaunch(c, n["launch"], f + ".launch", &l));
+    s->launch = l;
+  }
+  if (s->sim && !s->base_url.empty()) {
+    return c.Error(n["base_url"], f + ".base_url",
+                   "a system is either `sim` (simulated) or `base_url` (a server), not both");
+  }
+  if (!s->sim && s->base_url.empty()) {
+    return c.Error(n, f, "needs `sim: {model: ...}` (simulated) or `base_url` (a server)");
+  }
+  if (s->sim && s->launch) {
+    return c.Error(n["launch"], f + ".launch", "only servers are launched; remove it or `sim`");
+  }
+  if (s->live && !s->sim) return c.Error(n["live"], f + ".live", "applies to `sim` systems only");
+  if (s->sim && s->hardware.empty()) {
+    return c.Error(n, f + ".hardware", "is required for a simulated system (a catalog name, e.g. h200)");
+  }
+  if (!s->base_url.empty() && s->base_url.rfind("http://", 0) != 0 &&
+      s->base_url.rfind("https://", 0) != 0) {
+    return c.Error(n["base_url"], f + ".base_url", "must start with http:// or https://");
+  }
+  if (!s->sim && s->model.empty()) {
+    return c.Error(n, f + ".model", "is required for a server (the model name to request)");
+  }
+  return Status::Ok();
+}
+
+Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f, WorkloadSpec* w) {
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "dataset", "input_len", "output_len",
+                                              "range_ratio", "prefix_len", "path",
+                                              "sharegpt_output_len"}));
+  w->line = n.Mark().line + 1;
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &w->name, true));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "dataset", &w->dataset));
+  if (w->dataset != "random" && w->dataset != "sharegpt" && w->dataset != "jsonl") {
+    return c.Error(n["dataset"], f + ".dataset",
+                   "must be random, sharegpt or jsonl, got '" + w->dataset + "'");
+  }
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "range_ratio", &w->range_ratio, 0, 0.999));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "path", &w->path));
+  if (n["sharegpt_output_len"].IsDefined()) {
+    int32_t v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, 10'000'000));
+    w->sharegpt_output_len = v;
+  }
+  if (w->dataset != "random" && w->path.empty()) {
+    return c.Error(n, f + ".path", "is required for dataset " + w->dataset);
+  }
+  return Status::Ok();
+}
+
+Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
+  const std::string f = "load";
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"concurrency", "request_rate",
+                                              "prompts_per_concurrency", "num_prompts",
+                                              "burstiness", "warmup", "max_concurrency"}));
+  const bool has_c = n["concurrency"].IsDefined(), has_r = n["request_rate"].IsDefined();
+  if (has_c == has_r) {
+    return c.Error(n, f, "give exactly one of `concurrency: [...]` and `request_rate: [...]`");
+  }
+  l->kind = has_c ? "concurrency" : "request_rate";
+  const YAML::Node list = n[l->kind];
+  const std::string lf = f + "." + l->kind;
+  if (!list.IsSequence() || list.size() == 0) return c.Error(list, lf, "must be a non-empty list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string ef = lf + "[" + std::to_string(i) + "]";
+    if (has_c) {
+      int64_t v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1, 1e6));
+      l->values.push_back(static_cast<double>(v));
+    } else {
+      double v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1e-6, 1e9));
+      l->values.push_back(v);
+    }
+    for (size_t j = 0; j + 1 < l->values.size(); ++j)
+      if (l->values[j] == l->values.back()) return c.Error(list[i], ef, "repeats an earlier value");
+  }
+  FRONTIER_RETURN_IF_ERROR(
+      c.Number(n, f, "prompts_per_concurrency", &l->prompts_per_concurrency, 1, 1e7));
+  if (n["num_prompts"].IsDefined()) {
+    int64_t v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "num_prompts", &v, 1, 1e9));
+    l->num_prompts = v;
+  }
+  if (n["max_concurrency"].IsDefined()) {
+    int64_t v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_concurrency", &v, 1, 1e6));
+    l->max_concurrency = v;
+  }
+  if (has_r && !l->num_prompts) {
+    return c.Error(n, f + ".num_prompts", "is required with request_rate");
+  }
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
+  return Status::Ok();
+}
+
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> SystemSpec::Config() const {
+  std::map<std::string, std::string> c = {{"hardware", hardware}, {"gpus", std::to_string(gpus)}};
+  if (sim) {
+    c["kind"] = live ? "simulated-live" : "simulated";
+    c["model"] = sim->model;
+    c["tp"] = std::to_string(sim->tp);
+    c["ep"] = std::to_string(sim->ep);
+    if (sim->dp) c["dp"] = std::to_string(sim->dp);
+    if (sim->precision) c["precision"] = *sim->precision;
+    if (sim->kv_precision) c["kv_precision"] = *sim->kv_precision;
+    if (sim->stack) c["stack"] = *sim->stack;
+    if (sim->spec_tokens) c["spec_tokens"] = std::to_string(sim->spec_tokens);
+  } else {
+    c["kind"] = launch ? "launched" : "server";
+    c["model"] = model;
+    c["base_url"] = base_url;
+    c["endpoint"] = endpoint;
+    if (launch) c["launch"] = launch->command;
+  }
+  if (!engine_name.empty()) c["engine"] = engine_name;
+  if (!engine_version.empty()) c["engine_version"] = engine_version;
+  return c;
+}
+
+Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
+  Checker c(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) return InvalidArgument(file + ":1: the plan must be a map with name, systems, workloads and load");
+  Plan plan;
+  plan.file = file;
+  plan.dir = std::filesystem::path(file).parent_path().string();
+  if (plan.dir.empty()) plan.dir = ".";
+  plan.text = text;
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
+  plan.hash = hash;
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load",
+                                                  "repetitions", "slo", "seed"}));
+  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan.name, true));
+  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan.repetitions, 1, 1000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan.seed, 0, 9.0e15));
+
+  const YAML::Node systems = root["systems"];
+  if (!systems.IsDefined()) return c.Error(root, "systems", "is required (a list of systems)");
+  if (!systems.IsSequence() || systems.size() == 0) {
+    return c.Error(systems, "systems", "must be a non-empty list");
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < systems.size(); ++i) {
+    SystemSpec s;
+    const std::string f = "systems[" + std::to_string(i) + "]";
+    FRONTIER_RETURN_IF_ERROR(ParseSystem(c, systems[i], f, &s));
+    if (!names.insert(s.name).second) {
+      return c.Error(systems[i]["name"], f + ".name", "'" + s.name + "' is used twice");
+    }
+    plan.systems.push_back(std::move(s));
+  }
+  const YAML::Node workloads = root["workloads"];
+  if (!workloads.IsDefined()) return c.Error(root, "workloads", "is required (a list of workloads)");
+  if (!workloads.IsSequence() || workloads.size() == 0) {
+    return c.Error(workloads, "workloads", "must be a non-empty list");
+  }
+  names.clear();
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    WorkloadSpec w;
+    const std::string f = "workloads[" + std::to_string(i) + "]";
+    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, &w));
+    if (!names.insert(w.name).second) {
+      return c.Error(workloads[i]["name"], f + ".name", "'" + w.name + "' is used twice");
+    }
+    plan.workloads.push_back(std::move(w));
+  }
+  if (!root["load"].IsDefined()) return c.Error(root, "load", "is required");
+  FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], &plan.load));
+  if (root["slo"].IsDefined()) {
+    const YAML::Node slo = root["slo"];
+    FRONTIER_RETURN_IF_ERROR(c.Map(slo, "slo"));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(slo, "slo", {"ttft_ms", "tpot_ms", "e2el_ms"}));
+    for (auto [key, out] : {std::pair{"ttft_ms", &plan.slo.ttft_ms}, {"tpot_ms", &plan.slo.tpot_ms},
+                            {"e2el_ms", &plan.slo.e2el_ms}}) {
+      if (slo[key].IsDefined()) {
+        double v = 0;
+        FRONTIER_RETURN_IF_ERROR(c.Number(slo, "slo", key, &v, 1e-6, 1e9));
+        *out = v;
+      }
+    }
+  }
+  return plan;
+}
+
+Result<Plan> LoadPlan(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    return NotFound("plan file " + path + " does not exist (see data/plans/ for examples)");
+  }
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParsePlan(text, path);
+}
+
+std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
+  std::vector<PointSpec> out;
+  for (size_t s = 0; s < plan.systems.size(); ++s) {
+    for (size_t w = 0; w < plan.workloads.size(); ++w) {
+      for (double v : plan.load.values) {
+        for (int rep = 0; rep < plan.repetitions; ++rep) {
+          PointSpec p;
+          p.system = s;
+          p.workload = w;
+          p.load_value = v;
+          p.repetition = rep;
+          p.num_prompts = plan.load.num_prompts
+                              ? *plan.load.num_prompts
+                              : plan.load.prompts_per_concurrency * static_cast<int64_t>(v);
+          // Repetitions draw different prompts (so they sample the workload's
+          // spread); every load point of a repetition uses the same stream.
+          p.seed = plan.seed + static_cast<uint64_t>(rep);
+          p.key = store::PointKey(plan.workloads[w].name, plan.load.kind, v, rep);
+          out.push_back(std::move(p));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace frontier::sweep

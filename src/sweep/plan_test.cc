@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include "sweep/plan.h"
+
+namespace frontier::sweep {
+namespace {
+
+const char* kGood = R"(name: t
+systems:
+  - name: h200-sim
+    hardware: h200
+    gpus: 8
+    sim: {model: llama-3.1-70b, tp: 8, precision: fp8}
+  - name: my-vllm
+    hardware: h100
+    gpus: 1
+    engine: {name: vllm, version: "0.11.0"}
+    model: meta-llama/Llama-3.1-8B-Instruct
+    base_url: http://127.0.0.1:8000
+    launch: {command: "vllm serve x --port 8000", env: {A: "1"}, cwd: ".", health: "http://127.0.0.1:8000/health", timeout_s: 900}
+workloads:
+  - {name: 1k1k, dataset: random, input_len: 1024, output_len: 1024, range_ratio: 0.8}
+load:
+  concurrency: [1, 2, 4]
+  prompts_per_concurrency: 10
+repetitions: 3
+slo: {ttft_ms: 450, tpot_ms: 40}
+)";
+
+// The error for `text` with `from` replaced by `to`.
+std::string ErrorFor(const std::string& from, const std::string& to) {
+  std::string text = kGood;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  auto p = ParsePlan(text, "plans/t.yaml");
+  EXPECT_FALSE(p.ok()) << "accepted: " << to;
+  return p.ok() ? "" : p.status().message();
+}
+
+TEST(Plan, ParsesTheIssueExample) {
+  auto p = ParsePlan(kGood, "plans/t.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->name, "t");
+  EXPECT_EQ(p->dir, "plans");
+  ASSERT_EQ(p->systems.size(), 2u);
+  EXPECT_TRUE(p->systems[0].simulated());
+  EXPECT_EQ(p->systems[0].sim->tp, 8);
+  EXPECT_EQ(*p->systems[0].sim->precision, "fp8");
+  EXPECT_EQ(p->systems[0].line, 3);
+  EXPECT_EQ(p->systems[1].launch->env.at("A"), "1");
+  EXPECT_DOUBLE_EQ(p->systems[1].launch->timeout_s, 900);
+  EXPECT_EQ(p->systems[1].engine_version, "0.11.0");
+  EXPECT_EQ(p->workloads[0].input_len, 1024);
+  EXPECT_DOUBLE_EQ(p->workloads[0].range_ratio, 0.8);
+  EXPECT_EQ(p->load.values, (std::vector<double>{1, 2, 4}));
+  EXPECT_EQ(p->repetitions, 3);
+  EXPECT_DOUBLE_EQ(*p->slo.tpot_ms, 40);
+  EXPECT_EQ(p->hash.size(), 16u);
+
+  auto m = ExpandMatrix(*p);
+  ASSERT_EQ(m.size(), 2u * 1 * 3 * 3);
+  EXPECT_EQ(m[0].key, "1k1k|concurrency=1|rep=0");
+  EXPECT_EQ(m[4].key, "1k1k|concurrency=2|rep=1");
+  EXPECT_EQ(m[4].num_prompts, 20);
+  EXPECT_NE(m[0].seed, m[1].seed);  // repetitions draw different prompts
+}
+
+TEST(Plan, ErrorsNameFileLineAndField) {
+  EXPECT_EQ(ErrorFor("    gpus: 1\n", "    gpus: one\n"),
+            "plans/t.yaml:9: systems[1].gpus: must be an integer, got 'one'");
+  EXPECT_EQ(ErrorFor("tp: 8,", "tp: 0,"),
+            "plans/t.yaml:6: systems[0].sim.tp: must be in [1, 1024], got 0");
+  EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout: 900"),
+            "plans/t.yaml:13: systems[1].launch.timeout: unknown field; allowed: command, cwd, "
+            "env, health, log, stop_timeout_s, timeout_s");
+  EXPECT_EQ(ErrorFor("dataset: random", "dataset: randm"),
+            "plans/t.yaml:15: workloads[0].dataset: must be random, sharegpt or jsonl, got 'randm'");
+  EXPECT_EQ(ErrorFor("[1, 2, 4]", "[1, 2, -4]"),
+            "plans/t.yaml:17: load.concurrency[2]: must be in [1, 1e+06], got -4");
+  EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 0"),
+            "plans/t.yaml:19: repetitions: must be in [1, 1000], got 0");
+  EXPECT_EQ(ErrorFor("  - name: my-vllm", "  - name: h200-sim"),
+            "plans/t.yaml:7: systems[1].name: 'h200-sim' is used twice");
+  EXPECT_EQ(ErrorFor("    base_url: http://127.0.0.1:8000\n", ""),
+            "plans/t.yaml:7: systems[1]: needs `sim: {model: ...}` (simulated) or `base_url` (a "
+            "server)");
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  request_rate: [1]\n"),
+            "plans/t.yaml:17: load: give exactly one of `concurrency: [...]` and `request_rate: "
+            "[...]`");
+  EXPECT_EQ(ErrorFor("slo: {ttft_ms: 450", "slo: {ttft: 450"),
+            "plans/t.yaml:20: slo.ttft: unknown field; allowed: e2el_ms, tpot_ms, ttft_ms");
+  EXPECT_EQ(ErrorFor("name: t\n", ""), "plans/t.yaml:1: name: is required");
+  EXPECT_EQ(ErrorFor("health: \"http", "health: \"ftp"),
+            "plans/t.yaml:13: systems[1].launch.health: must be an http:// URL, got "
+            "'ftp://127.0.0.1:8000/health'");
+  // Broken YAML names the line too.
+  auto bad = ParsePlan("name: x\nsystems: [\n", "p.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("p.yaml:", 0), 0u);
+  EXPECT_NE(bad.status().message().find("not valid YAML"), std::string::npos);
+}
+
+TEST(Plan, MissingFileIsNotFound) {
+  auto p = LoadPlan("/nonexistent/plan.yaml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace frontier::sweep

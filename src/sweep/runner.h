@@ -1,0 +1,86 @@
+// runner.h: runs a plan's matrix into the store.
+//
+// For each system: find (with resume) or create its run, skip the points the
+// store already has, start a session (simulator, or a server frontier
+// launches or reaches), run each missing point, and write it to the store as
+// soon as it is measured (one transaction per point). A point whose run
+// fails (an error, or no request completed) is tried once more; when the
+// retry fails too, or the session cannot start, the system is recorded as
+// broken (its run's status) and the sweep carries on with the next system.
+// Progress covers the whole sweep: points done / total and an ETA from the
+// points run so far.
+//
+// Resume: a point is identified by (plan name, plan hash, system, point key),
+// so `--resume` after a crash or SIGKILL runs exactly the points that are not
+// stored; a point is stored whole or not at all, never twice.
+//
+// The seam: a Session runs points of one system. The real sessions
+// (simulator, HTTP server, launched server) live in sessions.h; tests pass a
+// fake factory.
+//
+// Thread safety: RunSweep runs on the calling thread; `stop` may be set from
+// a signal handler.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/run_result.h"
+#include "core/status.h"
+#include "store/store.h"
+#include "sweep/plan.h"
+
+namespace frontier::sweep {
+
+// Runs points of one system. Destroying it stops whatever it started.
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Runs one point; an error or a result without a completed request is a failed attempt.
+  virtual Result<RunResult> RunPoint(const PointSpec& point) = 0;
+};
+
+// Starts a session for `system` (launching and health-waiting a server if needed).
+using SessionFactory =
+    std::function<Result<std::unique_ptr<Session>>(const Plan& plan, const SystemSpec& system)>;
+
+struct SweepProgress {
+  int64_t done = 0;           // stored (now or before) or given up
+  int64_t total = 0;          // points in the matrix
+  int64_t ran = 0;            // points run in this invocation
+  int64_t skipped = 0;        // already in the store
+  int64_t failed = 0;         // given up (broken systems' points included)
+  double elapsed_s = 0;
+  double eta_s = -1;          // -1 until a point has been run
+  std::string system;         // current
+  std::string point;          // current point key
+  std::string event;          // "start", "done", "retry", "failed", "broken", "skip"
+  std::string detail;         // error message for retry/failed/broken
+};
+
+struct SweepOptions {
+  bool resume = false;
+  int max_attempts = 2;                          // first try + one retry
+  const Clock* clock = &SteadyClock::Get();
+  std::function<void(const SweepProgress&)> on_progress;
+  const std::atomic<bool>* stop = nullptr;       // checked between points
+  std::map<std::string, std::string> provenance; // command line, host, version ...
+  std::vector<double> percentiles = {50, 90, 95, 99, 99.9};
+};
+
+struct SweepOutcome {
+  int64_t total = 0, ran = 0, skipped = 0, failed = 0;
+  std::vector<std::string> broken;               // "system: reason"
+  std::vector<int64_t> run_ids;                  // one per system, in plan order
+  bool interrupted = false;
+};
+
+Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
+                              const SweepOptions& options);
+
+}  // namespace frontier::sweep

@@ -1,0 +1,191 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "store/sqlite_store.h"
+#include "sweep/runner.h"
+
+namespace frontier::sweep {
+namespace {
+
+const char* kPlan = R"(name: fake
+systems:
+  - {name: a, hardware: h200, gpus: 2, sim: {model: m}}
+  - {name: b, hardware: h200, gpus: 1, sim: {model: m}}
+workloads:
+  - {name: w, input_len: 10, output_len: 5}
+load:
+  concurrency: [1, 2, 4]
+  prompts_per_concurrency: 2
+repetitions: 2
+)";
+
+// A run of `n` requests, each 10 in + 5 out tokens, 1 ms per token.
+RunResult FakeRun(int64_t n) {
+  RunResult r;
+  r.source = "simulated";
+  for (int64_t i = 0; i < n; ++i) {
+    RequestRecord q;
+    q.id = i;
+    q.ok = true;
+    q.prompt_tokens = 10;
+    q.output_tokens = 5;
+    q.sent_ns = 0;
+    q.first_token_ns = 1'000'000;
+    for (int k = 1; k <= 5; ++k) q.events.push_back({k * 1'000'000, 1});
+    q.end_ns = 5'000'000;
+    r.requests.push_back(q);
+  }
+  return r;
+}
+
+// Scripted session: fails the points named in `fail` as many times as given.
+struct Script {
+  std::map<std::string, int> fail;   // "system|key" -> failures left
+  std::set<std::string> start_fails; // systems whose session cannot start
+  std::vector<std::string> calls;
+  int64_t stop_after = -1;           // set *stop after this many calls
+  std::atomic<bool>* stop = nullptr;
+};
+
+class FakeSession final : public Session {
+ public:
+  FakeSession(Script* s, std::string system) : s_(s), system_(std::move(system)) {}
+  Result<RunResult> RunPoint(const PointSpec& p) override {
+    s_->calls.push_back(system_ + "|" + p.key);
+    if (s_->stop && static_cast<int64_t>(s_->calls.size()) == s_->stop_after) s_->stop->store(true);
+    auto it = s_->fail.find(system_ + "|" + p.key);
+    if (it != s_->fail.end() && it->second > 0) {
+      --it->second;
+      return Unavailable("scripted failure");
+    }
+    return FakeRun(p.num_prompts);
+  }
+
+ private:
+  Script* s_;
+  std::string system_;
+};
+
+SessionFactory Factory(Script* s) {
+  return [s](const Plan&, const SystemSpec& sys) -> Result<std::unique_ptr<Session>> {
+    if (s->start_fails.count(sys.name)) return Unavailable("health check timed out");
+    return std::unique_ptr<Session>(std::make_unique<FakeSession>(s, sys.name));
+  };
+}
+
+std::unique_ptr<store::Store> FreshStore(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("frontier_runner_" + name + "_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(p);
+  return std::move(store::OpenStore(p.string()).value());
+}
+
+TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto store = FreshStore("all");
+  Script script;
+  std::vector<SweepProgress> seen;
+  FakeClock clock(0);
+  SweepOptions o;
+  o.clock = &clock;
+  o.on_progress = [&](const SweepProgress& p) {
+    seen.push_back(p);
+    clock.Advance(kNanosPerSecond);
+  };
+  auto out = RunSweep(*plan, *store, Factory(&script), o);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->total, 12);
+  EXPECT_EQ(out->ran, 12);
+  EXPECT_EQ(script.calls.size(), 12u);
+  auto points = store->ListPoints(0);
+  ASSERT_EQ(points->size(), 12u);
+  // Per-GPU throughput uses the system's GPUs: 4 requests x 15 tokens over 5 ms on 2 GPUs.
+  const auto& p = (*points)[2];  // a, concurrency 2, rep 0
+  EXPECT_EQ(p.key, "w|concurrency=2|rep=0");
+  EXPECT_EQ(p.metrics.completed, 4);
+  EXPECT_NEAR(p.metrics.total_tput_per_gpu, 60 / 0.005 / 2, 1e-6);
+  EXPECT_EQ(p.source, "simulated");
+  EXPECT_EQ(store->ListRequests(p.id)->size(), 4u);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back().done, 12);
+  EXPECT_EQ(seen.back().total, 12);
+  EXPECT_EQ(seen.back().eta_s, 0);
+}
+
+TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  auto store = FreshStore("retry");
+  Script script;
+  script.fail["a|w|concurrency=1|rep=1"] = 1;  // fails once: the retry succeeds
+  script.fail["a|w|concurrency=2|rep=0"] = 2;  // fails twice: a is broken
+  auto out = RunSweep(*plan, *store, Factory(&script), {});
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->broken.size(), 1u);
+  EXPECT_NE(out->broken[0].find("a: point w|concurrency=2|rep=0 failed twice"), std::string::npos);
+  EXPECT_EQ(out->ran, 2 + 6);   // a: two points before the break; b: all six
+  EXPECT_EQ(out->failed, 4);    // a's remaining four points
+  auto runs = store->ListRuns();
+  EXPECT_EQ((*runs)[0].status.rfind("broken: ", 0), 0u);
+  EXPECT_EQ((*runs)[1].status, "ok");
+  auto pts = store->ListPoints((*runs)[0].id);
+  ASSERT_EQ(pts->size(), 2u);
+  EXPECT_EQ((*pts)[1].attempts, 2);
+}
+
+TEST(Runner, ASessionThatCannotStartBreaksOnlyItsSystem) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  auto store = FreshStore("start");
+  Script script;
+  script.start_fails = {"a"};
+  auto out = RunSweep(*plan, *store, Factory(&script), {});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->failed, 6);
+  EXPECT_EQ(out->ran, 6);
+  EXPECT_EQ(out->broken, (std::vector<std::string>{"a: health check timed out"}));
+}
+
+TEST(Runner, ResumeRunsOnlyMissingPointsAndNeverDuplicates) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  auto store = FreshStore("resume");
+  std::atomic<bool> stop{false};
+  Script first;
+  first.stop = &stop;
+  first.stop_after = 5;
+  SweepOptions o;
+  o.stop = &stop;
+  auto out = RunSweep(*plan, *store, Factory(&first), o);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->interrupted);
+  EXPECT_EQ(store->ListPoints(0)->size(), 5u);
+
+  Script second;
+  SweepOptions r;
+  r.resume = true;
+  auto again = RunSweep(*plan, *store, Factory(&second), r);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->skipped, 5);
+  EXPECT_EQ(again->ran, 7);
+  EXPECT_EQ(second.calls.size(), 7u);
+  for (const auto& c : second.calls)
+    for (const auto& f : first.calls) EXPECT_NE(c, f) << "re-ran " << c;
+  auto points = store->ListPoints(0);
+  ASSERT_EQ(points->size(), 12u);
+  std::set<std::pair<int64_t, std::string>> keys;
+  for (const auto& p : *points) EXPECT_TRUE(keys.insert({p.run_id, p.key}).second);
+  EXPECT_EQ(store->ListRuns()->size(), 2u);  // the same two runs, resumed
+
+  // A third resume has nothing to do; a changed plan is a new sweep.
+  Script third;
+  auto none = RunSweep(*plan, *store, Factory(&third), r);
+  EXPECT_EQ(none->ran, 0);
+  EXPECT_TRUE(third.calls.empty());
+  auto changed = ParsePlan(std::string(kPlan) + "seed: 7\n", "fake.yaml");
+  auto fresh = RunSweep(*changed, *store, Factory(&third), r);
+  EXPECT_EQ(fresh->ran, 12);
+}
+
+}  // namespace
+}  // namespace frontier::sweep

@@ -1,0 +1,47 @@
+// sessions.h: the real Sessions a sweep runs points on.
+//
+//   * SimSession: the built-in simulator in virtual time (sim/simulate.h).
+//     Points are deterministic functions of (system, workload, load, seed);
+//     a sweep over 1..256 concurrency takes seconds, not hours.
+//   * Servers (`base_url`, optionally `launch`) and `live: true` simulated
+//     systems are measured over HTTP with the load generator; see
+//     DefaultSessionFactory for which of those this build supports.
+//
+// Workloads are built by workload::LoadDataset from the plan's workload
+// entry, with num_prompts = the point's count plus the plan's warm-up, and
+// the point's seed.
+//
+// Thread safety: one thread per session.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sweep/plan.h"
+#include "sweep/runner.h"
+#include "workload/load.h"
+#include "workload/request_spec.h"
+
+namespace frontier::sweep {
+
+// The requests of one point.
+Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const PointSpec& point);
+
+// The load options of one point.
+workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point);
+
+// A session on the simulator; NotFound / InvalidArgument / FailedPrecondition
+// from the simulator's catalog when the system cannot be built (unknown
+// model, does not fit, ...).
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system);
+
+struct SessionOptions {
+  std::string log_dir = "frontier.logs";   // launched servers' logs: <log_dir>/<system>.log
+};
+
+// Picks the session for each system: simulated, server, or launched server.
+SessionFactory DefaultSessionFactory(const SessionOptions& options);
+
+}  // namespace frontier::sweep
