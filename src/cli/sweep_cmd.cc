@@ -1,0 +1,96 @@
+// `frontier sweep PLAN.yaml`: runs a plan's matrix into the results store.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/command.h"
+#include "core/version.h"
+#include "store/store.h"
+#include "sweep/plan.h"
+#include "sweep/runner.h"
+#include "sweep/sessions.h"
+
+namespace frontier::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSigint(int) { g_stop.store(true); }
+
+std::string Duration(double s) {
+  char b[32];
+  if (s < 0) return "?";
+  if (s < 60) {
+    std::snprintf(b, sizeof b, "%.1fs", s);
+  } else {
+    std::snprintf(b, sizeof b, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  }
+  return b;
+}
+
+int RunSweepCmd(int argc, char** argv) {
+  CLI::App app("Run a sweep plan (systems x workloads x load points x repetitions) into the "
+               "results store",
+               "sweep");
+  std::string plan_path, db = "frontier.db";
+  bool resume = false, quiet = false;
+  app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
+  app.add_option("--db", db, "Results database (SQLite file)")->capture_default_str();
+  app.add_flag("--resume", resume,
+               "Continue the latest sweep of this plan in --db: run only the points not stored");
+  app.add_flag("-q,--quiet", quiet, "Print only the summary, not each point");
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+
+  Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
+  if (!plan.ok()) return Fail("sweep", plan.status());
+  Result<std::unique_ptr<store::Store>> st = store::OpenStore(db);
+  if (!st.ok()) return Fail("sweep", st.status());
+
+  sweep::SweepOptions o;
+  o.resume = resume;
+  o.stop = &g_stop;
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  o.provenance = {{"frontier_version", kVersion},
+                  {"command_line", CommandLine(argc - 1, argv + 1)},
+                  {"host", host},
+                  {"started_utc", UtcTimestampNow()}};
+  o.on_progress = [&](const sweep::SweepProgress& p) {
+    const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip";
+    if (quiet && !always) return;
+    char line[512];
+    std::snprintf(line, sizeof line, "[%4lld/%lld] %-16s %-34s %-6s elapsed %s  ETA %s",
+                  static_cast<long long>(p.done), static_cast<long long>(p.total),
+                  p.system.c_str(), p.point.c_str(), p.event.c_str(), Duration(p.elapsed_s).c_str(),
+                  Duration(p.eta_s).c_str());
+    std::cerr << line;
+    if (!p.detail.empty()) std::cerr << "  " << p.detail;
+    std::cerr << "\n";
+  };
+  sweep::SessionOptions so;
+  so.log_dir = db + ".logs";
+  std::signal(SIGINT, OnSigint);
+  Result<sweep::SweepOutcome> out =
+      sweep::RunSweep(*plan, **st, sweep::DefaultSessionFactory(so), o);
+  std::signal(SIGINT, SIG_DFL);
+  if (!out.ok()) return Fail("sweep", out.status());
+  std::cout << "sweep " << plan->name << ": " << out->ran << " points run, " << out->skipped
+            << " already stored, " << out->failed << " failed, of " << out->total << " into " << db
+            << "\n";
+  for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
+  if (out->interrupted) {
+    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db " << db
+              << " --resume` continues\n";
+    return 130;
+  }
+  return out->broken.empty() ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+FRONTIER_REGISTER_COMMAND(sweep, "Run a sweep plan into the results database",
+                          frontier::cli::RunSweepCmd);
