@@ -1,0 +1,112 @@
+// stream_client.h: an event-driven HTTP(S) client for OpenAI-compatible
+// streaming endpoints. One thread carries thousands of concurrent streams.
+//
+// Design: libcurl's multi-socket interface (curl_multi_socket_action) driven
+// by this class's own epoll loop. libcurl does HTTP/1.1, TLS, redirects of
+// nothing, connection reuse and name resolution; the loop decides when to
+// read. When epoll_wait returns, ONE monotonic timestamp is taken before any
+// call into libcurl, and every SSE event completed by the reads of that
+// wake-up is stamped with it (so parsing and bookkeeping never inflate a
+// latency). A timerfd wakes the loop at the caller's deadline with sub-
+// millisecond precision (epoll_wait's own timeout is whole milliseconds).
+//
+// Per request: POST the body (openai.h), stream the response through the SSE
+// framer (sse.h) and the chunk reader; count token-bearing events; read token
+// counts from `usage` when the server sends it. Every request ends exactly
+// once, ok or with a failure:: code (core/run_result.h) and a detail:
+//   connection refused -> connect; name not resolved -> dns; TLS -> tls;
+//   HTTP >= 400 -> http_status (429 -> http_429) with the body kept;
+//   no connection within connect_timeout -> timeout_connect; no first token
+//   within first_token_timeout -> timeout_first_token; not finished within
+//   total_timeout -> timeout_total; bad SSE framing or JSON, or an error
+//   object in the stream -> malformed_stream; the connection ended before
+//   [DONE] (or a finish_reason) -> closed_mid_stream; finished without a
+//   token-bearing event -> zero_tokens.
+//
+// Thread safety: not thread-safe; one StreamClient per thread. Times are
+// SteadyClock::MonotonicNow() readings.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/openai.h"
+#include "core/clock.h"
+#include "core/run_result.h"
+#include "core/status.h"
+
+namespace frontier::client {
+
+struct ClientOptions {
+  std::string base_url = "http://127.0.0.1:8000";  // scheme://host:port[/prefix]
+  std::string endpoint = "/v1/completions";
+  std::string model;                               // sent as "model"
+  std::string api_key;                             // "Authorization: Bearer <key>" when set
+  std::vector<std::string> headers;                // extra "Name: value" lines
+  std::string extra_body;                          // JSON object merged into each body
+  UsageMode usage = UsageMode::kContinuous;
+  bool ignore_eos = true;
+  bool insecure = false;                           // https: skip certificate checks
+  Nanos connect_timeout = 10 * kNanosPerSecond;
+  Nanos first_token_timeout = 0;                   // 0: none (the total timeout still applies)
+  Nanos total_timeout = 600 * kNanosPerSecond;     // 0: none
+  size_t max_error_body = 4096;                    // bytes of an error response kept
+  bool send_request_id = true;                     // "X-Request-Id: frontier-<id>"
+};
+
+// One request to send. The views must stay valid during Start() only.
+struct StreamRequest {
+  int64_t id = 0;
+  std::span<const int32_t> prompt_token_ids;  // used when non-empty
+  std::string_view prompt_text;
+  int32_t max_tokens = 16;
+};
+
+class StreamClient {
+ public:
+  using OnDone = std::function<void(RequestRecord&&)>;
+
+  // Validates the options (base URL scheme, endpoint, extra body, header
+  // syntax) and sets up libcurl and epoll; raises RLIMIT_NOFILE's soft limit
+  // to the hard limit. InvalidArgument names the flag.
+  static Result<std::unique_ptr<StreamClient>> Create(const ClientOptions& options);
+  ~StreamClient();
+  StreamClient(const StreamClient&) = delete;
+  StreamClient& operator=(const StreamClient&) = delete;
+
+  // Queues a request; sent_ns is taken now. The transfer starts at the next
+  // Poll. A request that cannot even be built ends at the next Poll as failed
+  // (other). Never blocks.
+  void Start(const StreamRequest& request);
+
+  // Runs the event loop until `deadline` (absolute monotonic ns) or until at
+  // least one request ended; ended requests go to `done` before it returns.
+  void Poll(Nanos deadline, const OnDone& done);
+
+  // Ends every request in flight with failure `reason`, each handed to `done`.
+  void AbortAll(const char* reason, const OnDone& done);
+
+  size_t InFlight() const;
+  // The "model" the server named in its stream ("" until one did).
+  const std::string& served_model() const;
+  // Wake-ups of the loop and SSE events handled so far (for the capacity bench).
+  int64_t wakeups() const;
+  int64_t events() const;
+
+ private:
+  struct Impl;
+  explicit StreamClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The failure code for a finished libcurl transfer (exposed for tests of the
+// cases a local test cannot provoke, such as DNS). `connected` says whether a
+// connection was established.
+const char* FailureForCurlCode(int curl_code, bool connected);
+
+}  // namespace frontier::client

@@ -1,0 +1,73 @@
+#include "loadgen/benchmark.h"
+
+#include <unistd.h>
+
+#include "core/version.h"
+#include "loadgen/http_target.h"
+#include "metrics/result_json.h"
+
+namespace frontier::loadgen {
+namespace {
+
+// Writes each ended request to the JSONL file, then forwards to the caller's observer.
+class RecordingObserver final : public Observer {
+ public:
+  RecordingObserver(metrics::RequestJsonlWriter* writer, Observer* next) : writer_(writer), next_(next) {}
+  void OnProgress(const Progress& p) override {
+    if (next_) next_->OnProgress(p);
+  }
+  void OnRequest(const RequestRecord& r) override {
+    if (writer_ && writer_->is_open() && status_.ok()) status_ = writer_->Write(r);
+    if (next_) next_->OnRequest(r);
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  metrics::RequestJsonlWriter* writer_;
+  Observer* next_;
+  Status status_;
+};
+
+}  // namespace
+
+std::string HostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "";
+  return buf;
+}
+
+Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workload::RequestSpec>& specs,
+                                  const workload::LoadOptions& load, Observer* observer,
+                                  const std::atomic<bool>* stop) {
+  FRONTIER_ASSIGN_OR_RETURN(auto target, HttpTarget::Create(o.client));
+  metrics::RequestJsonlWriter writer;
+  if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
+  RecordingObserver recording(&writer, observer);
+  const std::string start_time = UtcTimestampNow();
+  RunOptions run_options = o.run;
+  run_options.clock = &SteadyClock::Get();  // the client stamps with the steady clock
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run,
+                            RunLoad(*target, specs, load, run_options, &recording, stop));
+  run.source = "measured";
+  run.frontier_version = kVersion;
+  run.command_line = o.command_line;
+  run.start_time_utc = start_time;
+  run.host = HostName();
+  run.base_url = o.client.base_url;
+  run.endpoint = o.client.endpoint;
+  run.model = o.client.model;
+  run.num_gpus = o.summary.num_gpus;
+  run.requested_settings = o.requested_settings;
+  run.effective_settings = o.effective_settings;
+  BenchOutcome out;
+  out.summary = metrics::Summarize(run, o.summary);
+  out.run = std::move(run);
+  FRONTIER_RETURN_IF_ERROR(recording.status());
+  FRONTIER_RETURN_IF_ERROR(writer.Close());
+  if (!o.result_json.empty())
+    FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(o.result_json, out.run, out.summary, o.summary,
+                                                      &o.extra_result_fields));
+  return out;
+}
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,64 @@
+// benchmark.h: one measured benchmark run end to end, for `frontier bench` and
+// for sweeps that call it without the command line: the HTTP target, the
+// timing core, per-request JSONL records as requests end, the summary, and
+// the result JSON (written atomically, also after an interruption).
+//
+//   BenchOptions o;
+//   o.client.base_url = "http://127.0.0.1:8000";
+//   o.client.model = "meta-llama/Llama-3.1-8B-Instruct";
+//   o.result_json = "point.json";
+//   auto specs = workload::LoadDataset(dataset);
+//   Result<BenchOutcome> r = RunBenchmark(o, *specs, load, &progress, &stop);
+//
+// Thread safety: runs on the calling thread; `stop` may be set from anywhere.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/stream_client.h"
+#include "core/run_result.h"
+#include "core/status.h"
+#include "loadgen/runner.h"
+#include "metrics/summary.h"
+#include "workload/load.h"
+#include "workload/request_spec.h"
+
+namespace frontier::loadgen {
+
+struct BenchOptions {
+  client::ClientOptions client;
+  RunOptions run;                       // its clock must stay the steady clock for HTTP
+  metrics::SummaryOptions summary;
+  std::string result_json;              // "" = not written
+  std::string requests_jsonl;           // "" = not written
+  // Provenance copied into the RunResult.
+  std::string command_line;
+  std::map<std::string, std::string> requested_settings;
+  std::map<std::string, std::string> effective_settings;
+  // Extra top-level fields of the result JSON (vLLM's backend, num_prompts, ...).
+  nlohmann::json extra_result_fields = nlohmann::json::object();
+};
+
+struct BenchOutcome {
+  RunResult run;
+  metrics::Summary summary;
+};
+
+// Runs the benchmark. Fails for bad options (InvalidArgument naming the flag)
+// or when an output file cannot be written (IoError naming it); a request
+// that fails is a result, not an error. On interruption the outcome has
+// run.interrupted = true and the files hold what was measured.
+Result<BenchOutcome> RunBenchmark(const BenchOptions& options,
+                                  const std::vector<workload::RequestSpec>& specs,
+                                  const workload::LoadOptions& load, Observer* observer,
+                                  const std::atomic<bool>* stop);
+
+// The machine's host name, for provenance.
+std::string HostName();
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,50 @@
+// http_target.h: the Target (target.h) that sends requests over HTTP with the
+// streaming client (client/stream_client.h).
+//
+// Thread safety: as Target; one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "client/stream_client.h"
+#include "loadgen/target.h"
+
+namespace frontier::loadgen {
+
+class HttpTarget final : public Target {
+ public:
+  // InvalidArgument naming the flag for bad client options.
+  static Result<std::unique_ptr<HttpTarget>> Create(const client::ClientOptions& options);
+
+  std::string Name() const override { return "http"; }
+  void Issue(int64_t id, const workload::RequestSpec& spec) override {
+    client::StreamRequest r;
+    r.id = id;
+    r.prompt_token_ids = spec.prompt_token_ids;
+    r.prompt_text = spec.prompt_text;
+    r.max_tokens = spec.output_len;
+    client_->Start(r);
+  }
+  void Poll(Nanos deadline, CompletionSink& sink) override {
+    client_->Poll(deadline, [&sink](RequestRecord&& r) { sink.OnComplete(std::move(r)); });
+  }
+  void AbortAll(const char* reason, CompletionSink& sink) override {
+    client_->AbortAll(reason, [&sink](RequestRecord&& r) { sink.OnComplete(std::move(r)); });
+  }
+  size_t InFlight() const override { return client_->InFlight(); }
+  std::string ServedModel() const override { return client_->served_model(); }
+
+  client::StreamClient& client() { return *client_; }
+
+ private:
+  explicit HttpTarget(std::unique_ptr<client::StreamClient> c) : client_(std::move(c)) {}
+  std::unique_ptr<client::StreamClient> client_;
+};
+
+inline Result<std::unique_ptr<HttpTarget>> HttpTarget::Create(const client::ClientOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(auto c, client::StreamClient::Create(options));
+  return std::unique_ptr<HttpTarget>(new HttpTarget(std::move(c)));
+}
+
+}  // namespace frontier::loadgen

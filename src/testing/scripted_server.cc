@@ -1,0 +1,464 @@
+#include "testing/scripted_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <queue>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+namespace frontier::testing {
+
+std::string RequestInfo::Header(const std::string& lower_name) const {
+  for (const auto& [k, v] : headers)
+    if (k == lower_name) return v;
+  return "";
+}
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void AppendChunk(std::string& out, const std::string& payload) {
+  char head[32];
+  std::snprintf(head, sizeof(head), "%zx\r\n", payload.size());
+  out += head;
+  out += payload;
+  out += "\r\n";
+}
+
+}  // namespace
+
+struct ScriptedServer::Loop {
+  struct Conn {
+    int fd = -1;
+    uint64_t gen = 0;
+    std::string in;
+    std::string out;          // bytes not yet accepted by the socket
+    bool streaming = false;   // a response is in progress
+    Script script;
+    ServedRequest served;
+    bool chat = false;
+    int64_t prompt_tokens = 0;
+    int32_t sent_events = 0;
+    int64_t sent_tokens = 0;
+    Nanos next_due = 0;
+  };
+  struct Timer {
+    Nanos due;
+    int fd;
+    uint64_t gen;
+    bool operator>(const Timer& o) const { return due > o.due; }
+  };
+
+  ScriptedServer* server = nullptr;
+  int listen_fd = -1, epfd = -1, timerfd = -1;
+  std::unordered_map<int, Conn> conns;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
+  uint64_t next_gen = 1;
+
+  ~Loop() {
+    for (auto& [fd, c] : conns) ::close(fd);
+    if (listen_fd >= 0) ::close(listen_fd);
+    if (timerfd >= 0) ::close(timerfd);
+    if (epfd >= 0) ::close(epfd);
+  }
+
+  void Watch(int fd, uint32_t events, bool add) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = fd;
+    ::epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+  }
+
+  void Close(Conn& c, bool record) {
+    if (record && c.streaming) server->Record(std::move(c.served));
+    const int fd = c.fd;
+    ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    conns.erase(fd);
+    server->connections_.fetch_sub(1);
+  }
+
+  // Writes as much of c.out as the socket takes; false if the peer is gone.
+  bool Flush(Conn& c) {
+    while (!c.out.empty()) {
+      const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        c.out.erase(0, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        Watch(c.fd, EPOLLIN | EPOLLOUT, false);
+        return true;
+      }
+      return false;
+    }
+    Watch(c.fd, EPOLLIN, false);
+    return true;
+  }
+
+  std::string Sse(const Conn& c, const std::string& data) const {
+    const char* nl = c.script.crlf ? "\r\n" : "\n";
+    return "data: " + data + nl + nl;
+  }
+
+  std::string ChunkJson(const Conn& c, int32_t tokens, bool finish, bool usage) const {
+    nlohmann::json j;
+    j["id"] = "cmpl-scripted";
+    j["object"] = c.chat ? "chat.completion.chunk" : "text_completion";
+    j["created"] = 0;
+    j["model"] = server->options_.model;
+    std::string text;
+    for (int32_t k = 0; k < tokens; ++k) text += " tok";
+    nlohmann::json choice;
+    choice["index"] = 0;
+    if (c.chat) {
+      choice["delta"] = {{"content", text}};
+    } else {
+      choice["text"] = text;
+    }
+    choice["finish_reason"] = finish ? nlohmann::json("length") : nlohmann::json(nullptr);
+    j["choices"] = nlohmann::json::array({choice});
+    if (usage)
+      j["usage"] = {{"prompt_tokens", c.prompt_tokens},
+                    {"completion_tokens", c.sent_tokens},
+                    {"total_tokens", c.prompt_tokens + c.sent_tokens}};
+    return j.dump();
+  }
+
+  void StartResponse(Conn& c, RequestInfo info, Nanos received) {
+    ++server->requests_;
+    c.served = ServedRequest{};
+    c.served.request = std::move(info);
+    c.served.received_ns = received;
+    c.script = server->options_.script(c.served.request);
+    c.chat = c.served.request.path.find("chat") != std::string::npos;
+    c.sent_events = 0;
+    c.sent_tokens = 0;
+    c.prompt_tokens = 0;
+    auto body = nlohmann::json::parse(c.served.request.body, nullptr, false);
+    if (!body.is_discarded() && body.is_object()) {
+      if (body.contains("prompt") && body["prompt"].is_array()) {
+        c.prompt_tokens = static_cast<int64_t>(body["prompt"].size());
+      } else if (body.contains("prompt") && body["prompt"].is_string()) {
+        c.prompt_tokens = static_cast<int64_t>(body["prompt"].get_ref<const std::string&>().size() / 4 + 1);
+      }
+    }
+    const Script& s = c.script;
+    if (s.fault == Fault::kReset) {
+      linger lg{1, 0};
+      ::setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+      Close(c, false);
+      return;
+    }
+    c.streaming = true;
+    if (s.fault == Fault::kHttpError) {
+      const char* reason = s.http_status == 429 ? "Too Many Requests" : "Error";
+      c.out += "HTTP/1.1 " + std::to_string(s.http_status) + " " + reason +
+               "\r\nContent-Type: application/json\r\nContent-Length: " +
+               std::to_string(s.error_body.size()) + "\r\n\r\n" + s.error_body;
+      c.served.completed = true;
+      server->Record(std::move(c.served));
+      c.streaming = false;
+      if (!Flush(c)) Close(c, false);
+      return;
+    }
+    c.out += "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+             "Transfer-Encoding: chunked\r\n\r\n";
+    if (c.chat) {  // role-only first delta: not a token
+      nlohmann::json j = {{"id", "cmpl-scripted"}, {"object", "chat.completion.chunk"},
+                          {"model", server->options_.model},
+                          {"choices", nlohmann::json::array({{{"index", 0}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"finish_reason", nullptr}}})}};
+      AppendChunk(c.out, Sse(c, j.dump()));
+    }
+    if (!Flush(c)) return Close(c, true);
+    c.next_due = received + s.ttft;
+    timers.push({c.next_due, c.fd, c.gen});
+  }
+
+  // The due step of a streaming response.
+  void Step(Conn& c) {
+    const Script& s = c.script;
+    const int32_t content_total = s.fault == Fault::kZeroTokens ? 0 : s.events;
+    std::string payload;
+    std::vector<int32_t> tokens_now;
+    bool ended = false;
+    for (int32_t w = 0; w < std::max(1, s.events_per_write); ++w) {
+      const bool fault_now = s.fault != Fault::kNone && s.fault != Fault::kZeroTokens &&
+                             c.sent_events == s.fault_after;
+      if (fault_now) {
+        switch (s.fault) {
+          case Fault::kCloseMidStream:
+            if (!payload.empty()) AppendChunk(c.out, payload);
+            Emit(c, tokens_now);
+            c.served.completed = false;
+            return Close(c, true);
+          case Fault::kStall:
+            if (!payload.empty()) AppendChunk(c.out, payload);
+            Emit(c, tokens_now);
+            return;  // never scheduled again; the client gives up
+          case Fault::kMalformedSse:
+            payload += "this is not an SSE line\n\n";
+            break;
+          case Fault::kMalformedJson:
+            payload += Sse(c, "{\"choices\": [{\"text\": \"unterminated");
+            break;
+          case Fault::kErrorEvent:
+            payload += Sse(c, "{\"error\": {\"message\": \"engine died\", \"code\": 500}}");
+            break;
+          default:
+            break;
+        }
+        ended = true;  // the faulty bytes end the script
+        break;
+      }
+      if (c.sent_events >= content_total) {  // the end of a normal stream
+        if (content_total == 0) payload += Sse(c, ChunkJson(c, 0, true, s.usage_continuous));
+        if (s.usage_final)
+          payload += Sse(c, "{\"id\":\"cmpl-scripted\",\"model\":\"" + server->options_.model +
+                                "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
+                                std::to_string(c.prompt_tokens) + ",\"completion_tokens\":" +
+                                std::to_string(c.sent_tokens) + "}}");
+        payload += Sse(c, "[DONE]");
+        ended = true;
+        break;
+      }
+      const auto& pat = s.tokens_pattern;
+      const int32_t k = pat.empty() ? 1 : pat[static_cast<size_t>(c.sent_events) % pat.size()];
+      c.sent_tokens += k;
+      ++c.sent_events;
+      if (s.keepalive_comments) payload += s.crlf ? ": ping\r\n\r\n" : ": ping\n\n";
+      payload += Sse(c, ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
+      tokens_now.push_back(k);
+    }
+    if (!payload.empty()) AppendChunk(c.out, payload);
+    if (ended && !(s.fault == Fault::kMalformedSse || s.fault == Fault::kMalformedJson ||
+                   s.fault == Fault::kErrorEvent) ) {
+      c.out += "0\r\n\r\n";
+      c.served.completed = true;
+    }
+    Emit(c, tokens_now);
+    if (ended) {
+      c.served.finished_ns = SteadyClock::MonotonicNow();
+      c.streaming = false;
+      server->Record(std::move(c.served));
+      c.served = ServedRequest{};
+      if (!Flush(c)) Close(c, false);
+      return;
+    }
+    if (!Flush(c)) return Close(c, true);
+    c.next_due += s.interval;
+    timers.push({c.next_due, c.fd, c.gen});
+  }
+
+  // Stamps the content events of the bytes queued in c.out, then writes them.
+  void Emit(Conn& c, const std::vector<int32_t>& tokens) {
+    const Nanos t = SteadyClock::MonotonicNow();  // just before the write that carries them
+    for (int32_t k : tokens) {
+      if (server->options_.record) c.served.emissions.push_back({t, k});
+      server->content_events_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  // Parses complete requests from c.in; returns false when the connection must close.
+  bool OnReadable(Conn& c) {
+    char buf[16384];
+    while (true) {
+      const ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
+      if (n > 0) {
+        c.in.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n == 0) return false;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      return false;
+    }
+    while (!c.streaming) {
+      const size_t end = c.in.find("\r\n\r\n");
+      if (end == std::string::npos) return true;
+      RequestInfo info;
+      size_t line_end = c.in.find("\r\n");
+      const std::string request_line = c.in.substr(0, line_end);
+      const size_t sp1 = request_line.find(' '), sp2 = request_line.rfind(' ');
+      if (sp1 == std::string::npos || sp2 <= sp1) return false;
+      info.method = request_line.substr(0, sp1);
+      info.path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
+      size_t pos = line_end + 2;
+      size_t content_length = 0;
+      while (pos < end) {
+        const size_t eol = c.in.find("\r\n", pos);
+        const std::string line = c.in.substr(pos, eol - pos);
+        const size_t colon = line.find(':');
+        if (colon != std::string::npos) {
+          std::string v = line.substr(colon + 1);
+          v.erase(0, v.find_first_not_of(' '));
+          info.headers.emplace_back(Lower(line.substr(0, colon)), v);
+          if (info.headers.back().first == "content-length") content_length = std::stoul(v);
+        }
+        pos = eol + 2;
+      }
+      if (c.in.size() < end + 4 + content_length) return true;
+      info.body = c.in.substr(end + 4, content_length);
+      c.in.erase(0, end + 4 + content_length);
+      const Nanos received = SteadyClock::MonotonicNow();
+      c.gen = next_gen++;
+      const int fd = c.fd;
+      StartResponse(c, std::move(info), received);
+      if (conns.find(fd) == conns.end()) return true;  // closed by a fault
+    }
+    return true;
+  }
+
+  void Run() {
+    epoll_event evs[1024];
+    while (!server->stop_.load()) {
+      // Due steps first.
+      Nanos now = SteadyClock::MonotonicNow();
+      while (!timers.empty() && timers.top().due <= now) {
+        Timer t = timers.top();
+        timers.pop();
+        auto it = conns.find(t.fd);
+        if (it != conns.end() && it->second.gen == t.gen && it->second.streaming) Step(it->second);
+      }
+      int timeout_ms = 50;
+      if (!timers.empty()) {
+        itimerspec its{};
+        const Nanos due = timers.top().due;
+        its.it_value.tv_sec = due / kNanosPerSecond;
+        its.it_value.tv_nsec = due % kNanosPerSecond;
+        ::timerfd_settime(timerfd, TFD_TIMER_ABSTIME, &its, nullptr);
+      }
+      const int n = ::epoll_wait(epfd, evs, 1024, timeout_ms);
+      for (int i = 0; i < n; ++i) {
+        const int fd = evs[i].data.fd;
+        if (fd == timerfd) {
+          uint64_t x;
+          while (::read(timerfd, &x, sizeof(x)) > 0) {
+          }
+          continue;
+        }
+        if (fd == listen_fd) {
+          Accept();
+          continue;
+        }
+        auto it = conns.find(fd);
+        if (it == conns.end()) continue;
+        Conn& c = it->second;
+        if (evs[i].events & EPOLLOUT) {
+          if (!Flush(c)) {
+            Close(c, true);
+            continue;
+          }
+        }
+        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+          if (!OnReadable(c)) {
+            auto again = conns.find(fd);
+            if (again != conns.end()) Close(again->second, true);
+          }
+        }
+      }
+    }
+  }
+
+  void Accept() {
+    while (true) {
+      const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) return;
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      Conn& c = conns[fd];
+      c.fd = fd;
+      c.gen = next_gen++;
+      Watch(fd, EPOLLIN, true);
+      const int64_t now_open = server->connections_.fetch_add(1) + 1;
+      int64_t prev = server->max_connections_.load();
+      while (now_open > prev && !server->max_connections_.compare_exchange_weak(prev, now_open)) {
+      }
+    }
+  }
+};
+
+Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Options options) {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  std::unique_ptr<ScriptedServer> s(new ScriptedServer());
+  s->options_ = std::move(options);
+  const int threads = std::max(1, s->options_.threads);
+  for (int i = 0; i < threads; ++i) {
+    auto loop = std::make_unique<Loop>();
+    loop->server = s.get();
+    loop->listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(loop->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    ::setsockopt(loop->listen_fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(s->port_));
+    if (::bind(loop->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        ::listen(loop->listen_fd, 4096) != 0)
+      return Unavailable(std::string("scripted server: cannot listen on 127.0.0.1: ") + std::strerror(errno));
+    if (s->port_ == 0) {
+      socklen_t len = sizeof(addr);
+      ::getsockname(loop->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+      s->port_ = ntohs(addr.sin_port);
+    }
+    loop->epfd = ::epoll_create1(EPOLL_CLOEXEC);
+    loop->timerfd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    loop->Watch(loop->listen_fd, EPOLLIN, true);
+    loop->Watch(loop->timerfd, EPOLLIN, true);
+    s->loops_.push_back(std::move(loop));
+  }
+  for (auto& l : s->loops_) s->threads_.emplace_back([loop = l.get()] { loop->Run(); });
+  return s;
+}
+
+ScriptedServer::~ScriptedServer() {
+  stop_.store(true);
+  for (auto& t : threads_) t.join();
+  loops_.clear();
+}
+
+void ScriptedServer::Record(ServedRequest&& r) {
+  if (!options_.record) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  served_.push_back(std::move(r));
+}
+
+std::vector<ServedRequest> ScriptedServer::Served() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return served_;
+}
+
+bool ScriptedServer::Find(const std::string& request_id, ServedRequest* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& r : served_) {
+    if (r.request.Header("x-request-id") == request_id) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace frontier::testing

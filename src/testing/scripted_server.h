@@ -1,0 +1,134 @@
+// scripted_server.h: a local HTTP/1.1 server that streams OpenAI-style SSE
+// responses on a per-request script, and records the monotonic time of every
+// write it makes, so tests and benchmarks compare the client's timestamps with
+// the server's emission times (same machine, same steady clock).
+//
+//   ScriptedServer::Options o;
+//   o.script = [](const RequestInfo&) { Script s; s.ttft = 50 * kNanosPerMilli; return s; };
+//   auto server = ScriptedServer::Start(o);      // 127.0.0.1, ephemeral port
+//   ... client against (*server)->base_url() ...
+//   for (auto& r : (*server)->Served()) ... r.emissions[i].t_ns ...
+//
+// A script says when the first content event is written (ttft, from the end
+// of the request), the gap between later ones, how many tokens each carries
+// (a repeating pattern: {1,1,1,1,3} = every fifth event carries 3), whether
+// usage is sent (in every chunk and/or at the end), and at most one fault.
+// Each content event's text is k words for k tokens. Chat requests
+// (/v1/chat/completions) first get a role-only delta at header time, which is
+// not a token. Responses use chunked transfer encoding and keep-alive.
+//
+// Faults: kReset (accept, then reset the connection without a response),
+// kHttpError (status + body), kCloseMidStream and kStall (after
+// `fault_after` content events), kMalformedSse, kMalformedJson and kErrorEvent
+// (sent after `fault_after` content events), kZeroTokens (a finished stream
+// with no content).
+//
+// Thread safety: the server runs `threads` event loops (epoll, SO_REUSEPORT)
+// on their own threads; `script` is called from them (make it thread-safe
+// when threads > 1). Public methods are safe from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace frontier::testing {
+
+enum class Fault {
+  kNone,
+  kReset,
+  kHttpError,
+  kCloseMidStream,
+  kStall,
+  kMalformedSse,
+  kMalformedJson,
+  kErrorEvent,
+  kZeroTokens,
+};
+
+struct Script {
+  Nanos ttft = 50 * kNanosPerMilli;       // request received -> first content event
+  Nanos interval = 10 * kNanosPerMilli;   // between content events
+  int32_t events = 10;                    // content events
+  std::vector<int32_t> tokens_pattern = {1};
+  bool usage_continuous = true;           // usage in every chunk
+  bool usage_final = true;                // a usage-only chunk before [DONE]
+  int32_t events_per_write = 1;           // >1: several events in one write (one timestamp)
+  bool keepalive_comments = false;        // ": ping" comment lines between events
+  bool crlf = false;                      // CRLF line ends in the SSE framing
+  Fault fault = Fault::kNone;
+  int32_t fault_after = 0;                // content events written before the fault
+  int http_status = 500;                  // kHttpError
+  std::string error_body = "{\"error\": {\"message\": \"scripted failure\"}}";
+};
+
+struct RequestInfo {
+  std::string method, path, body;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::string Header(const std::string& lower_name) const;
+};
+
+// One content event as written: the time just before the write() that carried
+// it, and its token count.
+struct Emission {
+  Nanos t_ns = 0;
+  int32_t tokens = 0;
+};
+
+struct ServedRequest {
+  RequestInfo request;
+  Nanos received_ns = 0;              // the request's last byte was read
+  std::vector<Emission> emissions;    // content events only
+  Nanos finished_ns = -1;             // just before the write of the response's last bytes
+  bool completed = false;             // the response was written to the end
+};
+
+class ScriptedServer {
+ public:
+  struct Options {
+    std::function<Script(const RequestInfo&)> script = [](const RequestInfo&) { return Script{}; };
+    int threads = 1;
+    bool record = true;                 // keep ServedRequest records (off for long benchmarks)
+    std::string model = "scripted-model";
+  };
+
+  // Listens on 127.0.0.1 on an ephemeral port and starts the loops.
+  static Result<std::unique_ptr<ScriptedServer>> Start(Options options);
+  ~ScriptedServer();  // stops the loops and closes every connection
+
+  int port() const { return port_; }
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // Finished and in-progress requests so far (copied).
+  std::vector<ServedRequest> Served() const;
+  // The record of the request carrying "X-Request-Id: <id>", if any.
+  bool Find(const std::string& request_id, ServedRequest* out) const;
+  int64_t requests() const { return requests_.load(); }
+  int64_t content_events() const { return content_events_.load(); }
+  int64_t max_connections() const { return max_connections_.load(); }
+
+ private:
+  struct Loop;
+  ScriptedServer() = default;
+  void Record(ServedRequest&& r);
+
+  Options options_;
+  int port_ = 0;
+  std::vector<std::unique_ptr<Loop>> loops_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  std::vector<ServedRequest> served_;  // guarded by mu_
+  std::atomic<int64_t> requests_{0}, content_events_{0}, connections_{0}, max_connections_{0};
+  friend struct Loop;
+};
+
+}  // namespace frontier::testing

@@ -1,0 +1,260 @@
+// The streaming client against the scripted server: timestamps compared with
+// the server's own emission times, token counting, dialects, usage fallback.
+//
+// Tolerance: every content event must be stamped after the server wrote it
+// (causality, exact) and, at concurrency 1, at most kTolMs later at the
+// median and kTolMaxMs at worst; at 256 streams the median bound is the same
+// and the worst case is looser (one shared 2-core CI machine runs both the
+// server and the client).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "client/stream_client.h"
+#include "core/stats.h"
+#include "testing/scripted_server.h"
+
+namespace frontier {
+namespace {
+
+using client::ClientOptions;
+using client::StreamClient;
+using testing::Fault;
+using testing::Script;
+using testing::ScriptedServer;
+
+constexpr Nanos kMs = kNanosPerMilli;
+constexpr double kTolMs = 2.0;      // median client stamp - server write
+constexpr double kTolMaxMs = 25.0;  // worst case at concurrency 1
+
+// Sends `n` requests with at most `concurrency` in flight; returns the records
+// (absolute steady-clock times) indexed by id.
+std::vector<RequestRecord> RunRequests(const ClientOptions& o, int n, int concurrency,
+                                       int32_t max_tokens = 32, Nanos limit = 20 * kNanosPerSecond) {
+  auto c = StreamClient::Create(o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  if (!c.ok()) return {};
+  std::vector<RequestRecord> out(static_cast<size_t>(n));
+  const std::vector<int32_t> ids = {101, 102, 103, 104, 105, 106, 107, 108};
+  int next = 0, done = 0;
+  const Nanos give_up = SteadyClock::MonotonicNow() + limit;
+  while (done < n && SteadyClock::MonotonicNow() < give_up) {
+    while (next < n && static_cast<int>((*c)->InFlight()) < concurrency) {
+      client::StreamRequest r;
+      r.id = next++;
+      r.prompt_token_ids = ids;
+      r.max_tokens = max_tokens;
+      (*c)->Start(r);
+    }
+    (*c)->Poll(SteadyClock::MonotonicNow() + 100 * kMs, [&](RequestRecord&& r) {
+      out[static_cast<size_t>(r.id)] = std::move(r);
+      ++done;
+    });
+  }
+  EXPECT_EQ(done, n) << "requests did not finish in time";
+  return out;
+}
+
+std::unique_ptr<ScriptedServer> StartServer(std::function<Script(const testing::RequestInfo&)> fn) {
+  ScriptedServer::Options o;
+  o.script = std::move(fn);
+  auto s = ScriptedServer::Start(o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+Script PaperScript() {  // first token after 50 ms, then every 10 ms, every 5th event 3 tokens
+  Script s;
+  s.ttft = 50 * kMs;
+  s.interval = 10 * kMs;
+  s.events = 20;
+  s.tokens_pattern = {1, 1, 1, 1, 3};
+  return s;
+}
+
+// Stamp errors (client - server, ms) of every content event, checking counts.
+std::vector<double> CompareWithServer(const ScriptedServer& server, const std::vector<RequestRecord>& recs) {
+  std::vector<double> err;
+  for (const auto& r : recs) {
+    EXPECT_TRUE(r.ok) << r.id << ": " << r.failure << " " << r.failure_detail;
+    testing::ServedRequest sr;
+    EXPECT_TRUE(server.Find("frontier-" + std::to_string(r.id), &sr)) << r.id;
+    EXPECT_EQ(r.events.size(), sr.emissions.size()) << r.id;
+    for (size_t i = 0; i < std::min(r.events.size(), sr.emissions.size()); ++i) {
+      EXPECT_EQ(r.events[i].tokens, sr.emissions[i].tokens) << r.id << " event " << i;
+      EXPECT_GT(r.events[i].t_ns, sr.emissions[i].t_ns) << "stamped before the server wrote it";
+      err.push_back(NanosToMillis(r.events[i].t_ns - sr.emissions[i].t_ns));
+    }
+  }
+  return err;
+}
+
+TEST(ClientIntegrationTest, TimestampsAndTokensAtConcurrency1) {
+  auto server = StartServer([](const testing::RequestInfo&) { return PaperScript(); });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.model = "m";
+  auto recs = RunRequests(o, 4, 1);
+  std::vector<double> err = CompareWithServer(*server, recs);
+  ASSERT_EQ(err.size(), 80u);
+  std::printf("concurrency 1: stamp error median %.3f ms, max %.3f ms\n", Median(err),
+              *std::max_element(err.begin(), err.end()));
+  EXPECT_LT(Median(err), kTolMs);
+  EXPECT_LT(*std::max_element(err.begin(), err.end()), kTolMaxMs);
+  for (const auto& r : recs) {
+    EXPECT_TRUE(r.usage_reported);
+    EXPECT_EQ(r.output_tokens, 28);  // 4 x (1+1+1+1+3)
+    EXPECT_EQ(r.prompt_tokens, 8);
+    EXPECT_EQ(r.http_status, 200);
+    // TTFT: the server waits 50 ms after reading the request.
+    const double ttft = NanosToMillis(r.first_token_ns - r.sent_ns);
+    EXPECT_GE(ttft, 50.0);
+    EXPECT_LT(ttft, 50.0 + kTolMaxMs);
+    // Successive events 10 ms apart on the server's clock.
+    for (size_t i = 1; i < r.events.size(); ++i)
+      EXPECT_NEAR(NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns), 10.0, kTolMaxMs);
+  }
+  EXPECT_EQ(recs[0].events[4].tokens, 3);
+}
+
+TEST(ClientIntegrationTest, TimestampsAndTokensAt256Streams) {
+  auto server = StartServer([](const testing::RequestInfo&) { return PaperScript(); });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  auto recs = RunRequests(o, 256, 256);
+  std::vector<double> err = CompareWithServer(*server, recs);
+  ASSERT_EQ(err.size(), 256u * 20u);
+  std::printf("256 streams: stamp error median %.3f ms, p99 %.3f ms\n", Median(err), Percentile(err, 99));
+  EXPECT_LT(Median(err), kTolMs);
+  EXPECT_LT(Percentile(err, 99), 4 * kTolMaxMs);
+  for (const auto& r : recs) EXPECT_EQ(r.output_tokens, 28);
+  EXPECT_GE(server->max_connections(), 200);  // really concurrent streams
+}
+
+TEST(ClientIntegrationTest, ChatRoleChunkIsNotTheFirstToken) {
+  auto server = StartServer([](const testing::RequestInfo&) { return PaperScript(); });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.endpoint = "/v1/chat/completions";
+  auto c = StreamClient::Create(o);
+  ASSERT_TRUE(c.ok());
+  client::StreamRequest r;
+  r.prompt_text = "hello there";
+  r.max_tokens = 28;
+  (*c)->Start(r);
+  RequestRecord rec;
+  bool done = false;
+  while (!done) (*c)->Poll(SteadyClock::MonotonicNow() + 100 * kMs, [&](RequestRecord&& x) { rec = std::move(x); done = true; });
+  ASSERT_TRUE(rec.ok) << rec.failure_detail;
+  EXPECT_EQ(rec.events.size(), 20u);
+  EXPECT_GE(NanosToMillis(rec.first_token_ns - rec.sent_ns), 50.0);  // not the role chunk at ~0 ms
+  EXPECT_EQ((*c)->served_model(), "scripted-model");
+  auto served = server->Served();
+  ASSERT_EQ(served.size(), 1u);
+  EXPECT_NE(served[0].request.body.find("\"messages\""), std::string::npos);
+}
+
+TEST(ClientIntegrationTest, WithoutUsageTokensAreCountedFromEvents) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s = PaperScript();
+    s.usage_continuous = false;
+    s.usage_final = false;
+    s.ttft = s.interval = kMs;
+    return s;
+  });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.usage = client::UsageMode::kOff;
+  auto recs = RunRequests(o, 2, 2);
+  for (const auto& r : recs) {
+    ASSERT_TRUE(r.ok);
+    EXPECT_FALSE(r.usage_reported);
+    EXPECT_EQ(r.output_tokens, 20);  // one per event: the multi-token events are invisible
+  }
+  auto served = server->Served();
+  ASSERT_FALSE(served.empty());
+  EXPECT_EQ(served[0].request.body.find("stream_options"), std::string::npos);
+}
+
+TEST(ClientIntegrationTest, FinalUsageGivesExactTotals) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s = PaperScript();
+    s.usage_continuous = false;
+    s.ttft = s.interval = kMs;
+    return s;
+  });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.usage = client::UsageMode::kFinal;
+  auto recs = RunRequests(o, 1, 1);
+  ASSERT_TRUE(recs[0].ok);
+  EXPECT_TRUE(recs[0].usage_reported);
+  EXPECT_EQ(recs[0].output_tokens, 28);
+  EXPECT_EQ(recs[0].events.size(), 20u);
+}
+
+TEST(ClientIntegrationTest, CrlfKeepalivesAndBatchedWrites) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s = PaperScript();
+    s.crlf = true;
+    s.keepalive_comments = true;
+    s.events_per_write = 4;
+    s.ttft = s.interval = kMs;
+    return s;
+  });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  auto recs = RunRequests(o, 3, 3);
+  std::vector<double> err = CompareWithServer(*server, recs);
+  EXPECT_EQ(err.size(), 60u);
+  // Four events per write share one read: equal timestamps within each group.
+  EXPECT_EQ(recs[0].events[0].t_ns, recs[0].events[3].t_ns);
+}
+
+TEST(ClientIntegrationTest, SendsKeyHeadersAndExtraBody) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 2;
+    return s;
+  });
+  ClientOptions o;
+  o.base_url = server->base_url() + "/";
+  o.model = "my-model";
+  o.api_key = "sk-test";
+  o.headers = {"X-Team: perf"};
+  o.extra_body = R"({"top_k": 5, "temperature": 0.5})";
+  auto recs = RunRequests(o, 1, 1);
+  ASSERT_TRUE(recs[0].ok);
+  auto served = server->Served();
+  ASSERT_EQ(served.size(), 1u);
+  EXPECT_EQ(served[0].request.path, "/v1/completions");
+  EXPECT_EQ(served[0].request.Header("authorization"), "Bearer sk-test");
+  EXPECT_EQ(served[0].request.Header("x-team"), "perf");
+  EXPECT_EQ(served[0].request.Header("x-request-id"), "frontier-0");
+  const std::string& body = served[0].request.body;
+  EXPECT_NE(body.find("\"top_k\":5"), std::string::npos);
+  EXPECT_NE(body.find("\"temperature\":0.5"), std::string::npos);
+  EXPECT_NE(body.find("\"model\":\"my-model\""), std::string::npos);
+  EXPECT_NE(body.find("\"ignore_eos\":true"), std::string::npos);
+}
+
+TEST(ClientIntegrationTest, BadOptionsNameTheFlag) {
+  ClientOptions o;
+  o.base_url = "ftp://x";
+  EXPECT_NE(StreamClient::Create(o).status().message().find("--base-url"), std::string::npos);
+  o.base_url = "http://127.0.0.1:1";
+  o.endpoint = "/v1/embeddings";
+  EXPECT_NE(StreamClient::Create(o).status().message().find("--endpoint"), std::string::npos);
+  o.endpoint = "/v1/completions";
+  o.headers = {"no colon"};
+  EXPECT_NE(StreamClient::Create(o).status().message().find("--header"), std::string::npos);
+  o.headers = {};
+  o.extra_body = "[]";
+  EXPECT_NE(StreamClient::Create(o).status().message().find("--extra-body"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier
