@@ -192,6 +192,7 @@ void Server::Impl::Loop() {
         timer_armed_for_ = next;
       }
     }
+    PublishSnapshot();
     const int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout);
     if (n < 0 && errno != EINTR) break;
     for (int i = 0; i < n; ++i) {
@@ -217,22 +218,23 @@ void Server::Impl::Loop() {
       }
     }
     graveyard_.clear();
-    {
-      std::lock_guard<std::mutex> lock(shared_mu_);
-      const EngineStats s = timing_->Stats();
-      snapshot_.open_connections = static_cast<int64_t>(conns_.size());
-      snapshot_.active_requests = static_cast<int64_t>(gens_.size());
-      snapshot_.engine_running = s.running;
-      snapshot_.engine_waiting = s.waiting;
-      snapshot_.kv_usage = s.kv_usage;
-      snapshot_.requests_admitted = next_id_ - 1;
-    }
   }
   // Clean shutdown: abandon generations and close every connection.
   std::vector<Connection*> all;
   for (auto& [p, c] : conns_) all.push_back(p);
   for (Connection* c : all) Close(c);
   graveyard_.clear();
+}
+
+void Server::Impl::PublishSnapshot() {
+  const EngineStats s = timing_->Stats();
+  std::lock_guard<std::mutex> lock(shared_mu_);
+  snapshot_.open_connections = static_cast<int64_t>(conns_.size());
+  snapshot_.active_requests = static_cast<int64_t>(gens_.size());
+  snapshot_.engine_running = s.running;
+  snapshot_.engine_waiting = s.waiting;
+  snapshot_.kv_usage = s.kv_usage;
+  snapshot_.requests_admitted = next_id_ - 1;
 }
 
 void Server::Impl::RunDue(Nanos now) {

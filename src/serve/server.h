@@ -107,7 +107,10 @@ class Server {
   int port() const;
   std::string address() const;  // "http://127.0.0.1:8000"
   // Moves out the traces of requests finished so far (record_traces only).
+  // A trace is added just after the response's last byte is written, so a
+  // client may see the end of a response slightly before its trace exists.
   std::vector<RequestTrace> TakeTraces();
+  // Figures as of the loop's last pass (updated before it waits for events).
   ServerSnapshot Snapshot() const;
 
   class Impl;

@@ -95,6 +95,7 @@ class Server::Impl {
   void Close(Connection* c);
   void RunDue(Nanos now);
   Nanos NextWakeup() const;
+  void PublishSnapshot();  // copies the figures Snapshot() reads
 
   // generation.cc: HTTP requests and generations.
   void ProcessInput(Connection* c);

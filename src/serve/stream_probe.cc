@@ -291,7 +291,8 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
   streams.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) streams.emplace_back(options.keep_event_data);
   const int ep = epoll_create1(EPOLL_CLOEXEC);
-  const Nanos deadline = SteadyClock::MonotonicNow() + options.timeout_ns;
+  const Nanos start = SteadyClock::MonotonicNow();
+  const Nanos deadline = start + options.timeout_ns;
   size_t next = 0, finished = 0;
   std::vector<epoll_event> events(1024);
   char buf[65536];
@@ -327,7 +328,10 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
   };
 
   while (finished < requests.size()) {
-    for (int k = 0; k < options.connects_per_iteration && next < requests.size(); ++k, ++next) {
+    const Nanos loop_now = SteadyClock::MonotonicNow();
+    for (int k = 0; k < options.connects_per_iteration && next < requests.size() &&
+                    start + requests[next].send_at_ns <= loop_now;
+         ++k, ++next) {
       Stream& s = streams[next];
       results[next].connect_ns = SteadyClock::MonotonicNow();
       s.fd = OpenSocket(host, port, /*nonblocking=*/true, results[next].error);
@@ -344,7 +348,10 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
     }
     const Nanos left = deadline - SteadyClock::MonotonicNow();
     if (left <= 0) break;
-    const int timeout = next < requests.size() ? 0 : static_cast<int>(std::min<Nanos>(left / kNanosPerMilli + 1, 100));
+    Nanos wait = std::min<Nanos>(left, 100 * kNanosPerMilli);
+    if (next < requests.size()) wait = std::min(wait, std::max<Nanos>(0, start + requests[next].send_at_ns - SteadyClock::MonotonicNow()));
+    // epoll_wait counts whole milliseconds: wait one less and spin the rest, so sends keep to their plan.
+    const int timeout = static_cast<int>(wait / kNanosPerMilli) - (wait % kNanosPerMilli == 0 && wait > 0 ? 1 : 0);
     const int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), timeout);
     for (int e = 0; e < n; ++e) {
       const size_t i = events[e].data.u64;

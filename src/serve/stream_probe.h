@@ -95,6 +95,7 @@ std::string FormatGet(std::string_view path, bool keep_alive = true);
 struct ProbeRequest {
   std::string path;
   std::string body;
+  Nanos send_at_ns = 0;   // when to connect and send, from the start of RunStreams
 };
 
 struct ProbeOptions {
@@ -110,7 +111,8 @@ struct ProbeResult {
   std::string error;      // transport error, if any
 };
 
-// Sends each request on its own connection, all at once (paced by
+// Sends each request on its own connection at its send_at_ns (requests must
+// be in non-decreasing send_at_ns order; those due together are paced by
 // connects_per_iteration), and reads every response to its end. Results are
 // in request order. Requests still running at the timeout get error "timeout".
 std::vector<ProbeResult> RunStreams(const std::string& host, int port,

@@ -1,0 +1,113 @@
+// `frontier serve`: an OpenAI-compatible server whose tokens come out on a
+// known timeline: the simulator's, in wall-clock time, for a catalogued
+// deployment (the default), or a fixed one (--profile fixed). Parsing only;
+// the server is src/serve/.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/cli_util.h"
+#include "cli/command.h"
+#include "serve/profile.h"
+#include "serve/server.h"
+
+namespace frontier::cli {
+namespace {
+
+int RunServe(int argc, char** argv) {
+  CLI::App app{"Serve an OpenAI-compatible API whose tokens follow the simulator's timeline (or a fixed one)",
+               "serve"};
+  serve::ServeOptions o;
+  serve::ProfileSpec p;
+  sim::SimSpec& s = p.sim;
+  app.add_option("--profile", p.profile, "sim: the simulator's timeline for --model on --hardware; fixed: --ttft-ms/--itl-ms")
+      ->capture_default_str();
+  // The deployment, with the same flags as `frontier simulate`.
+  const std::vector<std::string> sim_flags = {"--model", "--hardware", "--gpus", "--tp", "--ep", "--dp",
+                                              "--precision", "--kv-precision", "--stack", "--max-num-seqs",
+                                              "--max-num-batched-tokens", "--gpu-memory-utilization",
+                                              "--spec-tokens", "--acceptance", "--data-dir"};
+  app.add_option("--model", s.model, "model: catalog name or a config.json path")->capture_default_str();
+  app.add_option("--hardware", s.hardware, "accelerator: catalog name")->capture_default_str();
+  app.add_option("--gpus", s.gpus, "GPUs in the deployment (default tp x dp)");
+  app.add_option("--tp", s.tp, "tensor parallelism")->capture_default_str();
+  app.add_option("--ep", s.ep, "expert parallelism (1: off)")->capture_default_str();
+  app.add_option("--dp", s.dp, "data parallelism (default gpus / tp)");
+  app.add_option("--precision", s.precision, "weight precision (default the model's native)");
+  app.add_option("--kv-precision", s.kv_precision, "KV-cache precision");
+  app.add_option("--stack", s.stack, "serving stack (default the hardware vendor's)");
+  app.add_option("--max-num-seqs", s.max_num_seqs, "running requests per DP rank (default from the stack)");
+  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens, "token budget per step per DP rank");
+  app.add_option("--gpu-memory-utilization", s.gpu_memory_utilization, "fraction of HBM the engine may use");
+  app.add_option("--spec-tokens", s.spec_tokens, "MTP / speculative draft tokens per step (0: off)")
+      ->capture_default_str();
+  app.add_option("--acceptance", s.acceptance, "mean tokens per verify step with --spec-tokens");
+  app.add_option("--data-dir", s.data_dir, "catalog folder (default the installed data/)");
+  // The fixed profile.
+  const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
+  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();
+  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")->capture_default_str();
+  app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
+      ->capture_default_str();
+  // Both.
+  app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
+  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")->capture_default_str();
+  app.add_option("--host", o.host, "numeric address to bind")->capture_default_str();
+  app.add_option("--port", o.port, "TCP port; 0 picks a free one")->capture_default_str();
+  app.add_option("--served-model-name", o.model_name, "model name clients send (default --model, or 'fixed')");
+  app.add_option("--seed", o.seed, "seeds the synthetic tokens")->capture_default_str();
+  app.add_option("--default-max-tokens", o.default_max_tokens, "max_tokens of a request that gives none")
+      ->capture_default_str();
+  app.add_option("--natural-output-len", o.natural_output_len,
+                 "mean length at which the synthetic model ends with EOS, uniform in [N/2, 3N/2]; 0: never")
+      ->capture_default_str();
+  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")->capture_default_str();
+  app.add_option("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500")->capture_default_str();
+  app.add_option("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429")
+      ->capture_default_str();
+  app.add_option("--fault-disconnect-rate", o.faults.disconnect_rate, "fraction of responses cut off mid-stream")
+      ->capture_default_str();
+  app.add_option("--fault-stall-ms", o.faults.stall_ms, "one stall of this length in each affected response")
+      ->capture_default_str();
+  app.add_option("--fault-stall-rate", o.faults.stall_rate, "fraction of responses that stall (with --fault-stall-ms)")
+      ->capture_default_str();
+  std::optional<uint64_t> fault_seed;
+  app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  o.faults.seed = fault_seed.value_or(o.seed);
+  for (const auto& f : sim_flags)
+    if (app.get_option(f)->count() > 0) p.sim_only_flags_given.push_back(f);
+  for (const auto& f : fixed_flags)
+    if (app.get_option(f)->count() > 0) p.fixed_only_flags_given.push_back(f);
+
+  Result<serve::ResolvedProfile> profile = serve::ResolveProfile(p);
+  if (!profile.ok()) return Fail("serve", profile.status());
+  if (o.model_name.empty()) o.model_name = profile->default_model_name;
+  auto server = serve::Server::Create(o, std::move(profile->timing));
+  if (!server.ok()) return Fail("serve", server.status());
+
+  // Block the stop signals before the loop thread starts, so it inherits the
+  // mask and only sigwait() below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  if (Status st = (*server)->Start(); !st.ok()) return Fail("serve", st);
+  std::cout << "frontier serve: listening on " << (*server)->address() << " (model " << o.model_name << ", "
+            << profile->description << ")" << std::endl;
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  (*server)->Stop();
+  std::cout << "frontier serve: stopped on " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << std::endl;
+  return 0;
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+FRONTIER_REGISTER_COMMAND(serve, "Serve an OpenAI-compatible API on a simulated or fixed timeline",
+                          frontier::cli::RunServe);

@@ -1,0 +1,47 @@
+// sim_timing.h: the simulator's continuous-batching engine (sim/engine.h),
+// stepped in wall-clock time.
+//
+// While the engine has work, one iteration runs after another: an iteration
+// starting at wall time s plans its batch from the requests present at s
+// (requests that arrive during an iteration join the next one, as in a real
+// engine), lasts the modelled step time d / time_scale, and its tokens are
+// due at s + d / time_scale, where the next iteration starts. Back-to-back
+// iterations are chained on their planned times, so lateness of the server
+// never stretches the modelled timeline. An idle engine starts its next
+// iteration when Poll() runs after a request arrives.
+//
+// Thread safety: not synchronised (see timing.h).
+#pragma once
+
+#include "serve/timing.h"
+#include "sim/config.h"
+#include "sim/engine.h"
+
+namespace frontier::serve {
+
+class SimTiming final : public TimingSource {
+ public:
+  // REQUIRES: time_scale > 0; context_length in [2, the model's context].
+  SimTiming(sim::SimConfig config, double time_scale, int64_t context_length);
+
+  Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) override;
+  void Cancel(uint64_t id) override;
+  Nanos NextWakeup() const override;
+  void Poll(Nanos now, std::vector<Emission>& out) override;
+  EngineStats Stats() const override;
+  int64_t context_length() const override { return context_length_; }
+
+  const sim::Engine& engine() const { return engine_; }
+
+ private:
+  void StartStep(Nanos start);
+
+  sim::Engine engine_;
+  double time_scale_;
+  int64_t context_length_;
+  sim::Engine::Step step_;
+  bool in_flight_ = false;
+  Nanos step_end_ = 0;
+};
+
+}  // namespace frontier::serve
