@@ -1,0 +1,64 @@
+#include "report/compare.h"
+
+#include <map>
+#include <cstdio>
+#include <regex>
+
+#include "report/table.h"
+
+namespace frontier::report {
+
+Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int64_t run_id) {
+  FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(run_id));
+  (void)run;
+  FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(run_id));
+  static const std::regex rep(R"(\|rep=\d+)");
+  std::vector<analysis::PointSamples> out;
+  std::map<std::string, size_t> index;
+  for (const auto& p : points) {
+    const std::string key = std::regex_replace(p.key, rep, "");
+    auto [it, fresh] = index.try_emplace(key, out.size());
+    if (fresh) out.push_back({key, {}});
+    auto& m = out[it->second].metrics;
+    m["total_tput_per_gpu"].push_back(p.metrics.total_tput_per_gpu);
+    m["output_tput_per_gpu"].push_back(p.metrics.output_tput_per_gpu);
+    m["interactivity"].push_back(p.metrics.interactivity);
+    m["median_ttft_ms"].push_back(p.metrics.median_ttft_ms);
+    m["median_tpot_ms"].push_back(p.metrics.median_tpot_ms);
+    m["p99_ttft_ms"].push_back(p.metrics.p99_ttft_ms);
+  }
+  return out;
+}
+
+Result<analysis::RegressionReport> CompareRuns(store::Store& store, int64_t baseline, int64_t candidate,
+                                               const analysis::RegressionOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(auto b, RunSamples(store, baseline));
+  FRONTIER_ASSIGN_OR_RETURN(auto c, RunSamples(store, candidate));
+  return analysis::FindRegressions(b, c, analysis::DefaultRegressionMetrics(), options);
+}
+
+void PrintComparison(const analysis::RegressionReport& r, const std::string& baseline_label,
+                     const std::string& candidate_label, std::ostream& out) {
+  out << "baseline  " << baseline_label << "\ncandidate " << candidate_label << "\n\n";
+  TextTable t({"point", "metric", "baseline", "candidate", "change", "threshold", "noise", "verdict"});
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& d : r.deltas) {
+      if ((pass == 0) != d.regression) continue;
+      char change[32];
+      std::snprintf(change, sizeof change, "%+.1f%%", d.relative_change * 100);
+      t.Add({d.key, d.metric, Fixed(d.baseline, 2), Fixed(d.candidate, 2), change,
+             Fixed(d.threshold, 2),
+             d.noise_measured ? "measured (n=" + std::to_string(d.n_baseline) + "/" +
+                                    std::to_string(d.n_candidate) + ")"
+                              : "not measured",
+             d.regression ? "REGRESSION" : d.improvement ? "improved" : "same"});
+    }
+  }
+  t.Print(out);
+  for (const auto& k : r.only_baseline) out << "  only in baseline: " << k << "\n";
+  for (const auto& k : r.only_candidate) out << "  only in candidate: " << k << "\n";
+  out << "\n" << r.regressions << " regression(s), " << r.improvements << " improvement(s) in "
+      << r.deltas.size() << " comparisons\n";
+}
+
+}  // namespace frontier::report

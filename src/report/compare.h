@@ -1,0 +1,30 @@
+// compare.h: `frontier compare`: a candidate run against a baseline run from
+// the store, point by point, flagging changes beyond the measured noise
+// (analysis/regression.h).
+//
+// Points match on their key without the repetition ("1k1k|concurrency=16");
+// the repetitions of a point are its samples.
+//
+// Thread safety: functions over a Store the caller owns.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "analysis/regression.h"
+#include "core/status.h"
+#include "store/store.h"
+
+namespace frontier::report {
+
+// The repetitions of each point of a run, grouped for FindRegressions.
+Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int64_t run_id);
+
+Result<analysis::RegressionReport> CompareRuns(store::Store& store, int64_t baseline, int64_t candidate,
+                                               const analysis::RegressionOptions& options);
+
+// A table of every compared metric, regressions first marked "REGRESSION".
+void PrintComparison(const analysis::RegressionReport& report, const std::string& baseline_label,
+                     const std::string& candidate_label, std::ostream& out);
+
+}  // namespace frontier::report

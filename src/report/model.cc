@@ -1,0 +1,159 @@
+#include "report/model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+#include "analysis/cost.h"
+#include "core/clock.h"
+
+namespace frontier::report {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "1k1k|concurrency=16|rep=2|tp=8" -> "1k1k|concurrency=16|tp=8"
+std::string WithoutRepetition(const std::string& key) {
+  static const std::regex rep(R"(\|rep=\d+)");
+  return std::regex_replace(key, rep, "");
+}
+
+analysis::MeanCi Ci(const std::vector<store::PointRecord>& reps,
+                    double store::PointMetrics::*member) {
+  std::vector<double> v;
+  for (const auto& r : reps) v.push_back(r.metrics.*member);
+  return analysis::MeanConfidence(v);
+}
+
+}  // namespace
+
+std::vector<analysis::OperatingPoint> OperatingPoints(const SeriesReport& s) {
+  std::vector<analysis::OperatingPoint> out;
+  for (const auto& p : s.points) {
+    analysis::OperatingPoint o;
+    o.interactivity = p.interactivity.mean;
+    o.total_tput_per_gpu = p.total_tput_per_gpu.mean;
+    o.output_tput_per_gpu = p.output_tput_per_gpu.mean;
+    o.load = p.load;
+    out.push_back(o);
+  }
+  return out;
+}
+
+Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
+  Report report;
+  report.generated_utc = UtcTimestampNow();
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  if (!options.run_ids.empty()) {
+    std::vector<store::RunInfo> chosen;
+    for (int64_t id : options.run_ids) {
+      FRONTIER_ASSIGN_OR_RETURN(store::RunInfo r, store.GetRun(id));
+      chosen.push_back(std::move(r));
+    }
+    runs = std::move(chosen);
+  }
+  // Names: the system's, made unique with the sweep, then the run id.
+  std::map<std::string, int> name_count;
+  for (const auto& r : runs) ++name_count[r.system];
+  std::map<std::string, int> sweep_count;
+  for (const auto& r : runs) ++sweep_count[r.sweep + "/" + r.system];
+
+  for (const auto& run : runs) {
+    FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(run.id));
+    report.stored_points += static_cast<int64_t>(points.size());
+    std::map<std::string, std::vector<store::PointRecord>> by_workload;
+    std::vector<std::string> workload_order;
+    for (auto& p : points) {
+      if (!by_workload.count(p.workload)) workload_order.push_back(p.workload);
+      by_workload[p.workload].push_back(std::move(p));
+    }
+    std::string base = run.system;
+    if (name_count[run.system] > 1) {
+      base = sweep_count[run.sweep + "/" + run.system] > 1 ? run.Label() : run.sweep + "/" + run.system;
+    }
+    for (const auto& w : workload_order) {
+      SeriesReport s;
+      s.run = run;
+      s.workload = w;
+      s.name = workload_order.size() > 1 ? base + " (" + w + ")" : base;
+      auto hw = run.config.find("hardware");
+      s.hardware = hw != run.config.end() ? Lower(hw->second) : "";
+      if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
+      std::map<std::string, std::vector<store::PointRecord>> groups;
+      std::vector<std::string> order;
+      for (auto& p : by_workload[w]) {
+        const std::string k = WithoutRepetition(p.key);
+        if (!groups.count(k)) order.push_back(k);
+        groups[k].push_back(p);
+      }
+      for (const auto& k : order) {
+        const auto& reps = groups[k];
+        AggregatedPoint a;
+        a.key = k;
+        a.load = reps.front().load_value;
+        a.load_kind = reps.front().load_kind;
+        a.settings = reps.front().settings;
+        a.interactivity = Ci(reps, &store::PointMetrics::interactivity);
+        a.total_tput_per_gpu = Ci(reps, &store::PointMetrics::total_tput_per_gpu);
+        a.output_tput_per_gpu = Ci(reps, &store::PointMetrics::output_tput_per_gpu);
+        a.median_ttft_ms = Ci(reps, &store::PointMetrics::median_ttft_ms);
+        a.median_tpot_ms = Ci(reps, &store::PointMetrics::median_tpot_ms);
+        a.p99_ttft_ms = Ci(reps, &store::PointMetrics::p99_ttft_ms);
+        a.median_e2el_ms = Ci(reps, &store::PointMetrics::median_e2el_ms);
+        a.repetitions = reps;
+        s.points.push_back(std::move(a));
+      }
+      std::stable_sort(s.points.begin(), s.points.end(),
+                       [](const AggregatedPoint& x, const AggregatedPoint& y) { return x.load < y.load; });
+      const auto ops = OperatingPoints(s);
+      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kTotal))
+        s.points[i].on_total_frontier = true;
+      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput))
+        s.points[i].on_output_frontier = true;
+      report.series.push_back(std::move(s));
+    }
+  }
+
+  // Per workload: iso-interactivity comparison, cost and energy at the same targets.
+  std::vector<std::string> workloads;
+  for (const auto& s : report.series)
+    if (std::find(workloads.begin(), workloads.end(), s.workload) == workloads.end())
+      workloads.push_back(s.workload);
+  for (const auto& w : workloads) {
+    WorkloadReport wr;
+    wr.workload = w;
+    std::vector<analysis::Series> series;
+    for (size_t i = 0; i < report.series.size(); ++i) {
+      if (report.series[i].workload != w) continue;
+      wr.series.push_back(i);
+      series.push_back({report.series[i].name, OperatingPoints(report.series[i])});
+    }
+    wr.targets = options.targets.empty() ? analysis::DefaultTargets(series, analysis::Throughput::kTotal)
+                                         : options.targets;
+    wr.iso_total = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kTotal);
+    wr.iso_output = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kOutput);
+    for (size_t t = 0; t < wr.targets.size(); ++t) {
+      CostRow row;
+      row.interactivity = wr.targets[t];
+      for (size_t k = 0; k < wr.series.size(); ++k) {
+        const auto& facts = report.series[wr.series[k]].facts;
+        const double price = facts ? facts->price_per_gpu_hour : 0;
+        const double watts = facts ? facts->tdp_w : 0;
+        const auto total = wr.iso_total[t].tput[k];
+        const auto out = wr.iso_output[t].tput[k];
+        row.usd_per_m_total.push_back(total ? analysis::CostPerMillionTokens(price, *total) : std::nullopt);
+        row.usd_per_m_output.push_back(out ? analysis::CostPerMillionTokens(price, *out) : std::nullopt);
+        row.tokens_per_joule.push_back(total ? analysis::TokensPerJoule(*total, watts) : std::nullopt);
+      }
+      wr.cost.push_back(std::move(row));
+    }
+    report.workloads.push_back(std::move(wr));
+  }
+  return report;
+}
+
+}  // namespace frontier::report

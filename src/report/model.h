@@ -1,0 +1,88 @@
+// model.h: what a report shows, computed once from the store and handed to
+// the terminal and HTML renderers.
+//
+// Series: one per (run, workload). Repetitions of a point (same workload and
+// load, and for imported results the same configuration) are averaged, with a
+// 95% Student-t interval as error bars. The frontier, iso-interactivity
+// comparison, cost and energy are computed on those means, per workload
+// (systems are only compared on the same workload).
+//
+// Prices ($/GPU-hour) and power (W per GPU) come in per hardware name; the
+// report layer knows no catalog.
+//
+// Thread safety: values; BuildReport reads the store.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/frontier.h"
+#include "analysis/iso.h"
+#include "analysis/repetitions.h"
+#include "core/status.h"
+#include "store/store.h"
+
+namespace frontier::report {
+
+struct HardwareFacts {
+  double price_per_gpu_hour = 0;  // 0: unknown
+  std::string price_source;       // where the price came from ("catalog neocloud", "--price")
+  double tdp_w = 0;               // 0: unknown
+};
+
+struct ReportOptions {
+  std::vector<int64_t> run_ids;                 // empty: every run in the store
+  std::map<std::string, HardwareFacts> hardware;  // by hardware name (lower case)
+  std::vector<double> targets;                  // iso-interactivity targets; empty: defaults
+};
+
+// One (workload, load[, configuration]) of a series: its repetitions averaged.
+struct AggregatedPoint {
+  std::string key;                 // point key without the repetition
+  double load = 0;
+  std::string load_kind;
+  std::map<std::string, std::string> settings;  // of the first repetition
+  analysis::MeanCi interactivity, total_tput_per_gpu, output_tput_per_gpu;
+  analysis::MeanCi median_ttft_ms, median_tpot_ms, p99_ttft_ms, median_e2el_ms;
+  std::vector<store::PointRecord> repetitions;
+  bool on_total_frontier = false, on_output_frontier = false;
+};
+
+struct SeriesReport {
+  std::string name;                // "<system>" or "<system> (<workload>)" when ambiguous
+  store::RunInfo run;
+  std::string workload;
+  std::string hardware;
+  std::vector<AggregatedPoint> points;  // by load ascending
+  std::optional<HardwareFacts> facts;
+};
+
+struct CostRow {
+  double interactivity = 0;
+  // Per series of the workload: $/M total tokens, $/M output tokens, total tokens/J.
+  std::vector<std::optional<double>> usd_per_m_total, usd_per_m_output, tokens_per_joule;
+};
+
+struct WorkloadReport {
+  std::string workload;
+  std::vector<size_t> series;      // indices into Report::series
+  std::vector<analysis::IsoRow> iso_total, iso_output;
+  std::vector<CostRow> cost;       // at the same targets as the iso rows
+  std::vector<double> targets;
+};
+
+struct Report {
+  std::vector<SeriesReport> series;
+  std::vector<WorkloadReport> workloads;
+  int64_t stored_points = 0;
+  std::string generated_utc;
+};
+
+Result<Report> BuildReport(store::Store& store, const ReportOptions& options);
+
+// analysis inputs of a series (means).
+std::vector<analysis::OperatingPoint> OperatingPoints(const SeriesReport& s);
+
+}  // namespace frontier::report

@@ -1,0 +1,140 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "report/compare.h"
+#include "report/html.h"
+#include "report/model.h"
+#include "report/terminal.h"
+#include "store/sqlite_store.h"
+
+namespace frontier::report {
+namespace {
+
+std::unique_ptr<store::Store> FreshStore(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("frontier_report_" + name + "_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(p);
+  return std::move(store::OpenStore(p.string()).value());
+}
+
+// A run whose point at concurrency c has interactivity 200/c and total
+// throughput scale*100*c per GPU (output half of it), with repetitions
+// offset by -d, 0, +d.
+int64_t AddRun(store::Store& s, const std::string& system, const std::string& hw, double scale,
+               std::vector<double> loads, int reps, double d = 0) {
+  store::RunInfo run;
+  run.sweep = "test";
+  run.system = system;
+  run.source = "simulated";
+  run.config = {{"hardware", hw}, {"gpus", "8"}};
+  auto r = s.CreateRun(run);
+  EXPECT_TRUE(r.ok());
+  for (double c : loads) {
+    for (int k = 0; k < reps; ++k) {
+      store::PointRecord p;
+      p.run_id = r->id;
+      p.workload = "1k1k";
+      p.load_value = c;
+      p.repetition = k;
+      p.key = store::PointKey("1k1k", "concurrency", c, k);
+      p.source = "simulated";
+      const double off = reps == 3 ? (k - 1) * d : 0;
+      p.metrics.interactivity = 200.0 / c;
+      p.metrics.total_tput_per_gpu = scale * 100 * c + off;
+      p.metrics.output_tput_per_gpu = scale * 50 * c + off / 2;
+      p.metrics.median_ttft_ms = 20 + c;
+      p.metrics.median_tpot_ms = c * 5;
+      EXPECT_TRUE(s.AddPoint(p, {}).ok());
+    }
+  }
+  return r->id;
+}
+
+TEST(Report, AggregatesRepetitionsAndComparesAtEqualInteractivity) {
+  auto s = FreshStore("model");
+  AddRun(*s, "alpha", "h200", 2.0, {1, 2, 4, 8}, 3, 10);
+  AddRun(*s, "beta", "mi325x", 1.0, {1, 2, 4, 8}, 1);
+  ReportOptions o;
+  o.hardware["h200"] = {3.6, "test", 700};
+  auto r = BuildReport(*s, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 2u);
+  EXPECT_EQ(r->stored_points, 16);
+  const auto& a = r->series[0];
+  ASSERT_EQ(a.points.size(), 4u);
+  EXPECT_DOUBLE_EQ(a.points[1].total_tput_per_gpu.mean, 400);  // 2 x 100 x 2
+  // Repetitions 390, 400, 410: s = 10, t(0.975, 2) = 4.303.
+  EXPECT_NEAR(a.points[1].total_tput_per_gpu.half_width, 4.303 * 10 / std::sqrt(3.0), 1e-9);
+  EXPECT_TRUE(a.points[3].on_total_frontier);
+  // At every common interactivity alpha delivers exactly 2x beta.
+  ASSERT_EQ(r->workloads.size(), 1u);
+  const auto& w = r->workloads[0];
+  ASSERT_FALSE(w.targets.empty());
+  for (const auto& row : w.iso_total) {
+    ASSERT_TRUE(row.ratio[1].has_value()) << row.interactivity;
+    EXPECT_NEAR(*row.ratio[1], 0.5, 1e-9) << row.interactivity;
+  }
+  // Cost at 25 tok/s/user (concurrency 8): 3.6 $/h at 1600 tok/s/GPU -> 0.625 $/M.
+  for (size_t t = 0; t < w.targets.size(); ++t) {
+    if (w.targets[t] != 25) continue;
+    EXPECT_NEAR(*w.cost[t].usd_per_m_total[0], 3.6 / (1600 * 3600.0) * 1e6, 1e-9);
+    EXPECT_NEAR(*w.cost[t].tokens_per_joule[0], 1600.0 / 700, 1e-9);
+    EXPECT_FALSE(w.cost[t].usd_per_m_total[1].has_value());  // no price for mi325x
+  }
+}
+
+TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
+  auto s = FreshStore("html");
+  AddRun(*s, "alpha<&>", "h200", 2.0, {1, 2, 4, 8}, 3, 10);
+  AddRun(*s, "beta", "mi325x", 1.0, {1, 2, 4}, 1);
+  auto r = BuildReport(*s, {});
+  ASSERT_TRUE(r.ok());
+  const std::string html = RenderHtml(*r);
+  auto points = s->ListPoints(0);
+  ASSERT_EQ(points->size(), 15u);
+  for (const auto& p : *points) {
+    EXPECT_NE(html.find("id=\"pt-" + std::to_string(p.id) + "\""), std::string::npos) << p.id;
+    EXPECT_NE(html.find("id=\"row-" + std::to_string(p.id) + "\""), std::string::npos) << p.id;
+  }
+  EXPECT_NE(html.find("alpha&lt;&amp;&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("alpha<&>"), std::string::npos);
+  EXPECT_NE(html.find(">beta<"), std::string::npos);
+  for (const char* remote : {"http:", "https:", "src=", "url(", "@import", "<link", "href="})
+    EXPECT_EQ(html.find(remote), std::string::npos) << remote;
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("data-tip=\""), std::string::npos);
+
+  std::ostringstream text;
+  PrintReport(*r, text);
+  EXPECT_NE(text.str().find("alpha<&>"), std::string::npos);
+  EXPECT_NE(text.str().find("15 stored points in 2 runs"), std::string::npos);
+}
+
+TEST(Compare, StoredRunsWithAKnownDifference) {
+  auto s = FreshStore("compare");
+  const int64_t base = AddRun(*s, "base", "h200", 1.0, {1, 2}, 3, 1);
+  const int64_t same = AddRun(*s, "same", "h200", 1.0, {1, 2}, 3, 1);
+  const int64_t slow = AddRun(*s, "slow", "h200", 0.9, {1, 2}, 3, 1);
+  auto ok = CompareRuns(*s, base, same, {});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->regressions, 0);
+  auto bad = CompareRuns(*s, base, slow, {});
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->regressions, 4);  // total and output throughput at both loads
+  for (const auto& d : bad->deltas) {
+    if (d.metric == "total_tput_per_gpu") {
+      EXPECT_TRUE(d.regression);
+      EXPECT_NEAR(d.relative_change, -0.10, 1e-9);
+    }
+  }
+  std::ostringstream out;
+  PrintComparison(*bad, "b", "c", out);
+  EXPECT_NE(out.str().find("REGRESSION"), std::string::npos);
+  EXPECT_EQ(CompareRuns(*s, base, 999, {}).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace frontier::report
