@@ -1,0 +1,150 @@
+// `frontier bench` end to end: the binary against an in-process scripted
+// server; result JSON, JSONL records, exit statuses, SIGINT.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "client_test_util.h"
+#include "core/atomic_file.h"
+
+extern char** environ;
+
+namespace frontier {
+namespace {
+
+struct Proc {
+  pid_t pid = -1;
+};
+
+Proc Spawn(std::vector<std::string> args, const std::string& err_path) {
+  args.insert(args.begin(), FRONTIER_BINARY);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  Proc p;
+  EXPECT_EQ(posix_spawn(&p.pid, FRONTIER_BINARY, &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return p;
+}
+
+int Wait(Proc p) {
+  int st = 0;
+  ::waitpid(p.pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::string Tmp(const std::string& name) {
+  return ::testing::TempDir() + "/" + name + "." + std::to_string(::getpid());
+}
+
+std::string Slurp(const std::string& path) {
+  auto r = ReadFile(path);
+  return r.ok() ? *r : "";
+}
+
+TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
+  const std::string err = Tmp("err");
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"bench", "--model", "m", "--max-concurrency", "0"},
+        {"bench", "--model", "m", "--base-url", "localhost:8000"},
+        {"bench", "--model", "m", "--endpoint", "/v2/x"},
+        {"bench", "--model", "m", "--goodput", "ttft"},
+        {"bench", "--model", "m", "--dataset", "sharegpt"},
+        {"bench", "--model", "m", "--unknown-flag"}}) {
+    EXPECT_EQ(Wait(Spawn(args, err)), 2) << args[3];
+    const std::string text = Slurp(err);
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_EQ(text.rfind("frontier bench: ", 0), 0u) << text;
+  }
+}
+
+TEST(BenchCliTest, RunWritesResultAndRecords) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = 20 * kMs;
+    s.interval = 2 * kMs;
+    s.events = 8;
+    s.tokens_pattern = {1, 1, 1, 1, 3};
+    return s;
+  });
+  const std::string result = Tmp("result.json"), records = Tmp("records.jsonl"), err = Tmp("err");
+  int rc = Wait(Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "20",
+                       "--warmup", "2", "--max-concurrency", "4", "--input-len", "16", "--output-len", "8",
+                       "--seed", "3", "--num-gpus", "2", "--goodput", "ttft:1000", "--result-json", result,
+                       "--requests-jsonl", records},
+                      err));
+  ASSERT_EQ(rc, 0) << Slurp(err);
+  auto j = nlohmann::json::parse(Slurp(result));
+  EXPECT_EQ(j["completed"], 20);
+  EXPECT_EQ(j["failed"], 0);
+  EXPECT_EQ(j["total_output_tokens"], 20 * 10);  // 8 events: 1+1+1+1+3+1+1+1
+  EXPECT_EQ(j["total_input_tokens"], 20 * 16);
+  EXPECT_EQ(j["warmup_requests"], 2);
+  EXPECT_EQ(j["max_concurrent_requests"], 4);
+  EXPECT_EQ(j["max_concurrency"], 4);
+  EXPECT_EQ(j["request_rate"], "inf");
+  EXPECT_GT(j["mean_ttft_ms"].get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(j["request_goodput"].get<double>(), j["request_throughput"].get<double>());
+  EXPECT_DOUBLE_EQ(j["output_throughput_per_gpu"].get<double>(), j["output_throughput"].get<double>() / 2);
+  EXPECT_EQ(j["frontier"]["served_model"], "scripted-model");
+  EXPECT_EQ(j["frontier"]["interrupted"], false);
+  EXPECT_EQ(j["frontier"]["effective_settings"]["max_concurrency"], "4");
+  EXPECT_EQ(j["frontier"]["requested_settings"]["num-prompts"], "20");
+  EXPECT_NE(j["frontier"]["command_line"].get<std::string>().find("--num-prompts 20"), std::string::npos);
+  std::ifstream in(records);
+  std::string line;
+  int n = 0, warm = 0;
+  while (std::getline(in, line)) {
+    auto r = nlohmann::json::parse(line);
+    ++n;
+    if (r["warmup"].get<bool>()) ++warm;
+    EXPECT_TRUE(r["ok"].get<bool>());
+    EXPECT_EQ(r["events"].size(), 8u);
+  }
+  EXPECT_EQ(n, 22);
+  EXPECT_EQ(warm, 2);
+}
+
+TEST(BenchCliTest, SigintKeepsWhatWasMeasured) {
+  // Requests 0-3 finish fast; the rest stall: Ctrl-C must end the run and keep the four.
+  auto server = StartServer([](const testing::RequestInfo& info) {
+    const std::string id = info.Header("x-request-id");
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 4;
+    if (std::stoi(id.substr(id.find('-') + 1)) >= 4) {
+      s.fault = Fault::kStall;
+      s.fault_after = 1;
+    }
+    return s;
+  });
+  const std::string result = Tmp("sigint.json"), err = Tmp("err");
+  ::unlink(result.c_str());
+  Proc p = Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "50",
+                  "--max-concurrency", "4", "--input-len", "8", "--output-len", "4", "--grace", "0.2",
+                  "--result-json", result},
+                 err);
+  // Wait until the stalled requests are in flight.
+  for (int i = 0; i < 100 && server->requests() < 8; ++i) ::usleep(20000);
+  ::usleep(100000);
+  ::kill(p.pid, SIGINT);
+  EXPECT_EQ(Wait(p), 130) << Slurp(err);
+  auto j = nlohmann::json::parse(Slurp(result));
+  EXPECT_EQ(j["frontier"]["interrupted"], true);
+  EXPECT_EQ(j["completed"], 4);
+  EXPECT_EQ(j["failures_by_reason"]["interrupted"], 4);
+}
+
+}  // namespace
+}  // namespace frontier
