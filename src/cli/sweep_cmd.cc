@@ -55,7 +55,7 @@ int RunSweepCmd(int argc, char** argv) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   o.provenance = {{"frontier_version", kVersion},
-                  {"command_line", CommandLine(argc - 1, argv + 1)},
+                  {"command_line", CommandLine(argc, argv)},
                   {"host", host},
                   {"started_utc", UtcTimestampNow()}};
   o.on_progress = [&](const sweep::SweepProgress& p) {

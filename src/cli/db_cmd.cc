@@ -1,0 +1,81 @@
+// `frontier db ls|export|import`: the results database's runs, as tables and files.
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/command.h"
+#include "core/atomic_file.h"
+#include "report/table.h"
+#include "store/import_export.h"
+#include "store/store.h"
+
+namespace frontier::cli {
+namespace {
+
+int RunDb(int argc, char** argv) {
+  CLI::App app("The results database: list runs, export them, import published results", "db");
+  app.require_subcommand(1);
+  std::string db = "frontier.db";
+  app.add_option("--db", db, "Results database")->capture_default_str();
+
+  auto* ls = app.add_subcommand("ls", "List runs with their point counts");
+
+  auto* exp = app.add_subcommand("export", "Write every run and point as JSON or CSV");
+  std::string format = "json", out_path;
+  exp->add_option("--format", format, "json or csv")->check(CLI::IsMember({"json", "csv"}))->capture_default_str();
+  exp->add_option("-o,--output", out_path, "File to write (default: stdout)");
+
+  auto* imp = app.add_subcommand("import", "Import a vLLM `bench serve` result JSON or an InferenceX agg_*.json");
+  std::vector<std::string> files;
+  store::ImportOptions io;
+  imp->add_option("files", files, "Result files")->required();
+  imp->add_option("--system", io.system, "Run name for a vLLM result (default backend:model)");
+  imp->add_option("--hardware", io.hardware, "Hardware of a vLLM result (for prices and energy)");
+  imp->add_option("--gpus", io.num_gpus, "GPUs behind a vLLM result (per-GPU throughput)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  for (auto* sub : {ls, exp, imp}) sub->add_option("--db", db, "Results database");
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+
+  auto st = store::OpenStore(db);
+  if (!st.ok()) return Fail("db", st.status());
+  store::Store& s = **st;
+  if (ls->parsed()) {
+    auto runs = s.ListRuns();
+    if (!runs.ok()) return Fail("db", runs.status());
+    auto points = s.ListPoints(0);
+    if (!points.ok()) return Fail("db", points.status());
+    std::map<int64_t, int64_t> count;
+    for (const auto& p : *points) ++count[p.run_id];
+    report::TextTable t({"id", "run", "source", "status", "points", "hardware", "gpus", "created (UTC)"});
+    for (const auto& r : *runs) {
+      auto get = [&](const char* k) { return r.config.count(k) ? r.config.at(k) : std::string("-"); };
+      t.Add({std::to_string(r.id), r.sweep + "/" + r.system, r.source, r.status,
+             std::to_string(count[r.id]), get("hardware"), get("gpus"), r.created_utc});
+    }
+    t.Print(std::cout, "");
+    std::cout << runs->size() << " runs, " << points->size() << " points in " << db << " (schema "
+              << s.SchemaVersion() << ")\n";
+    return 0;
+  }
+  if (exp->parsed()) {
+    auto text = format == "csv" ? store::ExportCsv(s) : store::ExportJson(s);
+    if (!text.ok()) return Fail("db", text.status());
+    if (out_path.empty()) {
+      std::cout << *text;
+      return 0;
+    }
+    Status w = WriteFileAtomically(out_path, *text);
+    return w.ok() ? 0 : Fail("db", w);
+  }
+  for (const auto& f : files) {
+    auto runs = store::ImportFile(s, f, io);
+    if (!runs.ok()) return Fail("db import", runs.status());
+    for (const auto& r : *runs) std::cout << "imported " << f << " as run " << r.id << " (" << r.system << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+FRONTIER_REGISTER_COMMAND(db, "List, export and import runs of the results database", frontier::cli::RunDb);
