@@ -284,6 +284,32 @@ struct StreamClient::Impl {
     }
   }
 
+  // One epoll_wait (up to timeout_ms) and the libcurl work it calls for.
+  void ServiceOnce(int timeout_ms) {
+    const int n = ::epoll_wait(epfd, ev_buf, kMaxEpollEvents, timeout_ms);
+    // The one timestamp of this wake-up: taken before libcurl reads a byte.
+    read_time = SteadyClock::MonotonicNow();
+    ++wakeups;
+    int running = 0;
+    for (int i = 0; i < n; ++i) {
+      const int fd = ev_buf[i].data.fd;
+      if (fd == timerfd) {
+        uint64_t expirations;
+        while (::read(timerfd, &expirations, sizeof(expirations)) > 0) {
+        }
+        timer_armed = -1;
+        continue;
+      }
+      const uint32_t ev = ev_buf[i].events;
+      int flags = 0;
+      if (ev & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+      if (ev & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+      if (ev & EPOLLERR) flags |= CURL_CSELECT_ERR;
+      curl_multi_socket_action(multi, fd, flags, &running);
+    }
+    DrainMessages();
+  }
+
   void ArmTimer(Nanos at) {
     if (at == timer_armed) return;
     itimerspec its{};
@@ -351,13 +377,12 @@ void StreamClient::Start(const StreamRequest& req) {
   auto t = std::make_unique<Transfer>();
   t->owner = &s;
   t->rec.id = req.id;
-  t->rec.sent_ns = SteadyClock::MonotonicNow();
   t->rec.requested_output_tokens = req.max_tokens;
   auto body = BuildBody(s.body_opt, req.prompt_token_ids, req.prompt_text, req.max_tokens);
   if (!body.ok()) {
     t->rec.failure = failure::kOther;
     t->rec.failure_detail = body.status().message();
-    t->rec.end_ns = t->rec.sent_ns;
+    t->rec.sent_ns = t->rec.end_ns = SteadyClock::MonotonicNow();
     s.finished.push_back(std::move(t->rec));
     return;
   }
@@ -393,7 +418,18 @@ void StreamClient::Start(const StreamRequest& req) {
   }
   t->index = s.active.size();
   s.active.push_back(std::move(t));
+  // Hand the request to the transport now: sent_ns is the moment libcurl
+  // starts connecting (or reuses a connection) and writes the request, not
+  // the next Poll (a burst of Starts would otherwise wait for the last one).
+  s.active.back()->rec.sent_ns = SteadyClock::MonotonicNow();
   curl_multi_add_handle(s.multi, e);
+  int running = 0;
+  s.read_time = SteadyClock::MonotonicNow();
+  curl_multi_socket_action(s.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  s.DrainMessages();
+  // Without waiting: write this request as soon as its connection is ready,
+  // and keep other streams moving during a burst of Starts.
+  s.ServiceOnce(0);
 }
 
 void StreamClient::Poll(Nanos deadline, const OnDone& done) {
@@ -421,27 +457,7 @@ void StreamClient::Poll(Nanos deadline, const OnDone& done) {
     if (!s.active.empty() && (s.opt.total_timeout > 0 || s.opt.first_token_timeout > 0))
       wake = std::min(wake, s.next_scan);
     s.ArmTimer(std::max(wake, now + 1));
-    const int n = ::epoll_wait(s.epfd, s.ev_buf, kMaxEpollEvents, 1000);
-    // The one timestamp of this wake-up: taken before libcurl reads a byte.
-    s.read_time = SteadyClock::MonotonicNow();
-    ++s.wakeups;
-    for (int i = 0; i < n; ++i) {
-      const int fd = s.ev_buf[i].data.fd;
-      if (fd == s.timerfd) {
-        uint64_t expirations;
-        while (::read(s.timerfd, &expirations, sizeof(expirations)) > 0) {
-        }
-        s.timer_armed = -1;
-        continue;
-      }
-      const uint32_t ev = s.ev_buf[i].events;
-      int flags = 0;
-      if (ev & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
-      if (ev & EPOLLOUT) flags |= CURL_CSELECT_OUT;
-      if (ev & EPOLLERR) flags |= CURL_CSELECT_ERR;
-      curl_multi_socket_action(s.multi, fd, flags, &running);
-    }
-    s.DrainMessages();
+    s.ServiceOnce(1000);
   }
 }
 

@@ -328,6 +328,7 @@ struct ScriptedServer::Loop {
 
   void Run() {
     epoll_event evs[1024];
+    Nanos armed = -1;
     while (!server->stop_.load()) {
       // Due steps first.
       Nanos now = SteadyClock::MonotonicNow();
@@ -338,9 +339,10 @@ struct ScriptedServer::Loop {
         if (it != conns.end() && it->second.gen == t.gen && it->second.streaming) Step(it->second);
       }
       int timeout_ms = 50;
-      if (!timers.empty()) {
+      if (!timers.empty() && timers.top().due != armed) {
         itimerspec its{};
         const Nanos due = timers.top().due;
+        armed = due;
         its.it_value.tv_sec = due / kNanosPerSecond;
         its.it_value.tv_nsec = due % kNanosPerSecond;
         ::timerfd_settime(timerfd, TFD_TIMER_ABSTIME, &its, nullptr);
