@@ -307,18 +307,42 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
     AppendBodyPart(c->out, payload, g.chunked);
     if (finish && g.chunked) c->out += kLastChunk;
   }
+  g.pending_due.push_back(e.due_ns);
   if (options_.record_traces) g.trace.events.push_back({e.due_ns, 0, e.tokens});
   if (finish) {
-    FinishGeneration(g, finish, e.due_ns);  // erases g
+    FinishGeneration(g, finish);  // erases g
     return;
   }
-  const bool open = Flush(c);  // false: closed, and g is gone
-  const Nanos written = SteadyClock::MonotonicNow();
-  metrics_.emission_lag.Observe(NanosToSeconds(std::max<Nanos>(0, written - e.due_ns)));
-  if (open && options_.record_traces) g.trace.events.back().written_ns = written;
+  // Written once per loop pass (FlushDirty), so events of one stream that
+  // fall due together go out in one send().
+  if (!c->dirty) {
+    c->dirty = true;
+    dirty_.push_back(c);
+  }
 }
 
-void Server::Impl::FinishGeneration(Generation& g, const char* reason, Nanos due_ns) {
+void Server::Impl::MarkWritten(Generation& g, Nanos written) {
+  for (Nanos due : g.pending_due) metrics_.emission_lag.Observe(NanosToSeconds(std::max<Nanos>(0, written - due)));
+  if (options_.record_traces) {
+    auto& ev = g.trace.events;
+    for (size_t k = ev.size() - std::min(ev.size(), g.pending_due.size()); k < ev.size(); ++k) ev[k].written_ns = written;
+  }
+  g.pending_due.clear();
+}
+
+void Server::Impl::FlushDirty() {
+  for (Connection* c : dirty_) {
+    c->dirty = false;
+    if (c->closed) continue;  // still allocated: the graveyard is emptied after this pass
+    const uint64_t id = c->gen_id;
+    if (!Flush(c)) continue;
+    auto it = gens_.find(id);
+    if (it != gens_.end()) MarkWritten(it->second, SteadyClock::MonotonicNow());
+  }
+  dirty_.clear();
+}
+
+void Server::Impl::FinishGeneration(Generation& g, const char* reason) {
   Connection* c = g.conn;
   ++metrics_.finished[reason];
   metrics_.ttft.Observe(NanosToSeconds(g.first_ns - g.arrival_ns));
@@ -331,25 +355,18 @@ void Server::Impl::FinishGeneration(Generation& g, const char* reason, Nanos due
     c->out += FormatResponse(200, kJson, FinalBody(g.kind, g.head, g.text, reason, usage), keep_alive,
                              "x-request-id: " + std::to_string(g.id) + "\r\n");
   }
-  RequestTrace trace;
-  const bool record = options_.record_traces;
-  if (record) {
-    trace = std::move(g.trace);
-    trace.completion_tokens = g.generated;
-    trace.finish_reason = reason;
-  }
-  const uint64_t id = g.id;
-  gens_.erase(id);  // g is gone from here on
   c->gen_id = 0;
   if (!keep_alive) c->close_after_write = true;
-  const bool open = Flush(c);
-  const Nanos written = SteadyClock::MonotonicNow();
-  metrics_.emission_lag.Observe(NanosToSeconds(std::max<Nanos>(0, written - due_ns)));
-  if (record) {
-    if (!trace.events.empty()) trace.events.back().written_ns = written;
+  const bool open = Flush(c);  // may close c; g stays valid: it is no longer c's generation
+  MarkWritten(g, SteadyClock::MonotonicNow());
+  if (options_.record_traces) {
+    RequestTrace trace = std::move(g.trace);
+    trace.completion_tokens = g.generated;
+    trace.finish_reason = reason;
     std::lock_guard<std::mutex> lock(shared_mu_);
     traces_.push_back(std::move(trace));
   }
+  gens_.erase(g.id);  // g is gone from here on
   if (open) ResponseDone(c, keep_alive);
 }
 

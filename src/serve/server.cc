@@ -246,6 +246,7 @@ void Server::Impl::RunDue(Nanos now) {
   due_.clear();
   timing_->Poll(now, due_);
   for (const Emission& e : due_) Deliver(e, /*from_stall_queue=*/false);
+  FlushDirty();
 }
 
 // ---- Sockets -------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ struct Connection : Handle {
   std::string out;              // to send; out_off bytes of it already sent
   size_t out_off = 0;
   bool close_after_write = false;
+  bool dirty = false;           // queued in dirty_ for FlushDirty
   bool busy = false;            // a response is under way; later requests wait in `in`
   uint64_t gen_id = 0;          // the generation it streams, 0 if none
   bool have_head = false;       // `req` holds a parsed head whose body is awaited
@@ -64,6 +65,7 @@ struct Generation {
   int64_t disconnect_after = -1;  // fault: close once this many tokens are generated
   int64_t stall_at = -1;          // fault: the event holding this token (1-based) stalls
   Nanos stall_ns = 0;             // delay added to this and every later event
+  std::vector<Nanos> pending_due; // due times of events queued but not yet written
   RequestTrace trace;
 };
 
@@ -105,7 +107,11 @@ class Server::Impl {
                bool keep_alive, std::string_view extra_headers = {});
   void RespondError(Connection* c, const ApiError& e, bool keep_alive, std::string_view extra_headers = {});
   void Deliver(const Emission& e, bool from_stall_queue);
-  void FinishGeneration(Generation& g, const char* reason, Nanos due_ns);
+  void FinishGeneration(Generation& g, const char* reason);
+  // Records when g's pending events were written (lateness metric, trace).
+  void MarkWritten(Generation& g, Nanos written);
+  // Sends what this pass of RunDue queued on each connection.
+  void FlushDirty();
   void AbortGeneration(uint64_t id);
   // Called when a connection's response is complete: reads its next request.
   void ResponseDone(Connection* c, bool keep_alive);
@@ -126,6 +132,7 @@ class Server::Impl {
   std::unordered_map<uint64_t, Generation> gens_;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<Delayed>> delayed_;
   std::vector<Emission> due_;  // scratch for RunDue
+  std::vector<Connection*> dirty_;  // connections with output queued by this RunDue pass
   uint64_t next_id_ = 1;
   ServeMetrics metrics_;
 

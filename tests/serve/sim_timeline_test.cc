@@ -1,0 +1,150 @@
+// The sim profile against `frontier simulate`: the same requests, arriving at
+// the same planned times, must come out on the same timeline. The server runs
+// the simulator's engine in wall-clock time; Simulate() runs it in virtual
+// time. They differ only where a real arrival lands a little later than
+// planned (client and socket latency, tens of microseconds to a few ms on a
+// loaded machine) and so can miss a step boundary it would have made in
+// virtual time, which moves that request's tokens by up to one step.
+//
+// Tolerance (docs/serve.md): per request, TTFT and E2E latency measured from
+// the server's own admission and emission times match the simulator's within
+// the longest modelled step of the run plus 5 ms, and the median absolute
+// difference is at most 5 ms; over the run, median TTFT, median TPOT and
+// total duration match within 10%.
+#include <map>
+
+#include "serve/sim_timing.h"
+#include "serve_test_util.h"
+#include "sim/config.h"
+#include "sim/simulate.h"
+#include "workload/arrival.h"
+#include "workload/random_dataset.h"
+
+namespace frontier::serve::testing {
+namespace {
+
+TEST(SimTimeline, ServerMatchesVirtualTimeSimulation) {
+  sim::SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "h200";
+  spec.gpus = 8;
+  spec.tp = 8;
+  spec.precision = "fp8";
+  auto config = sim::ResolveSimConfig(spec);
+  ASSERT_TRUE(config.ok()) << config.status().message();
+
+  workload::RandomDatasetOptions d;
+  d.num_prompts = 24;
+  d.input_len = 1000;
+  d.output_len = 40;
+  d.range_ratio = 0.5;
+  d.seed = 5;
+  auto specs = workload::MakeRandomDataset(d);
+  ASSERT_TRUE(specs.ok());
+  workload::LoadOptions load;
+  load.num_prompts = d.num_prompts;
+  load.request_rate = 30;
+  load.seed = 9;
+  auto simulated = sim::Simulate(*config, *specs, load);
+  ASSERT_TRUE(simulated.ok()) << simulated.status().message();
+  workload::ArrivalOptions arrival;
+  arrival.request_rate = load.request_rate;
+  arrival.seed = load.seed;
+  auto planned = workload::PlanArrivals(d.num_prompts, arrival);
+  ASSERT_TRUE(planned.ok());
+
+  ServeOptions o = TestOptions();
+  const int64_t ctx = config->model.max_context;
+  auto server = StartServer(o, std::make_unique<SimTiming>(*config, 1.0, ctx));
+  ASSERT_TRUE(server);
+  std::vector<ProbeRequest> reqs;
+  for (size_t i = 0; i < specs->size(); ++i) {
+    const auto& s = (*specs)[i];
+    json body = {{"prompt", s.prompt_token_ids}, {"max_tokens", s.output_len}, {"ignore_eos", true}, {"stream", true}};
+    reqs.push_back({"/v1/completions", body.dump(), (*planned)[i]});
+  }
+  ProbeOptions opt;
+  opt.keep_event_data = false;
+  const auto results = RunStreams("127.0.0.1", server->port(), reqs, opt);
+  auto traces = WaitTraces(*server, reqs.size());
+  std::map<uint64_t, const RequestTrace*> by_id;
+  for (const auto& t : traces) by_id[t.id] = &t;
+
+  // The longest step the simulator models for this deployment at its busiest
+  // here, as the alignment slack: a full decode batch plus a prefill chunk.
+  double max_step_ms = 0;
+  for (const auto& r : simulated->requests)
+    for (size_t j = 1; j < r.events.size(); ++j)
+      max_step_ms = std::max(max_step_ms, NanosToMillis(r.events[j].t_ns - r.events[j - 1].t_ns));
+  const double tol_ms = max_step_ms + 5;
+
+  std::vector<double> ttft_srv, ttft_sim, tpot_srv, tpot_sim, d_ttft, d_e2e;
+  Nanos srv_first = kNever, srv_last = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    ASSERT_EQ(results[i].reply.status, 200) << results[i].error;
+    const RequestTrace& t = *by_id.at(std::stoull(results[i].reply.headers.at("x-request-id")));
+    const RequestRecord& s = simulated->requests[i];
+    ASSERT_TRUE(s.ok);
+    ASSERT_EQ(t.completion_tokens, s.output_tokens);
+    ASSERT_FALSE(t.events.empty());
+    const double srv_ttft = NanosToMillis(t.events.front().due_ns - t.arrival_ns);
+    const double srv_e2e = NanosToMillis(t.events.back().due_ns - t.arrival_ns);
+    const double sim_ttft = NanosToMillis(s.first_token_ns - s.sent_ns);
+    const double sim_e2e = NanosToMillis(s.end_ns - s.sent_ns);
+    EXPECT_NEAR(srv_ttft, sim_ttft, tol_ms) << "request " << i;
+    EXPECT_NEAR(srv_e2e, sim_e2e, tol_ms) << "request " << i;
+    ttft_srv.push_back(srv_ttft);
+    ttft_sim.push_back(sim_ttft);
+    tpot_srv.push_back((srv_e2e - srv_ttft) / static_cast<double>(t.completion_tokens - 1));
+    tpot_sim.push_back((sim_e2e - sim_ttft) / static_cast<double>(s.output_tokens - 1));
+    d_ttft.push_back(std::abs(srv_ttft - sim_ttft));
+    d_e2e.push_back(std::abs(srv_e2e - sim_e2e));
+    srv_first = std::min(srv_first, t.arrival_ns);
+    srv_last = std::max(srv_last, t.events.back().due_ns);
+  }
+  EXPECT_LE(Pct(d_ttft, 50), 5.0);
+  EXPECT_LE(Pct(d_e2e, 50), 5.0);
+  const double med_ttft_srv = Pct(ttft_srv, 50), med_ttft_sim = Pct(ttft_sim, 50);
+  const double med_tpot_srv = Pct(tpot_srv, 50), med_tpot_sim = Pct(tpot_sim, 50);
+  EXPECT_NEAR(med_ttft_srv, med_ttft_sim, 0.10 * med_ttft_sim);
+  EXPECT_NEAR(med_tpot_srv, med_tpot_sim, 0.10 * med_tpot_sim);
+  const double dur_srv = NanosToMillis(srv_last - srv_first), dur_sim = NanosToMillis(simulated->duration_ns);
+  EXPECT_NEAR(dur_srv, dur_sim, 0.10 * dur_sim);
+  std::printf(
+      "sim timeline: median TTFT server %.2f sim %.2f ms; median TPOT server %.3f sim %.3f ms; duration server %.1f "
+      "sim %.1f ms; |dTTFT| p50 %.2f max %.2f ms; |dE2E| p50 %.2f max %.2f ms; slack %.2f ms\n",
+      med_ttft_srv, med_ttft_sim, med_tpot_srv, med_tpot_sim, dur_srv, dur_sim, Pct(d_ttft, 50), Pct(d_ttft, 100),
+      Pct(d_e2e, 50), Pct(d_e2e, 100), tol_ms);
+  ExpectHealthy(server->port());
+}
+
+TEST(SimTimeline, KvCacheIsFreedWhenAClientLeaves) {
+  sim::SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "h200";
+  spec.gpus = 8;
+  spec.tp = 8;
+  spec.precision = "fp8";
+  auto config = sim::ResolveSimConfig(spec);
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  auto server = StartServer(TestOptions(), std::make_unique<SimTiming>(*config, 1.0, 131072));
+  ASSERT_TRUE(server);
+  {
+    auto c = ProbeConnection::Connect("127.0.0.1", server->port());
+    ASSERT_TRUE(c.ok());
+    std::vector<int> ids(20000, 7);
+    json body = {{"prompt", ids}, {"max_tokens", 100000}, {"stream", true}};
+    ASSERT_TRUE(c->SendRaw(FormatPost("/v1/completions", body.dump())).ok());
+    const auto busy = WaitSnapshot(*server, [](const ServerSnapshot& s) { return s.kv_usage > 0; });
+    EXPECT_GT(busy.kv_usage, 0);
+    EXPECT_EQ(busy.engine_running, 1);
+  }
+  const auto idle = WaitSnapshot(*server, [](const ServerSnapshot& s) { return s.kv_usage == 0; });
+  EXPECT_EQ(idle.kv_usage, 0);
+  EXPECT_EQ(idle.engine_running, 0);
+  EXPECT_EQ(idle.active_requests, 0);
+  ExpectHealthy(server->port());
+}
+
+}  // namespace
+}  // namespace frontier::serve::testing
