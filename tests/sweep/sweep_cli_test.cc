@@ -1,0 +1,177 @@
+// Runs the frontier binary: a sweep SIGKILLed mid-way and resumed, plan
+// errors, import, report and compare exit codes.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "store/store.h"
+
+namespace frontier {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Tmp {
+  fs::path dir;
+  explicit Tmp(const std::string& name)
+      : dir(fs::temp_directory_path() / ("frontier_cli_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Tmp() { fs::remove_all(dir); }
+  std::string Write(const std::string& file, const std::string& text) const {
+    std::ofstream(dir / file) << text;
+    return (dir / file).string();
+  }
+};
+
+// Runs the binary with a shell command line; returns (exit status, stdout + stderr).
+std::pair<int, std::string> Frontier(const std::string& args) {
+  const std::string cmd = std::string(FRONTIER_BIN) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+int64_t StoredPoints(const std::string& db) {
+  auto s = store::OpenStore(db);
+  if (!s.ok()) return -1;
+  auto p = (*s)->ListPoints(0);
+  return p.ok() ? static_cast<int64_t>(p->size()) : -1;
+}
+
+const char* kPlan = R"(name: killme
+systems:
+  - {name: h200, hardware: h200, gpus: 8, sim: {model: llama-3.1-70b, tp: 8, precision: fp8}}
+workloads:
+  - {name: w, input_len: 512, output_len: 512}
+load:
+  concurrency: [64, 96, 128, 160, 192, 224, 256]
+  prompts_per_concurrency: 4
+repetitions: 2
+)";
+constexpr int kTotal = 14;
+
+TEST(SweepCli, ResumeAfterSigkillNeitherLosesNorDuplicatesAPoint) {
+  Tmp tmp("kill");
+  const std::string plan = tmp.Write("plan.yaml", kPlan);
+  const std::string db = (tmp.dir / "f.db").string();
+
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(FRONTIER_BIN, FRONTIER_BIN, "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
+    ::_exit(127);
+  }
+  // Kill it once a few points are stored, while more are to come.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  int64_t seen = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(db)) seen = StoredPoints(db);
+    if (seen >= 3) break;
+    int st;
+    if (::waitpid(pid, &st, WNOHANG) == pid) FAIL() << "sweep ended before it could be killed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  const int64_t before = StoredPoints(db);
+  ASSERT_GE(before, 3);
+  ASSERT_LT(before, kTotal) << "the sweep finished before the kill; the test proves nothing";
+  std::set<std::pair<int64_t, std::string>> kept;
+  {
+    auto s = store::OpenStore(db);
+    auto stored = (*s)->ListPoints(0);
+    for (const auto& p : *stored) kept.insert({p.id, p.key});
+  }
+
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + db + " --resume --quiet");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(std::to_string(kTotal - before) + " points run, " + std::to_string(before) +
+                     " already stored, 0 failed, of " + std::to_string(kTotal)),
+            std::string::npos)
+      << out;
+  auto s = store::OpenStore(db);
+  auto points = (*s)->ListPoints(0);
+  ASSERT_EQ(points->size(), static_cast<size_t>(kTotal));
+  std::set<std::string> keys;
+  for (const auto& p : *points) {
+    EXPECT_TRUE(keys.insert(p.key).second) << "duplicate " << p.key;
+    EXPECT_GT(p.metrics.completed, 0);
+  }
+  // The points stored before the kill are the same rows, untouched.
+  for (const auto& k : kept) {
+    bool found = false;
+    for (const auto& p : *points) found |= (p.id == k.first && p.key == k.second);
+    EXPECT_TRUE(found) << k.second;
+  }
+  EXPECT_EQ((*s)->ListRuns()->size(), 1u);  // resumed the same run
+}
+
+TEST(SweepCli, PlanErrorsNameFileLineAndField) {
+  Tmp tmp("plan");
+  std::string text = kPlan;
+  text.replace(text.find("gpus: 8"), 7, "gpus: lots");
+  const std::string plan = tmp.Write("bad.yaml", text);
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + (tmp.dir / "x.db").string());
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer, got 'lots'\n");
+}
+
+TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
+  Tmp tmp("flow");
+  const std::string db = (tmp.dir / "f.db").string();
+  const std::string data = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/";
+  auto [rc, out] = Frontier("db import " + data + "agg_llama70b_fp8.json --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("as run 1 (h200-vllm-fp8)"), std::string::npos) << out;
+  std::tie(rc, out) = Frontier("db import " + data + "vllm_bench_serve.json --gpus 2 --hardware h100 --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Frontier("db ls --db " + db);
+  EXPECT_NE(out.find("3 runs, 6 points"), std::string::npos) << out;
+  std::tie(rc, out) = Frontier("db export --format csv --db " + db);
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(out.find("mi325x-sglang-fp8"), std::string::npos);
+
+  const std::string html = (tmp.dir / "r.html").string();
+  std::tie(rc, out) = Frontier("report --db " + db + " -o " + html + " --price mi325x=2.5");
+  ASSERT_EQ(rc, 0) << out;
+  std::ifstream in(html);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (const char* name : {"h200-vllm-fp8", "mi325x-sglang-fp8", "vllm:meta-llama/Llama-3.1-8B-Instruct"})
+    EXPECT_NE(ss.str().find(name), std::string::npos) << name;
+  EXPECT_NE(out.find("--price"), std::string::npos);  // the price source is shown
+
+  // Same run against itself: no regression (exit 0); unknown run: exit 2.
+  std::tie(rc, out) = Frontier("compare --baseline 1 --candidate 1 --db " + db);
+  EXPECT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Frontier("compare --baseline 1 --candidate 42 --db " + db);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("--candidate: run 42 is not in"), std::string::npos) << out;
+  std::tie(rc, out) = Frontier("report --db " + db + " --price h200");
+  EXPECT_EQ(rc, 2);
+}
+
+}  // namespace
+}  // namespace frontier
