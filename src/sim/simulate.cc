@@ -12,16 +12,34 @@ namespace frontier::sim {
 
 Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
                            const workload::LoadOptions& load, SimulationStats* stats) {
-  const int64_t n = static_cast<int64_t>(requests.size());
+  const int64_t size = static_cast<int64_t>(requests.size());
   if (load.max_concurrency && *load.max_concurrency < 1)
     return InvalidArgument("--max-concurrency must be at least 1");
-  if (load.warmup < 0 || load.warmup > n)
+  if (load.warmup < 0 || load.warmup > size)
     return InvalidArgument("--warmup must be between 0 and the number of requests");
+  // With --duration, requests cycle through the workload until time is up
+  // (or num_prompts + warmup have been sent); otherwise each is sent once.
+  int64_t n = size;
+  if (load.duration_s && size > 0) {
+    const int64_t wanted = load.num_prompts > std::numeric_limits<int64_t>::max() - load.warmup
+                               ? std::numeric_limits<int64_t>::max()
+                               : load.num_prompts + load.warmup;
+    n = std::max(size, wanted);
+  }
   workload::ArrivalOptions arrival;
   arrival.request_rate = load.request_rate;
   arrival.burstiness = load.burstiness;
   arrival.seed = load.seed;
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> planned, workload::PlanArrivals(n, arrival));
+  // Arrivals are planned in growing batches; the plan's prefix does not depend
+  // on its length, so growing it changes no time already used.
+  int64_t planned_count = std::min<int64_t>(n, std::max<int64_t>(size, 1));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> planned, workload::PlanArrivals(planned_count, arrival));
+  auto ensure_planned = [&](int64_t i) -> Status {
+    if (i < planned_count || i >= n) return Status::Ok();
+    planned_count = std::min<int64_t>(n, std::max<int64_t>(planned_count * 2, i + 1));
+    FRONTIER_ASSIGN_OR_RETURN(planned, workload::PlanArrivals(planned_count, arrival));
+    return Status::Ok();
+  };
 
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
   const Nanos stop_at = load.duration_s ? SecondsToNanos(*load.duration_s) : std::numeric_limits<Nanos>::max();
@@ -34,7 +52,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
   run.served_model = config.model.name;
   run.num_gpus = config.gpus;
   run.effective_settings = config.EffectiveSettings();
-  run.requests.resize(static_cast<size_t>(n));
+  run.requests.reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 20)));
 
   Engine engine(config);
   Engine::Step step;
@@ -46,11 +64,15 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
   // Sends every request planned by `now` while a slot is free. `sent_at_plan`:
   // the slot was free when the request's planned time came (it is sent then);
   // otherwise it waited for a slot that freed at `now`.
-  auto send_due = [&](Nanos now, bool sent_at_plan) {
-    while (next < n && planned[next] <= now && inflight < cap && planned[next] <= stop_at) {
-      const auto& spec = requests[static_cast<size_t>(next)];
-      RequestRecord& r = run.requests[static_cast<size_t>(next)];
-      r.id = spec.id;
+  auto send_due = [&](Nanos now, bool sent_at_plan) -> Status {
+    while (next < n && inflight < cap) {
+      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
+      if (planned[next] > now) break;
+      // Nothing is sent after --duration (a held-back request would go out at `now`).
+      if ((sent_at_plan ? planned[next] : std::max(planned[next], now)) > stop_at) break;
+      const auto& spec = requests[static_cast<size_t>(next % size)];
+      RequestRecord& r = run.requests.emplace_back();
+      r.id = next < size ? spec.id : next;
       r.warmup = next < load.warmup;
       r.prompt_tokens = spec.input_len;
       r.requested_output_tokens = spec.output_len;
@@ -68,12 +90,14 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       }
       ++next;
     }
+    return Status::Ok();
   };
 
   while (true) {
-    send_due(t, /*sent_at_plan=*/false);
+    FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
     if (engine.Idle()) {
-      if (next < n && planned[next] <= stop_at && inflight < cap) {
+      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
+      if (next < n && std::max(t, planned[next]) <= stop_at && inflight < cap) {
         t = std::max(t, planned[next]);
         continue;
       }
@@ -91,7 +115,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
     const EngineStats es = engine.stats();
     local.peak_kv_usage = std::max(local.peak_kv_usage, es.kv_usage());
     // Requests that arrived during the step found a free slot then.
-    send_due(t, /*sent_at_plan=*/true);
+    FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));
     for (const auto& e : step.emissions) {
       RequestRecord& r = run.requests[static_cast<size_t>(e.id)];
       r.events.push_back(TokenEvent{t, e.tokens});
@@ -105,7 +129,6 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       }
     }
   }
-  run.requests.resize(static_cast<size_t>(next));
 
   Nanos first = std::numeric_limits<Nanos>::max(), last = 0;
   for (const auto& r : run.requests) {

@@ -1,0 +1,216 @@
+#include "sim/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "metrics/summary.h"
+#include "sim/simulate.h"
+#include "sim/testing.h"
+
+namespace frontier::sim {
+namespace {
+
+std::vector<workload::RequestSpec> Requests(int n, int input, int output) {
+  std::vector<workload::RequestSpec> r(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) r[static_cast<size_t>(i)] = {i, input, output, {}, {}};
+  return r;
+}
+
+// A config whose KV cache holds `tokens` tokens (block 16, 2 layers).
+SimConfig SmallKv(int64_t tokens) {
+  SimConfig c = testing::TinyConfig();
+  const double per_token = c.memory.kv_bytes_per_token;
+  c.memory.kv = static_cast<double>(tokens) * per_token;
+  c.memory.kv_capacity_tokens = tokens;
+  return c;
+}
+
+TEST(EngineTest, NeverOverKvCapacityEveryRequestFinishesAndPreemptionRecovers) {
+  const SimConfig c = SmallKv(4096);  // 256 pages per layer
+  Engine e(c);
+  const int n = 40;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(e.Add(i, 300, 200).ok());
+  std::map<int64_t, int32_t> emitted;
+  int finished = 0;
+  int steps = 0;
+  while (!e.Idle()) {
+    Engine::Step s = e.RunStep();
+    ASSERT_GT(s.duration_ns, 0);
+    const EngineStats st = e.stats();
+    ASSERT_LE(st.kv_blocks_used, st.kv_blocks_total);
+    for (const auto& em : s.emissions) {
+      emitted[em.id] += em.tokens;
+      if (em.finished) ++finished;
+    }
+    ASSERT_LT(++steps, 100000);
+  }
+  EXPECT_EQ(finished, n);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(emitted[i], 200) << i;
+  EXPECT_GT(e.stats().preemptions, 0);  // 40 x 500 tokens cannot all fit in 4096
+  EXPECT_EQ(e.stats().kv_blocks_used, 0);
+}
+
+TEST(EngineTest, FirstComeFirstServedAdmission) {
+  // Room for 4 running sequences: requests must start in arrival order.
+  SimConfig c = testing::TinyConfig();
+  c.max_num_seqs = 4;
+  Engine e(c);
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(e.Add(i, 100 + 37 * (i % 5), 50).ok());
+  std::vector<int64_t> first_order;
+  while (!e.Idle()) {
+    for (const auto& em : e.RunStep().emissions)
+      if (em.first) first_order.push_back(em.id);
+  }
+  ASSERT_EQ(first_order.size(), 12u);
+  for (size_t i = 1; i < first_order.size(); ++i) EXPECT_LT(first_order[i - 1], first_order[i]);
+}
+
+TEST(EngineTest, ChunkedPrefillRespectsTheTokenBudget) {
+  SimConfig c = testing::TinyConfig();
+  c.max_num_batched_tokens = 512;
+  Engine e(c);
+  ASSERT_TRUE(e.Add(0, 2000, 4).ok());
+  ASSERT_TRUE(e.Add(1, 10, 4).ok());
+  int steps_to_first = 0;
+  bool first = false;
+  while (!first) {
+    Engine::Step s = e.RunStep();
+    EXPECT_LE(s.shape.tokens(), 512);
+    ++steps_to_first;
+    for (const auto& em : s.emissions) first |= (em.id == 0 && em.first);
+  }
+  EXPECT_EQ(steps_to_first, 4);  // 2000 tokens in chunks of 512
+}
+
+TEST(EngineTest, RejectsWhatCanNeverFitAndCancelFrees) {
+  Engine e(SmallKv(1024));
+  Status s = e.Add(0, 1000, 100);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(e.Add(1, 0, 10).ok());
+  ASSERT_TRUE(e.Add(2, 500, 100).ok());
+  EXPECT_FALSE(e.Add(2, 5, 5).ok());  // duplicate id
+  e.RunStep();
+  EXPECT_GT(e.stats().kv_blocks_used, 0);
+  e.Cancel(2);
+  EXPECT_EQ(e.stats().kv_blocks_used, 0);
+  EXPECT_TRUE(e.Idle());
+}
+
+TEST(EngineTest, SpeculativeDecodingEmitsTheAcceptanceLength) {
+  SimConfig c = testing::TinyConfig();
+  c.spec_tokens = 3;
+  c.acceptance = 2.5;
+  Engine e(c);
+  ASSERT_TRUE(e.Add(0, 64, 1001).ok());
+  std::vector<int32_t> chunks;
+  while (!e.Idle())
+    for (const auto& em : e.RunStep().emissions) chunks.push_back(em.tokens);
+  // First token from prefill, then 1000 tokens at 2.5 per step (2, 3, 2, 3, ...).
+  ASSERT_EQ(chunks.size(), 1u + 400u);
+  EXPECT_EQ(chunks[0], 1);
+  int total = 0;
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    EXPECT_TRUE(chunks[i] == 2 || chunks[i] == 3);
+    total += chunks[i];
+  }
+  EXPECT_EQ(total, 1000);
+}
+
+// Little's law, L = lambda W: with a closed loop of C requests the mean number
+// in the system is C (apart from the final drain), so throughput x mean
+// latency must come back to C.
+TEST(SimulateTest, LittlesLawOnAClosedLoop) {
+  const SimConfig c = testing::TinyConfig();
+  for (int64_t conc : {1, 8, 32}) {
+    workload::LoadOptions load;
+    load.max_concurrency = conc;
+    Result<RunResult> run = Simulate(c, Requests(800, 200, 100), load);
+    ASSERT_TRUE(run.ok());
+    metrics::SummaryOptions so;
+    const metrics::Summary s = metrics::Summarize(*run, so);
+    ASSERT_EQ(s.completed, 800);
+    const double l = s.request_throughput * s.e2el_ms.mean / 1000.0;
+    EXPECT_NEAR(l, static_cast<double>(conc), conc * 0.03) << "concurrency " << conc;
+    EXPECT_EQ(s.max_concurrent_requests, conc);
+  }
+}
+
+// Open loop: L = lambda W with the offered Poisson rate, measured as the
+// time-average of requests in flight.
+TEST(SimulateTest, LittlesLawOnAPoissonArrivalStream) {
+  const SimConfig c = testing::TinyConfig();
+  workload::LoadOptions load;
+  load.request_rate = 200;
+  load.seed = 3;
+  Result<RunResult> run = Simulate(c, Requests(4000, 200, 50), load);
+  ASSERT_TRUE(run.ok());
+  double busy_ns = 0;
+  Nanos t_end = 0;
+  for (const auto& r : run->requests) {
+    ASSERT_TRUE(r.ok);
+    busy_ns += static_cast<double>(r.end_ns - r.sent_ns);
+    t_end = std::max(t_end, r.end_ns);
+  }
+  const double mean_in_system = busy_ns / static_cast<double>(t_end);
+  const double mean_latency_s = busy_ns / 4000 / 1e9;
+  EXPECT_NEAR(mean_in_system, 200 * mean_latency_s, 200 * mean_latency_s * 0.05);
+}
+
+TEST(SimulateTest, RecordsLookLikeAMeasuredRun) {
+  const SimConfig c = testing::TinyConfig();
+  workload::LoadOptions load;
+  load.max_concurrency = 4;
+  load.warmup = 2;
+  Result<RunResult> run = Simulate(c, Requests(10, 128, 16), load);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->source, "simulated");
+  ASSERT_EQ(run->requests.size(), 10u);
+  EXPECT_TRUE(run->requests[0].warmup);
+  EXPECT_FALSE(run->requests[2].warmup);
+  for (const auto& r : run->requests) {
+    EXPECT_TRUE(r.ok);
+    EXPECT_EQ(r.output_tokens, 16);
+    EXPECT_EQ(r.events.size(), 16u);
+    EXPECT_LE(r.scheduled_ns, r.sent_ns);
+    EXPECT_LT(r.sent_ns, r.first_token_ns);
+    EXPECT_EQ(r.end_ns, r.events.back().t_ns);
+    for (size_t i = 1; i < r.events.size(); ++i) EXPECT_LT(r.events[i - 1].t_ns, r.events[i].t_ns);
+  }
+  // With the cap, request 4 waits for the first slot to free.
+  EXPECT_EQ(run->requests[4].sent_ns, std::min({run->requests[0].end_ns, run->requests[1].end_ns,
+                                                 run->requests[2].end_ns, run->requests[3].end_ns}));
+}
+
+// More load never lowers throughput or raises interactivity in a closed loop.
+TEST(SimulateTest, ThroughputRisesAndInteractivityFallsWithConcurrency) {
+  const SimConfig c = testing::TinyConfig();
+  double last_tput = 0, last_inter = 1e18;
+  for (int64_t conc : {1, 2, 4, 8, 16, 32, 64}) {
+    workload::LoadOptions load;
+    load.max_concurrency = conc;
+    Result<RunResult> run = Simulate(c, Requests(256, 512, 64), load);
+    ASSERT_TRUE(run.ok());
+    const metrics::Summary s = metrics::Summarize(*run, metrics::SummaryOptions{});
+    EXPECT_GE(s.output_throughput, last_tput * 0.999) << conc;
+    EXPECT_LE(s.interactivity, last_inter * 1.001) << conc;
+    last_tput = s.output_throughput;
+    last_inter = s.interactivity;
+  }
+}
+
+TEST(SimulateTest, DurationCyclesTheWorkload) {
+  const SimConfig c = testing::TinyConfig();
+  workload::LoadOptions load;
+  load.max_concurrency = 4;
+  load.duration_s = 0.5;
+  load.num_prompts = std::numeric_limits<int64_t>::max();
+  Result<RunResult> run = Simulate(c, Requests(10, 64, 8), load);
+  ASSERT_TRUE(run.ok());
+  EXPECT_GT(run->requests.size(), 10u);
+  for (const auto& r : run->requests) EXPECT_LE(r.sent_ns, SecondsToNanos(0.5));
+}
+
+}  // namespace
+}  // namespace frontier::sim

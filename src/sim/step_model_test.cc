@@ -1,0 +1,128 @@
+#include "sim/step_model.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/testing.h"
+
+namespace frontier::sim {
+namespace {
+
+// One decode token with 99 tokens cached, on the tiny BF16 model, TP 1.
+// Worked out by hand (h = 1024, 2 layers, heads = kv heads = 8 x 128, MLP 4096,
+// vocab 1000, 100 TFLOPS, 1 TB/s, every fraction 1, no overheads):
+//   attention projections: params/layer = 4 h^2 = 4,194,304
+//     FLOPs = 2 x 1 x 4,194,304 x 2 = 16,777,216
+//     bytes = 4,194,304 x 2 B x 2 + (1 token x 2 layers x 2h x 2 B = 8,192) = 16,785,408
+//     time  = max(1.678e-7 s, 1.6785408e-5 s) = 16.785408 us (memory)
+//   dense MLP: params/layer = 3 x 1024 x 4096 = 12,582,912
+//     FLOPs = 2 x 12,582,912 x 2 = 50,331,648
+//     bytes = 2 x (12,582,912 x 2 + 1 x (2h + 3 x 4096) x 2) = 2 x (25,165,824 + 28,672) = 50,388,992
+//     time  = 50.388992 us
+//   attention (decode): 100 keys, 100 query-key pairs per layer
+//     KV bytes/token/layer = 2 x 8 x 128 x 2 B = 4,096
+//     FLOPs = 2 x 200 pairs x 8 heads x 256 = 819,200
+//     bytes = 200 keys x 4,096 + 1 x 2 layers x 8 heads x 256 x 2 B = 819,200 + 8,192 = 827,392
+//     time  = 0.827392 us
+//   LM head: FLOPs = 2 x 1 x 1024 x 1000 = 2,048,000; bytes = 1000 x 1024 x 2 + 1000 x 4 + 1024 x 2
+//     = 2,048,000 + 4,000 + 2,048 = 2,054,048 -> 2.054048 us
+//   norms & activations: 1 x 2 layers x 8 x 1024 x 2 B = 32,768 B -> 0.032768 us
+//   total = 16.785408 + 50.388992 + 0.827392 + 2.054048 + 0.032768 = 70.088608 us
+TEST(StepModelTest, HandComputedRooflineOfOneDecodeToken) {
+  const SimConfig c = testing::TinyConfig();
+  const StepModel m(c);
+  BatchShape s;
+  s.AddDecode(99, 1, 0);
+  const StepCost cost = m.Cost(s);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAttnProj].flops, 16'777'216.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAttnProj].bytes, 16'785'408.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpDenseMlp].flops, 50'331'648.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpDenseMlp].bytes, 50'388'992.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAttnDecode].flops, 819'200.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAttnDecode].bytes, 827'392.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpLmHead].flops, 2'048'000.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpLmHead].bytes, 2'054'048.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpElementwise].bytes, 32'768.0);
+  EXPECT_NEAR(cost.time_s, 70.088608e-6, 1e-15);
+  EXPECT_EQ(cost.bound, Resource::kMemory);
+  EXPECT_EQ(cost.ns(), 70'089);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAllReduce].time_s, 0.0);  // TP 1: no collective
+}
+
+// A 4,096-token prefill chunk is compute-bound in the MLP:
+//   FLOPs = 2 x 4096 x 12,582,912 x 2 = 206,158,430,208 -> 2.06158 ms at 100 TFLOPS
+//   bytes = 2 x (25,165,824 + 4096 x 14,336 x 2 B) = 285,212,672 -> 0.285 ms
+TEST(StepModelTest, LongPrefillIsComputeBound) {
+  const StepModel m(testing::TinyConfig());
+  BatchShape s;
+  s.AddPrefill(0, 4096, 0, true);
+  const StepCost cost = m.Cost(s);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpDenseMlp].flops, 206'158'430'208.0);
+  EXPECT_NEAR(cost.ops[kOpDenseMlp].time_s, 206'158'430'208.0 / 100e12, 1e-12);
+  EXPECT_EQ(cost.ops[kOpDenseMlp].bound, Resource::kCompute);
+  // Causal attention pairs: 4096 x 4097 / 2 per layer.
+  EXPECT_DOUBLE_EQ(s.prefill_pairs_full, 4096.0 * 4097.0 / 2.0);
+  EXPECT_EQ(cost.bound, Resource::kCompute);
+}
+
+// TP 2 on a switch: 2 all-reduces per layer of tokens x h x 2 B, ring cost
+// 2 (n-1)/n x size / bandwidth = size / 100 GB/s.
+TEST(StepModelTest, TensorParallelAllReduceOnASwitch) {
+  const StepModel m(testing::TinyConfig(/*tp=*/2));
+  BatchShape s;
+  for (int i = 0; i < 64; ++i) s.AddDecode(99, 1, 0);
+  const StepCost cost = m.Cost(s);
+  const double size = 64.0 * 1024 * 2;
+  EXPECT_NEAR(cost.ops[kOpAllReduce].time_s, 4 * size / 100e9, 1e-15);
+}
+
+TEST(StepModelTest, SlidingWindowCapsKeys) {
+  BatchShape s;
+  s.AddDecode(1000, 1, 128);
+  EXPECT_DOUBLE_EQ(s.decode_keys_full, 1001.0);
+  EXPECT_DOUBLE_EQ(s.decode_keys_swa, 128.0);
+  BatchShape p;
+  p.AddPrefill(0, 256, 128, true);
+  // Queries 1..128 see i keys, queries 129..256 see 128: 128*129/2 + 128*128.
+  EXPECT_DOUBLE_EQ(p.prefill_pairs_swa, 128.0 * 129 / 2 + 128.0 * 128);
+}
+
+// More bandwidth, more FLOPs or more GPUs never make a step slower.
+TEST(StepModelTest, MonotoneInBandwidthFlopsAndGpus) {
+  BatchShape mixed;
+  for (int i = 0; i < 48; ++i) mixed.AddDecode(500 + 10 * i, 1, 0);
+  mixed.AddPrefill(0, 1500, 0, true);
+  BatchShape decode;
+  for (int i = 0; i < 8; ++i) decode.AddDecode(2000, 1, 0);
+  for (const BatchShape* shape : {&mixed, &decode}) {
+    double last = 1e9;
+    for (double bw : {0.5, 1.0, 2.0, 4.0, 8.0}) {
+      SimConfig c = testing::TinyConfig();
+      c.hardware.hbm_tbps = bw;
+      const double t = StepModel(c).Cost(*shape).time_s;
+      EXPECT_LE(t, last);
+      last = t;
+    }
+    last = 1e9;
+    for (double tf : {25.0, 50.0, 100.0, 400.0, 1600.0}) {
+      SimConfig c = testing::TinyConfig();
+      c.hardware.bf16_tflops = tf;
+      const double t = StepModel(c).Cost(*shape).time_s;
+      EXPECT_LE(t, last);
+      last = t;
+    }
+    last = 1e9;
+    for (int dp : {1, 2, 4, 8}) {
+      const double t = StepModel(testing::TinyConfig(1, dp)).Cost(*shape).time_s;
+      EXPECT_LE(t, last) << "dp " << dp;
+      last = t;
+    }
+  }
+}
+
+TEST(StepModelTest, EmptyStepCostsNothing) {
+  const StepModel m(testing::TinyConfig());
+  EXPECT_EQ(m.Cost(BatchShape{}).ns(), 0);
+}
+
+}  // namespace
+}  // namespace frontier::sim
