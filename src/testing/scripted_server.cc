@@ -73,7 +73,6 @@ struct ScriptedServer::Loop {
 
   ~Loop() {
     for (auto& [fd, c] : conns) ::close(fd);
-    if (listen_fd >= 0) ::close(listen_fd);
     if (timerfd >= 0) ::close(timerfd);
     if (epfd >= 0) ::close(epfd);
   }
@@ -118,28 +117,25 @@ struct ScriptedServer::Loop {
     return "data: " + data + nl + nl;
   }
 
+  // Built by hand (not with a JSON library): the server must outpace the
+  // client in the capacity benchmark.
   std::string ChunkJson(const Conn& c, int32_t tokens, bool finish, bool usage) const {
-    nlohmann::json j;
-    j["id"] = "cmpl-scripted";
-    j["object"] = c.chat ? "chat.completion.chunk" : "text_completion";
-    j["created"] = 0;
-    j["model"] = server->options_.model;
-    std::string text;
-    for (int32_t k = 0; k < tokens; ++k) text += " tok";
-    nlohmann::json choice;
-    choice["index"] = 0;
-    if (c.chat) {
-      choice["delta"] = {{"content", text}};
-    } else {
-      choice["text"] = text;
+    std::string j;
+    j.reserve(256);
+    j += c.chat ? "{\"id\":\"cmpl-scripted\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\""
+                : "{\"id\":\"cmpl-scripted\",\"object\":\"text_completion\",\"created\":0,\"model\":\"";
+    j += server->options_.model;
+    j += c.chat ? "\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" : "\",\"choices\":[{\"index\":0,\"text\":\"";
+    for (int32_t k = 0; k < tokens; ++k) j += " tok";
+    j += c.chat ? "\"},\"finish_reason\":" : "\",\"finish_reason\":";
+    j += finish ? "\"length\"}]" : "null}]";
+    if (usage) {
+      j += ",\"usage\":{\"prompt_tokens\":" + std::to_string(c.prompt_tokens) +
+           ",\"completion_tokens\":" + std::to_string(c.sent_tokens) +
+           ",\"total_tokens\":" + std::to_string(c.prompt_tokens + c.sent_tokens) + "}";
     }
-    choice["finish_reason"] = finish ? nlohmann::json("length") : nlohmann::json(nullptr);
-    j["choices"] = nlohmann::json::array({choice});
-    if (usage)
-      j["usage"] = {{"prompt_tokens", c.prompt_tokens},
-                    {"completion_tokens", c.sent_tokens},
-                    {"total_tokens", c.prompt_tokens + c.sent_tokens}};
-    return j.dump();
+    j += "}";
+    return j;
   }
 
   void StartResponse(Conn& c, RequestInfo info, Nanos received) {
@@ -406,28 +402,31 @@ Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Options options) {
   std::unique_ptr<ScriptedServer> s(new ScriptedServer());
   s->options_ = std::move(options);
   const int threads = std::max(1, s->options_.threads);
+  // One listening socket shared by every loop (EPOLLEXCLUSIVE wakes one).
+  // Not SO_REUSEPORT: two processes of the same user binding port 0 with it
+  // can be given the same port and would split each other's connections.
+  const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  if (lfd < 0 || ::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(lfd, 4096) != 0) {
+    const std::string err = std::strerror(errno);
+    if (lfd >= 0) ::close(lfd);
+    return Unavailable("scripted server: cannot listen on 127.0.0.1: " + err);
+  }
+  socklen_t len = sizeof(addr);
+  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len);
+  s->port_ = ntohs(addr.sin_port);
+  s->listen_fd_ = lfd;
   for (int i = 0; i < threads; ++i) {
     auto loop = std::make_unique<Loop>();
     loop->server = s.get();
-    loop->listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(loop->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    ::setsockopt(loop->listen_fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(s->port_));
-    if (::bind(loop->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        ::listen(loop->listen_fd, 4096) != 0)
-      return Unavailable(std::string("scripted server: cannot listen on 127.0.0.1: ") + std::strerror(errno));
-    if (s->port_ == 0) {
-      socklen_t len = sizeof(addr);
-      ::getsockname(loop->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-      s->port_ = ntohs(addr.sin_port);
-    }
+    loop->listen_fd = lfd;
     loop->epfd = ::epoll_create1(EPOLL_CLOEXEC);
     loop->timerfd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    loop->Watch(loop->listen_fd, EPOLLIN, true);
+    loop->Watch(lfd, EPOLLIN | EPOLLEXCLUSIVE, true);
     loop->Watch(loop->timerfd, EPOLLIN, true);
     s->loops_.push_back(std::move(loop));
   }
@@ -439,6 +438,7 @@ ScriptedServer::~ScriptedServer() {
   stop_.store(true);
   for (auto& t : threads_) t.join();
   loops_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
 void ScriptedServer::Record(ServedRequest&& r) {

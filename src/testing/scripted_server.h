@@ -23,7 +23,7 @@
 // (sent after `fault_after` content events), kZeroTokens (a finished stream
 // with no content).
 //
-// Thread safety: the server runs `threads` event loops (epoll, SO_REUSEPORT)
+// Thread safety: the server runs `threads` event loops (epoll, one shared listener)
 // on their own threads; `script` is called from them (make it thread-safe
 // when threads > 1). Public methods are safe from any thread.
 #pragma once
@@ -122,6 +122,7 @@ class ScriptedServer {
 
   Options options_;
   int port_ = 0;
+  int listen_fd_ = -1;
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
