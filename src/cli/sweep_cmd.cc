@@ -72,6 +72,7 @@ int RunSweepCmd(int argc, char** argv) {
   };
   sweep::SessionOptions so;
   so.log_dir = db + ".logs";
+  so.stop = &g_stop;
   std::signal(SIGINT, OnSigint);
   Result<sweep::SweepOutcome> out =
       sweep::RunSweep(*plan, **st, sweep::DefaultSessionFactory(so), o);

@@ -112,7 +112,7 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
   o.title = std::string(output ? "Output" : "Total") + " tokens/s per GPU vs interactivity — " + w.workload;
   o.x_label = "interactivity (tokens/s per user = 1000 / median TPOT ms)";
   o.y_label = std::string(output ? "output" : "total (input + output)") + " tokens/s/GPU";
-  o.width = 680;
+  o.width = 660;
   o.height = 430;
   out << RenderChart(cs, o);
 }
@@ -143,7 +143,7 @@ void LatencyChart(std::ostream& out, const Report& r, const WorkloadReport& w, b
   o.x_label = kind + " (log2 scale)";
   o.y_label = std::string(tpot ? "median TPOT" : "median TTFT") + " (ms)";
   o.x_log2 = true;
-  o.width = 680;
+  o.width = 660;
   o.height = 330;
   out << RenderChart(cs, o);
 }

@@ -22,7 +22,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   r.load_kind = plan.load.kind;
   r.load_value = p.load_value;
   r.repetition = p.repetition;
-  // A simulator served over HTTP is measured by the client, but its numbers are still predicted.
+  // A `live` simulated system is measured over HTTP by the client: its points are measured.
   r.source = result.source == "simulated" ? store::source::kSimulated : Source(system);
   r.attempts = attempts;
   r.settings = result.effective_settings;

@@ -2,8 +2,12 @@
 
 #include <filesystem>
 
+#include "loadgen/benchmark.h"
+#include "serve/profile.h"
+#include "serve/server.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
+#include "sweep/process.h"
 #include "workload/dataset.h"
 
 namespace frontier::sweep {
@@ -29,6 +33,63 @@ class SimSession final : public Session {
  private:
   const Plan& plan_;
   sim::SimConfig config_;
+};
+
+sim::SimSpec ToSimSpec(const SystemSpec& system) {
+  const SimSettings& s = *system.sim;
+  sim::SimSpec spec;
+  spec.model = s.model;
+  spec.hardware = system.hardware;
+  spec.gpus = system.gpus;
+  spec.tp = s.tp;
+  spec.ep = s.ep;
+  spec.dp = s.dp;
+  spec.precision = s.precision;
+  spec.kv_precision = s.kv_precision;
+  spec.stack = s.stack;
+  spec.max_num_seqs = s.max_num_seqs;
+  spec.max_num_batched_tokens = s.max_num_batched_tokens;
+  spec.spec_tokens = s.spec_tokens;
+  spec.acceptance = s.acceptance;
+  return spec;
+}
+
+// Measures points over HTTP; owns the launched server or the in-process one, if any.
+class HttpSession final : public Session {
+ public:
+  HttpSession(const Plan& plan, const SystemSpec& system, const SessionOptions& options,
+              std::string base_url, std::string model)
+      : plan_(plan), system_(system), options_(options), base_url_(std::move(base_url)),
+        model_(std::move(model)) {}
+  ~HttpSession() override {
+    if (server_) server_->Stop();
+    if (process_) process_->Stop();
+  }
+
+  Result<RunResult> RunPoint(const PointSpec& point) override {
+    FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
+    loadgen::BenchOptions b;
+    b.client.base_url = base_url_;
+    b.client.endpoint = system_.endpoint;
+    b.client.model = model_;
+    b.summary.num_gpus = system_.gpus;
+    b.run.progress_interval = 3600 * kNanosPerSecond;  // the sweep prints its own progress
+    b.requested_settings = {{"system", system_.name}, {"base_url", base_url_}, {"model", model_}};
+    FRONTIER_ASSIGN_OR_RETURN(loadgen::BenchOutcome out,
+                              loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), nullptr,
+                                                    options_.stop));
+    out.run.num_gpus = system_.gpus;
+    return std::move(out.run);
+  }
+
+  std::unique_ptr<ServerProcess> process_;
+  std::unique_ptr<serve::Server> server_;
+
+ private:
+  const Plan& plan_;
+  const SystemSpec& system_;
+  SessionOptions options_;
+  std::string base_url_, model_;
 };
 
 }  // namespace
@@ -67,31 +128,57 @@ workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point) {
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
-  const SimSettings& s = *system.sim;
-  sim::SimSpec spec;
-  spec.model = s.model;
-  spec.hardware = system.hardware;
-  spec.gpus = system.gpus;
-  spec.tp = s.tp;
-  spec.ep = s.ep;
-  spec.dp = s.dp;
-  spec.precision = s.precision;
-  spec.kv_precision = s.kv_precision;
-  spec.stack = s.stack;
-  spec.max_num_seqs = s.max_num_seqs;
-  spec.max_num_batched_tokens = s.max_num_batched_tokens;
-  spec.spec_tokens = s.spec_tokens;
-  spec.acceptance = s.acceptance;
-  Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
+  Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
   if (!config.ok()) return config.status().WithContext("system " + system.name);
   return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(*config)));
 }
 
+Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
+                                                   const SessionOptions& options) {
+  auto session = std::make_unique<HttpSession>(plan, system, options, system.base_url, system.model);
+  if (system.launch) {
+    const LaunchSpec& l = *system.launch;
+    ProcessOptions po;
+    po.command = l.command;
+    po.env = l.env;
+    po.cwd = Resolve(plan, l.cwd);
+    po.log_path = !l.log.empty() ? Resolve(plan, l.log) : options.log_dir + "/" + system.name + ".log";
+    po.stop_timeout_s = l.stop_timeout_s;
+    session->process_ = std::make_unique<ServerProcess>();
+    FRONTIER_RETURN_IF_ERROR(session->process_->Start(po));
+    Status healthy = session->process_->WaitHealthy(l.health, l.timeout_s, SteadyClock::Get());
+    if (!healthy.ok()) {
+      session->process_->Stop();
+      return healthy;
+    }
+  }
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const SystemSpec& system,
+                                                    const SessionOptions& options) {
+  serve::ProfileSpec ps;
+  ps.profile = "sim";
+  ps.sim = ToSimSpec(system);
+  Result<serve::ResolvedProfile> profile = serve::ResolveProfile(ps);
+  if (!profile.ok()) return profile.status().WithContext("system " + system.name);
+  serve::ServeOptions so;
+  so.host = "127.0.0.1";
+  so.port = 0;
+  so.model_name = profile->default_model_name;
+  FRONTIER_ASSIGN_OR_RETURN(auto server, serve::Server::Create(so, std::move(profile->timing)));
+  FRONTIER_RETURN_IF_ERROR(server->Start());
+  auto session = std::make_unique<HttpSession>(plan, system, options, server->address(), so.model_name);
+  session->server_ = std::move(server);
+  return std::unique_ptr<Session>(std::move(session));
+}
+
 SessionFactory DefaultSessionFactory(const SessionOptions& options) {
   return [options](const Plan& plan, const SystemSpec& system) -> Result<std::unique_ptr<Session>> {
-    if (system.simulated() && !system.live) return MakeSimSession(plan, system);
-    return Unavailable("system " + system.name +
-                       ": measuring over HTTP is not available in this build yet");
+    if (system.simulated()) {
+      return system.live ? MakeLiveSimSession(plan, system, options) : MakeSimSession(plan, system);
+    }
+    return MakeServerSession(plan, system, options);
   };
 }
 

@@ -4,8 +4,8 @@
 //     Points are deterministic functions of (system, workload, load, seed);
 //     a sweep over 1..256 concurrency takes seconds, not hours.
 //   * Servers (`base_url`, optionally `launch`) and `live: true` simulated
-//     systems are measured over HTTP with the load generator; see
-//     DefaultSessionFactory for which of those this build supports.
+//     systems are measured over HTTP with the load generator (loadgen's
+//     RunBenchmark), exactly as `frontier bench` measures them.
 //
 // Workloads are built by workload::LoadDataset from the plan's workload
 // entry, with num_prompts = the point's count plus the plan's warm-up, and
@@ -14,6 +14,7 @@
 // Thread safety: one thread per session.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +40,20 @@ Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSp
 
 struct SessionOptions {
   std::string log_dir = "frontier.logs";   // launched servers' logs: <log_dir>/<system>.log
+  const std::atomic<bool>* stop = nullptr; // interrupts a measured point (it is then not stored)
 };
+
+// A session measuring `base_url` over HTTP with the load generator; with
+// `launch`, the server is started first (own process group, log file, health
+// wait) and stopped (SIGTERM, then SIGKILL) when the session ends.
+Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
+                                                   const SessionOptions& options);
+
+// A `live: true` simulated system: frontier's own OpenAI-compatible server
+// (serve/) runs the simulator in wall-clock time in this process, on a free
+// loopback port, and the points are measured over HTTP like a real server's.
+Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const SystemSpec& system,
+                                                    const SessionOptions& options);
 
 // Picks the session for each system: simulated, server, or launched server.
 SessionFactory DefaultSessionFactory(const SessionOptions& options);

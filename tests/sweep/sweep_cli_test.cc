@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,6 +174,76 @@ TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
   EXPECT_NE(out.find("--candidate: run 42 is not in"), std::string::npos) << out;
   std::tie(rc, out) = Frontier("report --db " + db + " --price h200");
   EXPECT_EQ(rc, 2);
+}
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST(SweepCli, LaunchedServerLiveSimulatorAndABrokenSystemInOneSweep) {
+  Tmp tmp("launch");
+  const int port = FreePort();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string plan = tmp.Write("plan.yaml", R"(name: mixed
+systems:
+  - name: launched
+    hardware: h100
+    model: fixed
+    base_url: )" + url + R"(
+    launch: {command: ")" + std::string(FRONTIER_BIN) + " serve --profile fixed --port " +
+      std::to_string(port) + R"( --ttft-ms 5 --itl-ms 1", health: ")" + url + R"(/health", timeout_s: 20, stop_timeout_s: 5}
+  - name: down
+    hardware: h100
+    model: nothing
+    base_url: http://127.0.0.1:9
+  - {name: live, hardware: h100, gpus: 1, live: true, sim: {model: llama-3.1-8b}}
+workloads:
+  - {name: tiny, input_len: 32, output_len: 8}
+load:
+  concurrency: [1, 4]
+  prompts_per_concurrency: 2
+)");
+  const std::string db = (tmp.dir / "f.db").string();
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
+  EXPECT_EQ(rc, 1) << out;  // one broken system
+  EXPECT_NE(out.find("4 points run, 0 already stored, 2 failed, of 6"), std::string::npos) << out;
+  EXPECT_NE(out.find("broken: down: point tiny|concurrency=1|rep=0 failed twice"), std::string::npos) << out;
+  auto s = store::OpenStore(db);
+  auto runs = (*s)->ListRuns();
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[0].status, "ok");
+  EXPECT_EQ((*runs)[1].status.rfind("broken: ", 0), 0u);
+  EXPECT_EQ((*runs)[2].status, "ok");
+  for (int i : {0, 2}) {
+    auto pts = (*s)->ListPoints((*runs)[i].id);
+    ASSERT_EQ(pts->size(), 2u) << (*runs)[i].system;
+    for (const auto& p : *pts) {
+      EXPECT_EQ(p.source, "measured");
+      EXPECT_EQ(p.metrics.completed, static_cast<int64_t>(2 * p.load_value));
+      EXPECT_EQ(p.metrics.total_output_tokens, 8 * p.metrics.completed);
+    }
+  }
+  // The fixed-timing server: TTFT about 5 ms, TPOT about 1 ms (loopback, loose bounds).
+  auto launched = (*s)->ListPoints((*runs)[0].id);
+  EXPECT_GT((*launched)[0].metrics.median_ttft_ms, 4.0);
+  EXPECT_LT((*launched)[0].metrics.median_ttft_ms, 200.0);
+  EXPECT_TRUE(fs::exists(db + ".logs/launched.log"));
+  // The launched server was stopped with the sweep: nothing listens on its port.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ::close(fd);
 }
 
 }  // namespace
