@@ -134,7 +134,15 @@ struct StreamClient::Impl {
 
   static size_t WriteCallback(char* p, size_t size, size_t n, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
-    return static_cast<Impl*>(t->owner)->OnBytes(*t, std::string_view(p, size * n));
+    auto* self = static_cast<Impl*>(t->owner);
+    // The timestamp of this read: libcurl calls here right after recv()
+    // returned these bytes, before any SSE or JSON parsing. Taken here, not
+    // before the read (when epoll_wait returned, or before
+    // curl_multi_socket_action): a thread preempted between such a stamp and
+    // the recv would stamp bytes that arrived in between before the server
+    // wrote them. Stamped here the error can only be late, never early.
+    self->read_time = SteadyClock::MonotonicNow();
+    return self->OnBytes(*t, std::string_view(p, size * n));
   }
 
   size_t OnBytes(Transfer& t, std::string_view bytes) {
@@ -287,7 +295,6 @@ struct StreamClient::Impl {
   // One epoll_wait (up to timeout_ms) and the libcurl work it calls for.
   void ServiceOnce(int timeout_ms) {
     const int n = ::epoll_wait(epfd, ev_buf, kMaxEpollEvents, timeout_ms);
-    // The one timestamp of this wake-up: taken before libcurl reads a byte.
     read_time = SteadyClock::MonotonicNow();
     ++wakeups;
     int running = 0;
@@ -300,6 +307,7 @@ struct StreamClient::Impl {
         timer_armed = -1;
         continue;
       }
+      read_time = SteadyClock::MonotonicNow();  // for ends without new bytes
       const uint32_t ev = ev_buf[i].events;
       int flags = 0;
       if (ev & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;

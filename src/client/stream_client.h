@@ -2,13 +2,15 @@
 // streaming endpoints. One thread carries thousands of concurrent streams.
 //
 // Design: libcurl's multi-socket interface (curl_multi_socket_action) driven
-// by this class's own epoll loop. libcurl does HTTP/1.1, TLS, redirects of
-// nothing, connection reuse and name resolution; the loop decides when to
-// read. When epoll_wait returns, ONE monotonic timestamp is taken before any
-// call into libcurl, and every SSE event completed by the reads of that
-// wake-up is stamped with it (so parsing and bookkeeping never inflate a
-// latency). A timerfd wakes the loop at the caller's deadline with sub-
-// millisecond precision (epoll_wait's own timeout is whole milliseconds).
+// by this class's own epoll loop. libcurl does HTTP/1.1, TLS, connection
+// reuse and name resolution; the loop decides when to read. One monotonic
+// timestamp is taken per read, as soon as libcurl hands over the bytes of a
+// recv() and before any SSE or JSON parsing, and every SSE event completed
+// by that read is stamped with it: parsing and bookkeeping never inflate a
+// latency, and no byte is stamped before it arrived (see WriteCallback in the
+// .cc for why not one stamp per epoll wake-up).
+// A timerfd wakes the loop at the caller's deadline with sub-millisecond
+// precision (epoll_wait's own timeout is whole milliseconds).
 //
 // Per request: POST the body (openai.h), stream the response through the SSE
 // framer (sse.h) and the chunk reader; count token-bearing events; read token
