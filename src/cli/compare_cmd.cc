@@ -14,11 +14,13 @@ int RunCompare(int argc, char** argv) {
                "got worse beyond the measured run-to-run noise (for nightly CI)",
                "compare");
   std::string db = "frontier.db";
-  int64_t baseline = 0, candidate = 0;
+  std::string baseline_ref, candidate_ref;
   analysis::RegressionOptions o;
   app.add_option("--db", db, "Results database")->capture_default_str();
-  app.add_option("--baseline", baseline, "Baseline run id (see `frontier db ls`)")->required();
-  app.add_option("--candidate", candidate, "Candidate run id")->required();
+  app.add_option("--baseline", baseline_ref,
+                 "Baseline run: an id (`frontier db ls`), SWEEP/SYSTEM (the latest) or SWEEP/SYSTEM~N")
+      ->required();
+  app.add_option("--candidate", candidate_ref, "Candidate run, as --baseline")->required();
   app.add_option("--min-change", o.min_relative,
                  "Never flag a relative change below this (fraction of the baseline)")
       ->check(CLI::Range(0.0, 1.0))
@@ -33,11 +35,14 @@ int RunCompare(int argc, char** argv) {
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
   auto st = store::OpenStore(db);
   if (!st.ok()) return Fail("compare", st.status());
-  auto b = (*st)->GetRun(baseline);
-  if (!b.ok()) return Fail("compare", b.status().WithContext("--baseline"));
-  auto c = (*st)->GetRun(candidate);
-  if (!c.ok()) return Fail("compare", c.status().WithContext("--candidate"));
-  auto r = report::CompareRuns(**st, baseline, candidate, o);
+  auto baseline = report::ResolveRunRef(**st, baseline_ref);
+  if (!baseline.ok()) return Fail("compare", baseline.status().WithContext("--baseline"));
+  auto candidate = report::ResolveRunRef(**st, candidate_ref);
+  if (!candidate.ok()) return Fail("compare", candidate.status().WithContext("--candidate"));
+  auto b = (*st)->GetRun(*baseline);
+  auto c = (*st)->GetRun(*candidate);
+  if (!b.ok() || !c.ok()) return Fail("compare", b.ok() ? c.status() : b.status());
+  auto r = report::CompareRuns(**st, *baseline, *candidate, o);
   if (!r.ok()) return Fail("compare", r.status());
   report::PrintComparison(*r, b->Label(), c->Label(), std::cout);
   if (r->deltas.empty()) {

@@ -8,6 +8,42 @@
 
 namespace frontier::report {
 
+Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref) {
+  auto not_found = [&](const std::string& why) -> Status {
+    return NotFound("run '" + ref + "' " + why +
+                    "; give an id, SWEEP/SYSTEM or SWEEP/SYSTEM~N (`frontier db ls` lists runs)");
+  };
+  if (!ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos) {
+    const int64_t id = std::stoll(ref);
+    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(id));
+    return run.id;
+  }
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  if (const size_t hash = ref.rfind('#'); hash != std::string::npos) {
+    for (const auto& r : runs)
+      if (r.Label() == ref) return r.id;
+    return not_found("is not in the database");
+  }
+  std::string name = ref;
+  int64_t back = 0;
+  if (const size_t tilde = ref.rfind('~'); tilde != std::string::npos) {
+    const std::string n = ref.substr(tilde + 1);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) {
+      return not_found("has a bad ~N suffix");
+    }
+    back = std::stoll(n);
+    name = ref.substr(0, tilde);
+  }
+  std::vector<int64_t> matches;
+  for (const auto& r : runs)
+    if (r.sweep + "/" + r.system == name) matches.push_back(r.id);
+  if (matches.empty()) return not_found("matches no sweep/system");
+  if (back >= static_cast<int64_t>(matches.size())) {
+    return not_found("goes back further than the " + std::to_string(matches.size()) + " runs of " + name);
+  }
+  return matches[matches.size() - 1 - static_cast<size_t>(back)];
+}
+
 Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int64_t run_id) {
   FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(run_id));
   (void)run;

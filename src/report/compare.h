@@ -10,12 +10,20 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 
 #include "analysis/regression.h"
 #include "core/status.h"
 #include "store/store.h"
 
 namespace frontier::report {
+
+// Finds a run by reference: an id ("12"), a label ("quickstart/h200#12"), or
+// "SWEEP/SYSTEM" for the latest run of that system in that sweep, with "~N"
+// for the N-th run before the latest ("nightly/h200~1": the one before last),
+// so a nightly job can compare without knowing ids. NotFound naming the
+// reference and how to list runs.
+Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref);
 
 // The repetitions of each point of a run, grouped for FindRegressions.
 Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int64_t run_id);

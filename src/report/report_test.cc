@@ -134,6 +134,16 @@ TEST(Compare, StoredRunsWithAKnownDifference) {
   PrintComparison(*bad, "b", "c", out);
   EXPECT_NE(out.str().find("REGRESSION"), std::string::npos);
   EXPECT_EQ(CompareRuns(*s, base, 999, {}).status().code(), StatusCode::kNotFound);
+
+  // References by sweep/system: a second "base" run makes "test/base" the newer one.
+  const int64_t base2 = AddRun(*s, "base", "h200", 1.0, {1}, 1);
+  EXPECT_EQ(*ResolveRunRef(*s, std::to_string(slow)), slow);
+  EXPECT_EQ(*ResolveRunRef(*s, "test/base"), base2);
+  EXPECT_EQ(*ResolveRunRef(*s, "test/base~1"), base);
+  EXPECT_EQ(*ResolveRunRef(*s, "test/slow#" + std::to_string(slow)), slow);
+  EXPECT_EQ(ResolveRunRef(*s, "test/base~2").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ResolveRunRef(*s, "test/nothing").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ResolveRunRef(*s, "test/base~x").status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -176,6 +176,35 @@ TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
   EXPECT_EQ(rc, 2);
 }
 
+TEST(SweepCli, CompareFlagsASlowerSystemAndPassesARepeatOfTheSame) {
+  Tmp tmp("compare");
+  const std::string plan = tmp.Write("plan.yaml", R"(name: nightly
+systems:
+  - {name: fast, hardware: h200, gpus: 8, sim: {model: llama-3.1-70b, tp: 8, precision: fp8}}
+  - {name: slow, hardware: mi325x, gpus: 8, sim: {model: llama-3.1-70b, tp: 8, precision: fp8}}
+workloads:
+  - {name: w, input_len: 256, output_len: 64, range_ratio: 0.5}
+load:
+  concurrency: [4, 16]
+  prompts_per_concurrency: 4
+repetitions: 3
+)");
+  const std::string db = (tmp.dir / "f.db").string();
+  ASSERT_EQ(Frontier("sweep " + plan + " --db " + db + " -q").first, 0);
+  ASSERT_EQ(Frontier("sweep " + plan + " --db " + db + " -q").first, 0);  // a second night
+  // The same system on two nights (the simulator is deterministic): no regression.
+  auto [rc, out] = Frontier("compare --baseline nightly/fast~1 --candidate nightly/fast --db " + db);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("0 regression(s)"), std::string::npos) << out;
+  // The slower hardware as the candidate: throughput per GPU regresses at every load.
+  std::tie(rc, out) = Frontier("compare --baseline nightly/fast --candidate nightly/slow --db " + db);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("REGRESSION"), std::string::npos) << out;
+  EXPECT_NE(out.find("measured (n=3/3)"), std::string::npos) << out;
+  std::tie(rc, out) = Frontier("compare --baseline nightly/fast~2 --candidate 1 --db " + db);
+  EXPECT_EQ(rc, 2) << out;
+}
+
 int FreePort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
