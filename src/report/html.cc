@@ -76,7 +76,7 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
     const SeriesReport& s = r.series[w.series[k]];
     ChartSeries c;
     c.name = s.name;
-    c.color = PaletteColor(w.series[k]);
+    c.color = PaletteColor(w.series[k]);  // the frontier: PCHIP through the frontier points
     for (const auto& p : s.points) {
       const auto& y = output ? p.output_tput_per_gpu : p.total_tput_per_gpu;
       const bool front = output ? p.on_output_frontier : p.on_total_frontier;
@@ -105,7 +105,15 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
     const auto ops = OperatingPoints(s);
     const auto curve = analysis::FrontierCurve(ops, output ? analysis::Throughput::kOutput
                                                            : analysis::Throughput::kTotal);
-    for (size_t i = 0; i < curve.x.size(); ++i) c.line.emplace_back(curve.x[i], curve.y[i]);
+    // Drawn by the same interpolation the iso-interactivity tables read.
+    if (curve.x.size() == 1) c.line.emplace_back(curve.x[0], curve.y[0]);
+    for (size_t i = 0; i + 1 < curve.x.size(); ++i) {
+      for (int step = 0; step < 16; ++step) {
+        const double x = curve.x[i] + (curve.x[i + 1] - curve.x[i]) * step / 16.0;
+        c.line.emplace_back(x, analysis::Interpolate(curve, x).value_or(curve.y[i]));
+      }
+    }
+    if (curve.x.size() > 1) c.line.emplace_back(curve.x.back(), curve.y.back());
     cs.push_back(std::move(c));
   }
   ChartOptions o;
