@@ -59,8 +59,10 @@ TEST(ClientIntegrationTest, TimestampsAndTokensAtConcurrency1) {
   ASSERT_EQ(err.size(), 80u);
   std::printf("concurrency 1: stamp error median %.3f ms, max %.3f ms\n", Median(err),
               *std::max_element(err.begin(), err.end()));
-  EXPECT_LT(Median(err), kTolMs);
-  EXPECT_LT(*std::max_element(err.begin(), err.end()), kTolMaxMs);
+  if (kTimingChecks) {
+    EXPECT_LT(Median(err), kTolMs);
+    EXPECT_LT(*std::max_element(err.begin(), err.end()), kTolMaxMs);
+  }
   for (const auto& r : recs) {
     EXPECT_TRUE(r.usage_reported);
     EXPECT_EQ(r.output_tokens, 28);  // 4 x (1+1+1+1+3)
@@ -69,6 +71,7 @@ TEST(ClientIntegrationTest, TimestampsAndTokensAtConcurrency1) {
     // TTFT: the server waits 50 ms after reading the request.
     const double ttft = NanosToMillis(r.first_token_ns - r.sent_ns);
     EXPECT_GE(ttft, 50.0);
+    if (!kTimingChecks) continue;
     EXPECT_LT(ttft, 50.0 + kTolMaxMs);
     // Successive events 10 ms apart on the server's clock.
     for (size_t i = 1; i < r.events.size(); ++i)
@@ -85,8 +88,10 @@ TEST(ClientIntegrationTest, TimestampsAndTokensAt256Streams) {
   std::vector<double> err = CompareWithServer(*server, recs);
   ASSERT_EQ(err.size(), 256u * 20u);
   std::printf("256 streams: stamp error median %.3f ms, p99 %.3f ms\n", Median(err), Percentile(err, 99));
-  EXPECT_LT(Median(err), kTolMs);
-  EXPECT_LT(Percentile(err, 99), 4 * kTolMaxMs);
+  if (kTimingChecks) {
+    EXPECT_LT(Median(err), kTolMs);
+    EXPECT_LT(Percentile(err, 99), 4 * kTolMaxMs);
+  }
   for (const auto& r : recs) EXPECT_EQ(r.output_tokens, 28);
   EXPECT_GE(server->max_connections(), 200);  // really concurrent streams
 }

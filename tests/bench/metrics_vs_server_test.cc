@@ -81,6 +81,7 @@ void CheckAgainstServer(int concurrency, int requests, double ttft_tol_ms) {
               truth.tpot_ms.mean, measured.itl_ms.mean, truth.itl_ms.mean, measured.e2el_ms.mean,
               truth.e2el_ms.mean);
   EXPECT_GE(measured.ttft_ms.mean, truth.ttft_ms.mean);  // the client cannot see it sooner
+  if (!kTimingChecks) return;
   EXPECT_NEAR(measured.ttft_ms.mean, truth.ttft_ms.mean, ttft_tol_ms);
   EXPECT_NEAR(measured.tpot_ms.mean, truth.tpot_ms.mean, kTolMs);
   EXPECT_NEAR(measured.itl_ms.mean, truth.itl_ms.mean, kTolMs);
