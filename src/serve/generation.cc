@@ -296,6 +296,10 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
                          finish, cu);
       g.sent_len = std::max(g.sent_len, upto);
     }
+    if (g.stop.empty()) {  // nothing will search the text: keep only what is unsent (none)
+      g.text.clear();
+      g.sent_len = 0;
+    }
     if (finish) {
       if (g.include_usage) AppendUsageEvent(payload, g.head, usage);
       payload += kDoneEvent;
