@@ -11,8 +11,8 @@
 //      client when epoll_wait returns, so the figure also holds the kernel's
 //      loopback delivery and the client thread's wake-up.
 //   2. ingest: 256 streams of one-token events, the server batching 32 events
-//      per write; tokens/s, the client thread's CPU time per 1,000 tokens and
-//      its CPU use. tokens / client CPU-seconds is the ingest rate one core
+//      per write (2b: one event per write, a read per token); tokens/s, the
+//      client thread's CPU time per 1,000 tokens and its CPU use. tokens / client CPU-seconds is the ingest rate one core
 //      would sustain at 100 %; whether the client or the server was the limit
 //      shows in the client's CPU use.
 //   3. most concurrent streams held: N streams opened at once, each holding
@@ -177,18 +177,18 @@ void TimestampError(int n, int threads, bool quick) {
   if (st.failed) std::printf("      first failure: %s\n", st.first_failure.c_str());
 }
 
-void Ingest(int threads, bool quick) {
+void Ingest(int threads, bool quick, int per_write) {
   testing::Script s;
   s.ttft = kMs;
   s.interval = 0;
-  s.events = quick ? 2000 : 20000;
-  s.events_per_write = 32;
+  s.events = per_write > 1 ? (quick ? 2000 : 20000) : (quick ? 500 : 4000);
+  s.events_per_write = per_write;
   s.usage_continuous = true;
   auto server = Server(s, threads, false);
   const int n = 256;
   RunStats st = Drive(server->base_url(), n, 1, 120 * kNanosPerSecond);
   const double wall_s = NanosToSeconds(st.wall), cpu_s = NanosToSeconds(st.client_cpu);
-  std::printf("  %d streams x %d one-token events (32 per write, usage in every chunk)\n", n, s.events);
+  std::printf("  %d streams x %d one-token events (%d per write, usage in every chunk)\n", n, s.events, per_write);
   std::printf("  tokens ingested          %lld in %.2f s  = %.0f tokens/s\n",
               static_cast<long long>(st.tokens), wall_s, st.tokens / wall_s);
   std::printf("  client CPU               %.2f s (%.0f %% of one core)\n", cpu_s, 100 * cpu_s / wall_s);
@@ -242,7 +242,9 @@ int main(int argc, char** argv) {
   std::printf("\n1. timestamp error (client stamp - server write)\n");
   for (int n : {1, 100, 1000, 4000}) TimestampError(n, threads, quick);
   std::printf("\n2. ingest on one client thread\n");
-  Ingest(threads, quick);
+  Ingest(threads, quick, 32);
+  std::printf("\n2b. ingest, one event per write (one read per token: the client's worst case)\n");
+  Ingest(threads, quick, 1);
   std::printf("\n3. concurrent streams\n");
   MostStreams(threads, quick);
   return 0;
