@@ -5,7 +5,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "analysis/frontier.h"
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/workload_flags.h"

@@ -86,6 +86,8 @@ class Engine {
   StepCost Explain(const BatchShape& shape) const { return model_.Cost(shape); }
 
   EngineStats stats() const;
+  // Fraction of KV pages in use (stats().kv_usage() without building the stats).
+  double kv_usage() const { return units_total_ > 0 ? double(units_used_) / double(units_total_) : 0; }
   const SimConfig& config() const { return model_.config(); }
   const StepModel& step_model() const { return model_; }
 

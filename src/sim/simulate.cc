@@ -112,8 +112,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
     } else if (step.shape.decode_seqs > 0) {
       local.typical_mixed = step.shape;
     }
-    const EngineStats es = engine.stats();
-    local.peak_kv_usage = std::max(local.peak_kv_usage, es.kv_usage());
+    local.peak_kv_usage = std::max(local.peak_kv_usage, engine.kv_usage());
     // Requests that arrived during the step found a free slot then.
     FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));
     for (const auto& e : step.emissions) {

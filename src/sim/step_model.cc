@@ -84,23 +84,32 @@ StepModel::StepModel(const SimConfig& config) : config_(config) {
   expert_bytes_ = BytesPerElement(config_.expert_precision);
 }
 
-void StepModel::AddOp(StepCost& out, Op op, double flops, double flops_per_s, double bytes,
-                      double scale) const {
+void StepModel::AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double scale) const {
   const double c = flops > 0 ? flops / flops_per_s : 0.0;
   const double mem = bytes / hbm_bytes_per_s_;
-  OpCost& o = out.ops[op];
+  const double t = std::max(c, mem) * scale;
+  (c >= mem ? out.compute_s : out.memory_s) += t;
+  out.time_s += t;
+  if (out.detail == nullptr) return;
+  OpCost& o = out.detail->ops[op];
   o.flops += flops * scale;
   o.bytes += bytes * scale;
   o.compute_s += c * scale;
   o.memory_s += mem * scale;
-  const double t = std::max(c, mem) * scale;
   o.time_s += t;
-  (c >= mem ? out.compute_s : out.memory_s) += t;
-  out.time_s += t;
 }
 
-void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bool draft,
-                          StepCost& out) const {
+void StepModel::AddComm(Acc& out, Op op, double bytes, double seconds) const {
+  out.comm_s += seconds;
+  out.time_s += seconds;
+  if (out.detail == nullptr) return;
+  OpCost& o = out.detail->ops[op];
+  o.bytes += bytes;
+  o.comm_s += seconds;
+  o.time_s += seconds;
+}
+
+void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bool draft, Acc& out) const {
   const ModelSpec& m = config_.model;
   const double tp = config_.tp, dp = config_.dp, ep = config_.ep, gpus = config_.gpus;
   const double h = m.hidden;
@@ -170,7 +179,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     AddOp(out, !draft ? kOpLmHead : kOpDraft, flops, head_flops_per_s_, bytes, scale);
   }
 
-  bytes = tr * attn_layers * 8.0 * h * act_bytes_;
+  bytes = tr * attn_layers * 4.0 * h * act_bytes_;
   AddOp(out, !draft ? kOpElementwise : kOpDraft, 0, 1, bytes, scale);
 
   // Collectives on the scale-up fabric.
@@ -180,30 +189,18 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     const double size = tr * h * act_bytes_;
     const double bw = config_.hardware.CollectiveGBps(config_.tp) * 1e9 * st.link_fraction;
     const double t = count * (2.0 * (tp - 1) / tp * size / bw + st.allreduce_latency_us * 1e-6);
-    OpCost& o = out.ops[!draft ? kOpAllReduce : kOpDraft];
-    o.bytes += count * 2.0 * (tp - 1) / tp * size * scale;
-    o.comm_s += t * scale;
-    o.time_s += t * scale;
-    out.comm_s += t * scale;
-    out.time_s += t * scale;
+    AddComm(out, !draft ? kOpAllReduce : kOpDraft, count * 2.0 * (tp - 1) / tp * size * scale, t * scale);
   }
   if (ep > 1 && L.moe > 0 && m.moe()) {
     const double dispatch_bytes = config_.expert_precision == Precision::kBf16 ? 2.0 : 1.0;
     const double sent = (tokens / gpus) * m.experts_per_token * h * (ep - 1) / ep * (dispatch_bytes + 2.0);
     const double bw = config_.hardware.CollectiveGBps(config_.ep) * 1e9 * st.link_fraction;
     const double t = L.moe * (sent / bw + 2.0 * st.alltoall_latency_us * 1e-6);
-    OpCost& o = out.ops[!draft ? kOpAllToAll : kOpDraft];
-    o.bytes += L.moe * sent * scale;
-    o.comm_s += t * scale;
-    o.time_s += t * scale;
-    out.comm_s += t * scale;
-    out.time_s += t * scale;
+    AddComm(out, !draft ? kOpAllToAll : kOpDraft, L.moe * sent * scale, t * scale);
   }
 }
 
-StepCost StepModel::Cost(const BatchShape& s) const {
-  StepCost out;
-  if (s.tokens() <= 0) return out;
+void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   const ModelSpec& m = config_.model;
   Layers main;
   main.attn_full = m.full_attention_layers();
@@ -234,11 +231,32 @@ StepCost StepModel::Cost(const BatchShape& s) const {
     AddLayers(d, draft, k, /*draft=*/true, out);
     overhead_s += k * per_layer_us * 1e-6;
   }
-  OpCost& o = out.ops[kOpOverhead];
-  o.overhead_s = o.time_s = overhead_s;
-  out.overhead_s = overhead_s;
+  out.overhead_s += overhead_s;
   out.time_s += overhead_s;
+  if (out.detail != nullptr) {
+    OpCost& o = out.detail->ops[kOpOverhead];
+    o.overhead_s = o.time_s = overhead_s;
+  }
+}
 
+Nanos StepModel::StepNanos(const BatchShape& s) const {
+  if (s.tokens() <= 0) return 0;
+  Acc acc;
+  Accumulate(s, acc);
+  return static_cast<Nanos>(acc.time_s * 1e9 + 0.5);
+}
+
+StepCost StepModel::Cost(const BatchShape& s) const {
+  StepCost out;
+  if (s.tokens() <= 0) return out;
+  Acc acc;
+  acc.detail = &out;
+  Accumulate(s, acc);
+  out.time_s = acc.time_s;
+  out.compute_s = acc.compute_s;
+  out.memory_s = acc.memory_s;
+  out.comm_s = acc.comm_s;
+  out.overhead_s = acc.overhead_s;
   for (auto& op : out.ops) {
     if (op.comm_s > 0) {
       op.bound = Resource::kCommunication;

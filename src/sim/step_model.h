@@ -22,7 +22,7 @@
 //   attention (decode)     KV read per sequence grows with its context; MLA
 //                          reads one latent per token shared by all heads
 //   LM head + embeddings   only rows that sample a token run the LM head
-//   norms & activations    elementwise traffic, ~8 hidden-vectors per token-layer
+//   norms & activations    elementwise traffic, ~4 hidden vectors per token-layer (fused kernels)
 //   TP all-reduce          2 per layer when tp > 1 (1 with expert parallelism)
 //   EP all-to-all          dispatch + combine per MoE layer when ep > 1
 //   MTP draft              k sequential passes of the draft layer + LM head
@@ -109,7 +109,8 @@ class StepModel {
 
   // The cost of one step. An empty shape costs nothing.
   StepCost Cost(const BatchShape& shape) const;
-  Nanos StepNanos(const BatchShape& shape) const { return Cost(shape).ns(); }
+  // Cost(shape).ns() without the per-operator breakdown (the engine's hot path).
+  Nanos StepNanos(const BatchShape& shape) const;
 
   const SimConfig& config() const { return config_; }
 
@@ -118,9 +119,16 @@ class StepModel {
     double attn_full = 0, attn_swa = 0, dense_mlp = 0, moe = 0;
     bool head = true;
   };
+  // Running totals of a step; the per-operator breakdown only when `detail` is set.
+  struct Acc {
+    double time_s = 0, compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
+    StepCost* detail = nullptr;
+  };
+  void Accumulate(const BatchShape& s, Acc& out) const;
   // Adds `scale` times the cost of `layers`; draft passes are booked under kOpDraft.
-  void AddLayers(const BatchShape& s, const Layers& layers, double scale, bool draft, StepCost& out) const;
-  void AddOp(StepCost& out, Op op, double flops, double flops_per_s, double bytes, double scale) const;
+  void AddLayers(const BatchShape& s, const Layers& layers, double scale, bool draft, Acc& out) const;
+  void AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double scale) const;
+  void AddComm(Acc& out, Op op, double bytes, double seconds) const;
 
   SimConfig config_;
   double gemm_flops_per_s_ = 0;    // achieved, non-expert layers

@@ -25,8 +25,8 @@ namespace {
 //     time  = 0.827392 us
 //   LM head: FLOPs = 2 x 1 x 1024 x 1000 = 2,048,000; bytes = 1000 x 1024 x 2 + 1000 x 4 + 1024 x 2
 //     = 2,048,000 + 4,000 + 2,048 = 2,054,048 -> 2.054048 us
-//   norms & activations: 1 x 2 layers x 8 x 1024 x 2 B = 32,768 B -> 0.032768 us
-//   total = 16.785408 + 50.388992 + 0.827392 + 2.054048 + 0.032768 = 70.088608 us
+//   norms & activations: 1 x 2 layers x 4 x 1024 x 2 B = 16,384 B -> 0.016384 us
+//   total = 16.785408 + 50.388992 + 0.827392 + 2.054048 + 0.016384 = 70.072224 us
 TEST(StepModelTest, HandComputedRooflineOfOneDecodeToken) {
   const SimConfig c = testing::TinyConfig();
   const StepModel m(c);
@@ -41,10 +41,10 @@ TEST(StepModelTest, HandComputedRooflineOfOneDecodeToken) {
   EXPECT_DOUBLE_EQ(cost.ops[kOpAttnDecode].bytes, 827'392.0);
   EXPECT_DOUBLE_EQ(cost.ops[kOpLmHead].flops, 2'048'000.0);
   EXPECT_DOUBLE_EQ(cost.ops[kOpLmHead].bytes, 2'054'048.0);
-  EXPECT_DOUBLE_EQ(cost.ops[kOpElementwise].bytes, 32'768.0);
-  EXPECT_NEAR(cost.time_s, 70.088608e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpElementwise].bytes, 16'384.0);
+  EXPECT_NEAR(cost.time_s, 70.072224e-6, 1e-15);
   EXPECT_EQ(cost.bound, Resource::kMemory);
-  EXPECT_EQ(cost.ns(), 70'089);
+  EXPECT_EQ(cost.ns(), 70'072);
   EXPECT_DOUBLE_EQ(cost.ops[kOpAllReduce].time_s, 0.0);  // TP 1: no collective
 }
 

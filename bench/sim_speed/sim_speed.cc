@@ -1,0 +1,77 @@
+// sim_speed: wall time of a 12-point concurrency sweep (1, 2, 4, ..., 2048)
+// of 2,000 requests a point, and simulated requests per second, on one core.
+//
+//   build/bench/sim_speed/sim_speed [model hardware tp precision input_len output_len]
+//
+// Defaults: llama-3.1-70b on h200, TP 8, FP8, 1,024 input and 1,024 output
+// tokens (the sweep simulates 24,000 requests and 24.6 million output tokens).
+// Simulation (Simulate) and summarising (metrics::Summarize, which sorts every
+// inter-token gap) are timed separately.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "metrics/summary.h"
+#include "sim/config.h"
+#include "sim/simulate.h"
+#include "workload/random_dataset.h"
+
+using namespace frontier;
+
+int main(int argc, char** argv) {
+  sim::SimSpec spec;
+  spec.model = argc > 1 ? argv[1] : "llama-3.1-70b";
+  spec.hardware = argc > 2 ? argv[2] : "h200";
+  spec.tp = argc > 3 ? std::atoi(argv[3]) : 8;
+  spec.precision = argc > 4 ? argv[4] : "fp8";
+  const int input_len = argc > 5 ? std::atoi(argv[5]) : 1024;
+  const int output_len = argc > 6 ? std::atoi(argv[6]) : 1024;
+  if (std::getenv("FRONTIER_DATA_DIR") == nullptr) spec.data_dir = FRONTIER_BENCH_DATA_DIR;
+  Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
+  if (!config.ok()) {
+    std::fprintf(stderr, "sim_speed: %s\n", config.status().message().c_str());
+    return 1;
+  }
+  workload::RandomDatasetOptions d;
+  d.num_prompts = 2000;
+  d.input_len = input_len;
+  d.output_len = output_len;
+  Result<std::vector<workload::RequestSpec>> requests = workload::MakeRandomDataset(d);
+  if (!requests.ok()) return 1;
+  for (auto& r : *requests) r.prompt_token_ids.clear();
+
+  using Clock = std::chrono::steady_clock;
+  double sim_s = 0, summary_s = 0;
+  int64_t simulated = 0, steps = 0, tokens = 0;
+  std::printf("%s on %dx %s TP%d %s, %d in / %d out, 2000 requests a point\n", config->model.name.c_str(),
+              config->gpus, config->hardware.name.c_str(), config->tp, sim::PrecisionName(config->precision),
+              input_len, output_len);
+  std::printf("%6s %10s %10s %12s %12s %12s\n", "conc", "steps", "sim ms", "summary ms", "tok/s/GPU", "tok/s/user");
+  for (int64_t c = 1; c <= 2048; c *= 2) {
+    workload::LoadOptions load;
+    load.max_concurrency = c;
+    sim::SimulationStats st;
+    const auto t0 = Clock::now();
+    Result<RunResult> run = sim::Simulate(*config, *requests, load, &st);
+    const auto t1 = Clock::now();
+    if (!run.ok()) return 1;
+    metrics::SummaryOptions so;
+    so.num_gpus = config->gpus;
+    const metrics::Summary s = metrics::Summarize(*run, so);
+    const auto t2 = Clock::now();
+    const double a = std::chrono::duration<double>(t1 - t0).count();
+    const double b = std::chrono::duration<double>(t2 - t1).count();
+    sim_s += a;
+    summary_s += b;
+    simulated += static_cast<int64_t>(run->requests.size());
+    steps += st.steps;
+    tokens += s.total_output_tokens;
+    std::printf("%6lld %10lld %10.1f %12.1f %12.1f %12.1f\n", static_cast<long long>(c),
+                static_cast<long long>(st.steps), a * 1e3, b * 1e3, s.output_throughput_per_gpu, s.interactivity);
+  }
+  std::printf("12-point sweep: simulation %.3f s (%.0f requests/s, %.1f M steps/s, %.1f M tokens/s), "
+              "summaries %.3f s, total %.3f s\n",
+              sim_s, simulated / sim_s, steps / sim_s / 1e6, tokens / sim_s / 1e6, summary_s, sim_s + summary_s);
+  return 0;
+}
