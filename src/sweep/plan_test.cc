@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "sweep/plan.h"
 
 namespace frontier::sweep {
@@ -99,6 +101,17 @@ TEST(Plan, ErrorsNameFileLineAndField) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("p.yaml:", 0), 0u);
   EXPECT_NE(bad.status().message().find("not valid YAML"), std::string::npos);
+}
+
+TEST(Plan, EveryExamplePlanInDataIsValid) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans")) {
+    if (e.path().extension() != ".yaml") continue;
+    auto p = LoadPlan(e.path().string());
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    ++n;
+  }
+  EXPECT_GE(n, 4);
 }
 
 TEST(Plan, MissingFileIsNotFound) {
