@@ -1,0 +1,104 @@
+// `frontier simulate` and `frontier validate` end to end: exit codes, one-line
+// errors naming the flag, the sweep table and the result file.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+namespace {
+
+struct Output {
+  int status = -1;
+  std::string text;  // stdout and stderr
+};
+
+Output RunFrontier(const std::string& args) {
+  Output out;
+  const std::string cmd = std::string(FRONTIER_BINARY_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.text.append(buf.data(), n);
+  const int rc = pclose(p);
+  out.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+TEST(SimulateCliTest, BadInputIsOneLineNamingTheFlag) {
+  Output o = RunFrontier("simulate --model llama-9 --hardware h200");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--model: unknown model 'llama-9'; known:"), std::string::npos) << o.text;
+  EXPECT_EQ(std::count(o.text.begin(), o.text.end(), '\n'), 1) << o.text;
+  o = RunFrontier("simulate --model llama-3.1-70b --hardware h200 --tp 3");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--tp 3 does not divide"), std::string::npos) << o.text;
+  o = RunFrontier("simulate --model llama-3.1-405b --hardware h100 --tp 8 --precision bf16");
+  EXPECT_EQ(o.status, 1);  // valid input, cannot be done
+  EXPECT_NE(o.text.find("short by"), std::string::npos) << o.text;
+  o = RunFrontier("simulate --model deepseek-r1 --hardware h200 --tp 8 --ep 300");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--ep 300"), std::string::npos) << o.text;
+  o = RunFrontier("simulate --model llama-3.1-8b --hardware h200 --request-rate -1");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--request-rate"), std::string::npos) << o.text;
+}
+
+TEST(SimulateCliTest, SweepPrintsOneRowPerPointAndMarksTheFrontier) {
+  Output o = RunFrontier("simulate --model llama-3.1-8b --hardware h100 --tp 1 --input-len 512 --output-len 128 "
+                 "--num-prompts 64 --concurrency 1,4,16,64");
+  ASSERT_EQ(o.status, 0) << o.text;
+  int rows = 0, marked = 0;
+  std::istringstream in(o.text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    long conc;
+    if (f >> conc && (conc == 1 || conc == 4 || conc == 16 || conc == 64) && line.size() > 60) {
+      ++rows;
+      if (line.back() == '*') ++marked;
+    }
+  }
+  EXPECT_EQ(rows, 4) << o.text;
+  // Throughput rises and interactivity falls with concurrency: every point is on the frontier.
+  EXPECT_EQ(marked, 4) << o.text;
+}
+
+TEST(SimulateCliTest, ResultJsonIsSimulatedAndVllmNamed) {
+  const std::string path = ::testing::TempDir() + "/frontier_sim_cli.json";
+  Output o = RunFrontier("simulate --model llama-3.1-70b --hardware mi300x --tp 8 --precision fp8 --input-len 1024 "
+                 "--output-len 256 --max-concurrency 32 --num-prompts 128 --explain --result-json " + path);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("-bound"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("TP all-reduce"), std::string::npos) << o.text;
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good());
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["completed"].get<int>(), 128);
+  EXPECT_EQ(j["total_output_tokens"].get<int>(), 128 * 256);
+  EXPECT_EQ(j["frontier"]["source"], "simulated");
+  EXPECT_GT(j["output_throughput"].get<double>(), 0);
+  EXPECT_GT(j["median_tpot_ms"].get<double>(), 0);
+  EXPECT_EQ(j["max_concurrency"].get<int>(), 32);
+  std::remove(path.c_str());
+}
+
+TEST(ValidateCliTest, PrintsPredictedPublishedAndError) {
+  Output o = RunFrontier("validate --id offline-8xh200 --offline-requests 2000");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("v4.1-offline-8xh200-fp8"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("31303"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("prediction"), std::string::npos) << o.text;
+  o = RunFrontier("validate --id nothing-like-this");
+  EXPECT_EQ(o.status, 2);
+}
+
+}  // namespace
