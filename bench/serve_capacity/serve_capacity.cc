@@ -11,7 +11,14 @@
 //   client p50/p99    client: read time - due time (same clock; ms)
 //   cpu        process CPU seconds (server + client together) per wall second
 //
-// Usage: serve_capacity [N ...]   (default 1 1000 4000)
+// With --sim the timing is the sim profile instead (Llama 3.1 70B FP8 on
+// 8 x H200, TP 8, the stack's batch limits), each stream 128 prompt tokens and
+// SERVE_CAPACITY_TOKENS output tokens: streams beyond the batch limit wait in
+// the engine's queue while their connections stay open, and the lag is
+// against the engine's modelled step ends, where a whole batch's tokens fall
+// due at once.
+//
+// Usage: serve_capacity [--sim] [N ...]   (default 1 1000 4000)
 //        env SERVE_CAPACITY_ITL_MS (default 50), SERVE_CAPACITY_TOKENS (default 40)
 #include <sys/resource.h>
 #include <unistd.h>
@@ -24,6 +31,8 @@
 
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
+#include "serve/sim_timing.h"
+#include "sim/config.h"
 #include "serve/stream_probe.h"
 
 namespace {
@@ -47,21 +56,42 @@ double CpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-void RunLevel(int n, double ttft_ms, double itl_ms, int tokens) {
+std::unique_ptr<TimingSource> MakeTiming(bool use_sim, double ttft_ms, double itl_ms) {
+  if (!use_sim) {
+    FixedProfile p;
+    p.ttft_ms = ttft_ms;
+    p.itl_ms = itl_ms;
+    return std::make_unique<FixedTiming>(p);
+  }
+  sim::SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "h200";
+  spec.gpus = 8;
+  spec.tp = 8;
+  spec.precision = "fp8";
+  auto config = sim::ResolveSimConfig(spec);
+  if (!config.ok()) {
+    std::fprintf(stderr, "serve_capacity: %s\n", config.status().message().c_str());
+    std::exit(1);
+  }
+  return std::make_unique<SimTiming>(*config, 1.0, config->model.max_context);
+}
+
+void RunLevel(int n, bool use_sim, double ttft_ms, double itl_ms, int tokens) {
   ServeOptions o;
   o.port = 0;
   o.model_name = "capacity";
   o.record_traces = true;
-  FixedProfile p;
-  p.ttft_ms = ttft_ms;
-  p.itl_ms = itl_ms;
-  auto server = Server::Create(o, std::make_unique<FixedTiming>(p));
+  auto server = Server::Create(o, MakeTiming(use_sim, ttft_ms, itl_ms));
   if (!server.ok()) {
     std::fprintf(stderr, "serve_capacity: %s\n", server.status().message().c_str());
     std::exit(1);
   }
   (void)(*server)->Start();
-  const std::string body = "{\"prompt\":[1,2,3,4,5,6,7,8],\"max_tokens\":" + std::to_string(tokens) +
+  std::string prompt = "[1";
+  for (int i = 1; i < (use_sim ? 128 : 8); ++i) prompt += ",1";
+  prompt += "]";
+  const std::string body = "{\"prompt\":" + prompt + ",\"max_tokens\":" + std::to_string(tokens) +
                            ",\"stream\":true,\"ignore_eos\":true}";
   std::vector<ProbeRequest> reqs(static_cast<size_t>(n), ProbeRequest{"/v1/completions", body, 0});
   ProbeOptions opt;
@@ -137,18 +167,31 @@ void RunLevel(int n, double ttft_ms, double itl_ms, int tokens) {
 
 int main(int argc, char** argv) {
   std::vector<int> levels;
-  for (int i = 1; i < argc; ++i) levels.push_back(std::atoi(argv[i]));
+  bool use_sim = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--sim") {
+      use_sim = true;
+    } else {
+      levels.push_back(std::atoi(argv[i]));
+    }
+  }
   if (levels.empty()) levels = {1, 1000, 4000};
   const char* itl_env = std::getenv("SERVE_CAPACITY_ITL_MS");
   const char* tok_env = std::getenv("SERVE_CAPACITY_TOKENS");
   const double itl = itl_env ? std::atof(itl_env) : 50;
   const int tokens = tok_env ? std::atoi(tok_env) : 40;
   const double ttft = 100;
-  std::printf("serve_capacity: fixed profile ttft %.0f ms, itl %.0f ms, %d tokens per stream, one event per token; "
-              "client in the same process\n",
-              ttft, itl, tokens);
+  if (use_sim) {
+    std::printf("serve_capacity: sim profile llama-3.1-70b fp8 on 8 x h200 (tp 8), 128 prompt + %d output tokens per "
+                "stream; client in the same process\n",
+                tokens);
+  } else {
+    std::printf("serve_capacity: fixed profile ttft %.0f ms, itl %.0f ms, %d tokens per stream, one event per token; "
+                "client in the same process\n",
+                ttft, itl, tokens);
+  }
   std::printf("%6s %6s %6s %10s %9s %9s %9s %10s %10s %6s %7s\n", "N", "held", "ok", "events/s", "lag p50",
               "lag p99", "lag max", "client p50", "client p99", "cpu", "wall s");
-  for (int n : levels) RunLevel(n, ttft, itl, tokens);
+  for (int n : levels) RunLevel(n, use_sim, ttft, itl, tokens);
   return 0;
 }
