@@ -114,7 +114,11 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   const double tp = config_.tp, dp = config_.dp, ep = config_.ep, gpus = config_.gpus;
   const double h = m.hidden;
   const double tokens = static_cast<double>(s.tokens());
-  const double tr = tokens / dp;  // tokens on one DP rank
+  // The busiest DP rank sets the step's time: with sequences spread evenly it
+  // holds ceil(seqs / dp) of them, so `share` of the batch (1/dp for large batches).
+  const double seqs = static_cast<double>(s.decode_seqs + s.prefill_seqs);
+  const double share = (dp > 1 && seqs > 0) ? std::ceil(seqs / dp) / seqs : 1.0 / dp;
+  const double tr = tokens * share;  // tokens on the busiest DP rank
   const double attn_layers = L.attn_full + L.attn_swa;
 
   // Attention projections (MLA keeps its down-projections whole on every TP rank).
@@ -124,9 +128,9 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   double flops = 2.0 * tr * proj_params * attn_layers;
   if (m.mla()) {
     const double heads_gpu = m.heads / tp;
-    flops += 2.0 * (s.decode_tokens / dp) * heads_gpu *
+    flops += 2.0 * (s.decode_tokens * share) * heads_gpu *
              (m.qk_nope_dim * m.kv_lora_rank + m.kv_lora_rank * m.v_head_dim) * attn_layers;
-    flops += 2.0 * (s.prefill_cached / dp) * m.kv_lora_rank * heads_gpu *
+    flops += 2.0 * (s.prefill_cached * share) * m.kv_lora_rank * heads_gpu *
              (m.qk_nope_dim + m.v_head_dim) * attn_layers;
   }
   double bytes = proj_params * weight_bytes_ * attn_layers + tr * attn_layers * 2.0 * h * act_bytes_;
@@ -158,22 +162,22 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   const double pre_dims = m.mla() ? (m.qk_nope_dim + m.qk_rope_dim + m.v_head_dim) : 2.0 * m.head_dim;
   const double dec_dims = m.mla() ? (2.0 * m.kv_lora_rank + m.qk_rope_dim) : 2.0 * m.head_dim;
   if (s.prefill_tokens > 0) {
-    const double pairs = (s.prefill_pairs_full * L.attn_full + s.prefill_pairs_swa * L.attn_swa) / dp;
-    const double keys = (s.prefill_keys_full * L.attn_full + s.prefill_keys_swa * L.attn_swa) / dp;
+    const double pairs = (s.prefill_pairs_full * L.attn_full + s.prefill_pairs_swa * L.attn_swa) * share;
+    const double keys = (s.prefill_keys_full * L.attn_full + s.prefill_keys_swa * L.attn_swa) * share;
     flops = 2.0 * pairs * heads_gpu * pre_dims;
-    bytes = keys * kv_bytes_token_layer_ + (s.prefill_tokens / dp) * attn_layers * heads_gpu * pre_dims * act_bytes_;
+    bytes = keys * kv_bytes_token_layer_ + (s.prefill_tokens * share) * attn_layers * heads_gpu * pre_dims * act_bytes_;
     AddOp(out, !draft ? kOpAttnPrefill : kOpDraft, flops, attn_flops_per_s_, bytes, scale);
   }
   if (s.decode_tokens > 0) {
-    const double pairs = (s.decode_pairs_full * L.attn_full + s.decode_pairs_swa * L.attn_swa) / dp;
-    const double keys = (s.decode_keys_full * L.attn_full + s.decode_keys_swa * L.attn_swa) / dp;
+    const double pairs = (s.decode_pairs_full * L.attn_full + s.decode_pairs_swa * L.attn_swa) * share;
+    const double keys = (s.decode_keys_full * L.attn_full + s.decode_keys_swa * L.attn_swa) * share;
     flops = 2.0 * pairs * heads_gpu * dec_dims;
-    bytes = keys * kv_bytes_token_layer_ + (s.decode_tokens / dp) * attn_layers * heads_gpu * dec_dims * act_bytes_;
+    bytes = keys * kv_bytes_token_layer_ + (s.decode_tokens * share) * attn_layers * heads_gpu * dec_dims * act_bytes_;
     AddOp(out, !draft ? kOpAttnDecode : kOpDraft, flops, attn_flops_per_s_, bytes, scale);
   }
 
   if (L.head) {
-    const double rows = s.sampled / dp, v = m.vocab;
+    const double rows = s.sampled * share, v = m.vocab;
     flops = 2.0 * rows * h * v / tp;
     bytes = v * h * 2.0 / tp + rows * v / tp * 4.0 + tr * h * 2.0;
     AddOp(out, !draft ? kOpLmHead : kOpDraft, flops, head_flops_per_s_, bytes, scale);
@@ -212,7 +216,9 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   const Stack& st = config_.stack;
   const bool decode_only = s.prefill_tokens == 0;
   const double per_layer_us = (decode_only && st.graphs) ? st.graph_layer_overhead_us : st.layer_overhead_us;
-  double overhead_s = (st.step_overhead_us + per_layer_us * m.layers) * 1e-6;
+  // MoE layers launch about twice the kernels of a dense one (router, top-k,
+  // permute, grouped GEMMs, un-permute), so they count twice.
+  double overhead_s = (st.step_overhead_us + per_layer_us * (m.layers + m.moe_layers())) * 1e-6;
 
   if (config_.spec_tokens > 0 && s.decode_seqs > 0) {
     // Each draft pass runs one decoder layer (the MTP module) and the LM head
@@ -229,7 +235,7 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
     draft.dense_mlp = m.moe() ? 0 : 1;
     const double k = config_.spec_tokens;
     AddLayers(d, draft, k, /*draft=*/true, out);
-    overhead_s += k * per_layer_us * 1e-6;
+    overhead_s += k * per_layer_us * (m.moe() ? 2 : 1) * 1e-6;
   }
   out.overhead_s += overhead_s;
   out.time_s += overhead_s;

@@ -26,7 +26,9 @@
 //   TP all-reduce          2 per layer when tp > 1 (1 with expert parallelism)
 //   EP all-to-all          dispatch + combine per MoE layer when ep > 1
 //   MTP draft              k sequential passes of the draft layer + LM head
-//   overhead               per step + per layer (smaller under CUDA graphs)
+//   overhead               per step + per layer (smaller under CUDA graphs; an
+//                          MoE layer counts twice)
+// With dp > 1 the busiest rank holds ceil(sequences / dp) of the batch.
 //
 // Thread safety: StepModel is immutable after construction; Cost() is const
 // and may be called from several threads.
