@@ -155,6 +155,9 @@ int RunBench(int argc, char** argv) {
   auto w = ResolveWorkload(wf);
   if (!w.ok()) return Fail("bench", w.status());
   if (model.empty()) return UsageError("bench", "--model is required (the model name the server serves)");
+  if (endpoint == "/v1/chat/completions" && w->dataset.kind == workload::DatasetKind::kRandom &&
+      w->dataset.random.format == workload::PromptFormat::kTokenIds)
+    return UsageError("bench", "--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
   if (api_key.empty()) {
     if (const char* env = std::getenv("OPENAI_API_KEY")) api_key = env;
   }

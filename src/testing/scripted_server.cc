@@ -70,6 +70,7 @@ struct ScriptedServer::Loop {
   std::unordered_map<int, Conn> conns;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
   uint64_t next_gen = 1;
+  Nanos accept_paused_until = 0;  // > 0 while out of file descriptors
 
   ~Loop() {
     for (auto& [fd, c] : conns) ::close(fd);
@@ -334,7 +335,11 @@ struct ScriptedServer::Loop {
         auto it = conns.find(t.fd);
         if (it != conns.end() && it->second.gen == t.gen && it->second.streaming) Step(it->second);
       }
-      int timeout_ms = 50;
+      if (accept_paused_until > 0 && now >= accept_paused_until) {
+        accept_paused_until = 0;
+        Watch(listen_fd, EPOLLIN | EPOLLEXCLUSIVE, true);
+      }
+      int timeout_ms = accept_paused_until > 0 ? 10 : 50;
       if (!timers.empty() && timers.top().due != armed) {
         itimerspec its{};
         const Nanos due = timers.top().due;
@@ -378,7 +383,15 @@ struct ScriptedServer::Loop {
   void Accept() {
     while (true) {
       const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+          // Out of descriptors: stop watching the listener for a moment
+          // instead of spinning on it (it stays readable).
+          ::epoll_ctl(epfd, EPOLL_CTL_DEL, listen_fd, nullptr);
+          accept_paused_until = SteadyClock::MonotonicNow() + 10 * kNanosPerMilli;
+        }
+        return;
+      }
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       Conn& c = conns[fd];

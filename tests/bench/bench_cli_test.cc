@@ -61,6 +61,7 @@ TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
         {"bench", "--model", "m", "--endpoint", "/v2/x"},
         {"bench", "--model", "m", "--goodput", "ttft"},
         {"bench", "--model", "m", "--dataset", "sharegpt"},
+        {"bench", "--model", "m", "--endpoint", "/v1/chat/completions"},
         {"bench", "--model", "m", "--unknown-flag"}}) {
     EXPECT_EQ(Wait(Spawn(args, err)), 2) << args[3];
     const std::string text = Slurp(err);
