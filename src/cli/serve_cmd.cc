@@ -29,7 +29,7 @@ int RunServe(int argc, char** argv) {
   const std::vector<std::string> sim_flags = {"--model", "--hardware", "--gpus", "--tp", "--ep", "--dp",
                                               "--precision", "--kv-precision", "--stack", "--max-num-seqs",
                                               "--max-num-batched-tokens", "--gpu-memory-utilization",
-                                              "--spec-tokens", "--acceptance", "--data-dir"};
+                                              "--spec-tokens", "--acceptance"};
   app.add_option("--model", s.model, "model: catalog name or a config.json path")->capture_default_str();
   app.add_option("--hardware", s.hardware, "accelerator: catalog name")->capture_default_str();
   app.add_option("--gpus", s.gpus, "GPUs in the deployment (default tp x dp)");
@@ -45,7 +45,6 @@ int RunServe(int argc, char** argv) {
   app.add_option("--spec-tokens", s.spec_tokens, "MTP / speculative draft tokens per step (0: off)")
       ->capture_default_str();
   app.add_option("--acceptance", s.acceptance, "mean tokens per verify step with --spec-tokens");
-  app.add_option("--data-dir", s.data_dir, "catalog folder (default the installed data/)");
   // The fixed profile.
   const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
   app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();
