@@ -76,7 +76,9 @@ void CheckAgainstServer(int concurrency, int requests, double ttft_tol_ms) {
   EXPECT_EQ(measured.itl_ms.count, truth.itl_ms.count);
   EXPECT_LE(measured.max_concurrent_requests, concurrency);
   // All slots full at once unless opening 256 connections outlasts a request.
-  if (kTimingChecks) EXPECT_EQ(measured.max_concurrent_requests, concurrency);
+  if (kTimingChecks) {
+    EXPECT_EQ(measured.max_concurrent_requests, concurrency);
+  }
   std::printf("concurrency %d: TTFT %.3f vs %.3f ms, TPOT %.3f vs %.3f ms, ITL %.3f vs %.3f ms, "
               "E2EL %.3f vs %.3f ms (client vs server)\n",
               concurrency, measured.ttft_ms.mean, truth.ttft_ms.mean, measured.tpot_ms.mean,
