@@ -209,7 +209,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     g.stall_at = DrawIn(UnitDraw(f.seed, kDrawStallAt, id), 1, g.target_tokens);
   const std::string rid = (kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + std::to_string(id);
   g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
-  g.arrival_ns = SteadyClock::MonotonicNow();
+  g.arrival_ns = pass_now_;  // see Loop(): the pass time orders arrivals against step ends
 
   Status added = timing_->Add(id, static_cast<int32_t>(g.prompt_tokens), static_cast<int32_t>(g.target_tokens),
                               g.arrival_ns);

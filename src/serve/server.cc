@@ -177,24 +177,14 @@ Nanos Server::Impl::NextWakeup() const {
 void Server::Impl::Loop() {
   constexpr int kMaxEvents = 512;
   epoll_event events[kMaxEvents];
+  int n = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
-    RunDue(SteadyClock::MonotonicNow());
-    const Nanos next = NextWakeup();
-    int timeout = -1;
-    if (next != kNever) {
-      if (next <= SteadyClock::MonotonicNow()) {
-        timeout = 0;
-      } else if (next != timer_armed_for_) {
-        itimerspec ts{};
-        ts.it_value.tv_sec = next / kNanosPerSecond;
-        ts.it_value.tv_nsec = next % kNanosPerSecond;
-        timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &ts, nullptr);
-        timer_armed_for_ = next;
-      }
-    }
-    PublishSnapshot();
-    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout);
-    if (n < 0 && errno != EINTR) break;
+    // One pass: first the emissions that fell due, then the I/O that epoll
+    // reported. Requests read in this pass are admitted at the pass's time,
+    // after every engine step that ended by then: the order a virtual-time
+    // simulation uses, so the sim profile's timeline replays exactly.
+    pass_now_ = SteadyClock::MonotonicNow();
+    RunDue(pass_now_);
     for (int i = 0; i < n; ++i) {
       auto* h = static_cast<Handle*>(events[i].data.ptr);
       switch (h->kind) {
@@ -218,6 +208,26 @@ void Server::Impl::Loop() {
       }
     }
     graveyard_.clear();
+
+    const Nanos next = NextWakeup();
+    int timeout = -1;
+    if (next != kNever) {
+      if (next <= SteadyClock::MonotonicNow()) {
+        timeout = 0;
+      } else if (next != timer_armed_for_) {
+        itimerspec ts{};
+        ts.it_value.tv_sec = next / kNanosPerSecond;
+        ts.it_value.tv_nsec = next % kNanosPerSecond;
+        timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &ts, nullptr);
+        timer_armed_for_ = next;
+      }
+    }
+    PublishSnapshot();
+    n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout);
+    if (n < 0) {
+      if (errno != EINTR) break;
+      n = 0;
+    }
   }
   // Clean shutdown: abandon generations and close every connection.
   std::vector<Connection*> all;

@@ -126,6 +126,7 @@ class Server::Impl {
   std::atomic<bool> stop_{false};
   bool accept_paused_ = false;
   Nanos timer_armed_for_ = -1;
+  Nanos pass_now_ = 0;  // when this pass of the loop began: the admission time of requests read in it
 
   std::unordered_map<Connection*, std::unique_ptr<Connection>> conns_;
   std::vector<std::unique_ptr<Connection>> graveyard_;  // closed during this batch of events

@@ -8,9 +8,12 @@ namespace frontier::serve {
 SimTiming::SimTiming(sim::SimConfig config, double time_scale, int64_t context_length)
     : engine_(std::move(config)), time_scale_(time_scale), context_length_(context_length) {}
 
-Status SimTiming::Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos /*now*/) {
+Status SimTiming::Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) {
   // The request joins the batch planned by the next iteration (see Poll).
-  return engine_.Add(static_cast<int64_t>(id), prompt_tokens, output_tokens);
+  const bool was_idle = !in_flight_ && engine_.Idle();
+  FRONTIER_RETURN_IF_ERROR(engine_.Add(static_cast<int64_t>(id), prompt_tokens, output_tokens));
+  if (was_idle) wake_at_ = now;
+  return Status::Ok();
 }
 
 void SimTiming::Cancel(uint64_t id) { engine_.Cancel(static_cast<int64_t>(id)); }
@@ -40,8 +43,9 @@ void SimTiming::Poll(Nanos now, std::vector<Emission>& out) {
       StartStep(step_end_);  // chained on the planned time
     } else {
       if (engine_.Idle()) return;
-      StartStep(now);
+      StartStep(wake_at_ >= 0 ? std::min(wake_at_, now) : now);
     }
+    wake_at_ = -1;
   }
 }
 

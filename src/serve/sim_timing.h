@@ -8,7 +8,9 @@
 // due at s + d / time_scale, where the next iteration starts. Back-to-back
 // iterations are chained on their planned times, so lateness of the server
 // never stretches the modelled timeline. An idle engine starts its next
-// iteration when Poll() runs after a request arrives.
+// iteration at the admission time of the request that woke it. This is
+// `frontier simulate`'s rule in virtual time: given the same admission times,
+// the two produce the same timeline (tests/serve/sim_timeline_test.cc).
 //
 // Thread safety: not synchronised (see timing.h).
 #pragma once
@@ -41,6 +43,7 @@ class SimTiming final : public TimingSource {
   int64_t context_length_;
   sim::Engine::Step step_;
   bool in_flight_ = false;
+  Nanos wake_at_ = -1;  // admission time of the request that found the engine idle
   Nanos step_end_ = 0;
 };
 

@@ -1,22 +1,27 @@
-// The sim profile against `frontier simulate`: the same requests, arriving at
-// the same planned times, must come out on the same timeline. The server runs
-// the simulator's engine in wall-clock time; Simulate() runs it in virtual
-// time. They differ only where a real arrival lands a little later than
-// planned (client and socket latency, tens of microseconds to a few ms on a
-// loaded machine) and so can miss a step boundary it would have made in
-// virtual time, which moves that request's tokens by up to one step.
+// The sim profile against the simulator's virtual-time runs.
 //
-// Tolerance (docs/serve.md): per request, TTFT and E2E latency on the
-// server's timeline (its own emission times, from the request's planned send
-// time counted from the first request's admission) match the simulator's within
-// the longest modelled step of the run plus 5 ms, and the median absolute
-// difference is at most 5 ms; over the run, median TTFT, median TPOT and
-// total duration match within 10%.
+// 1. Exact replay: the server's own admission times of 24 requests (arriving
+//    as a Poisson process over real sockets) are fed to the simulator's engine
+//    in virtual time with the rule `frontier simulate` uses (requests that
+//    arrive during a step join the next one; an idle engine starts at the
+//    arrival). Every token event the server emitted must fall due at the same
+//    time as in the replay, to within 1 us (rounding), and carry the same
+//    tokens.
+// 2. Against sim::Simulate() itself with the *planned* arrivals: the real
+//    arrivals differ from the plan by socket latency (tens of us to a few ms
+//    on a loaded machine), and an arrival that crosses a step boundary moves
+//    that request by a step and shifts the batches after it. So per request,
+//    TTFT and E2E (from the planned send time on the server's timeline,
+//    anchored at the first request's admission) match within the longest
+//    modelled step of the run + 5 ms; median TPOT and the run's duration match
+//    within 10%, median TTFT within 15%.
+// These tolerances are in docs/serve.md.
 #include <map>
 
 #include "serve/sim_timing.h"
 #include "serve_test_util.h"
 #include "sim/config.h"
+#include "sim/engine.h"
 #include "sim/simulate.h"
 #include "workload/arrival.h"
 #include "workload/random_dataset.h"
@@ -71,6 +76,55 @@ TEST(SimTimeline, ServerMatchesVirtualTimeSimulation) {
   std::map<uint64_t, const RequestTrace*> by_id;
   for (const auto& t : traces) by_id[t.id] = &t;
 
+  // 1. Exact replay of the server's admissions in virtual time.
+  {
+    struct Arrival {
+      Nanos t;
+      size_t index;
+      uint64_t id;
+    };
+    std::vector<Arrival> arrivals;
+    for (size_t i = 0; i < results.size(); ++i) {
+      ASSERT_EQ(results[i].reply.status, 200) << results[i].error;
+      const uint64_t id = std::stoull(results[i].reply.headers.at("x-request-id"));
+      arrivals.push_back({by_id.at(id)->arrival_ns, i, id});
+    }
+    std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) { return a.t < b.t; });
+    sim::Engine engine(*config);
+    sim::Engine::Step step;
+    std::map<uint64_t, std::vector<TokenEvent>> replay;
+    Nanos t = arrivals.front().t;
+    size_t next = 0;
+    while (true) {
+      while (next < arrivals.size() && arrivals[next].t <= t) {
+        const auto& rs = (*specs)[arrivals[next].index];
+        ASSERT_TRUE(engine.Add(static_cast<int64_t>(arrivals[next].id), rs.input_len, rs.output_len).ok());
+        ++next;
+      }
+      if (engine.Idle()) {
+        if (next == arrivals.size()) break;
+        t = arrivals[next].t;
+        continue;
+      }
+      engine.RunStep(&step);
+      t += step.duration_ns;
+      for (const auto& e : step.emissions) replay[static_cast<uint64_t>(e.id)].push_back({t, e.tokens});
+    }
+    size_t checked = 0;
+    for (const auto& [id, trace] : by_id) {
+      const auto& want = replay[id];
+      ASSERT_EQ(trace->events.size(), want.size()) << "request " << id;
+      for (size_t j = 0; j < want.size(); ++j) {
+        EXPECT_NEAR(static_cast<double>(trace->events[j].due_ns), static_cast<double>(want[j].t_ns), 1000.0)
+            << "request " << id << " event " << j;
+        EXPECT_EQ(trace->events[j].tokens, want[j].tokens);
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 24u * 20u);
+  }
+
+  // 2. Against Simulate() with the planned arrivals.
   // The longest step the simulator models for this deployment at its busiest
   // here, as the alignment slack: a full decode batch plus a prefill chunk.
   double max_step_ms = 0;
@@ -111,11 +165,9 @@ TEST(SimTimeline, ServerMatchesVirtualTimeSimulation) {
     srv_first = std::min(srv_first, t.arrival_ns);
     srv_last = std::max(srv_last, t.events.back().due_ns);
   }
-  EXPECT_LE(Pct(d_ttft, 50), 5.0);
-  EXPECT_LE(Pct(d_e2e, 50), 5.0);
   const double med_ttft_srv = Pct(ttft_srv, 50), med_ttft_sim = Pct(ttft_sim, 50);
   const double med_tpot_srv = Pct(tpot_srv, 50), med_tpot_sim = Pct(tpot_sim, 50);
-  EXPECT_NEAR(med_ttft_srv, med_ttft_sim, 0.10 * med_ttft_sim);
+  EXPECT_NEAR(med_ttft_srv, med_ttft_sim, 0.15 * med_ttft_sim);
   EXPECT_NEAR(med_tpot_srv, med_tpot_sim, 0.10 * med_tpot_sim);
   const double dur_srv = NanosToMillis(srv_last - srv_first), dur_sim = NanosToMillis(simulated->duration_ns);
   EXPECT_NEAR(dur_srv, dur_sim, 0.10 * dur_sim);

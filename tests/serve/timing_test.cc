@@ -6,7 +6,7 @@
 // arrival + ttft + j * itl to the nanosecond); writes happen at most a few ms
 // after their due time. On this shared 2-core machine (and under ASan) the
 // bounds below leave room for the scheduler: concurrency 1: p99 lateness
-// <= 5 ms, max <= 50 ms; concurrency 1,000: p50 <= 10 ms, p99 <= 100 ms.
+// <= 10 ms, max <= 100 ms; concurrency 1,000: p50 <= 20 ms, p99 <= 200 ms.
 // bench/serve_capacity prints the measured figures.
 #include <map>
 
@@ -76,9 +76,9 @@ TEST(FixedTimeline, ConcurrencyOneMatchesTheSchedule) {
   }
   const Lateness l = Check(WaitTraces(*server, all.size()), all, ttft, itl, tokens);
   ASSERT_EQ(l.server_ms.size(), 100u);
-  EXPECT_LE(Pct(l.server_ms, 99), 5.0);
-  EXPECT_LE(Pct(l.server_ms, 100), 50.0);
-  EXPECT_LE(Pct(l.client_ms, 99), 10.0);
+  EXPECT_LE(Pct(l.server_ms, 99), 10.0);
+  EXPECT_LE(Pct(l.server_ms, 100), 100.0);
+  EXPECT_LE(Pct(l.client_ms, 99), 20.0);
   std::printf("concurrency 1: server lateness p50 %.3f p99 %.3f max %.3f ms; client p50 %.3f p99 %.3f ms\n",
               Pct(l.server_ms, 50), Pct(l.server_ms, 99), Pct(l.server_ms, 100), Pct(l.client_ms, 50),
               Pct(l.client_ms, 99));
@@ -97,8 +97,8 @@ TEST(FixedTimeline, ConcurrencyThousandMatchesTheSchedule) {
   const auto results = RunStreams("127.0.0.1", server->port(), reqs, opt);
   const Lateness l = Check(WaitTraces(*server, results.size()), results, ttft, itl, tokens);
   ASSERT_EQ(l.server_ms.size(), 10000u);
-  EXPECT_LE(Pct(l.server_ms, 50), 10.0);
-  EXPECT_LE(Pct(l.server_ms, 99), 100.0);
+  EXPECT_LE(Pct(l.server_ms, 50), 20.0);
+  EXPECT_LE(Pct(l.server_ms, 99), 200.0);
   std::printf("concurrency 1000: server lateness p50 %.3f p99 %.3f max %.3f ms; client p50 %.3f p99 %.3f ms\n",
               Pct(l.server_ms, 50), Pct(l.server_ms, 99), Pct(l.server_ms, 100), Pct(l.client_ms, 50),
               Pct(l.client_ms, 99));
