@@ -66,6 +66,10 @@ int RunSweepCmd(int argc, char** argv) {
                   static_cast<long long>(p.done), static_cast<long long>(p.total),
                   p.system.c_str(), p.point.c_str(), p.event.c_str(), Duration(p.elapsed_s).c_str(),
                   Duration(p.eta_s).c_str());
+    if (p.event == "skip") {
+      std::cerr << "[" << p.done << "/" << p.total << "] resuming: " << p.detail << "\n";
+      return;
+    }
     std::cerr << line;
     if (!p.detail.empty()) std::cerr << "  " << p.detail;
     std::cerr << "\n";

@@ -92,7 +92,9 @@ void PrintReport(const Report& r, std::ostream& out) {
     if (!shown.insert(s.run.id).second) continue;
     std::string cfg, pv;
     for (auto& [k, v] : s.run.config) cfg += (cfg.empty() ? "" : " ") + k + "=" + v;
-    for (auto& [k, v] : s.run.provenance) pv += (pv.empty() ? "" : " ") + k + "=" + v;
+    // The full provenance is in the HTML report and `db export`; the terminal keeps it short.
+    for (const char* k : {"frontier_version", "host", "started_utc", "file", "format"})
+      if (s.run.provenance.count(k)) pv += (pv.empty() ? "" : " ") + std::string(k) + "=" + s.run.provenance.at(k);
     prov.Add({s.run.Label(), s.run.source, s.run.status, s.run.created_utc, cfg, pv});
   }
   prov.Print(out);
