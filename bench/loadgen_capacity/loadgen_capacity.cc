@@ -61,6 +61,7 @@ struct RunStats {
   std::string first_failure;
   Nanos wall = 0, client_cpu = 0;
   size_t max_in_flight = 0;
+  int64_t wakeups = 0, events = 0;  // the client's epoll wake-ups and SSE events
 };
 
 // Opens `n` streams at once (closed loop of n), `rounds` requests per slot.
@@ -103,6 +104,8 @@ RunStats Drive(const std::string& url, int n, int rounds, Nanos limit) {
   }
   st.wall = SteadyClock::MonotonicNow() - t0;
   st.client_cpu = ThreadCpuNow() - cpu0;
+  st.wakeups = (*c)->wakeups();
+  st.events = (*c)->events();
   if (done < total) {
     st.failed += total - done;
     if (st.first_failure.empty()) st.first_failure = "did not finish within the time limit";
@@ -195,6 +198,9 @@ void Ingest(int threads, bool quick, int per_write) {
   std::printf("  client CPU               %.2f s (%.0f %% of one core)\n", cpu_s, 100 * cpu_s / wall_s);
   std::printf("  client CPU per 1k tokens %.1f us\n", 1e6 * cpu_s / (st.tokens / 1000.0));
   std::printf("  one core at 100 %%        %.0f tokens/s (tokens / client CPU-seconds)\n", st.tokens / cpu_s);
+  std::printf("  SSE events per wake-up   %.1f (%lld wake-ups)\n",
+              st.wakeups ? static_cast<double>(st.events) / static_cast<double>(st.wakeups) : 0.0,
+              static_cast<long long>(st.wakeups));
   if (st.failed) std::printf("  failed %lld: %s\n", static_cast<long long>(st.failed), st.first_failure.c_str());
 }
 

@@ -86,7 +86,7 @@ struct StreamClient::Impl {
   int timerfd = -1;
   Nanos timer_armed = -1;  // absolute time the timerfd is set to, -1 disarmed
   Nanos curl_timer = -1;   // when libcurl wants socket_action(TIMEOUT), -1 none
-  Nanos read_time = 0;     // the timestamp of the current wake-up
+  Nanos read_time = 0;     // the timestamp of the current read (or wake-up)
   Nanos next_scan = 0;
   std::vector<std::unique_ptr<Transfer>> active;
   std::vector<CURL*> spare_easies;
