@@ -46,15 +46,19 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
   SweepProgress prog;
   prog.total = out.total;
   const Nanos t0 = options.clock->Now();
-  Nanos run_time = 0;  // time spent in points run now (for the ETA)
+  // The ETA weighs points by their request count: a point at concurrency 256
+  // sends 256 times the requests of one at concurrency 1 and takes about as
+  // much longer.
+  Nanos run_time = 0;          // time spent in points run now
+  int64_t run_requests = 0;    // requests of those points
+  int64_t left_requests = 0;   // requests of the points not done yet
   auto report = [&](const std::string& event, const std::string& detail = "") {
     prog.event = event;
     prog.detail = detail;
     prog.elapsed_s = NanosToSeconds(options.clock->Now() - t0);
-    const int64_t left = prog.total - prog.done;
-    prog.eta_s = prog.ran > 0 ? NanosToSeconds(run_time) / static_cast<double>(prog.ran) *
-                                    static_cast<double>(left)
-                              : -1;
+    prog.eta_s = run_requests > 0 ? NanosToSeconds(run_time) / static_cast<double>(run_requests) *
+                                        static_cast<double>(left_requests)
+                                  : -1;
     if (options.on_progress) options.on_progress(prog);
   };
 
@@ -88,6 +92,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     if (have[p.system].count(p.key)) {
       ++prog.done;
       ++prog.skipped;
+    } else {
+      left_requests += p.num_prompts;
     }
   }
   out.skipped = prog.skipped;
@@ -107,6 +113,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     prog.point.clear();
     auto mark_broken = [&](const std::string& reason, size_t from) -> Status {
       const int64_t lost = static_cast<int64_t>(todo.size() - from);
+      for (size_t k = from; k < todo.size(); ++k) left_requests -= todo[k]->num_prompts;
       prog.failed += lost;
       prog.done += lost;
       out.failed += lost;
@@ -134,6 +141,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
         const Nanos start = options.clock->Now();
         Result<RunResult> r = (*session)->RunPoint(p);
         run_time += options.clock->Now() - start;
+        run_requests += p.num_prompts;
         if (r.ok() && r->interrupted) {
           out.interrupted = true;  // partial: not stored, so --resume runs it again
           break;
@@ -177,6 +185,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++prog.ran;
       ++out.ran;
       ++prog.done;
+      left_requests -= p.num_prompts;
       report("done");
     }
     if (!broken && !out.interrupted && runs[s].status != "ok") {

@@ -8,7 +8,7 @@
 // retry fails too, or the session cannot start, the system is recorded as
 // broken (its run's status) and the sweep carries on with the next system.
 // Progress covers the whole sweep: points done / total and an ETA from the
-// points run so far.
+// time per request of the points run so far.
 //
 // Resume: a point is identified by (plan name, plan hash, system, point key),
 // so `--resume` after a crash or SIGKILL runs exactly the points that are not

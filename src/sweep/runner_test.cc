@@ -47,6 +47,7 @@ struct Script {
   std::vector<std::string> calls;
   int64_t stop_after = -1;           // set *stop after this many calls
   std::atomic<bool>* stop = nullptr;
+  FakeClock* clock = nullptr;        // advanced 1 ms per request of a point
 };
 
 class FakeSession final : public Session {
@@ -54,6 +55,7 @@ class FakeSession final : public Session {
   FakeSession(Script* s, std::string system) : s_(s), system_(std::move(system)) {}
   Result<RunResult> RunPoint(const PointSpec& p) override {
     s_->calls.push_back(system_ + "|" + p.key);
+    if (s_->clock) s_->clock->Advance(p.num_prompts * kNanosPerMilli);
     if (s_->stop && static_cast<int64_t>(s_->calls.size()) == s_->stop_after) s_->stop->store(true);
     auto it = s_->fail.find(system_ + "|" + p.key);
     if (it != s_->fail.end() && it->second > 0) {
@@ -113,6 +115,26 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   EXPECT_EQ(seen.back().done, 12);
   EXPECT_EQ(seen.back().total, 12);
   EXPECT_EQ(seen.back().eta_s, 0);
+}
+
+TEST(Runner, EtaWeighsPointsByTheirRequests) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  auto store = FreshStore("eta");
+  FakeClock clock(0);
+  Script script;
+  script.clock = &clock;
+  std::vector<double> etas;
+  SweepOptions o;
+  o.clock = &clock;
+  o.on_progress = [&](const SweepProgress& p) {
+    if (p.event == "done") etas.push_back(p.eta_s);
+  };
+  ASSERT_TRUE(RunSweep(*plan, *store, Factory(&script), o).ok());
+  // 56 requests in all (2 x 2 x (1 + 2 + 4) x 2 prompts); every request takes 1 ms.
+  ASSERT_EQ(etas.size(), 12u);
+  EXPECT_NEAR(etas[0], 0.054, 1e-12);  // after the first point (2 requests)
+  EXPECT_NEAR(etas[4], 0.036, 1e-12);  // after 2 + 2 + 4 + 4 + 8
+  EXPECT_NEAR(etas.back(), 0.0, 1e-12);
 }
 
 TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
