@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/config.h"
 #include "sim/testing.h"
 
 namespace frontier::sim {
@@ -122,6 +123,92 @@ TEST(StepModelTest, MonotoneInBandwidthFlopsAndGpus) {
 TEST(StepModelTest, EmptyStepCostsNothing) {
   const StepModel m(testing::TinyConfig());
   EXPECT_EQ(m.Cost(BatchShape{}).ns(), 0);
+}
+
+}  // namespace
+}  // namespace frontier::sim
+
+namespace frontier::sim {
+namespace {
+
+double StepSeconds(const std::string& model, const std::string& hw, int tp, const BatchShape& shape,
+                   double link_scale = 1.0) {
+  SimSpec spec;
+  spec.model = model;
+  spec.hardware = hw;
+  spec.tp = tp;
+  spec.precision = "fp8";
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  if (!c.ok()) return -1;
+  c->hardware.link_gbps *= link_scale;
+  return StepModel(*c).Cost(shape).time_s;
+}
+
+std::vector<BatchShape> Shapes() {
+  std::vector<BatchShape> shapes;
+  for (int batch : {1, 64, 512}) {
+    BatchShape b;
+    for (int i = 0; i < batch; ++i) b.AddDecode(1000, 1, 0);
+    shapes.push_back(b);
+  }
+  BatchShape p;
+  p.AddPrefill(0, 4096, 0, true);
+  shapes.push_back(p);
+  return shapes;
+}
+
+// Behind an NVLink switch more tensor-parallel GPUs never make a step slower.
+TEST(StepModelCatalogTest, MoreGpusNeverSlowerBehindASwitch) {
+  for (const char* hw : {"h100", "h200", "b200", "gb200"}) {
+    for (const char* model : {"llama-3.1-8b", "llama-3.1-70b", "qwen3-235b-a22b"}) {
+      for (const BatchShape& shape : Shapes()) {
+        double last = -1;
+        for (int tp : {1, 2, 4, 8}) {
+          const double t = StepSeconds(model, hw, tp, shape);
+          if (t < 0) continue;  // does not fit at this TP
+          if (last > 0) {
+            EXPECT_LE(t, last) << hw << " " << model << " tp " << tp;
+          }
+          last = t;
+        }
+      }
+    }
+  }
+}
+
+// On AMD's full mesh a TP2 pair talks over one of the seven links: a long
+// prefill is slower at TP2 than at TP1 (the all-reduces cost more than the
+// halved GEMMs save), while from TP2 on every doubling adds links and helps.
+TEST(StepModelCatalogTest, FullMeshPairUsesOneLink) {
+  const BatchShape prefill = Shapes().back();
+  EXPECT_GT(StepSeconds("llama-3.1-70b", "mi300x", 2, prefill), StepSeconds("llama-3.1-70b", "mi300x", 1, prefill));
+  EXPECT_LT(StepSeconds("llama-3.1-70b", "h200", 2, prefill), StepSeconds("llama-3.1-70b", "h200", 1, prefill));
+  for (const char* hw : {"mi300x", "mi325x", "mi355x"}) {
+    for (const BatchShape& shape : Shapes()) {
+      double last = -1;
+      for (int tp : {2, 4, 8}) {
+        const double t = StepSeconds("llama-3.1-70b", hw, tp, shape);
+        if (last > 0) {
+          EXPECT_LE(t, last) << hw << " tp " << tp;
+        }
+        last = t;
+      }
+    }
+  }
+}
+
+// More link bandwidth never makes a step slower.
+TEST(StepModelCatalogTest, MoreLinkBandwidthNeverSlower) {
+  for (const char* hw : {"h100", "mi300x"}) {
+    for (const BatchShape& shape : Shapes()) {
+      double last = 1e9;
+      for (double scale : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+        const double t = StepSeconds("llama-3.1-70b", hw, 8, shape, scale);
+        EXPECT_LE(t, last) << hw << " link x" << scale;
+        last = t;
+      }
+    }
+  }
 }
 
 }  // namespace
