@@ -1,0 +1,97 @@
+#include "serve/sim_timing.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/config.h"
+
+namespace frontier::serve {
+namespace {
+
+sim::SimConfig Config(int spec_tokens = 0) {
+  sim::SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "h200";
+  spec.gpus = 8;
+  spec.tp = 8;
+  spec.precision = "fp8";
+  spec.spec_tokens = spec_tokens;
+  auto c = sim::ResolveSimConfig(spec);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+TEST(SimTiming, IdleEngineStartsAtTheArrivalAndStepsChainOnPlannedTimes) {
+  const sim::SimConfig config = Config();
+  SimTiming t(config, 1.0, 131072);
+  sim::Engine reference(config);  // the same engine, stepped by hand
+  ASSERT_TRUE(reference.Add(1, 500, 3).ok());
+  std::vector<Nanos> want;
+  Nanos v = 0;
+  while (!reference.Idle()) {
+    const auto step = reference.RunStep();
+    v += step.duration_ns;
+    if (!step.emissions.empty()) want.push_back(v);
+  }
+  ASSERT_EQ(want.size(), 3u);
+
+  const Nanos arrival = 1'000'000;
+  EXPECT_EQ(t.NextWakeup(), kNever);
+  ASSERT_TRUE(t.Add(1, 500, 3, arrival).ok());
+  EXPECT_LE(t.NextWakeup(), arrival);  // due now: plan an iteration
+  std::vector<Emission> out;
+  t.Poll(arrival + 200'000, out);  // the loop came round 0.2 ms later
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(t.NextWakeup(), arrival + want[0]);  // but the step started at the arrival
+  t.Poll(arrival + want[2] + 5'000'000, out);  // 5 ms late: planned times are kept
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(out[i].due_ns, arrival + want[i]);
+    EXPECT_EQ(out[i].tokens, 1);
+    EXPECT_EQ(out[i].last, i == 2);
+  }
+  EXPECT_EQ(t.NextWakeup(), kNever);
+  EXPECT_EQ(t.Stats().running, 0);
+}
+
+TEST(SimTiming, TimeScaleDividesModelledDurations) {
+  const sim::SimConfig config = Config();
+  SimTiming slow(config, 1.0, 131072), fast(config, 10.0, 131072);
+  ASSERT_TRUE(slow.Add(1, 1000, 2, 0).ok());
+  ASSERT_TRUE(fast.Add(1, 1000, 2, 0).ok());
+  std::vector<Emission> a, b;
+  slow.Poll(kNanosPerSecond * 100, a);
+  fast.Poll(kNanosPerSecond * 100, b);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(b[1].due_ns), static_cast<double>(a[1].due_ns) / 10.0, 2.0);
+}
+
+TEST(SimTiming, MtpEmitsSeveralTokensPerEvent) {
+  SimTiming t(Config(/*spec_tokens=*/3), 1.0, 131072);
+  ASSERT_TRUE(t.Add(1, 100, 60, 0).ok());
+  std::vector<Emission> out;
+  t.Poll(kNanosPerSecond * 100, out);
+  int total = 0, multi = 0;
+  for (const auto& e : out) {
+    total += e.tokens;
+    multi += e.tokens > 1;
+  }
+  EXPECT_EQ(total, 60);
+  EXPECT_GT(multi, 5);
+  EXPECT_LT(out.size(), 40u);
+}
+
+TEST(SimTiming, CancelFreesKvAtOnceAndTooLongIsRejected) {
+  SimTiming t(Config(), 1.0, 131072);
+  ASSERT_TRUE(t.Add(1, 20000, 1000, 0).ok());
+  std::vector<Emission> out;
+  t.Poll(0, out);  // first iteration planned: KV allocated
+  EXPECT_GT(t.Stats().kv_usage, 0);
+  t.Cancel(1);
+  EXPECT_EQ(t.Stats().kv_usage, 0);
+  EXPECT_EQ(t.Stats().running, 0);
+  EXPECT_FALSE(t.Add(2, 200000, 10, 0).ok());  // beyond the model's context
+}
+
+}  // namespace
+}  // namespace frontier::serve
