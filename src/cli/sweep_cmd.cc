@@ -77,6 +77,11 @@ int RunSweepCmd(int argc, char** argv) {
   sweep::SessionOptions so;
   so.log_dir = db + ".logs";
   so.stop = &g_stop;
+  if (!quiet) {
+    so.on_point_progress = [](int64_t ended, int64_t total) {
+      if (total > 0 && ended < total) std::cerr << "         ... " << ended << "/" << total << " requests\n";
+    };
+  }
   std::signal(SIGINT, OnSigint);
   Result<sweep::SweepOutcome> out =
       sweep::RunSweep(*plan, **st, sweep::DefaultSessionFactory(so), o);

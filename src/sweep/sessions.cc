@@ -54,6 +54,18 @@ sim::SimSpec ToSimSpec(const SystemSpec& system) {
   return spec;
 }
 
+// Forwards the load generator's progress to SessionOptions::on_point_progress.
+class ProgressForwarder final : public loadgen::Observer {
+ public:
+  explicit ProgressForwarder(const SessionOptions& o) : o_(o) {}
+  void OnProgress(const loadgen::Progress& p) override {
+    if (o_.on_point_progress) o_.on_point_progress(p.completed + p.failed, p.total);
+  }
+
+ private:
+  const SessionOptions& o_;
+};
+
 // Measures points over HTTP; owns the launched server or the in-process one, if any.
 class HttpSession final : public Session {
  public:
@@ -73,10 +85,11 @@ class HttpSession final : public Session {
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
     b.summary.num_gpus = system_.gpus;
-    b.run.progress_interval = 3600 * kNanosPerSecond;  // the sweep prints its own progress
+    b.run.progress_interval = options_.point_progress_interval;
+    ProgressForwarder progress(options_);
     b.requested_settings = {{"system", system_.name}, {"base_url", base_url_}, {"model", model_}};
     FRONTIER_ASSIGN_OR_RETURN(loadgen::BenchOutcome out,
-                              loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), nullptr,
+                              loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress,
                                                     options_.stop));
     out.run.num_gpus = system_.gpus;
     return std::move(out.run);

@@ -15,10 +15,12 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
@@ -41,6 +43,10 @@ Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSp
 struct SessionOptions {
   std::string log_dir = "frontier.logs";   // launched servers' logs: <log_dir>/<system>.log
   const std::atomic<bool>* stop = nullptr; // interrupts a measured point (it is then not stored)
+  // Called about every `point_progress_interval` during a point measured over
+  // HTTP (these take as long as the hardware does): requests ended and planned.
+  std::function<void(int64_t ended, int64_t total)> on_point_progress;
+  Nanos point_progress_interval = 5 * kNanosPerSecond;
 };
 
 // A session measuring `base_url` over HTTP with the load generator; with
