@@ -2,6 +2,7 @@
 // Prints figures; never passes or fails.
 //
 //   build/bench/loadgen_capacity/loadgen_capacity [--quick] [--server-threads N]
+//       [--only timestamps|ingest|ingest1|streams]
 //
 // Against the scripted local server (src/testing), with the client on the
 // main thread pinned to CPU 0 and the server's loops on the other CPUs:
@@ -243,11 +244,13 @@ void MostStreams(int threads, bool quick) {
 int main(int argc, char** argv) {
   using namespace frontier;
   bool quick = false;
+  std::string only;  // --only timestamps|ingest|ingest1|streams
   int cpus = static_cast<int>(std::thread::hardware_concurrency());
   int threads = std::max(1, cpus - 1);
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--server-threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
   rlimit rl{};
   getrlimit(RLIMIT_NOFILE, &rl);
@@ -256,13 +259,22 @@ int main(int argc, char** argv) {
   std::printf("loadgen_capacity: %d CPUs, server threads %d, client on CPU 0, open-file limit %llu\n", cpus,
               threads, static_cast<unsigned long long>(rl.rlim_cur));
   PinToCpu(0);
-  std::printf("\n1. timestamp error (client stamp - server write)\n");
-  for (int n : {1, 100, 1000, 4000}) TimestampError(n, threads, quick);
-  std::printf("\n2. ingest on one client thread\n");
-  Ingest(threads, quick, 32);
-  std::printf("\n2b. ingest, one event per write (one read per token: the client's worst case)\n");
-  Ingest(threads, quick, 1);
-  std::printf("\n3. concurrent streams\n");
-  MostStreams(threads, quick);
+  auto want = [&](const char* phase) { return only.empty() || only == phase; };
+  if (want("timestamps")) {
+    std::printf("\n1. timestamp error (client stamp - server write)\n");
+    for (int n : {1, 100, 1000, 4000}) TimestampError(n, threads, quick);
+  }
+  if (want("ingest")) {
+    std::printf("\n2. ingest on one client thread\n");
+    Ingest(threads, quick, 32);
+  }
+  if (want("ingest1")) {
+    std::printf("\n2b. ingest, one event per write (one read per token: the client's worst case)\n");
+    Ingest(threads, quick, 1);
+  }
+  if (want("streams")) {
+    std::printf("\n3. concurrent streams\n");
+    MostStreams(threads, quick);
+  }
   return 0;
 }

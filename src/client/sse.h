@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -91,9 +92,12 @@ bool SseParser::Feed(std::string_view bytes, OnEvent&& on_event) {
     skip_lf_ = false;
   }
   while (i < bytes.size() && !stopped_) {
-    // Find the next line end (CR or LF).
-    size_t j = i;
-    while (j < bytes.size() && bytes[j] != '\n' && bytes[j] != '\r') ++j;
+    // Find the next line end (CR or LF) with memchr, which is vectorised.
+    const char* base = bytes.data();
+    const char* lf = static_cast<const char*>(std::memchr(base + i, '\n', bytes.size() - i));
+    const size_t lf_at = lf ? static_cast<size_t>(lf - base) : bytes.size();
+    const char* cr = static_cast<const char*>(std::memchr(base + i, '\r', lf_at - i));
+    const size_t j = cr ? static_cast<size_t>(cr - base) : lf_at;
     if (j == bytes.size()) {  // unfinished line: keep it for the next read
       line_.append(bytes.substr(i));
       if (line_.size() > max_line_) {
@@ -112,14 +116,8 @@ bool SseParser::Feed(std::string_view bytes, OnEvent&& on_event) {
       ok = Line(line, on_event);
     }
     if (!ok) return false;
-    if (bytes[j] == '\r') {
-      if (j + 1 < bytes.size()) {
-        if (bytes[j + 1] == '\n') ++j;
-      } else {
-        skip_lf_ = true;
-      }
-    }
-    i = j + 1;
+    if (bytes[j] == '\r' && j + 1 == bytes.size()) skip_lf_ = true;  // an LF may open the next read
+    i = (bytes[j] == '\r' && j + 1 < bytes.size() && bytes[j + 1] == '\n') ? j + 2 : j + 1;
   }
   return true;
 }

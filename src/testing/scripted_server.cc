@@ -49,6 +49,7 @@ struct ScriptedServer::Loop {
     uint64_t gen = 0;
     std::string in;
     std::string out;          // bytes not yet accepted by the socket
+    bool want_out = false;    // EPOLLOUT is being watched
     bool streaming = false;   // a response is in progress
     Script script;
     ServedRequest served;
@@ -104,12 +105,14 @@ struct ScriptedServer::Loop {
       }
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        Watch(c.fd, EPOLLIN | EPOLLOUT, false);
+        if (!c.want_out) Watch(c.fd, EPOLLIN | EPOLLOUT, false);
+        c.want_out = true;
         return true;
       }
       return false;
     }
-    Watch(c.fd, EPOLLIN, false);
+    if (c.want_out) Watch(c.fd, EPOLLIN, false);  // only when it changes: one syscall less per write
+    c.want_out = false;
     return true;
   }
 
