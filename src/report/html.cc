@@ -1,6 +1,5 @@
 #include "report/html.h"
 
-#include <set>
 #include <sstream>
 
 #include "report/svg.h"
@@ -227,7 +226,7 @@ std::string RenderHtml(const Report& r) {
       << " series · " << r.stored_points
       << " stored points · error bars: 95% Student-t intervals over repetitions · hover a marker "
          "for its configuration and metrics</div>\n";
-  if (r.series.empty()) out << "<p>No runs in the database.</p>\n";
+  if (r.runs.empty()) out << "<p>No runs in the database.</p>\n";
   for (const auto& w : r.workloads) {
     out << "<h2>Workload " << HtmlEscape(w.workload) << "</h2>\n<div class=\"charts\">\n";
     ParetoChart(out, r, w, false);
@@ -251,11 +250,9 @@ std::string RenderHtml(const Report& r) {
   }
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>source</th><th>status</th><th>created (UTC)</th>"
          "<th>configuration</th><th>provenance</th></tr>\n";
-  std::set<int64_t> shown;
-  for (const auto& s : r.series) {
-    if (!shown.insert(s.run.id).second) continue;
-    out << "<tr>" << Td(s.run.Label()) << Td(s.run.source, true) << Td(s.run.status, true)
-        << Td(s.run.created_utc, true) << Td(Settings(s.run.config), true) << Td(Settings(s.run.provenance), true)
+  for (const auto& run : r.runs) {
+    out << "<tr>" << Td(run.Label()) << Td(run.source, true) << Td(run.status, true)
+        << Td(run.created_utc, true) << Td(Settings(run.config), true) << Td(Settings(run.provenance), true)
         << "</tr>\n";
   }
   out << "</table>\n<details><summary>Every stored point (" << r.stored_points << ")</summary>\n"

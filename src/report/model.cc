@@ -62,6 +62,7 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
   std::map<std::string, int> sweep_count;
   for (const auto& r : runs) ++sweep_count[r.sweep + "/" + r.system];
 
+  report.runs = runs;
   for (const auto& run : runs) {
     FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(run.id));
     report.stored_points += static_cast<int64_t>(points.size());

@@ -74,6 +74,7 @@ struct WorkloadReport {
 };
 
 struct Report {
+  std::vector<store::RunInfo> runs;     // every run shown, points or not (a broken system may have none)
   std::vector<SeriesReport> series;
   std::vector<WorkloadReport> workloads;
   int64_t stored_points = 0;

@@ -90,9 +90,16 @@ TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
   auto s = FreshStore("html");
   AddRun(*s, "alpha<&>", "h200", 2.0, {1, 2, 4, 8}, 3, 10);
   AddRun(*s, "beta", "mi325x", 1.0, {1, 2, 4}, 1);
+  store::RunInfo broken;  // a system that never produced a point still shows, with its status
+  broken.sweep = "test";
+  broken.system = "gamma-broken";
+  broken.status = "broken: health check timed out";
+  ASSERT_TRUE(s->CreateRun(broken).ok());
   auto r = BuildReport(*s, {});
   ASSERT_TRUE(r.ok());
   const std::string html = RenderHtml(*r);
+  EXPECT_NE(html.find("gamma-broken"), std::string::npos);
+  EXPECT_NE(html.find("broken: health check timed out"), std::string::npos);
   auto points = s->ListPoints(0);
   ASSERT_EQ(points->size(), 15u);
   for (const auto& p : *points) {
@@ -110,7 +117,8 @@ TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
   std::ostringstream text;
   PrintReport(*r, text);
   EXPECT_NE(text.str().find("alpha<&>"), std::string::npos);
-  EXPECT_NE(text.str().find("15 stored points in 2 runs"), std::string::npos);
+  EXPECT_NE(text.str().find("15 stored points in 3 runs"), std::string::npos);
+  EXPECT_NE(text.str().find("broken: health check timed out"), std::string::npos);
 }
 
 TEST(Compare, StoredRunsWithAKnownDifference) {

@@ -1,13 +1,11 @@
 #include "report/terminal.h"
 
-#include <set>
-
 #include "report/table.h"
 
 namespace frontier::report {
 
 void PrintReport(const Report& r, std::ostream& out) {
-  if (r.series.empty()) {
+  if (r.runs.empty()) {
     out << "no runs in the database; run `frontier sweep PLAN.yaml` or `frontier db import FILE`\n";
     return;
   }
@@ -87,18 +85,16 @@ void PrintReport(const Report& r, std::ostream& out) {
   }
   out << "\nProvenance\n";
   TextTable prov({"run", "source", "status", "created (UTC)", "config", "provenance"});
-  std::set<int64_t> shown;
-  for (const auto& s : r.series) {
-    if (!shown.insert(s.run.id).second) continue;
+  for (const auto& run : r.runs) {
     std::string cfg, pv;
-    for (auto& [k, v] : s.run.config) cfg += (cfg.empty() ? "" : " ") + k + "=" + v;
+    for (auto& [k, v] : run.config) cfg += (cfg.empty() ? "" : " ") + k + "=" + v;
     // The full provenance is in the HTML report and `db export`; the terminal keeps it short.
     for (const char* k : {"frontier_version", "host", "started_utc", "file", "format"})
-      if (s.run.provenance.count(k)) pv += (pv.empty() ? "" : " ") + std::string(k) + "=" + s.run.provenance.at(k);
-    prov.Add({s.run.Label(), s.run.source, s.run.status, s.run.created_utc, cfg, pv});
+      if (run.provenance.count(k)) pv += (pv.empty() ? "" : " ") + std::string(k) + "=" + run.provenance.at(k);
+    prov.Add({run.Label(), run.source, run.status, run.created_utc, cfg, pv});
   }
   prov.Print(out);
-  out << "\n" << r.stored_points << " stored points in " << shown.size() << " runs\n";
+  out << "\n" << r.stored_points << " stored points in " << r.runs.size() << " runs\n";
 }
 
 }  // namespace frontier::report
