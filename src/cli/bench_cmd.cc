@@ -9,8 +9,6 @@
 #include <cstdlib>
 #include <iostream>
 
-// Header-only fmt: the frontier binary does not link libfmt.
-#define FMT_HEADER_ONLY
 #include <fmt/format.h>
 
 #include "cli/cli_util.h"

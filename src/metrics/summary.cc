@@ -20,10 +20,11 @@ Distribution Describe(std::vector<double> x, const std::vector<double>& percenti
   return d;
 }
 
+// Warm-up requests are left out, as from every other metric.
 int64_t MaxConcurrent(const RunResult& run) {
   std::vector<std::pair<Nanos, int>> edges;
   for (const auto& r : run.requests) {
-    if (r.end_ns < 0) continue;
+    if (r.warmup || r.end_ns < 0) continue;
     edges.emplace_back(r.sent_ns, +1);
     edges.emplace_back(r.end_ns, -1);
   }

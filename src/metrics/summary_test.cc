@@ -56,7 +56,8 @@ TEST(SummaryTest, ThroughputGoodputAndConcurrency) {
   run.requests.push_back(Req(0, 0, {{100, 1}, {200, 1}}));      // TTFT 100, TPOT 100
   run.requests.push_back(Req(1, 50, {{80, 1}, {130, 1}}));      // TTFT 30, TPOT 50
   run.requests.push_back(Req(2, 300, {{310, 1}, {1000, 1}}));   // TTFT 10, TPOT 690
-  RequestRecord warm = Req(3, 0, {{5, 1}});
+  // The warm-up overlaps requests 0 and 1: counted, it would make the peak 3.
+  RequestRecord warm = Req(3, 0, {{120, 1}});
   warm.warmup = true;
   run.requests.push_back(warm);
   RequestRecord bad;
