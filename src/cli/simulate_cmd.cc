@@ -260,8 +260,8 @@ int RunSimulate(int argc, char** argv) {
   if (!levels.ok()) return Fail(kCmd, levels.status());
   if (app.count("--max-concurrency"))
     return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
-  std::printf("%6s %9s %11s %11s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "req/s", "out tok/s", "tok/s/GPU",
-              "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "pareto");
+  std::printf("%6s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "req/s", "out tok/s", "tok/s/GPU",
+              "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99", "pareto");
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run_in) -> Status {
     RunResult run = run_in;
     stamp(run);
@@ -276,10 +276,11 @@ int RunSimulate(int argc, char** argv) {
   if (!points.ok()) return Fail(kCmd, points.status());
   for (const auto& p : *points) {
     const auto& s = p.summary;
-    std::printf("%6lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f  %s\n",
+    std::printf("%6lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s\n",
                 static_cast<long long>(p.concurrency), s.request_throughput, s.output_throughput,
                 s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.median, s.ttft_ms.At(99).value_or(0),
-                s.tpot_ms.median, s.tpot_ms.At(99).value_or(0), s.e2el_ms.median, p.pareto ? "*" : "");
+                s.tpot_ms.median, s.tpot_ms.At(99).value_or(0), s.e2el_ms.median, s.e2el_ms.At(99).value_or(0),
+                p.pareto ? "*" : "");
   }
   std::printf("(* = Pareto-optimal: no other point has both more output tok/s/GPU and more tok/s/user)\n");
   if (f.explain) {
