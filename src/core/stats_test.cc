@@ -24,6 +24,19 @@ TEST(StatsTest, MeanAndPopulationStdDev) {
   EXPECT_DOUBLE_EQ(StdDev(x), 2.0);
 }
 
+TEST(StatsTest, SelectionPercentilesMatchSortedOnes) {
+  // Shuffled values with duplicates; every percentile in any order.
+  std::vector<double> x;
+  for (int i = 0; i < 1001; ++i) x.push_back(static_cast<double>((i * 7919) % 613) / 3.0);
+  const std::vector<double> ps = {99.9, 50, 0, 90, 99, 100, 33.3, 50};
+  std::vector<double> copy = x;
+  std::vector<double> got = Percentiles(copy, ps);
+  ASSERT_EQ(got.size(), ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) EXPECT_DOUBLE_EQ(got[i], Percentile(x, ps[i])) << ps[i];
+  std::vector<double> empty;
+  EXPECT_EQ(Percentiles(empty, ps), std::vector<double>(ps.size(), 0.0));
+}
+
 TEST(StatsTest, EmptySampleIsZero) {
   std::vector<double> x;
   EXPECT_EQ(Mean(x), 0.0);

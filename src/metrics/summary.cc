@@ -12,11 +12,14 @@ namespace {
 Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
   Distribution d;
   d.count = x.size();
-  std::sort(x.begin(), x.end());
   d.mean = Mean(x);
   d.std = StdDev(x);
-  d.median = PercentileSorted(x, 50.0);
-  for (double p : percentiles) d.percentiles.emplace_back(p, PercentileSorted(x, p));
+  // The median and the requested percentiles in one selection pass.
+  std::vector<double> ps = percentiles;
+  ps.push_back(50.0);
+  std::vector<double> v = Percentiles(x, ps);
+  d.median = v.back();
+  for (size_t i = 0; i < percentiles.size(); ++i) d.percentiles.emplace_back(percentiles[i], v[i]);
   return d;
 }
 
