@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <exception>
 
 #include "serve/server_impl.h"
 #include "serve/synthetic.h"
@@ -88,7 +89,17 @@ void Server::Impl::ProcessInput(Connection* c) {
     c->have_head = false;
     c->busy = true;
     HttpRequest req = std::move(c->req);
-    HandleRequest(c, req);
+    try {
+      HandleRequest(c, req);
+    } catch (const std::exception& ex) {
+      // A bug must not take the server down: answer 500 and keep serving.
+      if (c->closed || !c->busy || c->gen_id != 0) continue;
+      ApiError e;
+      e.status = 500;
+      e.type = "server_error";
+      e.message = std::string("internal error: ") + ex.what();
+      RespondError(c, e, /*keep_alive=*/false);
+    }
   }
 }
 

@@ -205,7 +205,8 @@ std::string ErrorJson(const ApiError& e) {
   json err = {{"message", e.message}, {"type", e.type}};
   err["param"] = e.param.empty() ? json(nullptr) : json(e.param);
   err["code"] = e.code.empty() ? json(e.status) : json(e.code);
-  return json{{"error", err}}.dump();
+  // Messages can quote client bytes (a path, a model name) that are not UTF-8.
+  return json{{"error", err}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void AppendJsonEscaped(std::string& out, std::string_view s) {
@@ -333,7 +334,7 @@ std::string ModelsJson(std::string_view model, int64_t created, int64_t max_mode
             {"owned_by", "frontier"},
             {"root", std::string(model)},
             {"max_model_len", max_model_len}};
-  return json{{"object", "list"}, {"data", json::array({m})}}.dump();
+  return json{{"object", "list"}, {"data", json::array({m})}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace frontier::serve

@@ -117,6 +117,8 @@ TEST(Format, ChunksAreValidJsonWithOpenAiShape) {
   EXPECT_EQ(body["choices"][0]["text"], " a\n\"b");
   EXPECT_EQ(body["usage"]["completion_tokens"], 2);
   EXPECT_EQ(body["object"], "text_completion");
+  const json bad_utf8 = json::parse(ErrorJson(ApiError{404, "no model \xa2\xff", "invalid_request_error", "", ""}));
+  EXPECT_EQ(bad_utf8["error"]["code"], 404);
   const json err = json::parse(ErrorJson(ApiError{404, "no", "invalid_request_error", "model", "model_not_found"}));
   EXPECT_EQ(err["error"]["code"], "model_not_found");
   EXPECT_EQ(err["error"]["param"], "model");

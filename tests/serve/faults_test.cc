@@ -1,5 +1,6 @@
 // Bad input, injected faults, client disconnects and /metrics: the server
 // answers each as documented and keeps serving afterwards.
+#include <random>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -61,6 +62,41 @@ TEST(BadInput, EachGetsAnOpenAiErrorAndTheServerKeepsServing) {
   // A prompt that exactly fills the context with max_tokens is accepted.
   const HttpReply ok = Post(port, "/v1/completions", R"({"prompt":[1,2,3],"max_tokens":61})");
   EXPECT_EQ(ok.status, 200);
+}
+
+TEST(BadInput, GarbageHalfRequestsAndSlowClientsNeverTakeItDown) {
+  auto server = StartFixed(1, 1);
+  ASSERT_TRUE(server);
+  const int port = server->port();
+  std::mt19937 rng(3);
+  const std::string valid = FormatPost("/v1/completions", R"({"prompt":"a b c","max_tokens":3})");
+  for (int i = 0; i < 100; ++i) {
+    auto c = ProbeConnection::Connect("127.0.0.1", port);
+    ASSERT_TRUE(c.ok());
+    std::string bytes;
+    if (i % 3 == 0) {  // random bytes
+      const size_t n = rng() % 300;
+      for (size_t k = 0; k < n; ++k) bytes.push_back(static_cast<char>(rng() % 256));
+      bytes += "\r\n\r\n";
+    } else if (i % 3 == 1) {  // a valid request cut anywhere, then the client leaves
+      bytes = valid.substr(0, rng() % valid.size());
+    } else {  // a valid request with one byte flipped
+      bytes = valid;
+      bytes[rng() % bytes.size()] = static_cast<char>(rng() % 256);
+    }
+    (void)c->SendRaw(bytes);
+    if (i % 3 != 1) (void)c->ReadReply(100 * kNanosPerMilli);  // an answer, a close, or a wait for more
+  }
+  ExpectHealthy(port);
+  // One byte at a time still makes a request.
+  auto c = ProbeConnection::Connect("127.0.0.1", port);
+  ASSERT_TRUE(c.ok());
+  for (char ch : valid) ASSERT_TRUE(c->SendRaw(std::string(1, ch)).ok());
+  auto r = c->ReadReply(5 * kNanosPerSecond);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(json::parse(r->body)["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(WaitSnapshot(*server, [](const ServerSnapshot& x) { return x.open_connections <= 1; }).open_connections, 1);
 }
 
 TEST(Faults, RateLimitAndErrorAtRateOne) {
