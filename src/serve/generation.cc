@@ -171,6 +171,14 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     }
     max_tokens = *r.max_tokens;
   }
+  if (r.prompt_tokens + r.min_tokens > ctx) {
+    ApiError e;
+    e.param = "min_tokens";
+    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt (" +
+                std::to_string(r.prompt_tokens) + ") and min_tokens (" + std::to_string(r.min_tokens) +
+                ") exceed it. Reduce min_tokens.";
+    return RespondError(c, e, ka);
+  }
   max_tokens = std::max(max_tokens, r.min_tokens);
 
   const uint64_t id = next_id_++;

@@ -44,6 +44,7 @@ TEST(BadInput, EachGetsAnOpenAiErrorAndTheServerKeepsServing) {
       {FormatPost("/v1/completions", "{\"prompt\":\"" + big + "\"}"), 413, "4096"},
       {FormatPost("/v1/completions", "{\"prompt\":" + long_prompt + "}"), 400, "maximum context length is 64"},
       {FormatPost("/v1/completions", R"({"prompt":[1,2,3],"max_tokens":62})"), 400, "maximum context length is 64"},
+      {FormatPost("/v1/completions", R"({"prompt":[1,2,3],"min_tokens":62})"), 400, "maximum context length is 64"},
       {FormatPost("/v1/nothing", "{}"), 404, "/v1/nothing"},
       {FormatGet("/v1/completions"), 405, "POST"},
       {"BREW /pot HTCPCP/1.0\r\n\r\n", 505, "HTTP"},
