@@ -393,10 +393,9 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
     }
   }
   for (size_t i = 0; i < streams.size(); ++i) {
-    if (!streams[i].done && streams[i].fd >= 0) {
-      results[i].error = "timeout";
-      finish(i);
-    }
+    if (streams[i].done) continue;
+    results[i].error = streams[i].fd >= 0 ? "timeout" : "timeout before it was sent";
+    if (streams[i].fd >= 0) finish(i);
   }
   close(ep);
   return results;
