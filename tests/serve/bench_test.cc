@@ -1,0 +1,97 @@
+// `frontier bench` measuring `frontier serve`: the benchmark client's figures
+// must match the server's known timeline, and for the sim profile the
+// figures `frontier simulate` predicts for the same workload.
+//
+// Tolerances (docs/serve.md): fixed profile (ttft 50 ms, itl 10 ms) at
+// concurrency 1 and 100: mean TTFT in [50, 60] ms, median TPOT in
+// [10, 11] ms. Sim profile at concurrency 1 (no batching between requests,
+// so the server's timeline equals the simulator's exactly): median TTFT and
+// median TPOT within 5% + 1 ms of `frontier simulate`'s.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "serve/profile.h"
+#include "serve_test_util.h"
+
+namespace frontier::serve::testing {
+namespace {
+
+// Runs the frontier binary with `args`; returns its result JSON.
+json RunFrontier(const std::vector<std::string>& args) {
+  char path[] = "/tmp/frontier_serve_bench_XXXXXX";
+  const int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::string cmd = std::string(FRONTIER_BINARY_PATH);
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " --result-json " + std::string(path) + " > /dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << cmd;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  unlink(path);
+  json j = json::parse(ss.str(), nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << cmd;
+  return j;
+}
+
+TEST(BenchAgainstServe, FixedProfileFiguresAreTheSchedule) {
+  ServeOptions o = TestOptions();
+  o.model_name = "fixed";
+  o.record_traces = false;
+  auto server = StartFixed(50, 10, 1, o);
+  ASSERT_TRUE(server);
+  for (const char* conc : {"1", "100"}) {
+    const json r = RunFrontier({"bench", "--base-url", server->address(), "--model", "fixed", "--num-prompts",
+                                std::string(conc) == "1" ? "10" : "200", "--max-concurrency", conc, "--input-len",
+                                "32", "--output-len", "20", "--no-progress"});
+    ASSERT_TRUE(r.is_object());
+    EXPECT_EQ(r["failed"], 0) << conc;
+    EXPECT_GE(r["mean_ttft_ms"].get<double>(), 50.0 - 1.0) << conc;
+    EXPECT_LE(r["mean_ttft_ms"].get<double>(), 60.0) << conc;
+    EXPECT_GE(r["median_tpot_ms"].get<double>(), 10.0 - 0.5) << conc;
+    EXPECT_LE(r["median_tpot_ms"].get<double>(), 11.0) << conc;
+  }
+  ExpectHealthy(server->port());
+}
+
+TEST(BenchAgainstServe, SimProfileMatchesFrontierSimulateAtConcurrencyOne) {
+  ProfileSpec ps;
+  ps.sim.model = "llama-3.1-70b";
+  ps.sim.hardware = "h200";
+  ps.sim.gpus = 8;
+  ps.sim.tp = 8;
+  ps.sim.precision = "fp8";
+  auto profile = ResolveProfile(ps);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ServeOptions o = TestOptions();
+  o.model_name = "llama-3.1-70b";
+  o.record_traces = false;
+  auto server = StartServer(o, std::move(profile->timing));
+  ASSERT_TRUE(server);
+  const std::vector<std::string> workload = {"--num-prompts", "8", "--max-concurrency", "1", "--input-len", "1000",
+                                             "--output-len", "40", "--model", "llama-3.1-70b"};
+  std::vector<std::string> bench = {"bench", "--base-url", server->address(), "--no-progress"};
+  bench.insert(bench.end(), workload.begin(), workload.end());
+  std::vector<std::string> simulate = {"simulate", "--hardware", "h200", "--gpus", "8", "--tp", "8", "--precision",
+                                       "fp8"};
+  simulate.insert(simulate.end(), workload.begin(), workload.end());
+  const json measured = RunFrontier(bench);
+  const json predicted = RunFrontier(simulate);
+  ASSERT_TRUE(measured.is_object() && predicted.is_object());
+  EXPECT_EQ(measured["failed"], 0);
+  for (const char* key : {"median_ttft_ms", "median_tpot_ms"}) {
+    const double m = measured[key].get<double>(), p = predicted[key].get<double>();
+    EXPECT_NEAR(m, p, 0.05 * p + 1.0) << key;
+    std::printf("%s: bench against serve %.3f, simulate %.3f\n", key, m, p);
+  }
+  ExpectHealthy(server->port());
+}
+
+}  // namespace
+}  // namespace frontier::serve::testing
