@@ -73,6 +73,11 @@ int RunServe(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--fault-stall-rate", o.faults.stall_rate, "fraction of responses that stall (with --fault-stall-ms)")
       ->capture_default_str();
+  double grace_s = 0;
+  app.add_option("--shutdown-grace-s", grace_s,
+                 "on SIGINT/SIGTERM, stop accepting and let admitted requests finish for up to this long")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
@@ -100,6 +105,11 @@ int RunServe(int argc, char** argv) {
             << profile->description << ")" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
+  if (grace_s > 0) {
+    std::cout << "frontier serve: draining for up to " << grace_s << " s" << std::endl;
+    (*server)->Drain(SecondsToNanos(grace_s));
+    (*server)->Wait();
+  }
   (*server)->Stop();
   std::cout << "frontier serve: stopped on " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << std::endl;
   return 0;

@@ -58,6 +58,7 @@ Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options,
 
 Status Server::Start() { return impl_->Start(); }
 void Server::RequestStop() noexcept { impl_->RequestStop(); }
+void Server::Drain(Nanos grace_ns) { impl_->Drain(grace_ns); }
 void Server::Wait() { impl_->Wait(); }
 void Server::Stop() {
   impl_->RequestStop();
@@ -153,6 +154,25 @@ void Server::Impl::RequestStop() noexcept {
   }
 }
 
+void Server::Impl::Drain(Nanos grace_ns) {
+  drain_deadline_.store(SteadyClock::MonotonicNow() + std::max<Nanos>(0, grace_ns));
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+}
+
+bool Server::Impl::DrainDone(Nanos now) {
+  const Nanos deadline = drain_deadline_.load();
+  if (deadline < 0) return false;
+  if (listening_) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    close(listen_fd_);  // later connects are refused
+    listen_fd_ = -1;
+    listening_ = false;
+    accept_paused_ = false;
+  }
+  return gens_.empty() || now >= deadline;
+}
+
 void Server::Impl::Wait() {
   if (thread_.joinable()) thread_.join();
 }
@@ -171,6 +191,8 @@ Server::Impl::~Impl() {
 Nanos Server::Impl::NextWakeup() const {
   Nanos next = timing_->NextWakeup();
   if (!delayed_.empty()) next = std::min(next, delayed_.top().at);
+  const Nanos drain = drain_deadline_.load();
+  if (drain >= 0) next = std::min(next, drain);
   return next;
 }
 
@@ -208,6 +230,7 @@ void Server::Impl::Loop() {
       }
     }
     graveyard_.clear();
+    if (DrainDone(SteadyClock::MonotonicNow())) break;
 
     const Nanos next = NextWakeup();
     int timeout = -1;
@@ -307,7 +330,7 @@ void Server::Impl::Close(Connection* c) {
   auto it = conns_.find(c);
   graveyard_.push_back(std::move(it->second));  // freed after this batch of events
   conns_.erase(it);
-  if (accept_paused_) {
+  if (accept_paused_ && listening_) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = &listen_handle_;

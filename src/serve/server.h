@@ -99,7 +99,13 @@ class Server {
   Status Start();
   // Asks the loop to stop; returns at once. Safe from a signal handler.
   void RequestStop() noexcept;
-  // Blocks until the loop has stopped (after RequestStop or Stop).
+  // Graceful stop: stops accepting connections at once (new connects are
+  // refused), lets admitted requests finish for up to `grace_ns`, then stops
+  // as RequestStop() does. Requests on open keep-alive connections that
+  // arrive meanwhile are still served. Safe from any thread, not from a
+  // signal handler.
+  void Drain(Nanos grace_ns);
+  // Blocks until the loop has stopped (after RequestStop, Drain or Stop).
   void Wait();
   // RequestStop() then Wait(); closes every connection. Idempotent.
   void Stop();

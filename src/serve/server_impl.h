@@ -84,6 +84,9 @@ class Server::Impl {
   Status Bind();
   Status Start();
   void RequestStop() noexcept;
+  void Drain(Nanos grace_ns);
+  // Loop side of Drain(): closes the listener once; true when the loop should stop.
+  bool DrainDone(Nanos now);
   void Wait();
 
   // server.cc: loop and I/O.
@@ -124,6 +127,8 @@ class Server::Impl {
   std::thread thread_;
   bool started_ = false;
   std::atomic<bool> stop_{false};
+  std::atomic<Nanos> drain_deadline_{-1};  // any thread: set by Drain()
+  bool listening_ = true;
   bool accept_paused_ = false;
   Nanos timer_armed_for_ = -1;
   Nanos pass_now_ = 0;  // when this pass of the loop began: the admission time of requests read in it

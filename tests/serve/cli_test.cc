@@ -80,6 +80,30 @@ TEST(ServeCli, SimProfileStopsCleanlyOnSigterm) {
                "llama-3.1-70b");
 }
 
+TEST(ServeCli, GraceLetsAStreamFinishAfterSigterm) {
+  Child c = Spawn({"serve", "--profile", "fixed", "--port", "0", "--ttft-ms", "1", "--itl-ms", "10",
+                   "--shutdown-grace-s", "10"});
+  const std::string line = ReadLine(c.out);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(line, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))"))) << line;
+  const int port = std::stoi(m[1]);
+  auto conn = ProbeConnection::Connect("127.0.0.1", port);
+  ASSERT_TRUE(conn.ok());
+  ASSERT_TRUE(conn->SendRaw(FormatPost("/v1/completions", R"({"prompt":"a","max_tokens":30,"stream":true})")).ok());
+  // Signal only once the server runs the request.
+  const Nanos until = SteadyClock::MonotonicNow() + 5 * kNanosPerSecond;
+  while (Exchange(port, FormatGet("/metrics")).body.find("vllm:num_requests_running{model_name=\"fixed\"} 1\n") ==
+             std::string::npos &&
+         SteadyClock::MonotonicNow() < until) {
+  }
+  kill(c.pid, SIGTERM);
+  auto r = conn->ReadReply(10 * kNanosPerSecond);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(EndsWithDone(*r));
+  EXPECT_EQ(WaitExit(c.pid), 0);
+  fclose(c.out);
+}
+
 TEST(ServeCli, UsageErrorsNameTheFlag) {
   struct Case {
     std::vector<std::string> args;

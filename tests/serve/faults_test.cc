@@ -210,6 +210,39 @@ TEST(Disconnect, ClientLeavingFreesItsSlotAtOnce) {
   ExpectHealthy(s->port());
 }
 
+TEST(Shutdown, DrainFinishesAdmittedStreamsAndRefusesNewConnections) {
+  auto s = StartFixed(5, 10);
+  ASSERT_TRUE(s);
+  const int port = s->port();
+  auto c = ProbeConnection::Connect("127.0.0.1", port);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c->SendRaw(FormatPost("/v1/completions", R"({"prompt":"a","max_tokens":30,"stream":true})")).ok());
+  WaitSnapshot(*s, [](const ServerSnapshot& x) { return x.active_requests == 1; });
+  s->Drain(5 * kNanosPerSecond);
+  auto r = c->ReadReply(5 * kNanosPerSecond);  // the admitted stream runs to its end
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(EndsWithDone(*r));
+  EXPECT_EQ(CountTextTokens(StreamText(*r)), 30);
+  s->Wait();  // then the server stops by itself
+  EXPECT_FALSE(ProbeConnection::Connect("127.0.0.1", port).ok());
+}
+
+TEST(Shutdown, DrainGivesUpAtTheDeadline) {
+  auto s = StartFixed(5, 10);
+  ASSERT_TRUE(s);
+  auto c = ProbeConnection::Connect("127.0.0.1", s->port());
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c->SendRaw(FormatPost("/v1/completions", R"({"prompt":"a","max_tokens":100000,"stream":true})")).ok());
+  WaitSnapshot(*s, [](const ServerSnapshot& x) { return x.active_requests == 1; });
+  const Nanos t0 = SteadyClock::MonotonicNow();
+  s->Drain(100 * kNanosPerMilli);
+  s->Wait();
+  const double waited_ms = NanosToMillis(SteadyClock::MonotonicNow() - t0);
+  EXPECT_GE(waited_ms, 100.0);
+  EXPECT_LT(waited_ms, 2000.0);
+  EXPECT_TRUE(c->WaitClosed(kNanosPerSecond));
+}
+
 // A small Prometheus text-format (0.0.4) checker: every sample line is
 // name{labels} value, names and labels are well-formed, each family has TYPE
 // before its samples, histogram buckets are cumulative and end at +Inf ==
