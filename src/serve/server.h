@@ -15,8 +15,8 @@
 // at that time. Why epoll rather than Boost.Asio: docs/serve.md.
 //
 // Thread safety: Create/Start/Stop/Wait from one controlling thread;
-// RequestStop() is async-signal-safe; port(), address(), TakeTraces() and
-// Snapshot() are safe from any thread.
+// RequestStop() is async-signal-safe; Drain(), port(), address(),
+// TakeTraces() and Snapshot() are safe from any thread.
 #pragma once
 
 #include <cstdint>
