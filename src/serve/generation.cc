@@ -59,6 +59,7 @@ void Server::Impl::ProcessInput(Connection* c) {
       if (h.state == ParseState::kNeedMore) return;
       if (h.state == ParseState::kError) {
         c->in.clear();
+        c->linger = true;  // the client may still be sending; let it read the answer
         ApiError e;
         e.status = h.error_status;
         e.message = h.error_message;
@@ -68,6 +69,7 @@ void Server::Impl::ProcessInput(Connection* c) {
       c->in.erase(0, h.head_bytes);
       if (static_cast<uint64_t>(c->req.content_length) > options_.max_body_bytes) {
         c->in.clear();
+        c->linger = true;  // the client may still be sending the body; let it read the 413
         ApiError e;
         e.status = 413;
         e.message = "the request body is " + std::to_string(c->req.content_length) +

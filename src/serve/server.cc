@@ -12,6 +12,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -193,6 +194,7 @@ Nanos Server::Impl::NextWakeup() const {
   if (!delayed_.empty()) next = std::min(next, delayed_.top().at);
   const Nanos drain = drain_deadline_.load();
   if (drain >= 0) next = std::min(next, drain);
+  for (const auto& [c, deadline] : lingering_) next = std::min(next, deadline);
   return next;
 }
 
@@ -229,6 +231,7 @@ void Server::Impl::Loop() {
         }
       }
     }
+    CloseExpiredLingerers(pass_now_);
     graveyard_.clear();
     if (DrainDone(SteadyClock::MonotonicNow())) break;
 
@@ -324,6 +327,9 @@ void Server::Impl::SetInterest(Connection* c, uint32_t events) {
 void Server::Impl::Close(Connection* c) {
   if (c->closed) return;
   c->closed = true;
+  if (c->lingering) {  // forget it before the graveyard frees it
+    std::erase_if(lingering_, [c](const auto& l) { return l.first == c; });
+  }
   if (c->gen_id) AbortGeneration(c->gen_id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
   close(c->fd);
@@ -336,6 +342,32 @@ void Server::Impl::Close(Connection* c) {
     ev.data.ptr = &listen_handle_;
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) == 0) accept_paused_ = false;
   }
+}
+
+void Server::Impl::Linger(Connection* c) {
+  if (c->lingering) return;
+  c->lingering = true;
+  if (c->gen_id) AbortGeneration(c->gen_id);
+  c->gen_id = 0;
+  c->in.clear();
+  shutdown(c->fd, SHUT_WR);
+  SetInterest(c, EPOLLIN | EPOLLRDHUP);
+  lingering_.push_back({c, SteadyClock::MonotonicNow() + 2 * kNanosPerSecond});
+}
+
+void Server::Impl::CloseExpiredLingerers(Nanos now) {
+  if (lingering_.empty()) return;
+  std::vector<std::pair<Connection*, Nanos>> keep;
+  std::vector<Connection*> expired;
+  for (const auto& [c, deadline] : lingering_) {
+    if (now >= deadline) {
+      expired.push_back(c);
+    } else {
+      keep.push_back({c, deadline});
+    }
+  }
+  lingering_.swap(keep);
+  for (Connection* c : expired) Close(c);
 }
 
 void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
@@ -351,6 +383,16 @@ void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
 
 void Server::Impl::ReadFrom(Connection* c) {
   char buf[16384];
+  if (c->lingering) {  // discard until EOF
+    for (;;) {
+      const ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+      if (n > 0) continue;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      Close(c);
+      return;
+    }
+  }
   const size_t cap = options_.max_head_bytes + options_.max_body_bytes + sizeof(buf);
   for (;;) {
     const ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
@@ -400,7 +442,11 @@ bool Server::Impl::Flush(Connection* c) {
   c->out_off = 0;
   if (c->events & EPOLLOUT) SetInterest(c, c->events & ~EPOLLOUT);
   if (c->close_after_write) {
-    Close(c);
+    if (c->linger) {
+      Linger(c);
+    } else {
+      Close(c);
+    }
     return false;
   }
   return true;

@@ -37,6 +37,8 @@ struct Connection : Handle {
   std::string out;              // to send; out_off bytes of it already sent
   size_t out_off = 0;
   bool close_after_write = false;
+  bool linger = false;          // with close_after_write: half-close and drain unread input first
+  bool lingering = false;       // half-closed; input is discarded until EOF or the deadline
   bool dirty = false;           // queued in dirty_ for FlushDirty
   bool busy = false;            // a response is under way; later requests wait in `in`
   uint64_t gen_id = 0;          // the generation it streams, 0 if none
@@ -98,6 +100,11 @@ class Server::Impl {
   bool Flush(Connection* c);
   void SetInterest(Connection* c, uint32_t events);
   void Close(Connection* c);
+  // After an error answered before the whole request was read: half-close so
+  // the client reads the answer instead of a reset, discard what it still
+  // sends, close on its EOF or after 2 s.
+  void Linger(Connection* c);
+  void CloseExpiredLingerers(Nanos now);
   void RunDue(Nanos now);
   Nanos NextWakeup() const;
   void PublishSnapshot();  // copies the figures Snapshot() reads
@@ -138,7 +145,8 @@ class Server::Impl {
   std::unordered_map<uint64_t, Generation> gens_;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<Delayed>> delayed_;
   std::vector<Emission> due_;  // scratch for RunDue
-  std::vector<Connection*> dirty_;  // connections with output queued by this RunDue pass
+  std::vector<Connection*> dirty_;
+  std::vector<std::pair<Connection*, Nanos>> lingering_;  // half-closed connections and their deadlines  // connections with output queued by this RunDue pass
   uint64_t next_id_ = 1;
   ServeMetrics metrics_;
 

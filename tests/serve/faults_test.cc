@@ -100,6 +100,26 @@ TEST(BadInput, GarbageHalfRequestsAndSlowClientsNeverTakeItDown) {
   EXPECT_EQ(WaitSnapshot(*server, [](const ServerSnapshot& x) { return x.open_connections <= 1; }).open_connections, 1);
 }
 
+TEST(BadInput, OversizedBodySentWholeStillReads413) {
+  ServeOptions o = TestOptions();
+  o.max_body_bytes = 4096;
+  auto server = StartFixed(1, 1, 1, o);
+  ASSERT_TRUE(server);
+  auto c = ProbeConnection::Connect("127.0.0.1", server->port());
+  ASSERT_TRUE(c.ok());
+  // A client that sends its whole 32 MiB body (more than the socket buffers
+  // hold) without waiting (no Expect): the server answers at the head,
+  // half-closes and discards the rest, so the client's send completes and it
+  // reads a 413 rather than a connection reset.
+  const std::string body = "{\"prompt\":\"" + std::string(32 << 20, 'a') + "\"}";
+  ASSERT_TRUE(c->SendRaw(FormatPost("/v1/completions", body)).ok());
+  auto r = c->ReadReply(5 * kNanosPerSecond);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 413);
+  EXPECT_NE(ErrorOf(*r)["message"].get<std::string>().find("4096"), std::string::npos);
+  ExpectHealthy(server->port());
+}
+
 TEST(Faults, RateLimitAndErrorAtRateOne) {
   ServeOptions o = TestOptions();
   o.faults.rate_limit_rate = 1;
