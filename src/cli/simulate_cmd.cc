@@ -26,6 +26,7 @@ struct SimFlags {
   int gpus = 0, tp = 1, ep = 1, dp = 0, max_num_seqs = 0, max_num_batched_tokens = 0;
   int spec_tokens = 0;
   double acceptance = 0, gpu_memory_utilization = 0;
+  double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
   bool explain = false, list = false;
 };
 
@@ -190,6 +191,11 @@ int RunSimulate(int argc, char** argv) {
   app.add_option("--spec-tokens", f.spec_tokens, "MTP / speculative draft tokens per step [0]")->group("Engine");
   app.add_option("--acceptance", f.acceptance, "Mean tokens emitted per verify step, 1..k+1 [1 + 0.7k]")->group("Engine");
   app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
+  app.add_option("--client-rtt-us", f.client_rtt_us,
+                 "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
+                 "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
+                 "[150]")
+      ->group("Load");
   app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
   app.add_flag("--list", f.list, "List the catalogued models, hardware and stacks, then exit")->group("Output");
   AddWorkloadFlags(app, &wf);
@@ -200,6 +206,10 @@ int RunSimulate(int argc, char** argv) {
   }
   if (f.model.empty()) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
   if (f.hardware.empty()) return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
+  if (!(f.client_rtt_us >= 0 && f.client_rtt_us <= 1e9))
+    return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
+  sim::SimulateOptions sim_options;
+  sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
 
   sim::SimSpec spec;
   spec.model = f.model;
@@ -234,7 +244,8 @@ int RunSimulate(int argc, char** argv) {
     run.start_time_utc = UtcTimestampNow();
     run.requested_settings = w->requested;
     for (const char* k : {"model", "hardware", "gpus", "tp", "ep", "dp", "precision", "kv-precision", "stack",
-                          "max-num-seqs", "max-num-batched-tokens", "spec-tokens", "acceptance", "concurrency"}) {
+                          "max-num-seqs", "max-num-batched-tokens", "spec-tokens", "acceptance", "concurrency",
+                          "client-rtt-us"}) {
       const std::string flag = std::string("--") + k;
       if (app.count(flag)) run.requested_settings[k] = app[flag]->as<std::string>();
     }
@@ -244,7 +255,7 @@ int RunSimulate(int argc, char** argv) {
   PrintConfig(*config);
   if (f.concurrency.empty()) {
     sim::SimulationStats st;
-    Result<RunResult> run = sim::Simulate(*config, *requests, w->load, &st);
+    Result<RunResult> run = sim::Simulate(*config, *requests, w->load, sim_options, &st);
     if (!run.ok()) return Fail(kCmd, run.status());
     stamp(*run);
     const metrics::Summary s = metrics::Summarize(*run, w->summary);
@@ -272,9 +283,21 @@ int RunSimulate(int argc, char** argv) {
   metrics::SummaryOptions so = w->summary;
   for (double p : {50.0, 99.0})
     if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
-  Result<std::vector<sim::SweepPoint>> points = sim::SweepConcurrency(*config, *requests, w->load, *levels, so, on_point);
-  if (!points.ok()) return Fail(kCmd, points.status());
-  for (const auto& p : *points) {
+  // sim::SweepConcurrency's loop, with this command's SimulateOptions.
+  std::vector<sim::SweepPoint> points;
+  for (int64_t c : *levels) {
+    workload::LoadOptions l = w->load;
+    l.max_concurrency = c;
+    sim::SweepPoint p;
+    p.concurrency = c;
+    Result<RunResult> run = sim::Simulate(*config, *requests, l, sim_options, &p.stats);
+    if (!run.ok()) return Fail(kCmd, run.status());
+    p.summary = metrics::Summarize(*run, so);
+    if (Status ps = on_point(p, *run); !ps.ok()) return Fail(kCmd, ps);
+    points.push_back(std::move(p));
+  }
+  sim::MarkPareto(points);
+  for (const auto& p : points) {
     const auto& s = p.summary;
     std::printf("%6lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s\n",
                 static_cast<long long>(p.concurrency), s.request_throughput, s.output_throughput,
@@ -285,7 +308,7 @@ int RunSimulate(int argc, char** argv) {
   std::printf("(* = Pareto-optimal: no other point has both more output tok/s/GPU and more tok/s/user)\n");
   if (f.explain) {
     const sim::StepModel model(*config);
-    for (const auto& p : *points) {
+    for (const auto& p : points) {
       const auto& shape = p.stats.busiest_decode;
       if (shape.tokens() == 0) continue;
       const sim::StepCost cost = model.Cost(shape);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "metrics/summary.h"
@@ -210,6 +211,83 @@ TEST(SimulateTest, DurationCyclesTheWorkload) {
   ASSERT_TRUE(run.ok());
   EXPECT_GT(run->requests.size(), 10u);
   for (const auto& r : run->requests) EXPECT_LE(r.sent_ns, SecondsToNanos(0.5));
+}
+
+// The closed loop's turnaround, as frontier serve and real servers order it:
+// request 1 finishes at the end of a step at T and the client sends request 2
+// then; the engine has already started its next step at T (request 0 keeps it
+// busy), so request 2, arriving rtt later, joins the step after that. With an
+// instantaneous client (rtt 0) it makes the step starting at T. Request 0
+// emits a token every step, so its events are the step boundaries.
+TEST(SimulateTest, ClosedLoopReplacementArrivesAClientRoundTripAfterTheFinish) {
+  const SimConfig c = testing::TinyConfig();
+  const std::vector<workload::RequestSpec> reqs = {{0, 64, 200, {}, {}}, {1, 64, 3, {}, {}}, {2, 64, 3, {}, {}}};
+  workload::LoadOptions load;
+  load.max_concurrency = 2;
+  struct Outcome {
+    std::vector<Nanos> bounds;  // step ends
+    size_t finish = 0;          // index in bounds of request 1's finish (T)
+    size_t first = 0;           // index in bounds of request 2's first token
+    Nanos sent = 0;             // request 2's send time
+  };
+  auto run_with = [&](Nanos rtt) {
+    SimulateOptions o;
+    o.client_rtt_ns = rtt;
+    Result<RunResult> run = Simulate(c, reqs, load, o);
+    EXPECT_TRUE(run.ok());
+    Outcome out;
+    for (const auto& e : run->requests[0].events) out.bounds.push_back(e.t_ns);
+    auto index_of = [&](Nanos t) {
+      const auto it = std::find(out.bounds.begin(), out.bounds.end(), t);
+      EXPECT_NE(it, out.bounds.end());
+      return static_cast<size_t>(it - out.bounds.begin());
+    };
+    for (const auto& r : run->requests) EXPECT_TRUE(r.ok);
+    out.sent = run->requests[2].sent_ns;
+    EXPECT_EQ(out.sent, run->requests[1].end_ns);  // sent as the slot frees
+    EXPECT_EQ(run->requests[0].sent_ns, 0);
+    EXPECT_EQ(run->requests[0].first_token_ns, out.bounds[0]);
+    out.finish = index_of(run->requests[1].end_ns);
+    out.first = index_of(run->requests[2].first_token_ns);
+    if (rtt % 1000 == 0) {
+      EXPECT_EQ(run->effective_settings.at("client_rtt_us"), std::to_string(rtt / 1000));
+    }
+    return out;
+  };
+  // Instantaneous client: the step starting at T carries request 2's prompt.
+  const Outcome zero = run_with(0);
+  EXPECT_EQ(zero.finish, 2u);  // prefill step, then two decode steps
+  EXPECT_EQ(zero.first, zero.finish + 1);
+
+  // 20 us, shorter than a decode step of request 0 alone: the step after next.
+  const Outcome small = run_with(20'000);
+  ASSERT_EQ(small.finish, 2u);
+  const Nanos decode_step = small.bounds[3] - small.bounds[2];  // request 0 alone
+  ASSERT_GT(decode_step, 20'000);
+  EXPECT_EQ(small.first, small.finish + 2);
+  EXPECT_EQ(small.bounds[0], 20'000 + zero.bounds[0]);  // every request reaches the engine rtt after it is sent
+  EXPECT_EQ(small.sent, 20'000 + zero.sent);
+
+  // Arriving exactly as a step ends, it joins the step planned after that one;
+  // a nanosecond earlier, it makes it.
+  EXPECT_EQ(run_with(decode_step).first, 5u);
+  EXPECT_EQ(run_with(decode_step - 1).first, 4u);
+
+  // The default round trip (longer than this tiny model's 70 us step): request
+  // 2 joins the first step that starts after it arrives.
+  EXPECT_GT(kDefaultClientRttNs, 0);
+  Result<RunResult> def = Simulate(c, reqs, load);
+  ASSERT_TRUE(def.ok());
+  const auto& b = def->requests[0].events;
+  const Nanos arrival = def->requests[2].sent_ns + kDefaultClientRttNs;
+  const auto start = std::upper_bound(b.begin(), b.end(), arrival, [](Nanos t, const TokenEvent& e) { return t < e.t_ns; });
+  ASSERT_TRUE(start != b.end() && start + 1 != b.end());
+  EXPECT_EQ(def->requests[2].first_token_ns, (start + 1)->t_ns);
+  EXPECT_GT(start - b.begin(), 3);  // later than with a 20 us round trip
+
+  SimulateOptions bad;
+  bad.client_rtt_ns = -1;
+  EXPECT_FALSE(Simulate(c, reqs, load, bad).ok());
 }
 
 }  // namespace

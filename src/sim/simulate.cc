@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "core/version.h"
@@ -12,7 +13,15 @@ namespace frontier::sim {
 
 Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
                            const workload::LoadOptions& load, SimulationStats* stats) {
+  return Simulate(config, requests, load, SimulateOptions{}, stats);
+}
+
+Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+                           const workload::LoadOptions& load, const SimulateOptions& options,
+                           SimulationStats* stats) {
   const int64_t size = static_cast<int64_t>(requests.size());
+  const Nanos rtt = options.client_rtt_ns;
+  if (rtt < 0) return InvalidArgument("--client-rtt-us must be at least 0");
   if (load.max_concurrency && *load.max_concurrency < 1)
     return InvalidArgument("--max-concurrency must be at least 1");
   if (load.warmup < 0 || load.warmup > size)
@@ -52,12 +61,18 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
   run.served_model = config.model.name;
   run.num_gpus = config.gpus;
   run.effective_settings = config.EffectiveSettings();
+  char rtt_us[32];
+  std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(rtt) / kNanosPerMicro);
+  run.effective_settings["client_rtt_us"] = rtt_us;
   run.requests.reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 20)));
 
   Engine engine(config);
   Engine::Step step;
   Nanos t = 0;
-  int64_t next = 0, inflight = 0;
+  // Requests [0, arrived) have reached the engine, [arrived, next) are on
+  // their way (each arrives rtt after it was sent; sends, so arrivals, are in
+  // index order), `inflight` of [0, next) hold a slot.
+  int64_t next = 0, arrived = 0, inflight = 0;
   SimulationStats local;
   double batch_tokens = 0, running_sum = 0;
 
@@ -78,30 +93,51 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       r.requested_output_tokens = spec.output_len;
       r.scheduled_ns = planned[next];
       r.sent_ns = sent_at_plan ? planned[next] : std::max(planned[next], now);
-      Status s = engine.Add(next, spec.input_len, spec.output_len);
-      if (s.ok()) {
-        r.events.reserve(static_cast<size_t>(spec.output_len));
-        ++inflight;
-      } else {
-        r.ok = false;
-        r.failure = failure::kSimulatorRejected;
-        r.failure_detail = s.message();
-        r.end_ns = r.sent_ns;
-      }
+      ++inflight;
       ++next;
     }
     return Status::Ok();
   };
+  // Hands the engine every request that arrived before `now` (at `now` too
+  // when `inclusive`). Returns how many the engine rejected (slots freed).
+  auto admit = [&](Nanos now, bool inclusive) -> int64_t {
+    int64_t rejected = 0;
+    for (; arrived < next; ++arrived) {
+      RequestRecord& r = run.requests[static_cast<size_t>(arrived)];
+      const Nanos at = r.sent_ns + rtt;
+      if (at > now || (at == now && !inclusive)) break;
+      const auto& spec = requests[static_cast<size_t>(arrived % size)];
+      Status s = engine.Add(arrived, spec.input_len, spec.output_len);
+      if (s.ok()) {
+        r.events.reserve(static_cast<size_t>(spec.output_len));
+      } else {
+        r.ok = false;
+        r.failure = failure::kSimulatorRejected;
+        r.failure_detail = s.message();
+        r.end_ns = at;
+        --inflight;
+        ++rejected;
+      }
+    }
+    return rejected;
+  };
 
   while (true) {
-    FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
+    // The step starting at t takes what arrived before t; an arrival at t
+    // itself only wakes an idle engine (or makes it with an instantaneous client).
+    const bool inclusive = rtt == 0 || engine.Idle();
+    do {
+      FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
+    } while (admit(t, inclusive) > 0);
     if (engine.Idle()) {
+      // Wait for the next arrival or the next planned send.
+      Nanos wake = std::numeric_limits<Nanos>::max();
+      if (arrived < next) wake = run.requests[static_cast<size_t>(arrived)].sent_ns + rtt;
       FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
-      if (next < n && std::max(t, planned[next]) <= stop_at && inflight < cap) {
-        t = std::max(t, planned[next]);
-        continue;
-      }
-      break;
+      if (next < n && std::max(t, planned[next]) <= stop_at && inflight < cap) wake = std::min(wake, planned[next]);
+      if (wake == std::numeric_limits<Nanos>::max()) break;
+      t = std::max(t, wake);
+      continue;
     }
     engine.RunStep(&step);
     t += step.duration_ns;
@@ -113,7 +149,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       local.typical_mixed = step.shape;
     }
     local.peak_kv_usage = std::max(local.peak_kv_usage, engine.kv_usage());
-    // Requests that arrived during the step found a free slot then.
+    // Requests planned during the step found a free slot then.
     FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));
     for (const auto& e : step.emissions) {
       RequestRecord& r = run.requests[static_cast<size_t>(e.id)];

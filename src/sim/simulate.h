@@ -4,11 +4,22 @@
 // server (workload/load.h): planned arrival times from workload/arrival.h
 // (all at once, Poisson or gamma at --request-rate), capped at
 // --max-concurrency in flight when given. A request is "sent" at its planned
-// time, or when a slot frees if the cap held it back; the engine picks up
-// requests at its next step boundary, as a real server does. Each emission
-// becomes a token event at the end of its step, so the RunResult has the same
-// per-request records a measured run has (source "simulated") and
-// metrics::Summarize() gives the same metrics.
+// time, or when a slot frees if the cap held it back (the instant the request
+// holding the slot received its last token). Each emission becomes a token
+// event at the end of its step, so the RunResult has the same per-request
+// records a measured run has (source "simulated") and metrics::Summarize()
+// gives the same metrics.
+//
+// Timing of arrivals, as frontier serve orders them (serve/sim_timing.h) and
+// as vLLM or SGLang behave: a request reaches the engine `client_rtt_ns` after
+// it is sent (the client's round trip: last token out, next request in) and
+// joins the first step that starts after its arrival; a step that ends at t
+// emits its tokens and the next one starts at t with what had arrived before
+// t. So in a closed loop the request sent when another finishes at the end of
+// a step misses the step that starts then and joins the one after. An idle
+// engine starts a step at the arrival that wakes it. With client_rtt_ns = 0 a
+// request sent at a step boundary still makes the step starting there (an
+// instantaneous client; the simulator's behaviour before the option existed).
 //
 // The first `load.warmup` requests are marked warm-up. With `duration_s`,
 // nothing is sent after that much virtual time; unsent requests are left out.
@@ -18,6 +29,7 @@
 
 #include <vector>
 
+#include "core/clock.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "sim/config.h"
@@ -38,8 +50,23 @@ struct SimulationStats {
   BatchShape typical_mixed;         // the last step that mixed prefill and decode (for --explain)
 };
 
+// The client's turnaround by default: the time from a step's last token
+// leaving the server to the client's next request arriving over loopback HTTP
+// (frontier bench against frontier serve measures ~0.1-0.3 ms on an idle
+// machine). Anything shorter than a step gives the same batches.
+inline constexpr Nanos kDefaultClientRttNs = 150 * kNanosPerMicro;
+
+struct SimulateOptions {
+  Nanos client_rtt_ns = kDefaultClientRttNs;  // >= 0; see the file comment
+};
+
 // Fails with InvalidArgument for bad load options (rate, burstiness,
-// concurrency < 1, warmup beyond the request count).
+// concurrency < 1, warmup beyond the request count) or a negative rtt.
+Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+                           const workload::LoadOptions& load, const SimulateOptions& options,
+                           SimulationStats* stats = nullptr);
+
+// The same with SimulateOptions{} (the default client round trip).
 Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
                            const workload::LoadOptions& load, SimulationStats* stats = nullptr);
 
