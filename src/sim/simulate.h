@@ -50,10 +50,11 @@ struct SimulationStats {
   BatchShape typical_mixed;         // the last step that mixed prefill and decode (for --explain)
 };
 
-// The client's turnaround by default: the time from a step's last token
-// leaving the server to the client's next request arriving over loopback HTTP
-// (frontier bench against frontier serve measures ~0.1-0.3 ms on an idle
-// machine). Anything shorter than a step gives the same batches.
+// The client's round trip by default: from a step's tokens leaving the server
+// to the client's next request being admitted. frontier bench against
+// frontier serve over loopback measures 81 us median, 110 us p90
+// (docs/simulate.md); a real server's HTTP front end adds some. Any value
+// shorter than the step in progress gives the same batches.
 inline constexpr Nanos kDefaultClientRttNs = 150 * kNanosPerMicro;
 
 struct SimulateOptions {
