@@ -283,20 +283,10 @@ int RunSimulate(int argc, char** argv) {
   metrics::SummaryOptions so = w->summary;
   for (double p : {50.0, 99.0})
     if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
-  // sim::SweepConcurrency's loop, with this command's SimulateOptions.
-  std::vector<sim::SweepPoint> points;
-  for (int64_t c : *levels) {
-    workload::LoadOptions l = w->load;
-    l.max_concurrency = c;
-    sim::SweepPoint p;
-    p.concurrency = c;
-    Result<RunResult> run = sim::Simulate(*config, *requests, l, sim_options, &p.stats);
-    if (!run.ok()) return Fail(kCmd, run.status());
-    p.summary = metrics::Summarize(*run, so);
-    if (Status ps = on_point(p, *run); !ps.ok()) return Fail(kCmd, ps);
-    points.push_back(std::move(p));
-  }
-  sim::MarkPareto(points);
+  Result<std::vector<sim::SweepPoint>> swept =
+      sim::SweepConcurrency(*config, *requests, w->load, *levels, so, sim_options, on_point);
+  if (!swept.ok()) return Fail(kCmd, swept.status());
+  const std::vector<sim::SweepPoint>& points = *swept;
   for (const auto& p : points) {
     const auto& s = p.summary;
     std::printf("%6lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s\n",

@@ -19,7 +19,7 @@ void MarkPareto(std::vector<SweepPoint>& points) {
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options,
+    const metrics::SummaryOptions& summary_options, const SimulateOptions& sim_options,
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
   std::vector<SweepPoint> points;
   for (int64_t c : concurrencies) {
@@ -28,7 +28,7 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     l.max_concurrency = c;
     SweepPoint p;
     p.concurrency = c;
-    FRONTIER_ASSIGN_OR_RETURN(RunResult run, Simulate(config, requests, l, &p.stats));
+    FRONTIER_ASSIGN_OR_RETURN(RunResult run, Simulate(config, requests, l, sim_options, &p.stats));
     p.summary = metrics::Summarize(run, summary_options);
     if (on_point) FRONTIER_RETURN_IF_ERROR(on_point(p, run));
     points.push_back(std::move(p));

@@ -29,12 +29,13 @@ struct SweepPoint {
   bool pareto = false;  // no other point has both more output throughput per GPU and more interactivity
 };
 
-// Runs `load` once per concurrency (replacing load.max_concurrency). `on_point`
-// (may be empty) sees each point's full RunResult before it is dropped.
+// Runs `load` once per concurrency (replacing load.max_concurrency) with
+// `sim_options` (client round trip, ...). `on_point` (may be empty) sees each
+// point's full RunResult before it is dropped; an error from it stops the sweep.
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options,
+    const metrics::SummaryOptions& summary_options, const SimulateOptions& sim_options = {},
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point = {});
 
 // Marks `pareto` on each point (output throughput per GPU vs interactivity).

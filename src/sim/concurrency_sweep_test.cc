@@ -31,7 +31,7 @@ TEST(ConcurrencySweepTest, OnePointPerConcurrencyWithItsCap) {
   for (int i = 0; i < 64; ++i) reqs[static_cast<size_t>(i)] = {i, 256, 32, {}, {}};
   int calls = 0;
   Result<std::vector<SweepPoint>> pts = SweepConcurrency(
-      testing::TinyConfig(), reqs, workload::LoadOptions{}, {1, 4, 16}, metrics::SummaryOptions{},
+      testing::TinyConfig(), reqs, workload::LoadOptions{}, {1, 4, 16}, metrics::SummaryOptions{}, SimulateOptions{},
       [&](const SweepPoint& p, const RunResult& run) {
         ++calls;
         EXPECT_EQ(run.requests.size(), 64u);
