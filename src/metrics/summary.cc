@@ -56,6 +56,7 @@ std::string PercentileKey(double p) {
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
   std::vector<double> ttft, tpot, itl, e2el, icl, queue;
+  bool multi_token_events = false;  // else ICL and ITL are the same samples
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -88,6 +89,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       const double gap = NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns);
       icl.push_back(gap);
       const int k = std::max<int32_t>(1, r.events[i].tokens);
+      if (k > 1) multi_token_events = true;
       for (int j = 0; j < k; ++j) itl.push_back(gap / k);
     }
     if (o.goodput.any()) {
@@ -113,7 +115,8 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.tpot_ms = Describe(std::move(tpot), o.percentiles);
   s.itl_ms = Describe(std::move(itl), o.percentiles);
   s.e2el_ms = Describe(std::move(e2el), o.percentiles);
-  s.icl_ms = Describe(std::move(icl), o.percentiles);
+  // With one token per event the ICL samples are the ITL samples: describe them once.
+  s.icl_ms = multi_token_events ? Describe(std::move(icl), o.percentiles) : s.itl_ms;
   s.client_queue_ms = Describe(std::move(queue), o.percentiles);
   s.interactivity = s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0;
   s.max_concurrent_requests = MaxConcurrent(run);

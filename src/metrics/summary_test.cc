@@ -85,6 +85,12 @@ TEST(SummaryTest, ThroughputGoodputAndConcurrency) {
   EXPECT_DOUBLE_EQ(s.interactivity, 10.0);
   EXPECT_EQ(s.max_concurrent_requests, 2);
   EXPECT_DOUBLE_EQ(*s.ttft_ms.At(50), 30.0);
+  // One token per event: ICL and ITL are the same three gaps (100, 50, 690 ms).
+  EXPECT_EQ(s.itl_ms.count, 3u);
+  EXPECT_EQ(s.icl_ms.count, 3u);
+  EXPECT_DOUBLE_EQ(s.icl_ms.mean, 280.0);
+  EXPECT_DOUBLE_EQ(s.itl_ms.median, 100.0);
+  EXPECT_DOUBLE_EQ(s.icl_ms.median, 100.0);
 }
 
 TEST(SummaryTest, PercentileKeysMatchVllm) {
