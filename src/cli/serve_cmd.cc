@@ -11,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/sim_flags.h"
 #include "serve/profile.h"
 #include "serve/server.h"
 
@@ -26,25 +27,10 @@ int RunServe(int argc, char** argv) {
   app.add_option("--profile", p.profile, "sim: the simulator's timeline for --model on --hardware; fixed: --ttft-ms/--itl-ms")
       ->capture_default_str();
   // The deployment, with the same flags as `frontier simulate`.
-  const std::vector<std::string> sim_flags = {"--model", "--hardware", "--gpus", "--tp", "--ep", "--dp",
-                                              "--precision", "--kv-precision", "--stack", "--max-num-seqs",
-                                              "--max-num-batched-tokens", "--gpu-memory-utilization",
-                                              "--spec-tokens", "--acceptance"};
-  app.add_option("--model", s.model, "model: catalog name or a config.json path")->capture_default_str();
-  app.add_option("--hardware", s.hardware, "accelerator: catalog name")->capture_default_str();
-  app.add_option("--gpus", s.gpus, "GPUs in the deployment (default tp x dp)");
-  app.add_option("--tp", s.tp, "tensor parallelism")->capture_default_str();
-  app.add_option("--ep", s.ep, "expert parallelism (1: off)")->capture_default_str();
-  app.add_option("--dp", s.dp, "data parallelism (default gpus / tp)");
-  app.add_option("--precision", s.precision, "weight precision (default the model's native)");
-  app.add_option("--kv-precision", s.kv_precision, "KV-cache precision");
-  app.add_option("--stack", s.stack, "serving stack (default the hardware vendor's)");
-  app.add_option("--max-num-seqs", s.max_num_seqs, "running requests per DP rank (default from the stack)");
-  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens, "token budget per step per DP rank");
-  app.add_option("--gpu-memory-utilization", s.gpu_memory_utilization, "fraction of HBM the engine may use");
-  app.add_option("--spec-tokens", s.spec_tokens, "MTP / speculative draft tokens per step (0: off)")
-      ->capture_default_str();
-  app.add_option("--acceptance", s.acceptance, "mean tokens per verify step with --spec-tokens");
+  AddSimSpecFlags(app, &s);
+  for (const char* name : {"--model", "--hardware", "--tp", "--ep", "--spec-tokens"})
+    app.get_option(name)->capture_default_str();
+  const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
   const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
   app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();

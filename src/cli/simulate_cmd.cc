@@ -7,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/sim_flags.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
 #include "metrics/result_json.h"
@@ -22,10 +23,7 @@ namespace {
 constexpr const char* kCmd = "simulate";
 
 struct SimFlags {
-  std::string model, hardware, precision, kv_precision, stack, concurrency;
-  int gpus = 0, tp = 1, ep = 1, dp = 0, max_num_seqs = 0, max_num_batched_tokens = 0;
-  int spec_tokens = 0;
-  double acceptance = 0, gpu_memory_utilization = 0;
+  std::string concurrency;
   double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
   bool explain = false, list = false;
 };
@@ -172,24 +170,8 @@ int RunSimulate(int argc, char** argv) {
   CLI::App app{"Predict a serving benchmark of a catalogued model on catalogued hardware", kCmd};
   SimFlags f;
   WorkloadFlags wf;
-  app.add_option("--model", f.model, "Catalog name or path to a Hugging Face config.json")->group("System");
-  app.add_option("--hardware", f.hardware, "Accelerator from data/hardware (h100-sxm, h200, b200, gb200, mi300x, mi325x, mi355x)")
-      ->group("System");
-  app.add_option("--gpus", f.gpus, "GPUs in the deployment [tp x dp]")->group("System");
-  app.add_option("--tp", f.tp, "Tensor parallelism [1]")->group("System");
-  app.add_option("--ep", f.ep, "Expert parallelism: 1 or tp x dp [1]")->group("System");
-  app.add_option("--dp", f.dp, "Data parallelism (engine replicas / DP-attention ranks) [gpus / tp]")->group("System");
-  app.add_option("--precision", f.precision, "Weights: bf16, fp8 or fp4 [the model's native formats]")->group("System");
-  app.add_option("--kv-precision", f.kv_precision, "KV cache: bf16 or fp8 [fp8 with fp8/fp4 weights, else bf16]")
-      ->group("System");
-  app.add_option("--stack", f.stack, "Serving stack from data/stacks [the vendor's default]")->group("System");
-  app.add_option("--max-num-seqs", f.max_num_seqs, "Running sequences per DP rank [stack default]")->group("Engine");
-  app.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "Tokens per step per DP rank [stack default]")
-      ->group("Engine");
-  app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization, "Fraction of HBM the engine uses [stack default]")
-      ->group("Engine");
-  app.add_option("--spec-tokens", f.spec_tokens, "MTP / speculative draft tokens per step [0]")->group("Engine");
-  app.add_option("--acceptance", f.acceptance, "Mean tokens emitted per verify step, 1..k+1 [1 + 0.7k]")->group("Engine");
+  sim::SimSpec spec;
+  AddSimSpecFlags(app, &spec);
   app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
   app.add_option("--client-rtt-us", f.client_rtt_us,
                  "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
@@ -204,28 +186,14 @@ int RunSimulate(int argc, char** argv) {
     PrintCatalogs(sim::DefaultDataDir());
     return 0;
   }
-  if (f.model.empty()) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
-  if (f.hardware.empty()) return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
+  if (!app.count("--model")) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
+  if (!app.count("--hardware"))
+    return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
   if (!(f.client_rtt_us >= 0 && f.client_rtt_us <= 1e9))
     return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
   sim::SimulateOptions sim_options;
   sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
 
-  sim::SimSpec spec;
-  spec.model = f.model;
-  spec.hardware = f.hardware;
-  spec.gpus = f.gpus;
-  spec.tp = f.tp;
-  spec.ep = f.ep;
-  spec.dp = f.dp;
-  if (!f.precision.empty()) spec.precision = f.precision;
-  if (!f.kv_precision.empty()) spec.kv_precision = f.kv_precision;
-  if (!f.stack.empty()) spec.stack = f.stack;
-  if (app.count("--max-num-seqs")) spec.max_num_seqs = f.max_num_seqs;
-  if (app.count("--max-num-batched-tokens")) spec.max_num_batched_tokens = f.max_num_batched_tokens;
-  if (app.count("--gpu-memory-utilization")) spec.gpu_memory_utilization = f.gpu_memory_utilization;
-  spec.spec_tokens = f.spec_tokens;
-  if (app.count("--acceptance")) spec.acceptance = f.acceptance;
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
   if (!config.ok()) return Fail(kCmd, config.status());
 
@@ -243,12 +211,10 @@ int RunSimulate(int argc, char** argv) {
     run.command_line = CommandLine(argc, argv);
     run.start_time_utc = UtcTimestampNow();
     run.requested_settings = w->requested;
-    for (const char* k : {"model", "hardware", "gpus", "tp", "ep", "dp", "precision", "kv-precision", "stack",
-                          "max-num-seqs", "max-num-batched-tokens", "spec-tokens", "acceptance", "concurrency",
-                          "client-rtt-us"}) {
-      const std::string flag = std::string("--") + k;
-      if (app.count(flag)) run.requested_settings[k] = app[flag]->as<std::string>();
-    }
+    std::vector<std::string> flags = SimSpecFlagNames();
+    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us"});
+    for (const auto& flag : flags)
+      if (app.count(flag)) run.requested_settings[flag.substr(2)] = app[flag]->as<std::string>();
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
 

@@ -1,0 +1,41 @@
+#include "cli/sim_flags.h"
+
+namespace frontier::cli {
+
+void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
+  app.add_option("--model", s->model, "Catalog name or path to a Hugging Face config.json")->group("System");
+  app.add_option("--hardware", s->hardware,
+                 "Accelerator from data/hardware (h100-sxm, h200, b200, gb200, mi300x, mi325x, mi355x)")
+      ->group("System");
+  app.add_option("--gpus", s->gpus, "GPUs in the deployment [tp x dp]")->group("System");
+  app.add_option("--tp", s->tp, "Tensor parallelism [1]")->group("System");
+  app.add_option("--ep", s->ep, "Expert parallelism: 1 or tp x dp [1]")->group("System");
+  app.add_option("--dp", s->dp, "Data parallelism (engine replicas / DP-attention ranks) [gpus / tp]")
+      ->group("System");
+  app.add_option("--precision", s->precision, "Weights: bf16, fp8 or fp4 [the model's native formats]")
+      ->group("System");
+  app.add_option("--kv-precision", s->kv_precision, "KV cache: bf16 or fp8 [fp8 with fp8/fp4 weights, else bf16]")
+      ->group("System");
+  app.add_option("--stack", s->stack, "Serving stack from data/stacks [the vendor's default]")->group("System");
+  app.add_option("--max-num-seqs", s->max_num_seqs, "Running sequences per DP rank [stack default]")
+      ->group("Engine");
+  app.add_option("--max-num-batched-tokens", s->max_num_batched_tokens, "Tokens per step per DP rank [stack default]")
+      ->group("Engine");
+  app.add_option("--gpu-memory-utilization", s->gpu_memory_utilization,
+                 "Fraction of HBM the engine uses [stack default]")
+      ->group("Engine");
+  app.add_option("--spec-tokens", s->spec_tokens, "MTP / speculative draft tokens per step [0]")->group("Engine");
+  app.add_option("--acceptance", s->acceptance, "Mean tokens emitted per verify step, 1..k+1 [1 + 0.7k]")
+      ->group("Engine");
+}
+
+const std::vector<std::string>& SimSpecFlagNames() {
+  static const std::vector<std::string> names = {
+      "--model",     "--hardware",     "--gpus",         "--tp",
+      "--ep",        "--dp",           "--precision",    "--kv-precision",
+      "--stack",     "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
+      "--spec-tokens", "--acceptance"};
+  return names;
+}
+
+}  // namespace frontier::cli
