@@ -269,6 +269,7 @@ class Http1Transport final : public Transport {
   }
 
   void MakeIdle(Conn* c) {
+    if (c->t) c->t->conn = nullptr;
     c->t = nullptr;
     c->idle_at = idle_.size();
     idle_.push_back(c);
