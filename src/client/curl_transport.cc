@@ -75,7 +75,8 @@ class CurlTransport final : public Transport {
 
   bool Init() {
     multi_ = curl_multi_init();
-    if (!multi_ || !poller_.ok()) return false;
+    if (!multi_ || !poller_.ok() || waker_.fd() < 0) return false;
+    poller_.Add(waker_.fd(), EPOLLIN, &waker_);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlTransport::SocketCallback);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlTransport::TimerCallback);
@@ -132,7 +133,8 @@ class CurlTransport final : public Transport {
 
   void Poll(Nanos deadline, const OnDone& done) override {
     int running = 0;
-    while (true) {
+    woken_ = false;
+    while (!woken_) {
       const Nanos now = SteadyClock::MonotonicNow();
       if (curl_timer_ >= 0 && curl_timer_ <= now) {
         curl_timer_ = -1;
@@ -278,6 +280,11 @@ class CurlTransport final : public Transport {
     int running = 0;
     for (int i = 0; i < n; ++i) {
       const epoll_event& e = poller_.event(i);
+      if (e.data.ptr == &waker_) {
+        waker_.Drain();
+        woken_ = true;
+        continue;
+      }
       const int fd = static_cast<int>(reinterpret_cast<intptr_t>(e.data.ptr));
       int flags = 0;
       if (e.events & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
@@ -295,6 +302,7 @@ class CurlTransport final : public Transport {
   net::Poller poller_{4096};
   Nanos curl_timer_ = -1;  // when libcurl wants socket_action(TIMEOUT), -1 none
   Nanos next_scan_ = 0;
+  bool woken_ = false;
   std::vector<std::unique_ptr<CurlTransfer>> active_;
   std::vector<CURL*> spare_;
   std::vector<RequestRecord> finished_;

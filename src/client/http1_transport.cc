@@ -66,7 +66,7 @@ class Http1Transport final : public Transport {
     for (auto& c : conns_) if (c->fd >= 0) ::close(c->fd);
   }
 
-  bool ok() const { return poller_.ok(); }
+  bool Init() { return poller_.ok() && waker_.fd() >= 0 && poller_.Add(waker_.fd(), EPOLLIN, nullptr); }
 
   void Start(int64_t id, int32_t max_tokens, std::string body, Nanos sent) override {
     Transfer* t = NewTransfer();
@@ -96,10 +96,17 @@ class Http1Transport final : public Transport {
         wake = std::min(wake, next_scan_);
       const int n = poller_.Wait(wake);
       ++wakeups_;
+      bool woken = false;
       for (int i = 0; i < n; ++i) {
         const epoll_event& ev = poller_.event(i);
+        if (ev.data.ptr == nullptr) {  // Wake() from another thread
+          waker_.Drain();
+          woken = true;
+          continue;
+        }
         OnEvent(static_cast<Conn*>(ev.data.ptr), ev.events);
       }
+      if (woken) break;
     }
     Deliver(done);
   }
@@ -434,7 +441,7 @@ Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, con
   std::string prefix = "POST " + path + " HTTP/1.1\r\nHost: " + host + ":" + std::to_string(port) + "\r\n";
   for (const auto& line : RequestHeaders(o)) prefix += line + "\r\n";
   auto t = std::make_unique<Http1Transport>(o, addr, len, dns_error, prefix);
-  if (!t->ok()) return Internal(std::string("cannot set up the HTTP client: ") + std::strerror(errno));
+  if (!t->Init()) return Internal(std::string("cannot set up the HTTP client: ") + std::strerror(errno));
   return std::unique_ptr<Transport>(std::move(t));
 }
 

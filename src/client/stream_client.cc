@@ -161,6 +161,7 @@ void StreamClient::AbortAll(const char* reason, const OnDone& done) {
   s.transport->AbortAll(reason, done);
 }
 
+void StreamClient::Wake() { impl_->transport->Wake(); }
 size_t StreamClient::InFlight() const { return impl_->transport->InFlight() + impl_->unbuilt.size(); }
 const std::string& StreamClient::served_model() const { return impl_->transport->context().served_model; }
 int64_t StreamClient::wakeups() const { return impl_->transport->wakeups(); }

@@ -97,6 +97,9 @@ class StreamClient {
   void AbortAll(const char* reason, const OnDone& done);
 
   size_t InFlight() const;
+  // Safe from any thread: makes a Poll in progress (or the next) return at
+  // once, so another thread can hand this client work (loadgen's workers).
+  void Wake();
   // The "model" the server named in its stream ("" until one did).
   const std::string& served_model() const;
   // Wake-ups of the loop and SSE events handled so far (for the capacity bench).

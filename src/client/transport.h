@@ -14,6 +14,7 @@
 
 #include "client/response_stream.h"
 #include "client/stream_client.h"
+#include "net/poller.h"
 
 namespace frontier::client::internal {
 
@@ -26,10 +27,13 @@ class Transport {
   virtual void Poll(Nanos deadline, const OnDone& done) = 0;
   virtual void AbortAll(const char* reason, const OnDone& done) = 0;
   virtual size_t InFlight() const = 0;
+  // Any thread: makes a Poll in progress (or the next one) return at once.
+  void Wake() { waker_.Wake(); }
   int64_t wakeups() const { return wakeups_; }
   StreamContext& context() { return ctx_; }
 
  protected:
+  net::Waker waker_;
   StreamContext ctx_;
   int64_t wakeups_ = 0;
 };

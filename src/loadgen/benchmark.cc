@@ -4,6 +4,7 @@
 
 #include "core/version.h"
 #include "loadgen/http_target.h"
+#include "loadgen/worker_pool.h"
 #include "metrics/result_json.h"
 
 namespace frontier::loadgen {
@@ -39,7 +40,12 @@ std::string HostName() {
 Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workload::RequestSpec>& specs,
                                   const workload::LoadOptions& load, Observer* observer,
                                   const std::atomic<bool>* stop) {
-  FRONTIER_ASSIGN_OR_RETURN(auto target, HttpTarget::Create(o.client));
+  std::unique_ptr<Target> target;
+  if (o.workers > 1) {
+    FRONTIER_ASSIGN_OR_RETURN(target, WorkerPool::Create(o.client, o.workers));
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(target, HttpTarget::Create(o.client));
+  }
   metrics::RequestJsonlWriter writer;
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);

@@ -32,6 +32,7 @@ namespace frontier::loadgen {
 
 struct BenchOptions {
   client::ClientOptions client;
+  int workers = 1;                      // event loops on their own threads (worker_pool.h)
   RunOptions run;                       // its clock must stay the steady clock for HTTP
   metrics::SummaryOptions summary;
   std::string result_json;              // "" = not written

@@ -1,7 +1,9 @@
 #include "net/poller.h"
 
+#include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 
@@ -47,10 +49,26 @@ int Poller::Wait(Nanos deadline) {
       return Wait(deadline);
     }
   } else {
-    const int ms = wait < 0 ? -1 : static_cast<int>((wait + kNanosPerMilli - 1) / kNanosPerMilli);
+    const int ms = wait < 0 ? -1 : static_cast<int>(std::min<Nanos>((wait + kNanosPerMilli - 1) / kNanosPerMilli, INT32_MAX));
     n = epoll_wait(fd_, events_.data(), max, ms);
   }
   return n < 0 ? 0 : n;
+}
+
+Waker::Waker() { fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+Waker::~Waker() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void Waker::Wake() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = write(fd_, &one, sizeof(one));
+}
+
+void Waker::Drain() {
+  uint64_t v;
+  [[maybe_unused]] const ssize_t n = read(fd_, &v, sizeof(v));
 }
 
 }  // namespace frontier::net

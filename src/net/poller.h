@@ -52,4 +52,21 @@ class Poller {
   std::vector<epoll_event> events_;
 };
 
+// An eventfd that wakes a Poller's Wait from another thread.
+//   net::Waker w;  poller.Add(w.fd(), EPOLLIN, &w);  ... w.Wake() (any thread);
+//   on its event: w.Drain().
+class Waker {
+ public:
+  Waker();
+  ~Waker();
+  Waker(const Waker&) = delete;
+  Waker& operator=(const Waker&) = delete;
+  int fd() const { return fd_; }
+  void Wake();   // any thread, async-signal-safe
+  void Drain();  // the waiting thread, on the fd's event
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace frontier::net
