@@ -209,6 +209,12 @@ void Server::Impl::Loop() {
     // simulation uses, so the sim profile's timeline replays exactly.
     pass_now_ = SteadyClock::MonotonicNow();
     RunDue(pass_now_);
+    if (!deferred_.empty()) {  // pipelined requests left from the last pass: their next turn
+      std::vector<Connection*> turn;
+      turn.swap(deferred_);
+      for (Connection* c : turn)
+        if (!c->closed && !c->busy) ProcessInput(c);
+    }
     for (int i = 0; i < n; ++i) {
       auto* h = static_cast<Handle*>(events[i].data.ptr);
       switch (h->kind) {
@@ -235,7 +241,7 @@ void Server::Impl::Loop() {
     graveyard_.clear();
     if (DrainDone(SteadyClock::MonotonicNow())) break;
 
-    const Nanos next = NextWakeup();
+    const Nanos next = deferred_.empty() ? NextWakeup() : SteadyClock::MonotonicNow();
     int timeout = -1;
     if (next != kNever) {
       if (next <= SteadyClock::MonotonicNow()) {
@@ -330,6 +336,7 @@ void Server::Impl::Close(Connection* c) {
   if (c->lingering) {  // forget it before the graveyard frees it
     std::erase_if(lingering_, [c](const auto& l) { return l.first == c; });
   }
+  std::erase(deferred_, c);
   if (c->gen_id) AbortGeneration(c->gen_id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
   close(c->fd);
@@ -350,6 +357,7 @@ void Server::Impl::Linger(Connection* c) {
   if (c->gen_id) AbortGeneration(c->gen_id);
   c->gen_id = 0;
   c->in.clear();
+  c->in_off = 0;
   shutdown(c->fd, SHUT_WR);
   SetInterest(c, EPOLLIN | EPOLLRDHUP);
   lingering_.push_back({c, SteadyClock::MonotonicNow() + 2 * kNanosPerSecond});
@@ -377,6 +385,9 @@ void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
   }
   if (ev & EPOLLOUT) {
     if (!Flush(c)) return;
+    // Answers drained: requests held back by the output backlog may go on.
+    if (!c->busy && c->in_off < c->in.size()) ProcessInput(c);
+    if (c->closed) return;
   }
   if (ev & (EPOLLIN | EPOLLRDHUP)) ReadFrom(c);
 }
@@ -398,7 +409,7 @@ void Server::Impl::ReadFrom(Connection* c) {
     const ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
     if (n > 0) {
       c->in.append(buf, static_cast<size_t>(n));
-      if (c->in.size() > cap) {
+      if (c->in.size() - c->in_off > cap) {
         // A client piling up requests while one streams: stop reading until it is done,
         // but keep watching for a hang-up so its slot is freed at once.
         SetInterest(c, (c->events & ~EPOLLIN) | EPOLLRDHUP);

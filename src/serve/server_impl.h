@@ -33,7 +33,8 @@ struct Connection : Handle {
   int fd = -1;
   bool closed = false;
   uint32_t events = 0;          // current epoll interest
-  std::string in;               // received, not yet consumed
+  std::string in;               // received; bytes before in_off are consumed
+  size_t in_off = 0;
   std::string out;              // to send; out_off bytes of it already sent
   size_t out_off = 0;
   bool close_after_write = false;
@@ -146,6 +147,8 @@ class Server::Impl {
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<Delayed>> delayed_;
   std::vector<Emission> due_;  // scratch for RunDue
   std::vector<Connection*> dirty_;
+  // Connections with pipelined requests left over after their turn (ProcessInput's budget).
+  std::vector<Connection*> deferred_;
   std::vector<std::pair<Connection*, Nanos>> lingering_;  // half-closed connections and their deadlines  // connections with output queued by this RunDue pass
   uint64_t next_id_ = 1;
   ServeMetrics metrics_;
