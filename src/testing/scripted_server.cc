@@ -141,10 +141,21 @@ struct ScriptedServer::Loop {
   }
 
   void StartResponse(Conn& c, RequestInfo info, Nanos received) {
-    ++server->requests_;
     c.served = ServedRequest{};
     c.served.request = std::move(info);
     c.served.received_ns = received;
+    if (c.served.request.method == "GET" && c.served.request.path == "/v1/models") {
+      std::string models = "{\"object\":\"list\",\"data\":[{\"id\":\"" + server->options_.model +
+                         "\",\"object\":\"model\",\"owned_by\":\"scripted\"";
+      if (server->options_.n_vocab > 0)
+        models += ",\"meta\":{\"vocab_type\":2,\"n_vocab\":" + std::to_string(server->options_.n_vocab) + "}";
+      models += "}]}";
+      c.out += "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+               std::to_string(models.size()) + "\r\n\r\n" + models;
+      if (!Flush(c)) Close(c, false);
+      return;  // not a scripted request: the script is not asked
+    }
+    ++server->requests_;
     c.script = server->options_.script(c.served.request);
     c.chat = c.served.request.path.find("chat") != std::string::npos;
     c.sent_events = 0;
@@ -159,17 +170,6 @@ struct ScriptedServer::Loop {
       }
     }
     const Script& s = c.script;
-    if (c.served.request.method == "GET" && c.served.request.path == "/v1/models") {
-      std::string models = "{\"object\":\"list\",\"data\":[{\"id\":\"" + server->options_.model +
-                         "\",\"object\":\"model\",\"owned_by\":\"scripted\"";
-      if (server->options_.n_vocab > 0)
-        models += ",\"meta\":{\"vocab_type\":2,\"n_vocab\":" + std::to_string(server->options_.n_vocab) + "}";
-      models += "}]}";
-      c.out += "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-               std::to_string(models.size()) + "\r\n\r\n" + models;
-      if (!Flush(c)) Close(c, false);
-      return;
-    }
     if (s.fault == Fault::kReset) {
       linger lg{1, 0};
       ::setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
