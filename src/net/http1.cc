@@ -176,6 +176,10 @@ size_t ResponseParser::FeedHead(std::string_view bytes) {
         }
         return bytes.size();
       }
+      if (end + 4 > max_head_) {
+        Fail("response head exceeds " + std::to_string(max_head_) + " bytes");
+        return used;
+      }
       const size_t from_rest = end + 4 - old;  // bytes of `rest` that belong to the head
       std::string head = std::move(head_buf_);
       head_buf_.clear();
