@@ -123,6 +123,7 @@ void ResponseParser::Reset() {
   mode_ = kLength;
   head_ = ResponseHead{};
   head_buf_.clear();
+  headers_.clear();
   remaining_ = 0;
   chunk_digits_ = 0;
   body_bytes_ = 0;
@@ -214,6 +215,7 @@ bool ResponseParser::ParseHead(std::string_view head) {
   h.minor_version = line[7] - '0';
   h.keep_alive = h.minor_version == 1;
   bool have_length = false;
+  headers_.clear();
   std::string_view rest = line_end == std::string_view::npos ? std::string_view{} : head.substr(line_end + 2);
   while (!rest.empty()) {
     const size_t eol = rest.find("\r\n");
@@ -223,6 +225,11 @@ bool ResponseParser::ParseHead(std::string_view head) {
     if (colon == std::string_view::npos || colon == 0) return Fail("malformed header line: '" + std::string(hl.substr(0, 80)) + "'");
     const std::string_view name = hl.substr(0, colon);
     const std::string_view value = Trim(hl.substr(colon + 1));
+    if (keep_headers_) {
+      std::string lower(name);
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      headers_.emplace_back(std::move(lower), std::string(value));
+    }
     if (IEquals(name, "content-length")) {
       int64_t v = -1;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);

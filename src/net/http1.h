@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace frontier::net {
 
@@ -71,7 +73,10 @@ class ResponseParser {
  public:
   enum State { kHead, kBody, kDone, kError };
 
-  explicit ResponseParser(size_t max_head_bytes = 64 << 10) : max_head_(max_head_bytes) {}
+  // keep_headers: keep every header line (names lower-cased) for headers();
+  // off on the client's hot path, which needs only ResponseHead.
+  explicit ResponseParser(size_t max_head_bytes = 64 << 10, bool keep_headers = false)
+      : max_head_(max_head_bytes), keep_headers_(keep_headers) {}
 
   // Ready for the next response on the same connection.
   void Reset();
@@ -91,6 +96,8 @@ class ResponseParser {
   bool head_done() const { return state_ == kBody || state_ == kDone; }
   const ResponseHead& head() const { return head_; }
   const std::string& error() const { return error_; }
+  // The final response's header lines (keep_headers only).
+  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
   // Body bytes delivered so far (after chunk framing).
   int64_t body_bytes() const { return body_bytes_; }
 
@@ -104,6 +111,8 @@ class ResponseParser {
   bool Fail(std::string why);
 
   size_t max_head_;
+  bool keep_headers_;
+  std::vector<std::pair<std::string, std::string>> headers_;
   State state_ = kHead;
   BodyMode mode_ = kLength;
   ResponseHead head_;
