@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "net/poller.h"
 #include "serve/http.h"
 #include "serve/metrics.h"
 #include "serve/openai.h"
@@ -24,7 +25,7 @@ namespace frontier::serve {
 
 // What an epoll registration points at.
 struct Handle {
-  enum Kind { kListen, kTimer, kWake, kConn } kind;
+  enum Kind { kListen, kWake, kConn } kind;
   explicit Handle(Kind k) : kind(k) {}
 };
 
@@ -129,16 +130,17 @@ class Server::Impl {
 
   ServeOptions options_;
   std::unique_ptr<TimingSource> timing_;
-  int listen_fd_ = -1, epoll_fd_ = -1, timer_fd_ = -1, wake_fd_ = -1;
+  int listen_fd_ = -1;
+  net::Poller poller_{512};
+  net::Waker waker_;  // any thread: RequestStop() and Drain() wake the loop
   int port_ = 0;
-  Handle listen_handle_{Handle::kListen}, timer_handle_{Handle::kTimer}, wake_handle_{Handle::kWake};
+  Handle listen_handle_{Handle::kListen}, wake_handle_{Handle::kWake};
   std::thread thread_;
   bool started_ = false;
   std::atomic<bool> stop_{false};
   std::atomic<Nanos> drain_deadline_{-1};  // any thread: set by Drain()
   bool listening_ = true;
   bool accept_paused_ = false;
-  Nanos timer_armed_for_ = -1;
   Nanos pass_now_ = 0;  // when this pass of the loop began: the admission time of requests read in it
 
   std::unordered_map<Connection*, std::unique_ptr<Connection>> conns_;
