@@ -87,8 +87,8 @@ simdjson::error_code ReadUsage(od::value v, Chunk* out) {
   od::object usage;
   if (v.get_object().get(usage) != simdjson::SUCCESS) return simdjson::SUCCESS;  // null usage
   for (auto field : usage) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
     int64_t n = 0;
     if (key == "prompt_tokens") {
       if (field.value().get_int64().get(n) == simdjson::SUCCESS) out->prompt_tokens = n;
@@ -104,8 +104,8 @@ simdjson::error_code ReadUsage(od::value v, Chunk* out) {
 
 simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) {
   for (auto field : choice) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
     od::value v;
     if (auto e = field.value().get(v)) return e;
     if (key == "finish_reason") {
@@ -116,8 +116,8 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) 
       od::object delta;
       if (v.get_object().get(delta) != simdjson::SUCCESS) continue;
       for (auto d : delta) {
-        std::string_view dk;
-        if (auto e = d.unescaped_key().get(dk)) return e;
+        od::raw_json_string dk;
+        if (auto e = d.key().get(dk)) return e;
         if (dk == "content" || dk == "reasoning_content" || dk == "reasoning") {
           od::value dv;
           if (d.value().get(dv) == simdjson::SUCCESS && NonEmptyString(dv)) out->content = true;
@@ -175,8 +175,9 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
   bool object_is_error = false;
   std::string message;
   for (auto field : obj) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return fail(e);
+    // Raw keys: compared in place, no unescaping copy (the keys read here never need escapes).
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return fail(e);
     od::value v;
     if (auto e = field.value().get(v)) return fail(e);
     if (key == "choices") {

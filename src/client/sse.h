@@ -114,7 +114,7 @@ bool SseParser::Line(std::string_view line, OnEvent& on_event) {
   if (field == "data" || field == "error") {
     if (field == "error") is_error_ = true;
     if (!has_data_ && line_.empty()) {
-      view_ = value;  // points into the caller's bytes
+      view_ = value;  // points into the caller's bytes (line_ is empty: `line` is not in it)
     } else {
       Own();
       if (has_data_) data_.push_back('\n');
@@ -155,11 +155,11 @@ bool SseParser::Feed(std::string_view bytes, OnEvent&& on_event) {
     if (line_.empty()) {
       ok = Line(bytes.substr(i, j - i), on_event);
     } else {
+      // The line began in an earlier read: it is assembled in line_, whose
+      // capacity is kept for the next one (Line copies out of it).
       line_.append(bytes.substr(i, j - i));
-      std::string line = std::move(line_);
+      ok = Line(line_, on_event);
       line_.clear();
-      ok = Line(line, on_event);
-      Own();  // a view into `line` must not outlive it
     }
     if (!ok) return false;
     if (bytes[j] == '\r' && j + 1 == bytes.size()) skip_lf_ = true;  // an LF may open the next read
