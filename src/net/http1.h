@@ -17,6 +17,7 @@
 // Thread safety: plain values and pure functions.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -142,18 +143,21 @@ size_t ResponseParser::Feed(std::string_view bytes, OnBody&& on_body) {
     if (state_ != kBody) return i;
   }
   const size_t n = bytes.size();
+  // Hands over what is left of a counted body (Content-Length or one chunk).
+  auto take_counted = [&] {
+    const size_t take = static_cast<size_t>(std::min<int64_t>(remaining_, static_cast<int64_t>(n - i)));
+    on_body(bytes.substr(i, take));
+    body_bytes_ += static_cast<int64_t>(take);
+    i += take;
+    remaining_ -= static_cast<int64_t>(take);
+    return remaining_ == 0;
+  };
   while (i < n && state_ == kBody) {
     const char c = bytes[i];
     switch (mode_) {
-      case kLength: {
-        const size_t take = static_cast<size_t>(std::min<int64_t>(remaining_, static_cast<int64_t>(n - i)));
-        on_body(bytes.substr(i, take));
-        body_bytes_ += static_cast<int64_t>(take);
-        i += take;
-        remaining_ -= static_cast<int64_t>(take);
-        if (remaining_ == 0) state_ = kDone;
+      case kLength:
+        if (take_counted()) state_ = kDone;
         break;
-      }
       case kUntilClose:
         on_body(bytes.substr(i));
         body_bytes_ += static_cast<int64_t>(n - i);
@@ -191,15 +195,9 @@ size_t ResponseParser::Feed(std::string_view bytes, OnBody&& on_body) {
         ++i;
         mode_ = remaining_ == 0 ? kTrailerStart : kChunkData;
         break;
-      case kChunkData: {
-        const size_t take = static_cast<size_t>(std::min<int64_t>(remaining_, static_cast<int64_t>(n - i)));
-        on_body(bytes.substr(i, take));
-        body_bytes_ += static_cast<int64_t>(take);
-        i += take;
-        remaining_ -= static_cast<int64_t>(take);
-        if (remaining_ == 0) mode_ = kChunkDataCr;
+      case kChunkData:
+        if (take_counted()) mode_ = kChunkDataCr;
         break;
-      }
       case kChunkDataCr:
         if (c != '\r') { Fail("chunk data longer than its size"); return i; }
         ++i;
