@@ -16,7 +16,6 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/workload_flags.h"
-#include "client/models.h"
 #include "loadgen/benchmark.h"
 #include "loadgen/worker_pool.h"
 #include "workload/dataset.h"
@@ -240,26 +239,9 @@ int RunBench(int argc, char** argv) {
 
   eff["workers"] = std::to_string(o.workers);
   if (!workers_flag.empty() && workers_flag != "1") o.requested_settings["workers"] = workers_flag;
-  // Token-id prompts stay inside the served model's vocabulary: the server's
-  // own figure when its /v1/models gives one, else --vocab-size.
-  if (w->dataset.kind == workload::DatasetKind::kRandom &&
-      w->dataset.random.format == workload::PromptFormat::kTokenIds) {
-    std::string source = vocab_size ? "--vocab-size" : "default";
-    if (vocab_size) {
-      w->dataset.random.vocab_size = static_cast<int32_t>(vocab_size);
-      o.requested_settings["vocab_size"] = std::to_string(vocab_size);
-    }
-    auto info = client::QueryModel(o.client, 5 * kNanosPerSecond);
-    if (info.ok() && info->n_vocab > 0) {
-      if (vocab_size && vocab_size != info->n_vocab)
-        std::cerr << "frontier bench: the server's /v1/models gives n_vocab " << info->n_vocab
-                  << "; using it instead of --vocab-size " << vocab_size << "\n";
-      w->dataset.random.vocab_size = static_cast<int32_t>(info->n_vocab);
-      source = "server /v1/models meta.n_vocab";
-    }
-    eff["vocab_size"] = std::to_string(w->dataset.random.vocab_size);
-    eff["vocab_size_source"] = source;
-  }
+  if (vocab_size) o.requested_settings["vocab_size"] = std::to_string(vocab_size);
+  const std::string vocab_note = loadgen::ResolveVocabulary(o.client, vocab_size, &w->dataset, &eff);
+  if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
   auto specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail("bench", specs.status());
 

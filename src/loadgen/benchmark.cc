@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "client/models.h"
 #include "core/version.h"
 #include "loadgen/http_target.h"
 #include "loadgen/worker_pool.h"
@@ -30,6 +31,27 @@ class RecordingObserver final : public Observer {
 };
 
 }  // namespace
+
+std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab_flag,
+                              workload::DatasetOptions* dataset, std::map<std::string, std::string>* effective) {
+  if (dataset->kind != workload::DatasetKind::kRandom ||
+      dataset->random.format != workload::PromptFormat::kTokenIds)
+    return "";
+  std::string source = vocab_flag > 0 ? "--vocab-size" : "default";
+  if (vocab_flag > 0) dataset->random.vocab_size = static_cast<int32_t>(vocab_flag);
+  std::string note;
+  auto info = client::QueryModel(client, 5 * kNanosPerSecond);
+  if (info.ok() && info->n_vocab > 0) {
+    if (vocab_flag > 0 && vocab_flag != info->n_vocab)
+      note = "the server's /v1/models gives n_vocab " + std::to_string(info->n_vocab) +
+             "; using it instead of --vocab-size " + std::to_string(vocab_flag);
+    dataset->random.vocab_size = static_cast<int32_t>(info->n_vocab);
+    source = "server /v1/models meta.n_vocab";
+  }
+  (*effective)["vocab_size"] = std::to_string(dataset->random.vocab_size);
+  (*effective)["vocab_size_source"] = source;
+  return note;
+}
 
 std::string HostName() {
   char buf[256] = {};
