@@ -12,6 +12,7 @@ struct WorkerPool::Worker {
   std::thread thread;
   int64_t in_flight = 0;  // the timing core's count of what it dealt here and has not had back
   int64_t dealt = 0;
+  int64_t max_in_flight = 0;
   // Inbox, guarded by mu.
   std::mutex mu;
   std::vector<std::pair<int64_t, const workload::RequestSpec*>> inbox;
@@ -110,6 +111,7 @@ void WorkerPool::Issue(int64_t id, const workload::RequestSpec& spec) {
   }
   ++best->in_flight;
   ++best->dealt;
+  best->max_in_flight = std::max(best->max_in_flight, best->in_flight);
   ++in_flight_total_;
   {
     std::lock_guard<std::mutex> lock(best->mu);
@@ -166,6 +168,12 @@ std::string WorkerPool::ServedModel() const {
 std::vector<int64_t> WorkerPool::Dealt() const {
   std::vector<int64_t> out;
   for (const auto& w : workers_) out.push_back(w->dealt);
+  return out;
+}
+
+std::vector<int64_t> WorkerPool::MaxInFlight() const {
+  std::vector<int64_t> out;
+  for (const auto& w : workers_) out.push_back(w->max_in_flight);
   return out;
 }
 

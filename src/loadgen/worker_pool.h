@@ -47,8 +47,10 @@ class WorkerPool final : public Target {
   std::string ServedModel() const override;
 
   int workers() const { return static_cast<int>(workers_.size()); }
-  // Requests each worker was dealt so far (for tests and the capacity bench).
+  // Requests each worker was dealt so far, and the most it held in flight at
+  // once (for tests and benchmarks).
   std::vector<int64_t> Dealt() const;
+  std::vector<int64_t> MaxInFlight() const;
 
  private:
   struct Worker;
