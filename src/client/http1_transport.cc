@@ -39,6 +39,7 @@ struct Conn {
   bool connected = false;
   uint32_t interest = 0;
   int64_t requests = 0;      // requests started on this connection
+  size_t addr = 0;           // which of the host's addresses it connected to
   size_t idle_at = 0;        // position in the idle list while idle
   size_t slot = 0;           // position in the open list
 };
@@ -57,9 +58,9 @@ struct Transfer {
 
 class Http1Transport final : public Transport {
  public:
-  Http1Transport(const ClientOptions& o, sockaddr_storage addr, socklen_t addr_len, std::string dns_error,
-                 std::string head_prefix)
-      : opt_(o), addr_(addr), addr_len_(addr_len), dns_error_(std::move(dns_error)),
+  using Address = std::pair<sockaddr_storage, socklen_t>;
+  Http1Transport(const ClientOptions& o, std::vector<Address> addrs, std::string dns_error, std::string head_prefix)
+      : opt_(o), addrs_(std::move(addrs)), dns_error_(std::move(dns_error)),
         head_prefix_(std::move(head_prefix)), rbuf_(kReadBuffer + kSsePadding) {}
 
   ~Http1Transport() override {
@@ -165,7 +166,9 @@ class Http1Transport final : public Transport {
   }
 
   void Open(Transfer* t) {
-    const int fd = ::socket(addr_.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const size_t which = addr_at_;
+    const Address& addr = addrs_[which];
+    const int fd = ::socket(addr.first.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       return End(t, nullptr, failure::kConnect, std::string("cannot open a socket: ") + std::strerror(errno),
                  SteadyClock::MonotonicNow());
@@ -173,12 +176,10 @@ class Http1Transport final : public Transport {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     Conn* c = NewConn(fd);
+    c->addr = which;
     Bind(t, c);
-    const int r = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr_), addr_len_);
-    if (r != 0 && errno != EINPROGRESS) {
-      const std::string why = std::string("connect: ") + std::strerror(errno);
-      return ConnFailed(c, failure::kConnect, why);
-    }
+    const int r = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr.first), addr.second);
+    if (r != 0 && errno != EINPROGRESS) return ConnectFailed(c, errno);
     c->connected = r == 0;
     c->interest = EPOLLIN | EPOLLOUT;
     poller_.Add(fd, c->interest, c);
@@ -245,6 +246,22 @@ class Http1Transport final : public Transport {
     Open(t);
   }
 
+  // A connect that failed: the host's next address is tried when it has one
+  // (e.g. "localhost" resolving to ::1 first while the server listens on
+  // 127.0.0.1); new connections then start there.
+  void ConnectFailed(Conn* c, int err) {
+    const bool next = c->addr + 1 < addrs_.size() &&
+                      (err == ECONNREFUSED || err == ENETUNREACH || err == EHOSTUNREACH ||
+                       err == EADDRNOTAVAIL || err == EAFNOSUPPORT);
+    if (!next) return ConnFailed(c, failure::kConnect, std::string("connect: ") + std::strerror(err));
+    if (addr_at_ <= c->addr) addr_at_ = c->addr + 1;
+    Transfer* t = c->t;
+    c->t = nullptr;
+    t->conn = nullptr;
+    CloseConn(c);
+    Open(t);
+  }
+
   void ConnFailed(Conn* c, const char* code, const std::string& why) {
     Transfer* t = c->t;
     c->t = nullptr;
@@ -288,7 +305,7 @@ class Http1Transport final : public Transport {
       int err = 0;
       socklen_t len = sizeof(err);
       ::getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) return ConnFailed(c, failure::kConnect, std::string("connect: ") + std::strerror(err));
+      if (err != 0) return ConnectFailed(c, err);
       if (!(ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
       c->connected = true;
       if (!Send(c)) return;
@@ -403,8 +420,8 @@ class Http1Transport final : public Transport {
   }
 
   const ClientOptions opt_;
-  const sockaddr_storage addr_;
-  const socklen_t addr_len_;
+  const std::vector<Address> addrs_;  // the host's addresses, in the resolver's order
+  size_t addr_at_ = 0;                // the one new connections use
   const std::string dns_error_;
   const std::string head_prefix_;  // request line, Host and the fixed headers
   net::Poller poller_{4096};
@@ -422,8 +439,7 @@ class Http1Transport final : public Transport {
 
 Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, const std::string& host, int port,
                                                     const std::string& path) {
-  sockaddr_storage addr{};
-  socklen_t len = 0;
+  std::vector<std::pair<sockaddr_storage, socklen_t>> addrs;
   std::string dns_error;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -434,13 +450,16 @@ Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, con
   if (rc != 0 || res == nullptr) {
     dns_error = "could not resolve host '" + h + "': " + ::gai_strerror(rc);
   } else {
-    std::memcpy(&addr, res->ai_addr, res->ai_addrlen);
-    len = res->ai_addrlen;
+    for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+      sockaddr_storage ss{};
+      std::memcpy(&ss, a->ai_addr, a->ai_addrlen);
+      addrs.emplace_back(ss, a->ai_addrlen);
+    }
   }
   if (res) ::freeaddrinfo(res);
   std::string prefix = "POST " + path + " HTTP/1.1\r\nHost: " + host + ":" + std::to_string(port) + "\r\n";
   for (const auto& line : RequestHeaders(o)) prefix += line + "\r\n";
-  auto t = std::make_unique<Http1Transport>(o, addr, len, dns_error, prefix);
+  auto t = std::make_unique<Http1Transport>(o, std::move(addrs), dns_error, prefix);
   if (!t->Init()) return Internal(std::string("cannot set up the HTTP client: ") + std::strerror(errno));
   return std::unique_ptr<Transport>(std::move(t));
 }
