@@ -32,10 +32,13 @@ int RunServe(int argc, char** argv) {
     app.get_option(name)->capture_default_str();
   const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
-  const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
+  const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event", "--slots"};
   app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();
   app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")->capture_default_str();
   app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
+      ->capture_default_str();
+  app.add_option("--slots", p.fixed.slots,
+                 "fixed: requests served at once, the rest wait first-come first-served; 0 = no limit")
       ->capture_default_str();
   // Both.
   app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
