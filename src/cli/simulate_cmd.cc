@@ -10,9 +10,11 @@
 #include "cli/sim_flags.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
+#include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
+#include "sim/data_dir.h"
 #include "sim/simulate.h"
 #include "sim/step_model.h"
 #include "workload/dataset.h"
@@ -140,9 +142,10 @@ nlohmann::json ExtraFields(const ResolvedWorkload& w, const sim::SimConfig& c, s
 
 Status WriteOutputs(const std::string& json_path, const std::string& jsonl_path, const RunResult& run,
                     const metrics::Summary& s, const ResolvedWorkload& w, const sim::SimConfig& c,
-                    std::optional<int64_t> conc) {
+                    std::optional<int64_t> conc, const std::optional<nlohmann::json>& verdict = std::nullopt) {
   if (!json_path.empty()) {
-    const nlohmann::json extra = ExtraFields(w, c, conc);
+    nlohmann::json extra = ExtraFields(w, c, conc);
+    if (verdict) extra["verdict"] = *verdict;
     FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(json_path, run, s, w.summary, &extra));
   }
   if (!jsonl_path.empty()) {
@@ -199,6 +202,13 @@ int RunSimulate(int argc, char** argv) {
 
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
+  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), config->model.name);
+  if (!rules.ok()) return Fail(kCmd, rules.status());
+  if (*rules) {
+    if (!f.concurrency.empty())
+      return UsageError(kCmd, "--concurrency runs a sweep; judge one point at a time, or use frontier search");
+    if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail(kCmd, s);
+  }
   if (app.count("--num-gpus") && wf.num_gpus != config->gpus)
     return UsageError(kCmd, "--num-gpus " + std::to_string(wf.num_gpus) + " disagrees with the simulated " +
                                 std::to_string(config->gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
@@ -227,7 +237,14 @@ int RunSimulate(int argc, char** argv) {
     const metrics::Summary s = metrics::Summarize(*run, w->summary);
     PrintSummary(s, w->summary.percentiles);
     if (f.explain) PrintExplain(*config, st);
-    if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency);
+    std::optional<nlohmann::json> verdict;
+    if (*rules) {
+      const loadgen::Verdict v = loadgen::Judge(*run, **rules, s, loadgen::OriginFor(w->load));
+      std::printf("%s", loadgen::FormatVerdict(v, **rules).c_str());
+      verdict = loadgen::VerdictJson(v, **rules);
+    }
+    if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency,
+                                 verdict);
         !ws.ok())
       return Fail(kCmd, ws);
     return 0;
