@@ -9,6 +9,11 @@
 // false): the search judges over-saturation from the finished records, and a
 // trial cannot be stopped part-way.
 //
+// A trial sends exactly load.warmup + load.num_prompts requests, as the live
+// runner does: the runner keeps the requests' lengths (the simulator needs no
+// prompt) and hands Simulate at most that many, because under a duration
+// Simulate sends at least every request it is given.
+//
 // Thread safety: one Run at a time.
 #pragma once
 
@@ -23,7 +28,7 @@ namespace frontier::sim {
 
 class SimTrialRunner final : public loadgen::TrialRunner {
  public:
-  // REQUIRES: *specs outlives the runner.
+  // Copies the lengths of *specs.
   SimTrialRunner(SimConfig config, const std::vector<workload::RequestSpec>* specs, SimulateOptions options = {});
 
   std::string Name() const override;
@@ -34,7 +39,7 @@ class SimTrialRunner final : public loadgen::TrialRunner {
 
  private:
   SimConfig config_;
-  const std::vector<workload::RequestSpec>* specs_;
+  std::vector<workload::RequestSpec> lengths_;  // the workload without its prompts
   SimulateOptions options_;
 };
 

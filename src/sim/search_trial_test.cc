@@ -55,6 +55,21 @@ TEST(SimSearchTest, OfflineThroughputIsTheHandComputedCapacity) {
   EXPECT_FALSE(runner.ReportsLive());
 }
 
+// A trial sends warm-up + num_prompts requests even when the workload holds
+// more (under a duration Simulate would send every one it is given).
+TEST(SimSearchTest, ATrialSendsExactlyItsRequests) {
+  const auto specs = Requests();  // 1,000
+  SimTrialRunner runner(Config(), &specs);
+  workload::LoadOptions load;
+  load.request_rate = 1000;
+  load.num_prompts = 100;
+  load.warmup = 5;
+  load.duration_s = 1e6;  // as a scenario's load sets it
+  auto run = runner.Run(load, nullptr, nullptr);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->requests.size(), 105u);
+}
+
 // Server search: TTFT p99 <= 20 ms (the hold is 32 steps of about 84 us,
 // 2.7 ms), 2 s minimum. Above the capacity the queue grows by (rate -
 // capacity) per second: at 1.03 x capacity, 1,430 requests after 2 s, a wait
