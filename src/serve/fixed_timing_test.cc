@@ -5,12 +5,13 @@
 namespace frontier::serve {
 namespace {
 
-FixedProfile Profile(double ttft, double itl, int k, double scale = 1) {
+FixedProfile Profile(double ttft, double itl, int k, double scale = 1, int64_t slots = 0) {
   FixedProfile p;
   p.ttft_ms = ttft;
   p.itl_ms = itl;
   p.tokens_per_event = k;
   p.time_scale = scale;
+  p.slots = slots;
   return p;
 }
 
@@ -63,18 +64,14 @@ TEST(FixedTiming, RejectsBadProfiles) {
   EXPECT_FALSE(ValidateFixedProfile(Profile(1, 10, 1, 0)).ok());
   EXPECT_NE(ValidateFixedProfile(Profile(1, 10, 0)).message().find("--tokens-per-event"), std::string::npos);
   EXPECT_TRUE(ValidateFixedProfile(Profile(0, 0, 1)).ok());
-  FixedProfile p = Profile(1, 1, 1);
-  p.slots = -1;
-  EXPECT_NE(ValidateFixedProfile(p).message().find("--slots"), std::string::npos);
+  EXPECT_NE(ValidateFixedProfile(Profile(1, 1, 1, 1, -1)).message().find("--slots"), std::string::npos);
 }
 
 // Two slots, three requests of 3 tokens (ttft 50, itl 10: each holds a slot
 // 70 ms): the third waits for the first slot to free at 70 ms, so its events
 // are due at 70 + 50, 70 + 60, 70 + 70 ms.
 TEST(FixedTiming, SlotsQueueFirstComeFirstServed) {
-  FixedProfile p = Profile(50, 10, 1);
-  p.slots = 2;
-  FixedTiming t(p);
+  FixedTiming t(Profile(50, 10, 1, 1, /*slots=*/2));
   const Nanos ms = kNanosPerMilli;
   ASSERT_TRUE(t.Add(1, 1, 3, 0).ok());
   ASSERT_TRUE(t.Add(2, 1, 3, 5 * ms).ok());
@@ -95,9 +92,7 @@ TEST(FixedTiming, SlotsQueueFirstComeFirstServed) {
 // Cancelling a running request frees its slot at the latest time seen;
 // cancelling a waiting one removes it from the queue.
 TEST(FixedTiming, CancelFreesASlot) {
-  FixedProfile p = Profile(50, 10, 1);
-  p.slots = 1;
-  FixedTiming t(p);
+  FixedTiming t(Profile(50, 10, 1, 1, /*slots=*/1));
   const Nanos ms = kNanosPerMilli;
   ASSERT_TRUE(t.Add(1, 1, 100, 0).ok());
   ASSERT_TRUE(t.Add(2, 1, 1, 1 * ms).ok());

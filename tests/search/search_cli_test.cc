@@ -43,6 +43,18 @@ Ran Frontier(const std::vector<std::string>& args, bool with_result = true) {
   return r;
 }
 
+// `frontier serve --profile fixed --ttft-ms 20 --itl-ms 5 --slots S`, in process.
+std::unique_ptr<Server> StartFixedServer(int64_t slots) {
+  FixedProfile p;
+  p.ttft_ms = 20;
+  p.itl_ms = 5;
+  p.slots = slots;
+  ServeOptions o = TestOptions();
+  o.model_name = "fixed";
+  o.record_traces = false;
+  return StartServer(o, std::make_unique<FixedTiming>(p));
+}
+
 // 16 slots, each request holding one for 20 ms + 16 x 5 ms = 100 ms (17
 // tokens): capacity 160 req/s. TTFT p99 <= 300 ms leaves 280 ms of queueing.
 // Above capacity the wait grows by (rate / 160 - 1) x elapsed: over a run of
@@ -52,14 +64,7 @@ Ran Frontier(const std::vector<std::string>& args, bool with_result = true) {
 // highest valid QPS lies in [0.6, 1.15] x 160. Without --slots the server
 // never saturates and the search runs up to its cap instead.
 TEST(SearchCli, FindsTheCapacityOfTheFixedServer) {
-  FixedProfile p;
-  p.ttft_ms = 20;
-  p.itl_ms = 5;
-  p.slots = 16;
-  ServeOptions o = TestOptions();
-  o.model_name = "fixed";
-  o.record_traces = false;
-  auto server = StartServer(o, std::make_unique<FixedTiming>(p));
+  auto server = StartFixedServer(16);
   ASSERT_TRUE(server);
   const Ran r = Frontier({"search", "--base-url", server->address(), "--model", "fixed", "--input-len", "16",
                           "--output-len", "17", "--scenario", "server", "--slo", "ttft_p99:300", "--min-duration",
@@ -144,13 +149,7 @@ TEST(ScenarioCli, SimulateJudgesARun) {
 
 // bench --scenario against a server with no slot limit: TTFT is 20 ms, VALID.
 TEST(ScenarioCli, BenchJudgesALiveRun) {
-  FixedProfile p;
-  p.ttft_ms = 20;
-  p.itl_ms = 5;
-  ServeOptions o = TestOptions();
-  o.model_name = "fixed";
-  o.record_traces = false;
-  auto server = StartServer(o, std::make_unique<FixedTiming>(p));
+  auto server = StartFixedServer(0);
   ASSERT_TRUE(server);
   const Ran r = Frontier({"bench", "--base-url", server->address(), "--model", "fixed", "--input-len", "16",
                           "--output-len", "8", "--scenario", "server", "--target-qps", "200", "--slo",
