@@ -41,7 +41,7 @@ Status FixedTiming::Add(uint64_t id, int32_t /*prompt_tokens*/, int32_t output_t
 }
 
 void FixedTiming::Start(uint64_t id, Nanos at) {
-  running_.insert(id);
+  if (profile_.slots > 0) running_.insert(id);  // without slots nothing waits: no need to count
   heap_.push({at + ttft_ns_, id});
 }
 
@@ -57,7 +57,7 @@ void FixedTiming::FreeSlot(Nanos at) {
 
 void FixedTiming::Cancel(uint64_t id) {
   remaining_.erase(id);  // its heap entry, or its place in the queue, is skipped
-  if (running_.erase(id) > 0) FreeSlot(latest_);
+  if (profile_.slots > 0 && running_.erase(id) > 0) FreeSlot(latest_);
 }
 
 Nanos FixedTiming::NextWakeup() const { return heap_.empty() ? kNever : heap_.top().due; }
@@ -75,8 +75,10 @@ void FixedTiming::Poll(Nanos now, std::vector<Emission>& out) {
     out.push_back({e.id, k, e.due, last});
     if (last) {
       remaining_.erase(it);
-      running_.erase(e.id);
-      FreeSlot(e.due);  // the next request's timeline starts when this one's last event was due
+      if (profile_.slots > 0) {
+        running_.erase(e.id);
+        FreeSlot(e.due);  // the next request's timeline starts when this one's last event was due
+      }
     } else {
       // Anchored to the planned time, not to when Poll ran, so lateness never accumulates.
       heap_.push({e.due + itl_ns_, e.id});
@@ -86,8 +88,8 @@ void FixedTiming::Poll(Nanos now, std::vector<Emission>& out) {
 
 EngineStats FixedTiming::Stats() const {
   EngineStats s;
-  s.running = static_cast<int64_t>(running_.size());
-  s.waiting = static_cast<int64_t>(remaining_.size() - running_.size());
+  s.running = static_cast<int64_t>(profile_.slots > 0 ? running_.size() : remaining_.size());
+  s.waiting = static_cast<int64_t>(remaining_.size()) - s.running;
   return s;
 }
 

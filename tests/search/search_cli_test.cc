@@ -1,100 +1,10 @@
 // `frontier search`, and `--scenario` on bench and simulate, end to end through
-// the binary: the search finds the known capacity of `frontier serve --profile
-// fixed --slots`, writes every trial, and bad flags are one-line usage errors.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
-#include "serve_test_util.h"
+// the binary: the SLO search on the simulator, verdicts stored with the point,
+// one-line usage errors. (The live capacity search is search_capacity_test.cc.)
+#include "search_test_util.h"
 
 namespace frontier::serve::testing {
 namespace {
-
-struct Ran {
-  int rc = -1;
-  std::string out;  // stdout and stderr
-  json result;      // the --result-json file, when asked for
-};
-
-Ran Frontier(const std::vector<std::string>& args, bool with_result = true) {
-  char json_path[] = "/tmp/frontier_search_test_XXXXXX";
-  char out_path[] = "/tmp/frontier_search_out_XXXXXX";
-  const int fd1 = mkstemp(json_path), fd2 = mkstemp(out_path);
-  close(fd1);
-  close(fd2);
-  std::string cmd = std::string(FRONTIER_BINARY_PATH);
-  for (const auto& a : args) cmd += " '" + a + "'";
-  if (with_result) cmd += " --result-json " + std::string(json_path);
-  cmd += " > " + std::string(out_path) + " 2>&1";
-  Ran r;
-  r.rc = WEXITSTATUS(std::system(cmd.c_str()));
-  std::ifstream out(out_path), res(json_path);
-  std::stringstream so, sr;
-  so << out.rdbuf();
-  sr << res.rdbuf();
-  r.out = so.str();
-  if (with_result) r.result = json::parse(sr.str(), nullptr, false);
-  unlink(json_path);
-  unlink(out_path);
-  return r;
-}
-
-// `frontier serve --profile fixed --ttft-ms 20 --itl-ms 5 --slots S`, in process.
-std::unique_ptr<Server> StartFixedServer(int64_t slots) {
-  FixedProfile p;
-  p.ttft_ms = 20;
-  p.itl_ms = 5;
-  p.slots = slots;
-  ServeOptions o = TestOptions();
-  o.model_name = "fixed";
-  o.record_traces = false;
-  return StartServer(o, std::make_unique<FixedTiming>(p));
-}
-
-// 16 slots, each request holding one for 20 ms + 16 x 5 ms = 100 ms (17
-// tokens): capacity 160 req/s. TTFT p99 <= 300 ms leaves 280 ms of queueing.
-// Above capacity the wait grows by (rate / 160 - 1) x elapsed: over a run of
-// about 3.5 s, every rate above 1.1 x 160 has more than 1 % of its queries over
-// 300 ms, so is INVALID; at 0.6 x 160 a 16-slot queue with a fixed hold has no
-// 280 ms waits (even a loaded client's jitter stays far below). So the
-// highest valid QPS lies in [0.6, 1.15] x 160. Without --slots the server
-// never saturates and the search runs up to its cap instead.
-TEST(SearchCli, FindsTheCapacityOfTheFixedServer) {
-  auto server = StartFixedServer(16);
-  ASSERT_TRUE(server);
-  const Ran r = Frontier({"search", "--base-url", server->address(), "--model", "fixed", "--input-len", "16",
-                          "--output-len", "17", "--scenario", "server", "--slo", "ttft_p99:300", "--min-duration",
-                          "2", "--min-query-count", "500", "--start", "120", "--tolerance", "0.05", "--max-trials",
-                          "12"});
-  ASSERT_EQ(r.rc, 0) << r.out;
-  const json& j = r.result;
-  ASSERT_TRUE(j.is_object()) << r.out;
-  EXPECT_EQ(j["goal"], "max_valid_qps");
-  ASSERT_TRUE(j["max_valid_qps"].is_number()) << r.out;
-  const double qps = j["max_valid_qps"];
-  EXPECT_GE(qps, 0.6 * 160) << r.out;
-  EXPECT_LE(qps, 1.15 * 160) << r.out;
-  // Every trial is in the file with its verdict, and the answer is a valid one.
-  EXPECT_EQ(j["trials"].size(), j["trial_count"].get<size_t>());
-  ASSERT_GE(j["trials"].size(), 3u);
-  const json& best = j["trials"][j["answer"]["trial"].get<size_t>()];
-  EXPECT_EQ(best["verdict"]["result"], "VALID");
-  EXPECT_EQ(best["value"], qps);
-  for (const auto& t : j["trials"]) {
-    EXPECT_TRUE(t["verdict"]["result"] == "VALID" || t["verdict"]["result"] == "INVALID");
-    EXPECT_EQ(t["result"]["frontier"]["source"], "measured");
-    if (t["value"].get<double>() > qps) {
-      EXPECT_EQ(t["verdict"]["result"], "INVALID");
-    }
-  }
-  EXPECT_NE(r.out.find("max valid QPS"), std::string::npos);
-  EXPECT_NE(r.out.find("MLPerf Results Summary"), std::string::npos);
-  ExpectHealthy(server->port());
-}
 
 // The same question of the simulator, over concurrency under an SLO: the
 // answer is the valid trial with the most throughput per GPU.
@@ -147,13 +57,14 @@ TEST(ScenarioCli, SimulateJudgesARun) {
   EXPECT_NE(few.out.find("Early stopping satisfied: NO"), std::string::npos);
 }
 
-// bench --scenario against a server with no slot limit: TTFT is 20 ms, VALID.
+// bench --scenario against a server with no slot limit: TTFT is 20 ms, VALID
+// (the limit leaves room for a slow sanitizer build on a loaded machine).
 TEST(ScenarioCli, BenchJudgesALiveRun) {
   auto server = StartFixedServer(0);
   ASSERT_TRUE(server);
   const Ran r = Frontier({"bench", "--base-url", server->address(), "--model", "fixed", "--input-len", "16",
                           "--output-len", "8", "--scenario", "server", "--target-qps", "200", "--slo",
-                          "ttft_p99:300", "--min-duration", "1", "--min-query-count", "500", "--no-progress"});
+                          "ttft_p99:2000", "--min-duration", "1", "--min-query-count", "500", "--no-progress"});
   ASSERT_EQ(r.rc, 0) << r.out;
   const json& v = r.result["verdict"];
   EXPECT_EQ(v["result"], "VALID") << r.out;
