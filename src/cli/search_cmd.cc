@@ -97,7 +97,8 @@ int RunSearch(int argc, char** argv) {
     if (!app.count("--hardware"))
       return UsageError(kCmd, "--hardware is required for a simulated system (or give --base-url for a live one)");
     for (const char* flag : {"--endpoint", "--api-key", "--header", "--extra-body", "--usage", "--insecure",
-                             "--timeout", "--connect-timeout", "--first-token-timeout", "--grace"})
+                             "--timeout", "--connect-timeout", "--first-token-timeout", "--grace", "--workers",
+                             "--vocab-size"})
       if (app.count(flag)) return UsageError(kCmd, std::string(flag) + " is for a live server: give --base-url too");
   }
   if (!wf.requests_jsonl.empty()) return UsageError(kCmd, "--requests-jsonl is per run; a search writes --result-json");
@@ -168,16 +169,23 @@ int RunSearch(int argc, char** argv) {
   o.stamp = [&](RunResult& run) {
     run.command_line = command_line;
     if (run.start_time_utc.empty()) run.start_time_utc = UtcTimestampNow();
-    run.requested_settings = w->requested;
+    for (const auto& [k, v] : w->requested) run.requested_settings[k] = v;
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
 
+  std::optional<loadgen::BenchOptions> bench;
+  if (live) {
+    auto b = ResolveTarget(tf, spec.model, *w);
+    if (!b.ok()) return Fail(kCmd, b.status());
+    bench = std::move(*b);
+    const std::string note =
+        loadgen::ResolveVocabulary(bench->client, tf.vocab_size, &w->dataset, &bench->effective_settings);
+    if (!note.empty()) std::fprintf(stderr, "frontier search: %s\n", note.c_str());
+  }
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail(kCmd, specs.status());
   std::unique_ptr<loadgen::TrialRunner> runner;
   if (live) {
-    auto bench = ResolveTarget(tf, spec.model, *w);
-    if (!bench.ok()) return Fail(kCmd, bench.status());
     bench->command_line = command_line;
     o.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
     runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &*specs);
