@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -40,7 +43,7 @@ struct SearchFlags {
   double start = 1, growth = 2, tolerance = 0.02, min_value = 0, max_value = 0;
   int max_trials = 20;
   bool no_saturation_stop = false;
-  double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
+  double client_rtt_us = kDefaultClientRttUs;
 };
 
 std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
@@ -78,8 +81,7 @@ int RunSearch(int argc, char** argv) {
   app.add_flag("--no-saturation-stop", f.no_saturation_stop,
                "Do not stop (or mark) trials whose queue grows without bound")
       ->group("Search");
-  app.add_option("--client-rtt-us", f.client_rtt_us, "Simulated systems: the client's round trip [150]")
-      ->group("Search");
+  AddClientRttFlag(app, &f.client_rtt_us);  // simulated systems only
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
@@ -110,17 +112,15 @@ int RunSearch(int argc, char** argv) {
                             "--slo / --min-interactivity (the best throughput per GPU)");
 
   std::optional<sim::SimConfig> config;
+  sim::SimulateOptions sim_options;
   if (!live) {
     Result<sim::SimConfig> c = sim::ResolveSimConfig(spec);
     if (!c.ok()) return Fail(kCmd, c.status());
     config = *c;
-    if (app.count("--num-gpus") && wf.num_gpus != config->gpus)
-      return UsageError(kCmd, "--num-gpus disagrees with the simulated system's " + std::to_string(config->gpus) +
-                                  " GPUs; leave it out");
-    w->summary.num_gpus = config->gpus;
-    w->dataset.random.vocab_size = config->model.vocab;
-    if (!(f.client_rtt_us >= 0 && f.client_rtt_us <= 1e9))
-      return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
+    if (Status s = UseSimulatedSystem(*config, app.count("--num-gpus") > 0, &*w); !s.ok()) return Fail(kCmd, s);
+    Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
+    if (!rtt.ok()) return Fail(kCmd, rtt.status());
+    sim_options.client_rtt_ns = *rtt;
   }
   if (app.count("--target-qps"))
     return UsageError(kCmd, "--target-qps is what the search finds; leave it out (--start sets the first rate)");
@@ -153,8 +153,7 @@ int RunSearch(int argc, char** argv) {
   o.base = w->load;
   if (server) {
     // Each trial's load comes from the scenario; the prompts are a pool reused cyclically.
-    w->dataset.num_prompts = ScenarioPromptPool(o.rules) + w->load.warmup;
-    w->dataset.allow_repeat = true;
+    UseScenarioPromptPool(o.rules, kUnboundedPrompts, &*w);
   }
   o.start = f.start;
   o.growth = f.growth;
@@ -166,10 +165,15 @@ int RunSearch(int argc, char** argv) {
   o.summary = w->summary;
   o.interrupt = &g_stop;
   const std::string command_line = CommandLine(argc, argv);
+  std::vector<std::string> own_flags = SimSpecFlagNames();
+  own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
+                                     "--max-value", "--no-saturation-stop", "--client-rtt-us"});
+  const std::map<std::string, std::string> given = GivenFlags(app, own_flags);
   o.stamp = [&](RunResult& run) {
     run.command_line = command_line;
     if (run.start_time_utc.empty()) run.start_time_utc = UtcTimestampNow();
     for (const auto& [k, v] : w->requested) run.requested_settings[k] = v;
+    for (const auto& [k, v] : given) run.requested_settings[k] = v;
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
 
@@ -190,11 +194,9 @@ int RunSearch(int argc, char** argv) {
     o.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
     runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &*specs);
   } else {
-    sim::SimulateOptions so;
-    so.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
     o.extra_result_fields["backend"] = "frontier-simulate";
     o.extra_result_fields["model_id"] = config->model.name;
-    runner = std::make_unique<sim::SimTrialRunner>(*config, &*specs, so);
+    runner = std::make_unique<sim::SimTrialRunner>(*config, &*specs, sim_options);
   }
 
   std::printf("search: %s, %s over %s, on %s\n", loadgen::SearchGoalName(o.goal),

@@ -1,5 +1,7 @@
 #include "cli/sim_flags.h"
 
+#include <cmath>
+
 namespace frontier::cli {
 
 void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
@@ -36,6 +38,36 @@ const std::vector<std::string>& SimSpecFlagNames() {
       "--stack",     "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
       "--spec-tokens", "--acceptance"};
   return names;
+}
+
+void AddClientRttFlag(CLI::App& app, double* us) {
+  app.add_option("--client-rtt-us", *us,
+                 "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
+                 "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
+                 "[150]")
+      ->group("Load");
+}
+
+Result<Nanos> ClientRttNanos(double us) {
+  if (!(us >= 0 && us <= 1e9)) return InvalidArgument("--client-rtt-us must be between 0 and 1e9 microseconds");
+  return static_cast<Nanos>(std::llround(us * kNanosPerMicro));
+}
+
+Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w) {
+  if (num_gpus_given && w->summary.num_gpus != config.gpus)
+    return InvalidArgument("--num-gpus " + std::to_string(w->summary.num_gpus) + " disagrees with the simulated " +
+                           std::to_string(config.gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
+  w->summary.num_gpus = config.gpus;
+  w->effective["num_gpus"] = std::to_string(config.gpus);
+  w->dataset.random.vocab_size = config.model.vocab;
+  return Status::Ok();
+}
+
+std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names) {
+  std::map<std::string, std::string> out;
+  for (const std::string& flag : names)
+    if (app.count(flag)) out[flag.substr(2)] = app[flag]->as<std::string>();
+  return out;
 }
 
 }  // namespace frontier::cli

@@ -26,7 +26,7 @@ constexpr const char* kCmd = "simulate";
 
 struct SimFlags {
   std::string concurrency;
-  double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
+  double client_rtt_us = kDefaultClientRttUs;
   bool explain = false, list = false;
 };
 
@@ -176,11 +176,7 @@ int RunSimulate(int argc, char** argv) {
   sim::SimSpec spec;
   AddSimSpecFlags(app, &spec);
   app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
-  app.add_option("--client-rtt-us", f.client_rtt_us,
-                 "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
-                 "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
-                 "[150]")
-      ->group("Load");
+  AddClientRttFlag(app, &f.client_rtt_us);
   app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
   app.add_flag("--list", f.list, "List the catalogued models, hardware and stacks, then exit")->group("Output");
   AddWorkloadFlags(app, &wf);
@@ -192,10 +188,10 @@ int RunSimulate(int argc, char** argv) {
   if (!app.count("--model")) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
   if (!app.count("--hardware"))
     return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
-  if (!(f.client_rtt_us >= 0 && f.client_rtt_us <= 1e9))
-    return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
+  Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
+  if (!rtt.ok()) return Fail(kCmd, rtt.status());
   sim::SimulateOptions sim_options;
-  sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
+  sim_options.client_rtt_ns = *rtt;
 
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
   if (!config.ok()) return Fail(kCmd, config.status());
@@ -209,11 +205,7 @@ int RunSimulate(int argc, char** argv) {
       return UsageError(kCmd, "--concurrency runs a sweep; judge one point at a time, or use frontier search");
     if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail(kCmd, s);
   }
-  if (app.count("--num-gpus") && wf.num_gpus != config->gpus)
-    return UsageError(kCmd, "--num-gpus " + std::to_string(wf.num_gpus) + " disagrees with the simulated " +
-                                std::to_string(config->gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
-  w->summary.num_gpus = config->gpus;
-  w->dataset.random.vocab_size = config->model.vocab;
+  if (Status s = UseSimulatedSystem(*config, app.count("--num-gpus") > 0, &*w); !s.ok()) return Fail(kCmd, s);
   Result<std::vector<workload::RequestSpec>> requests = workload::LoadDataset(w->dataset);
   if (!requests.ok()) return Fail(kCmd, requests.status());
 
@@ -223,8 +215,7 @@ int RunSimulate(int argc, char** argv) {
     run.requested_settings = w->requested;
     std::vector<std::string> flags = SimSpecFlagNames();
     flags.insert(flags.end(), {"--concurrency", "--client-rtt-us"});
-    for (const auto& flag : flags)
-      if (app.count(flag)) run.requested_settings[flag.substr(2)] = app[flag]->as<std::string>();
+    for (const auto& [k, v] : GivenFlags(app, flags)) run.requested_settings[k] = v;
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
 

@@ -1,6 +1,6 @@
-// workload_flags.h: the workload, load and output flags shared by
-// `frontier bench` and `frontier simulate`, defined in one place so the two
-// commands accept exactly the same spelling, defaults and checks.
+// workload_flags.h: the workload, load, scenario and output flags shared by
+// `frontier bench`, `frontier simulate` and `frontier search`, defined in one
+// place so the commands accept exactly the same spelling, defaults and checks.
 //
 //   CLI::App app{"..."};
 //   WorkloadFlags flags;
@@ -36,9 +36,11 @@
 //     --max-concurrency, --burstiness, --duration and --num-prompts are usage
 //     errors beside it. After ResolveWorkload, ResolveScenarioRules turns the
 //     scenario flags into rules (the MLPerf table under the data folder) and
-//     ApplyScenarioLoad replaces the load and sizes the dataset: the
-//     benchmark's performance sample count of distinct prompts (else
-//     kDurationDatasetSize), reused cyclically.
+//     ApplyScenarioLoad replaces the load and sizes the dataset
+//     (UseScenarioPromptPool: the benchmark's performance sample count of
+//     distinct prompts, else kDurationDatasetSize, reused cyclically).
+//     `frontier search` sets each trial's load itself and sizes the dataset
+//     with UseScenarioPromptPool alone.
 //
 // Header-only (inline): the `frontier` binary compiles main.cc, cli_util.cc and
 // *_cmd.cc from this folder, so each command that includes this header gets
@@ -142,10 +144,15 @@ inline Result<std::optional<loadgen::ScenarioRules>> ResolveScenarioRules(const 
 // w->load by the scenario's (loadgen::ScenarioLoad) and sizes w->dataset.
 inline Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWorkload* w);
 
-// Distinct prompts a scenario run cycles through: the benchmark's performance
-// sample count, else kDurationDatasetSize.
-inline int64_t ScenarioPromptPool(const loadgen::ScenarioRules& rules) {
-  return rules.performance_sample_count > 0 ? rules.performance_sample_count : kDurationDatasetSize;
+// Sizes w->dataset for scenario runs of at most `measured` queries after
+// w->load.warmup: as many distinct prompts as the benchmark's performance
+// sample count (else kDurationDatasetSize), fewer when fewer are measured,
+// reused cyclically. A search, whose trials' lengths are not known yet,
+// passes kUnboundedPrompts.
+inline void UseScenarioPromptPool(const loadgen::ScenarioRules& rules, int64_t measured, ResolvedWorkload* w) {
+  const int64_t pool = rules.performance_sample_count > 0 ? rules.performance_sample_count : kDurationDatasetSize;
+  w->dataset.num_prompts = std::min(measured, pool) + w->load.warmup;
+  w->dataset.allow_repeat = true;
 }
 
 // ---------------------------------------------------------------------------
@@ -426,8 +433,7 @@ inline Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWor
   if (rules.min_interactivity) e["min_interactivity"] = std::to_string(*rules.min_interactivity);
   if (!rules.scenario) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(w->load, loadgen::ScenarioLoad(rules, w->load));
-  w->dataset.num_prompts = std::min(w->load.num_prompts, ScenarioPromptPool(rules)) + w->load.warmup;
-  w->dataset.allow_repeat = true;
+  UseScenarioPromptPool(rules, w->load.num_prompts, w);
   e["scenario"] = loadgen::ScenarioName(*rules.scenario);
   if (!rules.benchmark.empty()) e["mlperf_benchmark"] = rules.benchmark;
   if (rules.target_qps) e["target_qps"] = std::to_string(*rules.target_qps);

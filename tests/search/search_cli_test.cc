@@ -20,6 +20,12 @@ TEST(SearchCli, SloOverConcurrencyOnTheSimulator) {
   double best = 0;
   for (const auto& t : j["trials"]) {
     EXPECT_EQ(t["result"]["frontier"]["source"], "simulated");
+    // Provenance: the system and search flags as given, the system's GPU count as used.
+    const json& f = t["result"]["frontier"];
+    EXPECT_EQ(f["requested_settings"]["hardware"], "h100-sxm");
+    EXPECT_EQ(f["requested_settings"]["model"], "llama-3.1-8b");
+    EXPECT_EQ(f["requested_settings"]["slo"], "ttft_p99:450 tpot_p99:40");
+    EXPECT_EQ(f["effective_settings"]["num_gpus"], "1");
     if (t["verdict"]["result"] == "VALID")
       best = std::max(best, t["result"]["output_throughput_per_gpu"].get<double>());
   }
@@ -96,6 +102,12 @@ TEST(ScenarioCli, BadFlagsAreOneLineUsageErrors) {
        "--over"},
       {{"search", "--model", "fixed", "--base-url", "http://127.0.0.1:1", "--hardware", "h200", "--slo", "ttft:1"},
        "--hardware"},
+      {{"search", "--model", "llama-3.1-8b", "--hardware", "h200", "--slo", "ttft:1", "--client-rtt-us", "-1"},
+       "--client-rtt-us"},
+      {{"search", "--model", "llama-3.1-8b", "--hardware", "h200", "--gpus", "2", "--slo", "ttft:1", "--num-gpus",
+        "4"},
+       "--num-gpus"},
+      {{"simulate", "--model", "llama-3.1-8b", "--hardware", "h200", "--client-rtt-us", "2e9"}, "--client-rtt-us"},
   };
   for (const auto& c : cases) {
     const Ran r = Frontier(c.args, /*with_result=*/false);
