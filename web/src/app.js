@@ -369,7 +369,8 @@ function renderIso(box, data) {
       r.cells.forEach((c, i) => rows.push(el('tr', { dataset: { at: r.interactivity, series: c.series } },
         i === 0 ? el('td', { rowspan: r.cells.length, class: 'num' }, fmt(r.interactivity, 1)) : null,
         el('td', {}, c.series),
-        numTd(c.total, 1, { dataset: { metric: 'total' } }), el('td', { class: 'num' }, c.ratio_total === null ? '-' : fmt(c.ratio_total, 2) + 'x'),
+        numTd(c.total, 1, { dataset: { metric: 'total' } }),
+        el('td', { class: 'num', dataset: { metric: 'ratio_total' } }, c.ratio_total === null ? '-' : fmt(c.ratio_total, 2) + 'x'),
         numTd(c.output, 1, { dataset: { metric: 'output' } }),
         numTd(c.usd_per_m_total, 3), numTd(c.usd_per_m_output, 3), numTd(c.tokens_per_joule, 2))));
     }
