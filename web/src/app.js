@@ -186,7 +186,10 @@ function barPlot(container, title, hist, unit) {
   const box = el('div', { class: 'plot', dataset: { hist: title } }, el('div', { class: 'note' }, title));
   container.append(box);
   new uPlot({
-    width: 420, height: 200, legend: { show: false }, hooks: PLOT_HOOKS, cursor: { drag: { x: false, y: false } }, scales: { x: { time: false } },
+    width: 420, height: 200, legend: { show: false }, hooks: PLOT_HOOKS, cursor: { drag: { x: false, y: false } },
+    // Bars over the bins' whole range, counted from zero.
+    scales: { x: { time: false, range: () => [hist.edges[0], hist.edges[hist.edges.length - 1]] },
+      y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } },
     axes: [{ label: unit }, { label: 'requests' }],
     series: [{}, { stroke: '#2557d6', fill: 'rgba(37,87,214,.35)', paths: uPlot.paths.bars({ size: [0.9, 100] }), points: { show: false } }],
   }, [mids, hist.counts], box);
@@ -247,12 +250,12 @@ async function pageRuns(app, meta) {
       el('td', {}, r.source), el('td', {}, r.status),
       el('td', { class: 'num' }, r.points + (r.planned_points > 0 ? ' / ' + r.planned_points : '')),
       numTd(r.peak_total_tput_per_gpu, 0), numTd(r.peak_interactivity, 1),
-      el('td', {}, r.created_utc.replace('T', ' ').replace('Z', '')),
+      el('td', {}, r.created_utc.replace('T', ' ').replace(/:\d\dZ$/, '')),
       el('td', {}, el('a', { href: '/over-time?config=' + encodeURIComponent(r.sweep + '/' + r.system) }, 'over time'))));
     body.replaceChildren();
-    put(body, table(['', 'id', 'run', 'model', 'hardware', 'precision', 'stack', 'workloads', 'source', 'status',
+    put(body, el('div', { class: 'scroll' }, table(['', 'id', 'run', 'model', 'hardware', 'precision', 'stack', 'workloads', 'source', 'status',
       el('th', { class: 'num' }, 'points'), el('th', { class: 'num' }, 'peak tok/s/GPU'), el('th', { class: 'num' }, 'top tok/s/user'),
-      'created (UTC)', ''], rows, { id: 'runs' }),
+      'created (UTC)', ''], rows, { id: 'runs' })),
     data.total > data.runs.length ? el('p', { class: 'muted' }, `showing ${data.runs.length}; narrow the filters or add &limit=`) : null);
     markReady();
   }
