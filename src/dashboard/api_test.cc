@@ -19,14 +19,11 @@ constexpr double kT1 = 12.706;
 class ApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = testing::TempDbPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    auto w = store::OpenStore(path_);
-    ASSERT_TRUE(w.ok());
-    testing::FillKnownDb(**w);
-    writer_ = std::move(*w);
-    auto r = store::OpenStoreReadOnly(path_);
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    reader_ = std::move(*r);
+    testing::KnownDb db = testing::OpenKnownDb();
+    ASSERT_TRUE(db.writer && db.reader);
+    path_ = db.path;
+    writer_ = std::move(db.writer);
+    reader_ = std::move(db.reader);
     data_ = std::make_unique<DashboardData>(*reader_, [](const std::string& hw) -> std::optional<report::HardwareFacts> {
       if (hw == "h200") return report::HardwareFacts{3.6, "test", 700};
       if (hw == "mi325x") return report::HardwareFacts{2.0, "test", 1000};

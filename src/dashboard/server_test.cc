@@ -78,14 +78,11 @@ Reply Get(int port, const std::string& target, const std::string& extra = "Host:
 class ServerTest : public ::testing::Test {
  protected:
   void Start(ServerOptions o = {}) {
-    path_ = testing::TempDbPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    auto w = store::OpenStore(path_);
-    ASSERT_TRUE(w.ok());
-    testing::FillKnownDb(**w);
-    writer_ = std::move(*w);
-    auto r = store::OpenStoreReadOnly(path_);
-    ASSERT_TRUE(r.ok());
-    reader_ = std::move(*r);
+    testing::KnownDb db = testing::OpenKnownDb();
+    ASSERT_TRUE(db.writer && db.reader);
+    path_ = db.path;
+    writer_ = std::move(db.writer);
+    reader_ = std::move(db.reader);
     data_ = std::make_unique<DashboardData>(*reader_, nullptr);
     api_ = std::make_unique<Api>(*data_, ApiOptions{path_, false, "test"});
     o.port = 0;

@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -114,6 +116,26 @@ inline void FillKnownDb(store::Store& store) {
   c.provenance = {{"file", "evil.json"}, {"format", "inferencex agg"}};
   const int64_t ci = store.CreateRun(c)->id;
   (void)store.AddPoint(KnownPoint(ci, 1, 0, 50, 50, 25, 5), {});
+}
+
+// A known database for the running test: the writer that filled it (a sweep
+// may go on writing through it) and a read-only store over it, as the
+// dashboard opens it.
+struct KnownDb {
+  std::string path;
+  std::unique_ptr<store::Store> writer, reader;
+};
+
+inline KnownDb OpenKnownDb() {
+  KnownDb db;
+  db.path = TempDbPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  auto w = store::OpenStore(db.path);
+  if (!w.ok()) return db;
+  FillKnownDb(**w);
+  db.writer = std::move(*w);
+  auto r = store::OpenStoreReadOnly(db.path);
+  if (r.ok()) db.reader = std::move(*r);
+  return db;
 }
 
 }  // namespace frontier::dashboard::testing

@@ -524,10 +524,27 @@ async function pageLive(app, meta) {
   const progress = el('div', { id: 'progress' });
   const list = el('tbody');
   const status = el('span', { class: 'muted', id: 'live-status' }, 'connecting...');
-  put(app, el('h1', {}, 'Live'), el('p', {}, status), progress, el('h2', {}, 'Points as they are stored (newest first)'),
+  const plotBox = el('div', { class: 'plot', id: 'live-plot' });
+  put(app, el('h1', {}, 'Live'), el('p', {}, status), progress, plotBox, el('h2', {}, 'Points as they are stored (newest first)'),
     el('table', { id: 'live-points' }, el('thead', {}, el('tr', {}, ['id', 'run', 'point', 'tok/s/user', 'total tok/s/GPU', 'TTFT p50 ms', 'stored (UTC)'].map(h => el('th', {}, h)))), list));
   let since = Math.max(0, (meta.last_point_id || 0) - 50);
   let count = 0;
+  // Every point received, by run, redrawn as a scatter of total tok/s/GPU against interactivity.
+  const byRun = new Map();
+  let plot = null;
+  function drawLive(points) {
+    for (const p of points) {
+      if (!byRun.has(p.label)) byRun.set(p.label, []);
+      byRun.get(p.label).push({ x: p.interactivity, y: p.total_tput_per_gpu, x_err: 0, y_err: 0, ids: [p.id] });
+    }
+    const series = [...byRun.entries()].slice(-12).map(([name, pts], i) => ({
+      name, color: COLORS[i % COLORS.length], points: pts.slice(-500).sort((a, b) => a.x - b.x) }));
+    if (plot) plot.destroy();
+    plotBox.replaceChildren();
+    put(plotBox, el('div', { class: 'note' }, series.map(s => el('span', { class: 'chip' }, el('i', { style: 'background:' + s.color }), s.name))));
+    plot = scatterPlot(plotBox, { series, xLabel: 'interactivity (tok/s/user)', yLabel: 'total tok/s/GPU', width: 860, height: 300,
+      onDblClick: h => { location.href = '/point?id=' + h.point.ids[0]; } });
+  }
   function apply(d) {
     progress.replaceChildren(...d.progress.map(r => el('div', { dataset: { run: r.id } }, el('span', { class: 'progress' },
       el('div', { style: `width:${r.planned_points > 0 ? Math.min(100, 100 * r.points / r.planned_points) : 100}%` })),
@@ -539,6 +556,7 @@ async function pageLive(app, meta) {
     }
     while (list.children.length > 500) list.lastChild.remove();
     since = d.last_id;
+    if (d.points.length) drawLive(d.points);
     document.body.dataset.livePoints = String(count);
   }
   if (window.EventSource) {

@@ -50,6 +50,14 @@ async function apiJson(target) {
 
 const num = s => Number(s.replace(/,/g, '').split(' ')[0]);
 
+// Where a plot value lies on the page (the frontier plot is window.__plot).
+function plotPos(x, y) {
+  return page.evaluate(([x, y]) => {
+    const u = window.__plot, r = u.over.getBoundingClientRect();
+    return { x: r.left + u.valToPos(x, 'x'), y: y === null ? r.top + u.over.clientHeight - 8 : r.top + u.valToPos(y, 'y') };
+  }, [x, y]);
+}
+
 test('the Runs page lists the sweep and filters it, with the filters in the address', async () => {
   await open('/runs');
   assert.equal(await page.locator('#runs tbody tr').count(), 2);
@@ -77,10 +85,7 @@ test('two runs overlaid on the frontier; a hovered point shows its configuration
   assert.equal(await page.locator('#chips .chip').count(), 2);
   const api = (await apiJson('/api/frontier?run=1&run=2')).body;
   const want = api.series[0].points[2];  // h200, concurrency 16
-  const pos = await page.evaluate(([x, y]) => {
-    const u = window.__plot, r = u.over.getBoundingClientRect();
-    return { x: r.left + u.valToPos(x, 'x'), y: r.top + u.valToPos(y, 'y') };
-  }, [want.x, want.y]);
+  const pos = await plotPos(want.x, want.y);
   await page.mouse.move(pos.x, pos.y);
   await page.waitForSelector('#tooltip:not([hidden])');
   const tip = await page.textContent('#tooltip');
@@ -93,10 +98,7 @@ test('two runs overlaid on the frontier; a hovered point shows its configuration
 });
 
 test('a click picks an interactivity; the iso table matches `frontier report` at it', async () => {
-  const pos = await page.evaluate(() => {
-    const u = window.__plot, r = u.over.getBoundingClientRect();
-    return { x: r.left + u.valToPos(250, 'x'), y: r.top + u.over.clientHeight - 8 };
-  });
+  const pos = await plotPos(250, null);  // near the bottom, away from the points
   await page.mouse.click(pos.x, pos.y);
   await page.waitForFunction(() => {
     const at = new URLSearchParams(location.search).get('at');
@@ -129,10 +131,7 @@ test('a click picks an interactivity; the iso table matches `frontier report` at
 test('double-clicking a point opens its detail: percentiles, histograms, timeslices, provenance', async () => {
   const api = (await apiJson('/api/frontier?run=1&run=2')).body;
   const p = api.series[1].points[1];  // mi325x, concurrency 4
-  const pos = await page.evaluate(([x, y]) => {
-    const u = window.__plot, r = u.over.getBoundingClientRect();
-    return { x: r.left + u.valToPos(x, 'x'), y: r.top + u.valToPos(y, 'y') };
-  }, [p.x, p.y]);
+  const pos = await plotPos(p.x, p.y);
   await page.mouse.move(pos.x, pos.y);
   await page.waitForSelector('#tooltip:not([hidden])');
   await page.mouse.dblclick(pos.x, pos.y);
@@ -178,6 +177,8 @@ test('Live shows points as a running sweep stores them', async () => {
   await page.waitForFunction(n => Number(document.body.dataset.livePoints) >= n + 6, before, { timeout: 20000 });
   assert.equal(await page.locator('#live-points tbody tr', { hasText: 'later/b200-llama8b' }).count(), 6);
   assert.match(await page.textContent('#progress'), /later\/b200-llama8b#3: 6 \/ 6 points/);
+  assert.ok(await page.locator('#live-plot canvas').count() >= 1);
+  assert.ok((await page.textContent('#live-plot')).includes('later/b200-llama8b#3'));
   await shot('live');
 });
 
