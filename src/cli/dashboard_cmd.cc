@@ -44,6 +44,7 @@ int RunDashboard(int argc, char** argv) {
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
   auto prices = ParsePrices(price_flags);
   if (!prices.ok()) return UsageError("dashboard", prices.status().message());
+  if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return UsageError("dashboard", v.message());
 
   auto st = allow_import ? store::OpenStore(db) : store::OpenStoreReadOnly(db);
   if (!st.ok()) return Fail("dashboard", st.status());

@@ -82,6 +82,15 @@ bool IsLoopback(const std::string& host) {
   return false;
 }
 
+Status ValidateServerOptions(const ServerOptions& o) {
+  if (!IsLoopback(o.host) && o.token.empty()) {
+    return InvalidArgument("--host " + o.host +
+                           " is beyond loopback: give --token SECRET so only holders of it can read "
+                           "the results (or bind 127.0.0.1)");
+  }
+  return Status::Ok();
+}
+
 struct Conn {
   int fd = -1;
   std::string in;
@@ -107,11 +116,7 @@ class DashboardServer::Impl {
   }
 
   Status Bind() {
-    if (!IsLoopback(options_.host) && options_.token.empty()) {
-      return InvalidArgument("--host " + options_.host +
-                             " is beyond loopback: give --token SECRET so only holders of it can read "
-                             "the results (or bind 127.0.0.1)");
-    }
+    FRONTIER_RETURN_IF_ERROR(ValidateServerOptions(options_));
     FRONTIER_ASSIGN_OR_RETURN(net::Listener l, net::ListenTcp(options_.host, options_.port, 128));
     listen_fd_ = l.fd;
     port_ = l.port;

@@ -42,6 +42,10 @@ struct ServerOptions {
 // True for 127.0.0.0/8 and ::1.
 bool IsLoopback(const std::string& host);
 
+// InvalidArgument naming --host when it is beyond loopback and there is no
+// token (Create checks it too; callers may check before opening anything).
+Status ValidateServerOptions(const ServerOptions& options);
+
 class DashboardServer {
  public:
   // Binds and listens. InvalidArgument for a non-loopback host without a
