@@ -12,21 +12,14 @@
 #include <string>
 
 #include "store/store.h"
+#include "tests/cli_test_util.h"
 
 namespace frontier {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::pair<int, std::string> Shell(const std::string& command) {
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using testing::RunCommand;
 
 std::string Bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -45,7 +38,7 @@ fs::path Dir(const std::string& name) {
 TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
   const fs::path dir = Dir("missing");
   const fs::path db = dir / "none.db";
-  auto [rc, out] = Shell(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
+  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("cannot open results database"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(db));
@@ -53,10 +46,10 @@ TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
 }
 
 TEST(DashboardCli, BeyondLoopbackWithoutATokenIsRefused) {
-  auto [rc, out] = Shell(std::string(FRONTIER_BIN) + " dashboard --port 0 --host 0.0.0.0 --db x.db");
+  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --host 0.0.0.0 --db x.db");
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("--token"), std::string::npos) << out;
-  auto [rc2, out2] = Shell(std::string(FRONTIER_BIN) + " dashboard --port 0 --price h200");
+  auto [rc2, out2] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --price h200");
   EXPECT_EQ(rc2, 2) << out2;
   EXPECT_NE(out2.find("HW=USD"), std::string::npos) << out2;
 }
@@ -81,7 +74,7 @@ TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
                           " && break; sleep 0.1; done; "
                           "url=$(grep -o 'http://[0-9.:]*' " + (dir / "out").string() + "); "
                           "curl -s \"$url/api/runs\"; kill -INT $pid; wait $pid )";
-  auto [rc, out] = Shell(cmd);
+  auto [rc, out] = RunCommand(cmd);
   EXPECT_EQ(rc, 0) << out;  // the dashboard's own exit status after SIGINT
   EXPECT_NE(out.find("\"total\":1"), std::string::npos) << out;
   EXPECT_EQ(Bytes(db), before);
