@@ -294,7 +294,7 @@ class DashboardServer::Impl {
       Send(c, 204, "text/plain", "", req.keep_alive);
       return;
     }
-    if (req.method != "GET" && req.method != "HEAD") {
+    if (req.method != "GET") {
       Send(c, 405, "text/plain; charset=utf-8", "only GET here\n", req.keep_alive);
       return;
     }
@@ -303,7 +303,7 @@ class DashboardServer::Impl {
       Send(c, 404, "text/plain; charset=utf-8", "no page at " + path + "; start at /\n", req.keep_alive);
       return;
     }
-    Send(c, 200, asset->content_type, req.method == "HEAD" ? std::string_view{} : asset->data, req.keep_alive);
+    Send(c, 200, asset->content_type, asset->data, req.keep_alive);
   }
 
   void StartStream(Conn* c, const net::HttpRequest& req, Result<Query>& query) {
