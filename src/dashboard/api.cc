@@ -52,22 +52,31 @@ ApiResponse Api::Handle(const std::string& method, const std::string& path, cons
   // Every view sees what a running sweep has stored so far.
   if (Status st = data_.Refresh(); !st.ok()) return fail(st);
   Result<json> r = Status(StatusCode::kNotFound, "");
-  if (path == "/api/meta") r = Meta(*q);
-  else if (path == "/api/runs") r = Runs(*q);
-  else if (path == "/api/frontier") r = Frontier(*q);
-  else if (path == "/api/point") r = Point(*q);
-  else if (path == "/api/compare") r = Compare(*q);
-  else if (path == "/api/over-time") r = OverTime(*q);
-  else if (path == "/api/live") {
-    Status known = q->OnlyKnown({"since"});
-    auto since = q->Index("since");
-    if (!known.ok()) r = known;
-    else if (!since.ok()) r = since.status();
-    else r = LiveJson(data_, since->value_or(0));
-  } else if (post) r = Import(*q, body);
-  else r = NotFound("no API at " + path + "; see docs/dashboard.md for the API");
+  // A throw from below (a JSON library on a malformed stored or uploaded value) answers
+  // this request with a 500 naming it; the server goes on serving the others.
+  try {
+    r = Route(path, *q, body);
+  } catch (const std::exception& e) {
+    r = Internal("internal error answering " + path + ": " + e.what());
+  }
   if (!r.ok()) return fail(r.status());
   return ApiResponse{200, SafeJson(*r)};
+}
+
+Result<json> Api::Route(const std::string& path, const Query& q, const std::string& body) {
+  if (path == "/api/meta") return Meta(q);
+  if (path == "/api/runs") return Runs(q);
+  if (path == "/api/frontier") return Frontier(q);
+  if (path == "/api/point") return Point(q);
+  if (path == "/api/compare") return Compare(q);
+  if (path == "/api/over-time") return OverTime(q);
+  if (path == "/api/import") return Import(q, body);
+  if (path == "/api/live") {
+    FRONTIER_RETURN_IF_ERROR(q.OnlyKnown({"since"}));
+    FRONTIER_ASSIGN_OR_RETURN(auto since, q.Index("since"));
+    return LiveJson(data_, since.value_or(0));
+  }
+  return NotFound("no API at " + path + "; see docs/dashboard.md for the API");
 }
 
 Result<json> Api::Meta(const Query& q) {

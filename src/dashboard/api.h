@@ -61,6 +61,8 @@ class Api {
   Result<nlohmann::json> Live(int64_t since);
 
  private:
+  // The view at `path` (its method already checked).
+  Result<nlohmann::json> Route(const std::string& path, const Query& q, const std::string& body);
   Result<nlohmann::json> Meta(const Query& q);
   Result<nlohmann::json> Runs(const Query& q);
   Result<nlohmann::json> Frontier(const Query& q);

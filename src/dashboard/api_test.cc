@@ -329,6 +329,28 @@ TEST_F(ApiTest, ImportIsOffUnlessAllowedAndThenStoresTheFile) {
   EXPECT_EQ(writer_->GetRun(id)->provenance.at("file"), "upload:r.json");
 }
 
+TEST_F(ApiTest, AMalformedUploadOrSummaryIsAnAnswerNeverACrash) {
+  DashboardData writable(*writer_, nullptr);
+  Api api(writable, ApiOptions{path_, true, "test"});
+  // Per-request arrays of the wrong type: the importer's JSON library throws; the request
+  // gets an error and the API goes on answering.
+  ApiResponse r = api.Handle("POST", "/api/import", "name=odd.json",
+                             R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2,
+                                 "ttfts": [0.1], "input_lens": ["many"]})");
+  EXPECT_GE(r.status, 400) << r.body;
+  EXPECT_TRUE(json::parse(r.body).contains("error"));
+  EXPECT_EQ(api.Handle("GET", "/api/runs", "", "").status, 200);
+  // A stored summary whose keys look like percentiles but are not numbers is skipped.
+  store::PointRecord p = testing::KnownPoint(2, 128, 0, 10, 100, 50, 60);
+  p.summary_json = R"({"p._ttft_ms": 1, "p99_ttft_ms": 7, "pX_tpot_ms": 2})";
+  auto id = writer_->AddPoint(p, {});
+  ASSERT_TRUE(id.ok());
+  json j = Get("/api/point", "id=" + std::to_string(*id));
+  ASSERT_EQ(j["percentiles"]["ttft"].size(), 1u);
+  EXPECT_EQ(j["percentiles"]["ttft"][0]["stat"], "p99");
+  EXPECT_FALSE(j["percentiles"].contains("tpot"));
+}
+
 TEST_F(ApiTest, StoredStringsCannotCloseATagInTheJson) {
   ApiResponse r = api_->Handle("GET", "/api/runs", "", "");
   EXPECT_EQ(r.body.find("<script>"), std::string::npos);

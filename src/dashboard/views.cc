@@ -170,7 +170,7 @@ namespace {
 
 // mean/median/std/pNN of each latency in a summary's vLLM keys, in a fixed order.
 json Percentiles(const json& summary) {
-  static const std::regex key(R"(^(mean|median|std|p[0-9.]+)_(ttft|tpot|itl|e2el)_ms$)");
+  static const std::regex key(R"(^(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms$)");
   std::map<std::string, std::vector<std::pair<double, std::pair<std::string, double>>>> by_metric;
   for (auto& [k, v] : summary.items()) {
     std::smatch m;
