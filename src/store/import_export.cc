@@ -268,7 +268,19 @@ Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text, const st
 Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
                                         const ImportOptions& options) {
   FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ParseResultFile(text, path, options));
+  return ImportText(store, text, path, options);
+}
+
+Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
+                                        const std::string& file_name, const ImportOptions& options) {
+  Result<std::vector<ParsedRun>> result = InvalidArgument(file_name + ": not parsed");
+  try {
+    result = ParseResultFile(text, file_name, options);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the wrong type deep in the file (a string among per-request numbers ...).
+    return InvalidArgument(file_name + ": a value has the wrong type (" + e.what() + ")");
+  }
+  FRONTIER_ASSIGN_OR_RETURN(auto parsed, std::move(result));
   std::vector<RunInfo> runs;
   for (auto& pr : parsed) {
     pr.run.provenance["imported_utc"] = UtcTimestampNow();

@@ -55,6 +55,11 @@ Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text,
 // Reads, parses and stores the file; returns the stored runs (with ids).
 Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
                                         const ImportOptions& options);
+// The same for a file's contents already in memory (an upload): parses
+// `text` as ParseResultFile does and stores it; `file_name` goes into
+// messages and the runs' provenance.
+Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
+                                        const std::string& file_name, const ImportOptions& options);
 
 // Every run with its points, as one JSON document.
 Result<std::string> ExportJson(Store& store);

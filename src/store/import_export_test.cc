@@ -102,6 +102,17 @@ TEST(Import, SingleInferenceXObjectAndBadFilesNameTheProblem) {
   EXPECT_FALSE(ParseResultFile("{not json", "y.json", {}).ok());
 }
 
+TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
+  auto store = FreshStore("wrongtype");
+  auto r = ImportText(*store, R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2,
+                                  "ttfts": [0.1], "input_lens": ["many"]})",
+                      "odd.json", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("odd.json"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(store->ListRuns()->empty());
+}
+
 TEST(Export, JsonAndCsvCarryEveryPoint) {
   auto store = FreshStore("export");
   ASSERT_TRUE(ImportFile(*store, kData + "/agg_llama70b_fp8.json", {}).ok());

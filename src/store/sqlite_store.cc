@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+
 #include "core/clock.h"
 
 namespace frontier::store {
@@ -190,17 +192,27 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<PointRecord>> ListPoints(int64_t run_id) override {
+    return SelectPoints(run_id > 0 ? "run_id" : "", run_id);
+  }
+
+  Result<std::vector<PointRecord>> ListPointsAfter(int64_t after_id) override {
+    return SelectPoints("id >", after_id);
+  }
+
+  // Points WHERE `<condition> ?` (bound to `arg`), or all when condition is "".
+  Result<std::vector<PointRecord>> SelectPoints(const std::string& condition, int64_t arg) {
     std::string sql =
         "SELECT id, run_id, point_key, workload, load_kind, load_value, repetition, source, "
         "attempts, created_utc, settings_json, summary_json, num_gpus, completed, failed, "
         "total_input_tokens, total_output_tokens";
     for (const auto& c : kDoubleColumns) sql += std::string(", ") + c.name;
     sql += " FROM points";
-    if (run_id > 0) sql += " WHERE run_id = ?";
+    if (condition == "run_id") sql += " WHERE run_id = ?";
+    if (condition == "id >") sql += " WHERE id > ?";
     sql += " ORDER BY id";
     Stmt s(db_, sql);
     if (!s.ok()) return Error("prepare list points");
-    if (run_id > 0) s.Bind(1, run_id);
+    if (!condition.empty()) s.Bind(1, arg);
     std::vector<PointRecord> out;
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
@@ -432,6 +444,45 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int targ
     return fail("cannot record schema version");
   }
   return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db, path, v));
+}
+
+Result<std::unique_ptr<Store>> OpenSqliteStoreReadOnly(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return NotFound("cannot open results database " + path + " for reading: " + msg +
+                    "; give the --db of a sweep (`frontier sweep PLAN --db " + path + "` makes one)");
+  }
+  sqlite3_busy_timeout(db, 10000);
+  int version = -1;
+  {
+    Stmt s(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (s.ok() && s.Step() == SQLITE_ROW) version = std::atoi(s.Text(0).c_str());
+  }
+  if (version < 0) {
+    std::string msg = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    return FailedPrecondition(path + " is not a frontier results database (no schema version: " +
+                              msg + ")");
+  }
+  if (version != kSchemaVersion) {
+    sqlite3_close(db);
+    return FailedPrecondition(
+        path + " has schema version " + std::to_string(version) + ", this frontier reads " +
+        std::to_string(kSchemaVersion) + "; " +
+        (version < kSchemaVersion ? "`frontier db ls --db " + path + "` migrates it"
+                                  : std::string("use a newer frontier to read it")));
+  }
+  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db, path, version));
+}
+
+Result<std::unique_ptr<Store>> OpenStoreReadOnly(const std::string& location) {
+  if (location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0) {
+    return InvalidArgument("--db " + location +
+                           ": only the SQLite back end is built; give a file path");
+  }
+  return OpenSqliteStoreReadOnly(location);
 }
 
 Result<std::unique_ptr<Store>> OpenStore(const std::string& location) {

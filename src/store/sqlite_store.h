@@ -29,4 +29,9 @@ inline constexpr int kSchemaVersion = 2;
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                int target_version = kSchemaVersion);
 
+// Opens an existing `path` read-only (SQLITE_OPEN_READONLY): no file is
+// created, no migration runs, the journal mode is left as it is (a WAL
+// database stays readable while a sweep writes it). See OpenStoreReadOnly.
+Result<std::unique_ptr<Store>> OpenSqliteStoreReadOnly(const std::string& path);
+
 }  // namespace frontier::store

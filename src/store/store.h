@@ -46,6 +46,9 @@ class Store {
                                    const std::vector<RequestRow>& requests) = 0;
   // The points of one run (run_id > 0) or of every run (run_id == 0), by id.
   virtual Result<std::vector<PointRecord>> ListPoints(int64_t run_id) = 0;
+  // The points of every run stored after point `after_id` (id > after_id), by
+  // id: what a reader that has seen up to after_id has not seen yet (ids only grow).
+  virtual Result<std::vector<PointRecord>> ListPointsAfter(int64_t after_id) = 0;
   // The keys of the points a run already has (for resuming).
   virtual Result<std::set<std::string>> PointKeys(int64_t run_id) = 0;
   // The stored requests of one point, by index.
@@ -59,5 +62,13 @@ class Store {
 // SQLite file; a "postgresql://" URL is rejected with a message saying only
 // SQLite is built.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& location);
+
+// Opens an existing store for reading only: nothing is created, migrated or
+// written (every write method fails). For readers that must never change the
+// database, such as `frontier dashboard` without --allow-import. NotFound
+// naming the path when there is no such database; FailedPrecondition when its
+// schema is not this build's (older: open it once with a writing command to
+// migrate it).
+Result<std::unique_ptr<Store>> OpenStoreReadOnly(const std::string& location);
 
 }  // namespace frontier::store

@@ -115,6 +115,11 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   EXPECT_EQ(seen.back().done, 12);
   EXPECT_EQ(seen.back().total, 12);
   EXPECT_EQ(seen.back().eta_s, 0);
+  // Each run records how many points it will hold when whole (12 over 2 systems).
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& r : *runs) EXPECT_EQ(r.provenance.at("planned_points"), "6");
 }
 
 TEST(Runner, EtaWeighsPointsByTheirRequests) {

@@ -13,6 +13,8 @@
 
 #include <sys/wait.h>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
 struct Output {
@@ -21,16 +23,8 @@ struct Output {
 };
 
 Output RunFrontier(const std::string& args) {
-  Output out;
-  const std::string cmd = std::string(FRONTIER_BINARY_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.text.append(buf.data(), n);
-  const int rc = pclose(p);
-  out.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return out;
+  auto [status, text] = frontier::testing::RunCommand(std::string(FRONTIER_BINARY_PATH) + " " + args);
+  return {status, text};
 }
 
 TEST(SimulateCliTest, BadInputIsOneLineNamingTheFlag) {

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "store/store.h"
+#include "tests/cli_test_util.h"
 
 namespace frontier {
 namespace {
@@ -41,14 +42,7 @@ struct Tmp {
 
 // Runs the binary with a shell command line; returns (exit status, stdout + stderr).
 std::pair<int, std::string> Frontier(const std::string& args) {
-  const std::string cmd = std::string(FRONTIER_BIN) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return testing::RunCommand(std::string(FRONTIER_BIN) + " " + args);
 }
 
 int64_t StoredPoints(const std::string& db) {
