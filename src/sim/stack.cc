@@ -93,12 +93,23 @@ Result<Stack> LoadStackFile(const std::string& path) {
                              Num(info.hi) + "] (" + info.unit + ")");
     *info.get(s.params) = v;
     s.sources[key] = source;
+    FRONTIER_ASSIGN_OR_RETURN(double prior, NumberOr(params[key], "prior", v, path + ": parameters." + key));
+    if (!(prior >= info.lo && prior <= info.hi))
+      return InvalidArgument(path + ": parameter '" + key + "' has a prior outside its range");
+    *info.get(s.priors) = prior;
   }
 
   if (j.contains("calibration") && j["calibration"].is_object()) {
     const auto& c = j["calibration"];
     s.calibrated_on = StringOr(c, "date", "");
     s.calibration_note = StringOr(c, "note", "");
+    if (c.contains("free") && c["free"].is_array()) {
+      for (const auto& name : c["free"]) {
+        if (!name.is_string() || FindParam(name.get<std::string>()) == nullptr)
+          return InvalidArgument(path + ": calibration.free names an unknown parameter " + name.dump());
+        s.free_params.push_back(name.get<std::string>());
+      }
+    }
     if (c.contains("fitted_to") && c["fitted_to"].is_array())
       for (const auto& id : c["fitted_to"])
         if (id.is_string()) s.fitted_to.push_back(id.get<std::string>());

@@ -39,6 +39,11 @@ struct Stack {
   bool overlap_scheduler = false;    // scheduler CPU time overlaps the GPU step
   StackParams params;
   std::map<std::string, std::string> sources;  // parameter name -> its source
+  // Values before any fit (a fitted parameter keeps its prior in the file's
+  // "prior" field): calibration regularises toward these, never toward an
+  // earlier fit, so a leave-one-out refit learns nothing from the point left out.
+  StackParams priors;
+  std::vector<std::string> free_params;  // what `frontier calibrate` fits by default
   double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
   double runtime_reserve_gb = 2;     // HBM kept by the runtime (context, graphs, workspaces)
   int max_num_seqs = 256;            // default running-sequence cap (per DP rank)

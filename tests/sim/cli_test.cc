@@ -92,13 +92,28 @@ TEST(SimulateCliTest, ResultJsonIsSimulatedAndVllmNamed) {
 }
 
 TEST(ValidateCliTest, PrintsPredictedPublishedAndError) {
-  Output o = RunFrontier("validate --id offline-8xh200 --offline-requests 2000");
+  Output o = RunFrontier("validate --id mlperf4.1-llama2-offline-8xh200 --no-loo");
   ASSERT_EQ(o.status, 0) << o.text;
-  EXPECT_NE(o.text.find("v4.1-offline-8xh200-fp8"), std::string::npos) << o.text;
-  EXPECT_NE(o.text.find("31303"), std::string::npos) << o.text;
-  EXPECT_NE(o.text.find("prediction"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("mlperf4.1-llama2-offline-8xh200"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("31303"), std::string::npos) << o.text;  // published tokens/s
+  EXPECT_NE(o.text.find("fitted"), std::string::npos) << o.text;
   o = RunFrontier("validate --id nothing-like-this");
   EXPECT_EQ(o.status, 2);
+}
+
+// The Oracle batch results fit in milliseconds: the table has the fit and
+// leave-one-out columns and the fitted parameters with their priors.
+TEST(CalibrateCliTest, FitsAStackAndPrintsLeaveOneOut) {
+  Output o = RunFrontier("calibrate --stack vllm-rocm@2024.10 --dry-run");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("oci-llama3.1-405b-8xmi300x-b1"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("LOO err"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("overhead.kernel_us"), std::string::npos) << o.text;
+  o = RunFrontier("calibrate --stack vllm-rocm@2024.10 --dry-run --fit no.such.parameter");
+  EXPECT_EQ(o.status, 2) << o.text;
+  EXPECT_NE(o.text.find("no.such.parameter"), std::string::npos) << o.text;
+  o = RunFrontier("calibrate --dry-run");
+  EXPECT_EQ(o.status, 2) << o.text;
 }
 
 }  // namespace
