@@ -24,19 +24,37 @@ namespace frontier::sim {
 
 struct SweepPoint {
   int64_t concurrency = 0;
+  int64_t num_prompts = 0;   // requests the point sent: at least 4 x concurrency
+  int64_t max_running = 0;   // the engine's cap on running sequences (max_num_seqs x dp)
+  bool capped = false;       // max_running < concurrency: the rest queue in the engine
   metrics::Summary summary;
   SimulationStats stats;
   bool pareto = false;  // no other point has both more output throughput per GPU and more interactivity
 };
 
-// Runs `load` once per concurrency (replacing load.max_concurrency) with
-// `sim_options` (client round trip, ...). `on_point` (may be empty) sees each
-// point's full RunResult before it is dropped; an error from it stops the sweep.
+struct SweepOptions {
+  SweepOptions() = default;
+  SweepOptions(const SimulateOptions& s) : sim(s) {}  // NOLINT: a sweep is runs with these options
+  SimulateOptions sim;             // client round trip, ...
+  bool max_num_seqs_auto = false;  // raise max_num_seqs (per DP rank) to each concurrency
+};
+
+// Runs `load` once per concurrency c (replacing load.max_concurrency) on the
+// first max(load.num_prompts, 4c) of `requests`: a closed loop needs several
+// rounds of c requests to reach its steady state, so a point never measures
+// fewer (which made high-concurrency points repeat one another). Fails with
+// InvalidArgument when `requests` holds fewer than 4c. With
+// max_num_seqs_auto each point's engine admits c sequences. `on_point` (may
+// be empty) sees each point's full RunResult before it is dropped; an error
+// from it stops the sweep.
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SimulateOptions& sim_options = {},
+    const metrics::SummaryOptions& summary_options, const SweepOptions& options = {},
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point = {});
+
+// The requests a sweep to `max_concurrency` needs: max(num_prompts, 4 x max_concurrency).
+int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency);
 
 // Marks `pareto` on each point (output throughput per GPU vs interactivity).
 void MarkPareto(std::vector<SweepPoint>& points);

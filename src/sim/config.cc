@@ -57,9 +57,6 @@ Status CheckParallelism(const SimConfig& c) {
       return InvalidArgument("--ep " + std::to_string(c.ep) + " must equal --tp x --dp (" +
                              std::to_string(c.tp * c.dp) +
                              "): expert parallelism spans every GPU of the deployment");
-    if (m.experts % c.ep != 0)
-      return InvalidArgument("--ep " + std::to_string(c.ep) + " does not divide the " +
-                             std::to_string(m.experts) + " experts of " + m.name);
     if (c.ep > c.hardware.scale_up_gpus) {
       if (c.hardware.nic_gbps <= 0)
         return InvalidArgument("--ep " + std::to_string(c.ep) + " exceeds the " +
@@ -98,7 +95,10 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   const int dense = m.moe() ? m.dense_layers : m.layers;
   w += dense * m.DenseMlpParams() / tp * wb;
   if (m.moe()) {
-    const double routed = c.ep > 1 ? m.experts * m.ExpertParams() / c.ep : m.experts * m.ExpertParams() / tp;
+    // Under EP each GPU holds ceil(E / ep) whole experts (when ep does not
+    // divide E the spare slots hold redundant copies, as EPLB places them).
+    const double routed = c.ep > 1 ? std::ceil(static_cast<double>(m.experts) / c.ep) * m.ExpertParams()
+                                   : m.experts * m.ExpertParams() / tp;
     w += m.moe_layers() * (routed * eb + m.shared_experts * m.ExpertParams() / tp * eb + m.RouterParams() * 2.0);
   }
   w += m.EmbeddingParams() * 2.0 / tp * (m.tied_embeddings ? 1 : 2);  // BF16, vocab-parallel
@@ -324,6 +324,29 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   c.max_num_batched_tokens = d.decode.max_num_batched_tokens;
   c.memory = d.decode.memory;
   c.disagg = d;
+  return c;
+}
+
+Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n) {
+  SimConfig c = config;
+  if (c.max_num_seqs < n) {
+    c.max_num_seqs = n;
+    c.memory = PlanMemory(c);
+    FRONTIER_RETURN_IF_ERROR(CheckFits(c, ""));
+  }
+  if (c.disagg) {
+    for (auto [pool, which] : {std::pair{&c.disagg->prefill, SimConfig::Pool::kPrefill},
+                               std::pair{&c.disagg->decode, SimConfig::Pool::kDecode}}) {
+      if (pool->max_num_seqs >= n) continue;
+      SimConfig view = config.PoolView(which);
+      view.max_num_seqs = n;
+      view.memory = PlanMemory(view);
+      FRONTIER_RETURN_IF_ERROR(CheckFits(view, which == SimConfig::Pool::kPrefill ? "prefill" : "decode"));
+      pool->max_num_seqs = n;
+      pool->memory = view.memory;
+    }
+    c.memory = c.disagg->decode.memory;
+  }
   return c;
 }
 

@@ -53,6 +53,8 @@ struct SimSpec {
   std::optional<std::string> kv_precision;  // default: fp8 if weights are fp8/fp4, else bf16
   std::optional<std::string> stack;         // default: the hardware vendor's default stack
   std::optional<int> max_num_seqs;          // per DP rank; default from the stack
+  bool max_num_seqs_auto = false;           // raised to the offered concurrency where a driver
+                                            // knows it (concurrency sweeps: WithMaxNumSeqs)
   std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack
   std::optional<double> gpu_memory_utilization;  // default from the stack
   int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)
@@ -134,5 +136,10 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec);
 
 // Memory plan of an already-resolved config (exposed for tests and --explain).
 MemoryPlan PlanMemory(const SimConfig& config);
+
+// `config` with max_num_seqs (per DP rank, and per pool when disaggregated)
+// raised to at least `n`, its memory re-planned. Fails like ResolveSimConfig
+// when the larger activation estimate leaves no KV cache.
+Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n);
 
 }  // namespace frontier::sim

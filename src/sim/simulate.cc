@@ -75,12 +75,12 @@ int64_t StepTrace::Emitted(size_t begin, size_t end) const {
   return n;
 }
 
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats) {
   return Simulate(config, requests, load, SimulateOptions{}, stats);
 }
 
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats) {
   const int64_t size = static_cast<int64_t>(requests.size());
@@ -189,7 +189,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
   while (true) {
     // The step starting at t takes what arrived before t; an arrival at t
     // itself only wakes an idle engine (or makes it with an instantaneous client).
-    const bool inclusive = rtt == 0 || engine.Idle();
+    const bool inclusive = rtt == 0 || engine.Idle() || engine.disaggregated();
     do {
       FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
     } while (admit(t, inclusive) > 0);
@@ -203,6 +203,20 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       if (options.trace != nullptr && wake > t) options.trace->idle_ns += wake - t;
       t = std::max(t, wake);
       continue;
+    }
+    if (engine.disaggregated()) {
+      // Workers run side by side: an arrival before the next event reaches
+      // an idle prefill worker at once, so stop the clock there.
+      const Nanos in = engine.NextEventIn();
+      Nanos due = std::numeric_limits<Nanos>::max();
+      if (arrived < next) due = run.requests[static_cast<size_t>(arrived)].sent_ns + rtt;
+      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
+      if (next < n && inflight < cap && planned[next] <= stop_at) due = std::min(due, planned[next]);
+      if (in != Engine::kNever && due < std::numeric_limits<Nanos>::max() && due - t < in) {
+        engine.Advance(due - t);
+        t = due;
+        continue;
+      }
     }
     engine.RunStep(&step);
     t += step.duration_ns;
@@ -222,7 +236,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
         finished += e.finished ? 1 : 0;
       }
       options.trace->Record(step.shape, emitted, firsts, finished);
-      if (step.duration_ns <= rtt) options.trace->replayable = false;
+      if (step.duration_ns <= rtt || engine.disaggregated()) options.trace->replayable = false;
     }
     // Requests planned during the step found a free slot then.
     FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));

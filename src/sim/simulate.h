@@ -27,6 +27,7 @@
 // Thread safety: pure function of its arguments.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/clock.h"
@@ -95,12 +96,12 @@ struct SimulateOptions {
 
 // Fails with InvalidArgument for bad load options (rate, burstiness,
 // concurrency < 1, warmup beyond the request count) or a negative rtt.
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats = nullptr);
 
 // The same with SimulateOptions{} (the default client round trip).
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats = nullptr);
 
 }  // namespace frontier::sim
