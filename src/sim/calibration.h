@@ -41,7 +41,7 @@ namespace frontier::sim {
 struct CalibrationOptions {
   std::vector<std::string> free;  // parameters to fit (empty: the stack's calibration.free)
   double loss_scale = 0.05;       // s of the soft-L1 loss, in log units (5 %)
-  double prior_sigma = 1.5;       // σ of the ridge toward the priors, in z units
+  double prior_sigma = 3.0;       // σ of the ridge toward the priors, in z units
   int max_iterations = 60;        // Levenberg-Marquardt iterations per fit
   int outer_rounds = 3;           // fits, each followed by re-simulating the runs without exact replay
   bool leave_one_out = true;

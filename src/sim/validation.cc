@@ -321,9 +321,15 @@ Result<double> ResultModel::Simulate(const StackParams& params) {
     for (const auto& q : server_requests_) m += q.output_len;
     return m / static_cast<double>(server_requests_.size());
   }();
-  double lo = 0.6 * steady / mean_output, hi = 1.05 * steady / mean_output;
+  // A re-simulation (calibration's outer rounds) starts from the last ratio:
+  // a narrower bracket, fewer probes for the same resolution.
+  const bool warm = server_ratio_ != 1.0;
+  const double lo_ratio = warm ? std::max(0.6, server_ratio_ - 0.08) : 0.6;
+  const double hi_ratio = warm ? std::min(1.05, server_ratio_ + 0.04) : 1.05;
+  double lo = lo_ratio * steady / mean_output, hi = hi_ratio * steady / mean_output;
+  const int probes = warm ? std::max(1, options_.server_probes - 2) : options_.server_probes;
   bool met = false;
-  for (int i = 0; i < options_.server_probes; ++i) {
+  for (int i = 0; i < probes; ++i) {
     const double mid = (lo + hi) / 2;
     workload::LoadOptions load;
     load.request_rate = mid;
@@ -348,6 +354,11 @@ Result<double> ResultModel::Simulate(const StackParams& params) {
     } else {
       hi = mid;
     }
+  }
+  if (!met && warm) {
+    // The ratio moved below the warm bracket: search the whole range again.
+    server_ratio_ = 1.0;
+    return Simulate(params);
   }
   if (!met) return FailedPrecondition(result_.id + ": no request rate met the latency limits");
   request_rate_ = lo;
