@@ -113,6 +113,14 @@ StepModel::StepModel(const SimConfig& config) : config_(config) {
   kernels_per_layer_ = attn_kernels + kDenseMlpKernels;
   kernels_per_moe_layer_ = attn_kernels + kMoeKernels + (m.shared_experts > 0 ? kSharedKernels : 0);
   kernels_draft_ = (m.moe() ? kernels_per_moe_layer_ : kernels_per_layer_) + kStepKernels;
+  const double h = m.hidden, tp = config_.tp;
+  double replicated = 0;
+  if (m.mla()) replicated = h * m.q_lora_rank + h * (m.kv_lora_rank + m.qk_rope_dim);
+  proj_params_ = (m.AttentionParams() - replicated) / tp + replicated;
+  const double heads_gpu = m.heads / tp;
+  mla_absorb_ = heads_gpu * (static_cast<double>(m.qk_nope_dim) * m.kv_lora_rank +
+                             static_cast<double>(m.kv_lora_rank) * m.v_head_dim);
+  mla_expand_ = static_cast<double>(m.kv_lora_rank) * heads_gpu * (m.qk_nope_dim + m.v_head_dim);
 }
 
 void StepModel::AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double bytes_per_s,
@@ -193,16 +201,11 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   };
 
   // Attention projections (MLA keeps its down-projections whole on every TP rank).
-  double replicated = 0;
-  if (m.mla()) replicated = h * m.q_lora_rank + h * (m.kv_lora_rank + m.qk_rope_dim);
-  const double proj_params = (m.AttentionParams() - replicated) / tp + replicated;
+  const double proj_params = proj_params_;
   double flops = 2.0 * tr * proj_params * attn_layers;
   if (m.mla()) {
-    const double heads_gpu = m.heads / tp;
-    flops += 2.0 * (s.decode_tokens * share) * heads_gpu *
-             (m.qk_nope_dim * m.kv_lora_rank + m.kv_lora_rank * m.v_head_dim) * attn_layers;
-    flops += 2.0 * (s.prefill_cached * share) * m.kv_lora_rank * heads_gpu *
-             (m.qk_nope_dim + m.v_head_dim) * attn_layers;
+    flops += 2.0 * (s.decode_tokens * share) * mla_absorb_ * attn_layers;
+    flops += 2.0 * (s.prefill_cached * share) * mla_expand_ * attn_layers;
   }
   double bytes = proj_params * weight_bytes_ * attn_layers + tr * attn_layers * 2.0 * h * act_bytes_;
   gemm(kOpAttnProj, dense_, tr, flops, bytes);

@@ -175,6 +175,8 @@ class StepModel {
   double kv_bytes_token_layer_ = 0;  // per GPU of a DP rank
   double weight_bytes_ = 0, expert_bytes_ = 0, act_bytes_ = 2;
   double kernels_per_layer_ = 0, kernels_per_moe_layer_ = 0, kernels_draft_ = 0;
+  double proj_params_ = 0;                 // attention projection parameters per layer per GPU
+  double mla_absorb_ = 0, mla_expand_ = 0;  // MLA FLOPs per token per layer (/2): absorbed / expanded
 };
 
 // A multi-line, human-readable account of a step's cost: per-operator time,

@@ -90,6 +90,7 @@ void Worker::Free(int32_t slot) {
   Seq& s = seqs_[slot];
   units_used_ -= s.units;
   s.units = 0;
+  s.unit_tokens = 0;
   s.live = false;
   s.running = false;
   by_id_.erase(s.id);
@@ -112,6 +113,7 @@ void Worker::Preempt(int32_t slot) {
   Seq& s = seqs_[slot];
   units_used_ -= s.units;
   s.units = 0;
+  s.unit_tokens = 0;
   s.computed = 0;
   s.running = false;
   waiting_.push_front(slot);
@@ -135,13 +137,37 @@ void Worker::RunStep(Step* out) {
   int64_t budget = budget_tokens_;
   const int64_t preempted_before = stats_.preemptions;
 
+  // The step's shape is built as requests are scheduled: a request scheduled
+  // here is never preempted later in the same step (victims come from the
+  // back of the running list, past the one being scheduled).
+  BatchShape& shape = out->shape;
+  // The common decode step (one token, no window) is summed in locals and
+  // added to the shape once.
+  int64_t plain_decodes = 0;
+  double plain_keys = 0;
+  auto add_to_shape = [&](const Seq& s, int64_t pending, int64_t q) {
+    if (pending > 1) {
+      shape.AddPrefill(s.computed, q, window_, s.computed + q >= s.input + s.generated);
+    } else if (q == 1 && window_ == 0) {
+      ++plain_decodes;
+      plain_keys += static_cast<double>(s.computed) + 1;
+    } else {
+      shape.AddDecode(s.computed, q, window_);
+    }
+  };
+  // KV pages a request needs for `tokens` (0 while within the pages it holds).
+  auto pages_needed = [&](Seq& s, int64_t tokens) -> int64_t {
+    if (tokens <= s.unit_tokens) return 0;
+    return std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+  };
+
   // 1. Running requests, oldest first.
   for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
     const int32_t slot = running_[i];
     Seq& s = seqs_[slot];
     const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
     const int64_t q = pending > 1 ? std::min(pending, budget) : std::min<int64_t>(1 + spec_tokens_, budget);
-    const int64_t need = std::max<int64_t>(0, UnitsFor(s.computed + q) - s.units);
+    const int64_t need = pages_needed(s, s.computed + q);
     bool self_preempted = false;
     while (need > units_total_ - units_used_) {
       const int32_t victim = running_.back();
@@ -153,9 +179,14 @@ void Worker::RunStep(Step* out) {
       }
     }
     if (self_preempted) break;
-    s.units += need;
-    units_used_ += need;
+    if (need > 0) {
+      s.units += need;
+      units_used_ += need;
+      // Pages hold block_ tokens: the request needs no more until it passes them.
+      s.unit_tokens = (s.computed + q + block_ - 1) / block_ * block_;
+    }
     scheduled_.emplace_back(slot, static_cast<int32_t>(q));
+    add_to_shape(s, pending, q);
     budget -= q;
   }
   out->preempted = stats_.preemptions - preempted_before;
@@ -173,24 +204,23 @@ void Worker::RunStep(Step* out) {
       s.running = true;
       s.units += need;
       units_used_ += need;
+      s.unit_tokens = (s.computed + q + block_ - 1) / block_ * block_;
       running_.push_back(slot);
       scheduled_.emplace_back(slot, static_cast<int32_t>(q));
+      add_to_shape(s, pending, q);
       budget -= q;
     }
   }
   if (scheduled_.empty()) return;  // cannot happen while Add() guarantees every request fits alone
 
-  // 3. Shape and cost.
-  BatchShape& shape = out->shape;
-  for (const auto& [slot, q] : scheduled_) {
-    const Seq& s = seqs_[slot];
-    const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
-    if (pending > 1) {
-      shape.AddPrefill(s.computed, q, window_, s.computed + q >= s.input + s.generated);
-    } else {
-      shape.AddDecode(s.computed, q, window_);
-    }
-  }
+  // 3. Cost.
+  shape.decode_seqs += plain_decodes;
+  shape.decode_tokens += plain_decodes;
+  shape.sampled += plain_decodes;
+  shape.decode_keys_full += plain_keys;
+  shape.decode_keys_swa += plain_keys;
+  shape.decode_pairs_full += plain_keys;
+  shape.decode_pairs_swa += plain_keys;
   out->duration_ns = std::max<Nanos>(1, model_.StepNanos(shape));
   ++stats_.steps;
 

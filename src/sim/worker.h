@@ -117,6 +117,7 @@ class Worker {
     int32_t generated = 0;  // tokens emitted so far
     int32_t computed = 0;   // tokens whose KV is cached
     int64_t units = 0;      // KV pages held
+    int64_t unit_tokens = 0;  // tokens those pages cover (no new page needed up to here)
     double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
     bool running = false;
     bool live = false;
