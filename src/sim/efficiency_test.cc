@@ -231,6 +231,45 @@ TEST(DisaggregatedEngineTest, TimelineByHand) {
   EXPECT_TRUE(seen[2].second.finished);
 }
 
+// The engine costs decode-only steps through DecodeStepCost (the batch's
+// fixed costs once, the keys per step): it equals the full model to the
+// nanosecond for dense, MoE, MLA and sliding-window models, DP ranks, an
+// overlap scheduler and steps without graphs.
+TEST(DecodeStepCostTest, EqualsTheFullModel) {
+  struct Case {
+    const char* model;
+    const char* hardware;
+    int tp, dp, ep;
+  };
+  for (const Case& k : {Case{"llama-3.1-70b", "h200", 8, 1, 1}, Case{"deepseek-r1", "mi300x", 8, 1, 1},
+                        Case{"deepseek-r1", "h200", 1, 8, 8}, Case{"gpt-oss-120b", "b200", 2, 2, 1},
+                        Case{"mixtral-8x7b", "h100", 2, 4, 8}}) {
+    SimSpec spec;
+    spec.model = k.model;
+    spec.hardware = k.hardware;
+    spec.tp = k.tp;
+    spec.dp = k.dp;
+    spec.ep = k.ep;
+    Result<SimConfig> c = ResolveSimConfig(spec);
+    ASSERT_TRUE(c.ok()) << k.model << ": " << c.status().ToString();
+    for (bool overlap : {false, true}) {
+      for (bool graphs : {true, false}) {
+        c->stack.overlap_scheduler = overlap;
+        c->stack.graphs = graphs;
+        const StepModel m(*c);
+        for (int64_t seqs : {1, 7, 64, 513}) {
+          const DecodeStepCost d = m.DecodeStep(seqs);
+          BatchShape s;
+          for (int64_t i = 0; i < seqs; ++i) s.AddDecode(100 + 37 * i, 1, c->model.sliding_window);
+          EXPECT_NEAR(static_cast<double>(d.At(s.decode_keys_full, s.decode_keys_swa)),
+                      static_cast<double>(m.StepNanos(s)), 1.0)
+              << k.model << " seqs " << seqs << " overlap " << overlap << " graphs " << graphs;
+        }
+      }
+    }
+  }
+}
+
 // More of any efficiency (a curve's maximum, a scaling factor, a bandwidth
 // fraction) never makes a step slower; more of any latency, floor, CPU time
 // or a curve's half never makes it faster. Checked on a dense and an MoE

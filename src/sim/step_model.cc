@@ -384,6 +384,56 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   }
 }
 
+Nanos DecodeStepCost::At(double keys_full, double keys_swa) const {
+  const double c = (attn_flops_full * keys_full + attn_flops_swa * keys_swa) / attn_flop_rate;
+  const double m = (attn_bytes_full * keys_full + attn_bytes_swa * keys_swa + attn_bytes_const) / attn_byte_rate;
+  double gpu = fixed_s + std::max(c, m);
+  gpu += std::max(0.0, launch_s - gpu);
+  const double t = overlap ? gpu + std::max(0.0, cpu_s - gpu) : gpu + cpu_s;
+  return static_cast<Nanos>(t * 1e9 + 0.5);
+}
+
+DecodeStepCost StepModel::DecodeStep(int64_t seqs) const {
+  DecodeStepCost d;
+  if (config_.spec_tokens > 0 || seqs < 1) return d;
+  const ModelSpec& m = config_.model;
+  const StackParams& sp = config_.stack.params;
+  // The whole step with no keys read, less its decode attention, is the fixed part.
+  BatchShape shape;
+  shape.decode_seqs = shape.decode_tokens = shape.sampled = seqs;
+  shape.decode_keys_full = shape.decode_keys_swa = shape.decode_pairs_full = shape.decode_pairs_swa = 1;
+  const StepCost cost = Cost(shape);
+  const double dp = config_.dp, n = static_cast<double>(seqs);
+  const double share = dp > 1 ? std::ceil(n / dp) / n : 1.0 / dp;
+  const double heads_gpu = m.heads / static_cast<double>(config_.tp);
+  const double dec_dims = m.mla() ? (2.0 * m.kv_lora_rank + m.qk_rope_dim) : 2.0 * m.head_dim;
+  const double attn_layers = m.full_attention_layers() + m.sliding_layers;
+  d.seqs = seqs;
+  d.fixed_s = 0;
+  for (int i = 0; i < kNumOps; ++i)
+    if (i != kOpAttnDecode && i != kOpScheduler) d.fixed_s += cost.ops[i].time_s;
+  const bool graphed = config_.stack.graphs;
+  const double kernels = (m.layers - m.moe_layers()) * kernels_per_layer_ + m.moe_layers() * kernels_per_moe_layer_ +
+                         kStepKernels;
+  if (!graphed) {
+    // The kernel-floor op above holds floors + unhidden launches: keep the floors, re-derive the launches per step.
+    d.fixed_s -= cost.ops[kOpKernels].time_s;
+    d.fixed_s += kernels * sp.kernel_us * 1e-6;
+    d.launch_s = kernels * sp.eager_kernel_us * 1e-6;
+  }
+  d.attn_flops_full = 2.0 * share * m.full_attention_layers() * heads_gpu * dec_dims;
+  d.attn_flops_swa = 2.0 * share * m.sliding_layers * heads_gpu * dec_dims;
+  d.attn_flop_rate = bf16_flops_ * (m.mla() ? sp.mla_decode_bw : sp.attn_prefill.max);
+  d.attn_bytes_full = share * m.full_attention_layers() * kv_bytes_token_layer_;
+  d.attn_bytes_swa = share * m.sliding_layers * kv_bytes_token_layer_;
+  d.attn_bytes_const = (n * share) * attn_layers * heads_gpu * dec_dims * act_bytes_;
+  d.attn_byte_rate = hbm_bytes_per_s_ * (m.mla() ? sp.mla_decode_bw : sp.attn_decode_bw);
+  const double rank_seqs = dp > 1 ? std::ceil(n / dp) : n;
+  d.cpu_s = (sp.step_us + sp.per_seq_us * rank_seqs) * 1e-6;
+  d.overlap = config_.stack.overlap_scheduler;
+  return d;
+}
+
 Nanos StepModel::StepNanos(const BatchShape& s) const {
   if (s.tokens() <= 0) return 0;
   Acc acc;

@@ -130,6 +130,22 @@ struct StepCost {
   Nanos ns() const { return static_cast<Nanos>(time_s * 1e9 + 0.5); }
 };
 
+// The cost of a decode-only step of one batch (fixed sequence count, one
+// token each, no MTP) as a function of the keys its attention reads: every
+// other operator is the same from step to step while the batch keeps its
+// members, so the engine evaluates this instead of the whole model.
+// At(keys_full, keys_swa) equals StepNanos() of such a step (to rounding).
+struct DecodeStepCost {
+  int64_t seqs = -1;                // the batch it describes (-1: none)
+  double fixed_s = 0;               // GPU time of every operator but decode attention
+  double attn_flops_full = 0, attn_flops_swa = 0, attn_flop_rate = 1;   // per key
+  double attn_bytes_full = 0, attn_bytes_swa = 0, attn_bytes_const = 0, attn_byte_rate = 1;
+  double launch_s = 0;              // CPU launches to hide (0 when graph-captured)
+  double cpu_s = 0;                 // scheduler CPU time
+  bool overlap = false;
+  Nanos At(double keys_full, double keys_swa) const;
+};
+
 class StepModel {
  public:
   explicit StepModel(const SimConfig& config);
@@ -138,6 +154,9 @@ class StepModel {
   StepCost Cost(const BatchShape& shape) const;
   // Cost(shape).ns() without the per-operator breakdown (the engine's hot path).
   Nanos StepNanos(const BatchShape& shape) const;
+  // The decode step cost of `seqs` one-token sequences as a function of keys.
+  // Empty (seqs -1) when the model uses MTP (its steps are not of this form).
+  DecodeStepCost DecodeStep(int64_t seqs) const;
 
   const SimConfig& config() const { return config_; }
 

@@ -141,6 +141,7 @@ class Worker {
   std::deque<int32_t> waiting_;
   std::unordered_map<int64_t, int32_t> by_id_;
   std::vector<std::pair<int32_t, int32_t>> scheduled_;  // (slot, tokens) of the step being planned
+  DecodeStepCost decode_cost_;  // of the last decode-only batch size seen
   EngineStats stats_;
 };
 
