@@ -147,13 +147,16 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
   std::sort(all.begin(), all.end(), Before);
   std::vector<std::string> names, versions;
   const Stack* newest = nullptr;
+  const Stack* newest_in_series = nullptr;  // "0.4" names the newest 0.4.x
   for (const auto& s : all) {
     if (names.empty() || names.back() != s.name) names.push_back(s.name);
     if (s.name != name) continue;
     versions.push_back(s.version);
     if (!version.empty() && Lower(s.version) == version) return s;
+    if (!version.empty() && Lower(s.version).rfind(version + ".", 0) == 0) newest_in_series = &s;
     newest = &s;
   }
+  if (newest_in_series != nullptr) return *newest_in_series;
   if (newest == nullptr)
     return NotFound("--stack: unknown stack '" + name + "'; known: " +
                     (names.empty() ? "(none under " + data_dir + "/stacks)" : Join(names)));

@@ -58,7 +58,8 @@ struct Stack {
 };
 
 // Loads "name" (its newest version by release date) or "name@version"
-// (case-insensitive). Unknown names or versions fail with NotFound listing the
+// (case-insensitive); a version that is a prefix of others ("0.4" of 0.4.2,
+// 0.4.3) names the newest of that series. Unknown names or versions fail with NotFound listing the
 // known ones.
 Result<Stack> LoadStack(std::string_view spec, const std::string& data_dir = DefaultDataDir());
 // The newest version of the stack marked default_for_vendor for "nvidia" / "amd".
