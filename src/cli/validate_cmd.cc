@@ -61,7 +61,7 @@ int RunValidate(int argc, char** argv) {
     PrintRow(row);
   }
   if (!report->held_out.empty()) {
-    std::printf("-- held out (published after June 2025; never fitted)\n");
+    std::printf("-- held out (published after June 2025, or marked held_out in data/validation; never fitted)\n");
     for (const auto& row : report->held_out) PrintRow(row);
   }
   std::printf("throughput in output tokens/s; error = predicted / published - 1; LOO = the stack's free parameters "

@@ -255,7 +255,9 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
       n = std::max<int64_t>(o.offline_requests, static_cast<int64_t>(3 * running));
     }
     m.requests_ = DrawRequests(*d, n, r.output_mean, o.seed);
-    if (r.scenario == Scenario::kServer) m.server_requests_ = DrawRequests(*d, o.server_requests, r.output_mean, o.seed + 1);
+    // Server probes: the same turnover, so that an overloaded rate shows in
+    // the latency percentiles (a short run at any rate ends before its queue grows).
+    if (r.scenario == Scenario::kServer) m.server_requests_ = DrawRequests(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
   } else {
     const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
     m.requests_.resize(static_cast<size_t>(n));
