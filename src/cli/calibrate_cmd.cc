@@ -134,7 +134,7 @@ int RunCalibrate(int argc, char** argv) {
   }
 
   double total_seconds = 0;
-  int total_points = 0;
+  int total_points = 0, fitted_stacks = 0;
   for (const auto& id : stacks) {
     Result<sim::Stack> stack = sim::LoadStack(id, dir);
     if (!stack.ok()) return Fail(kCmd, stack.status());
@@ -160,13 +160,17 @@ int RunCalibrate(int argc, char** argv) {
       if (!measured.ok()) return Fail(kCmd, measured.status());
       for (auto& m : *measured) models.push_back(std::move(m));
     }
-    if (models.empty())
+    if (models.empty()) {
+      // --stack all (with --id) fits the stacks that have matching results.
+      if (stack_name == "all") continue;
       return UsageError(kCmd, "nothing to fit " + stack->id() + " to: no published result names it (data/validation) "
                               "and no --db runs were given");
+    }
     Result<sim::CalibrationResult> cal = sim::Calibrate(*stack, models, co);
     if (!cal.ok()) return Fail(kCmd, cal.status());
     total_seconds += cal->seconds;
     total_points += static_cast<int>(cal->points.size());
+    ++fitted_stacks;
 
     std::printf("== %s: %zu points, %zu free parameters\n", stack->id().c_str(), cal->points.size(), cal->free.size());
     std::printf("%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
@@ -203,7 +207,10 @@ int RunCalibrate(int argc, char** argv) {
       return Fail(kCmd, st);
     std::printf("  wrote %s (%s@%s)\n", path.c_str(), stack->name.c_str(), v.c_str());
   }
-  if (stacks.size() > 1) std::printf("%d points over %zu stacks in %.2f s\n", total_points, stacks.size(), total_seconds);
+  if (total_points == 0)
+    return UsageError(kCmd, "nothing to fit: no published result of any stack matches --id '" + only + "'");
+  if (stacks.size() > 1)
+    std::printf("%d points over %d stacks in %.2f s\n", total_points, fitted_stacks, total_seconds);
   return 0;
 }
 

@@ -279,6 +279,14 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     const double bw = hw.CollectiveGBps(config_.tp) * 1e9 * sp.link;
     const double t = count * (2.0 * (tp - 1) / tp * size / bw + sp.allreduce_us * 1e-6);
     AddComm(out, !draft ? kOpAllReduce : kOpDraft, count * 2.0 * (tp - 1) / tp * size * scale, t * scale);
+    if (out.detail != nullptr && !draft) {
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "%.0f x (ring 2(n-1)/n x %.0f KB at %.0f GB/s = %.3f of %.0f GB/s (collectives.link) + %.1f us "
+                    "(collectives.allreduce_us))",
+                    count, size / 1e3, bw / 1e9, sp.link, hw.CollectiveGBps(config_.tp), sp.allreduce_us);
+      out.detail->ops[kOpAllReduce].note = {sp.link, size, line};
+    }
   }
   if (ep > 1 && L.moe > 0 && m.moe()) {
     // Dispatch (FP8 for FP8/FP4 experts, else BF16) and combine (BF16) of each
@@ -298,6 +306,15 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     }
     t = L.moe * (t + transfer);
     AddComm(out, !draft ? kOpAllToAll : kOpDraft, L.moe * sent * scale, t * scale);
+    if (out.detail != nullptr && !draft) {
+      char line[240];
+      std::snprintf(line, sizeof line,
+                    "%.0f layers x (dispatch + combine: 2 x %.1f us (collectives.alltoall_us)%s + %.0f KB: %.0f of %.0f "
+                    "peers in the domain at %.3f of the link (collectives.link)%s)",
+                    L.moe, sp.alltoall_us, outside > 0 ? " + 2 x collectives.nic_latency_us" : "", sent / 1e3, in,
+                    peers, sp.link, outside > 0 ? ", the rest over the NICs at collectives.nic" : "");
+      out.detail->ops[kOpAllToAll].note = {sp.link, sent, line};
+    }
   }
 }
 

@@ -199,6 +199,28 @@ TEST(CalibrateCliTest, FitsAStackAndPrintsLeaveOneOut) {
   EXPECT_NE(o.text.find("no.such.parameter"), std::string::npos) << o.text;
   o = RunFrontier("calibrate --dry-run");
   EXPECT_EQ(o.status, 2) << o.text;
+  // --stack all with --id fits only the stacks that have matching results.
+  o = RunFrontier("calibrate --stack all --id oci-llama3.1 --dry-run");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("5 points over 1 stacks"), std::string::npos) << o.text;
+  o = RunFrontier("calibrate --stack all --id nothing-like-this --dry-run");
+  EXPECT_EQ(o.status, 2) << o.text;
+  EXPECT_NE(o.text.find("nothing-like-this"), std::string::npos) << o.text;
+}
+
+// --explain names, per operator, the efficiency it ran at and the parameter
+// that set it.
+TEST(SimulateCliTest, ExplainShowsEachOperatorsEfficiencyAndWhy) {
+  Output o = RunFrontier(
+      "simulate --model deepseek-r1 --hardware h200 --tp 8 --max-concurrency 64 --num-prompts 64 "
+      "--input-len 2048 --output-len 16 --explain");
+  ASSERT_EQ(o.status, 0) << o.text;
+  // The curve, its argument and its parameters: FP8 GEMMs of 57 rows per GPU
+  // with DeepSeek's block scales, on trtllm@2025.04.
+  for (const char* want : {"efficiency and why", "gemm.fp8 x scaling.block_fp8:", " x 57 / (57 + ",
+                           "attention.prefill:", "attention.mla_decode_bw", "overhead.kernel_us", "overhead.step_us",
+                           "(collectives.allreduce_us)"})
+    EXPECT_NE(o.text.find(want), std::string::npos) << want << "\n" << o.text;
 }
 
 }  // namespace
