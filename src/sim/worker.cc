@@ -58,32 +58,29 @@ int32_t Worker::Slot() {
 
 Status Worker::Add(int64_t id, int32_t input_len, int32_t output_len) {
   FRONTIER_RETURN_IF_ERROR(Check(id, input_len, output_len));
-  const int32_t slot = Slot();
-  Seq& s = seqs_[slot];
-  s = Seq{};
-  s.id = id;
-  s.input = input_len;
-  s.output = output_len;
-  s.live = true;
-  by_id_.emplace(id, slot);
-  waiting_.push_back(slot);
+  Queue(id, input_len, output_len);
   return Status::Ok();
 }
 
 Status Worker::AddPrefilled(int64_t id, int32_t input_len, int32_t output_len) {
   FRONTIER_RETURN_IF_ERROR(Check(id, input_len, output_len));
+  Seq& s = Queue(id, input_len, output_len);
+  s.generated = 1;         // the first token came with the KV cache,
+  s.computed = input_len;  // which holds the prompt
+  return Status::Ok();
+}
+
+Worker::Seq& Worker::Queue(int64_t id, int32_t input_len, int32_t output_len) {
   const int32_t slot = Slot();
   Seq& s = seqs_[slot];
   s = Seq{};
   s.id = id;
   s.input = input_len;
   s.output = output_len;
-  s.generated = 1;         // the first token came with the KV cache,
-  s.computed = input_len;  // which holds the prompt
   s.live = true;
   by_id_.emplace(id, slot);
   waiting_.push_back(slot);
-  return Status::Ok();
+  return s;
 }
 
 void Worker::Free(int32_t slot) {

@@ -127,6 +127,8 @@ class Worker {
   void Free(int32_t slot);
 
   int32_t Slot();
+  // A new sequence in a free slot, at the back of the waiting queue.
+  Seq& Queue(int64_t id, int32_t input_len, int32_t output_len);
 
   StepModel model_;
   Role role_;
