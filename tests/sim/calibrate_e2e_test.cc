@@ -93,10 +93,17 @@ load:
   const nlohmann::json got = ReadJson(stacks / "vllm-cuda@recovered.json");
   const double kernel_us = got["parameters"]["overhead.kernel_us"]["value"].get<double>();
   const double gemm = got["parameters"]["gemm.bf16.max"]["value"].get<double>();
-  // Measured over HTTP in real time, so a little above the pure model: the
-  // client's and the timer's overheads land on the per-kernel cost.
-  EXPECT_NEAR(kernel_us, 10.0, 10.0 * 0.08) << o.text;
-  EXPECT_NEAR(gemm, 0.80, 0.80 * 0.03) << o.text;
+  // Measured over HTTP in real time, so a little off the pure model: the
+  // client's and the timer's overheads land on the per-kernel cost and on the
+  // short prefill-bound requests. A sanitizer build runs the server and the
+  // client several times slower, so the same lateness is larger there.
+#ifdef FRONTIER_SIM_REDUCED
+  constexpr double kKernelTolerance = 0.12, kGemmTolerance = 0.06;
+#else
+  constexpr double kKernelTolerance = 0.08, kGemmTolerance = 0.03;
+#endif
+  EXPECT_NEAR(kernel_us, 10.0, 10.0 * kKernelTolerance) << o.text;
+  EXPECT_NEAR(gemm, 0.80, 0.80 * kGemmTolerance) << o.text;
   // The written version keeps its provenance: the points it was fitted to and the start values.
   EXPECT_EQ(got["version"], "recovered");
   EXPECT_EQ(got["calibration"]["fitted_to"].size(), 4u) << got["calibration"].dump();
