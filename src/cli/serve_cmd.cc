@@ -76,6 +76,9 @@ int RunServe(int argc, char** argv) {
   for (const auto& f : fixed_flags)
     if (app.get_option(f)->count() > 0) p.fixed_only_flags_given.push_back(f);
 
+  if (s.max_num_seqs_auto)
+    return UsageError("serve", "--max-num-seqs auto raises the cap to a sweep's concurrency; a server's cap is fixed "
+                               "when it starts: give a number");
   Result<serve::ResolvedProfile> profile = serve::ResolveProfile(p);
   if (!profile.ok()) return Fail("serve", profile.status());
   if (o.model_name.empty()) o.model_name = profile->default_model_name;

@@ -74,6 +74,8 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
   h.links = static_cast<int>(links);
   FRONTIER_ASSIGN_OR_RETURN(double domain, NumberOr(j, "scale_up_gpus", 8, path));
   h.scale_up_gpus = static_cast<int>(domain);
+  FRONTIER_ASSIGN_OR_RETURN(h.nic_gbps, NumberOr(j, "scale_out_gbps_per_gpu", 0, path));
+  if (h.nic_gbps < 0) return InvalidArgument(path + ": scale_out_gbps_per_gpu must be >= 0");
   FRONTIER_ASSIGN_OR_RETURN(h.tdp_w, Number(j, "tdp_w", path));
   if (j.contains("usd_per_gpu_hour")) {
     const auto& p = j["usd_per_gpu_hour"];
