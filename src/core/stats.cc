@@ -21,19 +21,45 @@ double StdDev(std::span<const double> x) {
   return std::sqrt(ss / static_cast<double>(x.size()));
 }
 
-double PercentileSorted(std::span<const double> sorted, double p) {
-  if (sorted.empty()) return 0.0;
-  const double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = rank - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+const char* PercentileMethodName(PercentileMethod m) {
+  return m == PercentileMethod::kLinear ? "linear (numpy)" : "index (MLPerf LoadGen)";
 }
 
-double Percentile(std::span<const double> x, double p) {
+namespace {
+
+// Where percentile p of n > 0 samples lies by `method`: the order statistics
+// `lo` and `lo + 1` (clamped) and the weight of the second.
+struct Rank {
+  size_t lo = 0, hi = 0;
+  double frac = 0;
+};
+
+Rank RankOf(size_t n, double p, PercentileMethod method) {
+  Rank r;
+  if (method == PercentileMethod::kLoadgenIndex) {
+    r.lo = std::min(static_cast<size_t>(std::floor(static_cast<double>(n) * p / 100.0)), n - 1);
+    r.hi = r.lo;
+    return r;
+  }
+  const double rank = p / 100.0 * static_cast<double>(n - 1);
+  r.lo = std::min(static_cast<size_t>(std::floor(rank)), n - 1);
+  r.hi = std::min(r.lo + 1, n - 1);
+  r.frac = rank - static_cast<double>(r.lo);
+  return r;
+}
+
+}  // namespace
+
+double PercentileSorted(std::span<const double> sorted, double p, PercentileMethod method) {
+  if (sorted.empty()) return 0.0;
+  const Rank r = RankOf(sorted.size(), p, method);
+  return sorted[r.lo] + (sorted[r.hi] - sorted[r.lo]) * r.frac;
+}
+
+double Percentile(std::span<const double> x, double p, PercentileMethod method) {
   std::vector<double> sorted(x.begin(), x.end());
   std::sort(sorted.begin(), sorted.end());
-  return PercentileSorted(sorted, p);
+  return PercentileSorted(sorted, p, method);
 }
 
 double Median(std::span<const double> x) { return Percentile(x, 50.0); }
@@ -104,23 +130,23 @@ class BucketSelect {
 
 }  // namespace
 
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps) {
+std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, PercentileMethod method) {
   std::vector<double> out(ps.size(), 0.0);
   if (x.empty()) return out;
   const size_t n = x.size();
+  std::vector<Rank> where;
+  where.reserve(ps.size());
+  for (double p : ps) where.push_back(RankOf(n, p, method));
   if (n >= (1u << 16)) {
     std::vector<size_t> ranks;
-    for (double p : ps) {
-      const double rank = p / 100.0 * static_cast<double>(n - 1);
-      const auto lo = std::min(static_cast<size_t>(std::floor(rank)), n - 1);
-      ranks.push_back(lo);
-      ranks.push_back(std::min(lo + 1, n - 1));
+    for (const Rank& r : where) {
+      ranks.push_back(r.lo);
+      ranks.push_back(r.hi);
     }
     const BucketSelect select(x, ranks);
     for (size_t i = 0; i < ps.size(); ++i) {
-      const double rank = ps[i] / 100.0 * static_cast<double>(n - 1);
       const double v_lo = select.Value(2 * i), v_hi = select.Value(2 * i + 1);
-      out[i] = v_lo + (v_hi - v_lo) * (rank - std::floor(rank));
+      out[i] = v_lo + (v_hi - v_lo) * where[i].frac;
     }
     return out;
   }
@@ -131,15 +157,14 @@ std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> 
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ps[a] < ps[b]; });
   size_t start = 0;
   for (size_t i : order) {
-    const double rank = ps[i] / 100.0 * static_cast<double>(n - 1);
-    const auto lo = std::min(static_cast<size_t>(std::floor(rank)), n - 1);
-    auto lo_it = x.begin() + static_cast<std::ptrdiff_t>(lo);
+    const Rank& r = where[i];
+    auto lo_it = x.begin() + static_cast<std::ptrdiff_t>(r.lo);
     std::nth_element(x.begin() + static_cast<std::ptrdiff_t>(start), lo_it, x.end());
     const double v_lo = *lo_it;
     // Everything after lo is >= v_lo; the next order statistic is their minimum.
-    const double v_hi = lo + 1 < n ? *std::min_element(lo_it + 1, x.end()) : v_lo;
-    out[i] = v_lo + (v_hi - v_lo) * (rank - static_cast<double>(lo));
-    start = lo;
+    const double v_hi = r.hi > r.lo ? *std::min_element(lo_it + 1, x.end()) : v_lo;
+    out[i] = v_lo + (v_hi - v_lo) * r.frac;
+    start = r.lo;
   }
   return out;
 }

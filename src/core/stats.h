@@ -1,10 +1,19 @@
-// stats.h: descriptive statistics over samples, defined as numpy defines them
-// so that frontier's figures compare with vLLM's serving benchmark:
+// stats.h: descriptive statistics over samples.
+//
+// Mean, median and deviation as numpy defines them, so that frontier's
+// figures compare with vLLM's serving benchmark:
 //   Mean     = np.mean
 //   Median   = np.median
 //   StdDev   = np.std (population, ddof = 0)
-//   Percentile(p) = np.percentile(x, p) with the default "linear" method:
-//     rank = p/100 * (n - 1), interpolate between the two nearest order statistics.
+// Percentiles by one of two named methods, side by side because the two
+// yardsticks frontier reports against define them differently:
+//   kLinear       np.percentile(x, p) with numpy's default "linear" method:
+//                 rank = p/100 * (n - 1), interpolated between the two nearest
+//                 order statistics. vLLM's metrics (metrics/summary.h).
+//   kLoadgenIndex MLPerf LoadGen's (loadgen/results.cc): the sorted samples'
+//                 element at index floor(n * p/100), no interpolation (the
+//                 last element when that index is n). MLPerf verdicts
+//                 (loadgen/verdict.h).
 // An empty sample gives 0 for every statistic (vLLM reports 0 too).
 //
 // Thread safety: pure functions.
@@ -15,12 +24,18 @@
 
 namespace frontier {
 
+enum class PercentileMethod { kLinear, kLoadgenIndex };
+
+// "linear (numpy)", "index (MLPerf LoadGen)".
+const char* PercentileMethodName(PercentileMethod m);
+
 double Mean(std::span<const double> x);
 double StdDev(std::span<const double> x);
 // REQUIRES: 0 <= p <= 100. Copies and sorts x.
-double Percentile(std::span<const double> x, double p);
+double Percentile(std::span<const double> x, double p, PercentileMethod method = PercentileMethod::kLinear);
 // As Percentile, for a sample already sorted ascending (no copy).
-double PercentileSorted(std::span<const double> sorted, double p);
+double PercentileSorted(std::span<const double> sorted, double p,
+                        PercentileMethod method = PercentileMethod::kLinear);
 double Median(std::span<const double> x);
 
 // Several percentiles at once, each as Percentile() defines it, without a
@@ -29,6 +44,7 @@ double Median(std::span<const double> x);
 // samples by counting into value buckets and sorting only the buckets that
 // hold the ranks asked for (two passes over the data). May reorder `x`.
 // Returns the values in the order of `ps`; each p must be in [0, 100].
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps);
+std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps,
+                                PercentileMethod method = PercentileMethod::kLinear);
 
 }  // namespace frontier

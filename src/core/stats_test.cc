@@ -18,6 +18,30 @@ TEST(StatsTest, MatchesNumpyLinearPercentile) {
   EXPECT_DOUBLE_EQ(Median(std::vector<double>{4, 1, 3, 2}), 2.5);
 }
 
+// MLPerf LoadGen's rule (loadgen/results.cc): sorted[floor(n p / 100)], no
+// interpolation, the last element when the index reaches n.
+TEST(StatsTest, LoadgenIndexPercentile) {
+  const auto m = PercentileMethod::kLoadgenIndex;
+  std::vector<double> x = {15, 20, 35, 40, 50};
+  EXPECT_DOUBLE_EQ(Percentile(x, 0, m), 15.0);
+  EXPECT_DOUBLE_EQ(Percentile(x, 40, m), 35.0);   // index floor(2.0) = 2
+  EXPECT_DOUBLE_EQ(Percentile(x, 50, m), 35.0);   // index floor(2.5) = 2
+  EXPECT_DOUBLE_EQ(Percentile(x, 99, m), 50.0);   // index floor(4.95) = 4
+  EXPECT_DOUBLE_EQ(Percentile(x, 100, m), 50.0);  // index 5 clamped to 4
+  // 1000 samples 1..1000: p99 is sorted[990] = 991 (numpy's linear gives 990.01).
+  std::vector<double> y;
+  for (int i = 1000; i >= 1; --i) y.push_back(i);
+  EXPECT_DOUBLE_EQ(Percentile(y, 99, m), 991.0);
+  EXPECT_DOUBLE_EQ(Percentile(y, 99), 990.01);
+  std::vector<double> copy = y;
+  const std::vector<double> ps = {99, 50, 90};
+  EXPECT_EQ(Percentiles(copy, ps, m), (std::vector<double>{991, 501, 901}));
+  // The bucketed path of large samples gives the same element.
+  std::vector<double> big;
+  for (int i = 0; i < 100'000; ++i) big.push_back((i * 7919) % 100'000);
+  EXPECT_EQ(Percentiles(big, ps, m), (std::vector<double>{99'000, 50'000, 90'000}));
+}
+
 TEST(StatsTest, MeanAndPopulationStdDev) {
   std::vector<double> x = {2, 4, 4, 4, 5, 5, 7, 9};
   EXPECT_DOUBLE_EQ(Mean(x), 5.0);

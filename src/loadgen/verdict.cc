@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.h"
+
 namespace frontier::loadgen {
 
 LatencyOrigin OriginFor(const workload::LoadOptions& load) {
@@ -13,16 +15,6 @@ LatencyOrigin OriginFor(const workload::LoadOptions& load) {
 }
 
 namespace {
-
-// LoadGen's percentile (results.cc): the sorted samples' element at index
-// floor(n * p), p a fraction. Reorders `x`. REQUIRES: x not empty.
-double LoadgenPercentile(std::vector<double>& x, double percentile) {
-  const auto n = static_cast<double>(x.size());
-  auto i = static_cast<size_t>(std::floor(n * percentile / 100.0));
-  i = std::min(i, x.size() - 1);
-  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(i), x.end());
-  return x[i];
-}
 
 double Ms(Nanos ns) { return static_cast<double>(ns) / kNanosPerMilli; }
 
@@ -106,7 +98,8 @@ Verdict Judge(const RunResult& run, const ScenarioRules& rules, const metrics::S
       es.percentile = c.percentile / 100.0;
       check.early_stopping = EarlyStopping(samples, c.limit_ms, es);
     }
-    check.value_ms = LoadgenPercentile(samples, c.percentile);
+    const double p[] = {c.percentile};
+    check.value_ms = Percentiles(samples, p, PercentileMethod::kLoadgenIndex).front();
     check.met = check.value_ms <= c.limit_ms;
     if (!check.met) {
       v.constraints_met = false;

@@ -13,8 +13,8 @@
 //     min_duration after the first; Offline: the last sample ended at least
 //     min_duration after the start (LoadGen's MinDurationMet);
 //   * minimum count: queries (Server) or samples (Offline) issued;
-//   * each latency constraint: its percentile, by LoadGen's rule (the sorted
-//     samples' element at index floor(n x p / 100)), is at most the limit;
+//   * each latency constraint: its percentile, by LoadGen's rule
+//     (core/stats.h's PercentileMethod::kLoadgenIndex), is at most the limit;
 //   * Server/Interactive: each constraint passes early stopping (early_stopping.h);
 //   * the minimum interactivity, when asked: summary.interactivity (1000 /
 //     median TPOT, metrics/summary.h) at least that.
