@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   for (int64_t c = 1; c <= 2048; c *= 2) {
     workload::LoadOptions load;
     load.max_concurrency = c;
+    load.num_prompts = 2000;
     sim::SimulationStats st;
     const auto t0 = Clock::now();
     const std::clock_t c0 = std::clock();

@@ -1,11 +1,12 @@
 // clock.h: time as int64 nanoseconds, and the injectable clocks that read it.
 //
 // Code that reads time takes a Clock&. SteadyClock wraps
-// std::chrono::steady_clock (monotonic); FakeClock is set by hand in tests;
-// the simulator keeps its own virtual time and never reads a Clock.
+// std::chrono::steady_clock (monotonic); ManualClock is moved by its owner:
+// by hand in tests, and by the simulator's target (sim/sim_target.h), whose
+// virtual time the load core reads through it.
 //
-// Thread safety: SteadyClock is safe from any thread. FakeClock is not
-// synchronised: set it from the thread that reads it.
+// Thread safety: SteadyClock is safe from any thread. ManualClock is not
+// synchronised: move it from the thread that reads it.
 #pragma once
 
 #include <chrono>
@@ -47,9 +48,9 @@ class SteadyClock final : public Clock {
   static const SteadyClock& Get();
 };
 
-class FakeClock final : public Clock {
+class ManualClock final : public Clock {
  public:
-  explicit FakeClock(Nanos start = 0) : now_(start) {}
+  explicit ManualClock(Nanos start = 0) : now_(start) {}
   Nanos Now() const override { return now_; }
   void Set(Nanos t) { now_ = t; }
   void Advance(Nanos d) { now_ += d; }

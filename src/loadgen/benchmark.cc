@@ -59,6 +59,13 @@ std::string HostName() {
   return buf;
 }
 
+void DescribeHttp(const client::ClientOptions& options, RunResult* run) {
+  run->source = "measured";
+  run->host = HostName();
+  run->base_url = options.base_url;
+  run->endpoint = options.endpoint;
+}
+
 Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workload::RequestSpec>& specs,
                                   const workload::LoadOptions& load, Observer* observer,
                                   const std::atomic<bool>* stop) {
@@ -72,10 +79,7 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);
   const std::string start_time = UtcTimestampNow();
-  RunOptions run_options = o.run;
-  run_options.clock = &SteadyClock::Get();  // the client stamps with the steady clock
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run,
-                            RunLoad(*target, specs, load, run_options, &recording, stop));
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run, RunLoad(*target, specs, load, o.run, &recording, stop));
   run.source = "measured";
   run.frontier_version = kVersion;
   run.command_line = o.command_line;

@@ -72,7 +72,4 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& options,
 std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab_flag,
                               workload::DatasetOptions* dataset, std::map<std::string, std::string>* effective);
 
-// The machine's host name, for provenance.
-std::string HostName();
-
 }  // namespace frontier::loadgen

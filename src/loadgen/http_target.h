@@ -1,5 +1,6 @@
 // http_target.h: the Target (target.h) that sends requests over HTTP with the
-// streaming client (client/stream_client.h).
+// streaming client (client/stream_client.h), and what every HTTP target
+// records of itself.
 //
 // Thread safety: as Target; one thread.
 #pragma once
@@ -11,6 +12,13 @@
 #include "loadgen/target.h"
 
 namespace frontier::loadgen {
+
+// The machine's host name, for provenance.
+std::string HostName();
+
+// source "measured", host HostName(), base_url, endpoint: what an HTTP
+// target's Describe() records.
+void DescribeHttp(const client::ClientOptions& options, RunResult* run);
 
 class HttpTarget final : public Target {
  public:
@@ -34,17 +42,20 @@ class HttpTarget final : public Target {
   }
   size_t InFlight() const override { return client_->InFlight(); }
   std::string ServedModel() const override { return client_->served_model(); }
+  void Describe(RunResult* run) const override { DescribeHttp(options_, run); }
 
   client::StreamClient& client() { return *client_; }
 
  private:
-  explicit HttpTarget(std::unique_ptr<client::StreamClient> c) : client_(std::move(c)) {}
+  HttpTarget(std::unique_ptr<client::StreamClient> c, client::ClientOptions o)
+      : client_(std::move(c)), options_(std::move(o)) {}
   std::unique_ptr<client::StreamClient> client_;
+  client::ClientOptions options_;
 };
 
 inline Result<std::unique_ptr<HttpTarget>> HttpTarget::Create(const client::ClientOptions& options) {
   FRONTIER_ASSIGN_OR_RETURN(auto c, client::StreamClient::Create(options));
-  return std::unique_ptr<HttpTarget>(new HttpTarget(std::move(c)));
+  return std::unique_ptr<HttpTarget>(new HttpTarget(std::move(c), options));
 }
 
 }  // namespace frontier::loadgen

@@ -27,7 +27,6 @@ class LiveTrialRunner final : public TrialRunner {
   LiveTrialRunner(BenchOptions options, const std::vector<workload::RequestSpec>* specs);
 
   std::string Name() const override { return options_.client.base_url; }
-  bool ReportsLive() const override { return true; }
   Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
                         const std::atomic<bool>* stop) override;
 

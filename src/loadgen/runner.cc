@@ -37,7 +37,8 @@ class Books final : public CompletionSink {
     rec.sent_ns = rebase(rec.sent_ns);
     rec.first_token_ns = rebase(rec.first_token_ns);
     rec.end_ns = rebase(rec.end_ns);
-    for (auto& e : rec.events) e.t_ns -= t0_;
+    if (t0_ != 0)
+      for (auto& e : rec.events) e.t_ns -= t0_;
     rec.scheduled_ns = slot.scheduled_ns;
     rec.warmup = slot.warmup;
     rec.requested_output_tokens = slot.requested_output_tokens;
@@ -79,7 +80,7 @@ class Books final : public CompletionSink {
 
 }  // namespace
 
-Result<RunResult> RunLoad(Target& target, const std::vector<workload::RequestSpec>& specs,
+Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,
                           const workload::LoadOptions& load, const RunOptions& options,
                           Observer* observer, const std::atomic<bool>* stop) {
   if (load.warmup < 0) return InvalidArgument("--warmup must be 0 or more");
@@ -92,7 +93,7 @@ Result<RunResult> RunLoad(Target& target, const std::vector<workload::RequestSpe
   if (load.duration_s && !(*load.duration_s > 0))
     return InvalidArgument("--duration must be a positive number of seconds");
 
-  const Clock& clock = *options.clock;
+  const Clock& clock = target.clock();
   const int64_t warm = load.warmup;
   const size_t measured_specs = specs.size() - static_cast<size_t>(warm);
   const bool open_loop = !std::isinf(load.request_rate);
@@ -186,6 +187,7 @@ Result<RunResult> RunLoad(Target& target, const std::vector<workload::RequestSpe
       next_progress = now + options.progress_interval;
     }
     Nanos deadline = now + options.max_poll;
+    if (observer) deadline = std::min(deadline, next_progress);  // progress on time, on any clock
     if (measuring && !issuing_done && next < total &&
         static_cast<int64_t>(target.InFlight()) < cap)
       deadline = std::min(deadline, measured_start + planned(next));

@@ -3,16 +3,22 @@
 // RunResult.
 //
 //   auto specs = workload::LoadDataset(dataset_options);
-//   HttpTarget target(client_options);                 // or any Target
-//   RunOptions run;                                    // clock, grace, JSONL sink
-//   Result<RunResult> r = RunLoad(target, *specs, load, run, &observer, &stop_flag);
+//   auto target = HttpTarget::Create(client_options);  // or sim::SimTarget, any Target
+//   RunOptions run;                                    // grace, progress interval
+//   Result<RunResult> r = RunLoad(**target, *specs, load, run, &observer, &stop_flag);
 //
-// Schedule (workload/load.h): warm-up requests (the first load.warmup specs)
-// are sent first, as fast as the concurrency cap allows, and the measured
-// phase starts when the last of them ended; the measured requests follow the
-// arrival plan of workload/arrival.h (PlanArrivals with the load's rate,
-// burstiness and seed), offset to the measured phase's start. A request is
-// issued when its planned time has come and a slot is free (closed loop:
+// Time is the Target's clock(): the steady clock for a server, the
+// simulator's virtual clock for a simulated one, so every rule below holds
+// alike for both.
+//
+// Schedule (workload/load.h): warm-up, as MLPerf treats it, is outside the
+// timed run: the warm-up requests (the first load.warmup specs) are sent
+// first, as fast as the concurrency cap allows, and the measured phase
+// starts when the last of them ended; they are marked and left out of every
+// metric. The measured requests follow the arrival plan of
+// workload/arrival.h (PlanArrivals with the load's rate, burstiness and
+// seed), offset to the measured phase's start. A request is issued when its
+// planned time has come and a slot is free (closed loop:
 // load.max_concurrency); `scheduled_ns` is the planned time, `sent_ns` the
 // actual one, so waiting inside the client shows as client queue time.
 //
@@ -32,6 +38,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,7 +73,6 @@ class Observer {
 };
 
 struct RunOptions {
-  const Clock* clock = &SteadyClock::Get();  // must be the Target's clock
   Nanos grace = 5 * kNanosPerSecond;         // after a stop, before aborting
   Nanos progress_interval = 200 * kNanosPerMilli;
   // Longest wait in one Poll, so a stop request is noticed promptly.
@@ -77,7 +83,7 @@ struct RunOptions {
 
 // Runs the workload. Fails (InvalidArgument) only on bad options: no specs,
 // fewer specs than warm-up requests, a non-positive rate or burstiness.
-Result<RunResult> RunLoad(Target& target, const std::vector<workload::RequestSpec>& specs,
+Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,
                           const workload::LoadOptions& load, const RunOptions& options,
                           Observer* observer, const std::atomic<bool>* stop);
 

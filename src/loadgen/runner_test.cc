@@ -1,4 +1,4 @@
-// The timing core against a fake Target on a FakeClock: schedules, caps,
+// The timing core against a fake Target on a ManualClock: schedules, caps,
 // warm-up, duration and stop are checked exactly, without a network.
 #include "loadgen/runner.h"
 
@@ -18,9 +18,11 @@ constexpr Nanos kMs = kNanosPerMilli;
 // Each request takes latency(id): first token at half of it, end at all of it.
 class FakeTarget final : public Target {
  public:
-  FakeTarget(FakeClock& clock, std::function<Nanos(int64_t)> latency)
+  FakeTarget(ManualClock& clock, std::function<Nanos(int64_t)> latency)
       : clock_(clock), latency_(std::move(latency)) {}
   std::string Name() const override { return "fake"; }
+  const Clock& clock() const override { return clock_; }
+  void Describe(RunResult*) const override {}
   void Issue(int64_t id, const workload::RequestSpec& spec) override {
     const Nanos now = clock_.Now();
     inflight_[id] = {now, now + latency_(id), spec.output_len};
@@ -74,7 +76,7 @@ class FakeTarget final : public Target {
     r.output_tokens = f.tokens;
     return r;
   }
-  FakeClock& clock_;
+  ManualClock& clock_;
   std::function<Nanos(int64_t)> latency_;
   std::map<int64_t, Flight> inflight_;
   size_t max_inflight_ = 0;
@@ -92,13 +94,12 @@ std::vector<workload::RequestSpec> Specs(int n) {
 }
 
 TEST(RunnerTest, ClosedLoopKeepsTheCapAndSendsWhenASlotFrees) {
-  FakeClock clock(1000 * kMs);
+  ManualClock clock(1000 * kMs);
   FakeTarget target(clock, [](int64_t) { return 10 * kMs; });
   workload::LoadOptions load;
   load.num_prompts = 6;
   load.max_concurrency = 2;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(6), load, o, nullptr, nullptr);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->requests.size(), 6u);
@@ -120,14 +121,13 @@ TEST(RunnerTest, ClosedLoopKeepsTheCapAndSendsWhenASlotFrees) {
 }
 
 TEST(RunnerTest, OpenLoopSendsAtThePlannedTimes) {
-  FakeClock clock(5 * kNanosPerSecond);
+  ManualClock clock(5 * kNanosPerSecond);
   FakeTarget target(clock, [](int64_t) { return 1 * kMs; });
   workload::LoadOptions load;
   load.num_prompts = 200;
   load.request_rate = 100;
   load.seed = 4;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(200), load, o, nullptr, nullptr);
   ASSERT_TRUE(run.ok());
   workload::ArrivalOptions a;
@@ -144,7 +144,7 @@ TEST(RunnerTest, OpenLoopSendsAtThePlannedTimes) {
 TEST(RunnerTest, CapBelowTheRateShowsAsClientQueueTime) {
   // 100 req/s planned but each takes 50 ms with one slot: the backlog grows
   // and latency from the planned time keeps it visible (no coordinated omission).
-  FakeClock clock(0);
+  ManualClock clock(0);
   FakeTarget target(clock, [](int64_t) { return 50 * kMs; });
   workload::LoadOptions load;
   load.num_prompts = 20;
@@ -152,7 +152,6 @@ TEST(RunnerTest, CapBelowTheRateShowsAsClientQueueTime) {
   load.burstiness = 1e9;  // practically regular: 10 ms gaps
   load.max_concurrency = 1;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(20), load, o, nullptr, nullptr);
   ASSERT_TRUE(run.ok());
   const auto& last = run->requests.back();
@@ -162,14 +161,13 @@ TEST(RunnerTest, CapBelowTheRateShowsAsClientQueueTime) {
 }
 
 TEST(RunnerTest, WarmupRunsFirstAndIsLeftOut) {
-  FakeClock clock(0);
+  ManualClock clock(0);
   FakeTarget target(clock, [](int64_t id) { return id < 3 ? 100 * kMs : 10 * kMs; });
   workload::LoadOptions load;
   load.num_prompts = 4;
   load.warmup = 3;
   load.max_concurrency = 8;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(7), load, o, nullptr, nullptr);
   ASSERT_TRUE(run.ok());
   ASSERT_EQ(run->requests.size(), 7u);
@@ -187,14 +185,13 @@ TEST(RunnerTest, WarmupRunsFirstAndIsLeftOut) {
 }
 
 TEST(RunnerTest, DurationStopsIssuingAndCyclesSpecs) {
-  FakeClock clock(0);
+  ManualClock clock(0);
   FakeTarget target(clock, [](int64_t) { return 30 * kMs; });
   workload::LoadOptions load;
   load.num_prompts = std::numeric_limits<int64_t>::max();
   load.duration_s = 1.0;
   load.max_concurrency = 2;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(5), load, o, nullptr, nullptr);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   // Sends at 0, 30, ..., 990 ms (34 rounds of 2); nothing after 1 s.
@@ -221,7 +218,7 @@ class StopAfter final : public Observer {
 };
 
 TEST(RunnerTest, StopDrainsThenAbortsAfterTheGrace) {
-  FakeClock clock(0);
+  ManualClock clock(0);
   // Requests 0-1 take 10 ms, 2 takes 50 ms (ends within the grace), the rest 10 s.
   FakeTarget target(clock, [](int64_t id) {
     return id < 2 ? 10 * kMs : id == 2 ? 50 * kMs : 10 * kNanosPerSecond;
@@ -230,7 +227,6 @@ TEST(RunnerTest, StopDrainsThenAbortsAfterTheGrace) {
   load.num_prompts = 100;
   load.max_concurrency = 4;
   RunOptions o;
-  o.clock = &clock;
   o.grace = 200 * kMs;
   std::atomic<bool> stop{false};
   StopAfter obs(2, &stop);
@@ -250,12 +246,11 @@ TEST(RunnerTest, StopDrainsThenAbortsAfterTheGrace) {
 }
 
 TEST(RunnerTest, RejectsAWorkloadSmallerThanTheWarmup) {
-  FakeClock clock(0);
+  ManualClock clock(0);
   FakeTarget target(clock, [](int64_t) { return kMs; });
   workload::LoadOptions load;
   load.warmup = 5;
   RunOptions o;
-  o.clock = &clock;
   auto run = RunLoad(target, Specs(5), load, o, nullptr, nullptr);
   ASSERT_FALSE(run.ok());
   EXPECT_NE(run.status().message().find("--warmup"), std::string::npos);

@@ -119,7 +119,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
     // Open-loop trials are watched for over-saturation.
     TrialWatch watch(o.interrupt);
     const bool open_loop = std::isfinite(load.request_rate);
-    if (o.saturation && open_loop && runner.ReportsLive()) {
+    if (o.saturation && open_loop) {
       workload::ArrivalOptions a{load.request_rate, load.burstiness, load.seed};
       const int64_t planned = std::min<int64_t>(load.num_prompts, 10'000'000);
       FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> plan, workload::PlanArrivals(planned, a));
@@ -140,17 +140,9 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
       so.percentiles.push_back(99.0);
     t.summary = metrics::Summarize(run, so);
     t.verdict = Judge(run, rules, t.summary, OriginFor(load));
-    std::optional<SaturationFinding> finding;
-    if (watch.finding()) {
-      finding = watch.finding();
+    if (const std::optional<SaturationFinding> finding = watch.finding()) {
       t.stopped_early = true;
-    } else if (o.saturation && open_loop && !runner.ReportsLive()) {
-      finding = DetectSaturation(run, *o.saturation);
-    }
-    if (finding) {
-      MarkOverSaturated(t.verdict, finding->Describe() +
-                                       (t.stopped_early ? "" : " (found in the finished records: this runner "
-                                                               "reports requests only at its end)"));
+      MarkOverSaturated(t.verdict, finding->Describe());
     }
     nlohmann::json extra = o.extra_result_fields;
     extra["request_rate"] = std::isinf(load.request_rate) ? nlohmann::json("inf") : nlohmann::json(load.request_rate);

@@ -23,10 +23,8 @@
 // with the highest rate; kMaxThroughput, the valid trial with the highest
 // output throughput per GPU.
 //
-// Over-saturation (saturation.h), open-loop trials only: a runner that
-// reports requests as they end is stopped at the detector's finding; for one
-// that reports only at its end (the simulator) the detector runs over the
-// finished records. Either way the trial is INVALID and says so.
+// Over-saturation (saturation.h), open-loop trials only: the trial, measured
+// or simulated, is stopped at the detector's finding, INVALID, and says so.
 //
 // Thread safety: Search runs on the calling thread and calls the runner there.
 #pragma once
@@ -56,10 +54,8 @@ class TrialRunner {
   virtual ~TrialRunner() = default;
   // For messages and the result file: "simulated llama-2-70b on 8x h200", "http://127.0.0.1:8000".
   virtual std::string Name() const = 0;
-  // True when Run reports each request to `observer` as it ends (and progress)
-  // and honours `stop`; false when it reports nothing until it returns.
-  virtual bool ReportsLive() const = 0;
-  // Runs `load` once. When *stop becomes true, a live runner ends the trial
+  // Runs `load` once, reporting each request to `observer` as it ends (and
+  // progress) on the run's clock. When *stop becomes true, it ends the trial
   // early: what was measured is kept and run.interrupted is true. Errors are
   // for a run that could not be made (bad options, unwritable output); a
   // failed request is a result.

@@ -1,5 +1,5 @@
 // The search against a system of known capacity, driven by the real timing
-// core (RunLoad) on a FakeClock: a server with S slots that holds each request
+// core (RunLoad) on a ManualClock: a server with S slots that holds each request
 // for a fixed time serves at most S / hold requests per second. Virtual time,
 // so the test is exact and fast on a loaded machine.
 #include "loadgen/search.h"
@@ -18,8 +18,10 @@ constexpr Nanos kMs = kNanosPerMilli;
 // first token at 20 ms, then 10 more tokens 8 ms apart. Capacity S / 0.1 s.
 class SlotsTarget final : public Target {
  public:
-  SlotsTarget(FakeClock& clock, int slots) : clock_(clock), slots_(slots) {}
+  SlotsTarget(ManualClock& clock, int slots) : clock_(clock), slots_(slots) {}
   std::string Name() const override { return "slots"; }
+  const Clock& clock() const override { return clock_; }
+  void Describe(RunResult*) const override {}
   void Issue(int64_t id, const workload::RequestSpec&) override {
     sent_[id] = clock_.Now();
     if (static_cast<int>(running_.size()) < slots_) {
@@ -75,7 +77,7 @@ class SlotsTarget final : public Target {
     return r;
   }
 
-  FakeClock& clock_;
+  ManualClock& clock_;
   int slots_;
   std::multimap<Nanos, int64_t> running_;  // end -> id
   std::deque<int64_t> waiting_;
@@ -88,13 +90,11 @@ class SlotsRunner final : public TrialRunner {
     for (int i = 0; i < 100; ++i) specs_.push_back({i, 64, 11, {}, {}});
   }
   std::string Name() const override { return "slots"; }
-  bool ReportsLive() const override { return true; }
   Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
                         const std::atomic<bool>* stop) override {
-    FakeClock clock(1'000 * kNanosPerSecond);
+    ManualClock clock(1'000 * kNanosPerSecond);
     SlotsTarget target(clock, slots_);
     RunOptions o;
-    o.clock = &clock;
     o.grace = 0;
     ++runs_;
     return RunLoad(target, specs_, load, o, observer, stop);

@@ -3,12 +3,15 @@
 //
 // The timing core (RunLoad, runner.h) decides *when* each request is issued
 // and keeps the books; a Target only sends requests and reports how each one
-// ended. The HTTP client (http_target.h) is one Target; tests use a fake one
-// on a FakeClock, so the scheduling logic is checked without a network.
+// ended. The HTTP client (http_target.h, worker_pool.h) is one Target, on the
+// steady clock; the simulator (sim/sim_target.h) is another, on a virtual
+// clock it moves itself as its engine steps; tests use fakes on a
+// ManualClock. So arrivals, the concurrency cap, warm-up, duration and stop
+// are written once, for measured and simulated runs alike.
 //
-// Times in the records a Target delivers are absolute readings of the Clock
-// the timing core was given (for the HTTP target: the steady clock); the core
-// rebases them to the run's start.
+// Times in the records a Target delivers are absolute readings of its
+// clock(), which is the clock the timing core reads; the core rebases them to
+// the run's start.
 //
 // Thread safety: a Target is driven from one thread, the timing core's.
 #pragma once
@@ -37,6 +40,9 @@ class Target {
 
   virtual std::string Name() const = 0;
 
+  // The clock this Target stamps its records with and the timing core reads.
+  virtual const Clock& clock() const { return SteadyClock::Get(); }
+
   // Starts request `id` now, without waiting on the network. The Target takes
   // the send timestamp (RequestRecord::sent_ns) itself. `spec` must stay
   // alive until the request completes.
@@ -56,6 +62,11 @@ class Target {
 
   // The model id the server reported in its responses ("" until one did).
   virtual std::string ServedModel() const { return ""; }
+
+  // Fills what a run's provenance says about this Target: source, host,
+  // base_url and endpoint, the settings it resolved to (added to
+  // run->effective_settings). Called once per run, after it (point.h).
+  virtual void Describe(RunResult* run) const = 0;
 };
 
 }  // namespace frontier::loadgen

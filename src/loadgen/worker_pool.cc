@@ -1,5 +1,7 @@
 #include "loadgen/worker_pool.h"
 
+#include "loadgen/http_target.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -30,6 +32,7 @@ int AutoWorkers() {
 Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(const client::ClientOptions& options, int workers) {
   if (workers < 1) return InvalidArgument("--workers must be at least 1 (or auto), got " + std::to_string(workers));
   std::unique_ptr<WorkerPool> pool(new WorkerPool());
+  pool->options_ = options;
   for (int i = 0; i < workers; ++i) {
     auto w = std::make_unique<Worker>();
     w->index = i;
@@ -159,6 +162,8 @@ void WorkerPool::AbortAll(const char* reason, CompletionSink& sink) {
   }
   Poll(SteadyClock::MonotonicNow(), sink);
 }
+
+void WorkerPool::Describe(RunResult* run) const { DescribeHttp(options_, run); }
 
 std::string WorkerPool::ServedModel() const {
   std::lock_guard<std::mutex> lock(mu_);

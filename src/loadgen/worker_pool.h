@@ -45,6 +45,7 @@ class WorkerPool final : public Target {
   void AbortAll(const char* reason, CompletionSink& sink) override;
   size_t InFlight() const override { return in_flight_total_; }
   std::string ServedModel() const override;
+  void Describe(RunResult* run) const override;
 
   int workers() const { return static_cast<int>(workers_.size()); }
   // Requests each worker was dealt so far, and the most it held in flight at
@@ -58,6 +59,7 @@ class WorkerPool final : public Target {
   void Run(Worker& w);
 
   std::vector<std::unique_ptr<Worker>> workers_;
+  client::ClientOptions options_;
   size_t in_flight_total_ = 0;  // the timing core's thread only
 
   // Completions from every worker, guarded by mu_.

@@ -70,7 +70,9 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     p.num_prompts = n;
     p.max_running = static_cast<int64_t>(point_config.max_num_seqs) * point_config.dp;
     p.capped = p.max_running < c;
-    const std::span<const workload::RequestSpec> used(requests.data(), static_cast<size_t>(n));
+    // The warm-up requests come first, then n measured ones.
+    const size_t used_n = std::min(requests.size(), static_cast<size_t>(n + std::max<int64_t>(load.warmup, 0)));
+    const std::span<const workload::RequestSpec> used(requests.data(), used_n);
     slot.run = Simulate(point_config, used, l, options.sim, &p.stats);
     if (slot.run.ok()) p.summary = metrics::Summarize(*slot.run, summary_options);
   };

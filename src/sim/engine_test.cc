@@ -127,6 +127,7 @@ TEST(SimulateTest, LittlesLawOnAClosedLoop) {
   for (int64_t conc : {1, 8, 32}) {
     workload::LoadOptions load;
     load.max_concurrency = conc;
+    load.num_prompts = 800;
     Result<RunResult> run = Simulate(c, Requests(800, 200, 100), load);
     ASSERT_TRUE(run.ok());
     metrics::SummaryOptions so;
@@ -145,6 +146,7 @@ TEST(SimulateTest, LittlesLawOnAPoissonArrivalStream) {
   workload::LoadOptions load;
   load.request_rate = 200;
   load.seed = 3;
+  load.num_prompts = 4000;
   Result<RunResult> run = Simulate(c, Requests(4000, 200, 50), load);
   ASSERT_TRUE(run.ok());
   double busy_ns = 0;
@@ -164,6 +166,7 @@ TEST(SimulateTest, RecordsLookLikeAMeasuredRun) {
   workload::LoadOptions load;
   load.max_concurrency = 4;
   load.warmup = 2;
+  load.num_prompts = 8;  // measured, after the 2 warm-up requests
   Result<RunResult> run = Simulate(c, Requests(10, 128, 16), load);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->source, "simulated");
@@ -179,9 +182,14 @@ TEST(SimulateTest, RecordsLookLikeAMeasuredRun) {
     EXPECT_EQ(r.end_ns, r.events.back().t_ns);
     for (size_t i = 1; i < r.events.size(); ++i) EXPECT_LT(r.events[i - 1].t_ns, r.events[i].t_ns);
   }
-  // With the cap, request 4 waits for the first slot to free.
-  EXPECT_EQ(run->requests[4].sent_ns, std::min({run->requests[0].end_ns, run->requests[1].end_ns,
-                                                 run->requests[2].end_ns, run->requests[3].end_ns}));
+  // Warm-up is its own phase (loadgen/runner.h): the measured requests start
+  // when the last warm-up request ended.
+  const Nanos warm_end = std::max(run->requests[0].end_ns, run->requests[1].end_ns);
+  EXPECT_EQ(run->requests[2].sent_ns, warm_end);
+  EXPECT_EQ(run->requests[5].sent_ns, warm_end);
+  // With the cap, request 6 waits for the first measured slot to free.
+  EXPECT_EQ(run->requests[6].sent_ns, std::min({run->requests[2].end_ns, run->requests[3].end_ns,
+                                                 run->requests[4].end_ns, run->requests[5].end_ns}));
 }
 
 // More load never lowers throughput or raises interactivity in a closed loop.

@@ -5,14 +5,11 @@
 //   SimTrialRunner runner(config, specs, SimulateOptions{});
 //   loadgen::Search(runner, search_options, on_trial);
 //
-// The simulator reports requests only when a run has ended (ReportsLive() is
-// false): the search judges over-saturation from the finished records, and a
-// trial cannot be stopped part-way.
-//
-// A trial sends exactly load.warmup + load.num_prompts requests, as the live
-// runner does: the runner keeps the requests' lengths (the simulator needs no
-// prompt) and hands Simulate at most that many, because under a duration
-// Simulate sends at least every request it is given.
+// Simulate runs through the same load core as a measured trial (SimTarget
+// behind loadgen::RunLoad), so a simulated trial reports each request as it
+// ends, in virtual time, and stops when the search asks (over-saturation),
+// exactly as a live one; it sends load.warmup + load.num_prompts requests at
+// most. The runner keeps the requests' lengths (the simulator needs no prompt).
 //
 // Thread safety: one Run at a time.
 #pragma once
@@ -32,8 +29,6 @@ class SimTrialRunner final : public loadgen::TrialRunner {
   SimTrialRunner(SimConfig config, const std::vector<workload::RequestSpec>* specs, SimulateOptions options = {});
 
   std::string Name() const override;
-  bool ReportsLive() const override { return false; }
-  // `observer` and `stop` are not used (see the file comment).
   Result<RunResult> Run(const workload::LoadOptions& load, loadgen::Observer* observer,
                         const std::atomic<bool>* stop) override;
 

@@ -1,13 +1,10 @@
 #include "sim/simulate.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <limits>
 
 #include "core/version.h"
-#include "sim/engine.h"
-#include "workload/arrival.h"
+#include "loadgen/runner.h"
+#include "sim/sim_target.h"
 
 namespace frontier::sim {
 
@@ -83,194 +80,21 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats) {
-  const int64_t size = static_cast<int64_t>(requests.size());
-  const Nanos rtt = options.client_rtt_ns;
-  if (rtt < 0) return InvalidArgument("--client-rtt-us must be at least 0");
-  if (load.max_concurrency && *load.max_concurrency < 1)
-    return InvalidArgument("--max-concurrency must be at least 1");
-  if (load.warmup < 0 || load.warmup > size)
-    return InvalidArgument("--warmup must be between 0 and the number of requests");
-  // With --duration, requests cycle through the workload until time is up
-  // (or num_prompts + warmup have been sent); otherwise each is sent once.
-  int64_t n = size;
-  if (load.duration_s && size > 0) {
-    const int64_t wanted = load.num_prompts > std::numeric_limits<int64_t>::max() - load.warmup
-                               ? std::numeric_limits<int64_t>::max()
-                               : load.num_prompts + load.warmup;
-    n = std::max(size, wanted);
-  }
-  workload::ArrivalOptions arrival;
-  arrival.request_rate = load.request_rate;
-  arrival.burstiness = load.burstiness;
-  arrival.seed = load.seed;
-  // Arrivals are planned in growing batches; the plan's prefix does not depend
-  // on its length, so growing it changes no time already used.
-  int64_t planned_count = std::min<int64_t>(n, std::max<int64_t>(size, 1));
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> planned, workload::PlanArrivals(planned_count, arrival));
-  auto ensure_planned = [&](int64_t i) -> Status {
-    if (i < planned_count || i >= n) return Status::Ok();
-    planned_count = std::min<int64_t>(n, std::max<int64_t>(planned_count * 2, i + 1));
-    FRONTIER_ASSIGN_OR_RETURN(planned, workload::PlanArrivals(planned_count, arrival));
-    return Status::Ok();
-  };
-
-  const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
-  const Nanos stop_at = load.duration_s ? SecondsToNanos(*load.duration_s) : std::numeric_limits<Nanos>::max();
-
-  RunResult run;
-  run.source = "simulated";
+  if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
+  SimTarget target(config, options);
+  loadgen::RunOptions run_options;
+  // Virtual time passes only inside Poll, so a stop is seen at the next
+  // completion whatever the longest wait; without an observer there is no
+  // progress to report between completions either.
+  run_options.max_poll = 3600 * kNanosPerSecond;
+  if (options.observer == nullptr) run_options.progress_interval = run_options.max_poll;
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run,
+                            loadgen::RunLoad(target, requests, load, run_options, options.observer, options.stop));
+  target.Describe(&run);
   run.frontier_version = kVersion;
-  run.host = "frontier simulator";
   run.model = config.model.name;
-  run.served_model = config.model.name;
   run.num_gpus = config.gpus;
-  run.effective_settings = config.EffectiveSettings();
-  char rtt_us[32];
-  std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(rtt) / kNanosPerMicro);
-  run.effective_settings["client_rtt_us"] = rtt_us;
-  run.requests.reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 20)));
-
-  Engine engine(config);
-  Engine::Step step;
-  Nanos t = 0;
-  // Requests [0, arrived) have reached the engine, [arrived, next) are on
-  // their way (each arrives rtt after it was sent; sends, so arrivals, are in
-  // index order), `inflight` of [0, next) hold a slot.
-  int64_t next = 0, arrived = 0, inflight = 0;
-  SimulationStats local;
-  double batch_tokens = 0, running_sum = 0;
-
-  // Sends every request planned by `now` while a slot is free. `sent_at_plan`:
-  // the slot was free when the request's planned time came (it is sent then);
-  // otherwise it waited for a slot that freed at `now`.
-  auto send_due = [&](Nanos now, bool sent_at_plan) -> Status {
-    while (next < n && inflight < cap) {
-      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
-      if (planned[next] > now) break;
-      // Nothing is sent after --duration (a held-back request would go out at `now`).
-      if ((sent_at_plan ? planned[next] : std::max(planned[next], now)) > stop_at) break;
-      const auto& spec = requests[static_cast<size_t>(next % size)];
-      RequestRecord& r = run.requests.emplace_back();
-      r.id = next < size ? spec.id : next;
-      r.warmup = next < load.warmup;
-      r.prompt_tokens = spec.input_len;
-      r.requested_output_tokens = spec.output_len;
-      r.scheduled_ns = planned[next];
-      r.sent_ns = sent_at_plan ? planned[next] : std::max(planned[next], now);
-      ++inflight;
-      ++next;
-    }
-    return Status::Ok();
-  };
-  // Hands the engine every request that arrived before `now` (at `now` too
-  // when `inclusive`). Returns how many the engine rejected (slots freed).
-  auto admit = [&](Nanos now, bool inclusive) -> int64_t {
-    int64_t rejected = 0;
-    for (; arrived < next; ++arrived) {
-      RequestRecord& r = run.requests[static_cast<size_t>(arrived)];
-      const Nanos at = r.sent_ns + rtt;
-      if (at > now || (at == now && !inclusive)) break;
-      const auto& spec = requests[static_cast<size_t>(arrived % size)];
-      Status s = engine.Add(arrived, spec.input_len, spec.output_len);
-      if (s.ok()) {
-        r.events.reserve(static_cast<size_t>(spec.output_len));
-      } else {
-        r.ok = false;
-        r.failure = failure::kSimulatorRejected;
-        r.failure_detail = s.message();
-        r.end_ns = at;
-        --inflight;
-        ++rejected;
-      }
-    }
-    return rejected;
-  };
-
-  while (true) {
-    // The step starting at t takes what arrived before t; an arrival at t
-    // itself only wakes an idle engine (or makes it with an instantaneous client).
-    const bool inclusive = rtt == 0 || engine.Idle() || engine.disaggregated();
-    do {
-      FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
-    } while (admit(t, inclusive) > 0);
-    if (engine.Idle()) {
-      // Wait for the next arrival or the next planned send.
-      Nanos wake = std::numeric_limits<Nanos>::max();
-      if (arrived < next) wake = run.requests[static_cast<size_t>(arrived)].sent_ns + rtt;
-      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
-      if (next < n && std::max(t, planned[next]) <= stop_at && inflight < cap) wake = std::min(wake, planned[next]);
-      if (wake == std::numeric_limits<Nanos>::max()) break;
-      if (options.trace != nullptr && wake > t) options.trace->idle_ns += wake - t;
-      t = std::max(t, wake);
-      continue;
-    }
-    if (engine.disaggregated()) {
-      // Workers run side by side: an arrival before the next event reaches
-      // an idle prefill worker at once, so stop the clock there.
-      const Nanos in = engine.NextEventIn();
-      Nanos due = std::numeric_limits<Nanos>::max();
-      if (arrived < next) due = run.requests[static_cast<size_t>(arrived)].sent_ns + rtt;
-      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
-      if (next < n && inflight < cap && planned[next] <= stop_at) due = std::min(due, planned[next]);
-      if (in != Engine::kNever && due < std::numeric_limits<Nanos>::max() && due - t < in) {
-        engine.Advance(due - t);
-        t = due;
-        continue;
-      }
-    }
-    engine.RunStep(&step);
-    t += step.duration_ns;
-    batch_tokens += static_cast<double>(step.shape.tokens());
-    running_sum += static_cast<double>(step.shape.decode_seqs + step.shape.prefill_seqs);
-    if (step.shape.prefill_tokens == 0) {
-      if (step.shape.decode_seqs > local.busiest_decode.decode_seqs) local.busiest_decode = step.shape;
-    } else if (step.shape.decode_seqs > 0) {
-      local.typical_mixed = step.shape;
-    }
-    local.peak_kv_usage = std::max(local.peak_kv_usage, engine.kv_usage());
-    if (options.trace != nullptr) {
-      int64_t emitted = 0, firsts = 0, finished = 0;
-      for (const auto& e : step.emissions) {
-        emitted += e.tokens;
-        firsts += e.first ? 1 : 0;
-        finished += e.finished ? 1 : 0;
-      }
-      options.trace->Record(step.shape, emitted, firsts, finished);
-      if (step.duration_ns <= rtt || engine.disaggregated()) options.trace->replayable = false;
-    }
-    // Requests planned during the step found a free slot then.
-    FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));
-    for (const auto& e : step.emissions) {
-      RequestRecord& r = run.requests[static_cast<size_t>(e.id)];
-      r.events.push_back(TokenEvent{t, e.tokens});
-      r.output_tokens += e.tokens;
-      if (e.first) r.first_token_ns = t;
-      if (e.finished) {
-        r.end_ns = t;
-        r.ok = true;
-        r.usage_reported = true;
-        --inflight;
-      }
-    }
-  }
-
-  Nanos first = std::numeric_limits<Nanos>::max(), last = 0;
-  for (const auto& r : run.requests) {
-    if (r.warmup) continue;
-    first = std::min(first, r.sent_ns);
-    last = std::max(last, r.end_ns);
-  }
-  run.duration_ns = last > first ? last - first : 0;
-  if (stats != nullptr) {
-    const EngineStats es = engine.stats();
-    local.steps = es.steps;
-    local.preemptions = es.preemptions;
-    if (es.steps > 0) {
-      local.mean_batch_tokens = batch_tokens / es.steps;
-      local.mean_running = running_sum / es.steps;
-    }
-    *stats = local;
-  }
+  if (stats != nullptr) *stats = target.stats();
   return run;
 }
 

@@ -1,38 +1,26 @@
-// simulate.h: a whole benchmark run in virtual time.
+// simulate.h: a whole benchmark run in virtual time, and what the simulator
+// reports about it.
 //
-// Offers a workload to an Engine exactly as `frontier bench` offers it to a
-// server (workload/load.h): planned arrival times from workload/arrival.h
-// (all at once, Poisson or gamma at --request-rate), capped at
-// --max-concurrency in flight when given. A request is "sent" at its planned
-// time, or when a slot frees if the cap held it back (the instant the request
-// holding the slot received its last token). Each emission becomes a token
-// event at the end of its step, so the RunResult has the same per-request
-// records a measured run has (source "simulated") and metrics::Summarize()
-// gives the same metrics.
-//
-// Timing of arrivals, as frontier serve orders them (serve/sim_timing.h) and
-// as vLLM or SGLang behave: a request reaches the engine `client_rtt_ns` after
-// it is sent (the client's round trip: last token out, next request in) and
-// joins the first step that starts after its arrival; a step that ends at t
-// emits its tokens and the next one starts at t with what had arrived before
-// t. So in a closed loop the request sent when another finishes at the end of
-// a step misses the step that starts then and joins the one after. An idle
-// engine starts a step at the arrival that wakes it. With client_rtt_ns = 0 a
-// request sent at a step boundary still makes the step starting there (an
-// instantaneous client; the simulator's behaviour before the option existed).
-//
-// The first `load.warmup` requests are marked warm-up. With `duration_s`,
-// nothing is sent after that much virtual time; unsent requests are left out.
+// Simulate() is the load core (loadgen::RunLoad) driving the simulated
+// engine (sim_target.h) on its virtual clock: the same arrival plan,
+// concurrency cap, warm-up phase and duration as `frontier bench` against a
+// server (workload/load.h, loadgen/runner.h), and the same per-request
+// records (source "simulated"), so metrics::Summarize() gives the same
+// metrics. It is the one-call form for the simulator's own uses
+// (calibration, validation, tests); commands run points through
+// loadgen::RunPoint with a SimTarget (point.h).
 //
 // Thread safety: pure function of its arguments.
 #pragma once
 
+#include <atomic>
 #include <span>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/runner.h"
 #include "sim/config.h"
 #include "sim/step_model.h"
 #include "workload/load.h"
@@ -90,12 +78,18 @@ struct StepTrace {
 };
 
 struct SimulateOptions {
-  Nanos client_rtt_ns = kDefaultClientRttNs;  // >= 0; see the file comment
+  Nanos client_rtt_ns = kDefaultClientRttNs;  // >= 0; sim_target.h says what it orders
   StepTrace* trace = nullptr;                 // when set, every step is recorded into it
+  // Handed to the load core (loadgen/runner.h): requests as they end and
+  // progress, in virtual time; a stop ends the run early as it ends a
+  // measured one (in-flight requests get the grace, then end interrupted).
+  loadgen::Observer* observer = nullptr;
+  const std::atomic<bool>* stop = nullptr;
 };
 
-// Fails with InvalidArgument for bad load options (rate, burstiness,
-// concurrency < 1, warmup beyond the request count) or a negative rtt.
+// Runs `load` over `requests` (cycled when load.num_prompts exceeds them, as
+// RunLoad does). Fails with InvalidArgument for bad load options (RunLoad's)
+// or a negative rtt.
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats = nullptr);

@@ -47,7 +47,7 @@ struct Script {
   std::vector<std::string> calls;
   int64_t stop_after = -1;           // set *stop after this many calls
   std::atomic<bool>* stop = nullptr;
-  FakeClock* clock = nullptr;        // advanced 1 ms per request of a point
+  ManualClock* clock = nullptr;        // advanced 1 ms per request of a point
 };
 
 class FakeSession final : public Session {
@@ -90,7 +90,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   auto store = FreshStore("all");
   Script script;
   std::vector<SweepProgress> seen;
-  FakeClock clock(0);
+  ManualClock clock(0);
   SweepOptions o;
   o.clock = &clock;
   o.on_progress = [&](const SweepProgress& p) {
@@ -125,7 +125,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
 TEST(Runner, EtaWeighsPointsByTheirRequests) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
   auto store = FreshStore("eta");
-  FakeClock clock(0);
+  ManualClock clock(0);
   Script script;
   script.clock = &clock;
   std::vector<double> etas;

@@ -1,0 +1,201 @@
+#include "sim/sim_target.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace frontier::sim {
+
+SimTarget::SimTarget(SimConfig config, SimulateOptions options)
+    : config_(std::move(config)), options_(options), engine_(config_) {}
+
+std::string SimTarget::Name() const {
+  return "simulated " + config_.model.name + " on " + std::to_string(config_.gpus) + "x " + config_.hardware.name;
+}
+
+void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
+  int32_t slot;
+  if (free_.empty()) {
+    slot = static_cast<int32_t>(flights_.size());
+    flights_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  Flight& f = flights_[static_cast<size_t>(slot)];
+  f.live = true;
+  f.input = spec.input_len;
+  f.output = spec.output_len;
+  f.in_engine = false;
+  RequestRecord& r = f.record;
+  r.id = id;
+  r.sent_ns = now_;
+  r.prompt_tokens = spec.input_len;
+  r.requested_output_tokens = spec.output_len;
+  arriving_.push_back(Arrival{now_ + options_.client_rtt_ns, slot});
+  ++in_flight_;
+}
+
+void SimTarget::Finish(int32_t slot, loadgen::CompletionSink& sink) {
+  Flight& f = flights_[static_cast<size_t>(slot)];
+  f.live = false;
+  f.in_engine = false;
+  RequestRecord done = std::move(f.record);
+  f.record = RequestRecord{};
+  free_.push_back(slot);
+  --in_flight_;
+  sink.OnComplete(std::move(done));
+}
+
+bool SimTarget::Admit(bool inclusive, loadgen::CompletionSink& sink) {
+  bool ended = false;
+  while (!arriving_.empty()) {
+    const Arrival a = arriving_.front();
+    if (a.at > now_ || (a.at == now_ && !inclusive)) break;
+    arriving_.pop_front();
+    Flight& f = flights_[static_cast<size_t>(a.slot)];
+    const Status s = engine_.Add(a.slot, f.input, f.output);
+    if (s.ok()) {
+      f.in_engine = true;
+      f.record.events.reserve(static_cast<size_t>(std::max(f.output, 0)));
+      continue;
+    }
+    f.record.ok = false;
+    f.record.failure = failure::kSimulatorRejected;
+    f.record.failure_detail = s.message();
+    f.record.end_ns = a.at;
+    Finish(a.slot, sink);
+    ended = true;
+  }
+  return ended;
+}
+
+void SimTarget::Account() {
+  const BatchShape& shape = step_.shape;
+  batch_tokens_ += static_cast<double>(shape.tokens());
+  running_sum_ += static_cast<double>(shape.decode_seqs + shape.prefill_seqs);
+  if (shape.prefill_tokens == 0) {
+    if (shape.decode_seqs > stats_.busiest_decode.decode_seqs) stats_.busiest_decode = shape;
+  } else if (shape.decode_seqs > 0) {
+    stats_.typical_mixed = shape;
+  }
+  stats_.peak_kv_usage = std::max(stats_.peak_kv_usage, engine_.kv_usage());
+  if (options_.trace == nullptr) return;
+  int64_t emitted = 0, firsts = 0, finished = 0;
+  for (const auto& e : step_.emissions) {
+    emitted += e.tokens;
+    firsts += e.first ? 1 : 0;
+    finished += e.finished ? 1 : 0;
+  }
+  options_.trace->Record(shape, emitted, firsts, finished);
+  if (step_.duration_ns <= options_.client_rtt_ns || engine_.disaggregated()) options_.trace->replayable = false;
+}
+
+bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
+  bool ended = false;
+  for (const auto& e : step_.emissions) {
+    Flight& f = flights_[static_cast<size_t>(e.id)];
+    RequestRecord& r = f.record;
+    r.events.push_back(TokenEvent{now_, e.tokens});
+    r.output_tokens += e.tokens;
+    if (e.first) r.first_token_ns = now_;
+    if (!e.finished) continue;
+    r.end_ns = now_;
+    r.ok = true;
+    r.usage_reported = true;
+    Finish(static_cast<int32_t>(e.id), sink);
+    ended = true;
+  }
+  return ended;
+}
+
+void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
+  const bool disagg = engine_.disaggregated();
+  while (true) {
+    if (!busy_) {
+      // Virtual time has reached the deadline: the load core issues what is
+      // due now before the next step is planned.
+      if (now_ >= deadline) break;
+      // The step starting now takes what arrived before now; an arrival at
+      // now itself only wakes an idle engine (or makes it with an
+      // instantaneous client; a disaggregated engine's idle prefill worker
+      // takes it at once).
+      if (Admit(options_.client_rtt_ns == 0 || disagg || engine_.Idle(), sink)) break;
+      if (engine_.Idle()) {
+        if (arriving_.empty() || arriving_.front().at > deadline) {
+          now_ = std::max(now_, deadline);
+          break;
+        }
+        if (options_.trace != nullptr) options_.trace->idle_ns += arriving_.front().at - now_;
+        now_ = arriving_.front().at;
+        continue;
+      }
+      if (disagg) {
+        // Workers run side by side: stop the clock at an arrival or the
+        // deadline before the next event, so an idle prefill worker starts then.
+        const Nanos in = engine_.NextEventIn();
+        Nanos due = deadline;
+        if (!arriving_.empty()) due = std::min(due, arriving_.front().at);
+        if (in == Engine::kNever || due - now_ < in) {
+          engine_.Advance(due - now_);
+          now_ = due;
+          continue;
+        }
+        engine_.RunStep(&step_);
+        Account();
+        now_ += in;  // the engine's clock: the step's duration counts from its last event
+        if (Deliver(sink)) break;
+        continue;
+      }
+      engine_.RunStep(&step_);
+      Account();
+      step_end_ = now_ + step_.duration_ns;
+      busy_ = true;
+    }
+    if (step_end_ > deadline) {
+      now_ = std::max(now_, deadline);
+      break;
+    }
+    now_ = step_end_;
+    busy_ = false;
+    if (Deliver(sink)) break;
+  }
+  clock_.Set(now_);
+}
+
+void SimTarget::AbortAll(const char* reason, loadgen::CompletionSink& sink) {
+  arriving_.clear();
+  for (size_t i = 0; i < flights_.size(); ++i) {
+    Flight& f = flights_[i];
+    if (!f.live) continue;
+    if (f.in_engine) engine_.Cancel(static_cast<int64_t>(i));
+    f.record.ok = false;
+    f.record.failure = reason;
+    f.record.end_ns = now_;
+    Finish(static_cast<int32_t>(i), sink);
+  }
+  busy_ = false;  // the step in flight is dropped with its requests
+}
+
+void SimTarget::Describe(RunResult* run) const {
+  run->source = "simulated";
+  run->host = "frontier simulator";
+  run->served_model = config_.model.name;
+  for (auto& [k, v] : config_.EffectiveSettings()) run->effective_settings[k] = v;
+  char rtt_us[32];
+  std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(options_.client_rtt_ns) / kNanosPerMicro);
+  run->effective_settings["client_rtt_us"] = rtt_us;
+}
+
+SimulationStats SimTarget::stats() const {
+  SimulationStats s = stats_;
+  const EngineStats es = engine_.stats();
+  s.steps = es.steps;
+  s.preemptions = es.preemptions;
+  if (es.steps > 0) {
+    s.mean_batch_tokens = batch_tokens_ / static_cast<double>(es.steps);
+    s.mean_running = running_sum_ / static_cast<double>(es.steps);
+  }
+  return s;
+}
+
+}  // namespace frontier::sim
