@@ -31,5 +31,35 @@ TEST(AtomicFileTest, FailureNamesThePath) {
   EXPECT_EQ(ReadFile("/nonexistent-dir/x.json").status().code(), StatusCode::kNotFound);
 }
 
+TEST(ReadFileTest, AnEndlessDeviceStopsAtTheBoundWithAClearError) {
+  auto r = ReadFile("/dev/zero", 4 * kMiB, "plan files");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "/dev/zero: larger than 4 MiB, the bound on plan files (docs/limits.md); set "
+            "FRONTIER_MAX_INPUT_MB to raise it");
+}
+
+TEST(ReadFileTest, ARegularFileOverTheBoundIsRefusedAndTheVariableRaisesIt) {
+  auto dir = std::filesystem::temp_directory_path() / ("frontier_read_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "big").string();
+  ASSERT_TRUE(WriteFileAtomically(path, std::string(kMiB + 1, 'x')).ok());
+  EXPECT_FALSE(ReadFile(path, kMiB).ok());
+  EXPECT_TRUE(ReadFile(path, 2 * kMiB).ok());
+  ::setenv("FRONTIER_MAX_INPUT_MB", "2", 1);
+  EXPECT_EQ(InputLimit(kMiB), 2 * kMiB);
+  auto r = ReadFile(path, kMiB);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->size(), kMiB + 1);
+  ::setenv("FRONTIER_MAX_INPUT_MB", "-1", 1);  // not a size: ignored
+  EXPECT_EQ(InputLimit(kMiB), kMiB);
+  ::unsetenv("FRONTIER_MAX_INPUT_MB");
+  auto d = ReadFile(dir.string());
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(), dir.string() + " is a directory, not a file");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace frontier
