@@ -127,7 +127,7 @@ TEST(SqliteStore, UsesWal) {
 TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
   const std::string path = TempDb("migrate");
   {
-    auto v1 = OpenSqliteStore(path, 1);
+    auto v1 = OpenSqliteStore(path, OpenMode::kCreate, 1);
     ASSERT_TRUE(v1.ok());
     EXPECT_EQ((*v1)->SchemaVersion(), 1);
     RunInfo run;
@@ -137,7 +137,7 @@ TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
   }
   auto v2 = OpenStore(path);
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
-  EXPECT_EQ((*v2)->SchemaVersion(), 2);
+  EXPECT_EQ((*v2)->SchemaVersion(), kSchemaVersion);
   auto runs = (*v2)->ListRuns();
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);
