@@ -33,7 +33,7 @@ int RunCompare(int argc, char** argv) {
       ->check(CLI::IsMember({0.9, 0.95, 0.99}))
       ->capture_default_str();
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  auto st = store::OpenStore(db);
+  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("compare", st.status());
   auto baseline = report::ResolveRunRef(**st, baseline_ref);
   if (!baseline.ok()) return Fail("compare", baseline.status().WithContext("--baseline"));

@@ -54,7 +54,7 @@ int RunReport(int argc, char** argv) {
     }
     price_override[Lower(p.substr(0, eq))] = v;
   }
-  auto st = store::OpenStore(db);
+  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("report", st.status());
   auto all_runs = (*st)->ListRuns();
   if (!all_runs.ok()) return Fail("report", all_runs.status());

@@ -46,8 +46,9 @@ int RunSweepCmd(int argc, char** argv) {
 
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
-  Result<std::unique_ptr<store::Store>> st = store::OpenStore(db);
+  Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << db << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;

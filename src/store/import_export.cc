@@ -481,10 +481,12 @@ Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text, const st
   });
 }
 
-Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
-                                        const ImportOptions& options) {
+Result<std::vector<ParsedRun>> ReadResultFile(const std::string& path, const ImportOptions& options) {
   FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxImportBytes, "imported result files"));
-  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ParseResultFile(text, path, options));
+  return ParseResultFile(text, path, options);
+}
+
+Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun> parsed) {
   std::vector<RunInfo> runs;
   for (auto& pr : parsed) {
     pr.run.provenance["imported_utc"] = UtcTimestampNow();
@@ -497,6 +499,12 @@ Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
     runs.push_back(std::move(run));
   }
   return runs;
+}
+
+Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
+                                        const ImportOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ReadResultFile(path, options));
+  return StoreParsedRuns(store, std::move(parsed));
 }
 
 namespace {

@@ -58,8 +58,13 @@ Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text,
                                                const ImportOptions& options,
                                                std::optional<ImportFormat> format = std::nullopt);
 
-// Reads (at most kMaxImportBytes, docs/limits.md), parses and stores the
-// file; returns the stored runs (with ids).
+// Reads (at most kMaxImportBytes, docs/limits.md) and parses a file.
+Result<std::vector<ParsedRun>> ReadResultFile(const std::string& path, const ImportOptions& options);
+
+// Stores parsed runs; returns them with their ids.
+Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun> parsed);
+
+// ReadResultFile, then StoreParsedRuns.
 Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
                                         const ImportOptions& options);
 
