@@ -50,7 +50,7 @@ CREATE INDEX runs_by_plan ON runs(sweep, plan_hash, system);
     // 2 -> 3: servers launched by sweeps, so a later sweep can stop one whose sweep died.
     R"sql(
 CREATE TABLE launches(
-  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), system TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, system TEXT NOT NULL,
   host TEXT NOT NULL, boot_id TEXT NOT NULL, pgid INTEGER NOT NULL, marker TEXT NOT NULL,
   command TEXT NOT NULL, started_utc TEXT NOT NULL, stopped_utc TEXT);
 )sql",
@@ -308,17 +308,16 @@ class SqliteStore final : public Store {
 
   Result<int64_t> AddLaunch(const LaunchRecord& l) override {
     Stmt s(db_,
-           "INSERT INTO launches(run_id, system, host, boot_id, pgid, marker, command, started_utc) "
-           "VALUES(?,?,?,?,?,?,?,?)");
+           "INSERT INTO launches(system, host, boot_id, pgid, marker, command, started_utc) "
+           "VALUES(?,?,?,?,?,?,?)");
     if (!s.ok()) return Error("prepare insert launch");
-    s.Bind(1, l.run_id);
-    s.Bind(2, l.system);
-    s.Bind(3, l.host);
-    s.Bind(4, l.boot_id);
-    s.Bind(5, l.pgid);
-    s.Bind(6, l.marker);
-    s.Bind(7, l.command);
-    s.Bind(8, l.started_utc.empty() ? UtcTimestampNow() : l.started_utc);
+    s.Bind(1, l.system);
+    s.Bind(2, l.host);
+    s.Bind(3, l.boot_id);
+    s.Bind(4, l.pgid);
+    s.Bind(5, l.marker);
+    s.Bind(6, l.command);
+    s.Bind(7, l.started_utc.empty() ? UtcTimestampNow() : l.started_utc);
     if (s.Step() != SQLITE_DONE) return Error("insert launch");
     return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
   }
@@ -335,23 +334,22 @@ class SqliteStore final : public Store {
     std::vector<LaunchRecord> out;
     if (version_ < 3) return out;  // read as it is: no launches recorded
     Stmt s(db_,
-           "SELECT id, run_id, system, host, boot_id, pgid, marker, command, started_utc FROM launches "
+           "SELECT id, system, host, boot_id, pgid, marker, command, started_utc FROM launches "
            "WHERE stopped_utc IS NULL ORDER BY id");
     if (!s.ok()) return Error("prepare list launches");
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
       LaunchRecord l;
       l.id = s.Int(0);
-      l.run_id = s.Int(1);
-      l.system = s.Text(2);
-      l.host = s.Text(3);
-      l.boot_id = s.Text(4);
-      Result<int64_t> pgid = s.Int(5, "pgid", 2, std::numeric_limits<int32_t>::max());
+      l.system = s.Text(1);
+      l.host = s.Text(2);
+      l.boot_id = s.Text(3);
+      Result<int64_t> pgid = s.Int(4, "pgid", 2, std::numeric_limits<int32_t>::max());
       if (!pgid.ok()) return Damaged("launches", l.id, pgid.status());
       l.pgid = *pgid;
-      l.marker = s.Text(6);
-      l.command = s.Text(7);
-      l.started_utc = s.Text(8);
+      l.marker = s.Text(5);
+      l.command = s.Text(6);
+      l.started_utc = s.Text(7);
       out.push_back(std::move(l));
     }
     if (rc != SQLITE_DONE) return Error("list launches");

@@ -32,7 +32,6 @@ namespace frontier::store {
 // stop it if the one that started it died (kill -9) before it could.
 struct LaunchRecord {
   int64_t id = 0;              // assigned by the store
-  int64_t run_id = 0;
   std::string system;
   std::string host;            // gethostname() of the sweep
   std::string boot_id;         // /proc/sys/kernel/random/boot_id: a reboot ends every launch

@@ -50,6 +50,10 @@ struct LaunchSpec {
   double timeout_s = 900;                   // health wait before the system is declared broken
   double stop_timeout_s = 30;               // SIGTERM to SIGKILL
   std::string log;                          // default "<db>.logs/<system>.log"
+  // Before each point, check that the process listening on base_url's port
+  // is the launched one (sweep/process.h). Turn off only for a server whose
+  // socket is not this machine's to inspect (a container's published port).
+  bool check_owner = true;
 };
 
 // The simulated deployment, by catalog names (see sim/config.h); unset fields
@@ -120,11 +124,20 @@ struct Plan {
   uint64_t seed = 0;
 };
 
+// Bounds on a plan (docs/limits.md): the points of its matrix, the requests
+// of one point (warm-up included) and the prompt tokens one point of a random
+// workload holds in memory (4 bytes each).
+inline constexpr int64_t kMaxMatrixPoints = 1'000'000;
+inline constexpr int64_t kMaxPointRequests = 10'000'000;
+inline constexpr int64_t kMaxPointPromptTokens = 1'000'000'000;
+
 // Parses `text` as the contents of `file`. InvalidArgument
-// "FILE:LINE: FIELD: message" for the first problem found.
+// "FILE:LINE: FIELD: message" for the first problem found. Total: no text
+// makes it throw.
 Result<Plan> ParsePlan(const std::string& text, const std::string& file);
 
-// Reads and parses a plan file; NotFound naming the path if it is missing.
+// Reads (at most kMaxPlanBytes, core/atomic_file.h) and parses a plan file;
+// NotFound naming the path if it is missing.
 Result<Plan> LoadPlan(const std::string& path);
 
 // One point of the matrix.
