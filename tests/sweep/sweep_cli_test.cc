@@ -138,7 +138,7 @@ TEST(SweepCli, PlanErrorsNameFileLineAndField) {
   const std::string plan = tmp.Write("bad.yaml", text);
   auto [rc, out] = Frontier("sweep " + plan + " --db " + (tmp.dir / "x.db").string());
   EXPECT_EQ(rc, 2);
-  EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer, got 'lots'\n");
+  EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer in [1, 100000], got 'lots'\n");
 }
 
 TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
