@@ -19,44 +19,12 @@
 #include <thread>
 
 #include "store/store.h"
+#include "cli_test_util.h"
 
 namespace frontier {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Tmp {
-  fs::path dir;
-  explicit Tmp(const std::string& name)
-      : dir(fs::temp_directory_path() / ("frontier_cli_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Tmp() { fs::remove_all(dir); }
-  std::string Write(const std::string& file, const std::string& text) const {
-    std::ofstream(dir / file) << text;
-    return (dir / file).string();
-  }
-};
-
-// Runs the binary with a shell command line; returns (exit status, stdout + stderr).
-std::pair<int, std::string> Frontier(const std::string& args) {
-  const std::string cmd = std::string(FRONTIER_BIN) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-int64_t StoredPoints(const std::string& db) {
-  auto s = store::OpenStore(db);
-  if (!s.ok()) return -1;
-  auto p = (*s)->ListPoints(0);
-  return p.ok() ? static_cast<int64_t>(p->size()) : -1;
-}
+using namespace testing_cli;
 
 const char* kPlan = R"(name: killme
 systems:
@@ -205,18 +173,6 @@ repetitions: 3
   EXPECT_EQ(rc, 2) << out;
 }
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST(SweepCli, LaunchedServerLiveSimulatorAndABrokenSystemInOneSweep) {
   Tmp tmp("launch");
   const int port = FreePort();
@@ -266,13 +222,7 @@ load:
   EXPECT_LT((*launched)[0].metrics.median_ttft_ms, 200.0);
   EXPECT_TRUE(fs::exists(db + ".logs/launched.log"));
   // The launched server was stopped with the sweep: nothing listens on its port.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ::close(fd);
+  EXPECT_FALSE(Listening(port));
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+// cli_test_util.h: running the frontier binary from tests of sweep, db,
+// report and compare: a scratch folder, the binary's exit status and output,
+// a free loopback port.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "store/store.h"
+
+namespace frontier::testing_cli {
+
+namespace fs = std::filesystem;
+
+// A scratch folder, removed (made writable first) at the end.
+struct Tmp {
+  fs::path dir;
+  explicit Tmp(const std::string& name)
+      : dir(fs::temp_directory_path() / ("frontier_cli_" + name + "_" + std::to_string(::getpid()))) {
+    Clean();
+    fs::create_directories(dir);
+  }
+  ~Tmp() { Clean(); }
+  void Clean() {
+    std::error_code ec;
+    if (fs::exists(dir, ec)) fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir, ec);
+  }
+  std::string Write(const std::string& file, const std::string& text) const {
+    std::ofstream(dir / file) << text;
+    return (dir / file).string();
+  }
+  std::string Path(const std::string& file) const { return (dir / file).string(); }
+};
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs a shell command line; returns (exit status, stdout + stderr). A
+// process killed by a signal reports 128 + the signal, as the shell does.
+inline std::pair<int, std::string> Run(const std::string& command) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = ::pclose(p);
+  if (WIFSIGNALED(st)) return {128 + WTERMSIG(st), out};
+  const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return {rc, out};
+}
+
+// The binary under test: this build's, or $FRONTIER_TEST_BIN (to run these
+// tests against another build of frontier).
+inline std::string Binary() {
+  const char* other = std::getenv("FRONTIER_TEST_BIN");
+  return other != nullptr && *other != '\0' ? other : FRONTIER_BIN;
+}
+
+// Runs the binary with a shell command line of arguments.
+inline std::pair<int, std::string> Frontier(const std::string& args) { return Run(Binary() + " " + args); }
+
+// As Frontier(), as an unprivileged user when the tests run as root
+// (permission bits do not bind root).
+inline std::pair<int, std::string> FrontierUnprivileged(const std::string& args) {
+  const std::string prefix = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  return Run(prefix + Binary() + " " + args);
+}
+
+inline int64_t StoredPoints(const std::string& db) {
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  if (!s.ok()) return -1;
+  auto p = (*s)->ListPoints(0);
+  return p.ok() ? static_cast<int64_t>(p->size()) : -1;
+}
+
+inline int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// True when something accepts connections on 127.0.0.1:port.
+inline bool Listening(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace frontier::testing_cli
