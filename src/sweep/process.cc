@@ -256,6 +256,13 @@ Status ServerProcess::WaitHealthy(const std::string& url, double timeout_s, cons
 }
 
 std::string ServerProcess::Stop() {
+  std::string how = StopGroup();
+  // Descendants that left the group (setsid) still carry the marker.
+  if (!marker_.empty()) StopMarkedProcesses(marker_, options_.stop_timeout_s);
+  return how;
+}
+
+std::string ServerProcess::StopGroup() {
   if (pid_ <= 0) {
     ReleaseWatchdog();
     return "not running";

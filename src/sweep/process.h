@@ -69,8 +69,10 @@ class ServerProcess {
   // launched server has exited.
   Status CheckServes(int port);
 
-  // SIGTERM to the process group, SIGKILL after the stop timeout. Idempotent.
-  // Returns how it ended: "exited 0", "signal 15", "killed after 30 s".
+  // SIGTERM to the process group, SIGKILL after the stop timeout; then the
+  // same to descendants that left the group but carry the marker.
+  // Idempotent. Returns how the group ended: "exited 0", "signal 15",
+  // "killed after 30 s".
   std::string Stop();
 
   bool running() const { return pid_ > 0; }
@@ -81,6 +83,8 @@ class ServerProcess {
  private:
   // Reaps the child if it ended; true when it is gone.
   bool Reap(int* wait_status);
+  // Stop() for the process group.
+  std::string StopGroup();
   // Lets the watchdog go (the group is gone) and reaps it.
   void ReleaseWatchdog();
 
