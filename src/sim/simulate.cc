@@ -50,6 +50,20 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
     return Status::Ok();
   };
 
+  if (options.max_requests < 1 || options.max_memory_bytes < 1)
+    return InvalidArgument("the simulation's request and memory bounds must be positive");
+  auto seconds = [](Nanos t) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g s", static_cast<double>(t) / kNanosPerSecond);
+    return std::string(b);
+  };
+  if (!load.duration_s && n > options.max_requests) {
+    return ResourceExhausted(std::to_string(n) + " requests exceed the simulation's bound of " +
+                             std::to_string(options.max_requests) +
+                             " (--max-requests); ask for fewer (--num-prompts) or raise the bound");
+  }
+  int64_t memory = 0;  // bytes of the request records so far
+
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
   const Nanos stop_at = load.duration_s ? SecondsToNanos(*load.duration_s) : std::numeric_limits<Nanos>::max();
 
@@ -86,6 +100,21 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       // Nothing is sent after --duration (a held-back request would go out at `now`).
       if ((sent_at_plan ? planned[next] : std::max(planned[next], now)) > stop_at) break;
       const auto& spec = requests[static_cast<size_t>(next % size)];
+      const Nanos at = sent_at_plan ? planned[next] : std::max(planned[next], now);
+      if (next >= options.max_requests) {
+        return ResourceExhausted("the simulation reached its bound of " + std::to_string(options.max_requests) +
+                                 " requests (--max-requests) at " + seconds(at) +
+                                 " of virtual time; shorten --duration or raise the bound");
+      }
+      memory += static_cast<int64_t>(sizeof(RequestRecord)) +
+                static_cast<int64_t>(std::max(spec.output_len, 0)) * static_cast<int64_t>(sizeof(TokenEvent));
+      if (memory > options.max_memory_bytes) {
+        return ResourceExhausted("the simulation's request records reached their bound of " +
+                                 std::to_string(options.max_memory_bytes >> 20) + " MiB (--max-memory-mb) after " +
+                                 std::to_string(next) + " requests, at " + seconds(at) +
+                                 " of virtual time; shorten --duration, lower --num-prompts or --output-len, "
+                                 "or raise the bound");
+      }
       RequestRecord& r = run.requests.emplace_back();
       r.id = next < size ? spec.id : next;
       r.warmup = next < load.warmup;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "sim/config.h"
@@ -59,10 +60,17 @@ inline constexpr Nanos kDefaultClientRttNs = 150 * kNanosPerMicro;
 
 struct SimulateOptions {
   Nanos client_rtt_ns = kDefaultClientRttNs;  // >= 0; see the file comment
+  // Bounds (docs/limits.md): requests sent, warm-up included, and the memory
+  // of their records (about 200 bytes each plus 16 per output token). A run
+  // that would pass one fails with ResourceExhausted saying which bound, at
+  // what virtual time, and how to ask for less.
+  int64_t max_requests = kMaxRunRequests;
+  int64_t max_memory_bytes = kDefaultSimMemoryBytes;
 };
 
 // Fails with InvalidArgument for bad load options (rate, burstiness,
-// concurrency < 1, warmup beyond the request count) or a negative rtt.
+// concurrency < 1, warmup beyond the request count) or a negative rtt, and
+// with ResourceExhausted when the run reaches a bound of SimulateOptions.
 Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats = nullptr);

@@ -15,32 +15,35 @@ Result<Stack> LoadStackFile(const std::string& path) {
   FRONTIER_ASSIGN_OR_RETURN(s.vendor, String(j, "vendor", path));
   s.display_name = StringOr(j, "display_name", s.name);
   s.calibration = StringOr(j, "calibration", "");
-  if (j.contains("default_for_vendor") && j["default_for_vendor"].is_boolean())
+  if (j.is_object() && j.contains("default_for_vendor") && j["default_for_vendor"].is_boolean())
     s.default_for_vendor = j["default_for_vendor"].get<bool>();
-  if (j.contains("graphs") && j["graphs"].is_boolean()) s.graphs = j["graphs"].get<bool>();
+  if (j.is_object() && j.contains("graphs") && j["graphs"].is_boolean()) s.graphs = j["graphs"].get<bool>();
   struct Field {
     const char* key;
     double* out;
+    double max;
   };
+  // Fractions in [0, 1] (0 is refused below), overheads up to a second, a
+  // reserve up to 1 TB (docs/limits.md).
   const Field fields[] = {
-      {"gemm_flops_fraction", &s.gemm_flops_fraction},
-      {"attention_flops_fraction", &s.attention_flops_fraction},
-      {"hbm_fraction", &s.hbm_fraction},
-      {"link_fraction", &s.link_fraction},
-      {"step_overhead_us", &s.step_overhead_us},
-      {"layer_overhead_us", &s.layer_overhead_us},
-      {"graph_layer_overhead_us", &s.graph_layer_overhead_us},
-      {"allreduce_latency_us", &s.allreduce_latency_us},
-      {"alltoall_latency_us", &s.alltoall_latency_us},
-      {"gpu_memory_utilization", &s.gpu_memory_utilization},
-      {"runtime_reserve_gb", &s.runtime_reserve_gb},
+      {"gemm_flops_fraction", &s.gemm_flops_fraction, 1},
+      {"attention_flops_fraction", &s.attention_flops_fraction, 1},
+      {"hbm_fraction", &s.hbm_fraction, 1},
+      {"link_fraction", &s.link_fraction, 1},
+      {"step_overhead_us", &s.step_overhead_us, 1e6},
+      {"layer_overhead_us", &s.layer_overhead_us, 1e6},
+      {"graph_layer_overhead_us", &s.graph_layer_overhead_us, 1e6},
+      {"allreduce_latency_us", &s.allreduce_latency_us, 1e6},
+      {"alltoall_latency_us", &s.alltoall_latency_us, 1e6},
+      {"gpu_memory_utilization", &s.gpu_memory_utilization, 1},
+      {"runtime_reserve_gb", &s.runtime_reserve_gb, 1e3},
   };
   for (const auto& f : fields) {
-    FRONTIER_ASSIGN_OR_RETURN(*f.out, NumberOr(j, f.key, *f.out, path));
+    FRONTIER_ASSIGN_OR_RETURN(*f.out, NumberOrIn(j, f.key, *f.out, 0, f.max, path));
   }
-  FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberOr(j, "max_num_seqs", s.max_num_seqs, path));
+  FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberOrIn(j, "max_num_seqs", s.max_num_seqs, 1, 1e6, path));
   FRONTIER_ASSIGN_OR_RETURN(double toks,
-                            NumberOr(j, "max_num_batched_tokens", s.max_num_batched_tokens, path));
+                            NumberOrIn(j, "max_num_batched_tokens", s.max_num_batched_tokens, 1, 1e9, path));
   s.max_num_seqs = static_cast<int>(seqs);
   s.max_num_batched_tokens = static_cast<int>(toks);
   for (double frac : {s.gemm_flops_fraction, s.attention_flops_fraction, s.hbm_fraction,

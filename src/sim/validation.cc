@@ -50,11 +50,11 @@ Result<ValidationSet> LoadValidation(const std::string& data_dir) {
       FRONTIER_ASSIGN_OR_RETURN(p.precision, String(r, "precision", where));
       FRONTIER_ASSIGN_OR_RETURN(p.stack, String(r, "stack", where));
       FRONTIER_ASSIGN_OR_RETURN(p.dataset, String(r, "dataset", where));
-      FRONTIER_ASSIGN_OR_RETURN(double gpus, Number(r, "gpus", where));
-      FRONTIER_ASSIGN_OR_RETURN(double tp, NumberOr(r, "tp", 1, where));
+      FRONTIER_ASSIGN_OR_RETURN(double gpus, NumberIn(r, "gpus", 1, 1e5, where));
+      FRONTIER_ASSIGN_OR_RETURN(double tp, NumberOrIn(r, "tp", 1, 1, 1e5, where));
       p.gpus = static_cast<int>(gpus);
       p.tp = static_cast<int>(tp);
-      FRONTIER_ASSIGN_OR_RETURN(p.output_tokens_per_s, Number(r, "output_tokens_per_s", where));
+      FRONTIER_ASSIGN_OR_RETURN(p.output_tokens_per_s, NumberIn(r, "output_tokens_per_s", 0, 1e9, where));
       if (r.contains("median_ttft_ms")) {
         FRONTIER_ASSIGN_OR_RETURN(double v, Number(r, "median_ttft_ms", where));
         p.median_ttft_ms = v;

@@ -249,14 +249,14 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
     return c.Error(n["dataset"], f + ".dataset",
                    "must be random, sharegpt or jsonl, got '" + w->dataset + "'");
   }
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, 10'000'000));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "range_ratio", &w->range_ratio, 0, 0.999));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "path", &w->path));
   if (n["sharegpt_output_len"].IsDefined()) {
     int32_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, 10'000'000));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, kMaxRequestLength));
     w->sharegpt_output_len = v;
   }
   if (w->dataset != "random" && w->path.empty()) {
@@ -316,10 +316,10 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
       (l->num_prompts ? static_cast<double>(*l->num_prompts)
                       : static_cast<double>(l->prompts_per_concurrency) * biggest) +
       static_cast<double>(l->warmup);
-  if (requests > static_cast<double>(kMaxPointRequests)) {
+  if (requests > static_cast<double>(kMaxRunRequests)) {
     return c.Error(n, f, "the largest point sends " + FormatNumber(requests) + " requests (num_prompts or " +
                              "prompts_per_concurrency x concurrency, plus warmup); at most " +
-                             std::to_string(kMaxPointRequests) + " per point");
+                             std::to_string(kMaxRunRequests) + " per point");
   }
   return Status::Ok();
 }
@@ -432,11 +432,11 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
     const WorkloadSpec& w = plan.workloads[i];
     if (w.dataset != "random") continue;
     const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);
-    if (tokens > static_cast<double>(kMaxPointPromptTokens)) {
+    if (tokens > static_cast<double>(kMaxRunPromptTokens)) {
       return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]",
                      "the largest point's prompts hold " + FormatNumber(tokens) + " tokens (requests x " +
                          "(input_len x (1 + range_ratio) + prefix_len)); at most " +
-                         std::to_string(kMaxPointPromptTokens) + " per point");
+                         std::to_string(kMaxRunPromptTokens) + " per point");
     }
   }
   if (root["slo"].IsDefined()) {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/status.h"
 
 namespace frontier::sweep {
@@ -124,12 +125,9 @@ struct Plan {
   uint64_t seed = 0;
 };
 
-// Bounds on a plan (docs/limits.md): the points of its matrix, the requests
-// of one point (warm-up included) and the prompt tokens one point of a random
-// workload holds in memory (4 bytes each).
+// Bounds on a plan (docs/limits.md): the points of its matrix; each point is
+// one run within core/limits.h's bounds.
 inline constexpr int64_t kMaxMatrixPoints = 1'000'000;
-inline constexpr int64_t kMaxPointRequests = 10'000'000;
-inline constexpr int64_t kMaxPointPromptTokens = 1'000'000'000;
 
 // Parses `text` as the contents of `file`. InvalidArgument
 // "FILE:LINE: FIELD: message" for the first problem found. Total: no text
