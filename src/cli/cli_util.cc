@@ -1,6 +1,9 @@
 #include "cli/cli_util.h"
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <vector>
 
 namespace frontier::cli {
 
@@ -29,6 +32,32 @@ int Fail(const std::string& command, const Status& status) {
   const bool usage = status.code() == StatusCode::kInvalidArgument ||
                      status.code() == StatusCode::kNotFound;
   return usage ? 2 : 1;
+}
+
+std::string TopFailureReasons(const RunResult& run, size_t top) {
+  struct Reason {
+    int64_t count = 0;
+    std::string example;
+  };
+  std::map<std::string, Reason> by_reason;
+  for (const auto& r : run.requests) {
+    if (r.ok || r.warmup) continue;
+    Reason& reason = by_reason[r.failure.empty() ? failure::kOther : r.failure];
+    if (reason.count++ == 0) reason.example = r.failure_detail;
+  }
+  std::vector<std::pair<std::string, Reason>> sorted(by_reason.begin(), by_reason.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::string out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) {
+    std::string example = sorted[i].second.example.substr(0, 200);
+    for (char& c : example)
+      if (c == '\n' || c == '\r') c = ' ';
+    out += "  " + std::to_string(sorted[i].second.count) + " " + sorted[i].first +
+           (example.empty() ? "" : " (" + example + ")") + "\n";
+  }
+  if (sorted.size() > top) out += "  ... and " + std::to_string(sorted.size() - top) + " other reason(s)\n";
+  return out;
 }
 
 std::string CommandLine(int argc, char** argv) {

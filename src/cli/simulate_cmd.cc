@@ -10,6 +10,7 @@
 #include "cli/sim_flags.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
+#include "core/limits.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
@@ -25,8 +26,17 @@ constexpr const char* kCmd = "simulate";
 struct SimFlags {
   std::string concurrency;
   double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
+  int64_t max_requests = kMaxRunRequests;
+  int64_t max_memory_mb = kDefaultSimMemoryBytes >> 20;
   bool explain = false, list = false;
 };
+
+// Exit status 1 and the commonest reasons on the terminal when not one
+// request of a run succeeded (the reasons are otherwise only in the JSONL).
+int AllFailed(const RunResult& run, const std::string& what) {
+  std::cerr << "frontier simulate: every request" << what << " failed:\n" << TopFailureReasons(run);
+  return 1;
+}
 
 Result<std::vector<int64_t>> ParseList(const std::string& text) {
   std::vector<int64_t> out;
@@ -79,6 +89,8 @@ void PrintSummary(const metrics::Summary& s, const std::vector<double>& percenti
   std::printf("============ Serving Benchmark Result (simulated) ============\n");
   line("Successful requests:", static_cast<double>(s.completed), "%.0f");
   line("Failed requests:", static_cast<double>(s.failed), "%.0f");
+  for (const auto& [reason, n] : s.failures_by_reason)
+    line(("  " + reason + ":").c_str(), static_cast<double>(n), "%.0f");
   line("Benchmark duration (s):", s.duration_s);
   line("Total input tokens:", static_cast<double>(s.total_input_tokens), "%.0f");
   line("Total generated tokens:", static_cast<double>(s.total_output_tokens), "%.0f");
@@ -178,6 +190,16 @@ int RunSimulate(int argc, char** argv) {
                  "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
                  "[150]")
       ->group("Load");
+  app.add_option("--max-requests", f.max_requests,
+                 "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
+                 "[10000000]")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
+      ->group("Load");
+  app.add_option("--max-memory-mb", f.max_memory_mb,
+                 "Bound on the memory of one run's request records (about 16 bytes per output token); a run "
+                 "that reaches it fails [1024]")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->group("Load");
   app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
   app.add_flag("--list", f.list, "List the catalogued models, hardware and stacks, then exit")->group("Output");
   AddWorkloadFlags(app, &wf);
@@ -193,6 +215,8 @@ int RunSimulate(int argc, char** argv) {
     return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
   sim::SimulateOptions sim_options;
   sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
+  sim_options.max_requests = f.max_requests;
+  sim_options.max_memory_bytes = f.max_memory_mb << 20;
 
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
   if (!config.ok()) return Fail(kCmd, config.status());
@@ -212,7 +236,7 @@ int RunSimulate(int argc, char** argv) {
     run.start_time_utc = UtcTimestampNow();
     run.requested_settings = w->requested;
     std::vector<std::string> flags = SimSpecFlagNames();
-    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us"});
+    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
     for (const auto& flag : flags)
       if (app.count(flag)) run.requested_settings[flag.substr(2)] = app[flag]->as<std::string>();
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
@@ -230,7 +254,7 @@ int RunSimulate(int argc, char** argv) {
     if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency);
         !ws.ok())
       return Fail(kCmd, ws);
-    return 0;
+    return s.completed == 0 ? AllFailed(*run, "") : 0;
   }
 
   Result<std::vector<int64_t>> levels = ParseList(f.concurrency);
@@ -239,7 +263,10 @@ int RunSimulate(int argc, char** argv) {
     return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
   std::printf("%6s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "req/s", "out tok/s", "tok/s/GPU",
               "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99", "pareto");
+  std::string failed_points;  // the reasons of points where every request failed
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run_in) -> Status {
+    if (p.summary.completed == 0)
+      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run_in);
     RunResult run = run_in;
     stamp(run);
     const std::string json = w->result_json.empty() ? "" : PointPath(w->result_json, p.concurrency);
@@ -262,6 +289,10 @@ int RunSimulate(int argc, char** argv) {
                 p.pareto ? "*" : "");
   }
   std::printf("(* = Pareto-optimal: no other point has both more output tok/s/GPU and more tok/s/user)\n");
+  if (!failed_points.empty()) {
+    std::fflush(stdout);
+    std::cerr << "frontier simulate: every request of a point failed:\n" << failed_points;
+  }
   if (f.explain) {
     const sim::StepModel model(*config);
     for (const auto& p : points) {
@@ -275,7 +306,7 @@ int RunSimulate(int argc, char** argv) {
                   100 * cost.comm_s / cost.time_s, 100 * cost.overhead_s / cost.time_s);
     }
   }
-  return 0;
+  return failed_points.empty() ? 0 : 1;
 }
 
 }  // namespace
