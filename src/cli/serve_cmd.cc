@@ -33,37 +33,52 @@ int RunServe(int argc, char** argv) {
   const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
   const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
-  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();
-  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")->capture_default_str();
+  // Ranges (docs/limits.md): token counts fit the engine's 32-bit lengths; times up to about 3 hours.
+  constexpr int64_t kMaxTokens = 2147483647;
+  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
+  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
   app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   // Both.
-  app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
-  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")->capture_default_str();
+  app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)")
+      ->check(CLI::Range(int64_t{2}, kMaxTokens));
+  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 1e6));
   app.add_option("--host", o.host, "numeric address to bind")->capture_default_str();
   app.add_option("--port", o.port, "TCP port; 0 picks a free one")->capture_default_str();
   app.add_option("--served-model-name", o.model_name, "model name clients send (default --model, or 'fixed')");
   app.add_option("--seed", o.seed, "seeds the synthetic tokens")->capture_default_str();
   app.add_option("--default-max-tokens", o.default_max_tokens, "max_tokens of a request that gives none")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, kMaxTokens));
   app.add_option("--natural-output-len", o.natural_output_len,
                  "mean length at which the synthetic model ends with EOS, uniform in [N/2, 3N/2]; 0: never")
-      ->capture_default_str();
-  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, kMaxTokens / 2));
+  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
   app.add_option("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500")->capture_default_str();
   app.add_option("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429")
       ->capture_default_str();
   app.add_option("--fault-disconnect-rate", o.faults.disconnect_rate, "fraction of responses cut off mid-stream")
       ->capture_default_str();
   app.add_option("--fault-stall-ms", o.faults.stall_ms, "one stall of this length in each affected response")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
   app.add_option("--fault-stall-rate", o.faults.stall_rate, "fraction of responses that stall (with --fault-stall-ms)")
       ->capture_default_str();
   double grace_s = 0;
   app.add_option("--shutdown-grace-s", grace_s,
                  "on SIGINT/SIGTERM, stop accepting and let admitted requests finish for up to this long")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 86400.0));
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/parse.h"
+
 namespace frontier::sim {
 namespace {
 
@@ -116,7 +118,23 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   return p;
 }
 
+// Sizes beyond any deployment (docs/limits.md), checked before any product of them is formed.
+Status CheckSizes(const SimSpec& spec) {
+  constexpr int64_t kMaxGpus = 100'000;
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--tp", int64_t{spec.tp}, 1, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--ep", int64_t{spec.ep}, 1, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--dp", int64_t{spec.dp}, 0, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{spec.gpus}, 0, kMaxGpus));
+  if (spec.max_num_seqs) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-seqs", int64_t{*spec.max_num_seqs}, 1, 1'000'000));
+  if (spec.max_num_batched_tokens)
+    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-batched-tokens", int64_t{*spec.max_num_batched_tokens}, 1, 1'000'000'000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--spec-tokens", int64_t{spec.spec_tokens}, 0, 64));
+  if (spec.acceptance) FRONTIER_RETURN_IF_ERROR(CheckRange("--acceptance", *spec.acceptance, 1, 65));
+  return Status::Ok();
+}
+
 Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
+  FRONTIER_RETURN_IF_ERROR(CheckSizes(spec));
   const std::string dir = spec.data_dir.empty() ? DefaultDataDir() : spec.data_dir;
   SimConfig c;
   FRONTIER_ASSIGN_OR_RETURN(c.model, LoadModel(spec.model, dir));

@@ -48,5 +48,30 @@ TEST(SimulateBoundsCli, AnEndlessModelFileEndsAtTheBound) {
                  "(docs/limits.md); set FRONTIER_MAX_INPUT_MB to raise it\n");
 }
 
+TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
+  const std::string sim = "simulate --model llama-3.1-8b --hardware h100 ";
+  const std::pair<std::string, std::string> cases[] = {
+      // Used to overflow int32 inside the flag parser, or pass unchecked.
+      {sim + "--input-len 99999999999", "frontier simulate: --input-len must be an integer in [1, 10000000], got 99999999999\n"},
+      {sim + "--num-prompts 1000000000000",
+       "frontier simulate: --num-prompts must be an integer in [1, 10000000], got 1000000000000\n"},
+      {sim + "--dp 200000", "frontier simulate: --dp must be an integer in [0, 100000], got 200000\n"},
+      {sim + "--max-num-seqs 0", "frontier simulate: --max-num-seqs must be an integer in [1, 1000000], got 0\n"},
+      {sim + "--duration 1e12 --max-concurrency 4",
+       "frontier simulate: --duration must be a number of seconds in (0, 1e9], got 1000000000000\n"},
+      {sim + "--input-len 1000000 --num-prompts 2000",
+       "frontier simulate: the prompts would hold 2000000000 tokens ((--num-prompts + --warmup) x (--input-len x (1 + "
+       "--range-ratio) + --prefix-len)); at most 1000000000\n"},
+      {"bench --model m --request-rate 1e300", "frontier bench: --request-rate must be a number in (0, 1e9] or 'inf', got '1e300'\n"},
+      {"serve --profile fixed --max-model-len 99999999999",
+       "frontier serve: --max-model-len: Value 99999999999 not in range 2 to 2147483647\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    auto [rc, out] = Frontier(args);
+    EXPECT_EQ(rc, 2) << args;
+    EXPECT_EQ(out, message) << args;
+  }
+}
+
 }  // namespace
 }  // namespace frontier
