@@ -13,7 +13,12 @@ namespace frontier {
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError("cannot create " + tmp + ": " + std::strerror(errno));
+  if (fd < 0) {
+    // Name the file asked for (the temporary beside it is an implementation detail).
+    const int err = errno;
+    if (err == ENOENT) return NotFound("cannot write " + path + ": its folder does not exist");
+    return IoError("cannot write " + path + " (through " + tmp + "): " + std::strerror(err));
+  }
   size_t done = 0;
   while (done < contents.size()) {
     ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);

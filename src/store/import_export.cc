@@ -515,7 +515,9 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
             {"key", p.key},
             {"workload", p.workload},
             {"load_kind", p.load_kind},
-            {"load_value", p.load_value},
+            // request_rate=inf is stored as bounds::kInfiniteRate (SQLite has no infinity).
+            {"load_value", p.load_value == bounds::kInfiniteRate ? nlohmann::ordered_json("inf")
+                                                                  : nlohmann::ordered_json(p.load_value)},
             {"repetition", p.repetition},
             {"source", p.source},
             {"attempts", p.attempts},

@@ -574,6 +574,13 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode
                     "mistyped?)");
   }
   if (mode == OpenMode::kReadOnly) return OpenReadOnly(path);
+  if (!exists) {
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+      return NotFound("cannot create results database " + path + ": its folder " + folder.string() +
+                      " does not exist");
+    }
+  }
 
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::kCreate ? SQLITE_OPEN_CREATE : 0);

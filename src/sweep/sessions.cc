@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 
 #include "loadgen/benchmark.h"
@@ -148,9 +150,43 @@ workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point) {
   return l;
 }
 
+// The simulator names its settings as `frontier simulate` flags; a plan
+// writes them as fields of its system. Says the fields' names instead.
+static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& system) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"--max-num-batched-tokens", "sim.max_num_batched_tokens"},
+      {"--gpu-memory-utilization", "sim.gpu_memory_utilization"},
+      {"--max-num-seqs", "sim.max_num_seqs"},
+      {"--kv-precision", "sim.kv_precision"},
+      {"--spec-tokens", "sim.spec_tokens"},
+      {"--acceptance", "sim.acceptance"},
+      {"--precision", "sim.precision"},
+      {"--hardware", "hardware"},
+      {"--model", "sim.model"},
+      {"--stack", "sim.stack"},
+      {"--gpus", "gpus"},
+      {"--tp", "sim.tp"},
+      {"--ep", "sim.ep"},
+      {"--dp", "sim.dp"},
+  };
+  std::string m = s.message();
+  for (const auto& [flag, field] : kNames) {
+    for (size_t at = m.find(flag); at != std::string::npos; at = m.find(flag, at)) {
+      const size_t end = at + std::strlen(flag);
+      if (end < m.size() && (std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '-')) {
+        at = end;
+        continue;
+      }
+      m.replace(at, end - at, field);
+      at += std::strlen(field);
+    }
+  }
+  return Status(s.code(), plan.file + ":" + std::to_string(system.line) + ": " + m);
+}
+
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
-  if (!config.ok()) return config.status().WithContext("system " + system.name);
+  if (!config.ok()) return InPlanTerms(config.status(), plan, system);
   return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(*config)));
 }
 
@@ -201,7 +237,7 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
   ps.profile = "sim";
   ps.sim = ToSimSpec(system);
   Result<serve::ResolvedProfile> profile = serve::ResolveProfile(ps);
-  if (!profile.ok()) return profile.status().WithContext("system " + system.name);
+  if (!profile.ok()) return InPlanTerms(profile.status(), plan, system);
   serve::ServeOptions so;
   so.host = "127.0.0.1";
   so.port = 0;

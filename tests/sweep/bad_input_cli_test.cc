@@ -178,5 +178,36 @@ TEST(BadInputCli, ReadOnlyDatabasesWorkForEveryReadingVerbAndAreNeverWritten) {
   EXPECT_FALSE(fs::exists(db + "-wal"));
 }
 
+TEST(BadInputCli, MessagesNameTheRealCause) {
+  Tmp tmp("cause");
+  // The simulator's complaint about a plan's system names the plan's fields, not simulate's flags.
+  const std::string plan = tmp.Write("p.yaml", R"(name: x
+systems:
+  - {name: s, hardware: h100, gpus: 3, sim: {model: llama-3.1-8b, tp: 3}}
+workloads:
+  - {name: w, input_len: 10, output_len: 10}
+load:
+  concurrency: [1]
+)");
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + tmp.Path("f.db") + " -q");
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("broken: s: " + plan + ":3: sim.tp 3 does not divide the 32 attention heads of llama-3.1-8b"),
+            std::string::npos)
+      << out;
+  // A missing folder is named as such, not as a failure to open a database or a temporary file.
+  std::tie(rc, out) = Frontier("db import " + kData + "vllm_bench_serve.json --db " + tmp.Path("no/such/f.db"));
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier db import: cannot create results database " + tmp.Path("no/such/f.db") +
+                     ": its folder " + tmp.Path("no/such") + " does not exist\n");
+  const std::string db = ImportedDb(tmp);
+  std::tie(rc, out) = Frontier("report -q --db " + db + " -o " + tmp.Path("no/r.html"));
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier report: cannot write " + tmp.Path("no/r.html") + ": its folder does not exist\n");
+  // A file that is not a database is named as such.
+  std::tie(rc, out) = Frontier("db ls --db " + plan);
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier db: " + plan + " is not a SQLite database (--db names another file?)\n");
+}
+
 }  // namespace
 }  // namespace frontier
