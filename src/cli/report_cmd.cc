@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/atomic_file.h"
+#include "core/parse.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/terminal.h"
@@ -44,13 +45,15 @@ int RunReport(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Do not print the tables");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
+  for (double t : targets)
+    if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
   std::map<std::string, double> price_override;
   for (const auto& p : prices) {
     const size_t eq = p.find('=');
     char* end = nullptr;
     const double v = eq == std::string::npos ? 0 : std::strtod(p.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0)) {
-      return UsageError("report", "--price: expected HW=USD with USD > 0 (e.g. h200=3.5), got '" + p + "'");
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
+      return UsageError("report", "--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
     }
     price_override[Lower(p.substr(0, eq))] = v;
   }

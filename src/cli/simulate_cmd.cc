@@ -11,6 +11,7 @@
 #include "cli/workload_flags.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/parse.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
@@ -43,10 +44,7 @@ Result<std::vector<int64_t>> ParseList(const std::string& text) {
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || end != item.c_str() + item.size() || v < 1)
-      return InvalidArgument("--concurrency takes comma-separated integers >= 1, got '" + text + "'");
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t v, ParseInt("--concurrency", item, 1, kMaxRunRequests));
     out.push_back(v);
   }
   if (out.empty()) return InvalidArgument("--concurrency takes comma-separated integers >= 1");
@@ -218,6 +216,14 @@ int RunSimulate(int argc, char** argv) {
   sim_options.max_requests = f.max_requests;
   sim_options.max_memory_bytes = f.max_memory_mb << 20;
 
+  // Every flag is checked before anything is printed.
+  Result<std::vector<int64_t>> levels = std::vector<int64_t>{};
+  if (!f.concurrency.empty()) {
+    levels = ParseList(f.concurrency);
+    if (!levels.ok()) return Fail(kCmd, levels.status());
+    if (app.count("--max-concurrency"))
+      return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
+  }
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
   if (!config.ok()) return Fail(kCmd, config.status());
 
@@ -257,10 +263,6 @@ int RunSimulate(int argc, char** argv) {
     return s.completed == 0 ? AllFailed(*run, "") : 0;
   }
 
-  Result<std::vector<int64_t>> levels = ParseList(f.concurrency);
-  if (!levels.ok()) return Fail(kCmd, levels.status());
-  if (app.count("--max-concurrency"))
-    return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
   std::printf("%6s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "req/s", "out tok/s", "tok/s/GPU",
               "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99", "pareto");
   std::string failed_points;  // the reasons of points where every request failed

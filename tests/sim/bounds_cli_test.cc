@@ -62,6 +62,9 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {sim + "--input-len 1000000 --num-prompts 2000",
        "frontier simulate: the prompts would hold 2000000000 tokens ((--num-prompts + --warmup) x (--input-len x (1 + "
        "--range-ratio) + --prefix-len)); at most 1000000000\n"},
+      {sim + "--concurrency 1,99999999999",
+       "frontier simulate: --concurrency must be an integer in [1, 10000000], got '99999999999'\n"},
+      {sim + "--concurrency 1,,2", "frontier simulate: --concurrency must be an integer in [1, 10000000], got ''\n"},
       {"bench --model m --request-rate 1e300", "frontier bench: --request-rate must be a number in (0, 1e9] or 'inf', got '1e300'\n"},
       {"serve --profile fixed --max-model-len 99999999999",
        "frontier serve: --max-model-len: Value 99999999999 not in range 2 to 2147483647\n"},

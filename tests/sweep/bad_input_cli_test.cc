@@ -178,6 +178,26 @@ TEST(BadInputCli, ReadOnlyDatabasesWorkForEveryReadingVerbAndAreNeverWritten) {
   EXPECT_FALSE(fs::exists(db + "-wal"));
 }
 
+TEST(BadInputCli, NotANumberIsNotInAnyRange) {
+  Tmp tmp("nan");
+  const std::string db = ImportedDb(tmp);
+  const std::pair<std::string, std::string> cases[] = {
+      {"compare --baseline 1 --candidate 1 --min-change nan",
+       "frontier compare: --min-change must be a number in [0, 1], got nan\n"},
+      {"compare --baseline 1 --candidate 1 --threshold nan",
+       "frontier compare: --threshold must be a number in [0, 1], got nan\n"},
+      {"report --targets 25,nan", "frontier report: --targets must be a number in [1e-09, 1000000000], got nan\n"},
+      {"report --targets -5", "frontier report: --targets must be a number in [1e-09, 1000000000], got -5\n"},
+      {"report --price h200=1e300",
+       "frontier report: --price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got 'h200=1e300'\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    auto [rc, out] = Frontier(args + " --db " + db);
+    EXPECT_EQ(rc, 2) << args;
+    EXPECT_EQ(out, message) << args;
+  }
+}
+
 TEST(BadInputCli, MessagesNameTheRealCause) {
   Tmp tmp("cause");
   // The simulator's complaint about a plan's system names the plan's fields, not simulate's flags.
