@@ -33,6 +33,21 @@ std::string Slurp(const std::string& path) {
 
 bool GroupAlive(pid_t pgid) { return GroupHasLiveMembers(pgid); }
 
+// A listening socket on an ephemeral loopback port: another server.
+int Listen(int* port) {
+  // Close-on-exec, as servers' sockets are: the launched process must not inherit it.
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_EQ(::listen(fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
 TEST(ServerProcess, LogsEnvAndCwdAndStopsTheWholeGroupWithSigterm) {
   const std::string log = TempPath("log") + "/server.log";
   std::filesystem::remove_all(std::filesystem::path(log).parent_path());
@@ -92,15 +107,8 @@ TEST(ServerProcess, HealthFailsFastWhenTheServerExitsAndTimesOutWhenItNeverAnswe
 
 TEST(ServerProcess, HealthyWhenTheUrlAnswers200) {
   // A one-shot HTTP responder on an ephemeral port stands in for the server's /health.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
+  int port = 0;
+  const int fd = Listen(&port);
   std::thread responder([fd] {
     const int c = ::accept(fd, nullptr, nullptr);
     char buf[1024];
@@ -195,21 +203,6 @@ TEST(ServerProcess, AChildThatLeftTheGroupIsFoundByItsMarker) {
   ASSERT_EQ(escaped.size(), 1u);
   EXPECT_EQ(StopMarkedProcesses(l.marker, 5), 1);
   EXPECT_TRUE(ProcessesWithEnv(kLaunchMarkerEnv, l.marker).empty());
-}
-
-// A listening socket on an ephemeral loopback port: another server.
-int Listen(int* port) {
-  // Close-on-exec, as servers' sockets are: the launched process must not inherit it.
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  EXPECT_EQ(::listen(fd, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  *port = ntohs(addr.sin_port);
-  return fd;
 }
 
 TEST(ServerProcess, AnotherServerOnThePortIsNamedNotMeasured) {

@@ -4,17 +4,21 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "store/store.h"
@@ -87,6 +91,31 @@ inline int64_t StoredPoints(const std::string& db) {
   if (!s.ok()) return -1;
   auto p = (*s)->ListPoints(0);
   return p.ok() ? static_cast<int64_t>(p->size()) : -1;
+}
+
+// Runs `frontier sweep PLAN --db DB` in the background and SIGKILLs it as soon
+// as `points` are stored (a test then checks the sweep had more to do).
+// Returns the exit status as waitpid gives it.
+inline int SweepAndKill(const std::string& plan, const std::string& db, int64_t points) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    const std::string bin = Binary();
+    ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline && !(fs::exists(db) && StoredPoints(db) >= points)) {
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) == pid) return st;  // ended before it could be killed
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return st;
 }
 
 inline int FreePort() {

@@ -82,33 +82,13 @@ TEST(LaunchCli, AnotherServerOnTheLaunchedPortIsNeverMeasured) {
   ::waitpid(other, nullptr, 0);
 }
 
-// Runs `frontier sweep` in the background; SIGKILLs it once `points` are stored.
-void SweepAndKill(const std::string& plan, const std::string& db, int64_t points) {
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    const std::string bin = Binary();
-    ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
-    ::_exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline && !(fs::exists(db) && StoredPoints(db) >= points)) {
-    if (::waitpid(pid, nullptr, WNOHANG) == pid) FAIL() << "the sweep ended before it could be killed";
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  ::waitpid(pid, nullptr, 0);
-}
-
 TEST(LaunchCli, NoLaunchedServerOutlivesASweepKilledWithSigkill) {
   Tmp tmp("orphan");
   const int port = FreePort();
   const std::string plan = tmp.Write("plan.yaml", LaunchPlan(port, "", "", "[1, 2, 3, 4, 5, 6, 7, 8]"));
   const std::string db = tmp.Path("f.db");
-  SweepAndKill(plan, db, 1);
+  const int st = SweepAndKill(plan, db, 1);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "the sweep ended before it could be killed";
   const int64_t before = StoredPoints(db);
   ASSERT_LT(before, 8) << "the sweep finished before the kill; the test proves nothing";
   EXPECT_TRUE(WaitListening(port, false, 30)) << "the launched server outlived its sweep";
@@ -120,7 +100,8 @@ TEST(LaunchCli, ResumeStopsAServerThatLeftItsGroupAndDoesNotMeasureIt) {
   // setsid: the server leaves the launched process group, out of the watchdog's reach.
   const std::string plan = tmp.Write("plan.yaml", LaunchPlan(port, "setsid ", " & wait", "[1, 2, 3, 4, 5, 6, 7, 8]"));
   const std::string db = tmp.Path("f.db");
-  SweepAndKill(plan, db, 1);
+  const int st = SweepAndKill(plan, db, 1);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "the sweep ended before it could be killed";
   const int64_t before = StoredPoints(db);
   ASSERT_LT(before, 8) << "the sweep finished before the kill; the test proves nothing";
   ASSERT_TRUE(Listening(port)) << "no orphan to sweep up";

@@ -43,29 +43,9 @@ TEST(SweepCli, ResumeAfterSigkillNeitherLosesNorDuplicatesAPoint) {
   const std::string plan = tmp.Write("plan.yaml", kPlan);
   const std::string db = (tmp.dir / "f.db").string();
 
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(FRONTIER_BIN, FRONTIER_BIN, "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
-    ::_exit(127);
-  }
   // Kill it once a few points are stored, while more are to come.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
-  int64_t seen = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (fs::exists(db)) seen = StoredPoints(db);
-    if (seen >= 3) break;
-    int st;
-    if (::waitpid(pid, &st, WNOHANG) == pid) FAIL() << "sweep ended before it could be killed";
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  const int st = SweepAndKill(plan, db, 3);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "the sweep ended before it could be killed";
   const int64_t before = StoredPoints(db);
   ASSERT_GE(before, 3);
   ASSERT_LT(before, kTotal) << "the sweep finished before the kill; the test proves nothing";
