@@ -1,7 +1,9 @@
 // The `frontier` binary: dispatches to the registered subcommands.
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include "cli/command.h"
 #include "core/version.h"
@@ -47,7 +49,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const auto& c : Commands()) {
-    if (c.name == argv[1]) return c.run(argc - 1, argv + 1);
+    if (c.name != argv[1]) continue;
+    // The last line of defence: every library edge turns errors into a
+    // Status, so reaching a handler here is a bug; it still ends in one line
+    // and a non-zero exit, never an abort.
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const std::bad_alloc&) {
+      std::cerr << "frontier " << c.name << ": out of memory\n";
+    } catch (const std::exception& e) {
+      std::cerr << "frontier " << c.name << ": internal error (a bug in frontier): " << e.what() << "\n";
+    }
+    return 70;
   }
   std::cerr << "frontier: unknown command '" << argv[1] << "'; known commands:";
   for (const auto& c : Commands()) std::cerr << " " << c.name;

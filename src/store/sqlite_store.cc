@@ -509,7 +509,8 @@ Result<int> ReadVersion(sqlite3* db, const std::string& path) {
 // "file:<path>?immutable=1" with the path percent-encoded as a URI needs.
 std::string ImmutableUri(const std::string& path) {
   std::string uri = "file:";
-  for (const unsigned char c : std::filesystem::absolute(path).string()) {
+  std::error_code ec;
+  for (const unsigned char c : std::filesystem::absolute(path, ec).string()) {
     if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
       char hex[4];
       std::snprintf(hex, sizeof hex, "%%%02X", c);

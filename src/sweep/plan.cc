@@ -470,7 +470,8 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
 }
 
 Result<Plan> LoadPlan(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
     return NotFound("plan file " + path + " does not exist (see data/plans/ for examples)");
   }
   FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxPlanBytes, "plan files"));

@@ -16,16 +16,24 @@
 namespace frontier::sweep {
 namespace {
 
+// The entries of a folder, without throwing: /proc entries vanish while they
+// are read, and the throwing iterator would report that as an exception.
+template <typename F>
+void ForEachEntry(const std::filesystem::path& dir, F f) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) f(*it);
+}
+
 // Numeric entries of /proc: every process id.
 std::vector<pid_t> AllPids() {
   std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+  ForEachEntry("/proc", [&](const std::filesystem::directory_entry& entry) {
     const std::string name = entry.path().filename().string();
     pid_t pid = 0;
     const auto [end, err] = std::from_chars(name.data(), name.data() + name.size(), pid);
     if (err == std::errc() && end == name.data() + name.size()) out.push_back(pid);
-  }
+  });
   return out;
 }
 
@@ -93,18 +101,14 @@ PortListeners FindListeners(int port) {
   if (inodes.empty()) return out;
   out.listening = true;
   for (const pid_t pid : AllPids()) {
-    const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
-    std::error_code ec;
-    for (const auto& fd : std::filesystem::directory_iterator(fd_dir, ec)) {
+    bool holds = false;
+    ForEachEntry("/proc/" + std::to_string(pid) + "/fd", [&](const std::filesystem::directory_entry& fd) {
       std::error_code lec;
       const std::string target = std::filesystem::read_symlink(fd.path(), lec).string();
       // "socket:[12345]"
-      if (lec || target.rfind("socket:[", 0) != 0) continue;
-      if (inodes.count(target.substr(8, target.size() - 9))) {
-        out.pids.push_back(pid);
-        break;
-      }
-    }
+      if (!lec && target.rfind("socket:[", 0) == 0 && inodes.count(target.substr(8, target.size() - 9))) holds = true;
+    });
+    if (holds) out.pids.push_back(pid);
   }
   return out;
 }

@@ -102,7 +102,7 @@ Status ServerProcess::Start(const ProcessOptions& o) {
   if (!log_dir.empty()) std::filesystem::create_directories(log_dir, ec);
   const int log = ::open(o.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) return IoError("cannot open server log " + o.log_path + ": " + std::strerror(errno));
-  if (!std::filesystem::is_directory(o.cwd)) {
+  if (!std::filesystem::is_directory(o.cwd, ec)) {
     ::close(log);
     return IoError("launch.cwd " + o.cwd + " is not a directory");
   }
