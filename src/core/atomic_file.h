@@ -28,7 +28,7 @@ inline constexpr uint64_t kMiB = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxPlanBytes = 16 * kMiB;       // sweep plans (YAML)
 inline constexpr uint64_t kMaxCatalogBytes = 16 * kMiB;    // model config.json, catalog files
 inline constexpr uint64_t kMaxImportBytes = 512 * kMiB;    // imported vLLM / InferenceX results
-inline constexpr uint64_t kMaxFileBytes = 4096 * kMiB;     // anything else (datasets, results)
+inline constexpr uint64_t kMaxFileBytes = 1024 * kMiB;     // anything else (datasets, results)
 
 // `default_bytes`, or FRONTIER_MAX_INPUT_MB MiB when that variable holds a
 // whole number from 1 to 1048576 (other values are ignored).

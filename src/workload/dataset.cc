@@ -54,7 +54,7 @@ Result<std::vector<RequestSpec>> Finish(std::vector<Entry> entries, const Datase
 }
 
 Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path));
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path, kMaxFileBytes, "datasets"));
   json doc;
   try {
     doc = json::parse(text);
@@ -110,8 +110,12 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
 }
 
 Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
-  std::ifstream in(o.path);
-  if (!in) return NotFound(o.path + ": cannot open the --dataset-path file");
+  // Read whole within core's bound, so an endless file (/dev/zero) ends at the bound.
+  Result<std::string> text = ReadFile(o.path, kMaxFileBytes, "datasets");
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound)
+    return NotFound(o.path + ": cannot open the --dataset-path file");
+  if (!text.ok()) return text.status();
+  std::istringstream in(*text);
   std::vector<Entry> entries;
   std::string line;
   int64_t lineno = 0;

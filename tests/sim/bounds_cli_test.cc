@@ -48,6 +48,19 @@ TEST(SimulateBoundsCli, AnEndlessModelFileEndsAtTheBound) {
                  "(docs/limits.md); set FRONTIER_MAX_INPUT_MB to raise it\n");
 }
 
+TEST(SimulateBoundsCli, AnEndlessDatasetEndsAtTheBound) {
+  for (const char* kind : {"jsonl", "sharegpt"}) {
+    auto [rc, out] = testing_cli::Run("FRONTIER_MAX_INPUT_MB=1 " + Binary() +
+                                      " simulate --model llama-3.1-8b --hardware h100 --dataset " + kind +
+                                      " --dataset-path /dev/zero");
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find("/dev/zero: larger than 1 MiB, the bound on datasets (docs/limits.md); set "
+                       "FRONTIER_MAX_INPUT_MB to raise it"),
+              std::string::npos)
+        << out;
+  }
+}
+
 TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
   const std::string sim = "simulate --model llama-3.1-8b --hardware h100 ";
   const std::pair<std::string, std::string> cases[] = {
