@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/workload_flags.h"
 #include "loadgen/benchmark.h"
+#include "loadgen/worker_pool.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -130,6 +133,8 @@ int RunBench(int argc, char** argv) {
   std::vector<std::string> headers;
   bool insecure = false, no_progress = false;
   double timeout_s = 600, connect_timeout_s = 10, first_token_timeout_s = 0, grace_s = 5;
+  std::string workers_flag = "1";
+  int64_t vocab_size = 0;
   app.add_option("--base-url", base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]")->group("Target");
   app.add_option("--endpoint", endpoint, "/v1/completions or /v1/chat/completions [/v1/completions]")->group("Target");
   app.add_option("--model", model, "Model name sent in each request (required)")->group("Target");
@@ -146,6 +151,13 @@ int RunBench(int argc, char** argv) {
                  "Time limit to the first token, seconds (0 = none) [0]")->group("Target");
   app.add_option("--grace", grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]")->group("Output");
   app.add_flag("--no-progress", no_progress, "No live progress line")->group("Output");
+  app.add_option("--workers", workers_flag,
+                 "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]")
+      ->group("Load");
+  app.add_option("--vocab-size", vocab_size,
+                 "Token-id prompts: ids drawn below this, when the server's /v1/models gives no "
+                 "vocabulary size (llama.cpp gives meta.n_vocab) [32000]")
+      ->group("Workload");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
@@ -160,6 +172,17 @@ int RunBench(int argc, char** argv) {
     if (const char* env = std::getenv("OPENAI_API_KEY")) api_key = env;
   }
   loadgen::BenchOptions o;
+  if (workers_flag == "auto") {
+    o.workers = loadgen::AutoWorkers();
+  } else {
+    int n = 0;
+    auto [end, ec] = std::from_chars(workers_flag.data(), workers_flag.data() + workers_flag.size(), n);
+    if (ec != std::errc() || end != workers_flag.data() + workers_flag.size() || n < 1 || n > 1024)
+      return UsageError("bench", "--workers must be auto or an integer in [1, 1024], got '" + workers_flag + "'");
+    o.workers = n;
+  }
+  if (vocab_size != 0 && (vocab_size < 2 || vocab_size > INT32_MAX))
+    return UsageError("bench", "--vocab-size must be in [2, 2147483647], got " + std::to_string(vocab_size));
   o.client.base_url = base_url;
   o.client.endpoint = endpoint;
   o.client.model = model;
@@ -214,6 +237,11 @@ int RunBench(int argc, char** argv) {
   extra["max_concurrency"] = w->load.max_concurrency ? nlohmann::json(*w->load.max_concurrency) : nlohmann::json(nullptr);
   o.extra_result_fields = extra;
 
+  eff["workers"] = std::to_string(o.workers);
+  if (!workers_flag.empty() && workers_flag != "1") o.requested_settings["workers"] = workers_flag;
+  if (vocab_size) o.requested_settings["vocab_size"] = std::to_string(vocab_size);
+  const std::string vocab_note = loadgen::ResolveVocabulary(o.client, vocab_size, &w->dataset, &eff);
+  if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
   auto specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail("bench", specs.status());
 

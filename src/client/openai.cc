@@ -56,11 +56,8 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// The DOM front end dispatches at run time to the best kernel this CPU has
-// (the On-Demand front end would be fixed at compile time to the generic
-// kernel without -march flags), and it validates the whole chunk.
 struct ChunkReader::Impl {
-  simdjson::dom::parser parser;
+  simdjson::ondemand::parser parser;
 };
 
 ChunkReader::ChunkReader() : impl_(std::make_unique<Impl>()) {}
@@ -68,88 +65,175 @@ ChunkReader::~ChunkReader() = default;
 
 namespace {
 
-namespace dom = simdjson::dom;
+namespace od = simdjson::ondemand;
 
-bool NonEmptyString(dom::element v) {
-  std::string_view s;
-  if (v.get_string().get(s) != simdjson::SUCCESS) return false;
-  return !s.empty();
+bool IsNull(od::value& v) {
+  bool n = false;
+  return v.is_null().get(n) == simdjson::SUCCESS && n;
 }
 
-void ReadUsage(dom::element v, Chunk* out) {
-  dom::object usage;
-  if (v.get_object().get(usage) != simdjson::SUCCESS) return;  // null usage
-  int64_t n = 0;
-  if (usage["prompt_tokens"].get_int64().get(n) == simdjson::SUCCESS) out->prompt_tokens = n;
-  if (usage["completion_tokens"].get_int64().get(n) == simdjson::SUCCESS) {
-    out->completion_tokens = n;
-    out->has_usage = true;
-  }
+bool IsType(od::value& v, od::json_type want) {
+  od::json_type t;
+  return v.type().get(t) == simdjson::SUCCESS && t == want;
 }
 
-void ReadChoice(dom::object choice, Dialect dialect, Chunk* out) {
-  dom::element finish;
-  if (choice["finish_reason"].get(finish) == simdjson::SUCCESS && !finish.is_null()) out->finish = true;
-  if (dialect == Dialect::kCompletions) {
-    dom::element text;
-    if (choice["text"].get(text) == simdjson::SUCCESS && NonEmptyString(text)) out->content = true;
-    return;
-  }
-  dom::object delta;
-  if (choice["delta"].get_object().get(delta) != simdjson::SUCCESS) return;
-  for (const char* key : {"content", "reasoning_content", "reasoning"}) {
-    dom::element v;
-    if (delta[key].get(v) == simdjson::SUCCESS && NonEmptyString(v)) {
-      out->content = true;
-      return;
+// True for a non-empty JSON string (without unescaping it).
+bool NonEmptyString(od::value v) {
+  if (!IsType(v, od::json_type::string)) return false;
+  return v.raw_json_token().size() > 2;  // the token keeps its quotes: "" is 2 bytes
+}
+
+simdjson::error_code ReadUsage(od::value v, Chunk* out) {
+  od::object usage;
+  if (v.get_object().get(usage) != simdjson::SUCCESS) return simdjson::SUCCESS;  // null usage
+  for (auto field : usage) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    int64_t n = 0;
+    if (key == "prompt_tokens") {
+      if (field.value().get_int64().get(n) == simdjson::SUCCESS) out->prompt_tokens = n;
+    } else if (key == "completion_tokens") {
+      if (field.value().get_int64().get(n) == simdjson::SUCCESS) {
+        out->completion_tokens = n;
+        out->has_usage = true;
+      }
     }
   }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) {
+  for (auto field : choice) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    od::value v;
+    if (auto e = field.value().get(v)) return e;
+    if (key == "finish_reason") {
+      if (!IsNull(v)) out->finish = true;
+    } else if (dialect == Dialect::kCompletions && key == "text") {
+      if (NonEmptyString(v)) out->content = true;
+    } else if (dialect == Dialect::kChat && key == "delta") {
+      od::object delta;
+      if (v.get_object().get(delta) != simdjson::SUCCESS) continue;
+      for (auto d : delta) {
+        od::raw_json_string dk;
+        if (auto e = d.key().get(dk)) return e;
+        if (dk == "content" || dk == "reasoning_content" || dk == "reasoning") {
+          od::value dv;
+          if (d.value().get(dv) == simdjson::SUCCESS && NonEmptyString(dv)) out->content = true;
+        }
+      }
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+// The message of an error value: its "message" string, a plain string, or its JSON.
+std::string ErrorText(od::value v) {
+  std::string_view s;
+  if (IsType(v, od::json_type::string)) {
+    if (v.get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+  }
+  od::object o;
+  if (v.get_object().get(o) == simdjson::SUCCESS) {
+    std::string_view raw;
+    const bool have_raw = o.raw_json().get(raw) == simdjson::SUCCESS;
+    std::string whole = have_raw ? std::string(raw) : std::string();
+    if (o.reset().error() == simdjson::SUCCESS) {
+      for (auto f : o) {
+        std::string_view k;
+        if (f.unescaped_key().get(k) != simdjson::SUCCESS) break;
+        if (k == "message" && f.value().get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+      }
+    }
+    return whole;
+  }
+  return std::string(v.raw_json_token());
+}
+
+std::string Quote(std::string_view data) {
+  return "'" + std::string(data.substr(0, 120)) + "'";
 }
 
 }  // namespace
 
-bool ChunkReader::Read(std::string& data, Dialect dialect, bool want_model, Chunk* out,
+bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, Chunk* out,
                        std::string* why) {
   *out = Chunk{};
-  const size_t len = data.size();
-  data.reserve(len + simdjson::SIMDJSON_PADDING);
-  dom::element doc;
-  if (auto e = impl_->parser.parse(data.data(), len, /*realloc_if_needed=*/false).get(doc)) {
-    *why = std::string("malformed JSON in a stream event (") + simdjson::error_message(e) +
-           "): '" + data.substr(0, 120) + "'";
+  od::document doc;
+  auto fail = [&](simdjson::error_code e) {
+    *why = std::string("malformed JSON in a stream event (") + simdjson::error_message(e) + "): " + Quote(data);
     return false;
-  }
-  dom::object obj;
+  };
+  if (auto e = impl_->parser.iterate(data.data(), data.size(), data.size() + simdjson::SIMDJSON_PADDING).get(doc))
+    return fail(e);
+  od::object obj;
   if (doc.get_object().get(obj) != simdjson::SUCCESS) {
-    *why = "a stream event is JSON but not an object: '" + data.substr(0, 120) + "'";
+    *why = "a stream event is JSON but not an object: " + Quote(data);
     return false;
   }
-  dom::array choices;
-  if (obj["choices"].get_array().get(choices) == simdjson::SUCCESS) {
-    for (dom::element c : choices) {
-      dom::object choice;
-      if (c.get_object().get(choice) == simdjson::SUCCESS) ReadChoice(choice, dialect, out);
-      break;  // choices[0] only (n = 1)
+  bool object_is_error = false;
+  std::string message;
+  for (auto field : obj) {
+    // Raw keys: compared in place, no unescaping copy (the keys read here never need escapes).
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return fail(e);
+    od::value v;
+    if (auto e = field.value().get(v)) return fail(e);
+    if (key == "choices") {
+      od::array choices;
+      if (v.get_array().get(choices) != simdjson::SUCCESS) continue;
+      for (auto c : choices) {  // choices[0] only (n = 1)
+        od::object choice;
+        if (c.get_object().get(choice) == simdjson::SUCCESS) {
+          if (auto e = ReadChoice(choice, dialect, out)) return fail(e);
+        }
+        break;
+      }
+    } else if (key == "usage") {
+      if (auto e = ReadUsage(v, out)) return fail(e);
+    } else if (key == "model") {
+      std::string_view m;
+      if (want_model && v.get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);
+    } else if (key == "error") {
+      if (!IsNull(v)) {
+        out->error = true;
+        out->error_message = ErrorText(v);
+      }
+    } else if (key == "object") {
+      std::string_view t;
+      if (v.get_string().get(t) == simdjson::SUCCESS && t == "error") object_is_error = true;
+    } else if (key == "message") {
+      std::string_view m;
+      if (v.get_string().get(m) == simdjson::SUCCESS) message = std::string(m);
     }
   }
-  dom::element usage;
-  if (obj["usage"].get(usage) == simdjson::SUCCESS) ReadUsage(usage, out);
-  if (want_model) {
-    std::string_view m;
-    if (obj["model"].get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);
-  }
-  dom::element err;
-  if (obj["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
+  if (object_is_error && !out->error) {
     out->error = true;
-    out->error_message = simdjson::minify(err);
-  }
-  std::string_view object_type;
-  if (obj["object"].get_string().get(object_type) == simdjson::SUCCESS && object_type == "error") {
-    out->error = true;
-    std::string_view m;
-    if (obj["message"].get_string().get(m) == simdjson::SUCCESS) out->error_message = std::string(m);
+    out->error_message = message;
   }
   return true;
+}
+
+std::string ChunkReader::ErrorMessage(std::string_view payload) {
+  simdjson::padded_string padded(payload);
+  od::parser parser;
+  od::document doc;
+  if (parser.iterate(padded).get(doc) == simdjson::SUCCESS) {
+    od::object o;
+    if (doc.get_object().get(o) == simdjson::SUCCESS) {
+      for (auto f : o) {
+        std::string_view k, s;
+        if (f.unescaped_key().get(k) != simdjson::SUCCESS) break;
+        if (k == "message" && f.value().get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+        if (k == "error") {
+          od::value v;
+          if (f.value().get(v) == simdjson::SUCCESS) return ErrorText(v);
+        }
+      }
+    }
+  }
+  return std::string(payload);
 }
 
 }  // namespace frontier::client

@@ -13,7 +13,15 @@
 // A role-only chat delta, an empty string and a usage-only chunk (choices
 // empty) carry no token. `usage` is read wherever it appears (continuous
 // stats put it in every chunk; include_usage adds a final usage-only chunk).
-// An {"error": ...} object, or vLLM's {"object": "error", ...}, is an error chunk.
+// An error chunk, in any of the servers' shapes, keeps the server's own words:
+// {"error": {"message": ...}} (OpenAI, SGLang, llama.cpp as `data:`),
+// {"error": "text"}, vLLM's {"object": "error", "message": ...}, and an SSE
+// `error:` field (llama.cpp; sse.h) read with ReadError.
+//
+// Parsing: simdjson's On-Demand front end, one pass over the chunk's
+// top-level fields, reading only choices[0] (text / delta / finish_reason),
+// usage, model (when wanted) and error; nothing is copied unless it is an
+// error message or the model name.
 //
 // Thread safety: ChunkReader keeps a simdjson parser; one per thread.
 #pragma once
@@ -71,9 +79,14 @@ class ChunkReader {
  public:
   ChunkReader();
   ~ChunkReader();
-  // Parses one SSE data payload (JSON). `data` may be modified (padding is
-  // appended past its size). Returns false with `*why` set for invalid JSON.
-  bool Read(std::string& data, Dialect dialect, bool want_model, Chunk* out, std::string* why);
+  // Parses one SSE data payload (JSON). REQUIRES: kSsePadding (sse.h)
+  // readable bytes follow `data`. Returns false with `*why` set for invalid
+  // JSON.
+  bool Read(std::string_view data, Dialect dialect, bool want_model, Chunk* out, std::string* why);
+
+  // The server's words from an error payload (an SSE `error:` field's text,
+  // JSON or not): its "message" when it is JSON with one, else the text.
+  static std::string ErrorMessage(std::string_view payload);
 
  private:
   struct Impl;

@@ -1,5 +1,7 @@
 #include "client/openai.h"
 
+#include "client/sse.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@ Chunk Parse(std::string s, Dialect d = Dialect::kCompletions, bool* ok = nullptr
   ChunkReader r;
   Chunk c;
   std::string why;
+  s.reserve(s.size() + kSsePadding);
   bool good = r.Read(s, d, true, &c, &why);
   if (ok) *ok = good;
   return c;

@@ -10,8 +10,11 @@ namespace {
 std::vector<std::string> FeedAll(SseParser& p, const std::vector<std::string>& pieces, bool* ok = nullptr) {
   std::vector<std::string> out;
   bool all = true;
-  for (const auto& piece : pieces)
-    all = all && p.Feed(piece, [&](std::string& d) { out.push_back(d); return true; });
+  for (const auto& piece : pieces) {
+    std::string padded = piece;
+    padded.reserve(piece.size() + kSsePadding);  // the framer may read this far past an event
+    all = all && p.Feed(padded, [&](std::string_view d, bool) { out.emplace_back(d); return true; });
+  }
   if (ok) *ok = all;
   return out;
 }
@@ -77,9 +80,31 @@ TEST(SseTest, UnknownFieldIsMalformed) {
 TEST(SseTest, CallbackCanStop) {
   SseParser p;
   int n = 0;
-  EXPECT_TRUE(p.Feed("data: 1\n\ndata: 2\n\n", [&](std::string&) { ++n; return false; }));
+  std::string bytes = "data: 1\n\ndata: 2\n\n";
+  bytes.reserve(bytes.size() + kSsePadding);
+  EXPECT_TRUE(p.Feed(bytes, [&](std::string_view, bool) { ++n; return false; }));
   EXPECT_EQ(n, 1);
   EXPECT_TRUE(p.stopped());
+}
+
+TEST(SseTest, ErrorFieldIsAnErrorEventInTheServersWords) {
+  // llama.cpp's server streams an error as an "error:" field.
+  SseParser p;
+  std::vector<std::pair<std::string, bool>> got;
+  std::string bytes = "error: {\"code\":400,\"message\":\"token 30000 out of vocabulary\"}\n\n";
+  bytes.reserve(bytes.size() + kSsePadding);
+  ASSERT_TRUE(p.Feed(bytes, [&](std::string_view d, bool err) { got.emplace_back(std::string(d), err); return true; }));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].second);
+  EXPECT_EQ(got[0].first, "{\"code\":400,\"message\":\"token 30000 out of vocabulary\"}");
+}
+
+TEST(SseTest, ViewsStayValidWhenAnEventSpansReads) {
+  // The first read ends inside the event: its data must be kept, not viewed.
+  SseParser p;
+  auto ev = FeedAll(p, {"data: {\"a\":1}\n", "\n"});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0], "{\"a\":1}");
 }
 
 }  // namespace

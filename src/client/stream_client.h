@@ -1,29 +1,31 @@
 // stream_client.h: an event-driven HTTP(S) client for OpenAI-compatible
 // streaming endpoints. One thread carries thousands of concurrent streams.
 //
-// Design: libcurl's multi-socket interface (curl_multi_socket_action) driven
-// by this class's own epoll loop. libcurl does HTTP/1.1, TLS, connection
-// reuse and name resolution; the loop decides when to read. One monotonic
-// timestamp is taken per read, as soon as libcurl hands over the bytes of a
-// recv() and before any SSE or JSON parsing, and every SSE event completed
+// Design: for http:// the client speaks HTTP/1.1 itself on its own epoll
+// loop (net/poller.h, net/http1.h: keep-alive connections, chunked
+// decoding); for https:// it drives libcurl's multi-socket interface from
+// the same kind of loop, for TLS. docs/bench.md says why, with the profile.
+// One monotonic timestamp is taken per socket read, right after the read
+// returned and before any SSE or JSON parsing, and every SSE event completed
 // by that read is stamped with it: parsing and bookkeeping never inflate a
-// latency, and no byte is stamped before it arrived (see WriteCallback in the
-// .cc for why not one stamp per epoll wake-up).
-// A timerfd wakes the loop at the caller's deadline with sub-millisecond
-// precision (epoll_wait's own timeout is whole milliseconds).
+// latency, and no byte is stamped before it arrived.
 //
 // Per request: POST the body (openai.h), stream the response through the SSE
-// framer (sse.h) and the chunk reader; count token-bearing events; read token
-// counts from `usage` when the server sends it. Every request ends exactly
-// once, ok or with a failure:: code (core/run_result.h) and a detail:
+// framer (sse.h); count token-bearing events; read token counts from `usage`
+// when the server sends it (response_stream.h says when usage is not
+// trusted). Every request ends exactly once, ok or with a failure:: code
+// (core/run_result.h) and a detail:
 //   connection refused -> connect; name not resolved -> dns; TLS -> tls;
-//   HTTP >= 400 -> http_status (429 -> http_429) with the body kept;
-//   no connection within connect_timeout -> timeout_connect; no first token
-//   within first_token_timeout -> timeout_first_token; not finished within
-//   total_timeout -> timeout_total; bad SSE framing or JSON, or an error
-//   object in the stream -> malformed_stream; the connection ended before
-//   [DONE] (or a finish_reason) -> closed_mid_stream; finished without a
-//   token-bearing event -> zero_tokens.
+//   HTTP >= 300 -> http_status (429 -> http_429) with the status and body
+//   kept, whatever the body's framing; no connection within connect_timeout
+//   -> timeout_connect; no first token within first_token_timeout ->
+//   timeout_first_token; not finished within total_timeout -> timeout_total;
+//   bad HTTP or SSE framing or JSON -> malformed_stream; an error event in
+//   the stream (any dialect's shape) -> http_status with the server's own
+//   words; the connection ended before [DONE] (or a finish_reason) ->
+//   closed_mid_stream, with the status that came; finished without a
+//   token-bearing event -> zero_tokens. A kept-alive connection the server
+//   closed before answering anything is retried once on a new connection.
 //
 // Thread safety: not thread-safe; one StreamClient per thread. Times are
 // SteadyClock::MonotonicNow() readings.
@@ -73,9 +75,10 @@ class StreamClient {
  public:
   using OnDone = std::function<void(RequestRecord&&)>;
 
-  // Validates the options (base URL scheme, endpoint, extra body, header
-  // syntax) and sets up libcurl and epoll; raises RLIMIT_NOFILE's soft limit
-  // to the hard limit. InvalidArgument names the flag.
+  // Validates the options (base URL, endpoint, extra body, header syntax),
+  // resolves the host and sets up the loop; raises RLIMIT_NOFILE's soft limit
+  // to the hard limit. InvalidArgument names the flag. A host that does not
+  // resolve is not an error here: each request then fails with `dns`.
   static Result<std::unique_ptr<StreamClient>> Create(const ClientOptions& options);
   ~StreamClient();
   StreamClient(const StreamClient&) = delete;
@@ -94,6 +97,9 @@ class StreamClient {
   void AbortAll(const char* reason, const OnDone& done);
 
   size_t InFlight() const;
+  // Safe from any thread: makes a Poll in progress (or the next) return at
+  // once, so another thread can hand this client work (loadgen's workers).
+  void Wake();
   // The "model" the server named in its stream ("" until one did).
   const std::string& served_model() const;
   // Wake-ups of the loop and SSE events handled so far (for the capacity bench).
@@ -106,8 +112,8 @@ class StreamClient {
   std::unique_ptr<Impl> impl_;
 };
 
-// The failure code for a finished libcurl transfer (exposed for tests of the
-// cases a local test cannot provoke, such as DNS). `connected` says whether a
+// The failure code for a finished libcurl transfer (https; exposed for tests
+// of the cases a local test cannot provoke, such as DNS). `connected` says whether a
 // connection was established.
 const char* FailureForCurlCode(int curl_code, bool connected);
 

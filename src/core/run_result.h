@@ -63,6 +63,7 @@ struct RequestRecord {
   std::string failure;               // a failure:: code when !ok
   std::string failure_detail;        // HTTP body, transport message, ...
   int http_status = 0;               // 0 when no response line was received
+  std::string usage_conflict;        // why the server's usage was not trusted ("" when it was, or none came)
 };
 
 struct RunResult {

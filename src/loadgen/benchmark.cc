@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include "client/models.h"
 #include "core/version.h"
 #include "loadgen/http_target.h"
+#include "loadgen/worker_pool.h"
 #include "metrics/result_json.h"
 
 namespace frontier::loadgen {
@@ -30,6 +32,27 @@ class RecordingObserver final : public Observer {
 
 }  // namespace
 
+std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab_flag,
+                              workload::DatasetOptions* dataset, std::map<std::string, std::string>* effective) {
+  if (dataset->kind != workload::DatasetKind::kRandom ||
+      dataset->random.format != workload::PromptFormat::kTokenIds)
+    return "";
+  std::string source = vocab_flag > 0 ? "--vocab-size" : "default";
+  if (vocab_flag > 0) dataset->random.vocab_size = static_cast<int32_t>(vocab_flag);
+  std::string note;
+  auto info = client::QueryModel(client, 5 * kNanosPerSecond);
+  if (info.ok() && info->n_vocab > 0) {
+    if (vocab_flag > 0 && vocab_flag != info->n_vocab)
+      note = "the server's /v1/models gives n_vocab " + std::to_string(info->n_vocab) +
+             "; using it instead of --vocab-size " + std::to_string(vocab_flag);
+    dataset->random.vocab_size = static_cast<int32_t>(info->n_vocab);
+    source = "server /v1/models meta.n_vocab";
+  }
+  (*effective)["vocab_size"] = std::to_string(dataset->random.vocab_size);
+  (*effective)["vocab_size_source"] = source;
+  return note;
+}
+
 std::string HostName() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof(buf) - 1) != 0) return "";
@@ -39,7 +62,12 @@ std::string HostName() {
 Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workload::RequestSpec>& specs,
                                   const workload::LoadOptions& load, Observer* observer,
                                   const std::atomic<bool>* stop) {
-  FRONTIER_ASSIGN_OR_RETURN(auto target, HttpTarget::Create(o.client));
+  std::unique_ptr<Target> target;
+  if (o.workers > 1) {
+    FRONTIER_ASSIGN_OR_RETURN(target, WorkerPool::Create(o.client, o.workers));
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(target, HttpTarget::Create(o.client));
+  }
   metrics::RequestJsonlWriter writer;
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);

@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "loadgen/runner.h"
 #include "metrics/summary.h"
+#include "workload/dataset.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
 
@@ -32,6 +33,7 @@ namespace frontier::loadgen {
 
 struct BenchOptions {
   client::ClientOptions client;
+  int workers = 1;                      // event loops on their own threads (worker_pool.h)
   RunOptions run;                       // its clock must stay the steady clock for HTTP
   metrics::SummaryOptions summary;
   std::string result_json;              // "" = not written
@@ -57,6 +59,18 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& options,
                                   const std::vector<workload::RequestSpec>& specs,
                                   const workload::LoadOptions& load, Observer* observer,
                                   const std::atomic<bool>* stop);
+
+// Token-id prompts stay inside the served model's vocabulary: asks the
+// server's GET /v1/models (5 s at most) and, when it gives a vocabulary size
+// (llama.cpp: meta.n_vocab), sets dataset->random.vocab_size to it; else uses
+// `vocab_flag` when > 0, else keeps the dataset's default. Records
+// "vocab_size" and "vocab_size_source" ("server /v1/models meta.n_vocab",
+// "--vocab-size" or "default") in `effective`. Does nothing for datasets that
+// are not token-id prompts. Returns a note for the user when the server's
+// figure overrode the flag ("" otherwise). Never fails: a server without
+// /v1/models keeps the flag's value.
+std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab_flag,
+                              workload::DatasetOptions* dataset, std::map<std::string, std::string>* effective);
 
 // The machine's host name, for provenance.
 std::string HostName();

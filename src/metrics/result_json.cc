@@ -168,6 +168,7 @@ json RequestRecordToJson(const RequestRecord& r) {
   j["output_tokens"] = r.output_tokens;
   j["requested_output_tokens"] = r.requested_output_tokens;
   j["usage_reported"] = r.usage_reported;
+  if (!r.usage_conflict.empty()) j["usage_conflict"] = r.usage_conflict;
   j["scheduled_ns"] = r.scheduled_ns;
   j["sent_ns"] = r.sent_ns;
   j["first_token_ns"] = r.first_token_ns;
@@ -197,6 +198,7 @@ Result<RequestRecord> RequestRecordFromJson(const json& j) {
     r.output_tokens = j.value("output_tokens", 0);
     r.requested_output_tokens = j.value("requested_output_tokens", 0);
     r.usage_reported = j.value("usage_reported", false);
+    r.usage_conflict = j.value("usage_conflict", "");
     r.scheduled_ns = j.at("scheduled_ns").get<Nanos>();
     r.sent_ns = j.at("sent_ns").get<Nanos>();
     r.first_token_ns = j.value("first_token_ns", Nanos{-1});

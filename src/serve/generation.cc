@@ -51,14 +51,37 @@ void Server::Impl::ResponseDone(Connection* c, bool keep_alive) {
 }
 
 void Server::Impl::ProcessInput(Connection* c) {
+  // Fairness: a connection pipelining many requests gets kRequestsPerTurn per
+  // pass of the loop, then waits its turn (deferred_); and it is not served
+  // further while more than kMaxOutputBacklog bytes of its answers wait to be
+  // read (a client that sends without reading cannot make the server do
+  // unbounded work, or starve the others). Consumed input is skipped with an
+  // offset, not erased from the front per request, so the cost is linear.
+  constexpr int kRequestsPerTurn = 32;
+  constexpr size_t kMaxOutputBacklog = 1 << 20;
+  int handled = 0;
   while (!c->closed && !c->busy && !c->close_after_write) {
     if (!(c->events & EPOLLIN)) SetInterest(c, c->events | EPOLLIN);  // reading may have been paused
+    if (c->out.size() - c->out_off > kMaxOutputBacklog) return;        // resumed when Flush drains it
+    if (c->in_off == c->in.size()) {
+      c->in.clear();
+      c->in_off = 0;
+    } else if (c->in_off > (64u << 10) && c->in_off * 2 > c->in.size()) {
+      c->in.erase(0, c->in_off);  // amortised: at most once per half of the buffer
+      c->in_off = 0;
+    }
+    const std::string_view pending = std::string_view(c->in).substr(c->in_off);
     if (!c->have_head) {
-      if (c->in.empty()) return;
-      const HeadResult h = ParseRequestHead(c->in, options_.max_head_bytes, c->req);
+      if (pending.empty()) return;
+      if (handled >= kRequestsPerTurn) {
+        deferred_.push_back(c);
+        return;
+      }
+      const HeadResult h = ParseRequestHead(pending, options_.max_head_bytes, c->req);
       if (h.state == ParseState::kNeedMore) return;
       if (h.state == ParseState::kError) {
         c->in.clear();
+        c->in_off = 0;
         c->linger = true;  // the client may still be sending; let it read the answer
         ApiError e;
         e.status = h.error_status;
@@ -66,9 +89,10 @@ void Server::Impl::ProcessInput(Connection* c) {
         RespondError(c, e, /*keep_alive=*/false);
         return;
       }
-      c->in.erase(0, h.head_bytes);
+      c->in_off += h.head_bytes;
       if (static_cast<uint64_t>(c->req.content_length) > options_.max_body_bytes) {
         c->in.clear();
+        c->in_off = 0;
         c->linger = true;  // the client may still be sending the body; let it read the 413
         ApiError e;
         e.status = 413;
@@ -79,17 +103,18 @@ void Server::Impl::ProcessInput(Connection* c) {
         return;
       }
       c->have_head = true;
-      if (c->req.expect_continue && c->in.size() < static_cast<size_t>(c->req.content_length)) {
+      if (c->req.expect_continue && c->in.size() - c->in_off < static_cast<size_t>(c->req.content_length)) {
         c->out += "HTTP/1.1 100 Continue\r\n\r\n";
         if (!Flush(c)) return;
       }
     }
     const auto need = static_cast<size_t>(c->req.content_length);
-    if (c->in.size() < need) return;
-    c->req.body.assign(c->in, 0, need);
-    c->in.erase(0, need);
+    if (c->in.size() - c->in_off < need) return;
+    c->req.body.assign(c->in, c->in_off, need);
+    c->in_off += need;
     c->have_head = false;
     c->busy = true;
+    ++handled;
     HttpRequest req = std::move(c->req);
     try {
       HandleRequest(c, req);

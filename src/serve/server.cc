@@ -6,10 +6,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -125,17 +123,8 @@ Status Server::Impl::Bind() {
   port_ = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                    : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epoll_fd_ < 0 || timer_fd_ < 0 || wake_fd_ < 0) return IoError(Errno("epoll/timerfd/eventfd"));
-  auto add = [&](int fd, Handle* h) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = h;
-    return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-  };
-  if (add(listen_fd_, &listen_handle_) || add(timer_fd_, &timer_handle_) || add(wake_fd_, &wake_handle_))
+  if (!poller_.ok() || waker_.fd() < 0) return IoError(Errno("epoll/eventfd"));
+  if (!poller_.Add(listen_fd_, EPOLLIN, &listen_handle_) || !poller_.Add(waker_.fd(), EPOLLIN, &wake_handle_))
     return IoError(Errno("epoll_ctl"));
   return Status::Ok();
 }
@@ -149,23 +138,19 @@ Status Server::Impl::Start() {
 
 void Server::Impl::RequestStop() noexcept {
   stop_.store(true);
-  if (wake_fd_ >= 0) {
-    uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
-  }
+  waker_.Wake();
 }
 
 void Server::Impl::Drain(Nanos grace_ns) {
   drain_deadline_.store(SteadyClock::MonotonicNow() + std::max<Nanos>(0, grace_ns));
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+  waker_.Wake();
 }
 
 bool Server::Impl::DrainDone(Nanos now) {
   const Nanos deadline = drain_deadline_.load();
   if (deadline < 0) return false;
   if (listening_) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    poller_.Remove(listen_fd_);
     close(listen_fd_);  // later connects are refused
     listen_fd_ = -1;
     listening_ = false;
@@ -183,8 +168,7 @@ Server::Impl::~Impl() {
   Wait();
   for (auto& [p, c] : conns_) close(c->fd);
   conns_.clear();
-  for (int fd : {listen_fd_, epoll_fd_, timer_fd_, wake_fd_})
-    if (fd >= 0) close(fd);
+  if (listen_fd_ >= 0) close(listen_fd_);
 }
 
 // ---- The loop ------------------------------------------------------------------------------
@@ -199,8 +183,6 @@ Nanos Server::Impl::NextWakeup() const {
 }
 
 void Server::Impl::Loop() {
-  constexpr int kMaxEvents = 512;
-  epoll_event events[kMaxEvents];
   int n = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     // One pass: first the emissions that fell due, then the I/O that epoll
@@ -209,24 +191,21 @@ void Server::Impl::Loop() {
     // simulation uses, so the sim profile's timeline replays exactly.
     pass_now_ = SteadyClock::MonotonicNow();
     RunDue(pass_now_);
+    if (!deferred_.empty()) {  // pipelined requests left from the last pass: their next turn
+      std::vector<Connection*> turn;
+      turn.swap(deferred_);
+      for (Connection* c : turn)
+        if (!c->closed && !c->busy) ProcessInput(c);
+    }
     for (int i = 0; i < n; ++i) {
-      auto* h = static_cast<Handle*>(events[i].data.ptr);
+      const epoll_event& ev = poller_.event(i);
+      auto* h = static_cast<Handle*>(ev.data.ptr);
       switch (h->kind) {
         case Handle::kListen: Accept(); break;
-        case Handle::kTimer: {
-          uint64_t ticks;
-          [[maybe_unused]] ssize_t r = read(timer_fd_, &ticks, sizeof(ticks));
-          timer_armed_for_ = -1;
-          break;
-        }
-        case Handle::kWake: {
-          uint64_t v;
-          [[maybe_unused]] ssize_t r = read(wake_fd_, &v, sizeof(v));
-          break;
-        }
+        case Handle::kWake: waker_.Drain(); break;
         case Handle::kConn: {
           auto* c = static_cast<Connection*>(h);
-          if (!c->closed) OnConnEvent(c, events[i].events);
+          if (!c->closed) OnConnEvent(c, ev.events);
           break;
         }
       }
@@ -235,25 +214,11 @@ void Server::Impl::Loop() {
     graveyard_.clear();
     if (DrainDone(SteadyClock::MonotonicNow())) break;
 
-    const Nanos next = NextWakeup();
-    int timeout = -1;
-    if (next != kNever) {
-      if (next <= SteadyClock::MonotonicNow()) {
-        timeout = 0;
-      } else if (next != timer_armed_for_) {
-        itimerspec ts{};
-        ts.it_value.tv_sec = next / kNanosPerSecond;
-        ts.it_value.tv_nsec = next % kNanosPerSecond;
-        timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &ts, nullptr);
-        timer_armed_for_ = next;
-      }
-    }
+    // The next emission's due time is the wait's deadline (nanosecond
+    // resolution: no timer fd, no timer syscall per token).
+    const Nanos next = deferred_.empty() ? NextWakeup() : SteadyClock::MonotonicNow();
     PublishSnapshot();
-    n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout);
-    if (n < 0) {
-      if (errno != EINTR) break;
-      n = 0;
-    }
+    n = poller_.Wait(next == kNever ? net::Poller::kForever : next);
   }
   // Clean shutdown: abandon generations and close every connection.
   std::vector<Connection*> all;
@@ -293,7 +258,7 @@ void Server::Impl::Accept() {
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE) {
         // Out of descriptors: stop accepting until a connection closes.
-        epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+        poller_.Remove(listen_fd_);
         accept_paused_ = true;
       }
       return;  // EAGAIN, or a transient error the next readiness retries
@@ -303,10 +268,7 @@ void Server::Impl::Accept() {
     auto conn = std::make_unique<Connection>();
     conn->fd = fd;
     conn->events = EPOLLIN | EPOLLRDHUP;
-    epoll_event ev{};
-    ev.events = conn->events;
-    ev.data.ptr = static_cast<Handle*>(conn.get());
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    if (!poller_.Add(fd, conn->events, static_cast<Handle*>(conn.get()))) {
       close(fd);
       continue;
     }
@@ -318,10 +280,7 @@ void Server::Impl::Accept() {
 void Server::Impl::SetInterest(Connection* c, uint32_t events) {
   if (c->events == events) return;
   c->events = events;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = static_cast<Handle*>(c);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
+  poller_.Modify(c->fd, events, static_cast<Handle*>(c));
 }
 
 void Server::Impl::Close(Connection* c) {
@@ -330,17 +289,15 @@ void Server::Impl::Close(Connection* c) {
   if (c->lingering) {  // forget it before the graveyard frees it
     std::erase_if(lingering_, [c](const auto& l) { return l.first == c; });
   }
+  std::erase(deferred_, c);
   if (c->gen_id) AbortGeneration(c->gen_id);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  poller_.Remove(c->fd);
   close(c->fd);
   auto it = conns_.find(c);
   graveyard_.push_back(std::move(it->second));  // freed after this batch of events
   conns_.erase(it);
   if (accept_paused_ && listening_) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = &listen_handle_;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) == 0) accept_paused_ = false;
+    if (poller_.Add(listen_fd_, EPOLLIN, &listen_handle_)) accept_paused_ = false;
   }
 }
 
@@ -350,6 +307,7 @@ void Server::Impl::Linger(Connection* c) {
   if (c->gen_id) AbortGeneration(c->gen_id);
   c->gen_id = 0;
   c->in.clear();
+  c->in_off = 0;
   shutdown(c->fd, SHUT_WR);
   SetInterest(c, EPOLLIN | EPOLLRDHUP);
   lingering_.push_back({c, SteadyClock::MonotonicNow() + 2 * kNanosPerSecond});
@@ -377,6 +335,9 @@ void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
   }
   if (ev & EPOLLOUT) {
     if (!Flush(c)) return;
+    // Answers drained: requests held back by the output backlog may go on.
+    if (!c->busy && c->in_off < c->in.size()) ProcessInput(c);
+    if (c->closed) return;
   }
   if (ev & (EPOLLIN | EPOLLRDHUP)) ReadFrom(c);
 }
@@ -398,7 +359,7 @@ void Server::Impl::ReadFrom(Connection* c) {
     const ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
     if (n > 0) {
       c->in.append(buf, static_cast<size_t>(n));
-      if (c->in.size() > cap) {
+      if (c->in.size() - c->in_off > cap) {
         // A client piling up requests while one streams: stop reading until it is done,
         // but keep watching for a hang-up so its slot is freed at once.
         SetInterest(c, (c->events & ~EPOLLIN) | EPOLLRDHUP);

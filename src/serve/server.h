@@ -8,9 +8,10 @@
 //   ... http://127.0.0.1:(*s)->port() ...
 //   (*s)->Stop();
 //
-// One thread runs an epoll loop over nonblocking sockets: HTTP/1.1 keep-alive,
-// Content-Length request bodies, SSE responses in chunked encoding, a timerfd
-// for the next token emission, buffered partial writes. A TimingSource
+// One thread runs an epoll loop (net/poller.h) over nonblocking sockets:
+// HTTP/1.1 keep-alive (net/http1.h framing), Content-Length request bodies,
+// SSE responses in chunked encoding, the next token emission's due time as
+// the wait's nanosecond deadline, buffered partial writes. A TimingSource
 // (timing.h) decides when each request's tokens are due; the loop writes them
 // at that time. Why epoll rather than Boost.Asio: docs/serve.md.
 //

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "net/poller.h"
 #include "serve/http.h"
 #include "serve/metrics.h"
 #include "serve/openai.h"
@@ -24,7 +25,7 @@ namespace frontier::serve {
 
 // What an epoll registration points at.
 struct Handle {
-  enum Kind { kListen, kTimer, kWake, kConn } kind;
+  enum Kind { kListen, kWake, kConn } kind;
   explicit Handle(Kind k) : kind(k) {}
 };
 
@@ -33,7 +34,8 @@ struct Connection : Handle {
   int fd = -1;
   bool closed = false;
   uint32_t events = 0;          // current epoll interest
-  std::string in;               // received, not yet consumed
+  std::string in;               // received; bytes before in_off are consumed
+  size_t in_off = 0;
   std::string out;              // to send; out_off bytes of it already sent
   size_t out_off = 0;
   bool close_after_write = false;
@@ -128,16 +130,17 @@ class Server::Impl {
 
   ServeOptions options_;
   std::unique_ptr<TimingSource> timing_;
-  int listen_fd_ = -1, epoll_fd_ = -1, timer_fd_ = -1, wake_fd_ = -1;
+  int listen_fd_ = -1;
+  net::Poller poller_{512};
+  net::Waker waker_;  // any thread: RequestStop() and Drain() wake the loop
   int port_ = 0;
-  Handle listen_handle_{Handle::kListen}, timer_handle_{Handle::kTimer}, wake_handle_{Handle::kWake};
+  Handle listen_handle_{Handle::kListen}, wake_handle_{Handle::kWake};
   std::thread thread_;
   bool started_ = false;
   std::atomic<bool> stop_{false};
   std::atomic<Nanos> drain_deadline_{-1};  // any thread: set by Drain()
   bool listening_ = true;
   bool accept_paused_ = false;
-  Nanos timer_armed_for_ = -1;
   Nanos pass_now_ = 0;  // when this pass of the loop began: the admission time of requests read in it
 
   std::unordered_map<Connection*, std::unique_ptr<Connection>> conns_;
@@ -146,6 +149,8 @@ class Server::Impl {
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<Delayed>> delayed_;
   std::vector<Emission> due_;  // scratch for RunDue
   std::vector<Connection*> dirty_;
+  // Connections with pipelined requests left over after their turn (ProcessInput's budget).
+  std::vector<Connection*> deferred_;
   std::vector<std::pair<Connection*, Nanos>> lingering_;  // half-closed connections and their deadlines  // connections with output queued by this RunDue pass
   uint64_t next_id_ = 1;
   ServeMetrics metrics_;

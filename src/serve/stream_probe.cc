@@ -10,7 +10,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 
 namespace frontier::serve {
@@ -51,48 +50,6 @@ int OpenSocket(const std::string& host, int port, bool nonblocking, std::string&
 
 // ---- ResponseReader ----------------------------------------------------------------------------
 
-bool ResponseReader::ParseHead() {
-  for (;;) {
-    const size_t end = raw_.find("\r\n\r\n");
-    if (end == std::string::npos) return true;
-    std::string_view head(raw_.data(), end);
-    if (head.size() < 12 || head.substr(0, 7) != "HTTP/1.") return false;
-    int status = 0;
-    std::from_chars(head.data() + 9, head.data() + 12, status);
-    if (status >= 100 && status < 200) {  // 100 Continue: the real response follows
-      raw_.erase(0, end + 4);
-      continue;
-    }
-    reply_.status = status;
-    size_t pos = head.find("\r\n");
-    while (pos != std::string_view::npos && pos < head.size()) {
-      const size_t next = head.find("\r\n", pos + 2);
-      std::string_view line = head.substr(pos + 2, next == std::string_view::npos ? next : next - pos - 2);
-      const size_t colon = line.find(':');
-      if (colon != std::string_view::npos) {
-        std::string name(line.substr(0, colon));
-        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        std::string_view value = line.substr(colon + 1);
-        while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-        reply_.headers[name] = std::string(value);
-      }
-      pos = next;
-    }
-    raw_.erase(0, end + 4);
-    sse_body_ = reply_.headers["content-type"].find("text/event-stream") != std::string::npos;
-    if (reply_.headers.count("transfer-encoding")) {
-      stage_ = kChunkSize;
-    } else if (reply_.headers.count("content-length")) {
-      remaining_ = std::stoll(reply_.headers["content-length"]);
-      stage_ = remaining_ == 0 ? kDone : kLength;
-    } else {
-      stage_ = kUntilClose;
-    }
-    if (stage_ == kDone) reply_.complete = true;
-    return true;
-  }
-}
-
 void ResponseReader::AddBody(std::string_view data, Nanos now) {
   reply_.body += data;
   if (!sse_body_) return;
@@ -115,79 +72,45 @@ void ResponseReader::AddBody(std::string_view data, Nanos now) {
   if (!keep_data_) reply_.body.clear();
 }
 
-bool ResponseReader::DecodeBody(Nanos now) {
-  for (;;) {
-    switch (stage_) {
-      case kHead:
-        return true;
-      case kLength: {
-        const size_t n = std::min<size_t>(raw_.size(), static_cast<size_t>(remaining_));
-        AddBody(std::string_view(raw_).substr(0, n), now);
-        raw_.erase(0, n);
-        remaining_ -= static_cast<int64_t>(n);
-        if (remaining_ > 0) return true;
-        stage_ = kDone;
-        break;
-      }
-      case kChunkSize: {
-        const size_t eol = raw_.find("\r\n");
-        if (eol == std::string::npos) return true;
-        int64_t size = 0;
-        auto [p, ec] = std::from_chars(raw_.data(), raw_.data() + eol, size, 16);
-        if (ec != std::errc()) return false;
-        raw_.erase(0, eol + 2);
-        remaining_ = size;
-        stage_ = size == 0 ? kTrailer : kChunkData;
-        break;
-      }
-      case kChunkData: {
-        const size_t n = std::min<size_t>(raw_.size(), static_cast<size_t>(remaining_));
-        AddBody(std::string_view(raw_).substr(0, n), now);
-        raw_.erase(0, n);
-        remaining_ -= static_cast<int64_t>(n);
-        if (remaining_ > 0) return true;
-        stage_ = kChunkEnd;
-        break;
-      }
-      case kChunkEnd:
-        if (raw_.size() < 2) return true;
-        if (raw_.compare(0, 2, "\r\n") != 0) return false;
-        raw_.erase(0, 2);
-        stage_ = kChunkSize;
-        break;
-      case kTrailer: {
-        const size_t eol = raw_.find("\r\n");
-        if (eol == std::string::npos) return true;
-        raw_.erase(0, eol + 2);
-        if (eol == 0) stage_ = kDone;
-        break;
-      }
-      case kUntilClose:
-        AddBody(raw_, now);
-        raw_.clear();
-        return true;
-      case kDone:
-        reply_.complete = true;
-        return true;
-    }
-  }
+void ResponseReader::Finish() {
+  if (reply_.complete) return;
+  reply_.complete = true;
+  reply_.status = parser_.head().status;
+  for (const auto& [name, value] : parser_.headers()) reply_.headers[name] = value;
 }
 
 bool ResponseReader::Feed(std::string_view bytes, Nanos now) {
   if (reply_.first_byte_ns < 0) reply_.first_byte_ns = now;
-  raw_ += bytes;
-  if (stage_ == kHead && !ParseHead()) return false;
-  if (stage_ == kDone) {
-    reply_.complete = true;
+  if (done()) {
+    leftover_.append(bytes);
     return true;
   }
-  return DecodeBody(now);
+  const bool had_head = parser_.head_done();
+  const size_t used = parser_.Feed(bytes, [&](std::string_view body) {
+    if (reply_.status == 0) {
+      reply_.status = parser_.head().status;
+      for (const auto& [name, value] : parser_.headers()) reply_.headers[name] = value;
+      sse_body_ = parser_.head().event_stream;
+    }
+    AddBody(body, now);
+  });
+  if (parser_.state() == net::ResponseParser::kError) return false;
+  if (!had_head && parser_.head_done() && reply_.status == 0) {
+    reply_.status = parser_.head().status;
+    for (const auto& [name, value] : parser_.headers()) reply_.headers[name] = value;
+    sse_body_ = parser_.head().event_stream;
+  }
+  if (parser_.state() == net::ResponseParser::kDone) {
+    Finish();
+    leftover_.append(bytes.substr(used));
+  }
+  return true;
 }
 
 void ResponseReader::OnClose(Nanos now) {
   (void)now;
-  if (stage_ == kUntilClose) {
-    reply_.complete = true;
+  if (parser_.OnEof()) {
+    Finish();
   } else if (!reply_.complete) {
     reply_.closed_early = true;
   }

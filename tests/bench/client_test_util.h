@@ -20,15 +20,6 @@ using testing::ScriptedServer;
 
 inline constexpr Nanos kMs = kNanosPerMilli;
 
-// Sanitizer builds run both ends of the wire several times slower; they check
-// correctness (counts, codes, causality) and leave the timing bounds to the
-// optimised build.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kTimingChecks = false;
-#else
-inline constexpr bool kTimingChecks = true;
-#endif
-
 // Sends `n` requests with at most `concurrency` in flight; returns the records
 // (absolute steady-clock times) indexed by id.
 inline std::vector<RequestRecord> RunRequests(const ClientOptions& o, int n, int concurrency,

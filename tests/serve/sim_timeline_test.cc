@@ -13,8 +13,11 @@
 //    that request by a step and shifts the batches after it. So per request,
 //    TTFT and E2E (from the planned send time on the server's timeline,
 //    anchored at the first request's admission) match within the longest
-//    modelled step of the run + 5 ms; median TPOT and the run's duration match
-//    within 10%, median TTFT within 15%.
+//    modelled step of the run plus the largest lateness of a real arrival
+//    against its plan, measured in the same run (+ 1 ms); median TPOT and the
+//    run's duration match within 10%, median TTFT within 15%, each widened by
+//    that measured lateness (so a loaded machine widens the bound by what it
+//    did to the arrivals, and nothing else).
 // These tolerances are in docs/serve.md.
 #include <map>
 
@@ -131,7 +134,17 @@ TEST(SimTimeline, ServerMatchesVirtualTimeSimulation) {
   for (const auto& r : simulated->requests)
     for (size_t j = 1; j < r.events.size(); ++j)
       max_step_ms = std::max(max_step_ms, NanosToMillis(r.events[j].t_ns - r.events[j - 1].t_ns));
-  const double tol_ms = max_step_ms + 5;
+  // Plus how late the real arrivals were against the plan, measured in this
+  // run (socket latency, and on a loaded machine the client's scheduling).
+  double max_late_ms = 0;
+  {
+    const Nanos anchor0 = by_id.at(std::stoull(results[0].reply.headers.at("x-request-id")))->arrival_ns;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const RequestTrace& t = *by_id.at(std::stoull(results[i].reply.headers.at("x-request-id")));
+      max_late_ms = std::max(max_late_ms, std::abs(NanosToMillis(t.arrival_ns - anchor0 - (*planned)[i])));
+    }
+  }
+  const double tol_ms = max_step_ms + max_late_ms + 1;
 
   // The server's timeline is anchored at the arrival of the first request
   // (planned at 0, it starts the idle engine, as in the simulation); each
@@ -167,10 +180,10 @@ TEST(SimTimeline, ServerMatchesVirtualTimeSimulation) {
   }
   const double med_ttft_srv = Pct(ttft_srv, 50), med_ttft_sim = Pct(ttft_sim, 50);
   const double med_tpot_srv = Pct(tpot_srv, 50), med_tpot_sim = Pct(tpot_sim, 50);
-  EXPECT_NEAR(med_ttft_srv, med_ttft_sim, 0.15 * med_ttft_sim);
-  EXPECT_NEAR(med_tpot_srv, med_tpot_sim, 0.10 * med_tpot_sim);
+  EXPECT_NEAR(med_ttft_srv, med_ttft_sim, 0.15 * med_ttft_sim + max_late_ms);
+  EXPECT_NEAR(med_tpot_srv, med_tpot_sim, 0.10 * med_tpot_sim + max_late_ms / 10);
   const double dur_srv = NanosToMillis(srv_last - srv_first), dur_sim = NanosToMillis(simulated->duration_ns);
-  EXPECT_NEAR(dur_srv, dur_sim, 0.10 * dur_sim);
+  EXPECT_NEAR(dur_srv, dur_sim, 0.10 * dur_sim + max_late_ms);
   std::printf(
       "sim timeline: median TTFT server %.2f sim %.2f ms; median TPOT server %.3f sim %.3f ms; duration server %.1f "
       "sim %.1f ms; |dTTFT| p50 %.2f max %.2f ms; |dE2E| p50 %.2f max %.2f ms; slack %.2f ms\n",

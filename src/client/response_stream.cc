@@ -1,0 +1,143 @@
+#include "client/response_stream.h"
+
+#include <algorithm>
+
+namespace frontier::client {
+
+void ResponseStream::Begin(int64_t id, int32_t max_tokens, Nanos sent_ns) {
+  rec_ = RequestRecord{};
+  rec_.id = id;
+  rec_.requested_output_tokens = max_tokens;
+  rec_.sent_ns = sent_ns;
+  // One slot per token the server may send, plus slack: no allocation per event.
+  rec_.events.reserve(static_cast<size_t>(std::clamp<int32_t>(max_tokens, 0, 1 << 16)) + 2);
+  sse_.Reset();
+  http_error_ = done_seen_ = finish_seen_ = have_usage_ = false;
+  error_body_.clear();
+  prompt_tokens_ = completion_tokens_ = content_events_ = 0;
+  fail_ = nullptr;
+  fail_detail_.clear();
+  usage_conflict_.clear();
+}
+
+void ResponseStream::OnStatus(int status) {
+  rec_.http_status = status;
+  http_error_ = status >= 300;
+}
+
+bool ResponseStream::OnBody(std::string_view bytes, Nanos t, StreamContext& ctx) {
+  if (http_error_) {
+    const size_t room = ctx.max_error_body > error_body_.size() ? ctx.max_error_body - error_body_.size() : 0;
+    error_body_.append(bytes.substr(0, room));
+    return true;
+  }
+  if (fail_) return false;
+  const bool ok = sse_.Feed(bytes, [&](std::string_view data, bool err) { return OnEvent(data, err, t, ctx); });
+  if (!ok) {
+    fail_ = failure::kMalformed;
+    fail_detail_ = sse_.error();
+    return false;
+  }
+  return fail_ == nullptr;
+}
+
+void ResponseStream::Conflict(std::string why) {
+  if (usage_conflict_.empty()) usage_conflict_ = std::move(why);
+}
+
+bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, StreamContext& ctx) {
+  ++ctx.events;
+  if (error_field) {  // an SSE "error:" field (llama.cpp)
+    fail_ = failure::kHttpStatus;
+    fail_detail_ = "error event in the stream: " + ChunkReader::ErrorMessage(data);
+    return false;
+  }
+  if (data == "[DONE]") {
+    done_seen_ = true;
+    return true;
+  }
+  Chunk c;
+  std::string why;
+  if (!ctx.reader.Read(data, ctx.dialect, ctx.served_model.empty(), &c, &why)) {
+    fail_ = failure::kMalformed;
+    fail_detail_ = std::move(why);
+    return false;
+  }
+  if (c.error) {
+    fail_ = failure::kHttpStatus;
+    fail_detail_ = "error event in the stream: " + c.error_message;
+    return false;
+  }
+  if (!c.model.empty()) ctx.served_model = std::move(c.model);
+  if (c.finish) finish_seen_ = true;
+  if (c.has_usage && have_usage_ && c.completion_tokens < completion_tokens_)
+    Conflict("usage.completion_tokens fell from " + std::to_string(completion_tokens_) + " to " +
+             std::to_string(c.completion_tokens));
+  if (c.content) {
+    ++content_events_;
+    int64_t k = 1;
+    // With usage in every chunk, the tokens an event carried are the growth of completion_tokens.
+    if (c.has_usage) {
+      k = c.completion_tokens - (have_usage_ ? completion_tokens_ : 0);
+      if (k < 1) {
+        Conflict("a content event at which usage.completion_tokens did not grow (" +
+                 std::to_string(c.completion_tokens) + ")");
+        k = 1;
+      }
+    }
+    rec_.events.push_back({t, static_cast<int32_t>(std::min<int64_t>(k, 1 << 30))});
+  }
+  if (c.has_usage) {
+    have_usage_ = true;
+    completion_tokens_ = c.completion_tokens;
+    prompt_tokens_ = c.prompt_tokens;
+  }
+  return true;
+}
+
+RequestRecord ResponseStream::Finish(Nanos end, const char* forced, const char* transport, std::string detail) {
+  RequestRecord& r = rec_;
+  r.end_ns = end;
+  if (forced) {
+    r.failure = forced;
+    r.failure_detail = std::move(detail);
+  } else if (fail_) {
+    r.failure = fail_;
+    r.failure_detail = std::move(fail_detail_);
+  } else if (http_error_) {
+    r.failure = r.http_status == 429 ? failure::kRateLimited : failure::kHttpStatus;
+    r.failure_detail = "HTTP " + std::to_string(r.http_status) + ": " + error_body_;
+  } else if (transport && (r.http_status == 0 || std::string_view(transport) != failure::kClosedMidStream)) {
+    r.failure = transport;
+    r.failure_detail = std::move(detail);
+  } else if (transport || sse_.HasPartialEvent() || (!done_seen_ && !finish_seen_)) {
+    r.failure = failure::kClosedMidStream;
+    r.failure_detail = transport ? std::move(detail) : std::string("the response ended before [DONE]");
+  } else if (r.events.empty()) {
+    r.failure = failure::kNoTokens;
+    r.failure_detail = "the stream finished without a token-bearing event";
+  } else {
+    r.ok = true;
+  }
+  if (!r.events.empty()) r.first_token_ns = r.events.front().t_ns;
+  if (have_usage_ && completion_tokens_ < content_events_)
+    Conflict("usage.completion_tokens " + std::to_string(completion_tokens_) + " is below the " +
+             std::to_string(content_events_) + " content events received");
+  r.usage_reported = have_usage_ && usage_conflict_.empty();
+  if (!usage_conflict_.empty()) {
+    // Not trusted: count one token per content event.
+    for (auto& e : r.events) e.tokens = 1;
+    r.usage_conflict = std::move(usage_conflict_);
+  }
+  if (r.usage_reported) {
+    r.output_tokens = static_cast<int32_t>(std::clamp<int64_t>(completion_tokens_, 0, INT32_MAX));
+    r.prompt_tokens = static_cast<int32_t>(std::clamp<int64_t>(prompt_tokens_, 0, INT32_MAX));
+  } else {
+    int64_t sum = 0;
+    for (const auto& e : r.events) sum += e.tokens;
+    r.output_tokens = static_cast<int32_t>(std::min<int64_t>(sum, INT32_MAX));
+  }
+  return std::move(r);
+}
+
+}  // namespace frontier::client

@@ -1,0 +1,49 @@
+// transport.h: internal to the client. The two ways StreamClient moves bytes:
+// its own HTTP/1.1 transport on an epoll loop for http:// (http1_transport.cc,
+// the fast path) and libcurl's multi-socket interface for https://
+// (curl_transport.cc). Both share ResponseStream for everything after the
+// bytes arrive. Not part of the client's interface.
+//
+// Thread safety: one thread per transport.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/response_stream.h"
+#include "client/stream_client.h"
+#include "net/poller.h"
+
+namespace frontier::client::internal {
+
+class Transport {
+ public:
+  using OnDone = StreamClient::OnDone;
+  virtual ~Transport() = default;
+  // Starts request `id` with the request body built; sent_ns is `sent`.
+  virtual void Start(int64_t id, int32_t max_tokens, std::string body, Nanos sent) = 0;
+  virtual void Poll(Nanos deadline, const OnDone& done) = 0;
+  virtual void AbortAll(const char* reason, const OnDone& done) = 0;
+  virtual size_t InFlight() const = 0;
+  // Any thread: makes a Poll in progress (or the next one) return at once.
+  void Wake() { waker_.Wake(); }
+  int64_t wakeups() const { return wakeups_; }
+  StreamContext& context() { return ctx_; }
+
+ protected:
+  net::Waker waker_;
+  StreamContext ctx_;
+  int64_t wakeups_ = 0;
+};
+
+// The request head lines every request carries, in "Name: value" form.
+std::vector<std::string> RequestHeaders(const ClientOptions& o);
+
+// http://host[:port][/prefix]: InvalidArgument naming --base-url when malformed.
+Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, const std::string& host,
+                                                    int port, const std::string& path);
+Result<std::unique_ptr<Transport>> NewCurlTransport(const ClientOptions& o, const std::string& url);
+
+}  // namespace frontier::client::internal
