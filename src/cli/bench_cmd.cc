@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -181,8 +182,8 @@ int RunBench(int argc, char** argv) {
       return UsageError("bench", "--workers must be auto or an integer in [1, 1024], got '" + workers_flag + "'");
     o.workers = n;
   }
-  if (vocab_size != 0 && (vocab_size < 2 || vocab_size > INT32_MAX))
-    return UsageError("bench", "--vocab-size must be in [2, 2147483647], got " + std::to_string(vocab_size));
+  if (vocab_size != 0)
+    if (Status in = CheckRange("--vocab-size", vocab_size, 2, INT32_MAX); !in.ok()) return UsageError("bench", in.message());
   o.client.base_url = base_url;
   o.client.endpoint = endpoint;
   o.client.model = model;
@@ -200,11 +201,12 @@ int RunBench(int argc, char** argv) {
   } else {
     return UsageError("bench", "--usage must be continuous, final or off, got '" + usage + "'");
   }
-  if (!(timeout_s >= 0)) return UsageError("bench", "--timeout must be 0 (none) or a positive number of seconds");
-  if (!(connect_timeout_s > 0)) return UsageError("bench", "--connect-timeout must be a positive number of seconds");
-  if (!(first_token_timeout_s >= 0))
-    return UsageError("bench", "--first-token-timeout must be 0 (none) or a positive number of seconds");
-  if (!(grace_s >= 0)) return UsageError("bench", "--grace must be 0 or more seconds");
+  // Times up to about 11 days (0: none), so that their nanoseconds fit 64 bits (docs/limits.md).
+  for (auto [flag, value, min] : {std::tuple{"--timeout", timeout_s, 0.0},
+                                  std::tuple{"--connect-timeout", connect_timeout_s, 1e-3},
+                                  std::tuple{"--first-token-timeout", first_token_timeout_s, 0.0},
+                                  std::tuple{"--grace", grace_s, 0.0}})
+    if (Status in = CheckRange(flag, value, min, 1e6); !in.ok()) return UsageError("bench", in.message());
   o.client.total_timeout = SecondsToNanos(timeout_s);
   o.client.connect_timeout = SecondsToNanos(connect_timeout_s);
   o.client.first_token_timeout = SecondsToNanos(first_token_timeout_s);

@@ -209,8 +209,8 @@ int RunSimulate(int argc, char** argv) {
   if (!app.count("--model")) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
   if (!app.count("--hardware"))
     return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
-  if (!(f.client_rtt_us >= 0 && f.client_rtt_us <= 1e9))
-    return UsageError(kCmd, "--client-rtt-us must be between 0 and 1e9 microseconds");
+  if (Status in = CheckRange("--client-rtt-us", f.client_rtt_us, 0.0, 1e9); !in.ok())
+    return UsageError(kCmd, in.message());
   sim::SimulateOptions sim_options;
   sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
   sim_options.max_requests = f.max_requests;

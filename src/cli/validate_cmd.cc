@@ -5,6 +5,8 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "sim/data_dir.h"
 #include "sim/validation.h"
 
@@ -23,8 +25,11 @@ int RunValidate(int argc, char** argv) {
   app.add_option("--server-requests", server_requests, "Requests per probe of the Server rate search [4000]");
   app.add_option("--seed", seed, "Seeds the drawn request lengths and arrivals [1]");
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (offline_requests < 0 || server_requests < 100)
-    return UsageError(kCmd, "--offline-requests must be >= 0 and --server-requests >= 100");
+  // Bounded as every run is (core/limits.h): the requests of a run are held in memory.
+  if (Status in = CheckRange("--offline-requests", offline_requests, 0, kMaxRunRequests); !in.ok())
+    return UsageError(kCmd, in.message());
+  if (Status in = CheckRange("--server-requests", server_requests, 100, kMaxRunRequests); !in.ok())
+    return UsageError(kCmd, in.message());
 
   Result<sim::ValidationSet> set = sim::LoadValidation(sim::DefaultDataDir());
   if (!set.ok()) return Fail(kCmd, set.status());

@@ -193,7 +193,7 @@ std::optional<ApiError> ParseGenerationRequest(ApiKind kind, std::string_view bo
     if (auto e = GetBool(*it, "include_usage", out.include_usage)) return e;
     if (auto e = GetBool(*it, "continuous_usage_stats", out.continuous_usage)) return e;
   }
-  std::optional<int64_t> max_tokens, max_completion_tokens, min_tokens, n, seed;
+  std::optional<int64_t> max_tokens, max_completion_tokens, min_tokens, n;
   if (auto e = GetInt(j, "max_tokens", 1, kMaxTokenCount, max_tokens)) return e;
   if (auto e = GetInt(j, "max_completion_tokens", 1, kMaxTokenCount, max_completion_tokens)) return e;
   out.max_tokens = max_completion_tokens ? max_completion_tokens : max_tokens;

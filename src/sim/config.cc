@@ -180,7 +180,8 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   }
   if (spec.gpu_memory_utilization) {
     if (!(*spec.gpu_memory_utilization > 0 && *spec.gpu_memory_utilization <= 1))
-      return InvalidArgument("--gpu-memory-utilization must be in (0, 1]");
+      return InvalidArgument("--gpu-memory-utilization must be a number in (0, 1], got " +
+                             Num(*spec.gpu_memory_utilization));
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);

@@ -80,7 +80,25 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {sim + "--concurrency 1,,2", "frontier simulate: --concurrency must be an integer in [1, 10000000], got ''\n"},
       {"bench --model m --request-rate 1e300", "frontier bench: --request-rate must be a number in (0, 1e9] or 'inf', got '1e300'\n"},
       {"serve --profile fixed --max-model-len 99999999999",
-       "frontier serve: --max-model-len: Value 99999999999 not in range 2 to 2147483647\n"},
+       "frontier serve: --max-model-len must be an integer in [2, 2147483647], got 99999999999\n"},
+      // Each used to be accepted (a timeout whose nanoseconds overflow int64, an out-of-memory
+      // abort for a validation run of 1e14 requests) or refused without the value or the range.
+      {"bench --model m --timeout 1e300", "frontier bench: --timeout must be a number in [0, 1000000], got 1e+300\n"},
+      {"bench --model m --grace inf", "frontier bench: --grace must be a number in [0, 1000000], got inf\n"},
+      {"bench --model m --first-token-timeout -1",
+       "frontier bench: --first-token-timeout must be a number in [0, 1000000], got -1\n"},
+      {"bench --model m --connect-timeout 0",
+       "frontier bench: --connect-timeout must be a number in [0.001, 1000000], got 0\n"},
+      {"validate --offline-requests 99999999999999",
+       "frontier validate: --offline-requests must be an integer in [0, 10000000], got 99999999999999\n"},
+      {"validate --server-requests 5", "frontier validate: --server-requests must be an integer in [100, 10000000], got 5\n"},
+      {"serve --profile fixed --fault-error-rate 2",
+       "frontier serve: --fault-error-rate must be a number in [0, 1], got 2\n"},
+      {"serve --profile fixed --fault-stall-ms 1e300",
+       "frontier serve: --fault-stall-ms must be a number in [0, 10000000], got 1e+300\n"},
+      {"serve --profile fixed --ttft-ms 1e8", "frontier serve: --ttft-ms must be a number in [0, 10000000], got 100000000\n"},
+      {sim + "--client-rtt-us -1", "frontier simulate: --client-rtt-us must be a number in [0, 1000000000], got -1\n"},
+      {sim + "--gpu-memory-utilization 7", "frontier simulate: --gpu-memory-utilization must be a number in (0, 1], got 7\n"},
   };
   for (const auto& [args, message] : cases) {
     auto [rc, out] = Frontier(args);
