@@ -1,5 +1,6 @@
 // The `frontier` binary: dispatches to the registered subcommands.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -54,7 +55,16 @@ int main(int argc, char** argv) {
     // Status, so reaching a handler here is a bug; it still ends in one line
     // and a non-zero exit, never an abort.
     try {
-      return c.run(argc - 1, argv + 1);
+      const int rc = c.run(argc - 1, argv + 1);
+      // Output that never reached standard output (a full disk, a closed
+      // pipe) is lost data: say so and fail rather than exit 0.
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::cerr << "frontier " << c.name << ": cannot write to standard output (a full disk or a closed pipe); "
+                  << "what it printed is incomplete\n";
+        return rc == 0 ? 1 : rc;
+      }
+      return rc;
     } catch (const std::bad_alloc&) {
       std::cerr << "frontier " << c.name << ": out of memory\n";
     } catch (const std::exception& e) {

@@ -10,8 +10,52 @@
 
 namespace frontier {
 
+namespace {
+
+// Writes all of `contents` to fd; 0 or the errno of the failed write.
+int WriteAll(int fd, std::string_view contents) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// A device or a pipe (/dev/stdout, /dev/null, a FIFO) is written in place:
+// renaming a file over it would replace the device node or the pipe.
+Status WriteInPlace(const std::string& path, std::string_view contents) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot write " + path + ": " + std::strerror(errno));
+  int err = WriteAll(fd, contents);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) return IoError("cannot write " + path + ": " + std::strerror(err));
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // What `path` names now decides how it is replaced (stat follows links).
+  struct stat target {};
+  std::string file = path;
+  if (::stat(path.c_str(), &target) == 0) {
+    if (S_ISDIR(target.st_mode)) return InvalidArgument("cannot write " + path + ": it is a directory");
+    if (!S_ISREG(target.st_mode)) return WriteInPlace(path, contents);
+    // A symbolic link keeps pointing at the file, whose contents are replaced.
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+        file = resolved;
+        std::free(resolved);
+      }
+    }
+  }
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     // Name the file asked for (the temporary beside it is an implementation detail).
@@ -19,27 +63,20 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
     if (err == ENOENT) return NotFound("cannot write " + path + ": its folder does not exist");
     return IoError("cannot write " + path + " (through " + tmp + "): " + std::strerror(err));
   }
-  size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError("cannot write " + tmp + ": " + err);
-    }
-    done += static_cast<size_t>(n);
+  if (int err = WriteAll(fd, contents); err != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return IoError("cannot write " + tmp + ": " + std::strerror(err));
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
     return IoError("cannot flush " + tmp + ": " + err);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
     std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return IoError("cannot rename " + tmp + " to " + path + ": " + err);
+    return IoError("cannot rename " + tmp + " to " + file + ": " + err);
   }
   return Status::Ok();
 }

@@ -20,7 +20,10 @@
 namespace frontier {
 
 // Writes `contents` to `path` atomically. On failure the old file is intact
-// and the Status names the path and the system error.
+// and the Status names the path and the system error. A symbolic link to a
+// file keeps its link (the file it names is replaced); a device or a pipe
+// (/dev/stdout, a FIFO) is written in place, not replaced; a directory is
+// InvalidArgument.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
 // Default bounds on whole-file reads, by what the file is.

@@ -1,6 +1,11 @@
 #include "core/atomic_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 #include <cstdlib>
 #include <filesystem>
@@ -29,6 +34,35 @@ TEST(AtomicFileTest, FailureNamesThePath) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("/nonexistent-dir/x.json"), std::string::npos);
   EXPECT_EQ(ReadFile("/nonexistent-dir/x.json").status().code(), StatusCode::kNotFound);
+}
+
+TEST(AtomicFileTest, APipeOrALinkIsWrittenThroughNotReplaced) {
+  auto dir = std::filesystem::temp_directory_path() / ("frontier_atomic_kinds_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // A FIFO (as /dev/stdout or /dev/full would be) used to be replaced by a regular file.
+  const std::string fifo = (dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    received.assign(std::istreambuf_iterator<char>(in), {});
+  });
+  EXPECT_TRUE(WriteFileAtomically(fifo, "through the pipe").ok());
+  reader.join();
+  EXPECT_EQ(received, "through the pipe");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  // A link keeps pointing at its file, whose contents are replaced.
+  const std::string file = (dir / "real.json").string(), link = (dir / "link.json").string();
+  ASSERT_TRUE(WriteFileAtomically(file, "old").ok());
+  std::filesystem::create_symlink(file, link);
+  ASSERT_TRUE(WriteFileAtomically(link, "new").ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(*ReadFile(file), "new");
+  // A directory is named as such.
+  Status d = WriteFileAtomically(dir.string(), "x");
+  EXPECT_EQ(d.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(d.message(), "cannot write " + dir.string() + ": it is a directory");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ReadFileTest, AnEndlessDeviceStopsAtTheBoundWithAClearError) {

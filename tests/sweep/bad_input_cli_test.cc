@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -196,6 +197,28 @@ TEST(BadInputCli, NotANumberIsNotInAnyRange) {
     EXPECT_EQ(rc, 2) << args;
     EXPECT_EQ(out, message) << args;
   }
+}
+
+TEST(BadInputCli, OutputThatCannotBeWrittenFailsAndNothingIsReplaced) {
+  Tmp tmp("full");
+  const std::string db = ImportedDb(tmp);
+  // Standard output on a full device used to end with exit 0 and the export lost.
+  auto [rc, out] = testing_cli::Run("{ " + Binary() + " db export --db " + db + " >/dev/full; }");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(out, "frontier db: cannot write to standard output (a full disk or a closed pipe); what it printed is "
+                 "incomplete\n");
+  std::tie(rc, out) = testing_cli::Run("{ " + Binary() + " report --db " + db + " >/dev/full; }");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(out, "frontier report: cannot write to standard output (a full disk or a closed pipe); what it printed is "
+                 "incomplete\n");
+  // -o naming a pipe writes into it (it used to be renamed over, leaving a regular file).
+  const std::string fifo = tmp.Path("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::tie(rc, out) = testing_cli::Run("{ cat " + fifo + " >" + tmp.Path("got.csv") + " & } ; " + Binary() + " db export --db " +
+                          db + " --format csv -o " + fifo + " && wait");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(Slurp(tmp.Path("got.csv")).rfind("run_id,run,system", 0), 0u);
 }
 
 TEST(BadInputCli, MessagesNameTheRealCause) {
