@@ -27,13 +27,13 @@ int RunReport(int argc, char** argv) {
                "iso-interactivity, cost, energy, provenance) from the results database",
                "report");
   std::string db = "frontier.db", output, tier = "neocloud";
-  std::vector<int64_t> runs;
+  std::vector<std::string> run_flags;
   std::vector<std::string> prices;
   std::vector<double> targets;
   bool quiet = false;
   app.add_option("--db", db, "Results database")->capture_default_str();
   app.add_option("-o,--output", output, "Write the HTML report here (e.g. report.html)");
-  app.add_option("--run", runs, "Only these run ids (repeatable; default every run)");
+  app.add_option("--run", run_flags, "Only these run ids (repeatable; default every run)");
   app.add_option("--price", prices,
                  "$/GPU-hour for a hardware name, HW=USD (repeatable; overrides the catalog)");
   app.add_option("--price-tier", tier, "Catalog price: neocloud, hyperscaler or three_year")
@@ -45,6 +45,13 @@ int RunReport(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Do not print the tables");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
+  // Run ids are parsed here: the flag parser saturated 99999999999999999999 to INT64_MAX.
+  std::vector<int64_t> runs;
+  for (const auto& r : run_flags) {
+    Result<int64_t> id = ParseInt("--run", r, 1, INT64_MAX);
+    if (!id.ok()) return UsageError("report", id.status().message());
+    runs.push_back(*id);
+  }
   for (double t : targets)
     if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
   std::map<std::string, double> price_override;

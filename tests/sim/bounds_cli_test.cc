@@ -97,6 +97,16 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {"serve --profile fixed --fault-stall-ms 1e300",
        "frontier serve: --fault-stall-ms must be a number in [0, 10000000], got 1e+300\n"},
       {"serve --profile fixed --ttft-ms 1e8", "frontier serve: --ttft-ms must be a number in [0, 10000000], got 100000000\n"},
+      // The flag parser read integers in base 0 and saturated: "010" was 8 prompts, "0x10" 16 tokens,
+      // 1e20 the largest int64 (named as 9223372036854775807), a seed of -1 wrapped to 2^64 - 1.
+      {sim + "--num-prompts 010 --input-len 0x10",
+       "frontier simulate: --input-len must be a whole number in decimal digits, got '0x10'\n"},
+      {sim + "--num-prompts 99999999999999999999",
+       "frontier simulate: --num-prompts must be an integer in [-9223372036854775808, 9223372036854775807], got "
+       "'99999999999999999999'\n"},
+      {sim + "--seed -1", "frontier simulate: --seed must be an integer in [0, 18446744073709551615], got '-1'\n"},
+      {"report --db x.db --run 99999999999999999999",
+       "frontier report: --run must be an integer in [1, 9223372036854775807], got '99999999999999999999'\n"},
       {sim + "--client-rtt-us -1", "frontier simulate: --client-rtt-us must be a number in [0, 1000000000], got -1\n"},
       {sim + "--gpu-memory-utilization 7", "frontier simulate: --gpu-memory-utilization must be a number in (0, 1], got 7\n"},
   };
@@ -105,6 +115,10 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
     EXPECT_EQ(rc, 2) << args;
     EXPECT_EQ(out, message) << args;
   }
+  // Leading zeros are decimal: 010 prompts are ten.
+  auto [rc, out] = Frontier(sim + "--num-prompts 010 --input-len 16 --output-len 4");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("Successful requests:                     10\n"), std::string::npos) << out;
 }
 
 }  // namespace
