@@ -21,14 +21,16 @@ ApiError Bad(std::string message, std::string param) {
   return e;
 }
 
-const char* TypeName(const json& v) {
+// What a value is, for messages: its type, or a number itself (1e+30 is a
+// number past the 64-bit integers, 1.5 one with a fraction).
+std::string TypeName(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
     case json::value_t::boolean: return "a boolean";
     case json::value_t::string: return "a string";
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";
-    case json::value_t::number_float: return "a non-integer number";
+    case json::value_t::number_float: return v.dump();
     default: return "an integer";
   }
 }
@@ -70,9 +72,12 @@ std::optional<ApiError> GetInt(const json& obj, const char* name, int64_t min, i
 std::optional<ApiError> ReadTokenIds(const json& arr, GenerationRequest& out) {
   std::string bytes;
   bytes.reserve(arr.size() * 4);
-  for (const auto& t : arr) {
-    if (!t.is_number_integer() || (t.is_number_integer() && !t.is_number_unsigned() && t.get<int64_t>() < 0))
-      return Bad("`prompt` token ids must be non-negative integers", "prompt");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& t = arr[i];
+    if (!t.is_number_integer() || (!t.is_number_unsigned() && t.get<int64_t>() < 0))
+      return Bad("`prompt` token ids must be integers in [0, 18446744073709551615], got " +
+                     (t.is_number() ? t.dump() : TypeName(t)) + " at index " + std::to_string(i),
+                 "prompt");
     const auto v = t.get<uint64_t>();
     bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
   }

@@ -101,7 +101,15 @@ TEST(ParseGenerationRequest, TokenCountsBeyondTheEnginesRangeAreRefused) {
       {R"({"prompt": "a", "max_tokens": 4294967296})",
        "`max_tokens` must be an integer in [1, 2147483647], got 4294967296"},
       {R"({"prompt": "a", "max_tokens": 0})", "`max_tokens` must be an integer in [1, 2147483647], got 0"},
-      {R"({"prompt": "a", "max_tokens": 1.5})", "`max_tokens` must be an integer in [1, 2147483647], got a non-integer number"},
+      {R"({"prompt": "a", "max_tokens": 1.5})", "`max_tokens` must be an integer in [1, 2147483647], got 1.5"},
+      // An integer past 64 bits is read as a floating-point number: it was named "a non-integer number".
+      {R"({"prompt": "a", "n": 99999999999999999999})",
+       "`n` must be an integer in [1, 9223372036854775807], got 1e+20"},
+      // Token ids out of range were refused without the value or where it was.
+      {R"({"prompt": [5, -1]})", "`prompt` token ids must be integers in [0, 18446744073709551615], got -1 at index 1"},
+      {R"({"prompt": [1e30]})", "`prompt` token ids must be integers in [0, 18446744073709551615], got 1e+30 at index 0"},
+      {R"({"prompt": [3, "x"]})",
+       "`prompt` token ids must be integers in [0, 18446744073709551615], got a string at index 1"},
   };
   for (const auto& [body, message] : cases) {
     GenerationRequest r;
