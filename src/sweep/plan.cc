@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -79,7 +80,17 @@ class Checker {
         std::string("must be ") + kind + " in [" + FormatNumber(min) + ", " + FormatNumber(max) + "], got ";
     if (!n.IsScalar()) return Error(n, field, allowed + "a list or map");
     T v{};
-    if (!YAML::convert<T>::decode(n, v)) return Error(n, field, allowed + "'" + Shorten(n.Scalar()) + "'");
+    if constexpr (std::is_integral_v<T>) {
+      // Decimal only, as flags are: yaml-cpp reads 010 as octal 8 and 0x10 as 16.
+      Result<int64_t> i = ParseInt(field, n.Scalar(), INT64_MIN, INT64_MAX);
+      if (!i.ok()) return Error(n, field, allowed + "'" + Shorten(n.Scalar()) + "'");
+      // Checked before narrowing to T ([min, max] lies inside T's range).
+      if (static_cast<double>(*i) < min || static_cast<double>(*i) > max)
+        return Error(n, field, allowed + Shorten(n.Scalar()));
+      v = static_cast<T>(*i);
+    } else if (!YAML::convert<T>::decode(n, v)) {
+      return Error(n, field, allowed + "'" + Shorten(n.Scalar()) + "'");
+    }
     const double d = static_cast<double>(v);
     if (!std::isfinite(d) || d < min || d > max) return Error(n, field, allowed + Shorten(n.Scalar()));
     *out = v;

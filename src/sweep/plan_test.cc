@@ -108,7 +108,19 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   EXPECT_EQ(ErrorFor("tp: 8,", "tp: 4, dp: 4,"),
             "plans/t.yaml:5: systems[0].gpus: 8 must equal sim.tp x sim.dp = 16");
   EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 99999999999"),
-            "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got '99999999999'");
+            "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 99999999999");
+  // Integers are decimal, as flags are: yaml-cpp read 0x10 as 16 and 010 as 8 (octal).
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 0x10]\n"),
+            "plans/t.yaml:17: load.concurrency[1]: must be an integer in [1, 1000000], got '0x10'");
+  EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 4294967297"),
+            "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 4294967297");
+  {
+    std::string text = kGood;
+    text.replace(text.find("concurrency: [1, 2, 4]"), 22, "concurrency: [1, 010]");
+    auto p = ParsePlan(text, "plans/t.yaml");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->load.values, (std::vector<double>{1, 10}));
+  }
   EXPECT_EQ(ErrorFor("range_ratio: 0.8", "range_ratio: .nan"),
             "plans/t.yaml:15: workloads[0].range_ratio: must be a number in [0, 0.999], got .nan");
   EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout_s: -1"),
