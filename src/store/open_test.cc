@@ -15,42 +15,16 @@
 
 #include "store/sqlite_store.h"
 #include "store/store.h"
+#include "util/scratch.h"
 
 namespace frontier::store {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path dir;
-  explicit TempDir(const std::string& name)
-      : dir(fs::temp_directory_path() / ("frontier_open_" + name + "_" + std::to_string(::getpid()))) {
-    Clean();
-    fs::create_directories(dir);
-  }
-  ~TempDir() { Clean(); }
-  void Clean() {
-    std::error_code ec;
-    if (fs::exists(dir, ec)) fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir, ec);
-  }
-  std::string Path(const std::string& f) const { return (dir / f).string(); }
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_close(db);
-}
+using TempDir = testing_util::ScratchDir;
+using testing_util::ExecSql;
+using testing_util::Slurp;
 
 // A database with one run and one point, closed (its WAL checkpointed away).
 void MakeDb(const std::string& path, int version = kSchemaVersion) {
@@ -164,7 +138,7 @@ TEST(OpenStore, BadSchemaVersionsAreNamedNotCrashed) {
   for (const std::string bad : {"-1", "-2", "0", "abc", "", "1.5", "99999999999999999999999"}) {
     const std::string path = t.Path("v" + std::to_string(std::hash<std::string>()(bad)) + ".db");
     MakeDb(path);
-    Exec(path, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
+    ExecSql(path, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
     for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kCreate}) {
       auto s = OpenStore(path, mode);
       ASSERT_FALSE(s.ok()) << bad;
@@ -176,7 +150,7 @@ TEST(OpenStore, BadSchemaVersionsAreNamedNotCrashed) {
   }
   const std::string newer = t.Path("newer.db");
   MakeDb(newer);
-  Exec(newer, "UPDATE meta SET value = '99999999999' WHERE key = 'schema_version'");
+  ExecSql(newer, "UPDATE meta SET value = '99999999999' WHERE key = 'schema_version'");
   auto s = OpenStore(newer, OpenMode::kReadOnly);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
@@ -197,7 +171,7 @@ TEST(OpenStore, AForeignFileIsNamedAndLeftAlone) {
   EXPECT_EQ(Slurp(text), notes);
 
   const std::string other = t.Path("other.db");
-  Exec(other, "CREATE TABLE recipes(name TEXT)");
+  ExecSql(other, "CREATE TABLE recipes(name TEXT)");
   const std::string before = Slurp(other);
   for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kCreate}) {
     auto s = OpenStore(other, mode);
@@ -240,21 +214,21 @@ TEST(OpenStore, RowsOutsideThePhysicalBoundsAreNamed) {
   TempDir t("rows");
   const std::string path = t.Path("f.db");
   MakeDb(path);
-  Exec(path, "UPDATE points SET num_gpus = 0");
+  ExecSql(path, "UPDATE points SET num_gpus = 0");
   auto s = OpenStore(path, OpenMode::kReadOnly);
   ASSERT_TRUE(s.ok());
   auto p = (*s)->ListPoints(0);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().message(), path + ": points row 1: num_gpus must be an integer in [1, 1000000], got 0; "
                                          "the database is damaged or was written by something else");
-  Exec(path, "UPDATE points SET num_gpus = 8, completed = 'many'");
+  ExecSql(path, "UPDATE points SET num_gpus = 8, completed = 'many'");
   EXPECT_NE((*s)->ListPoints(0).status().message().find("completed must be an integer in [0, "),
             std::string::npos);
-  Exec(path, "UPDATE points SET completed = 3, total_tput_per_gpu = 1e308");
+  ExecSql(path, "UPDATE points SET completed = 3, total_tput_per_gpu = 1e308");
   EXPECT_NE((*s)->ListPoints(0).status().message().find(
                 "total_tput_per_gpu must be a number in [0, 1000000000], got 1e+308"),
             std::string::npos);
-  Exec(path, "UPDATE points SET total_tput_per_gpu = 1, completed = -9223372036854775808");
+  ExecSql(path, "UPDATE points SET total_tput_per_gpu = 1, completed = -9223372036854775808");
   EXPECT_NE((*s)->ListPoints(0).status().message().find("got -9223372036854775808"), std::string::npos);
 }
 

@@ -23,12 +23,7 @@ using namespace testing_cli;
 
 const std::string kData = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/";
 
-void Exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
-  sqlite3_close(db);
-}
+using testing_util::ExecSql;
 
 // A database holding the two test imports (runs 1..3).
 std::string ImportedDb(const Tmp& tmp) {
@@ -106,7 +101,7 @@ TEST(BadInputCli, BadSchemaVersionsAreNamedNotCrashed) {
   Tmp tmp("schema");
   const std::string db = ImportedDb(tmp);
   for (const std::string& bad : std::vector<std::string>{"-1", "-2", "abc", "99999999999"}) {
-    Exec(db, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
+    ExecSql(db, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
     for (const std::string& verb : std::vector<std::string>{"db ls", "db export", "report", "compare --baseline 1 --candidate 2",
                                    "db import " + kData + "vllm_bench_serve.json"}) {
       auto [rc, out] = Frontier(verb + " --db " + db);

@@ -22,38 +22,15 @@
 #include <utility>
 
 #include "store/store.h"
+#include "util/scratch.h"
 
 namespace frontier::testing_cli {
 
 namespace fs = std::filesystem;
 
 // A scratch folder, removed (made writable first) at the end.
-struct Tmp {
-  fs::path dir;
-  explicit Tmp(const std::string& name)
-      : dir(fs::temp_directory_path() / ("frontier_cli_" + name + "_" + std::to_string(::getpid()))) {
-    Clean();
-    fs::create_directories(dir);
-  }
-  ~Tmp() { Clean(); }
-  void Clean() {
-    std::error_code ec;
-    if (fs::exists(dir, ec)) fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir, ec);
-  }
-  std::string Write(const std::string& file, const std::string& text) const {
-    std::ofstream(dir / file) << text;
-    return (dir / file).string();
-  }
-  std::string Path(const std::string& file) const { return (dir / file).string(); }
-};
-
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Tmp = testing_util::ScratchDir;
+using testing_util::Slurp;
 
 // Runs a shell command line; returns (exit status, stdout + stderr). A
 // process killed by a signal reports 128 + the signal, as the shell does.
