@@ -1,4 +1,4 @@
-// frontier simulate at its bounds, through the binary: a run where every
+// frontier simulate and bench at their bounds, through the binary: a run where every
 // request fails, an endless --duration and an endless model file all end
 // promptly with a non-zero exit and the reason on the terminal.
 #include <gtest/gtest.h>
@@ -24,6 +24,15 @@ TEST(SimulateBoundsCli, EveryRequestRejectedExitsNonZeroWithTheReason) {
       "simulate --model llama-3.1-8b --hardware h100 --input-len 131072 --num-prompts 4 --concurrency 1,2");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("every request of a point failed:\nconcurrency 1:\n  4 rejected"), std::string::npos) << out;
+}
+
+TEST(SimulateBoundsCli, ABenchWhoseEveryRequestFailedExitsNonZeroWithTheReason) {
+  // Nothing listens on the port: every request is refused.
+  const int port = FreePort();
+  auto [rc, out] = Frontier("bench --model m --base-url http://127.0.0.1:" + std::to_string(port) +
+                            " --num-prompts 5 --input-len 8 --output-len 4 --no-progress");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("frontier bench: every request failed:\n  5 connect ("), std::string::npos) << out;
 }
 
 TEST(SimulateBoundsCli, AnEndlessDurationStopsAtTheMemoryBoundAndSaysSo) {
