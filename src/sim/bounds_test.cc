@@ -14,6 +14,7 @@
 #include "sim/model.h"
 #include "sim/simulate.h"
 #include "sim/stack.h"
+#include "sim/step_model.h"
 #include "sim/testing.h"
 
 namespace frontier::sim {
@@ -56,6 +57,41 @@ TEST(HfConfigBounds, SizesOutsideAnyModelAreNamedNotWrapped) {
   EXPECT_EQ(ParseHfConfig(std::string(100000, '['), "deep.json").status().message(),
             "deep.json: nested deeper than 64 levels");
   EXPECT_EQ(ParseHfConfig("[1]", "a.json").status().message(), "a.json: expected a JSON object");
+}
+
+TEST(HfConfigBounds, ProductsOfSizesInRangeDoNotOverflow) {
+  // Each size is inside its range, but products of two of them passed 2^31 in int arithmetic
+  // (found by the hf_config fuzz target): 512 x 128 x (163840 + 128) in the MLA parameters,
+  // experts per token x expert width in the activation plan, qk_nope x kv_lora in a decode step.
+  auto m = ParseHfConfig(R"({"hidden_size": 7168, "num_hidden_layers": 2, "num_attention_heads": 128,
+    "num_key_value_heads": 128, "intermediate_size": 18432, "vocab_size": 129280,
+    "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512,
+    "qk_nope_head_dim": 163840, "qk_rope_head_dim": 64, "v_head_dim": 128})",
+                         "mla.json");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  // q: 7168 x 1536 + 1536 x 128 x 163904; kv: 7168 x 576 + 512 x 128 x 163968; out: 128 x 128 x 7168.
+  EXPECT_EQ(m->AttentionParams(), 43103223808.0);
+
+  SimConfig c = testing::TinyConfig();
+  auto moe = ParseHfConfig(ConfigWith(R"({"num_hidden_layers": 1, "num_local_experts": 8192,
+    "num_experts_per_tok": 4096, "moe_intermediate_size": 1000000})"),
+                           "moe.json");
+  ASSERT_TRUE(moe.ok()) << moe.status().ToString();
+  c.model = *moe;
+  // The widest MLP intermediate is 4096 x 1000000 values per token.
+  EXPECT_GE(PlanMemory(c).activations, c.max_num_batched_tokens * 3.0 * 4096e6 * 2.0);
+
+  auto wide = ParseHfConfig(R"({"hidden_size": 1024, "num_hidden_layers": 1, "num_attention_heads": 8,
+    "num_key_value_heads": 8, "intermediate_size": 4096, "vocab_size": 1000, "max_position_embeddings": 4096,
+    "kv_lora_rank": 1000000, "qk_nope_head_dim": 1000000, "qk_rope_head_dim": 64, "v_head_dim": 128})",
+                            "wide.json");
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  c = testing::TinyConfig();
+  c.model = *wide;
+  BatchShape one;
+  one.AddDecode(16, 1, 0);
+  // At least the absorbed-attention term: 2 x 1 token x 8 heads x (1e6 x 1e6) x 1 layer.
+  EXPECT_GE(StepModel(c).Cost(one).ops[kOpAttnProj].flops, 2.0 * 8 * 1e12);
 }
 
 TEST(HfConfigBounds, AnEndlessConfigFileEndsAtTheBound) {

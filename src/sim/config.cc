@@ -101,7 +101,7 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   // and a few hidden-sized temporaries per token, the MLP's widest
   // intermediate, and FP32 logits for every sequence that samples.
   const double tokens = c.max_num_batched_tokens;
-  const double mlp_width = std::max<double>(m.intermediate / tp, m.moe() ? m.experts_per_token * m.moe_intermediate * 1.0 : 0.0);
+  const double mlp_width = std::max<double>(m.intermediate / tp, m.moe() ? 1.0 * m.experts_per_token * m.moe_intermediate : 0.0);
   p.activations = tokens * (16.0 * h * 2.0 + 3.0 * mlp_width * 2.0) +
                   static_cast<double>(c.max_num_seqs) * m.vocab / tp * 4.0;
   p.runtime_reserve = c.stack.runtime_reserve_gb * 1e9;

@@ -156,14 +156,15 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
 }  // namespace
 
 double ModelSpec::AttentionParams() const {
-  const double h = hidden;
+  // In double from the first factor: products of two sizes overflow int.
+  const double h = hidden, n = heads;
   if (mla()) {
     const double qk = qk_nope_dim + qk_rope_dim;
-    const double q = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank * heads * qk : h * heads * qk;
-    const double kv = h * (kv_lora_rank + qk_rope_dim) + kv_lora_rank * heads * (qk_nope_dim + v_head_dim);
-    return q + kv + heads * v_head_dim * h;
+    const double q = q_lora_rank > 0 ? h * q_lora_rank + 1.0 * q_lora_rank * n * qk : h * n * qk;
+    const double kv = h * (kv_lora_rank + qk_rope_dim) + 1.0 * kv_lora_rank * n * (qk_nope_dim + v_head_dim);
+    return q + kv + n * v_head_dim * h;
   }
-  return h * heads * head_dim + 2.0 * h * kv_heads * head_dim + heads * head_dim * h;
+  return h * n * head_dim + 2.0 * h * kv_heads * head_dim + n * head_dim * h;
 }
 
 double ModelSpec::MtpParams() const {

@@ -129,7 +129,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   if (m.mla()) {
     const double heads_gpu = m.heads / tp;
     flops += 2.0 * (s.decode_tokens * share) * heads_gpu *
-             (m.qk_nope_dim * m.kv_lora_rank + m.kv_lora_rank * m.v_head_dim) * attn_layers;
+             (1.0 * m.qk_nope_dim * m.kv_lora_rank + 1.0 * m.kv_lora_rank * m.v_head_dim) * attn_layers;
     flops += 2.0 * (s.prefill_cached * share) * m.kv_lora_rank * heads_gpu *
              (m.qk_nope_dim + m.v_head_dim) * attn_layers;
   }
