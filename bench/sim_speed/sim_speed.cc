@@ -1,5 +1,8 @@
 // sim_speed: wall time of a 12-point concurrency sweep (1, 2, 4, ..., 2048)
-// of 2,000 requests a point, and simulated requests per second, on one core.
+// of 2,000 requests a point, and simulated requests per second: point by
+// point on one thread (simulation and summaries timed apart), then through
+// SweepConcurrency, which `frontier simulate --concurrency` uses, with the
+// points spread over the machine's threads.
 //
 //   build/bench/sim_speed/sim_speed [model hardware tp precision input_len output_len]
 //
@@ -12,8 +15,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "metrics/summary.h"
+#include "sim/concurrency_sweep.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
 #include "workload/random_dataset.h"
@@ -82,5 +88,25 @@ int main(int argc, char** argv) {
   std::printf("12-point sweep, CPU time of this process (one thread): simulation %.3f s (%.0f requests/s), "
               "summaries %.3f s, total %.3f s\n",
               sim_cpu_s, simulated / sim_cpu_s, summary_cpu_s, sim_cpu_s + summary_cpu_s);
+  // The same sweep as `frontier simulate --concurrency 1,2,...,2048` runs it.
+  std::vector<int64_t> levels;
+  for (int64_t c = 1; c <= 2048; c *= 2) levels.push_back(c);
+  workload::LoadOptions load;
+  load.num_prompts = 2000;
+  metrics::SummaryOptions so;
+  so.num_gpus = config->gpus;
+  for (int threads : {1, 0}) {
+    sim::SweepOptions sweep;
+    sweep.threads = threads;
+    sweep.min_rounds = 0;  // 2,000 requests at every point, as above
+    const auto t0 = Clock::now();
+    Result<std::vector<sim::SweepPoint>> points =
+        sim::SweepConcurrency(*config, *requests, load, levels, so, sweep);
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!points.ok()) return 1;
+    std::printf("12-point sweep through SweepConcurrency, %s: wall %.3f s (simulation and summaries)\n",
+                threads == 1 ? "1 thread" : (std::to_string(std::thread::hardware_concurrency()) + " threads").c_str(),
+                wall);
+  }
   return 0;
 }

@@ -16,6 +16,9 @@ namespace frontier::analysis {
 // nullopt when the price or the throughput is not positive.
 std::optional<double> CostPerMillionTokens(double price_per_gpu_hour, double tokens_per_s_per_gpu);
 
+// Tokens bought by one dollar: 1e6 / CostPerMillionTokens (same nullopt rule).
+std::optional<double> TokensPerDollar(double price_per_gpu_hour, double tokens_per_s_per_gpu);
+
 // nullopt when the power or the throughput is not positive.
 std::optional<double> TokensPerJoule(double tokens_per_s_per_gpu, double watts_per_gpu);
 

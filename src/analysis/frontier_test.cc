@@ -99,6 +99,9 @@ TEST(Cost, DollarsPerMillionTokensAndTokensPerJoule) {
   EXPECT_FALSE(CostPerMillionTokens(2, 0).has_value());
   EXPECT_NEAR(*TokensPerJoule(1400, 700), 2.0, 1e-12);
   EXPECT_FALSE(TokensPerJoule(1400, 0).has_value());
+  // $3.60/GPU-hour at 1000 tok/s/GPU: 3.6M tokens per hour for $3.60 -> 1M tokens per dollar.
+  EXPECT_NEAR(*TokensPerDollar(3.6, 1000), 1e6, 1e-6);
+  EXPECT_FALSE(TokensPerDollar(0, 1000).has_value());
 }
 
 TEST(Repetitions, StudentTConfidenceInterval) {

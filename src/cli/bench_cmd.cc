@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
-#include <cstdint>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -16,9 +14,12 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/target_flags.h"
 #include "cli/workload_flags.h"
 #include "loadgen/benchmark.h"
-#include "loadgen/worker_pool.h"
+#include "loadgen/verdict.h"
+#include "metrics/result_json.h"
+#include "sim/data_dir.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -129,121 +130,32 @@ void PrintSummary(const loadgen::BenchOutcome& out) {
 
 int RunBench(int argc, char** argv) {
   CLI::App app{"Benchmark an OpenAI-compatible streaming endpoint (vLLM-compatible metrics)", "bench"};
-  std::string base_url = "http://127.0.0.1:8000", endpoint = "/v1/completions", model, api_key,
-              extra_body, usage = "continuous";
-  std::vector<std::string> headers;
-  bool insecure = false, no_progress = false;
-  double timeout_s = 600, connect_timeout_s = 10, first_token_timeout_s = 0, grace_s = 5;
-  std::string workers_flag = "1";
-  int64_t vocab_size = 0;
-  app.add_option("--base-url", base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]")->group("Target");
-  app.add_option("--endpoint", endpoint, "/v1/completions or /v1/chat/completions [/v1/completions]")->group("Target");
-  app.add_option("--model", model, "Model name sent in each request (required)")->group("Target");
-  app.add_option("--api-key", api_key, "Bearer token [$OPENAI_API_KEY]")->group("Target");
-  app.add_option("--header", headers, "Extra request header 'Name: value' (repeatable)")->group("Target");
-  app.add_option("--extra-body", extra_body, "JSON object merged into every request body")->group("Target");
-  app.add_option("--usage", usage,
-                 "Token counts from the server: continuous (usage in every chunk), final, off [continuous]")
-      ->group("Target");
-  app.add_flag("--insecure", insecure, "https: do not verify the server's certificate")->group("Target");
-  app.add_option("--timeout", timeout_s, "Total time limit per request, seconds (0 = none) [600]")->group("Target");
-  app.add_option("--connect-timeout", connect_timeout_s, "Connect time limit, seconds [10]")->group("Target");
-  app.add_option("--first-token-timeout", first_token_timeout_s,
-                 "Time limit to the first token, seconds (0 = none) [0]")->group("Target");
-  app.add_option("--grace", grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]")->group("Output");
+  TargetFlags tf;
+  AddTargetFlags(app, &tf, /*with_model=*/true);
+  bool no_progress = false;
   app.add_flag("--no-progress", no_progress, "No live progress line")->group("Output");
-  app.add_option("--workers", workers_flag,
-                 "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]")
-      ->group("Load");
-  app.add_option("--vocab-size", vocab_size,
-                 "Token-id prompts: ids drawn below this, when the server's /v1/models gives no "
-                 "vocabulary size (llama.cpp gives meta.n_vocab) [32000]")
-      ->group("Workload");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
   auto w = ResolveWorkload(wf);
   if (!w.ok()) return Fail("bench", w.status());
-  if (model.empty()) return UsageError("bench", "--model is required (the model name the server serves)");
-  if (endpoint == "/v1/chat/completions" && w->dataset.kind == workload::DatasetKind::kRandom &&
-      w->dataset.random.format == workload::PromptFormat::kTokenIds)
-    return UsageError("bench", "--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
-  if (api_key.empty()) {
-    if (const char* env = std::getenv("OPENAI_API_KEY")) api_key = env;
+  // The scenario's benchmark follows from the served model's name unless --mlperf-benchmark names it.
+  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), tf.model);
+  if (!rules.ok()) return Fail("bench", rules.status());
+  if (*rules) {
+    if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail("bench", s);
   }
-  loadgen::BenchOptions o;
-  if (workers_flag == "auto") {
-    o.workers = loadgen::AutoWorkers();
-  } else {
-    int n = 0;
-    auto [end, ec] = std::from_chars(workers_flag.data(), workers_flag.data() + workers_flag.size(), n);
-    if (ec != std::errc() || end != workers_flag.data() + workers_flag.size() || n < 1 || n > 1024)
-      return UsageError("bench", "--workers must be auto or an integer in [1, 1024], got '" + workers_flag + "'");
-    o.workers = n;
-  }
-  if (vocab_size != 0)
-    if (Status in = CheckRange("--vocab-size", vocab_size, 2, INT32_MAX); !in.ok()) return UsageError("bench", in.message());
-  o.client.base_url = base_url;
-  o.client.endpoint = endpoint;
-  o.client.model = model;
-  o.client.api_key = api_key;
-  o.client.headers = headers;
-  o.client.extra_body = extra_body;
-  o.client.ignore_eos = w->ignore_eos;
-  o.client.insecure = insecure;
-  if (usage == "continuous") {
-    o.client.usage = client::UsageMode::kContinuous;
-  } else if (usage == "final") {
-    o.client.usage = client::UsageMode::kFinal;
-  } else if (usage == "off") {
-    o.client.usage = client::UsageMode::kOff;
-  } else {
-    return UsageError("bench", "--usage must be continuous, final or off, got '" + usage + "'");
-  }
-  // Times up to about 11 days (0: none), so that their nanoseconds fit 64 bits (docs/limits.md).
-  for (auto [flag, value, min] : {std::tuple{"--timeout", timeout_s, 0.0},
-                                  std::tuple{"--connect-timeout", connect_timeout_s, 1e-3},
-                                  std::tuple{"--first-token-timeout", first_token_timeout_s, 0.0},
-                                  std::tuple{"--grace", grace_s, 0.0}})
-    if (Status in = CheckRange(flag, value, min, 1e6); !in.ok()) return UsageError("bench", in.message());
-  o.client.total_timeout = SecondsToNanos(timeout_s);
-  o.client.connect_timeout = SecondsToNanos(connect_timeout_s);
-  o.client.first_token_timeout = SecondsToNanos(first_token_timeout_s);
-  o.run.grace = SecondsToNanos(grace_s);
-  o.summary = w->summary;
-  o.result_json = w->result_json;
-  o.requests_jsonl = w->requests_jsonl;
+  auto resolved = ResolveTarget(tf, tf.model, *w);
+  if (!resolved.ok()) return Fail("bench", resolved.status());
+  loadgen::BenchOptions& o = *resolved;
   o.command_line = CommandLine(argc, argv);
-  o.requested_settings = w->requested;
-  o.effective_settings = w->effective;
-  auto& eff = o.effective_settings;
-  eff["base_url"] = base_url;
-  eff["endpoint"] = endpoint;
-  eff["model"] = model;
-  eff["usage"] = usage;
-  eff["timeout_s"] = fmt::format("{}", timeout_s);
-  eff["connect_timeout_s"] = fmt::format("{}", connect_timeout_s);
-  eff["first_token_timeout_s"] = fmt::format("{}", first_token_timeout_s);
-  for (const auto& h : headers) {  // names only: values may be secrets
-    o.requested_settings["header:" + h.substr(0, h.find(':'))] = "(set)";
-  }
-  if (!extra_body.empty()) o.requested_settings["extra-body"] = extra_body;
-  o.requested_settings.erase("api-key");
-  nlohmann::json extra;
-  extra["backend"] = endpoint == "/v1/chat/completions" ? "openai-chat" : "openai";
-  extra["num_prompts"] = w->load.num_prompts == kUnboundedPrompts ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(w->load.num_prompts);
-  extra["request_rate"] = std::isinf(w->load.request_rate) ? nlohmann::json("inf") : nlohmann::json(w->load.request_rate);
-  extra["burstiness"] = w->load.burstiness;
-  extra["max_concurrency"] = w->load.max_concurrency ? nlohmann::json(*w->load.max_concurrency) : nlohmann::json(nullptr);
-  o.extra_result_fields = extra;
-
-  eff["workers"] = std::to_string(o.workers);
-  if (!workers_flag.empty() && workers_flag != "1") o.requested_settings["workers"] = workers_flag;
-  if (vocab_size) o.requested_settings["vocab_size"] = std::to_string(vocab_size);
-  const std::string vocab_note = loadgen::ResolveVocabulary(o.client, vocab_size, &w->dataset, &eff);
+  // With a verdict the result file is written after it, with it.
+  if (*rules) o.result_json.clear();
+  const std::string vocab_note =
+      loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
   if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
+
   auto specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail("bench", specs.status());
 
@@ -254,7 +166,17 @@ int RunBench(int argc, char** argv) {
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("bench", out.status());
   PrintSummary(*out);
-  if (!o.result_json.empty()) std::cerr << "frontier bench: wrote " << o.result_json << "\n";
+  if (*rules) {
+    const loadgen::Verdict v = loadgen::Judge(out->run, **rules, out->summary, loadgen::OriginFor(w->load));
+    std::cout << loadgen::FormatVerdict(v, **rules);
+    nlohmann::json extra = o.extra_result_fields;
+    extra["verdict"] = loadgen::VerdictJson(v, **rules);
+    if (!w->result_json.empty()) {
+      if (Status s = metrics::WriteResultJson(w->result_json, out->run, out->summary, o.summary, &extra); !s.ok())
+        return Fail("bench", s);
+    }
+  }
+  if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
   if (out->run.interrupted) return 130;
   if (out->summary.completed == 0) {
     std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out->run);

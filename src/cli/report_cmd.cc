@@ -1,17 +1,16 @@
 // `frontier report`: terminal tables and a self-contained HTML report from the results store.
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <set>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/hardware_facts.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/terminal.h"
-#include "sim/hardware.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -26,19 +25,15 @@ int RunReport(int argc, char** argv) {
   CLI::App app("Tables in the terminal and a self-contained HTML report (Pareto frontier, latency, "
                "iso-interactivity, cost, energy, provenance) from the results database",
                "report");
-  std::string db = "frontier.db", output, tier = "neocloud";
+  std::string db = "frontier.db", output;
   std::vector<std::string> run_flags;
-  std::vector<std::string> prices;
+  PriceFlags price_flags;
   std::vector<double> targets;
   bool quiet = false;
   app.add_option("--db", db, "Results database")->capture_default_str();
   app.add_option("-o,--output", output, "Write the HTML report here (e.g. report.html)");
   app.add_option("--run", run_flags, "Only these run ids (repeatable; default every run)");
-  app.add_option("--price", prices,
-                 "$/GPU-hour for a hardware name, HW=USD (repeatable; overrides the catalog)");
-  app.add_option("--price-tier", tier, "Catalog price: neocloud, hyperscaler or three_year")
-      ->check(CLI::IsMember({"neocloud", "hyperscaler", "three_year"}))
-      ->capture_default_str();
+  AddPriceFlags(app, price_flags);
   app.add_option("--targets", targets, "Interactivity targets, tok/s/user (default: round values "
                                        "the frontiers cover)")
       ->delimiter(',');
@@ -54,16 +49,8 @@ int RunReport(int argc, char** argv) {
   }
   for (double t : targets)
     if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
-  std::map<std::string, double> price_override;
-  for (const auto& p : prices) {
-    const size_t eq = p.find('=');
-    char* end = nullptr;
-    const double v = eq == std::string::npos ? 0 : std::strtod(p.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
-      return UsageError("report", "--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
-    }
-    price_override[Lower(p.substr(0, eq))] = v;
-  }
+  auto price_override = ParsePrices(price_flags);
+  if (!price_override.ok()) return UsageError("report", price_override.status().message());
   auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("report", st.status());
   auto all_runs = (*st)->ListRuns();
@@ -77,21 +64,9 @@ int RunReport(int argc, char** argv) {
     if (r.config.count("hardware") && !r.config.at("hardware").empty())
       hardware.insert(Lower(r.config.at("hardware")));
   for (const auto& hw : hardware) {
-    report::HardwareFacts f;
-    if (auto h = sim::LoadHardware(hw); h.ok()) {
-      f.tdp_w = h->tdp_w;
-      f.price_per_gpu_hour = tier == "hyperscaler" ? h->price.hyperscaler
-                             : tier == "three_year" ? h->price.three_year
-                                                    : h->price.neocloud;
-      f.price_source = "catalog data/hardware/" + std::filesystem::path(h->file).filename().string() + " (" + tier + ")";
-    }
-    if (auto p = price_override.find(hw); p != price_override.end()) {
-      f.price_per_gpu_hour = p->second;
-      f.price_source = "--price";
-    }
-    if (f.price_per_gpu_hour > 0 || f.tdp_w > 0) o.hardware[hw] = f;
+    if (auto f = LookupHardwareFacts(hw, price_flags.tier, *price_override)) o.hardware[hw] = *f;
   }
-  for (const auto& [hw, usd] : price_override) {
+  for (const auto& [hw, usd] : *price_override) {
     if (!o.hardware.count(hw)) o.hardware[hw] = {usd, "--price", 0};
   }
   auto rep = report::BuildReport(**st, o);

@@ -28,6 +28,7 @@ Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& 
   FRONTIER_RETURN_IF_ERROR(CheckRange("--ttft-ms", p.fixed.ttft_ms, 0.0, 1e7));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--itl-ms", p.fixed.itl_ms, 0.0, 1e7));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--tokens-per-event", int64_t{p.fixed.tokens_per_event}, 1, 1000000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--slots", p.fixed.slots, 0, 1000000));
   if (p.max_model_len) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-model-len", *p.max_model_len, 2, kMaxTokens));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--time-scale", p.time_scale, 1e-6, 1e6));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--port", int64_t{o.port}, 0, 65535));
@@ -58,12 +59,15 @@ int RunServe(int argc, char** argv) {
     app.get_option(name)->capture_default_str();
   const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
-  const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event"};
+  const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event", "--slots"};
   app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")
       ->capture_default_str();
   app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")
       ->capture_default_str();
   app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
+      ->capture_default_str();
+  app.add_option("--slots", p.fixed.slots,
+                 "fixed: requests served at once, the rest wait first-come first-served; 0 = no limit")
       ->capture_default_str();
   // Both.
   app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
@@ -103,6 +107,9 @@ int RunServe(int argc, char** argv) {
   for (const auto& f : fixed_flags)
     if (app.get_option(f)->count() > 0) p.fixed_only_flags_given.push_back(f);
 
+  if (s.max_num_seqs_auto)
+    return UsageError("serve", "--max-num-seqs auto raises the cap to a sweep's concurrency; a server's cap is fixed "
+                               "when it starts: give a number");
   Result<serve::ResolvedProfile> profile = serve::ResolveProfile(p);
   if (!profile.ok()) return Fail("serve", profile.status());
   if (o.model_name.empty()) o.model_name = profile->default_model_name;

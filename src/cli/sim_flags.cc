@@ -1,5 +1,9 @@
 #include "cli/sim_flags.h"
 
+#include "core/parse.h"
+
+#include <cmath>
+
 namespace frontier::cli {
 
 void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
@@ -17,7 +21,28 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
   app.add_option("--kv-precision", s->kv_precision, "KV cache: bf16 or fp8 [fp8 with fp8/fp4 weights, else bf16]")
       ->group("System");
   app.add_option("--stack", s->stack, "Serving stack from data/stacks [the vendor's default]")->group("System");
-  app.add_option("--max-num-seqs", s->max_num_seqs, "Running sequences per DP rank [stack default]")
+  app.add_option_function<std::string>(
+         "--max-num-seqs",
+         [s](const std::string& v) {
+           if (v == "auto") {
+             s->max_num_seqs_auto = true;
+             s->max_num_seqs.reset();
+             return;
+           }
+           size_t used = 0;
+           int n = 0;
+           try {
+             n = std::stoi(v, &used);
+           } catch (const std::exception&) {
+             used = 0;
+           }
+           if (used != v.size() || n < 1 || n > 1'000'000)
+             throw CLI::ValidationError("--max-num-seqs",
+                                        "must be an integer in [1, 1000000] or 'auto', got '" + v + "'");
+           s->max_num_seqs = n;
+           s->max_num_seqs_auto = false;
+         },
+         "Running sequences per DP rank [stack default]; auto: raised to each --concurrency value")
       ->group("Engine");
   app.add_option("--max-num-batched-tokens", s->max_num_batched_tokens, "Tokens per step per DP rank [stack default]")
       ->group("Engine");
@@ -25,8 +50,30 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
                  "Fraction of HBM the engine uses [stack default]")
       ->group("Engine");
   app.add_option("--spec-tokens", s->spec_tokens, "MTP / speculative draft tokens per step [0]")->group("Engine");
-  app.add_option("--acceptance", s->acceptance, "Mean tokens emitted per verify step, 1..k+1 [1 + 0.7k]")
+  app.add_option("--acceptance", s->acceptance, "Mean tokens emitted per verify step, 1..k+1 [from --acceptance-rate]")
       ->group("Engine");
+  app.add_option("--acceptance-rate", s->acceptance_rate,
+                 "MTP: chance a draft token is accepted given the previous were; mean per step 1 + r + ... + r^k "
+                 "[the model's catalogued rate, else 0.7]")
+      ->group("Engine");
+  app.add_flag("--attention-dp", s->attention_dp,
+               "Attention data-parallel on every GPU, experts spread over all of them (tp 1, dp = ep = --gpus)")
+      ->group("System");
+  struct Pool {
+    const char* name;
+    int *workers, *tp, *dp, *ep;
+  };
+  for (const Pool& p : {Pool{"prefill", &s->prefill_workers, &s->prefill_tp, &s->prefill_dp, &s->prefill_ep},
+                        Pool{"decode", &s->decode_workers, &s->decode_tp, &s->decode_dp, &s->decode_ep}}) {
+    const std::string n = p.name;
+    app.add_option("--" + n + "-workers", *p.workers, "Disaggregated: " + n + " engines [0 = aggregated]")
+        ->group("Disaggregation");
+    app.add_option("--" + n + "-tp", *p.tp, "Tensor parallelism of each " + n + " engine [1]")->group("Disaggregation");
+    app.add_option("--" + n + "-dp", *p.dp, "Data (attention) parallelism inside each " + n + " engine [1]")
+        ->group("Disaggregation");
+    app.add_option("--" + n + "-ep", *p.ep, "Expert parallelism of each " + n + " engine: 1 or tp x dp [1]")
+        ->group("Disaggregation");
+  }
 }
 
 const std::vector<std::string>& SimSpecFlagNames() {
@@ -34,8 +81,40 @@ const std::vector<std::string>& SimSpecFlagNames() {
       "--model",     "--hardware",     "--gpus",         "--tp",
       "--ep",        "--dp",           "--precision",    "--kv-precision",
       "--stack",     "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
-      "--spec-tokens", "--acceptance"};
+      "--spec-tokens", "--acceptance", "--acceptance-rate", "--attention-dp",
+      "--prefill-workers", "--prefill-tp", "--prefill-dp", "--prefill-ep",
+      "--decode-workers", "--decode-tp", "--decode-dp", "--decode-ep"};
   return names;
+}
+
+void AddClientRttFlag(CLI::App& app, double* us) {
+  app.add_option("--client-rtt-us", *us,
+                 "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
+                 "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
+                 "[150]")
+      ->group("Load");
+}
+
+Result<Nanos> ClientRttNanos(double us) {
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--client-rtt-us", us, 0.0, 1e9));
+  return static_cast<Nanos>(std::llround(us * kNanosPerMicro));
+}
+
+Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w) {
+  if (num_gpus_given && w->summary.num_gpus != config.gpus)
+    return InvalidArgument("--num-gpus " + std::to_string(w->summary.num_gpus) + " disagrees with the simulated " +
+                           std::to_string(config.gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
+  w->summary.num_gpus = config.gpus;
+  w->effective["num_gpus"] = std::to_string(config.gpus);
+  w->dataset.random.vocab_size = config.model.vocab;
+  return Status::Ok();
+}
+
+std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names) {
+  std::map<std::string, std::string> out;
+  for (const std::string& flag : names)
+    if (app.count(flag)) out[flag.substr(2)] = app[flag]->as<std::string>();
+  return out;
 }
 
 }  // namespace frontier::cli

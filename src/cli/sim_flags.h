@@ -1,8 +1,15 @@
 // sim_flags.h: the flags that describe a simulated serving system, defined
-// once for every command that takes one (`frontier simulate`, `frontier serve`).
+// once for every command that takes one (`frontier simulate`, `frontier serve`,
+// `frontier search`), and the client's round trip of the commands that run
+// the simulator in virtual time (`frontier simulate`, `frontier search`).
 //
 //   sim::SimSpec spec;
 //   AddSimSpecFlags(app, &spec);   // --model --hardware --gpus --tp ... --acceptance
+//   double rtt_us = kDefaultClientRttUs;
+//   AddClientRttFlag(app, &rtt_us);
+//   ... cli::Parse ... ResolveWorkload ... ResolveSimConfig ...
+//   Result<Nanos> rtt = ClientRttNanos(rtt_us);
+//   Status s = UseSimulatedSystem(config, app.count("--num-gpus") > 0, &workload);
 //
 // The flags bind straight into the SimSpec, so a flag left out keeps
 // SimSpec's default (optional fields stay unset: the catalog's default).
@@ -11,10 +18,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "cli/workload_flags.h"
+#include "core/clock.h"
+#include "core/status.h"
 #include "sim/config.h"
+#include "sim/simulate.h"
 
 namespace frontier::cli {
 
@@ -24,5 +36,23 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* spec);
 
 // The flag names AddSimSpecFlags adds, with their leading "--".
 const std::vector<std::string>& SimSpecFlagNames();
+
+inline constexpr double kDefaultClientRttUs = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
+
+// Adds --client-rtt-us (group "Load"), bound to *us. REQUIRES: us outlives parsing.
+void AddClientRttFlag(CLI::App& app, double* us);
+
+// --client-rtt-us as sim::SimulateOptions::client_rtt_ns. InvalidArgument
+// naming the flag outside [0, 1e9] microseconds.
+Result<Nanos> ClientRttNanos(double us);
+
+// Fits the resolved workload to the simulated system: the summary's GPU count
+// is the system's (InvalidArgument when --num-gpus was given and disagrees)
+// and random token ids are drawn below the model's vocabulary.
+Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w);
+
+// The flags among `names` (with "--") given on the command line, as
+// name without "--" -> value, for a run's requested settings.
+std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names);
 
 }  // namespace frontier::cli

@@ -12,9 +12,12 @@
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
+#include "sim/data_dir.h"
+#include "sim/deployment_search.h"
 #include "sim/simulate.h"
 #include "sim/step_model.h"
 #include "workload/dataset.h"
@@ -26,10 +29,10 @@ constexpr const char* kCmd = "simulate";
 
 struct SimFlags {
   std::string concurrency;
-  double client_rtt_us = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
+  double client_rtt_us = kDefaultClientRttUs;
   int64_t max_requests = kMaxRunRequests;
   int64_t max_memory_mb = kDefaultSimMemoryBytes >> 20;
-  bool explain = false, list = false;
+  bool explain = false, list = false, best_deployment = false, search_disagg = false;
 };
 
 // Exit status 1 and the commonest reasons on the terminal when not one
@@ -67,17 +70,32 @@ std::string Fmt(const char* f, double v) {
 }
 
 void PrintConfig(const sim::SimConfig& c) {
-  std::printf("%s on %dx %s (tp %d, ep %d, dp %d), %s weights%s, %s KV cache, stack %s  [simulated]\n",
-              c.model.name.c_str(), c.gpus, c.hardware.name.c_str(), c.tp, c.ep, c.dp,
-              sim::PrecisionName(c.precision),
+  std::string layout;
+  if (c.disagg) {
+    auto pool = [](const char* name, const sim::PoolConfig& p) {
+      return std::string(name) + " " + std::to_string(p.workers) + " x (tp " + std::to_string(p.tp) + ", dp " +
+             std::to_string(p.dp) + ", ep " + std::to_string(p.ep) + ")";
+    };
+    layout = pool("prefill", c.disagg->prefill) + ", " + pool("decode", c.disagg->decode) + ", KV over " +
+             (c.disagg->over_nic ? "the NICs" : "the scale-up fabric");
+  } else {
+    layout = "tp " + std::to_string(c.tp) + ", ep " + std::to_string(c.ep) + ", dp " + std::to_string(c.dp) +
+             (c.attention_dp ? ", attention DP" : "");
+  }
+  std::printf("%s on %dx %s (%s), %s weights%s, %s KV cache, stack %s  [simulated]\n", c.model.name.c_str(), c.gpus,
+              c.hardware.name.c_str(), layout.c_str(), sim::PrecisionName(c.precision),
               c.expert_precision != c.precision
                   ? (std::string(" (experts ") + sim::PrecisionName(c.expert_precision) + ")").c_str()
                   : "",
-              sim::PrecisionName(c.kv_precision), c.stack.name.c_str());
-  std::printf("memory per GPU: %.1f GB weights, %.1f GB activations, %.1f GB reserve, %.1f GB KV cache "
+              sim::PrecisionName(c.kv_precision), c.stack.id().c_str());
+  std::printf("memory per GPU%s: %.1f GB weights, %.1f GB activations, %.1f GB reserve, %.1f GB KV cache "
               "(%lld tokens in all)\n",
-              c.memory.weights / 1e9, c.memory.activations / 1e9, c.memory.runtime_reserve / 1e9,
-              c.memory.kv / 1e9, static_cast<long long>(c.memory.kv_capacity_tokens));
+              c.disagg ? " (a decode worker)" : "", c.memory.weights / 1e9, c.memory.activations / 1e9,
+              c.memory.runtime_reserve / 1e9, c.memory.kv / 1e9, static_cast<long long>(c.memory.kv_capacity_tokens));
+  if (c.spec_tokens > 0)
+    std::printf("MTP: %d draft tokens, %.2f tokens per step%s\n", c.spec_tokens, c.acceptance,
+                c.acceptance_rate > 0 ? (" (acceptance rate " + Fmt("%.2f", c.acceptance_rate) + " per token)").c_str()
+                                      : "");
 }
 
 void PrintSummary(const metrics::Summary& s, const std::vector<double>& percentiles) {
@@ -150,9 +168,10 @@ nlohmann::json ExtraFields(const ResolvedWorkload& w, const sim::SimConfig& c, s
 
 Status WriteOutputs(const std::string& json_path, const std::string& jsonl_path, const RunResult& run,
                     const metrics::Summary& s, const ResolvedWorkload& w, const sim::SimConfig& c,
-                    std::optional<int64_t> conc) {
+                    std::optional<int64_t> conc, const std::optional<nlohmann::json>& verdict = std::nullopt) {
   if (!json_path.empty()) {
-    const nlohmann::json extra = ExtraFields(w, c, conc);
+    nlohmann::json extra = ExtraFields(w, c, conc);
+    if (verdict) extra["verdict"] = *verdict;
     FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(json_path, run, s, w.summary, &extra));
   }
   if (!jsonl_path.empty()) {
@@ -172,8 +191,49 @@ void PrintCatalogs(const std::string& dir) {
   };
   print("models", sim::ListModels(dir));
   print("hardware", sim::ListHardware(dir));
-  print("stacks", sim::ListStacks(dir));
+  std::printf("stacks (name@version, released, default, calibrated on):\n");
+  for (const auto& s : sim::ListStackVersions(dir)) {
+    std::string on;
+    for (const auto& id : s.fitted_to) on += (on.empty() ? "" : ", ") + id;
+    std::printf("  %-22s %s %-8s %s\n", s.id().c_str(), s.release_date.c_str(),
+                s.default_for_vendor ? s.vendor.c_str() : "",
+                s.calibrated_on.empty() ? "not calibrated (priors only)"
+                                        : (std::to_string(s.fitted_to.size()) + " points on " + s.calibrated_on +
+                                           ": " + on).c_str());
+  }
   std::printf("catalogs read from %s (set FRONTIER_DATA_DIR to change)\n", dir.c_str());
+}
+
+int BestDeployment(const sim::SimSpec& spec, const std::vector<workload::RequestSpec>& requests,
+                   const ResolvedWorkload& w, const std::vector<int64_t>& levels, const metrics::SummaryOptions& so,
+                   const sim::SweepOptions& sweep, bool disagg) {
+  sim::DeploymentSearch search;
+  search.base = spec;
+  search.requests = requests;
+  search.load = w.load;
+  search.concurrencies = levels;
+  search.summary = so;
+  search.sweep = sweep;
+  search.disaggregated = disagg;
+  Result<sim::SearchResult> r = sim::SearchDeployments(search);
+  if (!r.ok()) return Fail(kCmd, r.status());
+  std::printf("deployments tried:\n");
+  for (const auto& c : r->candidates) {
+    if (!c.skipped.empty()) {
+      const std::string why = c.skipped.size() > 100 ? c.skipped.substr(0, 97) + "..." : c.skipped;
+      std::printf("  %-36s skipped: %s\n", c.label.c_str(), why.c_str());
+      continue;
+    }
+    double best = 0;
+    for (const auto& p : c.points) best = std::max(best, p.summary.output_throughput_per_gpu);
+    std::printf("  %-36s %zu points, up to %.1f tok/s/GPU\n", c.label.c_str(), c.points.size(), best);
+  }
+  std::printf("best deployment at each interactivity (the Pareto frontier across all of them):\n");
+  std::printf("%10s %11s %6s  %s\n", "tok/s/usr", "tok/s/GPU", "conc", "deployment");
+  for (const auto& f : r->frontier)
+    std::printf("%10.1f %11.1f %6lld  %s\n", f.point.summary.interactivity, f.point.summary.output_throughput_per_gpu,
+                static_cast<long long>(f.point.concurrency), f.deployment.c_str());
+  return 0;
 }
 
 int RunSimulate(int argc, char** argv) {
@@ -183,11 +243,7 @@ int RunSimulate(int argc, char** argv) {
   sim::SimSpec spec;
   AddSimSpecFlags(app, &spec);
   app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
-  app.add_option("--client-rtt-us", f.client_rtt_us,
-                 "Client round trip: a request reaches the engine this long after it is sent, so a closed-loop "
-                 "replacement misses the step that starts as its predecessor finishes; 0 = instantaneous client "
-                 "[150]")
-      ->group("Load");
+  AddClientRttFlag(app, &f.client_rtt_us);
   app.add_option("--max-requests", f.max_requests,
                  "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
                  "[10000000]")
@@ -199,7 +255,14 @@ int RunSimulate(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
       ->group("Load");
   app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
-  app.add_flag("--list", f.list, "List the catalogued models, hardware and stacks, then exit")->group("Output");
+  app.add_flag("--list", f.list, "List the catalogued models, hardware and stack versions, then exit")->group("Output");
+  app.add_flag("--best-deployment", f.best_deployment,
+               "With --concurrency and --gpus: sweep every layout of the GPUs (TP, DP, EP, attention DP) and print "
+               "the best deployment at each interactivity")
+      ->group("Load");
+  app.add_flag("--search-disagg", f.search_disagg,
+               "With --best-deployment: also try disaggregated prefill / decode splits")
+      ->group("Load");
   AddWorkloadFlags(app, &wf);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   if (f.list) {
@@ -209,31 +272,71 @@ int RunSimulate(int argc, char** argv) {
   if (!app.count("--model")) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
   if (!app.count("--hardware"))
     return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
-  if (Status in = CheckRange("--client-rtt-us", f.client_rtt_us, 0.0, 1e9); !in.ok())
-    return UsageError(kCmd, in.message());
+  Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
+  if (!rtt.ok()) return UsageError(kCmd, rtt.status().message());
   sim::SimulateOptions sim_options;
-  sim_options.client_rtt_ns = static_cast<Nanos>(std::llround(f.client_rtt_us * kNanosPerMicro));
+  sim_options.client_rtt_ns = *rtt;
   sim_options.max_requests = f.max_requests;
   sim_options.max_memory_bytes = f.max_memory_mb << 20;
 
-  // Every flag is checked before anything is printed.
-  Result<std::vector<int64_t>> levels = std::vector<int64_t>{};
-  if (!f.concurrency.empty()) {
-    levels = ParseList(f.concurrency);
-    if (!levels.ok()) return Fail(kCmd, levels.status());
-    if (app.count("--max-concurrency"))
-      return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
+  if (f.best_deployment) {
+    // Every layout is resolved by the search; the one the flags name need not fit.
+    if (spec.gpus < 1) return UsageError(kCmd, "--best-deployment needs --gpus (the GPUs to lay out)");
+    if (app.count("--tp") || app.count("--dp") || app.count("--ep") || spec.attention_dp || spec.disaggregated())
+      return UsageError(kCmd, "--best-deployment tries every layout itself: leave out --tp, --dp, --ep, "
+                              "--attention-dp and the pool flags");
   }
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
+  if (!config.ok() && f.best_deployment) {
+    // Stand-in for the workload's vocabulary and the GPU count; not simulated.
+    Result<sim::ModelSpec> model = sim::LoadModel(spec.model, spec.data_dir.empty() ? sim::DefaultDataDir() : spec.data_dir);
+    if (!model.ok()) return Fail(kCmd, model.status());
+    sim::SimConfig stand_in;
+    stand_in.model = *model;
+    stand_in.gpus = spec.gpus;
+    config = stand_in;
+  }
   if (!config.ok()) return Fail(kCmd, config.status());
 
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
-  if (app.count("--num-gpus") && wf.num_gpus != config->gpus)
-    return UsageError(kCmd, "--num-gpus " + std::to_string(wf.num_gpus) + " disagrees with the simulated " +
-                                std::to_string(config->gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
-  w->summary.num_gpus = config->gpus;
-  w->dataset.random.vocab_size = config->model.vocab;
+  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), config->model.name);
+  if (!rules.ok()) return Fail(kCmd, rules.status());
+  if (*rules) {
+    if (!f.concurrency.empty())
+      return UsageError(kCmd, "--concurrency runs a sweep; judge one point at a time, or use frontier search");
+    if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail(kCmd, s);
+  }
+  if (Status s = UseSimulatedSystem(*config, app.count("--num-gpus") > 0, &*w); !s.ok()) return Fail(kCmd, s);
+  std::vector<int64_t> levels;
+  if (!f.concurrency.empty()) {
+    Result<std::vector<int64_t>> parsed = ParseList(f.concurrency);
+    if (!parsed.ok()) return Fail(kCmd, parsed.status());
+    levels = *parsed;
+    if (app.count("--max-concurrency"))
+      return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
+    if (app.count("--duration"))
+      return UsageError(kCmd, "--concurrency sizes each point by requests (at least 4x the concurrency); leave out "
+                              "--duration");
+    // Each point sends at least 4x its concurrency: draw enough for the largest.
+    const int64_t most = sim::SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
+    w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
+  } else if (f.best_deployment) {
+    return UsageError(kCmd, "--best-deployment sweeps: give --concurrency 1,2,4,...");
+  }
+  if (spec.max_num_seqs_auto) {
+    if (!f.concurrency.empty()) {
+      // Raised per point by the sweep.
+    } else if (w->load.max_concurrency) {
+      Result<sim::SimConfig> raised = sim::WithMaxNumSeqs(
+          *config, static_cast<int>((*w->load.max_concurrency + config->dp - 1) / config->dp));
+      if (!raised.ok()) return Fail(kCmd, raised.status());
+      *config = *raised;
+    } else {
+      return UsageError(kCmd, "--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
+                              "--max-concurrency, or a number");
+    }
+  }
   Result<std::vector<workload::RequestSpec>> requests = workload::LoadDataset(w->dataset);
   if (!requests.ok()) return Fail(kCmd, requests.status());
 
@@ -243,12 +346,11 @@ int RunSimulate(int argc, char** argv) {
     run.requested_settings = w->requested;
     std::vector<std::string> flags = SimSpecFlagNames();
     flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
-    for (const auto& flag : flags)
-      if (app.count(flag)) run.requested_settings[flag.substr(2)] = app[flag]->as<std::string>();
+    for (const auto& [k, v] : GivenFlags(app, flags)) run.requested_settings[k] = v;
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
 
-  PrintConfig(*config);
+  if (!f.best_deployment) PrintConfig(*config);
   if (f.concurrency.empty()) {
     sim::SimulationStats st;
     Result<RunResult> run = sim::Simulate(*config, *requests, w->load, sim_options, &st);
@@ -257,14 +359,29 @@ int RunSimulate(int argc, char** argv) {
     const metrics::Summary s = metrics::Summarize(*run, w->summary);
     PrintSummary(s, w->summary.percentiles);
     if (f.explain) PrintExplain(*config, st);
-    if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency);
+    std::optional<nlohmann::json> verdict;
+    if (*rules) {
+      const loadgen::Verdict v = loadgen::Judge(*run, **rules, s, loadgen::OriginFor(w->load));
+      std::printf("%s", loadgen::FormatVerdict(v, **rules).c_str());
+      verdict = loadgen::VerdictJson(v, **rules);
+    }
+    if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency,
+                                 verdict);
         !ws.ok())
       return Fail(kCmd, ws);
     return s.completed == 0 ? AllFailed(*run, "") : 0;
   }
 
-  std::printf("%6s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "req/s", "out tok/s", "tok/s/GPU",
-              "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99", "pareto");
+  metrics::SummaryOptions so = w->summary;
+  for (double p : {50.0, 99.0})
+    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
+  sim::SweepOptions sweep(sim_options);
+  sweep.max_num_seqs_auto = spec.max_num_seqs_auto;
+  if (f.best_deployment) return BestDeployment(spec, *requests, *w, levels, so, sweep, f.search_disagg);
+
+  std::printf("%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",
+              "tok/s/GPU", "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99",
+              "pareto");
   std::string failed_points;  // the reasons of points where every request failed
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run_in) -> Status {
     if (p.summary.completed == 0)
@@ -275,22 +392,25 @@ int RunSimulate(int argc, char** argv) {
     const std::string jsonl = w->requests_jsonl.empty() ? "" : PointPath(w->requests_jsonl, p.concurrency);
     return WriteOutputs(json, jsonl, run, p.summary, *w, *config, p.concurrency);
   };
-  metrics::SummaryOptions so = w->summary;
-  for (double p : {50.0, 99.0})
-    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
   Result<std::vector<sim::SweepPoint>> swept =
-      sim::SweepConcurrency(*config, *requests, w->load, *levels, so, sim_options, on_point);
+      sim::SweepConcurrency(*config, *requests, w->load, levels, so, sweep, on_point);
   if (!swept.ok()) return Fail(kCmd, swept.status());
   const std::vector<sim::SweepPoint>& points = *swept;
+  bool any_capped = false;
   for (const auto& p : points) {
     const auto& s = p.summary;
-    std::printf("%6lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s\n",
-                static_cast<long long>(p.concurrency), s.request_throughput, s.output_throughput,
-                s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.median, s.ttft_ms.At(99).value_or(0),
-                s.tpot_ms.median, s.tpot_ms.At(99).value_or(0), s.e2el_ms.median, s.e2el_ms.At(99).value_or(0),
-                p.pareto ? "*" : "");
+    any_capped = any_capped || p.capped;
+    std::printf("%6lld %7lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s%s\n",
+                static_cast<long long>(p.concurrency), static_cast<long long>(p.num_prompts), s.request_throughput,
+                s.output_throughput, s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.median,
+                s.ttft_ms.At(99).value_or(0), s.tpot_ms.median, s.tpot_ms.At(99).value_or(0), s.e2el_ms.median,
+                s.e2el_ms.At(99).value_or(0), p.pareto ? "*" : "", p.capped ? " capped" : "");
   }
   std::printf("(* = Pareto-optimal: no other point has both more output tok/s/GPU and more tok/s/user)\n");
+  if (any_capped)
+    std::printf("(capped = the engine runs at most %lld sequences (max_num_seqs x dp); the rest of the concurrency "
+                "queues: --max-num-seqs auto raises the cap to each value)\n",
+                static_cast<long long>(points.front().max_running));
   if (!failed_points.empty()) {
     std::fflush(stdout);
     std::cerr << "frontier simulate: every request of a point failed:\n" << failed_points;

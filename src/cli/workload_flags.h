@@ -1,6 +1,6 @@
-// workload_flags.h: the workload, load and output flags shared by
-// `frontier bench` and `frontier simulate`, defined in one place so the two
-// commands accept exactly the same spelling, defaults and checks.
+// workload_flags.h: the workload, load, scenario and output flags shared by
+// `frontier bench`, `frontier simulate` and `frontier search`, defined in one
+// place so the commands accept exactly the same spelling, defaults and checks.
 //
 //   CLI::App app{"..."};
 //   WorkloadFlags flags;
@@ -18,6 +18,9 @@
 //   --max-concurrency N  --request-rate R|inf [inf]  --burstiness K|inf [1]
 //   --percentiles 50,90,95,99,99.9  --goodput ttft:MS tpot:MS e2el:MS  --num-gpus N [1]
 //   --result-json FILE  --requests-jsonl FILE
+//   --scenario offline|server|interactive  --target-qps Q  --min-duration S [600]
+//   --min-query-count N  --mlperf-benchmark NAME  --slo ttft_p99:MS tpot_p99:MS
+//   --min-interactivity TOK_S (docs/scenarios.md; rules in loadgen/scenario.h)
 //
 // Conventions resolved here (documented in docs/bench.md):
 //   * --burstiness inf sends every request at time zero (request_rate = inf).
@@ -29,6 +32,15 @@
 //     reference answer's length is used); with jsonl it is ignored.
 //   * dataset.num_prompts = warm-up + measured requests: the first `warmup`
 //     specs are the warm-up ones.
+//   * --scenario sets the arrivals and the run length: --request-rate,
+//     --max-concurrency, --burstiness, --duration and --num-prompts are usage
+//     errors beside it. After ResolveWorkload, ResolveScenarioRules turns the
+//     scenario flags into rules (the MLPerf table under the data folder) and
+//     ApplyScenarioLoad replaces the load and sizes the dataset
+//     (UseScenarioPromptPool: the benchmark's performance sample count of
+//     distinct prompts, else kDurationDatasetSize, reused cyclically).
+//     `frontier search` sets each trial's load itself and sizes the dataset
+//     with UseScenarioPromptPool alone.
 //
 // Header-only (inline): the `frontier` binary compiles main.cc, cli_util.cc and
 // *_cmd.cc from this folder, so each command that includes this header gets
@@ -39,18 +51,22 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/limits.h"
 #include "core/parse.h"
 #include "core/status.h"
+#include "loadgen/scenario.h"
 #include "metrics/summary.h"
 #include "workload/dataset.h"
 #include "workload/load.h"
@@ -82,6 +98,13 @@ struct WorkloadFlags {
   int num_gpus = 1;
   std::string result_json;
   std::string requests_jsonl;
+  std::string scenario;
+  double target_qps = 0;
+  double min_duration_s = loadgen::kDefaultMinDurationS;
+  int64_t min_query_count = 0;
+  std::string mlperf_benchmark;
+  std::vector<std::string> slo;
+  double min_interactivity = 0;
   // Filled by AddWorkloadFlags: to tell given flags from defaults.
   std::vector<CLI::Option*> options;
 };
@@ -93,6 +116,8 @@ struct ResolvedWorkload {
   bool ignore_eos = true;
   std::string result_json;            // empty: not written
   std::string requests_jsonl;         // empty: not written
+  // Set when a scenario flag was given (--scenario, --slo, --min-interactivity, ...).
+  std::optional<loadgen::ScenarioRequest> scenario;
   // For provenance: the flags given on the command line (name without "--" ->
   // value as typed) and every resolved setting.
   std::map<std::string, std::string> requested;
@@ -108,6 +133,29 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& flags);
 
 // "inf" / "infinity" -> +inf, else a finite number. InvalidArgument naming `flag`.
 inline Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text);
+
+// The rules of w.scenario (none when no scenario flag was given): reads the
+// MLPerf table under `data_dir` when a scenario is named; `model_hint` (a
+// catalog model or served model name) picks the benchmark unless
+// --mlperf-benchmark does. InvalidArgument naming the flag.
+inline Result<std::optional<loadgen::ScenarioRules>> ResolveScenarioRules(const ResolvedWorkload& w,
+                                                                          const std::string& data_dir,
+                                                                          std::string_view model_hint);
+
+// Records the rules in w->effective; for rules with a scenario, also replaces
+// w->load by the scenario's (loadgen::ScenarioLoad) and sizes w->dataset.
+inline Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWorkload* w);
+
+// Sizes w->dataset for scenario runs of at most `measured` queries after
+// w->load.warmup: as many distinct prompts as the benchmark's performance
+// sample count (else kDurationDatasetSize), fewer when fewer are measured,
+// reused cyclically. A search, whose trials' lengths are not known yet,
+// passes kUnboundedPrompts.
+inline void UseScenarioPromptPool(const loadgen::ScenarioRules& rules, int64_t measured, ResolvedWorkload* w) {
+  const int64_t pool = rules.performance_sample_count > 0 ? rules.performance_sample_count : kDurationDatasetSize;
+  w->dataset.num_prompts = std::min(measured, pool) + w->load.warmup;
+  w->dataset.allow_repeat = true;
+}
 
 // ---------------------------------------------------------------------------
 // Implementation.
@@ -174,6 +222,25 @@ inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
   add(app.add_option("--requests-jsonl", f->requests_jsonl,
                      "Write one JSON record per request here, as each ends")
           ->group("Output"));
+  add(app.add_option("--scenario", f->scenario,
+                     "MLPerf scenario: offline (all at once), server (Poisson at --target-qps), interactive "
+                     "(server with the tighter limits); judged VALID or INVALID")
+          ->group("Scenario"));
+  add(app.add_option("--target-qps", f->target_qps, "Server/Interactive: Poisson arrival rate; Offline: expected QPS")
+          ->group("Scenario"));
+  add(app.add_option("--min-duration", f->min_duration_s, "Scenario: minimum run length, seconds [600]")
+          ->group("Scenario"));
+  add(app.add_option("--min-query-count", f->min_query_count,
+                     "Scenario: minimum queries (Offline: samples) [Server 459 at p99, Offline the benchmark's]")
+          ->group("Scenario"));
+  add(app.add_option("--mlperf-benchmark", f->mlperf_benchmark,
+                     "Scenario constraints of this MLPerf benchmark (data/mlperf/benchmarks.json) [from the model]")
+          ->group("Scenario"));
+  add(app.add_option("--slo", f->slo, "Latency constraints metric_pP:MS, e.g. ttft_p99:450 tpot_p99:40")
+          ->group("Scenario"));
+  add(app.add_option("--min-interactivity", f->min_interactivity,
+                     "SLO: at least this many tokens/s per user (1000 / median TPOT)")
+          ->group("Scenario"));
 }
 
 inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
@@ -304,6 +371,28 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   w.result_json = f.result_json;
   w.requests_jsonl = f.requests_jsonl;
 
+  // Scenario and SLO.
+  const bool any_scenario_flag =
+      given("--scenario") || given("--target-qps") || given("--min-duration") || given("--min-query-count") ||
+      given("--mlperf-benchmark") || given("--slo") || given("--min-interactivity");
+  if (any_scenario_flag) {
+    loadgen::ScenarioRequest q;
+    if (given("--scenario")) {
+      FRONTIER_ASSIGN_OR_RETURN(q.scenario, loadgen::ParseScenario(f.scenario));
+      for (const char* flag : {"--request-rate", "--max-concurrency", "--burstiness", "--duration", "--num-prompts"})
+        if (given(flag))
+          return InvalidArgument(std::string(flag) + " cannot be given with --scenario, which sets the arrivals and "
+                                                     "the run length (--target-qps, --min-duration, --min-query-count)");
+    }
+    if (given("--target-qps")) q.target_qps = f.target_qps;
+    if (given("--min-duration")) q.min_duration_s = f.min_duration_s;
+    if (given("--min-query-count")) q.min_query_count = f.min_query_count;
+    if (given("--min-interactivity")) q.min_interactivity = f.min_interactivity;
+    q.benchmark = f.mlperf_benchmark;
+    FRONTIER_ASSIGN_OR_RETURN(q.slo, loadgen::ParseSlo(f.slo));
+    w.scenario = q;
+  }
+
   // Everything as resolved, for the result's provenance.
   auto num = [](double v) {
     if (std::isinf(v)) return std::string("inf");
@@ -339,6 +428,39 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (w.summary.goodput.e2el_ms) e["goodput_e2el_ms"] = num(*w.summary.goodput.e2el_ms);
   e["num_gpus"] = std::to_string(w.summary.num_gpus);
   return w;
+}
+
+inline Result<std::optional<loadgen::ScenarioRules>> ResolveScenarioRules(const ResolvedWorkload& w,
+                                                                          const std::string& data_dir,
+                                                                          std::string_view model_hint) {
+  if (!w.scenario) return std::optional<loadgen::ScenarioRules>();
+  std::vector<loadgen::MlperfBenchmark> table;
+  if (w.scenario->scenario || !w.scenario->benchmark.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(table, loadgen::LoadMlperfBenchmarks(data_dir));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules rules, loadgen::ResolveScenario(*w.scenario, table, model_hint));
+  return std::optional<loadgen::ScenarioRules>(std::move(rules));
+}
+
+inline Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWorkload* w) {
+  auto& e = w->effective;
+  std::string slo;
+  for (const auto& c : rules.constraints) slo += (slo.empty() ? "" : " ") + loadgen::FormatConstraint(c);
+  if (!slo.empty()) e["slo"] = slo;
+  if (rules.min_interactivity) e["min_interactivity"] = std::to_string(*rules.min_interactivity);
+  if (!rules.scenario) return Status::Ok();
+  FRONTIER_ASSIGN_OR_RETURN(w->load, loadgen::ScenarioLoad(rules, w->load));
+  UseScenarioPromptPool(rules, w->load.num_prompts, w);
+  e["scenario"] = loadgen::ScenarioName(*rules.scenario);
+  if (!rules.benchmark.empty()) e["mlperf_benchmark"] = rules.benchmark;
+  if (rules.target_qps) e["target_qps"] = std::to_string(*rules.target_qps);
+  e["min_duration_s"] = std::to_string(rules.min_duration_s);
+  e["min_query_count"] = std::to_string(rules.min_query_count);
+  e["num_prompts"] = std::to_string(w->load.num_prompts);
+  e["request_rate"] = std::isinf(w->load.request_rate) ? "inf" : std::to_string(w->load.request_rate);
+  e["burstiness"] = "1";
+  e.erase("duration_s");  // the load's duration bounds nothing (loadgen::ScenarioLoad)
+  return Status::Ok();
 }
 
 }  // namespace frontier::cli

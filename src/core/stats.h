@@ -23,11 +23,12 @@ double Percentile(std::span<const double> x, double p);
 double PercentileSorted(std::span<const double> sorted, double p);
 double Median(std::span<const double> x);
 
-// Several percentiles at once, each as Percentile() defines it, by selection
-// (std::nth_element) rather than a full sort: O(n) per percentile instead of
-// O(n log n), which matters for the millions of inter-token gaps of a large
-// run. Reorders `x`. Returns the values in the order of `ps`; each p must be
-// in [0, 100].
+// Several percentiles at once, each as Percentile() defines it, without a
+// full sort, which matters for the millions of inter-token gaps of a large
+// run: by selection (std::nth_element) for small samples, and from 65,536
+// samples by counting into value buckets and sorting only the buckets that
+// hold the ranks asked for (two passes over the data). May reorder `x`.
+// Returns the values in the order of `ps`; each p must be in [0, 100].
 std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps);
 
 }  // namespace frontier

@@ -12,8 +12,20 @@ namespace {
 Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
   Distribution d;
   d.count = x.size();
-  d.mean = Mean(x);
-  d.std = StdDev(x);
+  // Mean and population standard deviation in one pass (shifted by the first
+  // sample, which keeps the sums small and the subtraction exact enough).
+  if (!x.empty()) {
+    const double shift = x.front();
+    double sum = 0, sum_sq = 0;
+    for (double v : x) {
+      const double y = v - shift;
+      sum += y;
+      sum_sq += y * y;
+    }
+    const double n = static_cast<double>(x.size());
+    d.mean = shift + sum / n;
+    d.std = std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
+  }
   // The median and the requested percentiles in one selection pass.
   std::vector<double> ps = percentiles;
   ps.push_back(50.0);
@@ -56,7 +68,13 @@ std::string PercentileKey(double p) {
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
   std::vector<double> ttft, tpot, itl, e2el, icl, queue;
-  bool multi_token_events = false;  // else ICL and ITL are the same samples
+  // ICL and ITL are the same samples until an event carries several tokens;
+  // only then is ICL kept apart (from a copy of the ITL samples so far).
+  bool multi_token_events = false;
+  size_t gaps = 0;
+  for (const auto& r : run.requests)
+    if (!r.warmup && r.ok && r.events.size() > 1) gaps += r.events.size() - 1;
+  itl.reserve(gaps);
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -87,10 +105,17 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
     }
     for (size_t i = 1; i < r.events.size(); ++i) {
       const double gap = NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns);
-      icl.push_back(gap);
       const int k = std::max<int32_t>(1, r.events[i].tokens);
-      if (k > 1) multi_token_events = true;
-      for (int j = 0; j < k; ++j) itl.push_back(gap / k);
+      if (k > 1 && !multi_token_events) {
+        multi_token_events = true;
+        icl = itl;  // every earlier event carried one token
+      }
+      if (multi_token_events) icl.push_back(gap);
+      if (k == 1) {
+        itl.push_back(gap);
+      } else {
+        for (int j = 0; j < k; ++j) itl.push_back(gap / k);
+      }
     }
     if (o.goodput.any()) {
       bool ok = true;

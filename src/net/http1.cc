@@ -43,7 +43,14 @@ HeadResult Error(int status, std::string message) {
 
 }  // namespace
 
-HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, HttpRequest& req) {
+const std::string* HttpRequest::Header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers)
+    if (name == lower_name) return &value;
+  return nullptr;
+}
+
+HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, HttpRequest& req,
+                            bool keep_headers) {
   // Tolerate blank lines before a request (RFC 9112 section 2.2).
   size_t skip = 0;
   while (skip + 1 < buffer.size() && buffer[skip] == '\r' && buffer[skip + 1] == '\n') skip += 2;
@@ -75,7 +82,9 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
     return Error(505, "only HTTP/1.0 and HTTP/1.1 are supported");
   }
   if (target.empty() || target.front() != '/') return Error(400, "request target must be a path");
-  req.target = std::string(target.substr(0, target.find('?')));
+  const size_t question = target.find('?');
+  req.target = std::string(target.substr(0, question));
+  if (question != std::string_view::npos) req.query = std::string(target.substr(question + 1));
   req.keep_alive = req.minor_version == 1;
 
   bool have_length = false;
@@ -89,6 +98,11 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
     if (colon == std::string_view::npos || colon == 0) return Error(400, "malformed header line");
     std::string_view name = h.substr(0, colon);
     std::string_view value = Trim(h.substr(colon + 1));
+    if (keep_headers) {
+      std::string lower(name);
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      req.headers.emplace_back(std::move(lower), std::string(value));
+    }
     if (IEquals(name, "content-length")) {
       int64_t n = -1;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -115,6 +129,47 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
   return r;
 }
 
+const char* ReasonPhrase(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 204: return "No Content";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 411: return "Length Required";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+  }
+}
+
+std::string FormatResponse(int status, std::string_view content_type, std::string_view body,
+                           bool keep_alive, std::string_view extra_headers) {
+  std::string out;
+  out.reserve(160 + body.size());
+  out += "HTTP/1.1 ";
+  out += std::to_string(status);
+  out += ' ';
+  out += ReasonPhrase(status);
+  out += "\r\ncontent-type: ";
+  out += content_type;
+  out += "\r\ncontent-length: ";
+  out += std::to_string(body.size());
+  out += keep_alive ? "\r\n" : "\r\nconnection: close\r\n";
+  out += extra_headers;
+  out += "\r\n";
+  out += body;
+  return out;
+}
 
 // ---- Responses ------------------------------------------------------------------------------
 

@@ -14,6 +14,9 @@
 // tolerant of what servers commonly send (any reason phrase, header case,
 // 1xx interim responses, trailers).
 //
+// Requests keep their query string and, when asked, their header lines (the
+// dashboard reads Authorization and Cookie; the generation server needs none).
+//
 // Thread safety: plain values and pure functions.
 #pragma once
 
@@ -32,11 +35,17 @@ namespace frontier::net {
 struct HttpRequest {
   std::string method;
   std::string target;       // path, with any query string removed
+  std::string query;        // what followed the first '?', undecoded ("" if none)
   int minor_version = 1;    // HTTP/1.<minor>
   bool keep_alive = true;
   bool expect_continue = false;
   int64_t content_length = 0;
   std::string body;
+  // Header lines, names lower-cased, values trimmed (ParseRequestHead with keep_headers only).
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // The value of the first header named `lower_name`, or nullptr.
+  const std::string* Header(std::string_view lower_name) const;
 };
 
 enum class ParseState {
@@ -57,7 +66,17 @@ struct HeadResult {
 // are refused with 411). A head longer than max_head_bytes is an error (431).
 // "Expect: 100-continue" sets expect_continue; keep-alive is HTTP/1.1's
 // default, "Connection: close" or HTTP/1.0 without keep-alive clears it.
-HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, HttpRequest& req);
+// keep_headers: also copy every header line into req.headers.
+HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, HttpRequest& req,
+                            bool keep_headers = false);
+
+// "OK", "Bad Request", ... for the status codes frontier's servers send.
+const char* ReasonPhrase(int status);
+
+// A whole response with a Content-Length body. `extra_headers` are complete
+// lines each ending in "\r\n".
+std::string FormatResponse(int status, std::string_view content_type, std::string_view body,
+                           bool keep_alive, std::string_view extra_headers = {});
 
 // ---- Responses ------------------------------------------------------------------------------
 

@@ -21,6 +21,34 @@ TEST(ParseRequestHead, PostWithLengthAndKeepAlive) {
   EXPECT_TRUE(r.keep_alive);
 }
 
+TEST(ParseRequestHead, QueryAndHeadersKeptWhenAsked) {
+  HttpRequest r;
+  const std::string raw =
+      "GET /api/runs?model=a%20b&sort=-date HTTP/1.1\r\nHost: a\r\nAuthorization:  Bearer xyz \r\n"
+      "Cookie: frontier_token=1\r\n\r\n";
+  ASSERT_EQ(ParseRequestHead(raw, 4096, r).state, ParseState::kHeadDone);
+  EXPECT_EQ(r.target, "/api/runs");
+  EXPECT_EQ(r.query, "model=a%20b&sort=-date");
+  EXPECT_TRUE(r.headers.empty());  // not asked for
+  EXPECT_EQ(r.Header("authorization"), nullptr);
+  ASSERT_EQ(ParseRequestHead(raw, 4096, r, /*keep_headers=*/true).state, ParseState::kHeadDone);
+  ASSERT_EQ(r.headers.size(), 3u);
+  ASSERT_NE(r.Header("authorization"), nullptr);
+  EXPECT_EQ(*r.Header("authorization"), "Bearer xyz");
+  EXPECT_EQ(*r.Header("cookie"), "frontier_token=1");
+  EXPECT_EQ(r.Header("x-missing"), nullptr);
+  // A second parse into the same request starts clean.
+  ASSERT_EQ(ParseRequestHead("GET / HTTP/1.1\r\n\r\n", 4096, r).state, ParseState::kHeadDone);
+  EXPECT_EQ(r.query, "");
+  EXPECT_TRUE(r.headers.empty());
+}
+
+TEST(FormatResponse, StatusLineLengthAndClose) {
+  EXPECT_EQ(FormatResponse(400, "text/plain", "bad", false, "x-a: 1\r\n"),
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\ncontent-length: 3\r\n"
+            "connection: close\r\nx-a: 1\r\n\r\nbad");
+}
+
 TEST(ParseRequestHead, IncompleteNeedsMore) {
   HttpRequest r;
   EXPECT_EQ(ParseRequestHead("GET /health HTTP/1.1\r\nHost: a\r\n", 4096, r).state, ParseState::kNeedMore);

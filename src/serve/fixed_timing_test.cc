@@ -5,12 +5,13 @@
 namespace frontier::serve {
 namespace {
 
-FixedProfile Profile(double ttft, double itl, int k, double scale = 1) {
+FixedProfile Profile(double ttft, double itl, int k, double scale = 1, int64_t slots = 0) {
   FixedProfile p;
   p.ttft_ms = ttft;
   p.itl_ms = itl;
   p.tokens_per_event = k;
   p.time_scale = scale;
+  p.slots = slots;
   return p;
 }
 
@@ -63,6 +64,48 @@ TEST(FixedTiming, RejectsBadProfiles) {
   EXPECT_FALSE(ValidateFixedProfile(Profile(1, 10, 1, 0)).ok());
   EXPECT_NE(ValidateFixedProfile(Profile(1, 10, 0)).message().find("--tokens-per-event"), std::string::npos);
   EXPECT_TRUE(ValidateFixedProfile(Profile(0, 0, 1)).ok());
+  EXPECT_NE(ValidateFixedProfile(Profile(1, 1, 1, 1, -1)).message().find("--slots"), std::string::npos);
+}
+
+// Two slots, three requests of 3 tokens (ttft 50, itl 10: each holds a slot
+// 70 ms): the third waits for the first slot to free at 70 ms, so its events
+// are due at 70 + 50, 70 + 60, 70 + 70 ms.
+TEST(FixedTiming, SlotsQueueFirstComeFirstServed) {
+  FixedTiming t(Profile(50, 10, 1, 1, /*slots=*/2));
+  const Nanos ms = kNanosPerMilli;
+  ASSERT_TRUE(t.Add(1, 1, 3, 0).ok());
+  ASSERT_TRUE(t.Add(2, 1, 3, 5 * ms).ok());
+  ASSERT_TRUE(t.Add(3, 1, 3, 6 * ms).ok());
+  EXPECT_EQ(t.Stats().running, 2);
+  EXPECT_EQ(t.Stats().waiting, 1);
+  std::vector<Emission> out;
+  t.Poll(kNanosPerSecond, out);
+  ASSERT_EQ(out.size(), 9u);
+  std::vector<Nanos> third;
+  for (const auto& e : out)
+    if (e.id == 3) third.push_back(e.due_ns);
+  EXPECT_EQ(third, (std::vector<Nanos>{120 * ms, 130 * ms, 140 * ms}));
+  EXPECT_EQ(t.Stats().running, 0);
+  EXPECT_EQ(t.Stats().waiting, 0);
+}
+
+// Cancelling a running request frees its slot at the latest time seen;
+// cancelling a waiting one removes it from the queue.
+TEST(FixedTiming, CancelFreesASlot) {
+  FixedTiming t(Profile(50, 10, 1, 1, /*slots=*/1));
+  const Nanos ms = kNanosPerMilli;
+  ASSERT_TRUE(t.Add(1, 1, 100, 0).ok());
+  ASSERT_TRUE(t.Add(2, 1, 1, 1 * ms).ok());
+  ASSERT_TRUE(t.Add(3, 1, 1, 2 * ms).ok());
+  t.Cancel(2);  // waiting
+  std::vector<Emission> out;
+  t.Poll(20 * ms, out);
+  EXPECT_TRUE(out.empty());
+  t.Cancel(1);  // running: request 3 starts at 20 ms
+  t.Poll(kNanosPerSecond, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].id, 3u);
+  EXPECT_EQ(out[0].due_ns, 70 * ms);
 }
 
 }  // namespace

@@ -27,13 +27,9 @@ using net::HttpRequest;
 using net::ParseRequestHead;
 using net::ParseState;
 
-// "OK", "Bad Request", ... for the codes this server sends.
-const char* ReasonPhrase(int status);
-
-// A whole response with a Content-Length body. `extra_headers` are complete
-// lines each ending in "\r\n".
-std::string FormatResponse(int status, std::string_view content_type, std::string_view body,
-                           bool keep_alive, std::string_view extra_headers = {});
+// Whole responses are written as net/http1.h writes them for every server.
+using net::FormatResponse;
+using net::ReasonPhrase;
 
 // The head of a streamed (SSE) response: chunked for HTTP/1.1, else close-delimited.
 std::string FormatStreamHead(bool chunked, std::string_view extra_headers = {});

@@ -39,11 +39,13 @@ Result<ResolvedProfile> ResolveProfile(const ProfileSpec& spec) {
     r.timing = std::make_unique<FixedTiming>(f);
     r.default_model_name = "fixed";
     r.description = "profile fixed: ttft " + Fmt(f.ttft_ms) + " ms, itl " + Fmt(f.itl_ms) + " ms, " +
-                    std::to_string(f.tokens_per_event) + " token(s) per event, context " +
+                    std::to_string(f.tokens_per_event) + " token(s) per event, " +
+                    (f.slots > 0 ? std::to_string(f.slots) + " slots" : "no slot limit") + ", context " +
                     std::to_string(f.context_length);
     r.effective["ttft_ms"] = Fmt(f.ttft_ms);
     r.effective["itl_ms"] = Fmt(f.itl_ms);
     r.effective["tokens_per_event"] = std::to_string(f.tokens_per_event);
+    r.effective["slots"] = std::to_string(f.slots);
     r.effective["max_model_len"] = std::to_string(f.context_length);
   } else if (spec.profile == "sim") {
     if (!spec.fixed_only_flags_given.empty())

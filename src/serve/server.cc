@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "net/listen.h"
 #include "serve/server_impl.h"
 
 namespace frontier::serve {
@@ -88,40 +89,9 @@ Status Server::Impl::Bind() {
       setrlimit(RLIMIT_NOFILE, &rl);  // best effort: capacity, not correctness
     }
   }
-  sockaddr_storage addr{};
-  socklen_t len = 0;
-  int family = AF_INET;
-  if (options_.host.find(':') != std::string::npos) {
-    auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(static_cast<uint16_t>(options_.port));
-    if (inet_pton(AF_INET6, options_.host.c_str(), &a6->sin6_addr) != 1)
-      return InvalidArgument("--host '" + options_.host + "' is not a numeric IPv6 address");
-    family = AF_INET6;
-    len = sizeof(sockaddr_in6);
-  } else {
-    auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(static_cast<uint16_t>(options_.port));
-    const std::string host = options_.host == "localhost" ? "127.0.0.1" : options_.host;
-    if (inet_pton(AF_INET, host.c_str(), &a4->sin_addr) != 1)
-      return InvalidArgument("--host '" + options_.host + "' is not a numeric IPv4 address (e.g. 127.0.0.1)");
-    len = sizeof(sockaddr_in);
-  }
-  listen_fd_ = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) return IoError(Errno("socket"));
-  int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0)
-    return IoError(Errno(("cannot bind " + options_.host + ":" + std::to_string(options_.port) +
-                          " (is the port in use? choose another with --port)")
-                             .c_str()));
-  if (listen(listen_fd_, options_.backlog) != 0) return IoError(Errno("listen"));
-  sockaddr_storage bound{};
-  socklen_t blen = sizeof(bound);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &blen);
-  port_ = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                   : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  FRONTIER_ASSIGN_OR_RETURN(net::Listener l, net::ListenTcp(options_.host, options_.port, options_.backlog));
+  listen_fd_ = l.fd;
+  port_ = l.port;
 
   if (!poller_.ok() || waker_.fd() < 0) return IoError(Errno("epoll/eventfd"));
   if (!poller_.Add(listen_fd_, EPOLLIN, &listen_handle_) || !poller_.Add(waker_.fd(), EPOLLIN, &wake_handle_))

@@ -231,7 +231,11 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
   };
   auto write_some = [&](size_t i) {
     Stream& s = streams[i];
+    Nanos before_last_send = SteadyClock::MonotonicNow();
     while (s.off < s.out.size()) {
+      // Taken before the call: the server may read the request (and start its
+      // clock) before send returns, so a later stamp could follow its arrival.
+      before_last_send = SteadyClock::MonotonicNow();
       const ssize_t n = send(s.fd, s.out.data() + s.off, s.out.size() - s.off, MSG_NOSIGNAL);
       if (n > 0) {
         s.off += static_cast<size_t>(n);
@@ -243,7 +247,7 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
         return;
       }
     }
-    results[i].sent_ns = SteadyClock::MonotonicNow();
+    results[i].sent_ns = before_last_send;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.u64 = i;

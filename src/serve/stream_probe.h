@@ -107,7 +107,7 @@ struct ProbeOptions {
 
 struct ProbeResult {
   Nanos connect_ns = 0;   // connect() started
-  Nanos sent_ns = -1;     // the whole request was written
+  Nanos sent_ns = -1;     // just before the send() that wrote the request's last byte
   HttpReply reply;
   std::string error;      // transport error, if any
 };

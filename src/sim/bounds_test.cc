@@ -125,10 +125,10 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
     EXPECT_EQ(h.status().message(), path + ": " + message) << patch;
     std::filesystem::remove(path);
   }
-  const json vllm = json::parse(std::ifstream(DefaultDataDir() + "/stacks/vllm-cuda.json"));
+  const json vllm = json::parse(std::ifstream(DefaultDataDir() + "/stacks/vllm-cuda@0.7.4.json"));
   const std::pair<std::string, std::string> st[] = {
       {R"({"max_num_seqs": 0})", "field 'max_num_seqs' must be a number in [1, 1000000], got 0"},
-      {R"({"step_overhead_us": 1e30})", "field 'step_overhead_us' must be a number in [0, 1000000], got 1e+30"},
+      {R"({"max_num_batched_tokens": 1e30})", "field 'max_num_batched_tokens' must be a number in [1, 1000000000], got 1e+30"},
       {R"({"runtime_reserve_gb": -3})", "field 'runtime_reserve_gb' must be a number in [0, 1000], got -3"},
   };
   for (const auto& [patch, message] : st) {

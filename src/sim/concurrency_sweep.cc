@@ -1,5 +1,11 @@
 #include "sim/concurrency_sweep.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 namespace frontier::sim {
 
 void MarkPareto(std::vector<SweepPoint>& points) {
@@ -16,23 +22,114 @@ void MarkPareto(std::vector<SweepPoint>& points) {
   }
 }
 
+int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds) {
+  return std::max(num_prompts, static_cast<int64_t>(rounds) * max_concurrency);
+}
+
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SimulateOptions& sim_options,
+    const metrics::SummaryOptions& summary_options, const SweepOptions& options,
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
-  std::vector<SweepPoint> points;
   for (int64_t c : concurrencies) {
     if (c < 1) return InvalidArgument("--concurrency values must be at least 1, got " + std::to_string(c));
+    const int64_t n = std::min<int64_t>(static_cast<int64_t>(requests.size()),
+                                        SweepPrompts(load.num_prompts, c, options.min_rounds));
+    if (n < options.min_rounds * c)
+      return InvalidArgument("concurrency " + std::to_string(c) + " needs at least " +
+                             std::to_string(options.min_rounds * c) + " requests (" +
+                             std::to_string(options.min_rounds) + " rounds), the workload has " +
+                             std::to_string(requests.size()));
+  }
+  struct Slot {
+    SweepPoint point;
+    Result<RunResult> run = Status::Ok();
+    bool done = false;
+  };
+  const size_t count = concurrencies.size();
+  std::vector<Slot> slots(count);
+  auto run_point = [&](size_t i) {
+    const int64_t c = concurrencies[i];
+    const int64_t n = std::min<int64_t>(static_cast<int64_t>(requests.size()),
+                                        SweepPrompts(load.num_prompts, c, options.min_rounds));
+    Slot& slot = slots[i];
+    SweepPoint& p = slot.point;
+    SimConfig point_config = config;
+    if (options.max_num_seqs_auto) {
+      Result<SimConfig> raised = WithMaxNumSeqs(config, static_cast<int>((c + config.dp - 1) / config.dp));
+      if (!raised.ok()) {
+        slot.run = raised.status();
+        return;
+      }
+      point_config = std::move(*raised);
+    }
     workload::LoadOptions l = load;
     l.max_concurrency = c;
-    SweepPoint p;
+    l.num_prompts = n;
     p.concurrency = c;
-    FRONTIER_ASSIGN_OR_RETURN(RunResult run, Simulate(config, requests, l, sim_options, &p.stats));
-    p.summary = metrics::Summarize(run, summary_options);
-    if (on_point) FRONTIER_RETURN_IF_ERROR(on_point(p, run));
-    points.push_back(std::move(p));
+    p.num_prompts = n;
+    p.max_running = static_cast<int64_t>(point_config.max_num_seqs) * point_config.dp;
+    p.capped = p.max_running < c;
+    const std::span<const workload::RequestSpec> used(requests.data(), static_cast<size_t>(n));
+    slot.run = Simulate(point_config, used, l, options.sim, &p.stats);
+    if (slot.run.ok()) p.summary = metrics::Summarize(*slot.run, summary_options);
+  };
+
+  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
+  std::vector<SweepPoint> points;
+  // Delivers point i (its callback, then drops its run). False on an error.
+  Status failed = Status::Ok();
+  auto deliver = [&](size_t i) -> bool {
+    if (!slots[i].run.ok()) {
+      failed = slots[i].run.status();
+      return false;
+    }
+    if (on_point) {
+      failed = on_point(slots[i].point, *slots[i].run);
+      if (!failed.ok()) return false;
+    }
+    slots[i].run = Status::Ok();  // frees the run's records
+    points.push_back(std::move(slots[i].point));
+    return true;
+  };
+  if (threads == 1) {
+    for (size_t i = 0; i < count; ++i) {
+      run_point(i);
+      if (!deliver(i)) return failed;
+    }
+    MarkPareto(points);
+    return points;
   }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < count; i = next++) {
+        run_point(i);
+        std::lock_guard<std::mutex> lock(mu);
+        slots[i].done = true;
+        cv.notify_all();
+      }
+    });
+  }
+  // The points in order, on this thread: each as soon as it and every point
+  // before it are done.
+  for (size_t i = 0; i < count; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return slots[i].done; });
+    }
+    if (!deliver(i)) {
+      next = count;  // start no more points
+      break;
+    }
+  }
+  for (auto& t : pool) t.join();
+  FRONTIER_RETURN_IF_ERROR(failed);
   MarkPareto(points);
   return points;
 }

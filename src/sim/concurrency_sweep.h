@@ -5,6 +5,9 @@
 //   auto points = SweepConcurrency(config, requests, load, {1, 2, 4, 8}, summary_options,
 //                                  [](const SweepPoint& p, const RunResult& run) { ... });
 //
+// Points are independent: they are simulated and summarised on up to
+// `threads` threads at once, with the same results as one after another.
+//
 // Thread safety: pure function apart from the callback, which runs on the
 // calling thread once per point, in order.
 #pragma once
@@ -24,19 +27,39 @@ namespace frontier::sim {
 
 struct SweepPoint {
   int64_t concurrency = 0;
+  int64_t num_prompts = 0;   // requests the point sent: at least 4 x concurrency
+  int64_t max_running = 0;   // the engine's cap on running sequences (max_num_seqs x dp)
+  bool capped = false;       // max_running < concurrency: the rest queue in the engine
   metrics::Summary summary;
   SimulationStats stats;
   bool pareto = false;  // no other point has both more output throughput per GPU and more interactivity
 };
 
-// Runs `load` once per concurrency (replacing load.max_concurrency) with
-// `sim_options` (client round trip, ...). `on_point` (may be empty) sees each
-// point's full RunResult before it is dropped; an error from it stops the sweep.
+struct SweepOptions {
+  SweepOptions() = default;
+  SweepOptions(const SimulateOptions& s) : sim(s) {}  // NOLINT: a sweep is runs with these options
+  SimulateOptions sim;             // client round trip, ...
+  bool max_num_seqs_auto = false;  // raise max_num_seqs (per DP rank) to each concurrency
+  int threads = 0;                 // points simulated at once; 0: the hardware's threads
+  int min_rounds = 4;              // each point sends at least min_rounds x its concurrency
+};
+
+// Runs `load` once per concurrency c (replacing load.max_concurrency) on the
+// first max(load.num_prompts, min_rounds x c) of `requests`: a closed loop
+// needs several rounds of c requests to reach its steady state, so a point
+// never measures fewer (which made high-concurrency points repeat one
+// another). Fails with InvalidArgument when `requests` holds fewer. With
+// max_num_seqs_auto each point's engine admits c sequences. `on_point` (may
+// be empty) sees each point's full RunResult before it is dropped; an error
+// from it stops the sweep.
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SimulateOptions& sim_options = {},
+    const metrics::SummaryOptions& summary_options, const SweepOptions& options = {},
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point = {});
+
+// The requests a sweep to `max_concurrency` needs: max(num_prompts, rounds x max_concurrency).
+int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds = 4);
 
 // Marks `pareto` on each point (output throughput per GPU vs interactivity).
 void MarkPareto(std::vector<SweepPoint>& points);

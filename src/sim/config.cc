@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "core/parse.h"
 
@@ -46,7 +47,8 @@ Status CheckParallelism(const SimConfig& c) {
   if (c.tp > c.hardware.scale_up_gpus)
     return InvalidArgument("--tp " + std::to_string(c.tp) + " exceeds the " +
                            std::to_string(c.hardware.scale_up_gpus) + "-GPU scale-up domain of " +
-                           c.hardware.name + "; tensor parallelism across nodes is not modelled");
+                           c.hardware.name + "; tensor parallelism across nodes is not modelled (span nodes "
+                           "with --dp or --ep)");
   if (c.ep > 1) {
     if (!m.moe())
       return InvalidArgument("--ep " + std::to_string(c.ep) + ": " + m.name +
@@ -58,15 +60,21 @@ Status CheckParallelism(const SimConfig& c) {
       return InvalidArgument("--ep " + std::to_string(c.ep) + " must equal --tp x --dp (" +
                              std::to_string(c.tp * c.dp) +
                              "): expert parallelism spans every GPU of the deployment");
-    if (m.experts % c.ep != 0)
-      return InvalidArgument("--ep " + std::to_string(c.ep) + " does not divide the " +
-                             std::to_string(m.experts) + " experts of " + m.name);
-    if (c.ep > c.hardware.scale_up_gpus)
-      return InvalidArgument("--ep " + std::to_string(c.ep) + " exceeds the " +
-                             std::to_string(c.hardware.scale_up_gpus) + "-GPU scale-up domain of " +
-                             c.hardware.name + "; all-to-all across nodes is not modelled");
+    if (c.ep > c.hardware.scale_up_gpus) {
+      if (c.hardware.nic_gbps <= 0)
+        return InvalidArgument("--ep " + std::to_string(c.ep) + " exceeds the " +
+                               std::to_string(c.hardware.scale_up_gpus) + "-GPU scale-up domain of " +
+                               c.hardware.name + ", and its catalog gives no scale_out_gbps_per_gpu to cross "
+                               "domains with");
+      if (c.ep % c.hardware.scale_up_gpus != 0)
+        return InvalidArgument("--ep " + std::to_string(c.ep) + " spans scale-up domains of " +
+                               std::to_string(c.hardware.scale_up_gpus) + " GPUs (" + c.hardware.name +
+                               ") and must then fill whole domains: use a multiple of " +
+                               std::to_string(c.hardware.scale_up_gpus));
+    }
   }
   if (c.spec_tokens < 0) return InvalidArgument("--spec-tokens must be 0 or more");
+  if (c.spec_tokens > 16) return InvalidArgument("--spec-tokens must be at most 16");
   if (c.spec_tokens > 0 && !(c.acceptance >= 1.0 && c.acceptance <= c.spec_tokens + 1.0))
     return InvalidArgument("--acceptance must be in [1, spec tokens + 1] = [1, " +
                            std::to_string(c.spec_tokens + 1) + "], got " + Num(c.acceptance));
@@ -90,7 +98,10 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   const int dense = m.moe() ? m.dense_layers : m.layers;
   w += dense * m.DenseMlpParams() / tp * wb;
   if (m.moe()) {
-    const double routed = c.ep > 1 ? m.experts * m.ExpertParams() / c.ep : m.experts * m.ExpertParams() / tp;
+    // Under EP each GPU holds ceil(E / ep) whole experts (when ep does not
+    // divide E the spare slots hold redundant copies, as EPLB places them).
+    const double routed = c.ep > 1 ? std::ceil(static_cast<double>(m.experts) / c.ep) * m.ExpertParams()
+                                   : m.experts * m.ExpertParams() / tp;
     w += m.moe_layers() * (routed * eb + m.shared_experts * m.ExpertParams() / tp * eb + m.RouterParams() * 2.0);
   }
   w += m.EmbeddingParams() * 2.0 / tp * (m.tied_embeddings ? 1 : 2);  // BF16, vocab-parallel
@@ -118,6 +129,8 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   return p;
 }
 
+namespace {
+
 // Sizes beyond any deployment (docs/limits.md), checked before any product of them is formed.
 Status CheckSizes(const SimSpec& spec) {
   constexpr int64_t kMaxGpus = 100'000;
@@ -125,31 +138,44 @@ Status CheckSizes(const SimSpec& spec) {
   FRONTIER_RETURN_IF_ERROR(CheckRange("--ep", int64_t{spec.ep}, 1, kMaxGpus));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--dp", int64_t{spec.dp}, 0, kMaxGpus));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{spec.gpus}, 0, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--tp x --dp", int64_t{spec.tp} * spec.dp, 0, kMaxGpus));
   if (spec.max_num_seqs) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-seqs", int64_t{*spec.max_num_seqs}, 1, 1'000'000));
   if (spec.max_num_batched_tokens)
     FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-batched-tokens", int64_t{*spec.max_num_batched_tokens}, 1, 1'000'000'000));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--spec-tokens", int64_t{spec.spec_tokens}, 0, 64));
   if (spec.acceptance) FRONTIER_RETURN_IF_ERROR(CheckRange("--acceptance", *spec.acceptance, 1, 65));
+  for (const auto& [pool, workers, tp, dp, ep] :
+       {std::tuple{std::string("--prefill"), spec.prefill_workers, spec.prefill_tp, spec.prefill_dp, spec.prefill_ep},
+        std::tuple{std::string("--decode"), spec.decode_workers, spec.decode_tp, spec.decode_dp, spec.decode_ep}}) {
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-workers", int64_t{workers}, 0, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-tp", int64_t{tp}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-dp", int64_t{dp}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-ep", int64_t{ep}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(
+        CheckRange(pool + "-workers x " + pool + "-tp x " + pool + "-dp", int64_t{workers} * tp * dp, 0, kMaxGpus));
+  }
   return Status::Ok();
 }
 
-Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
-  FRONTIER_RETURN_IF_ERROR(CheckSizes(spec));
-  const std::string dir = spec.data_dir.empty() ? DefaultDataDir() : spec.data_dir;
-  SimConfig c;
-  FRONTIER_ASSIGN_OR_RETURN(c.model, LoadModel(spec.model, dir));
-  FRONTIER_ASSIGN_OR_RETURN(c.hardware, LoadHardware(spec.hardware, dir));
-  if (spec.stack) {
-    FRONTIER_ASSIGN_OR_RETURN(c.stack, LoadStack(*spec.stack, dir));
-    if (c.stack.vendor != c.hardware.vendor)
-      return InvalidArgument("--stack " + c.stack.name + " runs on " + c.stack.vendor + " GPUs, not on " +
-                             c.hardware.name + " (" + c.hardware.vendor + ")");
-  } else {
-    FRONTIER_ASSIGN_OR_RETURN(c.stack, DefaultStack(c.hardware.vendor, dir));
+// Parallelism of one engine from --gpus / --tp / --dp / --ep / --attention-dp.
+Status ResolveParallelism(const SimSpec& spec, SimConfig& c) {
+  if (spec.tp < 1) return InvalidArgument("--tp must be at least 1");
+  if (spec.attention_dp) {
+    if (!c.model.moe())
+      return InvalidArgument("--attention-dp: " + c.model.name +
+                             " has no experts; attention data parallelism with expert parallelism needs a "
+                             "mixture-of-experts model (use --dp for replicas)");
+    if (spec.gpus < 1) return InvalidArgument("--attention-dp needs --gpus (the GPUs attention and experts span)");
+    if (spec.tp != 1 || (spec.dp != 0 && spec.dp != spec.gpus) || (spec.ep != 1 && spec.ep != spec.gpus))
+      return InvalidArgument("--attention-dp sets --tp 1, --dp and --ep to --gpus (" + std::to_string(spec.gpus) +
+                             "); leave those out");
+    c.tp = 1;
+    c.dp = c.ep = c.gpus = spec.gpus;
+    c.attention_dp = true;
+    return Status::Ok();
   }
   c.tp = spec.tp;
   c.ep = spec.ep;
-  if (spec.tp < 1) return InvalidArgument("--tp must be at least 1");
   if (spec.dp > 0) {
     c.dp = spec.dp;
   } else if (spec.gpus > 0) {
@@ -164,6 +190,88 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   if (spec.gpus > 0 && spec.gpus != c.gpus)
     return InvalidArgument("--gpus " + std::to_string(spec.gpus) + " must equal --tp x --dp = " +
                            std::to_string(c.gpus));
+  return Status::Ok();
+}
+
+Status CheckFits(const SimConfig& c, const char* pool) {
+  const MemoryPlan& p = c.memory;
+  const std::string where = std::string(pool).empty() ? "" : std::string(" (") + pool + " workers)";
+  if (p.kv <= 0) {
+    return FailedPrecondition(
+        c.model.name + " does not fit on " + c.hardware.name + " at --tp " + std::to_string(c.tp) +
+        (c.ep > 1 ? " --ep " + std::to_string(c.ep) : "") + " in " + PrecisionName(c.precision) + where +
+        ": each GPU needs " + Gb(p.weights) + " of weights + " + Gb(p.activations) + " of activations + " +
+        Gb(p.runtime_reserve) + " runtime reserve, but only " + Gb(p.budget) + " is usable (" +
+        Num(c.stack.gpu_memory_utilization * 100) + "% of " + Num(c.hardware.hbm_gb) + " GB); short by " +
+        Gb(-p.kv) + " per GPU. Use more GPUs (--tp), a narrower --precision, or larger-memory hardware");
+  }
+  const int64_t min_tokens = static_cast<int64_t>(c.block_size) * c.max_num_seqs / 16 + c.block_size;
+  if (p.kv_capacity_tokens < min_tokens)
+    return FailedPrecondition(c.model.name + " on " + c.hardware.name + where + " leaves only " + Gb(p.kv) +
+                              " per GPU for the KV cache (" + std::to_string(p.kv_capacity_tokens) +
+                              " tokens); use more GPUs or a narrower precision");
+  return Status::Ok();
+}
+
+// One pool of a disaggregated deployment, checked and planned like an engine.
+Result<PoolConfig> ResolvePool(const SimConfig& base, int workers, int tp, int dp, int ep, const char* pool) {
+  const std::string flag = std::string("--") + pool;
+  if (workers < 1) return InvalidArgument(flag + "-workers must be at least 1 with disaggregation");
+  if (tp < 1 || dp < 1 || ep < 1)
+    return InvalidArgument(flag + "-tp, " + flag + "-dp and " + flag + "-ep must be at least 1");
+  SimConfig c = base;
+  c.tp = tp;
+  c.dp = dp;
+  c.ep = ep;
+  c.gpus = tp * dp;
+  c.disagg.reset();
+  if (Status st = CheckParallelism(c); !st.ok())
+    return InvalidArgument(flag + " pool: " + st.message() + " (the pool's flags are " + flag + "-tp, " + flag +
+                           "-dp and " + flag + "-ep)");
+  c.memory = PlanMemory(c);
+  FRONTIER_RETURN_IF_ERROR(CheckFits(c, pool));
+  PoolConfig out;
+  out.workers = workers;
+  out.tp = tp;
+  out.dp = dp;
+  out.ep = ep;
+  out.max_num_seqs = c.max_num_seqs;
+  out.max_num_batched_tokens = c.max_num_batched_tokens;
+  out.memory = c.memory;
+  return out;
+}
+
+}  // namespace
+
+SimConfig SimConfig::PoolView(Pool pool) const {
+  SimConfig c = *this;
+  if (!disagg) return c;
+  const PoolConfig& p = pool == Pool::kPrefill ? disagg->prefill : disagg->decode;
+  c.tp = p.tp;
+  c.dp = p.dp;
+  c.ep = p.ep;
+  c.gpus = p.gpus();
+  c.max_num_seqs = p.max_num_seqs;
+  c.max_num_batched_tokens = p.max_num_batched_tokens;
+  c.memory = p.memory;
+  c.disagg.reset();
+  return c;
+}
+
+Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
+  FRONTIER_RETURN_IF_ERROR(CheckSizes(spec));
+  const std::string dir = spec.data_dir.empty() ? DefaultDataDir() : spec.data_dir;
+  SimConfig c;
+  FRONTIER_ASSIGN_OR_RETURN(c.model, LoadModel(spec.model, dir));
+  FRONTIER_ASSIGN_OR_RETURN(c.hardware, LoadHardware(spec.hardware, dir));
+  if (spec.stack) {
+    FRONTIER_ASSIGN_OR_RETURN(c.stack, LoadStack(*spec.stack, dir));
+    if (c.stack.vendor != c.hardware.vendor)
+      return InvalidArgument("--stack " + c.stack.id() + " runs on " + c.stack.vendor + " GPUs, not on " +
+                             c.hardware.name + " (" + c.hardware.vendor + ")");
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(c.stack, DefaultStack(c.hardware.vendor, dir));
+  }
 
   c.precision = c.model.precision;
   c.expert_precision = c.model.expert_precision;
@@ -186,26 +294,90 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);
   c.max_num_batched_tokens = spec.max_num_batched_tokens.value_or(c.stack.max_num_batched_tokens);
-  c.spec_tokens = spec.spec_tokens;
-  c.acceptance = spec.acceptance.value_or(1.0 + 0.7 * spec.spec_tokens);
-  FRONTIER_RETURN_IF_ERROR(CheckParallelism(c));
 
-  c.memory = PlanMemory(c);
-  const MemoryPlan& p = c.memory;
-  if (p.kv <= 0) {
-    return FailedPrecondition(
-        c.model.name + " does not fit on " + c.hardware.name + " at --tp " + std::to_string(c.tp) +
-        (c.ep > 1 ? " --ep " + std::to_string(c.ep) : "") + " in " + PrecisionName(c.precision) +
-        ": each GPU needs " + Gb(p.weights) + " of weights + " + Gb(p.activations) + " of activations + " +
-        Gb(p.runtime_reserve) + " runtime reserve, but only " + Gb(p.budget) + " is usable (" +
-        Num(c.stack.gpu_memory_utilization * 100) + "% of " + Num(c.hardware.hbm_gb) + " GB); short by " +
-        Gb(-p.kv) + " per GPU. Use more GPUs (--tp), a narrower --precision, or larger-memory hardware");
+  // MTP: the mean tokens per verify step, given or from the acceptance model.
+  c.spec_tokens = spec.spec_tokens;
+  if (spec.acceptance && spec.acceptance_rate)
+    return InvalidArgument("--acceptance and --acceptance-rate both set the MTP acceptance; give one");
+  if (spec.acceptance) {
+    c.acceptance = *spec.acceptance;
+  } else {
+    const double r = spec.acceptance_rate.value_or(c.model.mtp_acceptance_rate > 0 ? c.model.mtp_acceptance_rate : 0.7);
+    if (!(r >= 0 && r < 1)) return InvalidArgument("--acceptance-rate must be in [0, 1), got " + Num(r));
+    c.acceptance_rate = r;
+    double mean = 1, term = 1;
+    for (int i = 0; i < spec.spec_tokens; ++i) mean += (term *= r);
+    c.acceptance = mean;
   }
-  const int64_t min_tokens = static_cast<int64_t>(c.block_size) * c.max_num_seqs / 16 + c.block_size;
-  if (p.kv_capacity_tokens < min_tokens)
-    return FailedPrecondition(c.model.name + " on " + c.hardware.name + " leaves only " + Gb(p.kv) +
-                              " per GPU for the KV cache (" + std::to_string(p.kv_capacity_tokens) +
-                              " tokens); use more GPUs or a narrower precision");
+
+  if (!spec.disaggregated()) {
+    FRONTIER_RETURN_IF_ERROR(ResolveParallelism(spec, c));
+    FRONTIER_RETURN_IF_ERROR(CheckParallelism(c));
+    c.memory = PlanMemory(c);
+    FRONTIER_RETURN_IF_ERROR(CheckFits(c, ""));
+    return c;
+  }
+
+  if (spec.attention_dp || spec.tp != 1 || spec.ep != 1 || spec.dp != 0)
+    return InvalidArgument("with --prefill-workers / --decode-workers, give each pool's parallelism with "
+                           "--prefill-tp/-dp/-ep and --decode-tp/-dp/-ep (not --tp, --dp, --ep or --attention-dp)");
+  FRONTIER_RETURN_IF_ERROR(CheckParallelism(c));  // the engine limits and MTP, before the pools
+  DisaggConfig d;
+  FRONTIER_ASSIGN_OR_RETURN(d.prefill, ResolvePool(c, spec.prefill_workers, spec.prefill_tp, spec.prefill_dp,
+                                                   spec.prefill_ep, "prefill"));
+  FRONTIER_ASSIGN_OR_RETURN(d.decode, ResolvePool(c, spec.decode_workers, spec.decode_tp, spec.decode_dp,
+                                                  spec.decode_ep, "decode"));
+  const int total = d.prefill.workers * d.prefill.gpus() + d.decode.workers * d.decode.gpus();
+  if (spec.gpus > 0 && spec.gpus != total)
+    return InvalidArgument("--gpus " + std::to_string(spec.gpus) + " must equal the pools' GPUs: " +
+                           std::to_string(d.prefill.workers) + " x " + std::to_string(d.prefill.gpus()) + " + " +
+                           std::to_string(d.decode.workers) + " x " + std::to_string(d.decode.gpus()) + " = " +
+                           std::to_string(total));
+  // The hand-off: every GPU of the sender ships its shard in parallel, over
+  // the scale-up fabric when the deployment fits in one domain, else the NICs.
+  const Hardware& hw = c.hardware;
+  const int lanes = std::min(d.prefill.gpus(), d.decode.gpus());
+  d.over_nic = total > hw.scale_up_gpus;
+  if (d.over_nic && hw.nic_gbps <= 0)
+    return InvalidArgument("the pools need " + std::to_string(total) + " GPUs, more than the " +
+                           std::to_string(hw.scale_up_gpus) + "-GPU scale-up domain of " + hw.name +
+                           ", and its catalog gives no scale_out_gbps_per_gpu for the KV transfer");
+  // (A switch gives each GPU its full link bandwidth; in a full mesh each
+  // sender-receiver pair has one direct link.)
+  const double per_lane = d.over_nic ? hw.nic_gbps * c.stack.params.nic : hw.link_gbps * c.stack.params.link;
+  d.kv_gbps = lanes * per_lane;
+  d.kv_bytes_per_token = c.model.KvElementsPerTokenLayer() * BytesPerElement(c.kv_precision) * c.model.layers;
+  c.gpus = total;
+  c.tp = d.decode.tp;
+  c.dp = d.decode.dp;
+  c.ep = d.decode.ep;
+  c.max_num_seqs = d.decode.max_num_seqs;
+  c.max_num_batched_tokens = d.decode.max_num_batched_tokens;
+  c.memory = d.decode.memory;
+  c.disagg = d;
+  return c;
+}
+
+Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n) {
+  SimConfig c = config;
+  if (c.max_num_seqs < n) {
+    c.max_num_seqs = n;
+    c.memory = PlanMemory(c);
+    FRONTIER_RETURN_IF_ERROR(CheckFits(c, ""));
+  }
+  if (c.disagg) {
+    for (auto [pool, which] : {std::pair{&c.disagg->prefill, SimConfig::Pool::kPrefill},
+                               std::pair{&c.disagg->decode, SimConfig::Pool::kDecode}}) {
+      if (pool->max_num_seqs >= n) continue;
+      SimConfig view = config.PoolView(which);
+      view.max_num_seqs = n;
+      view.memory = PlanMemory(view);
+      FRONTIER_RETURN_IF_ERROR(CheckFits(view, which == SimConfig::Pool::kPrefill ? "prefill" : "decode"));
+      pool->max_num_seqs = n;
+      pool->memory = view.memory;
+    }
+    c.memory = c.disagg->decode.memory;
+  }
   return c;
 }
 
@@ -213,11 +385,25 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   std::map<std::string, std::string> s;
   s["model"] = model.name;
   s["hardware"] = hardware.name;
-  s["stack"] = stack.name;
+  s["stack"] = stack.id();
   s["gpus"] = std::to_string(gpus);
   s["tp"] = std::to_string(tp);
   s["ep"] = std::to_string(ep);
   s["dp"] = std::to_string(dp);
+  if (attention_dp) s["attention_dp"] = "true";
+  if (disagg) {
+    auto pool = [&](const char* name, const PoolConfig& p) {
+      const std::string k = name;
+      s[k + "_workers"] = std::to_string(p.workers);
+      s[k + "_tp"] = std::to_string(p.tp);
+      s[k + "_dp"] = std::to_string(p.dp);
+      s[k + "_ep"] = std::to_string(p.ep);
+    };
+    pool("prefill", disagg->prefill);
+    pool("decode", disagg->decode);
+    s["kv_transfer"] = disagg->over_nic ? "nic" : "scale-up";
+    s["kv_transfer_gbps"] = Num(disagg->kv_gbps);
+  }
   s["precision"] = PrecisionName(precision);
   s["expert_precision"] = PrecisionName(expert_precision);
   Precision eff = precision;
@@ -228,7 +414,10 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   s["max_num_batched_tokens"] = std::to_string(max_num_batched_tokens);
   s["block_size"] = std::to_string(block_size);
   s["spec_tokens"] = std::to_string(spec_tokens);
-  if (spec_tokens > 0) s["acceptance"] = Num(acceptance);
+  if (spec_tokens > 0) {
+    s["acceptance"] = Num(acceptance);
+    if (acceptance_rate > 0) s["acceptance_rate"] = Num(acceptance_rate);
+  }
   s["gpu_memory_utilization"] = Num(stack.gpu_memory_utilization);
   s["weights_gb_per_gpu"] = Num(memory.weights / 1e9);
   s["kv_cache_gb_per_gpu"] = Num(memory.kv / 1e9);

@@ -11,7 +11,19 @@
 // simulator assumes the ranks are evenly loaded). MoE experts are split tp
 // ways inside each DP rank when ep = 1; with ep > 1 (ep must equal tp x dp,
 // as in vLLM's expert parallelism) every GPU holds experts/ep whole experts
-// and tokens travel to them by all-to-all.
+// and tokens travel to them by all-to-all. `attention_dp` is DeepSeek's
+// layout: attention and dense layers data-parallel on every GPU (tp 1,
+// dp = gpus), experts spread over all of them (ep = gpus).
+//
+// Tensor parallelism stays inside one scale-up domain (an 8-GPU node, or a
+// GB200 NVL72 rack); expert parallelism and data parallelism may span
+// domains, the all-to-all then crossing the RDMA NICs (hardware.h).
+//
+// Disaggregated serving (`disagg`): prefill workers and decode workers, each
+// an engine with its own tp / dp / ep; a request's KV cache moves from its
+// prefill worker to a decode worker over the scale-up fabric when the whole
+// deployment fits in one domain, else over the NICs, at the catalog's
+// bandwidth (engine.h describes the timing).
 //
 // Thread safety: values; ResolveSimConfig reads the catalog files.
 #pragma once
@@ -41,12 +53,22 @@ struct SimSpec {
   std::optional<std::string> kv_precision;  // default: fp8 if weights are fp8/fp4, else bf16
   std::optional<std::string> stack;         // default: the hardware vendor's default stack
   std::optional<int> max_num_seqs;          // per DP rank; default from the stack
+  bool max_num_seqs_auto = false;           // raised to the offered concurrency where a driver
+                                            // knows it (concurrency sweeps: WithMaxNumSeqs)
   std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack
   std::optional<double> gpu_memory_utilization;  // default from the stack
   int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)
-  std::optional<double> acceptance;     // mean tokens emitted per verify step, in [1, k+1];
-                                        // default 1 + 0.7 k
+  std::optional<double> acceptance;     // mean tokens emitted per verify step, in [1, k+1]
+  std::optional<double> acceptance_rate;  // chance that draft token i is accepted given i-1 were
+                                          // (the mean is then 1 + r + r^2 + ... + r^k); default
+                                          // the model's catalogued rate, else 0.7
+  bool attention_dp = false;            // attention DP on every GPU + EP over all (needs gpus)
+  // Disaggregated prefill / decode (both worker counts > 0 to turn it on).
+  int prefill_workers = 0, prefill_tp = 1, prefill_dp = 1, prefill_ep = 1;
+  int decode_workers = 0, decode_tp = 1, decode_dp = 1, decode_ep = 1;
   std::string data_dir;                 // empty: DefaultDataDir()
+
+  bool disaggregated() const { return prefill_workers > 0 || decode_workers > 0; }
 };
 
 // Per-GPU memory, bytes, and what is left for the KV cache.
@@ -60,11 +82,31 @@ struct MemoryPlan {
   int64_t kv_capacity_tokens = 0;       // whole deployment (all DP ranks), full-attention layers
 };
 
+// One pool of a disaggregated deployment: `workers` engines of tp x dp GPUs.
+struct PoolConfig {
+  int workers = 0;
+  int tp = 1, dp = 1, ep = 1;
+  int max_num_seqs = 256, max_num_batched_tokens = 8192;  // per DP rank
+  MemoryPlan memory;
+  int gpus() const { return tp * dp; }
+};
+
+struct DisaggConfig {
+  PoolConfig prefill, decode;
+  bool over_nic = true;      // KV moves over the NICs (else the scale-up fabric)
+  double kv_gbps = 0;        // achieved GB/s of one hand-off (all of the sending worker's GPUs)
+  double kv_bytes_per_token = 0;  // whole model, all layers (what one prompt token ships)
+};
+
 struct SimConfig {
   ModelSpec model;
   Hardware hardware;
   Stack stack;
+  // gpus: the whole deployment (per-GPU figures divide by it). tp / dp / ep:
+  // the engine's (with disaggregation, the decode pool's; PoolView() gives
+  // each pool's worker as a config of its own, with gpus = tp x dp).
   int gpus = 1, tp = 1, ep = 1, dp = 1;
+  bool attention_dp = false;
   Precision precision = Precision::kBf16;         // non-expert linear layers
   Precision expert_precision = Precision::kBf16;  // routed and shared experts
   Precision kv_precision = Precision::kBf16;
@@ -72,8 +114,14 @@ struct SimConfig {
   int max_num_batched_tokens = 8192;  // per DP rank
   int block_size = 16;                // KV-cache page, tokens
   int spec_tokens = 0;
-  double acceptance = 1.0;
+  double acceptance = 1.0;           // mean tokens emitted per decode step
+  double acceptance_rate = 0;        // the per-draft-token rate it came from (0: given as a mean)
   MemoryPlan memory;
+  std::optional<DisaggConfig> disagg;
+
+  // This config with tp / dp / ep / limits / memory of one pool (and no disagg).
+  enum class Pool { kPrefill, kDecode };
+  SimConfig PoolView(Pool pool) const;
 
   // Settings as resolved, for a result's effective_settings.
   std::map<std::string, std::string> EffectiveSettings() const;
@@ -88,5 +136,10 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec);
 
 // Memory plan of an already-resolved config (exposed for tests and --explain).
 MemoryPlan PlanMemory(const SimConfig& config);
+
+// `config` with max_num_seqs (per DP rank, and per pool when disaggregated)
+// raised to at least `n`, its memory re-planned. Fails like ResolveSimConfig
+// when the larger activation estimate leaves no KV cache.
+Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n);
 
 }  // namespace frontier::sim

@@ -1,96 +1,100 @@
 #include "sim/engine.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace frontier::sim {
 
-Engine::Engine(SimConfig config) : model_(std::move(config)) {
-  const SimConfig& c = model_.config();
-  budget_tokens_ = static_cast<int64_t>(c.max_num_batched_tokens) * c.dp;
-  max_running_ = static_cast<int64_t>(c.max_num_seqs) * c.dp;
-  spec_tokens_ = c.spec_tokens;
-  acceptance_ = c.spec_tokens > 0 ? c.acceptance : 1.0;
-  window_ = c.model.sliding_window;
-  full_layers_ = c.model.full_attention_layers();
-  swa_layers_ = c.model.sliding_layers;
-  block_ = c.block_size;
-  const double page_bytes = block_ * c.memory.kv_bytes_per_token / std::max(1, c.model.layers);
-  if (page_bytes > 0 && c.memory.kv > 0)
-    units_total_ = static_cast<int64_t>(c.memory.kv / page_bytes) * c.dp;
+struct Engine::Slot {
+  explicit Slot(SimConfig c, Worker::Role role) : worker(std::move(c), role) {}
+  Worker worker;
+  Worker::Step step;       // in flight when busy
+  bool busy = false;
+  Nanos end = 0;           // when the step in flight ends
+  Nanos link_free = 0;     // prefill workers: when their last hand-off is through
+};
+
+struct Engine::Transfer {
+  Nanos lands = 0;
+  int64_t id = 0;
+  int32_t input = 0, output = 0;
+};
+
+Engine::Engine(SimConfig config) : config_(std::move(config)) {
+  if (!config_.disagg) {
+    single_ = std::make_unique<Worker>(config_);
+    return;
+  }
+  const SimConfig pc = config_.PoolView(SimConfig::Pool::kPrefill);
+  const SimConfig dc = config_.PoolView(SimConfig::Pool::kDecode);
+  for (int i = 0; i < config_.disagg->prefill.workers; ++i)
+    prefill_.push_back(std::make_unique<Slot>(pc, Worker::Role::kPrefill));
+  for (int i = 0; i < config_.disagg->decode.workers; ++i)
+    decode_.push_back(std::make_unique<Slot>(dc, Worker::Role::kDecode));
 }
 
-int64_t Engine::UnitsFor(int64_t tokens) const {
-  const int64_t pages = (tokens + block_ - 1) / block_;
-  int64_t units = pages * full_layers_;
-  if (swa_layers_ > 0) units += std::min(pages, (window_ + block_ - 1) / block_ + 1) * swa_layers_;
-  return units;
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+Status Engine::AddToLeastLoaded(std::vector<std::unique_ptr<Slot>>& pool, int64_t id, int32_t in, int32_t out,
+                                bool prefilled) {
+  Slot* best = nullptr;
+  for (auto& s : pool)
+    if (best == nullptr || s->worker.load() < best->worker.load()) best = s.get();
+  return prefilled ? best->worker.AddPrefilled(id, in, out) : best->worker.Add(id, in, out);
 }
 
 Status Engine::Add(int64_t id, int32_t input_len, int32_t output_len) {
-  if (input_len < 1 || output_len < 1)
-    return InvalidArgument("request " + std::to_string(id) + ": input and output lengths must be at least 1");
-  if (by_id_.count(id)) return InvalidArgument("request " + std::to_string(id) + " is already in the engine");
-  const int64_t total = static_cast<int64_t>(input_len) + output_len;
-  const int max_ctx = config().model.max_context;
-  if (max_ctx > 0 && total > max_ctx)
-    return InvalidArgument("request " + std::to_string(id) + ": " + std::to_string(input_len) + " input + " +
-                           std::to_string(output_len) + " output tokens exceed the model's context of " +
-                           std::to_string(max_ctx));
-  if (UnitsFor(total + spec_tokens_) > units_total_)
-    return FailedPrecondition("request " + std::to_string(id) + ": " + std::to_string(total) +
-                              " tokens need more KV cache than the deployment holds (" +
-                              std::to_string(config().memory.kv_capacity_tokens) + " tokens)");
-  int32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<int32_t>(seqs_.size());
-    seqs_.emplace_back();
-  }
-  Seq& s = seqs_[slot];
-  s = Seq{};
-  s.id = id;
-  s.input = input_len;
-  s.output = output_len;
-  s.live = true;
-  by_id_.emplace(id, slot);
-  waiting_.push_back(slot);
-  return Status::Ok();
-}
-
-void Engine::Free(int32_t slot) {
-  Seq& s = seqs_[slot];
-  units_used_ -= s.units;
-  s.units = 0;
-  s.live = false;
-  s.running = false;
-  by_id_.erase(s.id);
-  free_slots_.push_back(slot);
+  if (single_) return single_->Add(id, input_len, output_len);
+  // A request must also fit a decode worker once its prompt is done.
+  for (const auto& t : transfers_)
+    if (t.id == id) return InvalidArgument("request " + std::to_string(id) + " is already in the engine");
+  FRONTIER_RETURN_IF_ERROR(decode_.front()->worker.Check(-1, input_len, output_len));
+  return AddToLeastLoaded(prefill_, id, input_len, output_len, false);
 }
 
 void Engine::Cancel(int64_t id) {
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return;
-  const int32_t slot = it->second;
-  if (seqs_[slot].running) {
-    running_.erase(std::find(running_.begin(), running_.end(), slot));
-  } else {
-    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), slot));
-  }
-  Free(slot);
+  if (single_) return single_->Cancel(id);
+  for (auto& s : prefill_) s->worker.Cancel(id);
+  for (auto& s : decode_) s->worker.Cancel(id);
+  transfers_.erase(std::remove_if(transfers_.begin(), transfers_.end(), [&](const Transfer& t) { return t.id == id; }),
+                   transfers_.end());
 }
 
-void Engine::Preempt(int32_t slot) {
-  Seq& s = seqs_[slot];
-  units_used_ -= s.units;
-  s.units = 0;
-  s.computed = 0;
-  s.running = false;
-  waiting_.push_front(slot);
-  ++stats_.preemptions;
+bool Engine::Idle() const {
+  if (single_) return single_->Idle();
+  if (!transfers_.empty()) return false;
+  for (const auto& s : prefill_)
+    if (s->busy || !s->worker.Idle()) return false;
+  for (const auto& s : decode_)
+    if (s->busy || !s->worker.Idle()) return false;
+  return true;
 }
+
+void Engine::StartIdle() {
+  for (auto* pool : {&prefill_, &decode_}) {
+    for (auto& s : *pool) {
+      if (s->busy || s->worker.Idle()) continue;
+      s->worker.RunStep(&s->step);
+      if (s->step.duration_ns <= 0) continue;
+      s->busy = true;
+      s->end = now_ + s->step.duration_ns;
+    }
+  }
+}
+
+Nanos Engine::NextEventIn() {
+  if (single_) return kNever;
+  StartIdle();
+  Nanos next = kNever;
+  for (auto* pool : {&prefill_, &decode_})
+    for (auto& s : *pool)
+      if (s->busy) next = std::min(next, s->end);
+  if (!transfers_.empty()) next = std::min(next, transfers_.front().lands);
+  return next == kNever ? kNever : next - now_;
+}
+
+void Engine::Advance(Nanos ns) { now_ += std::max<Nanos>(0, ns); }
 
 Engine::Step Engine::RunStep() {
   Step step;
@@ -99,128 +103,98 @@ Engine::Step Engine::RunStep() {
 }
 
 void Engine::RunStep(Step* out) {
+  if (single_) {
+    single_->RunStep(out);
+    out->pool = 0;
+    return;
+  }
   out->duration_ns = 0;
   out->emissions.clear();
+  out->handoffs.clear();
   out->shape = BatchShape{};
   out->preempted = 0;
-  if (Idle()) return;
-  scheduled_.clear();
-  int64_t budget = budget_tokens_;
-  const int64_t preempted_before = stats_.preemptions;
-
-  // 1. Running requests, oldest first.
-  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
-    const int32_t slot = running_[i];
-    Seq& s = seqs_[slot];
-    const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
-    const int64_t q = pending > 1 ? std::min(pending, budget) : std::min<int64_t>(1 + spec_tokens_, budget);
-    const int64_t need = std::max<int64_t>(0, UnitsFor(s.computed + q) - s.units);
-    bool self_preempted = false;
-    while (need > units_total_ - units_used_) {
-      const int32_t victim = running_.back();
-      running_.pop_back();
-      Preempt(victim);
-      if (victim == slot) {
-        self_preempted = true;
-        break;
-      }
-    }
-    if (self_preempted) break;
-    s.units += need;
-    units_used_ += need;
-    scheduled_.emplace_back(slot, static_cast<int32_t>(q));
-    budget -= q;
-  }
-  out->preempted = stats_.preemptions - preempted_before;
-
-  // 2. Waiting requests, first come first served.
-  if (out->preempted == 0) {
-    while (budget > 0 && static_cast<int64_t>(running_.size()) < max_running_ && !waiting_.empty()) {
-      const int32_t slot = waiting_.front();
-      Seq& s = seqs_[slot];
-      const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
-      const int64_t q = std::min(pending, budget);
-      const int64_t need = UnitsFor(s.computed + q) - s.units;
-      if (need > units_total_ - units_used_) break;
-      waiting_.pop_front();
-      s.running = true;
-      s.units += need;
-      units_used_ += need;
-      running_.push_back(slot);
-      scheduled_.emplace_back(slot, static_cast<int32_t>(q));
-      budget -= q;
+  out->pool = 0;
+  const Nanos in = NextEventIn();
+  if (in == kNever) return;
+  now_ += in;
+  out->duration_ns = now_ - last_event_;
+  last_event_ = now_;
+  const DisaggConfig& d = *config_.disagg;
+  // Prefill workers whose step ends now hand their finished prompts on.
+  for (auto& s : prefill_) {
+    if (!s->busy || s->end != now_) continue;
+    s->busy = false;
+    out->shape = s->step.shape;
+    out->pool = 1;
+    out->preempted += s->step.preempted;
+    for (const auto& h : s->step.handoffs) {
+      const double bytes = static_cast<double>(h.input) * d.kv_bytes_per_token;
+      const Nanos took = static_cast<Nanos>(config_.stack.params.kv_transfer_us * 1e3 +
+                                            bytes / (d.kv_gbps * 1e9) * 1e9);
+      const Nanos start = std::max(now_, s->link_free);
+      s->link_free = start + took;
+      Transfer t{s->link_free, h.id, h.input, h.output};
+      transfers_.insert(std::upper_bound(transfers_.begin(), transfers_.end(), t,
+                                         [](const Transfer& a, const Transfer& b) { return a.lands < b.lands; }),
+                        t);
     }
   }
-  if (scheduled_.empty()) return;  // cannot happen while Add() guarantees every request fits alone
-
-  // 3. Shape and cost.
-  BatchShape& shape = out->shape;
-  for (const auto& [slot, q] : scheduled_) {
-    const Seq& s = seqs_[slot];
-    const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
-    if (pending > 1) {
-      shape.AddPrefill(s.computed, q, window_, s.computed + q >= s.input + s.generated);
-    } else {
-      shape.AddDecode(s.computed, q, window_);
-    }
+  // Decode workers whose step ends now emit.
+  for (auto& s : decode_) {
+    if (!s->busy || s->end != now_) continue;
+    s->busy = false;
+    out->shape = s->step.shape;
+    out->pool = 2;
+    out->preempted += s->step.preempted;
+    out->emissions.insert(out->emissions.end(), s->step.emissions.begin(), s->step.emissions.end());
   }
-  out->duration_ns = std::max<Nanos>(1, model_.StepNanos(shape));
-  ++stats_.steps;
-
-  // 4. Progress and emissions at the step's end.
-  bool any_finished = false;
-  for (const auto& [slot, q] : scheduled_) {
-    Seq& s = seqs_[slot];
-    const int64_t known = static_cast<int64_t>(s.input) + s.generated;
-    const int64_t pending = known - s.computed;
-    int32_t emitted = 0;
-    if (pending > 1) {
-      s.computed += q;
-      if (s.computed >= known) emitted = 1;
-    } else {
-      int32_t accepted = 1;
-      if (q > 1) {
-        const double before = s.accepted;
-        s.accepted += std::min<double>(acceptance_, q);
-        accepted = static_cast<int32_t>(std::floor(s.accepted) - std::floor(before));
-        accepted = std::clamp<int32_t>(accepted, 1, q);
-      }
-      s.computed += accepted;
-      emitted = accepted;
-    }
-    if (emitted == 0) continue;
-    emitted = std::min(emitted, s.output - s.generated);
+  // Caches that land now: the request's first token, then decoding.
+  while (!transfers_.empty() && transfers_.front().lands <= now_) {
+    const Transfer t = transfers_.front();
+    transfers_.erase(transfers_.begin());
     Emission e;
-    e.id = s.id;
-    e.tokens = emitted;
-    e.first = s.generated == 0;
-    s.generated += emitted;
-    e.finished = s.generated >= s.output;
-    if (e.finished) any_finished = true;
+    e.id = t.id;
+    e.tokens = 1;
+    e.first = true;
+    e.finished = t.output <= 1;
     out->emissions.push_back(e);
-  }
-  if (any_finished) {
-    size_t w = 0;
-    for (size_t r = 0; r < running_.size(); ++r) {
-      const int32_t slot = running_[r];
-      if (seqs_[slot].generated >= seqs_[slot].output) {
-        Free(slot);
-        ++stats_.finished;
-      } else {
-        running_[w++] = slot;
-      }
+    if (!e.finished) {
+      // Add() checked that it fits a decode worker alone.
+      (void)AddToLeastLoaded(decode_, t.id, t.input, t.output, true);
     }
-    running_.resize(w);
   }
 }
 
+StepCost Engine::Explain(const BatchShape& shape, int pool) const {
+  if (single_) return single_->Explain(shape);
+  const auto& slots = pool == 1 ? prefill_ : decode_;
+  return slots.front()->worker.Explain(shape);
+}
+
 EngineStats Engine::stats() const {
-  EngineStats s = stats_;
-  s.running = static_cast<int64_t>(running_.size());
-  s.waiting = static_cast<int64_t>(waiting_.size());
-  s.kv_blocks_used = units_used_;
-  s.kv_blocks_total = units_total_;
-  return s;
+  if (single_) return single_->stats();
+  EngineStats out;
+  for (auto* pool : {&prefill_, &decode_}) {
+    for (const auto& s : *pool) {
+      const EngineStats w = s->worker.stats();
+      out.running += w.running;
+      out.waiting += w.waiting;
+      out.steps += w.steps;
+      out.preemptions += w.preemptions;
+      out.finished += w.finished;
+      if (pool == &decode_) {
+        out.kv_blocks_used += w.kv_blocks_used;
+        out.kv_blocks_total += w.kv_blocks_total;
+      }
+    }
+  }
+  out.waiting += static_cast<int64_t>(transfers_.size());
+  return out;
+}
+
+double Engine::kv_usage() const {
+  if (single_) return single_->kv_usage();
+  return stats().kv_usage();
 }
 
 }  // namespace frontier::sim

@@ -1,124 +1,101 @@
-// engine.h: a stepping continuous-batching scheduler (like vLLM's and
-// SGLang's), one implementation for both drivers: the simulator advances it
-// in virtual time (simulate.h) and `frontier serve` in wall-clock time.
+// engine.h: the simulated serving engine of a deployment, one implementation
+// for both drivers: the simulator advances it in virtual time (simulate.h)
+// and `frontier serve` in wall-clock time.
 //
-// Each RunStep() plans one engine iteration and returns its modelled
-// duration and the tokens each request emits at the iteration's end. The
-// caller owns time: it adds requests when they arrive, calls RunStep(),
+// An aggregated deployment is one Worker (worker.h): each RunStep() is one of
+// its iterations. A disaggregated one is pools of workers running side by
+// side: prefill workers compute prompts, each finished prompt's KV cache
+// travels to a decode worker (the least loaded) over the scale-up fabric or
+// the NICs (config.h: DisaggConfig), one hand-off after another per prefill
+// worker, taking collectives.kv_transfer_us + bytes / bandwidth; the request
+// emits its first token when its cache lands, then decodes there. New
+// requests go to the least loaded prefill worker. RunStep() then starts every
+// idle worker that has work and advances to the next event anywhere (a
+// worker's step ending, a cache landing): duration_ns is the time advanced and
+// the emissions are those of that instant.
+//
+// The caller owns time: it adds requests when they arrive, calls RunStep(),
 // waits (or advances virtual time by) duration_ns, then delivers emissions.
-//
-// Scheduling per step (vLLM v1's policy):
-//   1. Running requests in admission order get their next tokens: a prompt
-//      chunk (chunked prefill) or 1 + draft tokens when decoding, while the
-//      step's token budget (max_num_batched_tokens x dp) lasts. A request
-//      that needs a KV page when none is free preempts the most recently
-//      admitted running request (recompute: its cache is dropped and it goes
-//      back to the head of the queue, keeping the tokens it already emitted).
-//   2. If nothing was preempted, waiting requests are admitted first-come
-//      first-served while the budget, max_num_seqs x dp and free KV pages
-//      allow; the first that does not fit stops admission (no overtaking).
-// KV pages hold block_size tokens of one layer; full-attention layers keep
-// every token, sliding-window layers at most a window (+1 page). The whole
-// deployment is one engine: DP ranks are assumed evenly loaded.
-//
-// Emissions: a request's final prompt chunk emits its first token; each
-// decode step emits 1 token, or with k draft tokens the acceptance length
-// (fractional acceptance is spread deterministically: 2.5 emits 2, 3, 2, 3...).
+// Requests added while a worker's step is in flight join its next step; an
+// idle worker starts when RunStep() (or NextEventIn()) is next called, so a
+// driver that wants an idle prefill worker to start at the arrival itself
+// calls Advance() to that instant first (the virtual-time driver does).
 //
 // Thread safety: not thread-safe; one owner thread calls every method.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <unordered_map>
+#include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/status.h"
 #include "sim/config.h"
 #include "sim/step_model.h"
+#include "sim/worker.h"
 
 namespace frontier::sim {
 
-struct EngineStats {
-  int64_t running = 0;
-  int64_t waiting = 0;
-  int64_t kv_blocks_used = 0;    // pages of one layer
-  int64_t kv_blocks_total = 0;
-  int64_t steps = 0;
-  int64_t preemptions = 0;
-  int64_t finished = 0;
-  double kv_usage() const { return kv_blocks_total > 0 ? double(kv_blocks_used) / kv_blocks_total : 0; }
-};
-
 class Engine {
  public:
-  struct Emission {
-    int64_t id = 0;
-    int32_t tokens = 0;     // tokens emitted at the end of the step (>= 1)
-    bool first = false;     // includes the request's first token
-    bool finished = false;  // the request has all its output tokens and left the engine
+  using Emission = Worker::Emission;
+  // duration_ns, emissions, shape (what ran: the step that ended; empty when
+  // only a cache landed) and preempted, as a worker's step.
+  struct Step : Worker::Step {
+    int pool = 0;  // 0: aggregated, 1: prefill, 2: decode (for Explain)
   };
-  struct Step {
-    Nanos duration_ns = 0;
-    std::vector<Emission> emissions;
-    BatchShape shape;       // what ran
-    int64_t preempted = 0;  // requests preempted while planning this step
-  };
+  static constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
   explicit Engine(SimConfig config);
+  ~Engine();
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
 
   // Queues a request. Fails (and queues nothing) when the id is already in
   // the engine, a length is below 1, the request exceeds the model's context,
   // or it could never fit in the KV cache even alone.
   Status Add(int64_t id, int32_t input_len, int32_t output_len);
-  // Drops a running or waiting request at once, freeing its KV pages. No-op
-  // for unknown ids.
+  // Drops a request wherever it is, freeing its KV pages. No-op for unknown ids.
   void Cancel(int64_t id);
-  // Nothing running or waiting.
-  bool Idle() const { return running_.empty() && waiting_.empty(); }
+  // Nothing running, waiting or in transfer.
+  bool Idle() const;
 
-  // Plans and accounts one iteration. An idle engine returns a zero step.
+  // Advances to the next event (see the file comment). An idle engine
+  // returns a zero step.
   Step RunStep();
   // As RunStep(), reusing `out`'s storage (the simulator's hot path).
   void RunStep(Step* out);
-  // The cost breakdown of a step shape (for --explain).
-  StepCost Explain(const BatchShape& shape) const { return model_.Cost(shape); }
+
+  // Disaggregated engines only (aggregated ones have no step in flight
+  // between calls): starts every idle worker that has work and returns the
+  // time to the next event, kNever if none.
+  Nanos NextEventIn();
+  // Moves the clock forward by `ns` < NextEventIn() with no event.
+  void Advance(Nanos ns);
+  bool disaggregated() const { return !prefill_.empty(); }
+
+  // The cost breakdown of a step shape of `pool` (for --explain).
+  StepCost Explain(const BatchShape& shape, int pool = 0) const;
 
   EngineStats stats() const;
-  // Fraction of KV pages in use (stats().kv_usage() without building the stats).
-  double kv_usage() const { return units_total_ > 0 ? double(units_used_) / double(units_total_) : 0; }
-  const SimConfig& config() const { return model_.config(); }
-  const StepModel& step_model() const { return model_; }
+  // Fraction of KV pages in use (decode pool for disaggregated engines).
+  double kv_usage() const;
+  const SimConfig& config() const { return config_; }
 
  private:
-  struct Seq {
-    int64_t id = 0;
-    int32_t input = 0, output = 0;
-    int32_t generated = 0;  // tokens emitted so far
-    int32_t computed = 0;   // tokens whose KV is cached
-    int64_t units = 0;      // KV pages held
-    double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
-    bool running = false;
-    bool live = false;
-  };
-  int64_t UnitsFor(int64_t tokens) const;
-  void Preempt(int32_t slot);
-  void Free(int32_t slot);
+  struct Slot;      // a worker and the step it has in flight
+  struct Transfer;  // a KV cache on its way to a decode worker
+  Status AddToLeastLoaded(std::vector<std::unique_ptr<Slot>>& pool, int64_t id, int32_t in, int32_t out,
+                          bool prefilled);
+  void StartIdle();
 
-  StepModel model_;
-  int64_t budget_tokens_, max_running_;
-  int32_t spec_tokens_;
-  double acceptance_;
-  int64_t window_, full_layers_, swa_layers_, block_;
-  int64_t units_total_ = 0, units_used_ = 0;
-  std::vector<Seq> seqs_;
-  std::vector<int32_t> free_slots_;
-  std::vector<int32_t> running_;      // admission order
-  std::deque<int32_t> waiting_;
-  std::unordered_map<int64_t, int32_t> by_id_;
-  std::vector<std::pair<int32_t, int32_t>> scheduled_;  // (slot, tokens) of the step being planned
-  EngineStats stats_;
+  SimConfig config_;
+  std::unique_ptr<Worker> single_;  // aggregated deployments
+  std::vector<std::unique_ptr<Slot>> prefill_, decode_;
+  std::vector<Transfer> transfers_;  // ordered by landing time
+  Nanos now_ = 0, last_event_ = 0;
+  Worker::Step scratch_;
 };
 
 }  // namespace frontier::sim

@@ -78,6 +78,7 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
   h.scale_up_gpus = static_cast<int>(domain);
   if (links != std::floor(links) || domain != std::floor(domain))
     return InvalidArgument(path + ": links_per_gpu and scale_up_gpus must be whole numbers");
+  FRONTIER_ASSIGN_OR_RETURN(h.nic_gbps, NumberOrIn(j, "scale_out_gbps_per_gpu", 0, 0, 1e6, path));
   FRONTIER_ASSIGN_OR_RETURN(h.tdp_w, NumberIn(j, "tdp_w", 1, 1e5, path));
   if (j.is_object() && j.contains("usd_per_gpu_hour")) {
     const auto& p = j["usd_per_gpu_hour"];

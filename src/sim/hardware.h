@@ -50,6 +50,9 @@ struct Hardware {
   double link_gbps = 0;
   int links = 1;
   int scale_up_gpus = 8;      // GPUs in one scale-up domain (NVL72: 72)
+  // Scale-out: RDMA NIC bandwidth per GPU, one direction (GB/s; 400 Gb/s =
+  // 50 GB/s). 0 = none catalogued: nothing may span scale-up domains.
+  double nic_gbps = 0;
   double tdp_w = 0;
   GpuPrices price;
   std::string file;           // where it was loaded from
@@ -61,6 +64,10 @@ struct Hardware {
   // Bandwidth (GB/s, one direction) one GPU can use in a collective over a
   // group of `group` GPUs in one scale-up domain. 0 for group <= 1.
   double CollectiveGBps(int group) const;
+  // Of a group of `group` GPUs spread over whole scale-up domains, how many of
+  // one GPU's peers sit in its own domain and how many outside it.
+  int PeersInDomain(int group) const { return (group < scale_up_gpus ? group : scale_up_gpus) - 1; }
+  int PeersOutsideDomain(int group) const { return group > scale_up_gpus ? group - scale_up_gpus : 0; }
   double HbmBytes() const { return hbm_gb * 1e9; }
 };
 

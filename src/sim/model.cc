@@ -144,6 +144,9 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
     const std::string method = Lower(internal::StringOr(j["quantization_config"], "quant_method", ""));
     if (method == "fp8") {
       m.precision = m.expert_precision = Precision::kFp8;
+      // Per-block scales (DeepSeek: 128 x 128) rather than one per tensor.
+      const auto& q = j["quantization_config"];
+      m.block_scaled_fp8 = q.contains("weight_block_size") && q["weight_block_size"].is_array();
     } else if (method == "mxfp4") {
       m.expert_precision = Precision::kFp4;  // gpt-oss: experts in MXFP4, the rest BF16
     }
@@ -214,6 +217,9 @@ Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
     FRONTIER_ASSIGN_OR_RETURN(m.precision, ParsePrecision(internal::StringOr(j, "precision", ""), path + ": precision"));
     m.expert_precision = m.precision;
   }
+  FRONTIER_ASSIGN_OR_RETURN(m.mtp_acceptance_rate, internal::NumberOr(j, "mtp_acceptance_rate", 0, path));
+  if (!(m.mtp_acceptance_rate >= 0 && m.mtp_acceptance_rate < 1))
+    return InvalidArgument(path + ": mtp_acceptance_rate must be in [0, 1)");
   if (j.contains("expert_precision")) {
     FRONTIER_ASSIGN_OR_RETURN(m.expert_precision,
                               ParsePrecision(internal::StringOr(j, "expert_precision", ""), path + ": expert_precision"));

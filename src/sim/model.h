@@ -57,9 +57,11 @@ struct ModelSpec {
   int sliding_layers = 0;      // layers that use the window
 
   int mtp_layers = 0;          // multi-token-prediction modules shipped with the model
+  double mtp_acceptance_rate = 0;  // catalogued acceptance of a draft token (0 = not known)
 
   Precision precision = Precision::kBf16;         // native format of non-expert linear layers
   Precision expert_precision = Precision::kBf16;  // native format of expert weights
+  bool block_scaled_fp8 = false;  // native FP8 weights carry per-block scales (quantization_config.weight_block_size)
 
   bool mla() const { return kv_lora_rank > 0; }
   bool moe() const { return experts > 0; }

@@ -11,12 +11,76 @@
 
 namespace frontier::sim {
 
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+void StepTrace::Record(const BatchShape& s, int64_t emitted, int64_t firsts, int64_t finished) {
+  const bool mark_finish = finished > 0 && first_finish < 0;
+  if (!entries.empty() && firsts == 0 && s.prefill_tokens == 0 && !mark_finish &&
+      static_cast<int64_t>(entries.size()) - 1 != first_finish) {
+    Entry& last = entries.back();
+    BatchShape& m = last.shape;
+    const int64_t n = last.count;
+    // Merge into a run of decode-only steps of the same batch: their costs
+    // differ only through the keys read, which enter linearly.
+    if (last.firsts == 0 && m.prefill_tokens == 0 && m.decode_seqs == s.decode_seqs * n &&
+        m.decode_tokens == s.decode_tokens * n && m.sampled == s.sampled * n) {
+      m.decode_seqs += s.decode_seqs;
+      m.decode_tokens += s.decode_tokens;
+      m.sampled += s.sampled;
+      m.decode_keys_full += s.decode_keys_full;
+      m.decode_keys_swa += s.decode_keys_swa;
+      m.decode_pairs_full += s.decode_pairs_full;
+      m.decode_pairs_swa += s.decode_pairs_swa;
+      ++last.count;
+      last.emitted += emitted;
+      return;
+    }
+  }
+  entries.push_back(Entry{s, 1, emitted, firsts});
+  if (mark_finish) first_finish = static_cast<int64_t>(entries.size()) - 1;
+}
+
+Nanos StepTrace::StepNanos(const StepModel& model, size_t begin, size_t end) const {
+  Nanos total = 0;
+  end = std::min(end, entries.size());
+  for (size_t i = begin; i < end; ++i) {
+    const Entry& e = entries[i];
+    if (e.count == 1) {
+      total += std::max<Nanos>(1, model.StepNanos(e.shape));
+      continue;
+    }
+    // The mean step of the run, `count` times.
+    BatchShape m = e.shape;
+    const double n = static_cast<double>(e.count);
+    m.decode_seqs /= e.count;
+    m.decode_tokens /= e.count;
+    m.sampled /= e.count;
+    m.decode_keys_full /= n;
+    m.decode_keys_swa /= n;
+    m.decode_pairs_full /= n;
+    m.decode_pairs_swa /= n;
+    total += std::max<Nanos>(1, model.StepNanos(m)) * e.count;
+  }
+  return total;
+}
+
+size_t StepTrace::LastFirstTokenEnd() const {
+  for (size_t i = entries.size(); i > 0; --i)
+    if (entries[i - 1].firsts > 0) return i;
+  return 0;
+}
+
+int64_t StepTrace::Emitted(size_t begin, size_t end) const {
+  int64_t n = 0;
+  end = std::min(end, entries.size());
+  for (size_t i = begin; i < end; ++i) n += entries[i].emitted;
+  return n;
+}
+
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats) {
   return Simulate(config, requests, load, SimulateOptions{}, stats);
 }
 
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats) {
   const int64_t size = static_cast<int64_t>(requests.size());
@@ -154,7 +218,7 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
   while (true) {
     // The step starting at t takes what arrived before t; an arrival at t
     // itself only wakes an idle engine (or makes it with an instantaneous client).
-    const bool inclusive = rtt == 0 || engine.Idle();
+    const bool inclusive = rtt == 0 || engine.Idle() || engine.disaggregated();
     do {
       FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/false));
     } while (admit(t, inclusive) > 0);
@@ -165,8 +229,23 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
       if (next < n && std::max(t, planned[next]) <= stop_at && inflight < cap) wake = std::min(wake, planned[next]);
       if (wake == std::numeric_limits<Nanos>::max()) break;
+      if (options.trace != nullptr && wake > t) options.trace->idle_ns += wake - t;
       t = std::max(t, wake);
       continue;
+    }
+    if (engine.disaggregated()) {
+      // Workers run side by side: an arrival before the next event reaches
+      // an idle prefill worker at once, so stop the clock there.
+      const Nanos in = engine.NextEventIn();
+      Nanos due = std::numeric_limits<Nanos>::max();
+      if (arrived < next) due = run.requests[static_cast<size_t>(arrived)].sent_ns + rtt;
+      FRONTIER_RETURN_IF_ERROR(ensure_planned(next));
+      if (next < n && inflight < cap && planned[next] <= stop_at) due = std::min(due, planned[next]);
+      if (in != Engine::kNever && due < std::numeric_limits<Nanos>::max() && due - t < in) {
+        engine.Advance(due - t);
+        t = due;
+        continue;
+      }
     }
     engine.RunStep(&step);
     t += step.duration_ns;
@@ -178,6 +257,16 @@ Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::
       local.typical_mixed = step.shape;
     }
     local.peak_kv_usage = std::max(local.peak_kv_usage, engine.kv_usage());
+    if (options.trace != nullptr) {
+      int64_t emitted = 0, firsts = 0, finished = 0;
+      for (const auto& e : step.emissions) {
+        emitted += e.tokens;
+        firsts += e.first ? 1 : 0;
+        finished += e.finished ? 1 : 0;
+      }
+      options.trace->Record(step.shape, emitted, firsts, finished);
+      if (step.duration_ns <= rtt || engine.disaggregated()) options.trace->replayable = false;
+    }
     // Requests planned during the step found a free slot then.
     FRONTIER_RETURN_IF_ERROR(send_due(t, /*sent_at_plan=*/true));
     for (const auto& e : step.emissions) {

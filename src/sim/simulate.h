@@ -27,6 +27,7 @@
 // Thread safety: pure function of its arguments.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/clock.h"
@@ -58,8 +59,40 @@ struct SimulationStats {
 // shorter than the step in progress gives the same batches.
 inline constexpr Nanos kDefaultClientRttNs = 150 * kNanosPerMicro;
 
+// The steps of a run, for re-costing it under other stack parameters
+// (calibration) without simulating it again. Which requests run in which
+// step depends on arrivals, the token budget, the sequence cap and the KV
+// cache, not on how long steps take, for every run whose arrivals are all
+// planned at once (Offline, a batch, a closed loop at a fixed concurrency)
+// and whose steps outlast the client round trip; for those, the trace's
+// total under new parameters is exactly the duration a new simulation would
+// give. (Poisson arrivals are not replayable: their batches depend on time.)
+struct StepTrace {
+  struct Entry {
+    BatchShape shape;     // summed over `count` consecutive steps (keys and pairs)
+    int64_t count = 1;    // identical decode-only steps merged into one entry
+    int64_t emitted = 0;  // output tokens emitted at the ends of these steps
+    int64_t firsts = 0;   // of which first tokens
+  };
+  std::vector<Entry> entries;
+  Nanos idle_ns = 0;      // time the engine sat idle waiting for arrivals
+  bool replayable = true; // false when some step was shorter than the round trip
+  // The entry holding the step where the first request finished (-1: none yet).
+  int64_t first_finish = -1;
+
+  // `finished`: requests that completed at the end of this step.
+  void Record(const BatchShape& shape, int64_t emitted, int64_t firsts, int64_t finished);
+  // Nanoseconds of entries [begin, end) under `model` (each step as the engine costs it).
+  Nanos StepNanos(const StepModel& model, size_t begin, size_t end) const;
+  // Index one past the last entry that emitted a first token (0 if none).
+  size_t LastFirstTokenEnd() const;
+  // Output tokens emitted by entries [begin, end).
+  int64_t Emitted(size_t begin, size_t end) const;
+};
+
 struct SimulateOptions {
   Nanos client_rtt_ns = kDefaultClientRttNs;  // >= 0; see the file comment
+  StepTrace* trace = nullptr;                 // when set, every step is recorded into it
   // Bounds (docs/limits.md): requests sent, warm-up included, and the memory
   // of their records (about 200 bytes each plus 16 per output token). A run
   // that would pass one fails with ResourceExhausted saying which bound, at
@@ -71,12 +104,12 @@ struct SimulateOptions {
 // Fails with InvalidArgument for bad load options (rate, burstiness,
 // concurrency < 1, warmup beyond the request count) or a negative rtt, and
 // with ResourceExhausted when the run reaches a bound of SimulateOptions.
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats = nullptr);
 
 // The same with SimulateOptions{} (the default client round trip).
-Result<RunResult> Simulate(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats = nullptr);
 
 }  // namespace frontier::sim

@@ -1,15 +1,24 @@
 // step_model.h: how long one engine iteration takes, from the FLOPs and bytes
-// of every operator on one GPU.
+// of every operator on one GPU and the stack's efficiency curves.
 //
 // A step runs a batch that mixes prefill chunks and decode tokens (the
-// BatchShape). Each operator group is timed as a roofline on one GPU:
-//   time = max(FLOPs / (peak x gemm or attention fraction),
-//              bytes / (HBM bandwidth x HBM fraction))
-// with peaks from the hardware catalog at the weights' precision and
-// fractions from the stack. Collectives cost bytes over the bandwidth the
-// topology gives the group (hardware.h) plus a fixed latency; fixed per-step
-// and per-layer overheads come from the stack. Times add (no overlap between
-// operators is assumed). The step's bound is the resource with the most time.
+// BatchShape). Each operator group is timed as a roofline on the busiest GPU:
+//   time = max(FLOPs / (peak x efficiency), bytes / (HBM bandwidth x hbm))
+// with peaks from the hardware catalog at the weights' precision and the
+// efficiency from the stack version's curve for the operator's class and
+// shape (efficiency.h): dense GEMMs by rows per GPU, grouped MoE GEMMs by
+// tokens per expert (times the block-scaled FP8 / FP4 factors), attention by
+// backend. Collectives cost their latency plus bytes over the bandwidth the
+// topology gives the group (hardware.h) at the stack's link / NIC efficiency.
+// Every kernel has a GPU-side floor (ramp, tail, gaps): overhead.kernel_us
+// times the kernels each layer launches. Steps not replayed from a graph
+// (prefill-carrying steps, or stacks without graphs) must also be launched by
+// the CPU at overhead.eager_kernel_us per kernel; that shows only where it
+// exceeds the GPU's work. Operator times add (no overlap between kernels is
+// assumed). The scheduler's CPU time per step
+// (overhead.step_us + overhead.per_seq_us per sequence of the busiest rank)
+// adds to the GPU time, or overlaps it (max) for stacks with an overlap
+// scheduler.
 //
 // Operator groups (per GPU, all layers):
 //   attention projections  2 x tokens x params / tp; weights read once a step
@@ -24,11 +33,22 @@
 //   LM head + embeddings   only rows that sample a token run the LM head
 //   norms & activations    elementwise traffic, ~4 hidden vectors per token-layer (fused kernels)
 //   TP all-reduce          2 per layer when tp > 1 (1 with expert parallelism)
-//   EP all-to-all          dispatch + combine per MoE layer when ep > 1
+//   EP all-to-all          dispatch + combine per MoE layer when ep > 1; the
+//                          share sent to peers outside the scale-up domain
+//                          goes over the NICs
 //   MTP draft              k sequential passes of the draft layer + LM head
-//   overhead               per step + per layer (smaller under CUDA graphs; an
-//                          MoE layer counts twice)
+//   kernel floors          kernels per layer x the per-kernel floor
+//   scheduler (CPU)        per step + per sequence
 // With dp > 1 the busiest rank holds ceil(sequences / dp) of the batch.
+//
+// Kernels per layer (read from the engines' layer implementations; fixed, not
+// fitted): GQA attention block 5 (norm, QKV GEMM, RoPE + cache write,
+// attention, output GEMM), MLA block 11 (norm, query down / norm / up, KV down
+// / norm, RoPE + cache, the two absorbed projections, attention, output
+// GEMM), dense MLP 4 (norm, gate-up GEMM, activation, down GEMM), MoE 8
+// (norm, router GEMM, top-k, permute, two grouped GEMMs, activation, combine)
+// plus 3 for shared experts; per step 4 (embedding, final norm, LM head,
+// sampling).
 //
 // Thread safety: StepModel is immutable after construction; Cost() is const
 // and may be called from several threads.
@@ -40,6 +60,7 @@
 
 #include "core/clock.h"
 #include "sim/config.h"
+#include "sim/efficiency.h"
 
 namespace frontier::sim {
 
@@ -64,6 +85,7 @@ struct BatchShape {
   // `samples`: whether the chunk ends the prompt (and so samples a token).
   void AddPrefill(int64_t cached, int64_t q, int64_t window, bool samples);
   int64_t tokens() const { return decode_tokens + prefill_tokens; }
+  int64_t seqs() const { return decode_seqs + prefill_seqs; }
 };
 
 enum class Resource { kCompute, kMemory, kCommunication, kOverhead };
@@ -80,7 +102,8 @@ enum Op {
   kOpAllReduce,
   kOpAllToAll,
   kOpDraft,
-  kOpOverhead,
+  kOpKernels,
+  kOpScheduler,
   kNumOps
 };
 const char* OpName(Op op);
@@ -94,15 +117,33 @@ struct OpCost {
   double overhead_s = 0;
   double time_s = 0;     // what this operator adds to the step
   Resource bound = Resource::kOverhead;
+  EfficiencyNote note;   // the efficiency its bound ran at, and why
 };
 
 struct StepCost {
   std::array<OpCost, kNumOps> ops{};
   double time_s = 0;
+  double gpu_s = 0, cpu_s = 0;   // GPU work and scheduler CPU time (time = sum, or max when overlapped)
   // Time attributed to each resource (each operator's time goes to its bound).
   double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
   Resource bound = Resource::kOverhead;
   Nanos ns() const { return static_cast<Nanos>(time_s * 1e9 + 0.5); }
+};
+
+// The cost of a decode-only step of one batch (fixed sequence count, one
+// token each, no MTP) as a function of the keys its attention reads: every
+// other operator is the same from step to step while the batch keeps its
+// members, so the engine evaluates this instead of the whole model.
+// At(keys_full, keys_swa) equals StepNanos() of such a step (to rounding).
+struct DecodeStepCost {
+  int64_t seqs = -1;                // the batch it describes (-1: none)
+  double fixed_s = 0;               // GPU time of every operator but decode attention
+  double attn_flops_full = 0, attn_flops_swa = 0, attn_flop_rate = 1;   // per key
+  double attn_bytes_full = 0, attn_bytes_swa = 0, attn_bytes_const = 0, attn_byte_rate = 1;
+  double launch_s = 0;              // CPU launches to hide (0 when graph-captured)
+  double cpu_s = 0;                 // scheduler CPU time
+  bool overlap = false;
+  Nanos At(double keys_full, double keys_swa) const;
 };
 
 class StepModel {
@@ -113,6 +154,9 @@ class StepModel {
   StepCost Cost(const BatchShape& shape) const;
   // Cost(shape).ns() without the per-operator breakdown (the engine's hot path).
   Nanos StepNanos(const BatchShape& shape) const;
+  // The decode step cost of `seqs` one-token sequences as a function of keys.
+  // Empty (seqs -1) when the model uses MTP (its steps are not of this form).
+  DecodeStepCost DecodeStep(int64_t seqs) const;
 
   const SimConfig& config() const { return config_; }
 
@@ -121,29 +165,42 @@ class StepModel {
     double attn_full = 0, attn_swa = 0, dense_mlp = 0, moe = 0;
     bool head = true;
   };
+  // A GEMM class: achieved peak and the curve and factor that scale it.
+  struct Gemm {
+    double peak = 0;       // FLOP/s at the effective precision
+    Curve curve;
+    double factor = 1;     // block-scaled / FP4 factors
+    std::string name;      // for --explain
+  };
   // Running totals of a step; the per-operator breakdown only when `detail` is set.
   struct Acc {
     double time_s = 0, compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
     StepCost* detail = nullptr;
   };
+  Gemm MakeGemm(Precision p, bool grouped) const;
   void Accumulate(const BatchShape& s, Acc& out) const;
   // Adds `scale` times the cost of `layers`; draft passes are booked under kOpDraft.
   void AddLayers(const BatchShape& s, const Layers& layers, double scale, bool draft, Acc& out) const;
-  void AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double scale) const;
+  // A roofline operator: `flops` at `flops_per_s` (achieved), `bytes` at `bytes_per_s`.
+  void AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double bytes_per_s, double scale,
+             double eff, double x, const char* curve, double curve_max, double curve_half) const;
   void AddComm(Acc& out, Op op, double bytes, double seconds) const;
+  void AddOverhead(Acc& out, Op op, double seconds, const std::string& why) const;
 
   SimConfig config_;
-  double gemm_flops_per_s_ = 0;    // achieved, non-expert layers
-  double expert_flops_per_s_ = 0;  // achieved, expert layers
-  double attn_flops_per_s_ = 0;
-  double head_flops_per_s_ = 0;    // LM head, BF16
-  double hbm_bytes_per_s_ = 0;
+  Gemm dense_, expert_, head_;
+  double bf16_flops_ = 0;          // peak BF16 FLOP/s (attention)
+  double hbm_bytes_per_s_ = 0;     // peak HBM bytes/s
   double kv_bytes_token_layer_ = 0;  // per GPU of a DP rank
   double weight_bytes_ = 0, expert_bytes_ = 0, act_bytes_ = 2;
+  double kernels_per_layer_ = 0, kernels_per_moe_layer_ = 0, kernels_draft_ = 0;
+  double proj_params_ = 0;                 // attention projection parameters per layer per GPU
+  double mla_absorb_ = 0, mla_expand_ = 0;  // MLA FLOPs per token per layer (/2): absorbed / expanded
 };
 
 // A multi-line, human-readable account of a step's cost: per-operator time,
-// FLOPs, bytes and bound, and the step's bound (for --explain).
+// FLOPs, bytes, bound and the efficiency it ran at with why, and the step's
+// bound (for --explain).
 std::string ExplainStep(const StepCost& cost, const BatchShape& shape);
 
 }  // namespace frontier::sim

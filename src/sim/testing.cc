@@ -2,6 +2,16 @@
 
 namespace frontier::sim::testing {
 
+StackParams IdealParams() {
+  StackParams p;
+  p.gemm_bf16 = p.gemm_fp8 = p.gemm_fp4 = p.grouped_gemm = p.attn_prefill = Curve{1.0, 0.0};
+  p.block_fp8 = p.fp4_scaled = p.software_fp4 = 1.0;
+  p.attn_decode_bw = p.mla_decode_bw = p.hbm = p.link = p.nic = 1.0;
+  p.allreduce_us = p.alltoall_us = p.nic_latency_us = p.kv_transfer_us = 0;
+  p.step_us = p.per_seq_us = p.kernel_us = p.eager_kernel_us = 0;
+  return p;
+}
+
 SimConfig TinyConfig(int tp, int dp) {
   SimConfig c;
   ModelSpec& m = c.model;
@@ -27,10 +37,9 @@ SimConfig TinyConfig(int tp, int dp) {
   h.scale_up_gpus = 8;
   Stack& s = c.stack;
   s.name = "ideal";
+  s.version = "0";
   s.vendor = "nvidia";
-  s.gemm_flops_fraction = s.attention_flops_fraction = s.hbm_fraction = s.link_fraction = 1.0;
-  s.step_overhead_us = s.layer_overhead_us = s.graph_layer_overhead_us = 0;
-  s.allreduce_latency_us = s.alltoall_latency_us = 0;
+  s.params = IdealParams();
   s.gpu_memory_utilization = 1.0;
   s.runtime_reserve_gb = 0;
   c.tp = tp;

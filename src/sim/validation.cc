@@ -5,16 +5,161 @@
 #include <random>
 
 #include "metrics/summary.h"
-#include "sim/config.h"
 #include "sim/internal/json_util.h"
-#include "sim/simulate.h"
+#include "sim/step_model.h"
 
 namespace frontier::sim {
+namespace {
+
+// The last date a result may carry to be calibrated on (see the file comment).
+constexpr const char* kCalibrationCutoff = "2025-06-30";
+
+// Inverse CDF of a quantile table at u in [0, 1], linear between quantiles.
+double Quantile(const std::vector<double>& q, double u) {
+  if (q.empty()) return 0;
+  const double pos = u * static_cast<double>(q.size() - 1);
+  const size_t i = std::min(q.size() - 2, static_cast<size_t>(pos));
+  const double f = pos - static_cast<double>(i);
+  return q[i] * (1 - f) + q[i + 1] * f;
+}
+
+double TableMean(const std::vector<double>& q) {
+  // Mean of the piecewise-linear inverse CDF: the trapezoid rule over u.
+  if (q.size() < 2) return q.empty() ? 0 : q[0];
+  double sum = 0;
+  for (size_t i = 0; i + 1 < q.size(); ++i) sum += (q[i] + q[i + 1]) / 2;
+  return sum / static_cast<double>(q.size() - 1);
+}
+
+Result<std::vector<double>> Table(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const nlohmann::json* v = nullptr;
+  if (obj.contains(key)) v = obj[key].is_object() && obj[key].contains("value") ? &obj[key]["value"] : &obj[key];
+  if (v == nullptr || !v->is_array() || v->size() < 2)
+    return InvalidArgument(where + ": field '" + key + "' must be an array of at least 2 quantiles");
+  std::vector<double> out;
+  for (const auto& x : *v) {
+    if (!x.is_number()) return InvalidArgument(where + ": field '" + key + "' holds a non-number");
+    out.push_back(x.get<double>());
+    if (out.back() < 1 || (out.size() > 1 && out.back() < out[out.size() - 2]))
+      return InvalidArgument(where + ": field '" + key + "' must be non-decreasing lengths >= 1");
+  }
+  return out;
+}
+
+Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
+  if (s == "offline") return Scenario::kOffline;
+  if (s == "server") return Scenario::kServer;
+  if (s == "closed_loop") return Scenario::kClosedLoop;
+  if (s == "batch") return Scenario::kBatch;
+  return InvalidArgument(where + ": scenario must be offline, server, closed_loop or batch, got \"" + s + "\"");
+}
+
+Result<int> Int(const nlohmann::json& j, const std::string& key, int fallback, const std::string& where) {
+  FRONTIER_ASSIGN_OR_RETURN(double v, internal::NumberOr(j, key, fallback, where));
+  if (v != std::floor(v) || v < 0 || v > 1e9)
+    return InvalidArgument(where + ": field '" + key + "' must be an integer in [0, 1000000000], got " +
+                           nlohmann::json(v).dump());
+  return static_cast<int>(v);
+}
+
+Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& path) {
+  using namespace internal;
+  PublishedResult p;
+  p.file = path;
+  FRONTIER_ASSIGN_OR_RETURN(p.id, String(r, "id", path));
+  const std::string where = path + ": " + p.id;
+  FRONTIER_ASSIGN_OR_RETURN(p.published, String(r, "published", where));
+  FRONTIER_ASSIGN_OR_RETURN(p.source, String(r, "source", where));
+  p.submitter = StringOr(r, "submitter", "");
+  p.system = StringOr(r, "system", "");
+  p.round = StringOr(r, "round", "");
+  FRONTIER_ASSIGN_OR_RETURN(std::string scenario, String(r, "scenario", where));
+  FRONTIER_ASSIGN_OR_RETURN(p.scenario, ParseScenario(scenario, where));
+  FRONTIER_ASSIGN_OR_RETURN(p.model, String(r, "model", where));
+  FRONTIER_ASSIGN_OR_RETURN(p.hardware, String(r, "hardware", where));
+  FRONTIER_ASSIGN_OR_RETURN(p.precision, String(r, "precision", where));
+  FRONTIER_ASSIGN_OR_RETURN(p.stack, String(r, "stack", where));
+  p.kv_precision = StringOr(r, "kv_precision", "");
+  FRONTIER_ASSIGN_OR_RETURN(p.gpus, Int(r, "gpus", 0, where));
+  FRONTIER_ASSIGN_OR_RETURN(p.tp, Int(r, "tp", 1, where));
+  FRONTIER_ASSIGN_OR_RETURN(p.ep, Int(r, "ep", 1, where));
+  FRONTIER_ASSIGN_OR_RETURN(p.dp, Int(r, "dp", 0, where));
+  if (p.gpus < 1 || p.tp < 1 || p.ep < 1) return InvalidArgument(where + ": gpus, tp and ep must be at least 1");
+  if (r.contains("attention_dp") && r["attention_dp"].is_boolean()) p.attention_dp = r["attention_dp"].get<bool>();
+  if (r.contains("held_out") && r["held_out"].is_boolean()) p.held_out = r["held_out"].get<bool>();
+  if (r.contains("max_num_seqs")) {
+    FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_seqs", 0, where));
+    p.max_num_seqs = v;
+  }
+  if (r.contains("max_num_batched_tokens")) {
+    FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_batched_tokens", 0, where));
+    p.max_num_batched_tokens = v;
+  }
+  if (!r.contains("workload") || !r["workload"].is_object())
+    return InvalidArgument(where + ": missing object 'workload' (a dataset, or input_len and output_len)");
+  const auto& w = r["workload"];
+  p.dataset = StringOr(w, "dataset", "");
+  FRONTIER_ASSIGN_OR_RETURN(p.output_mean, NumberOr(w, "output_mean", 0, where + ".workload"));
+  FRONTIER_ASSIGN_OR_RETURN(p.input_len, Int(w, "input_len", 0, where + ".workload"));
+  FRONTIER_ASSIGN_OR_RETURN(p.output_len, Int(w, "output_len", 0, where + ".workload"));
+  FRONTIER_ASSIGN_OR_RETURN(int prompts, Int(w, "num_prompts", 0, where + ".workload"));
+  p.num_prompts = prompts;
+  if (p.dataset.empty() && (p.input_len < 1 || p.output_len < 1))
+    return InvalidArgument(where + ".workload: give a dataset, or input_len and output_len >= 1");
+  if ((p.scenario == Scenario::kClosedLoop || p.scenario == Scenario::kBatch) && p.num_prompts < 1)
+    return InvalidArgument(where + ".workload: num_prompts >= 1 is required for a " + scenario + " result");
+  if (p.scenario == Scenario::kClosedLoop) {
+    FRONTIER_ASSIGN_OR_RETURN(int c, Int(r, "concurrency", 0, where));
+    if (c < 1) return InvalidArgument(where + ": a closed_loop result needs concurrency >= 1");
+    p.concurrency = c;
+  }
+  if (p.scenario == Scenario::kServer) {
+    FRONTIER_ASSIGN_OR_RETURN(p.ttft_p99_limit_ms, NumberOr(r, "ttft_p99_limit_ms", 0, where));
+    FRONTIER_ASSIGN_OR_RETURN(p.tpot_p99_limit_ms, NumberOr(r, "tpot_p99_limit_ms", 0, where));
+    if (p.dataset.empty()) return InvalidArgument(where + ": a server result needs a dataset");
+  }
+  const std::string metric = StringOr(r, "metric", "output_tokens_per_s");
+  if (metric != "output_tokens_per_s")
+    return InvalidArgument(where + ": metric must be output_tokens_per_s, got \"" + metric + "\"");
+  FRONTIER_ASSIGN_OR_RETURN(p.value, Number(r, "value", where));
+  if (!(p.value > 0)) return InvalidArgument(where + ": value must be positive");
+  for (auto [key, out] : {std::pair{"median_tpot_ms", &p.median_tpot_ms}, std::pair{"mean_tpot_ms", &p.mean_tpot_ms},
+                          std::pair{"mean_ttft_ms", &p.mean_ttft_ms}}) {
+    if (!r.contains(key)) continue;
+    FRONTIER_ASSIGN_OR_RETURN(double v, Number(r, key, where));
+    if (!(v > 0)) return InvalidArgument(where + ": " + key + " must be positive");
+    *out = v;
+  }
+  if ((p.mean_tpot_ms || p.mean_ttft_ms) && p.scenario != Scenario::kClosedLoop && p.scenario != Scenario::kBatch)
+    return InvalidArgument(where + ": mean_tpot_ms / mean_ttft_ms are fitted for closed_loop and batch results only");
+  return p;
+}
+
+}  // namespace
+
+const char* ScenarioName(Scenario s) {
+  switch (s) {
+    case Scenario::kOffline: return "offline";
+    case Scenario::kServer: return "server";
+    case Scenario::kClosedLoop: return "closed_loop";
+    case Scenario::kBatch: return "batch";
+  }
+  return "?";
+}
+
+double LengthDistribution::OutputMean() const { return TableMean(output_quantiles); }
+
+bool PublishedResult::Calibratable() const { return !held_out && published <= kCalibrationCutoff; }
 
 const LengthDistribution* ValidationSet::Dataset(const std::string& name) const {
   for (const auto& d : datasets)
     if (d.name == name) return &d;
   return nullptr;
+}
+
+std::string ModelClass(const ModelSpec& m) {
+  if (m.mla()) return "MLA";
+  return m.moe() ? "MoE" : "dense";
 }
 
 Result<ValidationSet> LoadValidation(const std::string& data_dir) {
@@ -29,153 +174,266 @@ Result<ValidationSet> LoadValidation(const std::string& data_dir) {
         const std::string where = path + ": datasets." + d.name;
         FRONTIER_ASSIGN_OR_RETURN(double samples, Number(*it, "samples", where));
         d.samples = static_cast<int64_t>(samples);
-        FRONTIER_ASSIGN_OR_RETURN(d.input_mean, Number(*it, "input_mean", where));
-        FRONTIER_ASSIGN_OR_RETURN(d.input_range_ratio, NumberOr(*it, "input_range_ratio", 0, where));
-        FRONTIER_ASSIGN_OR_RETURN(d.output_mean, Number(*it, "output_mean", where));
-        FRONTIER_ASSIGN_OR_RETURN(d.output_range_ratio, NumberOr(*it, "output_range_ratio", 0, where));
+        FRONTIER_ASSIGN_OR_RETURN(d.input_quantiles, Table(*it, "input_quantiles", where));
+        FRONTIER_ASSIGN_OR_RETURN(d.output_quantiles, Table(*it, "output_quantiles", where));
+        FRONTIER_ASSIGN_OR_RETURN(double max_output, NumberOr(*it, "max_output", 1024, where));
+        d.max_output = static_cast<int32_t>(max_output);
         set.datasets.push_back(d);
       }
     }
     if (!j.contains("results")) continue;
+    if (!j["results"].is_array()) return InvalidArgument(path + ": 'results' must be an array");
     for (const auto& r : j["results"]) {
-      PublishedResult p;
-      FRONTIER_ASSIGN_OR_RETURN(p.id, String(r, "id", path));
-      const std::string where = path + ": " + p.id;
-      p.round = StringOr(r, "round", "");
-      FRONTIER_ASSIGN_OR_RETURN(p.scenario, String(r, "scenario", where));
-      if (p.scenario != "offline" && p.scenario != "server")
-        return InvalidArgument(where + ": scenario must be \"offline\" or \"server\"");
-      FRONTIER_ASSIGN_OR_RETURN(p.model, String(r, "model", where));
-      FRONTIER_ASSIGN_OR_RETURN(p.hardware, String(r, "hardware", where));
-      FRONTIER_ASSIGN_OR_RETURN(p.precision, String(r, "precision", where));
-      FRONTIER_ASSIGN_OR_RETURN(p.stack, String(r, "stack", where));
-      FRONTIER_ASSIGN_OR_RETURN(p.dataset, String(r, "dataset", where));
-      FRONTIER_ASSIGN_OR_RETURN(double gpus, NumberIn(r, "gpus", 1, 1e5, where));
-      FRONTIER_ASSIGN_OR_RETURN(double tp, NumberOrIn(r, "tp", 1, 1, 1e5, where));
-      p.gpus = static_cast<int>(gpus);
-      p.tp = static_cast<int>(tp);
-      FRONTIER_ASSIGN_OR_RETURN(p.output_tokens_per_s, NumberIn(r, "output_tokens_per_s", 0, 1e9, where));
-      if (r.contains("median_ttft_ms")) {
-        FRONTIER_ASSIGN_OR_RETURN(double v, Number(r, "median_ttft_ms", where));
-        p.median_ttft_ms = v;
-      }
-      if (r.contains("median_tpot_ms")) {
-        FRONTIER_ASSIGN_OR_RETURN(double v, Number(r, "median_tpot_ms", where));
-        p.median_tpot_ms = v;
-      }
-      FRONTIER_ASSIGN_OR_RETURN(p.ttft_p99_limit_ms, NumberOr(r, "ttft_p99_limit_ms", 0, where));
-      FRONTIER_ASSIGN_OR_RETURN(p.tpot_p99_limit_ms, NumberOr(r, "tpot_p99_limit_ms", 0, where));
-      if (r.contains("calibrate") && r["calibrate"].is_boolean()) p.calibrate = r["calibrate"].get<bool>();
-      if (r.contains("output_tokens_per_s") && r["output_tokens_per_s"].is_object())
-        p.source = StringOr(r["output_tokens_per_s"], "source", "");
-      set.results.push_back(p);
+      FRONTIER_ASSIGN_OR_RETURN(PublishedResult p, ParseResult(r, path));
+      for (const auto& q : set.results)
+        if (q.id == p.id) return InvalidArgument(path + ": result id '" + p.id + "' appears twice");
+      set.results.push_back(std::move(p));
     }
   }
   for (const auto& r : set.results)
-    if (set.Dataset(r.dataset) == nullptr)
-      return InvalidArgument("validation result " + r.id + ": unknown dataset '" + r.dataset + "'");
+    if (!r.dataset.empty() && set.Dataset(r.dataset) == nullptr)
+      return InvalidArgument(r.file + ": " + r.id + ": unknown dataset '" + r.dataset + "'");
   return set;
 }
 
-std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, uint64_t seed) {
+std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, double output_mean,
+                                                uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 17);
-  auto draw = [&](double mean, double r) {
-    const auto lo = std::max<int32_t>(1, static_cast<int32_t>(std::floor(mean * (1 - r))));
-    const auto hi = std::max<int32_t>(lo, static_cast<int32_t>(std::ceil(mean * (1 + r))));
-    return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
-  };
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double scale = output_mean > 0 ? output_mean / d.OutputMean() : 1.0;
   std::vector<workload::RequestSpec> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     auto& s = out[static_cast<size_t>(i)];
     s.id = i;
-    s.input_len = draw(d.input_mean, d.input_range_ratio);
-    s.output_len = draw(d.output_mean, d.output_range_ratio);
+    s.input_len = std::max<int32_t>(1, static_cast<int32_t>(std::lround(Quantile(d.input_quantiles, u(rng)))));
+    const double o = Quantile(d.output_quantiles, u(rng)) * scale;
+    s.output_len = std::clamp<int32_t>(static_cast<int32_t>(std::lround(o)), 1, d.max_output);
   }
   return out;
 }
 
-namespace {
-
-struct Probe {
-  metrics::Summary summary;
-  bool meets = false;
-};
-
-Result<Probe> RunServer(const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
-                        double rate, const PublishedResult& r, uint64_t seed) {
-  workload::LoadOptions load;
-  load.request_rate = rate;
-  load.seed = seed;
-  load.num_prompts = static_cast<int64_t>(requests.size());
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run, Simulate(config, requests, load));
-  metrics::SummaryOptions so;
-  so.num_gpus = config.gpus;
-  so.percentiles = {50, 99};
-  Probe p;
-  p.summary = metrics::Summarize(run, so);
-  const double ttft99 = p.summary.ttft_ms.At(99).value_or(0);
-  const double tpot99 = p.summary.tpot_ms.At(99).value_or(0);
-  p.meets = p.summary.failed == 0 && (r.ttft_p99_limit_ms <= 0 || ttft99 <= r.ttft_p99_limit_ms) &&
-            (r.tpot_p99_limit_ms <= 0 || tpot99 <= r.tpot_p99_limit_ms);
-  return p;
-}
-
-}  // namespace
-
-Result<Prediction> Predict(const PublishedResult& r, const ValidationSet& set, const ValidationOptions& o) {
-  const LengthDistribution* d = set.Dataset(r.dataset);
-  if (d == nullptr) return InvalidArgument("validation result " + r.id + ": unknown dataset " + r.dataset);
+Result<ResultModel> ResultModel::Create(const PublishedResult& r, const ValidationSet& set,
+                                        const ValidationOptions& o, const Stack* stack) {
+  ResultModel m;
+  m.result_ = r;
+  m.options_ = o;
   SimSpec spec;
   spec.model = r.model;
   spec.hardware = r.hardware;
   spec.gpus = r.gpus;
-  spec.tp = r.tp;
   spec.precision = r.precision;
-  spec.stack = r.stack;
+  if (!r.kv_precision.empty()) spec.kv_precision = r.kv_precision;
   spec.data_dir = o.data_dir;
-  FRONTIER_ASSIGN_OR_RETURN(SimConfig config, ResolveSimConfig(spec));
+  if (r.attention_dp) {
+    spec.attention_dp = true;
+  } else {
+    spec.tp = r.tp;
+    spec.ep = r.ep;
+    spec.dp = r.dp;
+  }
+  spec.max_num_seqs = r.max_num_seqs;
+  spec.max_num_batched_tokens = r.max_num_batched_tokens;
+  spec.stack = r.stack;
+  Result<SimConfig> config = ResolveSimConfig(spec);
+  if (!config.ok()) return Status(config.status().code(), r.id + ": " + config.status().message());
+  m.config_ = *config;
+  if (stack != nullptr) {
+    // Another version of the same engine, with the result's engine limits.
+    m.config_.stack.params = stack->params;
+    m.config_.stack.graphs = stack->graphs;
+    m.config_.stack.overlap_scheduler = stack->overlap_scheduler;
+  }
+  if (!r.dataset.empty()) {
+    const LengthDistribution* d = set.Dataset(r.dataset);
+    if (d == nullptr) return InvalidArgument(r.id + ": unknown dataset " + r.dataset);
+    // Offline: enough samples to turn the engine's batch over several times
+    // (its sequence cap, or what its KV cache holds at the mean length).
+    int64_t n = r.num_prompts;
+    if (r.scenario == Scenario::kOffline || r.scenario == Scenario::kServer) {
+      const double mean_len = TableMean(d->input_quantiles) + (r.output_mean > 0 ? r.output_mean : d->OutputMean());
+      const double by_kv = static_cast<double>(m.config_.memory.kv_capacity_tokens) / mean_len;
+      const double running = std::min(by_kv, static_cast<double>(m.config_.max_num_seqs) * m.config_.dp);
+      n = std::max<int64_t>(o.offline_requests, static_cast<int64_t>(3 * running));
+    }
+    m.requests_ = DrawRequests(*d, n, r.output_mean, o.seed);
+    // Server probes: the same turnover, so that an overloaded rate shows in
+    // the latency percentiles (a short run at any rate ends before its queue grows).
+    if (r.scenario == Scenario::kServer) m.server_requests_ = DrawRequests(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
+  } else {
+    const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
+    m.requests_.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      auto& s = m.requests_[static_cast<size_t>(i)];
+      s.id = i;
+      s.input_len = r.input_len;
+      s.output_len = r.output_len;
+    }
+  }
+  return m;
+}
+
+ResultModel ResultModel::FromRun(const PublishedResult& r, const SimConfig& config,
+                                 std::vector<workload::RequestSpec> requests) {
+  ResultModel m;
+  m.result_ = r;
+  m.config_ = config;
+  m.requests_ = std::move(requests);
+  return m;
+}
+
+Result<double> ResultModel::SimulateOffline(const StackParams& params, StepTrace* trace) {
+  SimConfig c = config_;
+  c.stack.params = params;
+  workload::LoadOptions load;
+  load.num_prompts = static_cast<int64_t>(requests_.size());
+  if (result_.scenario == Scenario::kClosedLoop) load.max_concurrency = result_.concurrency;
+  SimulateOptions so;
+  so.trace = trace;
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, requests_, load, so));
+  if ((result_.scenario == Scenario::kOffline || result_.scenario == Scenario::kServer) &&
+      (trace->first_finish < 0 || static_cast<size_t>(trace->first_finish + 1) >= trace->LastFirstTokenEnd()))
+    return FailedPrecondition(result_.id + ": " + std::to_string(requests_.size()) +
+                              " offline requests never reach a steady state (the engine holds them all at once); "
+                              "raise --offline-requests");
+  for (const auto& r : run.requests)
+    if (!r.ok)
+      return FailedPrecondition(result_.id + ": the simulated run lost request " + std::to_string(r.id) + " (" +
+                                r.failure_detail + ")");
+  if (result_.scenario != Scenario::kServer) {
+    metrics::SummaryOptions sopt;
+    sopt.num_gpus = c.gpus;
+    const metrics::Summary s = metrics::Summarize(run, sopt);
+    if (s.tpot_ms.count > 0) median_tpot_ms_ = s.tpot_ms.median;
+    median_ttft_ms_ = s.ttft_ms.median;
+  }
+  return Replay(params);
+}
+
+Result<double> ResultModel::Simulate(const StackParams& params) {
+  trace_ = StepTrace{};
+  FRONTIER_ASSIGN_OR_RETURN(double steady, SimulateOffline(params, &trace_));
+  if (result_.scenario != Scenario::kServer) return steady;
+
+  // Bisect the Poisson rate between 0.6 and 1.05 x the offline steady state
+  // (a rate above it cannot be sustained; published Server results run
+  // 2-20 % below Offline).
+  SimConfig c = config_;
+  c.stack.params = params;
+  const double mean_output = [&] {
+    double m = 0;
+    for (const auto& q : server_requests_) m += q.output_len;
+    return m / static_cast<double>(server_requests_.size());
+  }();
+  // A re-simulation (calibration's outer rounds) starts from the last ratio:
+  // a narrower bracket, fewer probes for the same resolution.
+  const bool warm = server_ratio_ != 1.0;
+  const double lo_ratio = warm ? std::max(0.6, server_ratio_ - 0.08) : 0.6;
+  const double hi_ratio = warm ? std::min(1.05, server_ratio_ + 0.04) : 1.05;
+  double lo = lo_ratio * steady / mean_output, hi = hi_ratio * steady / mean_output;
+  const int probes = warm ? std::max(1, options_.server_probes - 2) : options_.server_probes;
+  bool met = false;
+  for (int i = 0; i < probes; ++i) {
+    const double mid = (lo + hi) / 2;
+    workload::LoadOptions load;
+    load.request_rate = mid;
+    load.seed = options_.seed + 2;
+    // The first quarter warms the engine up to its steady load and is left
+    // out of the latency percentiles.
+    load.warmup = static_cast<int64_t>(server_requests_.size()) / 4;
+    load.num_prompts = static_cast<int64_t>(server_requests_.size()) - load.warmup;
+    FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, server_requests_, load));
+    metrics::SummaryOptions so;
+    so.num_gpus = c.gpus;
+    so.percentiles = {50, 99};
+    const metrics::Summary s = metrics::Summarize(run, so);
+    const double ttft99 = s.ttft_ms.At(99).value_or(0), tpot99 = s.tpot_ms.At(99).value_or(0);
+    const bool meets = s.failed == 0 && (result_.ttft_p99_limit_ms <= 0 || ttft99 <= result_.ttft_p99_limit_ms) &&
+                       (result_.tpot_p99_limit_ms <= 0 || tpot99 <= result_.tpot_p99_limit_ms);
+    if (meets) {
+      lo = mid;
+      met = true;
+      median_ttft_ms_ = s.ttft_ms.median;
+      median_tpot_ms_ = s.tpot_ms.median;
+    } else {
+      hi = mid;
+    }
+  }
+  if (!met && warm) {
+    // The ratio moved below the warm bracket: search the whole range again.
+    server_ratio_ = 1.0;
+    return Simulate(params);
+  }
+  if (!met) return FailedPrecondition(result_.id + ": no request rate met the latency limits");
+  request_rate_ = lo;
+  // Sustained throughput at that rate: every request completes (the limits
+  // held), so output tokens flow at rate x mean output length.
+  const double server = lo * mean_output;
+  server_ratio_ = server / steady;
+  return server;
+}
+
+double ResultModel::Replay(const StackParams& params) const {
+  SimConfig c = config_;
+  c.stack.params = params;
+  const StepModel model(c);
+  if (result_.scenario == Scenario::kOffline || result_.scenario == Scenario::kServer) {
+    // Steady state: from the first completion (the batch has turned over)
+    // to the last request's first token (the queue is empty; the drain follows).
+    const size_t begin = static_cast<size_t>(trace_.first_finish + 1);
+    const size_t end = trace_.LastFirstTokenEnd();
+    const double seconds = static_cast<double>(trace_.StepNanos(model, begin, end)) / 1e9;
+    const double steady = seconds > 0 ? static_cast<double>(trace_.Emitted(begin, end)) / seconds : 0;
+    return result_.scenario == Scenario::kServer ? steady * server_ratio_ : steady;
+  }
+  return ReplayMetrics(params).output_tokens_per_s;
+}
+
+ResultModel::Metrics ResultModel::ReplayMetrics(const StackParams& params) const {
+  Metrics out;
+  if (result_.scenario == Scenario::kOffline || result_.scenario == Scenario::kServer) {
+    out.output_tokens_per_s = Replay(params);
+    return out;
+  }
+  SimConfig c = config_;
+  c.stack.params = params;
+  const StepModel model(c);
+  double total_ns = static_cast<double>(trace_.idle_ns), seq_ns = 0, decode_tokens = 0;
+  int64_t emitted = 0;
+  for (size_t i = 0; i < trace_.entries.size(); ++i) {
+    const auto& e = trace_.entries[i];
+    const double ns = static_cast<double>(trace_.StepNanos(model, i, i + 1));
+    total_ns += ns;
+    emitted += e.emitted;
+    // Each decoding sequence waits this step's duration for its next tokens.
+    seq_ns += ns / static_cast<double>(e.count) * static_cast<double>(e.shape.decode_seqs);
+    decode_tokens += static_cast<double>(e.emitted - e.firsts);
+  }
+  if (total_ns <= 0) return out;
+  out.output_tokens_per_s = static_cast<double>(emitted) / (total_ns / 1e9);
+  if (decode_tokens > 0) out.mean_tpot_ms = seq_ns / decode_tokens / 1e6;
+  const double n = static_cast<double>(requests_.size());
+  const double in_flight = result_.scenario == Scenario::kClosedLoop
+                               ? std::min<double>(static_cast<double>(result_.concurrency), n)
+                               : n;
+  double mean_output = 0;
+  for (const auto& q : requests_) mean_output += q.output_len;
+  mean_output /= n;
+  const double e2e_ms = in_flight * total_ns / n / 1e6;
+  out.mean_ttft_ms = std::max(1.0, e2e_ms - (mean_output - 1) * out.mean_tpot_ms);
+  return out;
+}
+
+Result<Prediction> Predict(const PublishedResult& r, const ValidationSet& set, const ValidationOptions& o,
+                           const Stack* stack) {
+  FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(r, set, o, stack));
   Prediction out;
   out.published = r;
-
-  const int64_t offline_n = o.offline_requests > 0 ? o.offline_requests : d->samples;
-  auto offline_requests = DrawRequests(*d, offline_n, o.seed);
-  workload::LoadOptions load;
-  load.num_prompts = offline_n;
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run, Simulate(config, offline_requests, load));
-  metrics::SummaryOptions so;
-  so.num_gpus = config.gpus;
-  const metrics::Summary offline = metrics::Summarize(run, so);
-
-  if (r.scenario == "offline") {
-    out.output_tokens_per_s = offline.output_throughput;
-  } else {
-    // Bisect the Poisson rate between 0 and the offline request throughput.
-    const auto requests = DrawRequests(*d, o.server_requests, o.seed + 1);
-    double lo = 0, hi = offline.request_throughput * 1.02;
-    std::optional<Probe> best;
-    for (int i = 0; i < o.server_probes; ++i) {
-      const double mid = (lo + hi) / 2;
-      FRONTIER_ASSIGN_OR_RETURN(Probe p, RunServer(config, requests, mid, r, o.seed + 2));
-      if (p.meets) {
-        lo = mid;
-        best = p;
-      } else {
-        hi = mid;
-      }
-    }
-    if (!best) return FailedPrecondition(r.id + ": no request rate met the latency limits");
-    out.request_rate = lo;
-    // Sustained throughput at that rate: every request completes (the limits
-    // held), so output tokens flow at rate x mean output length. A finite
-    // run's own figure would also count its ramp-up and drain.
-    double mean_output = 0;
-    for (const auto& q : requests) mean_output += q.output_len;
-    mean_output /= static_cast<double>(requests.size());
-    out.output_tokens_per_s = lo * mean_output;
-    out.median_ttft_ms = best->summary.ttft_ms.median;
-    out.median_tpot_ms = best->summary.tpot_ms.median;
-  }
-  out.error = out.output_tokens_per_s / r.output_tokens_per_s - 1.0;
+  out.model_class = ModelClass(m.config().model);
+  FRONTIER_ASSIGN_OR_RETURN(out.output_tokens_per_s, m.Simulate(m.config().stack.params));
+  out.error = out.output_tokens_per_s / r.value - 1.0;
+  out.median_tpot_ms = m.median_tpot_ms();
+  out.median_ttft_ms = m.median_ttft_ms();
+  out.request_rate = m.request_rate();
   return out;
 }
 

@@ -1,42 +1,79 @@
 // validation.h: published results (data/validation/*.json) and the
-// simulator's predictions of them, for `frontier validate` and its tests.
+// simulator's predictions of them, for `frontier validate`, `frontier
+// calibrate` and their tests.
 //
-// Each result names its conditions (model, hardware, GPUs, TP, precision,
-// stack, dataset, scenario). Offline: every sample is queued at once and the
-// prediction is output tokens per second. Server: Poisson arrivals; the
-// prediction is the output throughput at the highest rate whose p99 TTFT and
-// p99 TPOT stay within the scenario's limits (found by bisection), with the
-// median TTFT and TPOT at that rate.
+// Each result names its conditions (model, hardware, GPUs and parallelism,
+// precision, stack version, engine limits, workload) and one of four
+// scenarios, each predicted as its benchmark measures it:
+//   offline      every sample queued at once (MLPerf Offline). The published
+//                runs hold 10-70x the dataset, so their throughput is the
+//                steady state: output tokens emitted from the first
+//                completion to the last request's first token, over that time
+//                (the fill at the start and the drain at the end are left
+//                out); the run draws 3x the sequences the engine holds.
+//   server       Poisson arrivals (MLPerf Server / Interactive): the output
+//                throughput at the highest rate whose p99 TTFT and p99 TPOT
+//                stay within the limits (found by bisection).
+//   closed_loop  `concurrency` requests in flight, `num_prompts` in all
+//                (vLLM / SGLang serving benchmarks): output tokens over the
+//                run's duration.
+//   batch        `num_prompts` requests at once, run to completion (a latency
+//                benchmark's batch): output tokens over the duration.
+// The metric is output tokens per second. A result published after June
+// 2025 (or marked held_out) is never used for calibration.
 //
 // Thread safety: pure functions apart from reading the data files.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "sim/config.h"
 #include "sim/data_dir.h"
+#include "sim/simulate.h"
 #include "workload/request_spec.h"
 
 namespace frontier::sim {
 
+// A dataset's lengths as quantiles (0%, 2%, ..., 100%) of input and output tokens.
 struct LengthDistribution {
   std::string name;
   int64_t samples = 0;
-  double input_mean = 0, input_range_ratio = 0;   // uniform on [(1-r)m, (1+r)m]
-  double output_mean = 0, output_range_ratio = 0;
+  std::vector<double> input_quantiles, output_quantiles;
+  int32_t max_output = 1024;
+  double OutputMean() const;  // of the quantile table (linear between quantiles)
 };
 
+enum class Scenario { kOffline, kServer, kClosedLoop, kBatch };
+const char* ScenarioName(Scenario s);
+
 struct PublishedResult {
-  std::string id, round, scenario;  // scenario: "offline" or "server"
-  std::string model, hardware, precision, stack, dataset;
-  int gpus = 8, tp = 1;
-  double output_tokens_per_s = 0;
-  std::optional<double> median_ttft_ms, median_tpot_ms;
-  double ttft_p99_limit_ms = 0, tpot_p99_limit_ms = 0;
-  bool calibrate = false;           // used to set its stack's factors
-  std::string source;
+  std::string id, published, source, submitter, system, round;
+  std::string model, hardware, precision, stack;
+  std::string kv_precision;      // "" = the simulator's default
+  int gpus = 8, tp = 1, ep = 1, dp = 0;
+  bool attention_dp = false;
+  std::optional<int> max_num_seqs, max_num_batched_tokens;
+  // Workload: a dataset (outputs rescaled to output_mean when given), or fixed lengths.
+  std::string dataset;
+  double output_mean = 0;
+  int32_t input_len = 0, output_len = 0;
+  int64_t num_prompts = 0;       // closed_loop / batch
+  Scenario scenario = Scenario::kOffline;
+  int64_t concurrency = 0;       // closed_loop
+  double value = 0;              // published output tokens per second
+  std::optional<double> median_tpot_ms;
+  // Published means of a closed_loop or batch run; calibration fits them too.
+  std::optional<double> mean_tpot_ms, mean_ttft_ms;
+  double ttft_p99_limit_ms = 0, tpot_p99_limit_ms = 0;  // server
+  bool held_out = false;         // never fitted (also every result published after 2025-06-30)
+  std::string file;
+
+  // Whether calibration may use this result (published before July 2025 and not held out).
+  bool Calibratable() const;
 };
 
 struct ValidationSet {
@@ -48,26 +85,86 @@ struct ValidationSet {
 // Reads every file under <data_dir>/validation. Fails naming the file and field.
 Result<ValidationSet> LoadValidation(const std::string& data_dir = DefaultDataDir());
 
-// `count` requests drawn from `d` (seeded).
-std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, uint64_t seed);
-
 struct ValidationOptions {
-  int64_t offline_requests = 0;   // 0: the dataset's sample count
-  int64_t server_requests = 4000; // per probe of the rate search
-  int server_probes = 9;          // bisection steps
+  int64_t offline_requests = 6000;  // samples per offline run, at least (raised to 3x what the engine holds)
+  int64_t server_requests = 4000;   // per probe of the rate search (the first quarter warms up)
+  int server_probes = 7;            // bisection steps, between 0.6 and 1.05 x the offline rate
   uint64_t seed = 1;
-  std::string data_dir;           // empty: DefaultDataDir()
+  std::string data_dir;             // empty: DefaultDataDir()
 };
+
+// The model class a result reports under: "dense", "MoE" or "MLA" (MLA models are also MoE here).
+std::string ModelClass(const ModelSpec& m);
+
+// One published result, ready to predict: its deployment, its requests, and
+// (for every scenario but server) a trace to re-cost under other stack
+// parameters.
+class ResultModel {
+ public:
+  // Resolves the deployment with `stack` (by default the result's own) and
+  // draws the requests. Fails naming the result when its deployment does not
+  // resolve.
+  static Result<ResultModel> Create(const PublishedResult& r, const ValidationSet& set, const ValidationOptions& o,
+                                    const Stack* stack = nullptr);
+  // A measured run: its deployment, the requests it sent and its scenario
+  // (closed_loop or batch) and measured output tokens per second in `r`.
+  static ResultModel FromRun(const PublishedResult& r, const SimConfig& config,
+                             std::vector<workload::RequestSpec> requests);
+
+  // Simulates the benchmark with `params` and records a fresh trace.
+  // Returns the predicted output tokens per second.
+  Result<double> Simulate(const StackParams& params);
+  // The prediction under `params` from the last trace (server results scale
+  // the offline steady state by the ratio the last Simulate() found).
+  double Replay(const StackParams& params) const;
+  // For closed_loop and batch runs, also the mean TPOT (the decode-token
+  // weighted mean step time) and the mean TTFT (Little's law: the mean
+  // latency, concurrency x duration / requests, less the decode time).
+  struct Metrics {
+    double output_tokens_per_s = 0;
+    double mean_tpot_ms = 0, mean_ttft_ms = 0;
+  };
+  Metrics ReplayMetrics(const StackParams& params) const;
+
+  // Whether Replay() equals a fresh Simulate() at any parameters: true for
+  // every scenario but server, unless some step was shorter than the round trip.
+  bool exact_replay() const { return result_.scenario != Scenario::kServer && trace_.replayable; }
+
+  const PublishedResult& result() const { return result_; }
+  const SimConfig& config() const { return config_; }
+  std::optional<double> median_tpot_ms() const { return median_tpot_ms_; }
+  std::optional<double> median_ttft_ms() const { return median_ttft_ms_; }
+  double request_rate() const { return request_rate_; }
+
+ private:
+  ResultModel() = default;
+  Result<double> SimulateOffline(const StackParams& params, StepTrace* trace);
+
+  PublishedResult result_;
+  SimConfig config_;
+  ValidationOptions options_;
+  std::vector<workload::RequestSpec> requests_, server_requests_;
+  StepTrace trace_;
+  double server_ratio_ = 1;  // server throughput / offline steady state, at the last Simulate()
+  std::optional<double> median_tpot_ms_, median_ttft_ms_;
+  double request_rate_ = 0;
+};
+
+// `count` requests drawn from `d` (seeded), outputs scaled to `output_mean` (0: as tabled).
+std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, double output_mean,
+                                                uint64_t seed);
 
 struct Prediction {
   PublishedResult published;
+  std::string model_class;
   double output_tokens_per_s = 0;
   double error = 0;               // predicted / published - 1
   std::optional<double> median_ttft_ms, median_tpot_ms;
   double request_rate = 0;        // server: the rate found
 };
 
-Result<Prediction> Predict(const PublishedResult& result, const ValidationSet& set,
-                           const ValidationOptions& options);
+// Predicts one result with its catalogued stack version (or `stack`).
+Result<Prediction> Predict(const PublishedResult& result, const ValidationSet& set, const ValidationOptions& options,
+                           const Stack* stack = nullptr);
 
 }  // namespace frontier::sim

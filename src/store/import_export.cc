@@ -486,6 +486,16 @@ Result<std::vector<ParsedRun>> ReadResultFile(const std::string& path, const Imp
   return ParseResultFile(text, path, options);
 }
 
+Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
+                                        const std::string& file_name, const ImportOptions& options) {
+  if (const uint64_t limit = InputLimit(kMaxImportBytes); text.size() > limit)
+    return InvalidArgument(file_name + ": larger than " + std::to_string(limit / kMiB) +
+                           " MiB, the bound on imported result files (docs/limits.md); set "
+                           "FRONTIER_MAX_INPUT_MB to raise it");
+  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ParseResultFile(text, file_name, options));
+  return StoreParsedRuns(store, std::move(parsed));
+}
+
 Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun> parsed) {
   std::vector<RunInfo> runs;
   for (auto& pr : parsed) {

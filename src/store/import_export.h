@@ -67,6 +67,11 @@ Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun
 // ReadResultFile, then StoreParsedRuns.
 Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
                                         const ImportOptions& options);
+// The same for a file's contents already in memory (an upload): parses
+// `text` as ParseResultFile does and stores it; `file_name` goes into
+// messages and the runs' provenance.
+Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
+                                        const std::string& file_name, const ImportOptions& options);
 
 // Every run with its points, as one JSON document.
 Result<std::string> ExportJson(Store& store);

@@ -228,6 +228,16 @@ TEST(Import, DeepNestingAndEndlessFilesEndPromptlyWithAnError) {
   EXPECT_EQ(zero.status().message(),
             "/dev/zero: larger than 512 MiB, the bound on imported result files (docs/limits.md); set "
             "FRONTIER_MAX_INPUT_MB to raise it");
+}
+
+TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
+  auto store = FreshStore("wrongtype");
+  auto r = ImportText(*store, R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2,
+                                  "ttfts": [0.1], "input_lens": ["many"]})",
+                      "odd.json", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("odd.json"), std::string::npos) << r.status().message();
   EXPECT_TRUE(store->ListRuns()->empty());
 }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+
 #include "core/clock.h"
 #include "core/parse.h"
 
@@ -215,6 +217,15 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<PointRecord>> ListPoints(int64_t run_id) override {
+    return SelectPoints(run_id > 0 ? "run_id" : "", run_id);
+  }
+
+  Result<std::vector<PointRecord>> ListPointsAfter(int64_t after_id) override {
+    return SelectPoints("id >", after_id);
+  }
+
+  // Points WHERE `<condition> ?` (bound to `arg`), or all when condition is "".
+  Result<std::vector<PointRecord>> SelectPoints(const std::string& condition, int64_t arg) {
     std::string sql =
         "SELECT id, run_id, point_key, workload, load_kind, load_value, repetition, source, "
         "attempts, created_utc, settings_json, summary_json, num_gpus, completed, failed, "
@@ -222,11 +233,12 @@ class SqliteStore final : public Store {
     for (const auto& c : kDoubleColumns)
       sql += version_ >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
     sql += " FROM points";
-    if (run_id > 0) sql += " WHERE run_id = ?";
+    if (condition == "run_id") sql += " WHERE run_id = ?";
+    if (condition == "id >") sql += " WHERE id > ?";
     sql += " ORDER BY id";
     Stmt s(db_, sql);
     if (!s.ok()) return Error("prepare list points");
-    if (run_id > 0) s.Bind(1, run_id);
+    if (!condition.empty()) s.Bind(1, arg);
     std::vector<PointRecord> out;
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {

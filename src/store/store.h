@@ -11,7 +11,8 @@
 // writes to the database (a read-only file or folder works) and fails with
 // NotFound when it does not exist, so a mistyped --db is an error instead of
 // a new empty database. Only verbs that create results (sweep, db import) use
-// kCreate.
+// kCreate. A kReadOnly store sees what a concurrent writer commits (WAL), so
+// readers that follow a running sweep (frontier dashboard) use it too.
 //
 // Thread safety: one Store object per thread. Several processes may open the
 // same SQLite file (WAL); each write is one transaction.
@@ -72,6 +73,9 @@ class Store {
                                    const std::vector<RequestRow>& requests) = 0;
   // The points of one run (run_id > 0) or of every run (run_id == 0), by id.
   virtual Result<std::vector<PointRecord>> ListPoints(int64_t run_id) = 0;
+  // The points of every run stored after point `after_id` (id > after_id), by
+  // id: what a reader that has seen up to after_id has not seen yet (ids only grow).
+  virtual Result<std::vector<PointRecord>> ListPointsAfter(int64_t after_id) = 0;
   // The keys of the points a run already has (for resuming).
   virtual Result<std::set<std::string>> PointKeys(int64_t run_id) = 0;
   // The stored requests of one point, by index.

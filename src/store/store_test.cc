@@ -166,5 +166,57 @@ TEST(SqliteStore, RejectsPostgresUrlWithAClearMessage) {
   EXPECT_NE(s.status().message().find("only the SQLite"), std::string::npos);
 }
 
+TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {
+  const std::string path = TempDb("readonly");
+  // No database yet: nothing is created.
+  auto missing = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(path));
+
+  auto writer = OpenStore(path);
+  ASSERT_TRUE(writer.ok());
+  RunInfo run;
+  run.sweep = "s";
+  run.system = "a";
+  run.source = source::kSimulated;
+  auto created = (*writer)->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  auto reader = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  // A point the writer stores after the reader opened is visible to it (WAL).
+  ASSERT_TRUE((*writer)->AddPoint(MakePoint(created->id, 4, 0, 100), {}).ok());
+  auto points = (*reader)->ListPoints(0);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_DOUBLE_EQ(points->front().metrics.total_tput_per_gpu, 100);
+  // Only what came after a point id.
+  ASSERT_TRUE((*writer)->AddPoint(MakePoint(created->id, 16, 0, 50), {}).ok());
+  auto after = (*reader)->ListPointsAfter(points->front().id);
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_DOUBLE_EQ(after->front().load_value, 16);
+  EXPECT_EQ((*reader)->ListPointsAfter(after->front().id)->size(), 0u);
+  EXPECT_EQ((*reader)->ListPointsAfter(0)->size(), 2u);
+  // Writes through the reader fail and change nothing.
+  EXPECT_FALSE((*reader)->CreateRun(run).ok());
+  EXPECT_FALSE((*reader)->AddPoint(MakePoint(created->id, 8, 0, 1), {}).ok());
+  EXPECT_EQ((*writer)->ListRuns()->size(), 1u);
+  EXPECT_EQ((*writer)->ListPoints(0)->size(), 2u);
+}
+
+TEST(SqliteStore, ReadOnlyOpenReadsAnOlderSchemaAsItIsWithoutMigrating) {
+  const std::string path = TempDb("readonly_old");
+  ASSERT_TRUE(OpenSqliteStore(path, OpenMode::kCreate, 1).ok());
+  auto s = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->SchemaVersion(), 1);
+  EXPECT_EQ((*s)->ListPointsAfter(0)->size(), 0u);
+  s->reset();
+  auto again = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->SchemaVersion(), 1);  // still not migrated
+}
+
 }  // namespace
 }  // namespace frontier::store

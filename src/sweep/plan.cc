@@ -119,7 +119,8 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, Sim
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"model", "tp", "ep", "dp", "precision",
                                               "kv_precision", "stack", "max_num_seqs",
                                               "max_num_batched_tokens", "spec_tokens",
-                                              "acceptance"}));
+                                              "acceptance", "acceptance_rate", "attention_dp",
+                                              "prefill", "decode"}));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "tp", &s->tp, 1, 1024));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "ep", &s->ep, 1, 1024));
@@ -131,8 +132,31 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, Sim
     FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &v));
     if (!v.empty()) *out = v;
   }
-  for (auto [key, out] : {std::pair{"max_num_seqs", &s->max_num_seqs},
-                          {"max_num_batched_tokens", &s->max_num_batched_tokens}}) {
+  if (n["max_num_seqs"].IsDefined() && n["max_num_seqs"].IsScalar() && n["max_num_seqs"].Scalar() == "auto") {
+    s->max_num_seqs_auto = true;
+  } else if (n["max_num_seqs"].IsDefined()) {
+    int v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_num_seqs", &v, 1, 1e9));
+    s->max_num_seqs = v;
+  }
+  if (n["attention_dp"].IsDefined()) {
+    if (!n["attention_dp"].IsScalar() || (n["attention_dp"].Scalar() != "true" && n["attention_dp"].Scalar() != "false"))
+      return c.Error(n["attention_dp"], f + ".attention_dp", "must be true or false");
+    s->attention_dp = n["attention_dp"].Scalar() == "true";
+  }
+  for (auto [key, pool] : {std::pair{"prefill", &s->prefill}, std::pair{"decode", &s->decode}}) {
+    if (!n[key].IsDefined()) continue;
+    const std::string pf = f + "." + key;
+    FRONTIER_RETURN_IF_ERROR(c.Map(n[key], pf));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n[key], pf, {"workers", "tp", "dp", "ep"}));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "workers", &pool->workers, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "tp", &pool->tp, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "dp", &pool->dp, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "ep", &pool->ep, 1, 1024));
+  }
+  if ((s->prefill.workers > 0) != (s->decode.workers > 0))
+    return c.Error(n, f, "a disaggregated system needs both prefill and decode (each with workers >= 1)");
+  for (auto [key, out] : {std::pair{"max_num_batched_tokens", &s->max_num_batched_tokens}}) {
     if (n[key].IsDefined()) {
       int v = 0;
       FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &v, 1, 1e9));
@@ -143,6 +167,11 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, Sim
     double a = 1;
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "acceptance", &a, 1, 17));
     s->acceptance = a;
+  }
+  if (n["acceptance_rate"].IsDefined()) {
+    double a = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "acceptance_rate", &a, 0, 0.999));
+    s->acceptance_rate = a;
   }
   return Status::Ok();
 }
@@ -358,6 +387,13 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     if (sim->kv_precision) c["kv_precision"] = *sim->kv_precision;
     if (sim->stack) c["stack"] = *sim->stack;
     if (sim->spec_tokens) c["spec_tokens"] = std::to_string(sim->spec_tokens);
+    if (sim->attention_dp) c["attention_dp"] = "true";
+    if (sim->max_num_seqs_auto) c["max_num_seqs"] = "auto";
+    for (auto [pool_name, pool] : {std::pair{"prefill", &sim->prefill}, std::pair{"decode", &sim->decode}}) {
+      if (pool->workers == 0) continue;
+      c[std::string(pool_name)] = std::to_string(pool->workers) + "x(tp" + std::to_string(pool->tp) + ",dp" +
+                             std::to_string(pool->dp) + ",ep" + std::to_string(pool->ep) + ")";
+    }
   } else {
     c["kind"] = launch ? "launched" : "server";
     c["model"] = model;
@@ -503,6 +539,11 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
           p.num_prompts = plan.load.num_prompts
                               ? *plan.load.num_prompts
                               : plan.load.prompts_per_concurrency * static_cast<int64_t>(v);
+          // A closed loop of c streams needs several rounds of c requests to
+          // reach its steady state: at least 4 x c (else points at high
+          // concurrency measure the same few requests).
+          if (plan.load.kind == "concurrency")
+            p.num_prompts = std::max<int64_t>(p.num_prompts, 4 * static_cast<int64_t>(std::ceil(v)));
           // Repetitions draw different prompts (so they sample the workload's
           // spread); every load point of a repetition uses the same stream.
           p.seed = plan.seed + static_cast<uint64_t>(rep);

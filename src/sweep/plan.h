@@ -6,6 +6,10 @@
 //       hardware: h200
 //       gpus: 8
 //       sim: {model: llama-3.1-70b, tp: 8, precision: fp8}
+//     - name: r1-disagg                      # also: attention_dp, max_num_seqs: auto,
+//       hardware: h200                       # acceptance_rate, prefill / decode pools
+//       gpus: 16
+//       sim: {model: deepseek-r1, prefill: {workers: 1, tp: 8}, decode: {workers: 1, tp: 8}}
 //     - name: my-vllm                        # a server frontier starts and stops
 //       hardware: h100
 //       gpus: 1
@@ -18,7 +22,7 @@
 //     - {name: 1k1k, dataset: random, input_len: 1024, output_len: 1024, range_ratio: 0.8}
 //   load:
 //     concurrency: [1, 2, 4, 8]               # or request_rate: [...]
-//     prompts_per_concurrency: 10             # num_prompts = 10 x concurrency
+//     prompts_per_concurrency: 10             # num_prompts = 10 x concurrency (at least 4x)
 //   repetitions: 3
 //   slo: {ttft_ms: 450, tpot_ms: 40}
 //
@@ -64,8 +68,15 @@ struct SimSettings {
   int tp = 1, ep = 1, dp = 0;
   std::optional<std::string> precision, kv_precision, stack;
   std::optional<int> max_num_seqs, max_num_batched_tokens;
+  bool max_num_seqs_auto = false;            // max_num_seqs: auto (raised to each concurrency)
   int spec_tokens = 0;
-  std::optional<double> acceptance;
+  std::optional<double> acceptance, acceptance_rate;
+  bool attention_dp = false;
+  // Disaggregated prefill / decode: {workers, tp, dp, ep} per pool.
+  struct Pool {
+    int workers = 0, tp = 1, dp = 1, ep = 1;
+  };
+  Pool prefill, decode;
 };
 
 struct SystemSpec {
@@ -101,7 +112,8 @@ struct LoadSpec {
   std::string kind = "concurrency";         // "concurrency" or "request_rate"
   std::vector<double> values;
   int64_t prompts_per_concurrency = 10;     // num_prompts = this x concurrency ...
-  std::optional<int64_t> num_prompts;       // ... unless fixed here (required for request_rate)
+  std::optional<int64_t> num_prompts;       // ... unless fixed here (required for request_rate);
+                                            // a concurrency point gets at least 4x its value
   double burstiness = 1.0;
   int64_t warmup = 0;
   std::optional<int64_t> max_concurrency;   // cap for request_rate sweeps

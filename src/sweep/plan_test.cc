@@ -166,6 +166,62 @@ TEST(Plan, AnEndlessFileEndsPromptlyWithTheBound) {
             "raise it");
 }
 
+// The simulated deployments of headline results: attention DP + EP, MTP
+// acceptance, automatic sequence limits and disaggregated pools; each stored
+// in the run's configuration. Concurrency points never measure fewer than
+// 4 x c requests, whatever num_prompts says.
+TEST(Plan, SimDeploymentFieldsAndTheFourRoundsRule) {
+  const char* text = R"(name: d
+systems:
+  - name: dep
+    hardware: h200
+    gpus: 16
+    sim: {model: deepseek-r1, attention_dp: true, tp: 1, dp: 16, ep: 16, spec_tokens: 1, acceptance_rate: 0.8,
+          max_num_seqs: auto}
+  - name: pd
+    hardware: h200
+    gpus: 24
+    sim: {model: deepseek-r1, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
+workloads:
+  - {name: w, input_len: 1024, output_len: 128}
+load:
+  concurrency: [8, 64]
+  num_prompts: 100
+)";
+  auto p = ParsePlan(text, "d.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const SimSettings& a = *p->systems[0].sim;
+  EXPECT_TRUE(a.attention_dp);
+  EXPECT_TRUE(a.max_num_seqs_auto);
+  EXPECT_DOUBLE_EQ(*a.acceptance_rate, 0.8);
+  EXPECT_EQ(p->systems[0].Config().at("attention_dp"), "true");
+  EXPECT_EQ(p->systems[0].Config().at("max_num_seqs"), "auto");
+  const SimSettings& d = *p->systems[1].sim;
+  EXPECT_EQ(d.prefill.workers, 1);
+  EXPECT_EQ(d.prefill.tp, 8);
+  EXPECT_EQ(d.decode.workers, 2);
+  EXPECT_EQ(d.decode.dp, 8);
+  EXPECT_EQ(d.decode.ep, 8);
+  const auto m = ExpandMatrix(*p);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].num_prompts, 100);  // 100 >= 4 x 8
+  EXPECT_EQ(m[1].num_prompts, 256);  // raised to 4 x 64
+
+  std::string one_pool = text;
+  one_pool.replace(one_pool.find(", decode: {workers: 2, tp: 1, dp: 8, ep: 8}"),
+                   std::string(", decode: {workers: 2, tp: 1, dp: 8, ep: 8}").size(), "");
+  auto bad = ParsePlan(one_pool, "d.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("needs both prefill and decode"), std::string::npos)
+      << bad.status().message();
+  std::string bad_rate = text;
+  bad_rate.replace(bad_rate.find("acceptance_rate: 0.8"), 20, "acceptance_rate: 1.5");
+  bad = ParsePlan(bad_rate, "d.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("systems[0].sim.acceptance_rate"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(Plan, EveryExamplePlanInDataIsValid) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans")) {

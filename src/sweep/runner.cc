@@ -91,6 +91,9 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       info.config = sys.Config();
       info.provenance = options.provenance;
       info.provenance["plan_file"] = plan.file;
+      // How many points the run will hold when whole (the dashboard's progress).
+      info.provenance["planned_points"] = std::to_string(
+          std::count_if(matrix.begin(), matrix.end(), [&](const PointSpec& p) { return p.system == s; }));
       FRONTIER_ASSIGN_OR_RETURN(runs[s], store.CreateRun(info));
     }
     out.run_ids.push_back(runs[s].id);

@@ -17,7 +17,7 @@ workloads:
   - {name: w, input_len: 10, output_len: 5}
 load:
   concurrency: [1, 2, 4]
-  prompts_per_concurrency: 2
+  prompts_per_concurrency: 4
 repetitions: 2
 )";
 
@@ -104,17 +104,22 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   EXPECT_EQ(script.calls.size(), 12u);
   auto points = store->ListPoints(0);
   ASSERT_EQ(points->size(), 12u);
-  // Per-GPU throughput uses the system's GPUs: 4 requests x 15 tokens over 5 ms on 2 GPUs.
+  // Per-GPU throughput uses the system's GPUs: 8 requests x 15 tokens over 5 ms on 2 GPUs.
   const auto& p = (*points)[2];  // a, concurrency 2, rep 0
   EXPECT_EQ(p.key, "w|concurrency=2|rep=0");
-  EXPECT_EQ(p.metrics.completed, 4);
-  EXPECT_NEAR(p.metrics.total_tput_per_gpu, 60 / 0.005 / 2, 1e-6);
+  EXPECT_EQ(p.metrics.completed, 8);
+  EXPECT_NEAR(p.metrics.total_tput_per_gpu, 120 / 0.005 / 2, 1e-6);
   EXPECT_EQ(p.source, "simulated");
-  EXPECT_EQ(store->ListRequests(p.id)->size(), 4u);
+  EXPECT_EQ(store->ListRequests(p.id)->size(), 8u);
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back().done, 12);
   EXPECT_EQ(seen.back().total, 12);
   EXPECT_EQ(seen.back().eta_s, 0);
+  // Each run records how many points it will hold when whole (12 over 2 systems).
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& r : *runs) EXPECT_EQ(r.provenance.at("planned_points"), "6");
 }
 
 TEST(Runner, EtaWeighsPointsByTheirRequests) {
@@ -130,10 +135,10 @@ TEST(Runner, EtaWeighsPointsByTheirRequests) {
     if (p.event == "done") etas.push_back(p.eta_s);
   };
   ASSERT_TRUE(RunSweep(*plan, *store, Factory(&script), o).ok());
-  // 56 requests in all (2 x 2 x (1 + 2 + 4) x 2 prompts); every request takes 1 ms.
+  // 112 requests in all (2 x 2 x (1 + 2 + 4) x 4 prompts); every request takes 1 ms.
   ASSERT_EQ(etas.size(), 12u);
-  EXPECT_NEAR(etas[0], 0.054, 1e-12);  // after the first point (2 requests)
-  EXPECT_NEAR(etas[4], 0.036, 1e-12);  // after 2 + 2 + 4 + 4 + 8
+  EXPECT_NEAR(etas[0], 0.108, 1e-12);  // after the first point (4 requests)
+  EXPECT_NEAR(etas[4], 0.072, 1e-12);  // after 4 + 4 + 8 + 8 + 16
   EXPECT_NEAR(etas.back(), 0.0, 1e-12);
 }
 

@@ -24,19 +24,28 @@ std::string Resolve(const Plan& plan, const std::string& path) {
 
 class SimSession final : public Session {
  public:
-  SimSession(const Plan& plan, sim::SimConfig config) : plan_(plan), config_(std::move(config)) {}
+  SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs)
+      : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs) {}
 
   Result<RunResult> RunPoint(const PointSpec& point) override {
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
-    FRONTIER_ASSIGN_OR_RETURN(RunResult r, sim::Simulate(config_, requests, PointLoad(plan_, point)));
+    const workload::LoadOptions load = PointLoad(plan_, point);
+    sim::SimConfig config = config_;
+    if (auto_seqs_ && load.max_concurrency) {
+      // max_num_seqs: auto raises the engine's cap to the point's concurrency.
+      const int per_rank = static_cast<int>((*load.max_concurrency + config_.dp - 1) / config_.dp);
+      FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqs(config_, per_rank));
+    }
+    FRONTIER_ASSIGN_OR_RETURN(RunResult r, sim::Simulate(config, requests, load));
     r.source = "simulated";
-    for (auto& [k, v] : config_.EffectiveSettings()) r.effective_settings.emplace(k, v);
+    for (auto& [k, v] : config.EffectiveSettings()) r.effective_settings.emplace(k, v);
     return r;
   }
 
  private:
   const Plan& plan_;
   sim::SimConfig config_;
+  bool auto_seqs_;
 };
 
 sim::SimSpec ToSimSpec(const SystemSpec& system) {
@@ -53,8 +62,24 @@ sim::SimSpec ToSimSpec(const SystemSpec& system) {
   spec.stack = s.stack;
   spec.max_num_seqs = s.max_num_seqs;
   spec.max_num_batched_tokens = s.max_num_batched_tokens;
+  spec.max_num_seqs_auto = s.max_num_seqs_auto;
   spec.spec_tokens = s.spec_tokens;
   spec.acceptance = s.acceptance;
+  spec.acceptance_rate = s.acceptance_rate;
+  spec.attention_dp = s.attention_dp;
+  spec.prefill_workers = s.prefill.workers;
+  spec.prefill_tp = s.prefill.tp;
+  spec.prefill_dp = s.prefill.dp;
+  spec.prefill_ep = s.prefill.ep;
+  spec.decode_workers = s.decode.workers;
+  spec.decode_tp = s.decode.tp;
+  spec.decode_dp = s.decode.dp;
+  spec.decode_ep = s.decode.ep;
+  if (s.prefill.workers > 0) {  // the pools carry the parallelism
+    spec.tp = 1;
+    spec.ep = 1;
+    spec.dp = 0;
+  }
   return spec;
 }
 
@@ -187,7 +212,8 @@ static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& s
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
-  return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(*config)));
+  return std::unique_ptr<Session>(
+      std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
 }
 
 Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
@@ -236,6 +262,9 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
   serve::ProfileSpec ps;
   ps.profile = "sim";
   ps.sim = ToSimSpec(system);
+  if (ps.sim.max_num_seqs_auto)
+    return InvalidArgument("system " + system.name + ": max_num_seqs: auto needs virtual time (live: false); a live "
+                           "server's cap is fixed when it starts");
   Result<serve::ResolvedProfile> profile = serve::ResolveProfile(ps);
   if (!profile.ok()) return InPlanTerms(profile.status(), plan, system);
   serve::ServeOptions so;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace frontier::cli {
 namespace {
@@ -111,6 +112,10 @@ TEST(WorkloadFlagsTest, BadValuesNameTheFlag) {
       {{"--num-gpus", "0"}, "--num-gpus"},
       {{"--duration", "10"}, "--duration"},
       {{"--input-len", "abc"}, "--input-len"},
+      {{"--scenario", "batch"}, "--scenario"},
+      {{"--scenario", "server", "--num-prompts", "5"}, "--num-prompts"},
+      {{"--scenario", "server", "--max-concurrency", "5"}, "--max-concurrency"},
+      {{"--slo", "ttft_p99"}, "--slo"},
   };
   for (const auto& [args, flag] : cases) {
     auto w = ParseArgs(args);
@@ -119,6 +124,38 @@ TEST(WorkloadFlagsTest, BadValuesNameTheFlag) {
         << args[0] << " -> " << w.status().message();
     EXPECT_EQ(w.status().message().find('\n'), std::string::npos);
   }
+}
+
+// --scenario server: the scenario's load replaces the flags' (Poisson at
+// --target-qps until a query is planned at or after --min-duration), and the
+// prompts are a pool (the benchmark's performance sample count) reused cyclically.
+TEST(WorkloadFlagsTest, ScenarioReplacesTheLoad) {
+  auto w = ParseArgs({"--scenario", "server", "--target-qps", "20", "--min-duration", "30", "--slo", "ttft_p99:450",
+                      "--warmup", "3"});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE(w->scenario.has_value());
+  const char* data = std::getenv("FRONTIER_DATA_DIR");
+  auto rules = ResolveScenarioRules(*w, data != nullptr ? data : "data", "");
+  ASSERT_TRUE(rules.ok()) << rules.status().ToString();
+  ASSERT_TRUE(rules->has_value());
+  EXPECT_EQ((*rules)->min_query_count, 459);
+  ASSERT_TRUE(ApplyScenarioLoad(**rules, &*w).ok());
+  EXPECT_DOUBLE_EQ(w->load.request_rate, 20);
+  EXPECT_GE(w->load.num_prompts, 600 - 100);  // about 20 x 30
+  EXPECT_LE(w->load.num_prompts, 600 + 100);
+  EXPECT_EQ(w->load.warmup, 3);
+  EXPECT_EQ(w->dataset.num_prompts, w->load.num_prompts + 3);  // under the pool of 1000: no reuse needed
+  EXPECT_TRUE(w->dataset.allow_repeat);
+  EXPECT_EQ(w->effective.at("scenario"), "server");
+  EXPECT_EQ(w->effective.at("slo"), "ttft_p99:450");
+  // A plain SLO changes no load and needs no table.
+  auto slo = ParseArgs({"--slo", "tpot_p99:40", "--max-concurrency", "8"});
+  ASSERT_TRUE(slo.ok());
+  auto slo_rules = ResolveScenarioRules(*slo, "/nonexistent", "");
+  ASSERT_TRUE(slo_rules.ok());
+  ASSERT_TRUE(ApplyScenarioLoad(**slo_rules, &*slo).ok());
+  EXPECT_EQ(*slo->load.max_concurrency, 8);
+  EXPECT_EQ(slo->effective.at("slo"), "tpot_p99:40");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "../sweep/cli_test_util.h"
+#include "sweep/sweep_test_util.h"
 
 namespace frontier {
 namespace {
@@ -78,7 +78,7 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {sim + "--num-prompts 1000000000000",
        "frontier simulate: --num-prompts must be an integer in [1, 10000000], got 1000000000000\n"},
       {sim + "--dp 200000", "frontier simulate: --dp must be an integer in [0, 100000], got 200000\n"},
-      {sim + "--max-num-seqs 0", "frontier simulate: --max-num-seqs must be an integer in [1, 1000000], got 0\n"},
+      {sim + "--max-num-seqs 0", "frontier simulate: --max-num-seqs: must be an integer in [1, 1000000] or 'auto', got '0'\n"},
       {sim + "--duration 1e12 --max-concurrency 4",
        "frontier simulate: --duration must be a number of seconds in (0, 1e9], got 1000000000000\n"},
       {sim + "--input-len 1000000 --num-prompts 2000",
@@ -99,8 +99,8 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {"bench --model m --connect-timeout 0",
        "frontier bench: --connect-timeout must be a number in [0.001, 1000000], got 0\n"},
       {"validate --offline-requests 99999999999999",
-       "frontier validate: --offline-requests must be an integer in [0, 10000000], got 99999999999999\n"},
-      {"validate --server-requests 5", "frontier validate: --server-requests must be an integer in [100, 10000000], got 5\n"},
+       "frontier validate: --offline-requests must be an integer in [100, 1000000], got 99999999999999\n"},
+      {"validate --server-requests 5", "frontier validate: --server-requests must be an integer in [100, 1000000], got 5\n"},
       {"serve --profile fixed --fault-error-rate 2",
        "frontier serve: --fault-error-rate must be a number in [0, 1], got 2\n"},
       {"serve --profile fixed --fault-stall-ms 1e300",

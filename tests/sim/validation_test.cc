@@ -1,76 +1,105 @@
-// The simulator's predictions of published MLPerf results stay within the
-// bounds docs/simulate.md states. Stack factors were calibrated on the
-// entries marked calibrate=true only; the others are predictions.
+// The published results in data/validation and the stacks fitted to them:
+// the set is what `frontier validate` promises (sources, dates, classes,
+// vendors), the fitted stacks reproduce the fit their files record, and the
+// leave-one-out errors stay within the bounds docs/simulate.md states.
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "sim/stack.h"
+#include "sim/validate.h"
 #include "sim/validation.h"
 
 namespace frontier::sim {
 namespace {
 
-#ifdef FRONTIER_SIM_REDUCED
-constexpr int64_t kOffline = 3000, kServer = 600;
-constexpr int kProbes = 6;
-// 3,000 Offline samples drain a larger share of the run at low batch: about 10 % below the full set.
-constexpr double kCalibrated = 0.12, kOfflinePredicted = 0.15, kServerPredicted = 0.25;
-#else
-constexpr int64_t kOffline = 12288, kServer = 2000;
-constexpr int kProbes = 9;
-// Stated bounds (docs/simulate.md): calibration points within 3 %, Offline
-// predictions within 8 %, Server predictions within 18 % (the model sustains
-// nearly the Offline rate under the Server latency limits; published Server
-// throughput is 7-12 % below Offline, so Server predictions run high).
-constexpr double kCalibrated = 0.03, kOfflinePredicted = 0.08, kServerPredicted = 0.18;
-#endif
-
-TEST(ValidationTest, PredictionsOfPublishedResultsWithinTheStatedBound) {
+TEST(ValidationSetTest, HoldsDatedSourcedResultsOnBothVendorsWithMoE) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok()) << set.status().ToString();
-  ASSERT_EQ(set->results.size(), 7u);
-  ValidationOptions o;
-  o.offline_requests = kOffline;
-  o.server_requests = kServer;
-  o.server_probes = kProbes;
-  int calibrated = 0, predicted = 0;
+  int calibratable = 0, moe = 0;
+  std::set<std::string> moe_vendors;
   for (const auto& r : set->results) {
-    Result<Prediction> p = Predict(r, *set, o);
-    ASSERT_TRUE(p.ok()) << r.id << ": " << p.status().ToString();
-    const double bound = r.calibrate ? kCalibrated : (r.scenario == "offline" ? kOfflinePredicted : kServerPredicted);
-    EXPECT_LE(std::fabs(p->error), bound) << r.id << " predicted " << p->output_tokens_per_s << " vs published "
-                                          << r.output_tokens_per_s;
-    (r.calibrate ? calibrated : predicted)++;
-    if (r.scenario == "server") {
-      // The latency limits hold at the predicted rate.
-      ASSERT_TRUE(p->median_ttft_ms.has_value());
-      EXPECT_LT(*p->median_ttft_ms, r.ttft_p99_limit_ms);
-      EXPECT_LT(*p->median_tpot_ms, r.tpot_p99_limit_ms);
+    EXPECT_FALSE(r.source.empty()) << r.id;
+    EXPECT_EQ(r.published.size(), 10u) << r.id;
+    Result<ModelSpec> m = LoadModel(r.model);
+    ASSERT_TRUE(m.ok()) << r.id;
+    Result<Stack> s = LoadStack(r.stack);
+    ASSERT_TRUE(s.ok()) << r.id << ": " << s.status().ToString();
+    if (!r.Calibratable()) {
+      // Held out: published after June 2025 or marked so.
+      EXPECT_TRUE(r.held_out || r.published > "2025-06-30") << r.id;
+      continue;
+    }
+    EXPECT_LE(r.published, "2025-06-30") << r.id;
+    ++calibratable;
+    if (m->moe()) {
+      ++moe;
+      moe_vendors.insert(s->vendor);
     }
   }
-  EXPECT_EQ(calibrated, 2);  // one per stack
-  EXPECT_EQ(predicted, 5);
+  EXPECT_GE(calibratable, 20);
+  EXPECT_GE(moe, 6);
+  EXPECT_EQ(moe_vendors, (std::set<std::string>{"amd", "nvidia"}));
 }
 
-// Published ratios the model must reproduce in direction: H200 over H100
-// (more HBM, bandwidth and no TP) and B200 FP4 over H200 FP8.
-TEST(ValidationTest, GenerationsRankAsPublished) {
+// Every fitted stack file records each point's prediction at the fit; a fresh
+// prediction of the closed-loop and batch points with the catalogued
+// parameters gives the same figure (the replay a fit uses equals a simulation).
+TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
-  ValidationOptions o;
-  o.offline_requests = kOffline;
-  double h100 = 0, h200 = 0, b200 = 0;
-  for (const auto& r : set->results) {
-    if (r.scenario != "offline") continue;
-    Result<Prediction> p = Predict(r, *set, o);
-    ASSERT_TRUE(p.ok());
-    if (r.hardware == "h100-sxm") h100 = p->output_tokens_per_s;
-    if (r.hardware == "h200") h200 = p->output_tokens_per_s;
-    if (r.hardware == "b200") b200 = p->output_tokens_per_s;
+  int checked = 0;
+  for (const Stack& stack : ListStackVersions()) {
+    std::ifstream in(stack.file);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    if (!j.contains("calibration") || !j["calibration"].contains("points")) continue;
+    for (const auto& p : j["calibration"]["points"]) {
+      const std::string id = p["id"].get<std::string>();
+      for (const auto& r : set->results) {
+        if (r.id != id || (r.scenario != Scenario::kClosedLoop && r.scenario != Scenario::kBatch)) continue;
+        Result<Prediction> pred = Predict(r, *set, ValidationOptions{});
+        ASSERT_TRUE(pred.ok()) << id << ": " << pred.status().ToString();
+        EXPECT_NEAR(pred->output_tokens_per_s / p["predicted"].get<double>(), 1.0, 0.001) << id;
+        ++checked;
+      }
+    }
   }
-  EXPECT_GT(h200, 1.15 * h100);  // published 1.28x
-  EXPECT_GT(b200, 2.5 * h200);   // published 3.24x
+  EXPECT_GE(checked, 20);
 }
+
+#ifndef FRONTIER_SIM_REDUCED
+// The stated bound (docs/simulate.md): leave-one-out median |error| at most
+// 10 % over every fitted result, and per class at most 10 % (dense, MoE) and
+// 12 % (MLA); the largest leave-one-out error is 28.6 % today (vLLM 0.7.4 on
+// H200 at concurrency 16: the published throughput per user halves from
+// concurrency 4 to 16), over the 25 % the simulator aims for: asserted at 30 %
+// so that a regression shows.
+TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
+  Result<ValidationSet> set = LoadValidation();
+  ASSERT_TRUE(set.ok());
+  Result<ValidationReport> report = Validate(*set, ValidateOptions{});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  std::map<std::string, ClassSummary> by_class;
+  for (const auto& c : report->classes) by_class[c.model_class] = c;
+  ASSERT_TRUE(by_class.count("all"));
+  EXPECT_GE(by_class["all"].points, 20);
+  EXPECT_LE(by_class["all"].median_abs_loo, 0.10);
+  EXPECT_LE(by_class["all"].max_abs_loo, 0.30);
+  EXPECT_LE(by_class["dense"].median_abs_loo, 0.10);
+  EXPECT_LE(by_class["MoE"].median_abs_loo, 0.10);
+  EXPECT_LE(by_class["MLA"].median_abs_loo, 0.12);
+  for (const auto& row : report->rows) {
+    ASSERT_TRUE(row.loo_error.has_value()) << row.published.id;
+    // A leave-one-out prediction is a refit, not the in-sample one.
+    EXPECT_NE(*row.loo_predicted, row.predicted) << row.published.id;
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace frontier::sim

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_test_util.h"
+#include "sweep_test_util.h"
 #include "store/sqlite_store.h"
 #include "store/store.h"
 

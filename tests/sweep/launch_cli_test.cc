@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "cli_test_util.h"
+#include "sweep_test_util.h"
 #include "store/store.h"
 
 namespace frontier {

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "store/store.h"
-#include "cli_test_util.h"
+#include "sweep_test_util.h"
 
 namespace frontier {
 namespace {
@@ -174,7 +174,7 @@ workloads:
   - {name: tiny, input_len: 32, output_len: 8}
 load:
   concurrency: [1, 4]
-  prompts_per_concurrency: 2
+  prompts_per_concurrency: 4
 )");
   const std::string db = (tmp.dir / "f.db").string();
   auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
@@ -192,7 +192,7 @@ load:
     ASSERT_EQ(pts->size(), 2u) << (*runs)[i].system;
     for (const auto& p : *pts) {
       EXPECT_EQ(p.source, "measured");
-      EXPECT_EQ(p.metrics.completed, static_cast<int64_t>(2 * p.load_value));
+      EXPECT_EQ(p.metrics.completed, static_cast<int64_t>(4 * p.load_value));
       EXPECT_EQ(p.metrics.total_output_tokens, 8 * p.metrics.completed);
     }
   }

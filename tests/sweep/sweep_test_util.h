@@ -1,6 +1,7 @@
-// cli_test_util.h: running the frontier binary from tests of sweep, db,
-// report and compare: a scratch folder, the binary's exit status and output,
-// a free loopback port.
+// sweep_test_util.h: running the frontier binary from tests of sweep, db,
+// report, compare and simulate's bounds: a scratch folder, the binary's exit
+// status and output (tests/cli_test_util.h), a sweep killed mid-way, a free
+// loopback port.
 #pragma once
 
 #include <arpa/inet.h>
@@ -22,6 +23,7 @@
 #include <utility>
 
 #include "store/store.h"
+#include "tests/cli_test_util.h"
 #include "util/scratch.h"
 
 namespace frontier::testing_cli {
@@ -32,19 +34,8 @@ namespace fs = std::filesystem;
 using Tmp = testing_util::ScratchDir;
 using testing_util::Slurp;
 
-// Runs a shell command line; returns (exit status, stdout + stderr). A
-// process killed by a signal reports 128 + the signal, as the shell does.
-inline std::pair<int, std::string> Run(const std::string& command) {
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = ::pclose(p);
-  if (WIFSIGNALED(st)) return {128 + WTERMSIG(st), out};
-  const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return {rc, out};
-}
+// Runs a shell command line; returns (exit status, stdout + stderr).
+inline std::pair<int, std::string> Run(const std::string& command) { return testing::RunCommand(command); }
 
 // The binary under test: this build's, or $FRONTIER_TEST_BIN (to run these
 // tests against another build of frontier).

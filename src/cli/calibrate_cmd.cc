@@ -1,0 +1,221 @@
+// `frontier calibrate`: fits a stack version's free parameters to published
+// results (data/validation) and/or to runs measured into a results database,
+// prints each point's fit and leave-one-out error, and writes the stack
+// version file with its provenance. Parsing and printing only; the fit is
+// sim/calibration.h.
+//
+//   frontier calibrate --stack vllm-rocm@0.4.3 --in-place
+//   frontier calibrate --stack vllm-cuda --db runs.db --runs 3,4,5
+//       --model llama-3.1-8b --hardware h100 --version 0.9-mine   (one line)
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+
+#include "cli/cli_util.h"
+#include "cli/command.h"
+#include "cli/sim_flags.h"
+#include "sim/calibration.h"
+#include "sim/config.h"
+#include "sim/data_dir.h"
+#include "store/sqlite_store.h"
+
+namespace frontier::cli {
+namespace {
+
+constexpr const char* kCmd = "calibrate";
+
+Result<std::vector<std::string>> SplitList(const std::string& text, const char* flag) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty() && !text.empty()) return InvalidArgument(std::string(flag) + ": empty list");
+  return out;
+}
+
+// The measured points of `runs` in `db`: every concurrency point of each run,
+// the requests it sent, and its measured output throughput.
+Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, const std::vector<std::string>& runs,
+                                                     const sim::SimConfig& config) {
+  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenSqliteStore(db));
+  std::vector<sim::ResultModel> out;
+  for (const auto& text : runs) {
+    char* end = nullptr;
+    const long long run_id = std::strtoll(text.c_str(), &end, 10);
+    if (end != text.c_str() + text.size() || run_id < 1)
+      return InvalidArgument("--runs takes comma-separated run ids (frontier db ls), got '" + text + "'");
+    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(run_id));
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> points, store->ListPoints(run_id));
+    for (const auto& p : points) {
+      if (p.load_kind != "concurrency" || p.metrics.output_throughput <= 0) continue;
+      FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RequestRow> rows, store->ListRequests(p.id));
+      std::vector<workload::RequestSpec> requests;
+      for (const auto& r : rows) {
+        if (r.warmup || !r.ok || r.prompt_tokens < 1 || r.output_tokens < 1) continue;
+        workload::RequestSpec s;
+        s.id = static_cast<int64_t>(requests.size());
+        s.input_len = r.prompt_tokens;
+        s.output_len = r.output_tokens;
+        requests.push_back(s);
+      }
+      if (requests.empty()) continue;
+      sim::PublishedResult r;
+      r.id = info.Label() + "/" + p.key;
+      r.source = db + " point " + std::to_string(p.id);
+      r.published = "measured";
+      r.scenario = sim::Scenario::kClosedLoop;
+      r.concurrency = static_cast<int64_t>(p.load_value);
+      r.value = p.metrics.output_throughput;
+      out.push_back(sim::ResultModel::FromRun(r, config, std::move(requests)));
+    }
+  }
+  if (out.empty()) return InvalidArgument("--runs: no concurrency points with output throughput in " + db);
+  return out;
+}
+
+int RunCalibrate(int argc, char** argv) {
+  CLI::App app{"Fit a stack version's parameters to published results and/or measured runs", kCmd};
+  std::string stack_name, fit, only, out_path, version, db, runs, note;
+  bool in_place = false, no_loo = false, dry_run = false, no_published = false;
+  sim::ValidationOptions vo;
+  sim::SimSpec spec;
+  app.add_option("--fit", fit, "Parameters to fit, comma-separated [the stack's calibration.free]");
+  app.add_option("--id", only, "Only published results whose id contains this text");
+  app.add_flag("--no-published", no_published, "Fit only the measured runs (--db, --runs)");
+  app.add_option("--db", db, "Results database holding measured runs");
+  app.add_option("--runs", runs, "Run ids in --db to fit (their concurrency points), comma-separated");
+  app.add_option("--version", version, "Version of the stack file written [<version>+cal<date>]");
+  app.add_option("--out", out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]");
+  app.add_flag("--in-place", in_place, "Rewrite the stack version's own file");
+  app.add_flag("--dry-run", dry_run, "Fit and print; write nothing");
+  app.add_flag("--no-loo", no_loo, "Skip the leave-one-out refits");
+  app.add_option("--note", note, "One line kept in the file's calibration record");
+  app.add_option("--offline-requests", vo.offline_requests, "Samples drawn per Offline run [6000]");
+  app.add_option("--server-requests", vo.server_requests, "Requests per probe of the Server rate search [4000]");
+  // The deployment of measured runs; its --stack names the stack version to
+  // fit (name or name@version, or 'all').
+  AddSimSpecFlags(app, &spec);
+  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (!spec.stack) return UsageError(kCmd, "--stack is required: the stack version to fit, or 'all'");
+  stack_name = *spec.stack;
+  if (!db.empty() && runs.empty()) return UsageError(kCmd, "--db needs --runs (frontier db ls lists them)");
+  if (db.empty() && !runs.empty()) return UsageError(kCmd, "--runs needs --db");
+  if (!db.empty() && (!app.count("--model") || !app.count("--hardware")))
+    return UsageError(kCmd, "measured runs need their deployment: --model and --hardware (and --tp, ... as run)");
+  if (in_place + !version.empty() + !out_path.empty() > 1)
+    return UsageError(kCmd, "give one of --in-place, --version and --out");
+
+  const std::string dir = sim::DefaultDataDir();
+  Result<sim::ValidationSet> set = sim::LoadValidation(dir);
+  if (!set.ok()) return Fail(kCmd, set.status());
+  sim::CalibrationOptions co;
+  co.leave_one_out = !no_loo;
+  if (!fit.empty()) {
+    Result<std::vector<std::string>> names = SplitList(fit, "--fit");
+    if (!names.ok()) return Fail(kCmd, names.status());
+    co.free = *names;
+  }
+  std::vector<std::string> stacks;
+  if (stack_name == "all") {
+    for (const auto& s : sim::ListStackVersions(dir))
+      if (!s.free_params.empty() || !co.free.empty()) stacks.push_back(s.id());
+    if (!db.empty()) return UsageError(kCmd, "--stack all fits published results only; name one stack for --db");
+    if (!out_path.empty() || !version.empty())
+      return UsageError(kCmd, "--stack all writes each stack's own file: use --in-place or --dry-run");
+  } else {
+    stacks.push_back(stack_name);
+  }
+  std::vector<std::string> run_ids;
+  if (!runs.empty()) {
+    Result<std::vector<std::string>> r = SplitList(runs, "--runs");
+    if (!r.ok()) return Fail(kCmd, r.status());
+    run_ids = *r;
+  }
+
+  double total_seconds = 0;
+  int total_points = 0, fitted_stacks = 0;
+  for (const auto& id : stacks) {
+    Result<sim::Stack> stack = sim::LoadStack(id, dir);
+    if (!stack.ok()) return Fail(kCmd, stack.status());
+    std::vector<sim::ResultModel> models;
+    if (!no_published) {
+      for (const auto& r : set->results) {
+        if (r.stack != stack->id() || (!only.empty() && r.id.find(only) == std::string::npos)) continue;
+        if (!r.Calibratable()) {
+          std::printf("skipping %s: published %s, after June 2025 or held out (never fitted)\n", r.id.c_str(),
+                      r.published.c_str());
+          continue;
+        }
+        Result<sim::ResultModel> m = sim::ResultModel::Create(r, *set, vo);
+        if (!m.ok()) return Fail(kCmd, m.status());
+        models.push_back(std::move(*m));
+      }
+    }
+    if (!db.empty()) {
+      spec.stack = stack->id();
+      Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
+      if (!config.ok()) return Fail(kCmd, config.status());
+      Result<std::vector<sim::ResultModel>> measured = MeasuredModels(db, run_ids, *config);
+      if (!measured.ok()) return Fail(kCmd, measured.status());
+      for (auto& m : *measured) models.push_back(std::move(m));
+    }
+    if (models.empty()) {
+      // --stack all (with --id) fits the stacks that have matching results.
+      if (stack_name == "all") continue;
+      return UsageError(kCmd, "nothing to fit " + stack->id() + " to: no published result names it (data/validation) "
+                              "and no --db runs were given");
+    }
+    Result<sim::CalibrationResult> cal = sim::Calibrate(*stack, models, co);
+    if (!cal.ok()) return Fail(kCmd, cal.status());
+    total_seconds += cal->seconds;
+    total_points += static_cast<int>(cal->points.size());
+    ++fitted_stacks;
+
+    std::printf("== %s: %zu points, %zu free parameters\n", stack->id().c_str(), cal->points.size(), cal->free.size());
+    std::printf("%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
+    for (const auto& p : cal->points) {
+      char loo[32] = "", loo_err[32] = "";
+      if (p.loo_predicted > 0) {
+        std::snprintf(loo, sizeof loo, "%.1f", p.loo_predicted);
+        std::snprintf(loo_err, sizeof loo_err, "%+.1f%%", 100 * p.loo_error);
+      }
+      std::printf("%-48s %11.1f %11.1f %+7.1f%% %11s %8s\n", p.id.c_str(), p.measured, p.predicted, 100 * p.error, loo,
+                  loo_err);
+    }
+    for (const auto& name : cal->free)
+      std::printf("  %-28s prior %-10g -> %g\n", name.c_str(), sim::GetParam(stack->priors, name),
+                  sim::GetParam(cal->params, name));
+    std::printf("  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal->seconds,
+                cal->iterations, static_cast<long long>(cal->replays), cal->simulations);
+    if (dry_run) continue;
+    std::string v = version, path = out_path;
+    if (in_place) {
+      v = stack->version;
+      path = stack->file;
+    } else {
+      if (v.empty()) {
+        std::string date = "cal";
+        const std::time_t t = std::time(nullptr);
+        char buf[16];
+        std::strftime(buf, sizeof buf, "%Y%m%d", std::gmtime(&t));
+        v = stack->version + "+" + date + buf;
+      }
+      if (path.empty()) path = dir + "/stacks/" + stack->name + "@" + v + ".json";
+    }
+    if (Status st = sim::WriteCalibratedStack(*stack, *cal, stack->file, path, v, note); !st.ok())
+      return Fail(kCmd, st);
+    std::printf("  wrote %s (%s@%s)\n", path.c_str(), stack->name.c_str(), v.c_str());
+  }
+  if (total_points == 0)
+    return UsageError(kCmd, "nothing to fit: no published result of any stack matches --id '" + only + "'");
+  if (stacks.size() > 1)
+    std::printf("%d points over %d stacks in %.2f s\n", total_points, fitted_stacks, total_seconds);
+  return 0;
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+FRONTIER_REGISTER_COMMAND(calibrate, "Fit a stack version's parameters to published results or measured runs",
+                          frontier::cli::RunCalibrate);

@@ -1,0 +1,84 @@
+// `frontier dashboard`: browse, compare and watch the results database in the browser.
+#include <csignal>
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/command.h"
+#include "cli/hardware_facts.h"
+#include "core/version.h"
+#include "dashboard/api.h"
+#include "dashboard/data.h"
+#include "dashboard/server.h"
+#include "store/store.h"
+
+namespace frontier::cli {
+namespace {
+
+dashboard::DashboardServer* g_server = nullptr;
+
+void OnSignal(int) {
+  if (g_server) g_server->RequestStop();
+}
+
+int RunDashboard(int argc, char** argv) {
+  CLI::App app("Browse, compare and watch the results database in a browser: runs, frontiers, "
+               "points, regressions, trends and a running sweep, served by this process",
+               "dashboard");
+  std::string db = "frontier.db";
+  dashboard::ServerOptions so;
+  bool allow_import = false;
+  PriceFlags price_flags;
+  app.add_option("--db", db, "Results database (opened read-only unless --allow-import)")
+      ->capture_default_str();
+  app.add_option("--host", so.host, "Address to bind; beyond loopback needs --token")
+      ->capture_default_str();
+  app.add_option("--port", so.port, "Port (0: any free one, printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  app.add_option("--token", so.token,
+                 "Secret every request must carry (Authorization: Bearer, or the cookie set by "
+                 "opening /?token=SECRET once)");
+  app.add_flag("--allow-import", allow_import,
+               "Allow uploading vLLM / InferenceX result files from the browser (opens --db for writing)");
+  AddPriceFlags(app, price_flags);
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  auto prices = ParsePrices(price_flags);
+  if (!prices.ok()) return UsageError("dashboard", prices.status().message());
+  if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return UsageError("dashboard", v.message());
+
+  // Read-only unless uploads are allowed; either way a missing --db is an error, never a new file.
+  auto st = store::OpenStore(db, allow_import ? store::OpenMode::kReadWrite : store::OpenMode::kReadOnly);
+  if (!st.ok()) return Fail("dashboard", st.status());
+  dashboard::DashboardData data(**st, [&](const std::string& hw) {
+    return LookupHardwareFacts(hw, price_flags.tier, *prices);
+  });
+  if (Status s = data.Refresh(); !s.ok()) return Fail("dashboard", s);
+  dashboard::Api api(data, {db, allow_import, kVersion});
+  auto server = dashboard::DashboardServer::Create(so, api);
+  if (!server.ok()) {
+    return server.status().code() == StatusCode::kInvalidArgument
+               ? UsageError("dashboard", server.status().message())
+               : Fail("dashboard", server.status());
+  }
+  const std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
+  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << db
+            << (allow_import ? " (import allowed)" : " (read-only)") << "\n  open http://" << host << ":"
+            << (*server)->port() << "/" << (so.token.empty() ? "" : "?token=<your token>")
+            << "   (Ctrl-C stops)\n"
+            << std::flush;
+  g_server = server->get();
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  Status run = (*server)->Run();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  g_server = nullptr;
+  if (!run.ok()) return Fail("dashboard", run);
+  return 0;
+}
+
+}  // namespace
+}  // namespace frontier::cli
+
+FRONTIER_REGISTER_COMMAND(dashboard, "Browse, compare and watch results in the browser",
+                          frontier::cli::RunDashboard);

@@ -1,0 +1,140 @@
+#include "dashboard/data.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "report/compare.h"
+
+namespace frontier::dashboard {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void AddPoint(RunRow& row, const store::PointRecord& p) {
+  ++row.points;
+  if (std::find(row.workloads.begin(), row.workloads.end(), p.workload) == row.workloads.end())
+    row.workloads.push_back(p.workload);
+  row.last_point_utc = std::max(row.last_point_utc, p.created_utc);
+  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_tput_per_gpu);
+  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_tput_per_gpu);
+  row.peak_interactivity = std::max(row.peak_interactivity, p.metrics.interactivity);
+}
+
+}  // namespace
+
+std::string RunRow::Config(const std::string& key) const {
+  auto it = run.config.find(key);
+  return it == run.config.end() ? "" : it->second;
+}
+
+std::string RunRow::Stack() const {
+  if (std::string e = Config("engine"); !e.empty()) return e;
+  if (std::string s = Config("stack"); !s.empty()) return s;
+  return Config("kind");
+}
+
+std::string RunRow::StackVersion() const { return Config("engine_version"); }
+
+DashboardData::DashboardData(store::Store& store, HardwareLookup lookup)
+    : store_(store), lookup_(std::move(lookup)) {}
+
+Status DashboardData::Refresh() {
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store_.ListRuns());
+  FRONTIER_ASSIGN_OR_RETURN(auto fresh, store_.ListPointsAfter(last_point_id_));
+  // Runs: keep the point figures of runs seen before, take everything else anew.
+  std::vector<RunRow> rows;
+  rows.reserve(runs.size());
+  std::map<int64_t, size_t> index;
+  for (auto& r : runs) {
+    RunRow row;
+    if (auto it = run_index_.find(r.id); it != run_index_.end()) row = std::move(runs_[it->second]);
+    row.run = std::move(r);
+    row.run.plan_text.clear();  // read with a point's detail; lists do not need it
+    auto planned = row.run.provenance.find("planned_points");
+    row.planned_points = planned == row.run.provenance.end() ? -1 : std::atoll(planned->second.c_str());
+    index[row.run.id] = rows.size();
+    rows.push_back(std::move(row));
+  }
+  for (auto& p : fresh) {
+    p.settings.clear();
+    p.summary_json.clear();
+    last_point_id_ = std::max(last_point_id_, p.id);
+    if (auto it = index.find(p.run_id); it != index.end()) AddPoint(rows[it->second], p);
+    points_.push_back(std::move(p));
+  }
+  runs_ = std::move(rows);
+  run_index_ = std::move(index);
+  return Status::Ok();
+}
+
+const RunRow* DashboardData::FindRun(int64_t id) const {
+  auto it = run_index_.find(id);
+  return it == run_index_.end() ? nullptr : &runs_[it->second];
+}
+
+std::vector<store::PointRecord> DashboardData::PointsAfter(int64_t after_id, size_t limit) const {
+  auto first = std::upper_bound(points_.begin(), points_.end(), after_id,
+                                [](int64_t id, const store::PointRecord& p) { return id < p.id; });
+  std::vector<store::PointRecord> out;
+  for (auto it = first; it != points_.end() && out.size() < limit; ++it) out.push_back(*it);
+  return out;
+}
+
+Result<DashboardData::PointDetail> DashboardData::Point(int64_t point_id) {
+  auto it = std::lower_bound(points_.begin(), points_.end(), point_id,
+                             [](const store::PointRecord& p, int64_t id) { return p.id < id; });
+  if (it == points_.end() || it->id != point_id) {
+    return NotFound("point " + std::to_string(point_id) +
+                    " is not in the database; the Frontier page links to every point");
+  }
+  PointDetail d;
+  FRONTIER_ASSIGN_OR_RETURN(d.run, store_.GetRun(it->run_id));
+  FRONTIER_ASSIGN_OR_RETURN(auto points, store_.ListPoints(it->run_id));
+  for (auto& p : points) {
+    if (p.id == point_id) d.point = std::move(p);
+  }
+  FRONTIER_ASSIGN_OR_RETURN(d.requests, store_.ListRequests(point_id));
+  return d;
+}
+
+Result<report::Report> DashboardData::BuildReport(const std::vector<int64_t>& run_ids,
+                                                  const std::vector<double>& targets) {
+  report::ReportOptions o;
+  o.run_ids = run_ids;
+  o.targets = targets;
+  for (int64_t id : run_ids) {
+    const RunRow* row = FindRun(id);
+    if (!row) {
+      return NotFound("run " + std::to_string(id) +
+                      " is not in the database; the Runs page lists the runs");
+    }
+    const std::string hw = Lower(row->Config("hardware"));
+    if (auto f = Facts(hw)) o.hardware[hw] = *f;
+  }
+  return report::BuildReport(store_, o);
+}
+
+Result<analysis::RegressionReport> DashboardData::Compare(int64_t baseline, int64_t candidate,
+                                                          const analysis::RegressionOptions& options) {
+  return report::CompareRuns(store_, baseline, candidate, options);
+}
+
+Result<std::vector<store::RunInfo>> DashboardData::Import(const std::string& text,
+                                                          const std::string& file_name,
+                                                          const store::ImportOptions& options) {
+  return store::ImportText(store_, text, file_name, options);
+}
+
+std::optional<report::HardwareFacts> DashboardData::Facts(const std::string& hardware) {
+  const std::string hw = Lower(hardware);
+  if (hw.empty() || !lookup_) return std::nullopt;
+  auto it = facts_.find(hw);
+  if (it == facts_.end()) it = facts_.emplace(hw, lookup_(hw)).first;
+  return it->second;
+}
+
+}  // namespace frontier::dashboard

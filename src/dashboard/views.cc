@@ -1,0 +1,430 @@
+#include "dashboard/views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "analysis/cost.h"
+#include "analysis/frontier.h"
+#include "analysis/iso.h"
+
+namespace frontier::dashboard {
+
+using nlohmann::json;
+
+namespace {
+
+json Opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json Ci(const analysis::MeanCi& c) {
+  return {{"mean", c.mean}, {"half_width", c.half_width}, {"n", c.n}, {"measured", c.measured}};
+}
+
+}  // namespace
+
+json RunJson(const RunRow& r) {
+  return {{"id", r.run.id},
+          {"label", r.run.Label()},
+          {"sweep", r.run.sweep},
+          {"system", r.run.system},
+          {"source", r.run.source},
+          {"status", r.run.status},
+          {"created_utc", r.run.created_utc},
+          {"model", r.Config("model")},
+          {"hardware", r.Config("hardware")},
+          {"gpus", r.Config("gpus")},
+          {"precision", r.Config("precision")},
+          {"stack", r.Stack()},
+          {"version", r.StackVersion()},
+          {"workloads", r.workloads},
+          {"points", r.points},
+          {"planned_points", r.planned_points},
+          {"last_point_utc", r.last_point_utc},
+          {"peak_total_tput_per_gpu", r.peak_total_tput_per_gpu},
+          {"peak_output_tput_per_gpu", r.peak_output_tput_per_gpu},
+          {"peak_interactivity", r.peak_interactivity}};
+}
+
+std::vector<int64_t> DefaultRuns(const DashboardData& data) {
+  const auto& runs = data.runs();
+  const RunRow* newest = nullptr;
+  for (auto it = runs.rbegin(); it != runs.rend() && !newest; ++it)
+    if (it->points > 0) newest = &*it;
+  std::vector<int64_t> ids;
+  if (!newest) return ids;
+  for (auto it = runs.rbegin(); it != runs.rend() && ids.size() < 8; ++it) {
+    if (it->points > 0 && it->run.sweep == newest->run.sweep && it->run.plan_hash == newest->run.plan_hash)
+      ids.push_back(it->run.id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+json FrontierJson(const report::Report& rep, const std::string& y, const std::string& x,
+                  DashboardData& data) {
+  (void)data;
+  json series = json::array();
+  json notes = json::array();
+  for (const auto& s : rep.series) {
+    const double price = s.facts ? s.facts->price_per_gpu_hour : 0;
+    const double tdp = s.facts ? s.facts->tdp_w : 0;
+    if (y == "per_dollar" && !(price > 0)) {
+      notes.push_back(s.name + ": no price for hardware '" + s.hardware +
+                      "' (the catalog has none; start the dashboard with --price HW=USD)");
+    }
+    if (y == "per_joule" && !(tdp > 0)) {
+      notes.push_back(s.name + ": no TDP for hardware '" + s.hardware + "' in the catalog");
+    }
+    json pts = json::array();
+    for (const auto& p : s.points) {
+      const analysis::MeanCi& xm = x == "ttft_p50" ? p.median_ttft_ms
+                                   : x == "ttft_p99" ? p.p99_ttft_ms
+                                   : x == "e2el"     ? p.median_e2el_ms
+                                                     : p.interactivity;
+      const analysis::MeanCi& base = y == "output" ? p.output_tput_per_gpu : p.total_tput_per_gpu;
+      std::optional<double> yv = base.mean;
+      if (y == "per_dollar") yv = analysis::TokensPerDollar(price, base.mean);
+      if (y == "per_joule") yv = analysis::TokensPerJoule(base.mean, tdp);
+      // The interval scales with the throughput: both conversions are linear in it.
+      const double scale = yv && base.mean > 0 ? *yv / base.mean : 0;
+      json ids = json::array();
+      for (const auto& r : p.repetitions) ids.push_back(r.id);
+      pts.push_back({{"key", p.key},
+                     {"load", p.load},
+                     {"load_kind", p.load_kind},
+                     {"x", xm.mean},
+                     {"x_err", xm.half_width},
+                     {"y", Opt(yv)},
+                     {"y_err", base.half_width * scale},
+                     {"n", p.repetitions.size()},
+                     {"frontier", y == "output" ? p.on_output_frontier : p.on_total_frontier},
+                     {"ids", ids},
+                     {"interactivity", Ci(p.interactivity)},
+                     {"total_tput_per_gpu", Ci(p.total_tput_per_gpu)},
+                     {"output_tput_per_gpu", Ci(p.output_tput_per_gpu)},
+                     {"median_ttft_ms", Ci(p.median_ttft_ms)},
+                     {"p99_ttft_ms", Ci(p.p99_ttft_ms)},
+                     {"median_tpot_ms", Ci(p.median_tpot_ms)},
+                     {"median_e2el_ms", Ci(p.median_e2el_ms)},
+                     {"settings", p.settings}});
+    }
+    series.push_back({{"name", s.name},
+                      {"run_id", s.run.id},
+                      {"label", s.run.Label()},
+                      {"workload", s.workload},
+                      {"hardware", s.hardware},
+                      {"gpus", s.run.config.count("gpus") ? s.run.config.at("gpus") : ""},
+                      {"source", s.run.source},
+                      {"status", s.run.status},
+                      {"price_per_gpu_hour", price},
+                      {"price_source", s.facts ? s.facts->price_source : ""},
+                      {"tdp_w", tdp},
+                      {"points", pts}});
+  }
+  json iso = json::array();
+  for (const auto& w : rep.workloads) {
+    json names = json::array();
+    for (size_t idx : w.series) names.push_back(rep.series[idx].name);
+    json rows = json::array();
+    for (size_t t = 0; t < w.targets.size(); ++t) {
+      json cells = json::array();
+      for (size_t k = 0; k < w.series.size(); ++k) {
+        const auto& s = rep.series[w.series[k]];
+        cells.push_back({{"series", s.name},
+                         {"run_id", s.run.id},
+                         {"total", Opt(w.iso_total[t].tput[k])},
+                         {"output", Opt(w.iso_output[t].tput[k])},
+                         {"ratio_total", Opt(w.iso_total[t].ratio[k])},
+                         {"ratio_output", Opt(w.iso_output[t].ratio[k])},
+                         {"usd_per_m_total", Opt(w.cost[t].usd_per_m_total[k])},
+                         {"usd_per_m_output", Opt(w.cost[t].usd_per_m_output[k])},
+                         {"tokens_per_joule", Opt(w.cost[t].tokens_per_joule[k])}});
+      }
+      rows.push_back({{"interactivity", w.targets[t]}, {"cells", cells}});
+    }
+    iso.push_back({{"workload", w.workload}, {"series", names}, {"rows", rows}});
+  }
+  return {{"series", series}, {"iso", iso}, {"notes", notes}, {"x", x}, {"y", y}};
+}
+
+json Histogram(const std::vector<double>& values, int bins) {
+  json edges = json::array(), counts = json::array();
+  if (values.empty() || bins < 1) return {{"edges", edges}, {"counts", counts}};
+  const auto [lo_it, hi_it] = std::minmax_element(values.begin(), values.end());
+  const double lo = *lo_it, hi = *hi_it;
+  const double width = hi > lo ? (hi - lo) / bins : 1.0;
+  std::vector<int64_t> c(static_cast<size_t>(bins), 0);
+  for (double v : values) {
+    int b = static_cast<int>((v - lo) / width);
+    b = std::clamp(b, 0, bins - 1);  // the maximum falls in the last bin
+    ++c[static_cast<size_t>(b)];
+  }
+  for (int i = 0; i <= bins; ++i) edges.push_back(lo + width * i);
+  for (auto n : c) counts.push_back(n);
+  return {{"edges", edges}, {"counts", counts}};
+}
+
+namespace {
+
+// mean/median/std/pNN of each latency in a summary's vLLM keys, in a fixed order.
+json Percentiles(const json& summary) {
+  static const std::regex key(R"(^(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms$)");
+  std::map<std::string, std::vector<std::pair<double, std::pair<std::string, double>>>> by_metric;
+  for (auto& [k, v] : summary.items()) {
+    std::smatch m;
+    if (!v.is_number() || !std::regex_match(k, m, key)) continue;
+    const std::string stat = m[1];
+    const double order = stat == "mean" ? -3 : stat == "std" ? -2 : stat == "median" ? 50 : std::stod(stat.substr(1));
+    by_metric[m[2]].push_back({order, {stat, v.get<double>()}});
+  }
+  json out = json::object();
+  for (auto& [metric, stats] : by_metric) {
+    std::sort(stats.begin(), stats.end());
+    json list = json::array();
+    for (auto& [order, sv] : stats) list.push_back({{"stat", sv.first}, {"value", sv.second}});
+    out[metric] = list;
+  }
+  return out;
+}
+
+json Timeslices(const std::vector<store::RequestRow>& rows) {
+  std::vector<const store::RequestRow*> done;
+  std::set<Nanos> sends;
+  for (const auto& r : rows) {
+    if (r.warmup || r.end_ns < 0 || r.end_ns < r.sent_ns) continue;
+    done.push_back(&r);
+    sends.insert(r.sent_ns);
+  }
+  json out = json::array();
+  // Requests that all "start" at one instant (imported per-request arrays) have no timeline.
+  if (done.size() < 2 || sends.size() < 2) return out;
+  Nanos t0 = INT64_MAX, t1 = INT64_MIN;
+  for (const auto* r : done) {
+    t0 = std::min(t0, r->sent_ns);
+    t1 = std::max(t1, r->end_ns);
+  }
+  if (t1 <= t0) return out;
+  const int n = static_cast<int>(std::min<size_t>(20, done.size()));
+  const double len = static_cast<double>(t1 - t0) / n;
+  auto overlap = [](double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); };
+  for (int i = 0; i < n; ++i) {
+    const double a = static_cast<double>(t0) + len * i, b = a + len;
+    int64_t started = 0, ended = 0;
+    double busy = 0, tokens = 0;
+    for (const auto* r : done) {
+      const double s = static_cast<double>(r->sent_ns), e = static_cast<double>(r->end_ns);
+      if (s >= a && (s < b || i == n - 1)) ++started;
+      if (e >= a && (e < b || i == n - 1)) ++ended;
+      busy += overlap(s, e, a, b);
+      // Output tokens spread evenly from the first token to the end.
+      const double f = r->first_token_ns >= 0 ? static_cast<double>(r->first_token_ns) : s;
+      if (e > f) tokens += r->output_tokens * overlap(f, e, a, b) / (e - f);
+      else if (e >= a && e < b) tokens += r->output_tokens;
+    }
+    out.push_back({{"t0_s", (a - static_cast<double>(t0)) / 1e9},
+                   {"t1_s", (b - static_cast<double>(t0)) / 1e9},
+                   {"started", started},
+                   {"completed", ended},
+                   {"in_flight", busy / len},
+                   {"output_tok_s", tokens / (len / 1e9)}});
+  }
+  return out;
+}
+
+json Reproduce(const store::RunInfo& run, const store::PointRecord& p) {
+  auto prov = [&](const char* k) { return run.provenance.count(k) ? run.provenance.at(k) : std::string(); };
+  json out = {{"original_command", prov("command_line")}, {"plan_text", run.plan_text}};
+  if (!prov("file").empty()) {
+    std::string cmd = "frontier db import " + prov("file") + " --db reproduce.db";
+    if (prov("format") == "vllm bench serve") {
+      if (run.config.count("gpus")) cmd += " --gpus " + run.config.at("gpus");
+      if (run.config.count("hardware")) cmd += " --hardware " + run.config.at("hardware");
+    }
+    out["command"] = cmd;
+    out["note"] = "an imported result: this re-imports the file it came from";
+  } else if (!prov("plan_file").empty()) {
+    out["command"] = "frontier sweep " + prov("plan_file") + " --db reproduce.db";
+    out["note"] = "runs the plan stored with this run (text below; its hash is " + run.plan_hash +
+                  "), which measures point '" + p.key + "' of system '" + run.system +
+                  "' with seed " + (p.settings.count("seed") ? p.settings.at("seed") : "?") +
+                  " among the others";
+  } else {
+    out["command"] = prov("command_line");
+    out["note"] = "the command stored with the run";
+  }
+  return out;
+}
+
+}  // namespace
+
+json PointJson(const DashboardData::PointDetail& d) {
+  const store::PointRecord& p = d.point;
+  const store::PointMetrics& m = p.metrics;
+  json summary = json::parse(p.summary_json.empty() ? "{}" : p.summary_json, nullptr, false);
+  if (summary.is_discarded() || !summary.is_object()) summary = json::object();
+  std::vector<double> ttft, tpot, itl, e2el;
+  int64_t ok = 0, failed = 0, warmup = 0;
+  for (const auto& r : d.requests) {
+    if (r.warmup) { ++warmup; continue; }
+    if (!r.ok) { ++failed; continue; }
+    ++ok;
+    if (r.first_token_ns >= 0) ttft.push_back(static_cast<double>(r.first_token_ns - r.sent_ns) / 1e6);
+    if (r.first_token_ns >= 0 && r.end_ns >= r.first_token_ns) {
+      const double decode_ms = static_cast<double>(r.end_ns - r.first_token_ns) / 1e6;
+      if (r.output_tokens > 1) tpot.push_back(decode_ms / (r.output_tokens - 1));
+      if (r.events > 1) itl.push_back(decode_ms / (r.events - 1));
+    }
+    if (r.end_ns >= r.sent_ns) e2el.push_back(static_cast<double>(r.end_ns - r.sent_ns) / 1e6);
+  }
+  json run = {{"id", d.run.id},       {"label", d.run.Label()},       {"sweep", d.run.sweep},
+              {"system", d.run.system}, {"source", d.run.source},     {"status", d.run.status},
+              {"created_utc", d.run.created_utc}, {"config", d.run.config},
+              {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash}};
+  json metrics = {{"num_gpus", m.num_gpus}, {"completed", m.completed}, {"failed", m.failed},
+                  {"total_input_tokens", m.total_input_tokens}, {"total_output_tokens", m.total_output_tokens},
+                  {"duration_s", m.duration_s}, {"request_throughput", m.request_throughput},
+                  {"output_throughput", m.output_throughput}, {"total_token_throughput", m.total_token_throughput},
+                  {"output_tput_per_gpu", m.output_tput_per_gpu}, {"total_tput_per_gpu", m.total_tput_per_gpu},
+                  {"interactivity", m.interactivity}, {"max_concurrent_requests", m.max_concurrent_requests}};
+  constexpr int kBins = 20;
+  return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
+                     {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
+                     {"attempts", p.attempts}, {"created_utc", p.created_utc}, {"settings", p.settings},
+                     {"metrics", metrics}}},
+          {"run", run},
+          {"percentiles", Percentiles(summary)},
+          {"summary", summary},
+          {"requests", {{"stored", d.requests.size()}, {"ok", ok}, {"failed", failed}, {"warmup", warmup}}},
+          {"histograms", {{"ttft_ms", Histogram(ttft, kBins)}, {"tpot_ms", Histogram(tpot, kBins)},
+                          {"itl_ms", Histogram(itl, kBins)}, {"e2el_ms", Histogram(e2el, kBins)}}},
+          {"timeslices", Timeslices(d.requests)},
+          {"reproduce", Reproduce(d.run, p)}};
+}
+
+json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline, const RunRow& candidate,
+                 const analysis::RegressionOptions& o) {
+  json deltas = json::array();
+  for (int pass = 0; pass < 2; ++pass) {  // regressions first, as `frontier compare` prints them
+    for (const auto& d : r.deltas) {
+      if ((pass == 0) != d.regression) continue;
+      deltas.push_back({{"key", d.key}, {"metric", d.metric}, {"baseline", d.baseline},
+                        {"candidate", d.candidate}, {"relative_change", d.relative_change},
+                        {"threshold", d.threshold}, {"noise_measured", d.noise_measured},
+                        {"n_baseline", d.n_baseline}, {"n_candidate", d.n_candidate},
+                        {"verdict", d.regression ? "regression" : d.improvement ? "improved" : "same"}});
+    }
+  }
+  const std::string verdict = r.deltas.empty()      ? "no common points"
+                              : r.regressions > 0   ? "regression"
+                              : r.improvements > 0  ? "improved"
+                                                    : "no change beyond noise";
+  char level[16];
+  std::snprintf(level, sizeof level, "%g", o.level);
+  return {{"baseline", RunJson(baseline)}, {"candidate", RunJson(candidate)}, {"deltas", deltas},
+          {"only_baseline", r.only_baseline}, {"only_candidate", r.only_candidate},
+          {"regressions", r.regressions}, {"improvements", r.improvements}, {"verdict", verdict},
+          {"options", {{"confidence", o.level}, {"min_change", o.min_relative}, {"threshold", o.unmeasured_threshold}}},
+          {"command", "frontier compare --baseline " + std::to_string(baseline.run.id) + " --candidate " +
+                          std::to_string(candidate.run.id) + " --confidence " + level}};
+}
+
+Result<json> OverTimeJson(DashboardData& data, const std::string& config, const std::string& workload,
+                          std::optional<double> at) {
+  std::map<std::string, std::vector<const RunRow*>> by_config;
+  std::vector<std::string> order;
+  for (const RunRow& r : data.runs()) {
+    if (r.points == 0) continue;
+    const std::string name = r.run.sweep + "/" + r.run.system;
+    if (!by_config.count(name)) order.push_back(name);
+    by_config[name].push_back(&r);
+  }
+  json configs = json::array();
+  std::string chosen = config;
+  for (const auto& name : order) {
+    configs.push_back({{"config", name}, {"runs", by_config[name].size()}});
+    if (config.empty() && (chosen.empty() || by_config[name].size() > by_config[chosen].size())) chosen = name;
+  }
+  json out = {{"configs", configs}, {"config", chosen}, {"rows", json::array()}};
+  if (chosen.empty()) return out;
+  auto it = by_config.find(chosen);
+  if (it == by_config.end()) {
+    return NotFound("configuration '" + chosen +
+                    "' has no run with points; give config=SWEEP/SYSTEM as the list shows");
+  }
+  std::vector<int64_t> ids;
+  // The latest runs of the configuration, at most what a plot can show.
+  const auto& runs = it->second;
+  for (size_t i = runs.size() > 200 ? runs.size() - 200 : 0; i < runs.size(); ++i) ids.push_back(runs[i]->run.id);
+  FRONTIER_ASSIGN_OR_RETURN(report::Report rep, data.BuildReport(ids, {}));
+  std::vector<std::string> workloads;
+  for (const auto& s : rep.series)
+    if (std::find(workloads.begin(), workloads.end(), s.workload) == workloads.end()) workloads.push_back(s.workload);
+  const std::string w = workload.empty() && !workloads.empty() ? workloads.front() : workload;
+  if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) {
+    return NotFound("workload '" + w + "' is not in configuration '" + chosen + "'");
+  }
+  std::vector<analysis::Series> series;
+  for (const auto& s : rep.series)
+    if (s.workload == w) series.push_back({s.name, report::OperatingPoints(s)});
+  if (!at) {
+    const auto targets = analysis::DefaultTargets(series, analysis::Throughput::kTotal);
+    if (!targets.empty()) at = targets[targets.size() / 2];
+  }
+  json rows = json::array();
+  for (const auto& s : rep.series) {
+    if (s.workload != w) continue;
+    double peak_total = 0, peak_output = 0, top_x = 0;
+    for (const auto& p : s.points) {
+      peak_total = std::max(peak_total, p.total_tput_per_gpu.mean);
+      peak_output = std::max(peak_output, p.output_tput_per_gpu.mean);
+      top_x = std::max(top_x, p.interactivity.mean);
+    }
+    std::optional<double> at_value;
+    if (at) {
+      const auto ops = report::OperatingPoints(s);
+      at_value = analysis::Interpolate(analysis::FrontierCurve(ops, analysis::Throughput::kTotal), *at);
+    }
+    rows.push_back({{"run_id", s.run.id}, {"label", s.run.Label()}, {"created_utc", s.run.created_utc},
+                    {"status", s.run.status}, {"peak_total_tput_per_gpu", peak_total},
+                    {"peak_output_tput_per_gpu", peak_output}, {"max_interactivity", top_x},
+                    {"total_tput_per_gpu_at", Opt(at_value)}});
+  }
+  out["workloads"] = workloads;
+  out["workload"] = w;
+  out["at"] = Opt(at);
+  out["rows"] = rows;
+  return out;
+}
+
+Result<json> LiveJson(DashboardData& data, int64_t since) {
+  json points = json::array();
+  constexpr size_t kMax = 500;
+  for (const auto& p : data.PointsAfter(since, kMax)) {
+    const RunRow* r = data.FindRun(p.run_id);
+    points.push_back({{"id", p.id}, {"run_id", p.run_id}, {"label", r ? r->run.Label() : ""},
+                      {"key", p.key}, {"workload", p.workload}, {"load", p.load_value},
+                      {"repetition", p.repetition}, {"source", p.source}, {"created_utc", p.created_utc},
+                      {"interactivity", p.metrics.interactivity},
+                      {"total_tput_per_gpu", p.metrics.total_tput_per_gpu},
+                      {"output_tput_per_gpu", p.metrics.output_tput_per_gpu},
+                      {"median_ttft_ms", p.metrics.median_ttft_ms}});
+  }
+  json progress = json::array();
+  const auto& runs = data.runs();
+  if (!runs.empty()) {
+    const RunRow& newest = runs.back();
+    for (const RunRow& r : runs) {
+      if (r.run.sweep != newest.run.sweep || r.run.plan_hash != newest.run.plan_hash) continue;
+      progress.push_back({{"id", r.run.id}, {"label", r.run.Label()}, {"status", r.run.status},
+                          {"points", r.points}, {"planned_points", r.planned_points},
+                          {"last_point_utc", r.last_point_utc}});
+    }
+  }
+  const int64_t last = points.empty() ? std::max(since, int64_t{0}) : points.back()["id"].get<int64_t>();
+  return json{{"points", points}, {"progress", progress}, {"last_id", last},
+              {"more", points.size() == kMax}};
+}
+
+}  // namespace frontier::dashboard

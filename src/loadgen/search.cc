@@ -1,0 +1,281 @@
+#include "loadgen/search.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "metrics/result_json.h"
+#include "workload/arrival.h"
+
+namespace frontier::loadgen {
+
+const char* SearchAxisName(SearchAxis a) { return a == SearchAxis::kRate ? "request_rate" : "concurrency"; }
+const char* SearchGoalName(SearchGoal g) {
+  return g == SearchGoal::kMaxValidQps ? "max_valid_qps" : "max_throughput_per_gpu";
+}
+
+namespace {
+
+bool IsServerLike(const ScenarioRules& r) { return r.scenario && *r.scenario != Scenario::kOffline; }
+
+ScenarioRules TrialRules(const SearchOptions& o, double value) {
+  ScenarioRules r = o.rules;
+  if (o.axis == SearchAxis::kRate && IsServerLike(r)) r.target_qps = value;
+  return r;
+}
+
+// Watches a live trial: sets its stop flag when the detector confirms
+// over-saturation or the user interrupts the search.
+class TrialWatch final : public Observer {
+ public:
+  explicit TrialWatch(const std::atomic<bool>* interrupt) : interrupt_(interrupt) {}
+
+  void Detect(std::vector<Nanos> plan, int64_t warmup, const SaturationOptions& o) {
+    plan_ = plan;
+    warmup_ = warmup;
+    interval_ = o.interval;
+    detector_.emplace(std::move(plan), o);
+  }
+
+  void OnRequest(const RequestRecord& r) override {
+    if (!detector_ || r.warmup) return;
+    const int64_t i = r.id - warmup_;
+    if (i < 0 || i >= static_cast<int64_t>(plan_.size())) return;
+    // Records are relative to the run's start; the plan to the measured phase's.
+    const Nanos offset = r.scheduled_ns - plan_[static_cast<size_t>(i)];
+    detector_->OnEnded(r.sent_ns - offset, r.first_token_ns < 0 ? -1 : r.first_token_ns - offset,
+                       r.end_ns - offset, r.ok);
+  }
+  void OnProgress(const Progress& p) override {
+    if (interrupt_ != nullptr && interrupt_->load()) stop_.store(true);
+    // One interval behind, so every request that ended before a checkpoint has been reported.
+    if (detector_ && p.elapsed_ns > interval_ && detector_->Advance(p.elapsed_ns - interval_)) stop_.store(true);
+  }
+  const std::atomic<bool>* stop() const { return &stop_; }
+  std::optional<SaturationFinding> finding() const {
+    return detector_ ? detector_->finding() : std::nullopt;
+  }
+
+ private:
+  const std::atomic<bool>* interrupt_;
+  std::vector<Nanos> plan_;
+  int64_t warmup_ = 0;
+  Nanos interval_ = 0;
+  std::optional<SaturationDetector> detector_;
+  std::atomic<bool> stop_{false};
+};
+
+std::string Value(SearchAxis axis, double v) {
+  return axis == SearchAxis::kRate ? fmt::format("{:.4g} req/s", v) : fmt::format("concurrency {:.0f}", v);
+}
+
+Status Validate(const SearchOptions& o) {
+  if (o.goal == SearchGoal::kMaxValidQps && (!IsServerLike(o.rules) || o.axis != SearchAxis::kRate))
+    return InvalidArgument("the highest valid QPS needs --scenario server or interactive, searched over request rate");
+  if (o.rules.scenario && *o.rules.scenario == Scenario::kOffline)
+    return InvalidArgument("--scenario offline queues everything at once: there is no load to search");
+  if (!(o.growth > 1)) return InvalidArgument("search growth must be above 1");
+  if (o.max_trials < 1) return InvalidArgument("--max-trials must be at least 1");
+  if (!(o.rel_tolerance > 0)) return InvalidArgument("--tolerance must be above 0");
+  if (!(o.min_value > 0 && o.min_value <= o.max_value)) return InvalidArgument("search bounds must be 0 < min <= max");
+  if (!(o.start >= o.min_value && o.start <= o.max_value))
+    return InvalidArgument(fmt::format("--start {:g} must lie in [{:g}, {:g}]", o.start, o.min_value, o.max_value));
+  if (o.axis == SearchAxis::kConcurrency && o.start != std::floor(o.start))
+    return InvalidArgument("--start must be a whole number of requests on the concurrency axis");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<workload::LoadOptions> TrialLoad(const SearchOptions& o, double value) {
+  if (o.axis == SearchAxis::kRate && IsServerLike(o.rules)) return ScenarioLoad(TrialRules(o, value), o.base);
+  workload::LoadOptions load = o.base;
+  if (o.axis == SearchAxis::kRate) {
+    load.request_rate = value;
+  } else {
+    load.max_concurrency = static_cast<int64_t>(std::llround(value));
+  }
+  return load;
+}
+
+Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const TrialCallback& on_trial) {
+  FRONTIER_RETURN_IF_ERROR(Validate(o));
+  const bool integer = o.axis == SearchAxis::kConcurrency;
+  const double floor_value = integer ? std::max(1.0, std::ceil(o.min_value)) : o.min_value;
+  const double cap = integer ? std::floor(o.max_value) : o.max_value;
+  SearchResult out;
+  std::optional<double> lo, hi;  // highest valid; lowest invalid above it
+  double x = o.start;
+
+  for (int index = 0;; ++index) {
+    if (index >= o.max_trials) {
+      out.stop_reason = fmt::format("stopped after --max-trials {} trials", o.max_trials);
+      break;
+    }
+    FRONTIER_ASSIGN_OR_RETURN(workload::LoadOptions load, TrialLoad(o, x));
+    const ScenarioRules rules = TrialRules(o, x);
+
+    // Open-loop trials are watched for over-saturation.
+    TrialWatch watch(o.interrupt);
+    const bool open_loop = std::isfinite(load.request_rate);
+    if (o.saturation && open_loop && runner.ReportsLive()) {
+      workload::ArrivalOptions a{load.request_rate, load.burstiness, load.seed};
+      const int64_t planned = std::min<int64_t>(load.num_prompts, 10'000'000);
+      FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> plan, workload::PlanArrivals(planned, a));
+      if (load.duration_s) {  // nothing is issued after the duration
+        const Nanos end = SecondsToNanos(*load.duration_s);
+        while (!plan.empty() && plan.back() >= end) plan.pop_back();
+      }
+      watch.Detect(std::move(plan), load.warmup, *o.saturation);
+    }
+    FRONTIER_ASSIGN_OR_RETURN(RunResult run, runner.Run(load, &watch, watch.stop()));
+    if (o.stamp) o.stamp(run);
+
+    Trial t;
+    t.index = index;
+    t.value = x;
+    metrics::SummaryOptions so = o.summary;
+    if (std::find(so.percentiles.begin(), so.percentiles.end(), 99.0) == so.percentiles.end())
+      so.percentiles.push_back(99.0);
+    t.summary = metrics::Summarize(run, so);
+    t.verdict = Judge(run, rules, t.summary, OriginFor(load));
+    std::optional<SaturationFinding> finding;
+    if (watch.finding()) {
+      finding = watch.finding();
+      t.stopped_early = true;
+    } else if (o.saturation && open_loop && !runner.ReportsLive()) {
+      finding = DetectSaturation(run, *o.saturation);
+    }
+    if (finding) {
+      MarkOverSaturated(t.verdict, finding->Describe() +
+                                       (t.stopped_early ? "" : " (found in the finished records: this runner "
+                                                               "reports requests only at its end)"));
+    }
+    nlohmann::json extra = o.extra_result_fields;
+    extra["request_rate"] = std::isinf(load.request_rate) ? nlohmann::json("inf") : nlohmann::json(load.request_rate);
+    extra["burstiness"] = load.burstiness;
+    extra["max_concurrency"] = load.max_concurrency ? nlohmann::json(*load.max_concurrency) : nlohmann::json(nullptr);
+    extra["num_prompts"] = load.num_prompts;
+    t.result = metrics::ResultToJson(run, t.summary, so, &extra);
+
+    // Next load.
+    const bool valid = t.verdict.valid;
+    if (valid) {
+      lo = lo ? std::max(*lo, x) : x;
+    } else {
+      hi = hi ? std::min(*hi, x) : x;
+    }
+    const std::string outcome = valid ? "valid" : "invalid";
+    bool done = false;
+    double next = x;
+    if (!hi) {
+      if (x >= cap) {
+        out.stop_reason = fmt::format("valid up to the cap, {}", Value(o.axis, cap));
+        done = true;
+      } else {
+        next = std::min(cap, integer ? std::ceil(x * o.growth) : x * o.growth);
+        t.decision = fmt::format("{}: bracketing up to {}", outcome, Value(o.axis, next));
+      }
+    } else if (!lo) {
+      if (x <= floor_value) {
+        out.stop_reason = fmt::format("no valid trial down to {}", Value(o.axis, floor_value));
+        done = true;
+      } else {
+        next = std::max(floor_value, integer ? std::floor(x / o.growth) : x / o.growth);
+        t.decision = fmt::format("{}: bracketing down to {}", outcome, Value(o.axis, next));
+      }
+    } else {
+      const bool converged = integer ? *hi - *lo <= 1 : *hi / *lo - 1 <= o.rel_tolerance;
+      if (converged) {
+        out.stop_reason = integer ? fmt::format("converged: {} valid, {} invalid", Value(o.axis, *lo),
+                                                Value(o.axis, *hi))
+                                  : fmt::format("converged: {} valid, {} invalid (within {:g}%)", Value(o.axis, *lo),
+                                                Value(o.axis, *hi), o.rel_tolerance * 100);
+        done = true;
+      } else {
+        next = integer ? std::floor((*lo + *hi) / 2) : (*lo + *hi) / 2;
+        t.decision = fmt::format("{}: bisecting [{}, {}) at {}", outcome, Value(o.axis, *lo), Value(o.axis, *hi),
+                                 Value(o.axis, next));
+      }
+    }
+    if (done) t.decision = outcome + ": " + out.stop_reason;
+    out.trials.push_back(std::move(t));
+    out.valid_below = lo;
+    out.invalid_above = hi;
+
+    // The answer so far: the best valid trial.
+    out.best.reset();
+    for (size_t i = 0; i < out.trials.size(); ++i) {
+      const Trial& c = out.trials[i];
+      if (!c.verdict.valid) continue;
+      const Trial* b = out.best ? &out.trials[*out.best] : nullptr;
+      const bool better = o.goal == SearchGoal::kMaxValidQps
+                              ? (!b || c.value > b->value)
+                              : (!b || c.summary.output_throughput_per_gpu > b->summary.output_throughput_per_gpu);
+      if (better) out.best = i;
+    }
+    if (o.interrupt != nullptr && o.interrupt->load() && !done) {
+      out.stop_reason = "interrupted";
+      out.trials.back().decision = outcome + ": the search was interrupted";
+      done = true;
+    }
+    if (on_trial) FRONTIER_RETURN_IF_ERROR(on_trial(out.trials.back(), out));
+    if (done) break;
+    x = next;
+  }
+  return out;
+}
+
+nlohmann::json SearchResultJson(const SearchResult& r, const SearchOptions& o, const std::string& runner) {
+  nlohmann::json j;
+  j["goal"] = SearchGoalName(o.goal);
+  j["axis"] = SearchAxisName(o.axis);
+  j["runner"] = runner;
+  nlohmann::json rules;
+  rules["scenario"] = o.rules.scenario ? nlohmann::json(ScenarioName(*o.rules.scenario)) : nlohmann::json(nullptr);
+  rules["benchmark"] = o.rules.benchmark;
+  rules["constraints_source"] = o.rules.constraints_source;
+  nlohmann::json cs = nlohmann::json::array();
+  for (const auto& c : o.rules.constraints) cs.push_back(FormatConstraint(c));
+  rules["constraints"] = cs;
+  if (o.rules.min_interactivity) rules["min_interactivity"] = *o.rules.min_interactivity;
+  if (o.rules.scenario) {
+    rules["min_duration_s"] = o.rules.min_duration_s;
+    rules["min_query_count"] = o.rules.min_query_count;
+  }
+  j["rules"] = rules;
+  j["search"] = {{"start", o.start},         {"growth", o.growth},       {"rel_tolerance", o.rel_tolerance},
+                 {"max_trials", o.max_trials}, {"min_value", o.min_value}, {"max_value", o.max_value},
+                 {"saturation_stop", o.saturation.has_value()}};
+  j["stop_reason"] = r.stop_reason;
+  j["bracket"] = {{"valid", r.valid_below ? nlohmann::json(*r.valid_below) : nlohmann::json(nullptr)},
+                  {"invalid", r.invalid_above ? nlohmann::json(*r.invalid_above) : nlohmann::json(nullptr)}};
+  j["trial_count"] = r.trials.size();
+  if (r.best) {
+    const Trial& b = r.trials[*r.best];
+    j["answer"] = {{"trial", b.index},
+                   {"value", b.value},
+                   {"request_throughput", b.summary.request_throughput},
+                   {"output_throughput", b.summary.output_throughput},
+                   {"output_throughput_per_gpu", b.summary.output_throughput_per_gpu},
+                   {"interactivity", b.summary.interactivity}};
+  } else {
+    j["answer"] = nullptr;
+  }
+  if (o.goal == SearchGoal::kMaxValidQps)
+    j["max_valid_qps"] = r.best ? nlohmann::json(r.trials[*r.best].value) : nlohmann::json(nullptr);
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& t : r.trials) {
+    trials.push_back({{"index", t.index},
+                      {"value", t.value},
+                      {"verdict", VerdictJson(t.verdict, TrialRules(o, t.value))},
+                      {"decision", t.decision},
+                      {"stopped_early", t.stopped_early},
+                      {"result", t.result}});
+  }
+  j["trials"] = trials;
+  return j;
+}
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,133 @@
+// search.h: the highest load a system sustains within its rules, found by
+// running trials: the highest Server QPS that is VALID under an MLPerf
+// scenario, or the highest throughput per GPU that meets an SLO, over request
+// rate or concurrency.
+//
+//   SimTrialRunner runner(config, specs);              // or LiveTrialRunner (HTTP)
+//   SearchOptions o;
+//   o.goal = SearchGoal::kMaxValidQps;
+//   o.axis = SearchAxis::kRate;
+//   o.rules = *ResolveScenario(request, table, model);
+//   Result<SearchResult> r = Search(runner, o, on_trial);
+//   r->best -> the answer: always a trial that was run and judged valid.
+//
+// Algorithm. Validity is assumed to fall as the load grows (with the same
+// seed every trial replays the same arrival pattern, scaled, which keeps the
+// assumption close to true). Bracketing: from `start`, the load is multiplied
+// by `growth` after each valid trial until one is invalid (or `max_value` was
+// valid), divided by `growth` after each invalid one until one is valid (or
+// `min_value` was invalid). Bisection: between the highest valid load and the
+// lowest invalid load above it, the midpoint is run, until the two are within
+// `rel_tolerance` of each other (rate) or adjacent integers (concurrency), or
+// `max_trials` trials have run. The answer: kMaxValidQps, the valid trial
+// with the highest rate; kMaxThroughput, the valid trial with the highest
+// output throughput per GPU.
+//
+// Over-saturation (saturation.h), open-loop trials only: a runner that
+// reports requests as they end is stopped at the detector's finding; for one
+// that reports only at its end (the simulator) the detector runs over the
+// finished records. Either way the trial is INVALID and says so.
+//
+// Thread safety: Search runs on the calling thread and calls the runner there.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_result.h"
+#include "core/status.h"
+#include "loadgen/runner.h"
+#include "loadgen/saturation.h"
+#include "loadgen/scenario.h"
+#include "loadgen/verdict.h"
+#include "metrics/summary.h"
+#include "workload/load.h"
+
+namespace frontier::loadgen {
+
+// The one thing a search needs of a system: run a load point, give its records.
+class TrialRunner {
+ public:
+  virtual ~TrialRunner() = default;
+  // For messages and the result file: "simulated llama-2-70b on 8x h200", "http://127.0.0.1:8000".
+  virtual std::string Name() const = 0;
+  // True when Run reports each request to `observer` as it ends (and progress)
+  // and honours `stop`; false when it reports nothing until it returns.
+  virtual bool ReportsLive() const = 0;
+  // Runs `load` once. When *stop becomes true, a live runner ends the trial
+  // early: what was measured is kept and run.interrupted is true. Errors are
+  // for a run that could not be made (bad options, unwritable output); a
+  // failed request is a result.
+  virtual Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
+                                const std::atomic<bool>* stop) = 0;
+};
+
+enum class SearchAxis { kRate, kConcurrency };
+enum class SearchGoal { kMaxValidQps, kMaxThroughput };
+
+const char* SearchAxisName(SearchAxis a);  // "request_rate", "concurrency"
+const char* SearchGoalName(SearchGoal g);  // "max_valid_qps", "max_throughput_per_gpu"
+
+struct SearchOptions {
+  SearchGoal goal = SearchGoal::kMaxValidQps;
+  SearchAxis axis = SearchAxis::kRate;        // kMaxValidQps needs kRate
+  ScenarioRules rules;                        // a trial is valid when it meets these
+  // Seed, warm-up; for trials without a scenario also num_prompts, duration_s
+  // and (rate axis) burstiness. The axis' own setting is replaced per trial.
+  workload::LoadOptions base;
+  double start = 1;                           // first load: req/s, or concurrency
+  double growth = 2;                          // > 1
+  double rel_tolerance = 0.02;                // rate: stop when hi / lo - 1 <= this
+  int max_trials = 20;
+  double min_value = 0.01;                    // rate floor (concurrency: 1)
+  double max_value = 1e6;                     // cap on the load
+  std::optional<SaturationOptions> saturation = SaturationOptions{};  // unset: never stop early
+  metrics::SummaryOptions summary;
+  // Applied to each trial's RunResult before it is summarised (provenance: command line, settings).
+  std::function<void(RunResult&)> stamp;
+  // Extra top-level fields of each trial's result JSON (metrics::ResultToJson).
+  nlohmann::json extra_result_fields = nlohmann::json::object();
+  // When it becomes true (SIGINT), a live trial stops and the search ends
+  // after it, with what it found so far (stop_reason "interrupted").
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
+struct Trial {
+  int index = 0;                 // from 0, in the order run
+  double value = 0;              // req/s or concurrency
+  Verdict verdict;
+  metrics::Summary summary;
+  bool stopped_early = false;    // a live trial stopped as over-saturated
+  std::string decision;          // what the search did next, and why
+  nlohmann::json result;         // metrics::ResultToJson of the trial (vLLM names + provenance)
+};
+
+struct SearchResult {
+  std::vector<Trial> trials;
+  std::optional<size_t> best;    // index into trials; unset when no trial was valid
+  std::optional<double> valid_below, invalid_above;  // the final bracket (highest valid, lowest invalid above it)
+  std::string stop_reason;
+};
+
+// Called after each trial (to print it, write the result file as the search
+// goes); an error stops the search and is returned.
+using TrialCallback = std::function<Status(const Trial& trial, const SearchResult& so_far)>;
+
+// InvalidArgument for inconsistent options (kMaxValidQps without a Server or
+// Interactive scenario or on the concurrency axis, growth <= 1, start outside
+// [min_value, max_value], max_trials < 1); a runner's error otherwise.
+Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& options, const TrialCallback& on_trial);
+
+// The load of one trial at `value`.
+Result<workload::LoadOptions> TrialLoad(const SearchOptions& options, double value);
+
+// {"goal", "axis", "runner", "rules", "answer": {...} | null, "max_valid_qps" (kMaxValidQps),
+//  "stop_reason", "bracket", "trials": [{"index", "value", "verdict", "decision", "stopped_early", "result"}]}
+nlohmann::json SearchResultJson(const SearchResult& result, const SearchOptions& options, const std::string& runner);
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,84 @@
+// calibration.h: fitting a stack version's free parameters to measured or
+// published throughput, with leave-one-out errors.
+//
+// The fit minimises, over the free parameters θ (efficiency.h names them),
+//
+//   Σ_i ρ(log(predicted_i(θ) / measured_i) / s) + Σ_j ((z_j - z0_j) / σ)²
+//
+// (closed-loop and batch results that publish their mean TPOT and TTFT add
+// those log errors too: they pin decode and prefill costs apart) where ρ is
+// the soft-L1 loss ρ(v) = 2 (sqrt(1 + v²) - 1) (quadratic for
+// |v| < 1, linear beyond, so one wild point cannot drag the rest), s the
+// error scale (5 %), z_j is
+// parameter j mapped to an unbounded scale (logit for fractions, log for
+// times and sizes) and z0_j its prior: a weak ridge that leaves a parameter
+// the data cannot see at its prior. Levenberg-Marquardt with forward
+// differences solves the re-weighted least squares.
+//
+// Speed: each prediction replays its run's recorded steps under θ
+// (validation.h: ResultModel::Replay), microseconds per step instead of a
+// simulation. After the inner fit converges every run is simulated again at θ
+// whose replay is not exact (Server results: new Server-to-Offline ratios)
+// and the fit repeats, until the replayed and simulated predictions agree
+// within 0.2 % (at most `outer_rounds` times).
+//
+// Leave-one-out: for each point, the fit is redone from the priors without
+// it, and the point predicted at those parameters: by a fresh simulation for
+// a Server result, by its replay otherwise (which equals a simulation).
+//
+// Thread safety: Calibrate() is not thread-safe with respect to its models.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sim/stack.h"
+#include "sim/validation.h"
+
+namespace frontier::sim {
+
+struct CalibrationOptions {
+  std::vector<std::string> free;  // parameters to fit (empty: the stack's calibration.free)
+  double loss_scale = 0.05;       // s of the soft-L1 loss, in log units (5 %)
+  double prior_sigma = 3.0;       // σ of the ridge toward the priors, in z units
+  int max_iterations = 60;        // Levenberg-Marquardt iterations per fit
+  int outer_rounds = 3;           // fits, each followed by re-simulating the runs without exact replay
+  bool leave_one_out = true;
+};
+
+struct CalibratedPoint {
+  std::string id;
+  double measured = 0;
+  double predicted = 0;           // with the fit on every point
+  double error = 0;               // predicted / measured - 1
+  double loo_predicted = 0;       // with the fit that left this point out (0 if not computed)
+  double loo_error = 0;
+};
+
+struct CalibrationResult {
+  StackParams params;             // the fit (the free parameters changed, the rest as given)
+  std::vector<std::string> free;
+  std::vector<CalibratedPoint> points;
+  int iterations = 0;             // Levenberg-Marquardt iterations, all fits
+  int64_t replays = 0;            // trace replays, all fits
+  int simulations = 0;            // full simulations
+  double seconds = 0;             // wall time
+};
+
+// Fits `stack`'s free parameters to `models` (each with its measured value).
+// Errors: InvalidArgument for an unknown or missing free parameter, fewer
+// models than one, a model without a measurement; whatever a simulation
+// returns.
+Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
+                                    const CalibrationOptions& options);
+
+// Writes `stack` with `result`'s parameters to `path` (atomically): fitted
+// parameters get the source "fitted: ..." and keep their prior; the
+// calibration record lists the points, their errors and leave-one-out
+// errors, the free parameters, the date and the method. `base_path` is the
+// file the stack was read from (its other fields are kept).
+Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result, const std::string& base_path,
+                            const std::string& path, const std::string& version, const std::string& note);
+
+}  // namespace frontier::sim

@@ -1,0 +1,101 @@
+// efficiency.h: how close kernels come to the hardware's peaks, as small
+// functions of the work's shape, with the parameters a stack version sets.
+//
+// Every efficiency is a fraction of a peak (FLOPs, HBM bandwidth or link
+// bandwidth). Those that depend on the work's size follow one saturating
+// curve,
+//
+//   efficiency(x) = max x / (x + half)
+//
+// which reaches max/2 at x = half and tends to max for large x: a GEMM with
+// few rows, or a grouped GEMM with few tokens per expert, cannot fill the
+// GPU's compute units, while a large one runs near the kernel's best. half = 0
+// gives a constant (max at every size). Equivalently, a curve charges the
+// work as if it had `half` more rows than it has: time = (x + half) / (max x)
+// x the ideal time.
+//
+// Operator classes and their parameters (names as in data/stacks/*.json):
+//   dense GEMM, by weight precision     gemm.<bf16|fp8|fp4>.max/.half  x = rows per GPU
+//   grouped MoE GEMM                    grouped_gemm.max/.half         x = tokens per expert
+//   GEMMs (dense or grouped) with
+//     block-scaled FP8 (128x128)        scaling.block_fp8              multiplies the efficiency
+//     MXFP4 / NVFP4 on FP4 units        scaling.fp4
+//     FP4 weights without FP4 units     scaling.software_fp4           (dequantised in software; on
+//                                                                       the next wider format's peak)
+//   attention, prefill                  attention.prefill.max/.half    x = new tokens per sequence
+//   attention, decode (KV reads)        attention.decode_bw            fraction of HBM bandwidth
+//   MLA decode (latent KV, absorbed)    attention.mla_decode_bw
+//   weight / activation streaming       hbm
+//   collectives                         collectives.* (see step_model.h)
+//   fixed costs                         overhead.* (see step_model.h)
+//
+// Thread safety: values and pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace frontier::sim {
+
+// max x / (x + half); max for half <= 0; 0 for x <= 0 when half > 0.
+struct Curve {
+  double max = 1.0;
+  double half = 0.0;
+  double At(double x) const {
+    if (half <= 0) return max;
+    return x > 0 ? max * x / (x + half) : 0.0;
+  }
+};
+
+// The tunable parameters of one stack version. Defaults are neutral
+// placeholders; every catalogued stack sets each one with its source.
+struct StackParams {
+  Curve gemm_bf16{0.8, 32};
+  Curve gemm_fp8{0.8, 64};
+  Curve gemm_fp4{0.7, 128};
+  Curve grouped_gemm{0.7, 16};
+  double block_fp8 = 1.0;       // block-scaled FP8 weights (DeepSeek's 128x128 scales)
+  double fp4_scaled = 1.0;      // MXFP4 / NVFP4 weights on hardware with FP4 units
+  double software_fp4 = 1.0;    // FP4 weights on hardware without FP4 units
+  Curve attn_prefill{0.5, 128};
+  double attn_decode_bw = 0.8;
+  double mla_decode_bw = 0.6;
+  double hbm = 0.92;
+  double link = 0.8;            // scale-up (NVLink / Infinity Fabric) bandwidth in collectives
+  double nic = 0.8;             // scale-out (RDMA NIC) bandwidth
+  double allreduce_us = 10;     // latency of one all-reduce in the scale-up domain
+  double alltoall_us = 20;      // latency of one EP dispatch or combine
+  double nic_latency_us = 15;   // extra latency of a collective or transfer that leaves the node
+  double kv_transfer_us = 100;  // fixed cost of one disaggregated KV hand-off
+  double step_us = 300;         // scheduler CPU time per step (input prep, sampling, output)
+  double per_seq_us = 0;        // ... and per scheduled sequence
+  double kernel_us = 4;         // per-kernel GPU floor (ramp, tail, gaps), every step
+  double eager_kernel_us = 8;   // CPU launch time per kernel without graphs (hidden by longer GPU work)
+};
+
+// One named parameter: where it lives, its allowed range and what it means.
+struct ParamInfo {
+  const char* name;   // "gemm.fp8.max"
+  double lo, hi;      // allowed range (inclusive)
+  const char* unit;   // "fraction", "rows", "us", ...
+  const char* doc;
+  double* (*get)(StackParams&);
+};
+
+// Every parameter, in a stable order.
+const std::vector<ParamInfo>& StackParamInfo();
+// The parameter called `name`, or nullptr.
+const ParamInfo* FindParam(std::string_view name);
+// Reads or writes a parameter by name. REQUIRES: FindParam(name) != nullptr.
+double GetParam(const StackParams& p, std::string_view name);
+void SetParam(StackParams& p, std::string_view name, double value);
+
+// Why an operator ran at the efficiency it did (for --explain).
+struct EfficiencyNote {
+  double efficiency = 0;  // fraction of the peak the operator's bound uses
+  double x = 0;           // the curve's argument (rows, tokens per expert, ...); 0 if constant
+  std::string why;        // "gemm.fp8: 0.80 x 512 / (512 + 64)"
+};
+
+}  // namespace frontier::sim

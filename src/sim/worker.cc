@@ -1,0 +1,296 @@
+#include "sim/worker.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace frontier::sim {
+
+Worker::Worker(SimConfig config, Role role) : model_(std::move(config)), role_(role) {
+  const SimConfig& c = model_.config();
+  budget_tokens_ = static_cast<int64_t>(c.max_num_batched_tokens) * c.dp;
+  max_running_ = static_cast<int64_t>(c.max_num_seqs) * c.dp;
+  spec_tokens_ = c.spec_tokens;
+  acceptance_ = c.spec_tokens > 0 ? c.acceptance : 1.0;
+  window_ = c.model.sliding_window;
+  full_layers_ = c.model.full_attention_layers();
+  swa_layers_ = c.model.sliding_layers;
+  block_ = c.block_size;
+  const double page_bytes = block_ * c.memory.kv_bytes_per_token / std::max(1, c.model.layers);
+  if (page_bytes > 0 && c.memory.kv > 0)
+    units_total_ = static_cast<int64_t>(c.memory.kv / page_bytes) * c.dp;
+}
+
+int64_t Worker::UnitsFor(int64_t tokens) const {
+  const int64_t pages = (tokens + block_ - 1) / block_;
+  int64_t units = pages * full_layers_;
+  if (swa_layers_ > 0) units += std::min(pages, (window_ + block_ - 1) / block_ + 1) * swa_layers_;
+  return units;
+}
+
+Status Worker::Check(int64_t id, int32_t input_len, int32_t output_len) const {
+  if (input_len < 1 || output_len < 1)
+    return InvalidArgument("request " + std::to_string(id) + ": input and output lengths must be at least 1");
+  if (by_id_.count(id)) return InvalidArgument("request " + std::to_string(id) + " is already in the engine");
+  const int64_t total = static_cast<int64_t>(input_len) + output_len;
+  const int max_ctx = config().model.max_context;
+  if (max_ctx > 0 && total > max_ctx)
+    return InvalidArgument("request " + std::to_string(id) + ": " + std::to_string(input_len) + " input + " +
+                           std::to_string(output_len) + " output tokens exceed the model's context of " +
+                           std::to_string(max_ctx));
+  if (UnitsFor(total + spec_tokens_) > units_total_)
+    return FailedPrecondition("request " + std::to_string(id) + ": " + std::to_string(total) +
+                              " tokens need more KV cache than the deployment holds (" +
+                              std::to_string(config().memory.kv_capacity_tokens) + " tokens)");
+  return Status::Ok();
+}
+
+int32_t Worker::Slot() {
+  int32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<int32_t>(seqs_.size());
+    seqs_.emplace_back();
+  }
+  return slot;
+}
+
+Status Worker::Add(int64_t id, int32_t input_len, int32_t output_len) {
+  FRONTIER_RETURN_IF_ERROR(Check(id, input_len, output_len));
+  Queue(id, input_len, output_len);
+  return Status::Ok();
+}
+
+Status Worker::AddPrefilled(int64_t id, int32_t input_len, int32_t output_len) {
+  FRONTIER_RETURN_IF_ERROR(Check(id, input_len, output_len));
+  Seq& s = Queue(id, input_len, output_len);
+  s.generated = 1;         // the first token came with the KV cache,
+  s.computed = input_len;  // which holds the prompt
+  return Status::Ok();
+}
+
+Worker::Seq& Worker::Queue(int64_t id, int32_t input_len, int32_t output_len) {
+  const int32_t slot = Slot();
+  Seq& s = seqs_[slot];
+  s = Seq{};
+  s.id = id;
+  s.input = input_len;
+  s.output = output_len;
+  s.live = true;
+  by_id_.emplace(id, slot);
+  waiting_.push_back(slot);
+  return s;
+}
+
+void Worker::Free(int32_t slot) {
+  Seq& s = seqs_[slot];
+  units_used_ -= s.units;
+  s.units = 0;
+  s.unit_tokens = 0;
+  s.live = false;
+  s.running = false;
+  by_id_.erase(s.id);
+  free_slots_.push_back(slot);
+}
+
+void Worker::Cancel(int64_t id) {
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return;
+  const int32_t slot = it->second;
+  if (seqs_[slot].running) {
+    running_.erase(std::find(running_.begin(), running_.end(), slot));
+  } else {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), slot));
+  }
+  Free(slot);
+}
+
+void Worker::Preempt(int32_t slot) {
+  Seq& s = seqs_[slot];
+  units_used_ -= s.units;
+  s.units = 0;
+  s.unit_tokens = 0;
+  s.computed = 0;
+  s.running = false;
+  waiting_.push_front(slot);
+  ++stats_.preemptions;
+}
+
+Worker::Step Worker::RunStep() {
+  Step step;
+  RunStep(&step);
+  return step;
+}
+
+void Worker::RunStep(Step* out) {
+  out->duration_ns = 0;
+  out->emissions.clear();
+  out->handoffs.clear();
+  static const BatchShape kEmpty{};
+  out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
+  out->preempted = 0;
+  if (Idle()) return;
+  scheduled_.clear();
+  int64_t budget = budget_tokens_;
+  const int64_t preempted_before = stats_.preemptions;
+
+  // The step's shape is built as requests are scheduled: a request scheduled
+  // here is never preempted later in the same step (victims come from the
+  // back of the running list, past the one being scheduled).
+  BatchShape& shape = out->shape;
+  // The common decode step (one token, no window) is summed in locals and
+  // added to the shape once.
+  int64_t plain_decodes = 0;
+  double plain_keys = 0;
+  auto add_to_shape = [&](const Seq& s, int64_t pending, int64_t q) {
+    if (pending > 1) {
+      shape.AddPrefill(s.computed, q, window_, s.computed + q >= s.input + s.generated);
+    } else if (q == 1 && window_ == 0) {
+      ++plain_decodes;
+      plain_keys += static_cast<double>(s.computed) + 1;
+    } else {
+      shape.AddDecode(s.computed, q, window_);
+    }
+  };
+  // KV pages a request needs for `tokens` (0 while within the pages it holds).
+  auto pages_needed = [&](Seq& s, int64_t tokens) -> int64_t {
+    if (tokens <= s.unit_tokens) return 0;
+    return std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+  };
+
+  // 1. Running requests, oldest first.
+  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    const int32_t slot = running_[i];
+    Seq& s = seqs_[slot];
+    const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
+    const int64_t q = pending > 1 ? std::min(pending, budget) : std::min<int64_t>(1 + spec_tokens_, budget);
+    const int64_t need = pages_needed(s, s.computed + q);
+    bool self_preempted = false;
+    while (need > units_total_ - units_used_) {
+      const int32_t victim = running_.back();
+      running_.pop_back();
+      Preempt(victim);
+      if (victim == slot) {
+        self_preempted = true;
+        break;
+      }
+    }
+    if (self_preempted) break;
+    if (need > 0) {
+      s.units += need;
+      units_used_ += need;
+      // Pages hold block_ tokens: the request needs no more until it passes them.
+      s.unit_tokens = (s.computed + q + block_ - 1) / block_ * block_;
+    }
+    scheduled_.emplace_back(slot, static_cast<int32_t>(q));
+    add_to_shape(s, pending, q);
+    budget -= q;
+  }
+  out->preempted = stats_.preemptions - preempted_before;
+
+  // 2. Waiting requests, first come first served.
+  if (out->preempted == 0) {
+    while (budget > 0 && static_cast<int64_t>(running_.size()) < max_running_ && !waiting_.empty()) {
+      const int32_t slot = waiting_.front();
+      Seq& s = seqs_[slot];
+      const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
+      const int64_t q = std::min(pending, budget);
+      const int64_t need = UnitsFor(s.computed + q) - s.units;
+      if (need > units_total_ - units_used_) break;
+      waiting_.pop_front();
+      s.running = true;
+      s.units += need;
+      units_used_ += need;
+      s.unit_tokens = (s.computed + q + block_ - 1) / block_ * block_;
+      running_.push_back(slot);
+      scheduled_.emplace_back(slot, static_cast<int32_t>(q));
+      add_to_shape(s, pending, q);
+      budget -= q;
+    }
+  }
+  if (scheduled_.empty()) return;  // cannot happen while Add() guarantees every request fits alone
+
+  // 3. Cost.
+  shape.decode_seqs += plain_decodes;
+  shape.decode_tokens += plain_decodes;
+  shape.sampled += plain_decodes;
+  shape.decode_keys_full += plain_keys;
+  shape.decode_keys_swa += plain_keys;
+  shape.decode_pairs_full += plain_keys;
+  shape.decode_pairs_swa += plain_keys;
+  if (shape.prefill_tokens == 0 && plain_decodes == shape.decode_seqs && spec_tokens_ == 0) {
+    // A decode-only step: the batch's fixed costs are cached, only the keys vary.
+    if (decode_cost_.seqs != plain_decodes) decode_cost_ = model_.DecodeStep(plain_decodes);
+    out->duration_ns = std::max<Nanos>(1, decode_cost_.At(shape.decode_keys_full, shape.decode_keys_swa));
+  } else {
+    out->duration_ns = std::max<Nanos>(1, model_.StepNanos(shape));
+  }
+  ++stats_.steps;
+
+  // 4. Progress and emissions at the step's end.
+  bool any_finished = false;
+  for (const auto& [slot, q] : scheduled_) {
+    Seq& s = seqs_[slot];
+    const int64_t known = static_cast<int64_t>(s.input) + s.generated;
+    const int64_t pending = known - s.computed;
+    int32_t emitted = 0;
+    if (pending > 1) {
+      s.computed += q;
+      if (s.computed >= known) {
+        if (role_ == Role::kPrefill) {
+          // The prompt is done: the request leaves with its KV cache.
+          out->handoffs.push_back(Handoff{s.id, s.input, s.output});
+          s.generated = s.output;  // leaves this worker below
+          any_finished = true;
+          continue;
+        }
+        emitted = 1;
+      }
+    } else {
+      int32_t accepted = 1;
+      if (q > 1) {
+        const double before = s.accepted;
+        s.accepted += std::min<double>(acceptance_, q);
+        accepted = static_cast<int32_t>(std::floor(s.accepted) - std::floor(before));
+        accepted = std::clamp<int32_t>(accepted, 1, q);
+      }
+      s.computed += accepted;
+      emitted = accepted;
+    }
+    if (emitted == 0) continue;
+    emitted = std::min(emitted, s.output - s.generated);
+    Emission e;
+    e.id = s.id;
+    e.tokens = emitted;
+    e.first = s.generated == 0;
+    s.generated += emitted;
+    e.finished = s.generated >= s.output;
+    if (e.finished) any_finished = true;
+    out->emissions.push_back(e);
+  }
+  if (any_finished) {
+    size_t w = 0;
+    for (size_t r = 0; r < running_.size(); ++r) {
+      const int32_t slot = running_[r];
+      if (seqs_[slot].generated >= seqs_[slot].output) {
+        Free(slot);
+        if (role_ != Role::kPrefill) ++stats_.finished;
+      } else {
+        running_[w++] = slot;
+      }
+    }
+    running_.resize(w);
+  }
+}
+
+EngineStats Worker::stats() const {
+  EngineStats s = stats_;
+  s.running = static_cast<int64_t>(running_.size());
+  s.waiting = static_cast<int64_t>(waiting_.size());
+  s.kv_blocks_used = units_used_;
+  s.kv_blocks_total = units_total_;
+  return s;
+}
+
+}  // namespace frontier::sim

@@ -1,0 +1,150 @@
+// worker.h: one engine instance, a stepping continuous-batching scheduler
+// (like vLLM's and SGLang's). Engine (engine.h) drives one of them for an
+// aggregated deployment, or pools of them for disaggregated prefill / decode.
+//
+// Each RunStep() plans one engine iteration and returns its modelled
+// duration and the tokens each request emits at the iteration's end. The
+// caller owns time: it adds requests when they arrive, calls RunStep(),
+// waits (or advances virtual time by) duration_ns, then delivers emissions.
+//
+// Roles: a kServing worker takes a request from prompt to last token. A
+// kPrefill worker computes prompts only: a request whose prompt is done
+// leaves it (its KV cache to be shipped) and is reported in Step::handoffs
+// instead of emitting a token. A kDecode worker takes requests whose prompt
+// was computed elsewhere (AddPrefilled) and generates their remaining tokens.
+//
+// Scheduling per step (vLLM v1's policy):
+//   1. Running requests in admission order get their next tokens: a prompt
+//      chunk (chunked prefill) or 1 + draft tokens when decoding, while the
+//      step's token budget (max_num_batched_tokens x dp) lasts. A request
+//      that needs a KV page when none is free preempts the most recently
+//      admitted running request (recompute: its cache is dropped and it goes
+//      back to the head of the queue, keeping the tokens it already emitted).
+//   2. If nothing was preempted, waiting requests are admitted first-come
+//      first-served while the budget, max_num_seqs x dp and free KV pages
+//      allow; the first that does not fit stops admission (no overtaking).
+// KV pages hold block_size tokens of one layer; full-attention layers keep
+// every token, sliding-window layers at most a window (+1 page). The whole
+// deployment is one engine: DP ranks are assumed evenly loaded.
+//
+// Emissions: a request's final prompt chunk emits its first token; each
+// decode step emits 1 token, or with k draft tokens the acceptance length
+// (fractional acceptance is spread deterministically: 2.5 emits 2, 3, 2, 3...).
+//
+// Thread safety: not thread-safe; one owner thread calls every method.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "sim/config.h"
+#include "sim/step_model.h"
+
+namespace frontier::sim {
+
+struct EngineStats {
+  int64_t running = 0;
+  int64_t waiting = 0;
+  int64_t kv_blocks_used = 0;    // pages of one layer
+  int64_t kv_blocks_total = 0;
+  int64_t steps = 0;
+  int64_t preemptions = 0;
+  int64_t finished = 0;
+  double kv_usage() const { return kv_blocks_total > 0 ? double(kv_blocks_used) / kv_blocks_total : 0; }
+};
+
+class Worker {
+ public:
+  struct Emission {
+    int64_t id = 0;
+    int32_t tokens = 0;     // tokens emitted at the end of the step (>= 1)
+    bool first = false;     // includes the request's first token
+    bool finished = false;  // the request has all its output tokens and left the engine
+  };
+  struct Handoff {          // a request whose prompt a kPrefill worker finished
+    int64_t id = 0;
+    int32_t input = 0, output = 0;
+  };
+  struct Step {
+    Nanos duration_ns = 0;
+    std::vector<Emission> emissions;
+    std::vector<Handoff> handoffs;  // kPrefill workers only
+    BatchShape shape;       // what ran
+    int64_t preempted = 0;  // requests preempted while planning this step
+  };
+  enum class Role { kServing, kPrefill, kDecode };
+
+  explicit Worker(SimConfig config, Role role = Role::kServing);
+
+  // Queues a request. Fails (and queues nothing) when the id is already in
+  // the engine, a length is below 1, the request exceeds the model's context,
+  // or it could never fit in the KV cache even alone.
+  Status Add(int64_t id, int32_t input_len, int32_t output_len);
+  // kDecode workers: a request whose prompt (and first token) was computed
+  // elsewhere; its KV cache arrives with it. Same failures as Add().
+  Status AddPrefilled(int64_t id, int32_t input_len, int32_t output_len);
+  // Whether Add() would take this request (the same checks, nothing queued).
+  Status Check(int64_t id, int32_t input_len, int32_t output_len) const;
+  // Drops a running or waiting request at once, freeing its KV pages. No-op
+  // for unknown ids.
+  void Cancel(int64_t id);
+  // Nothing running or waiting.
+  bool Idle() const { return running_.empty() && waiting_.empty(); }
+
+  // Plans and accounts one iteration. An idle engine returns a zero step.
+  Step RunStep();
+  // As RunStep(), reusing `out`'s storage (the simulator's hot path).
+  void RunStep(Step* out);
+  // The cost breakdown of a step shape (for --explain).
+  StepCost Explain(const BatchShape& shape) const { return model_.Cost(shape); }
+
+  EngineStats stats() const;
+  // Requests running or waiting (the load Engine balances on).
+  int64_t load() const { return static_cast<int64_t>(running_.size() + waiting_.size()); }
+  // Fraction of KV pages in use (stats().kv_usage() without building the stats).
+  double kv_usage() const { return units_total_ > 0 ? double(units_used_) / double(units_total_) : 0; }
+  const SimConfig& config() const { return model_.config(); }
+  const StepModel& step_model() const { return model_; }
+
+ private:
+  struct Seq {
+    int64_t id = 0;
+    int32_t input = 0, output = 0;
+    int32_t generated = 0;  // tokens emitted so far
+    int32_t computed = 0;   // tokens whose KV is cached
+    int64_t units = 0;      // KV pages held
+    int64_t unit_tokens = 0;  // tokens those pages cover (no new page needed up to here)
+    double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
+    bool running = false;
+    bool live = false;
+  };
+  int64_t UnitsFor(int64_t tokens) const;
+  void Preempt(int32_t slot);
+  void Free(int32_t slot);
+
+  int32_t Slot();
+  // A new sequence in a free slot, at the back of the waiting queue.
+  Seq& Queue(int64_t id, int32_t input_len, int32_t output_len);
+
+  StepModel model_;
+  Role role_;
+  int64_t budget_tokens_, max_running_;
+  int32_t spec_tokens_;
+  double acceptance_;
+  int64_t window_, full_layers_, swa_layers_, block_;
+  int64_t units_total_ = 0, units_used_ = 0;
+  std::vector<Seq> seqs_;
+  std::vector<int32_t> free_slots_;
+  std::vector<int32_t> running_;      // admission order
+  std::deque<int32_t> waiting_;
+  std::unordered_map<int64_t, int32_t> by_id_;
+  std::vector<std::pair<int32_t, int32_t>> scheduled_;  // (slot, tokens) of the step being planned
+  DecodeStepCost decode_cost_;  // of the last decode-only batch size seen
+  EngineStats stats_;
+};
+
+}  // namespace frontier::sim

@@ -1,0 +1,86 @@
+// Runs `frontier dashboard`: bad flags and databases are refused with the fix, and a
+// dashboard that served requests leaves the database's bytes as they were (read-only).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "store/store.h"
+#include "tests/cli_test_util.h"
+
+namespace frontier {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::RunCommand;
+
+std::string Bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path Dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("frontier_dashboard_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
+  const fs::path dir = Dir("missing");
+  const fs::path db = dir / "none.db";
+  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("does not exist (`frontier sweep` and `frontier db import` create one; is --db mistyped?)"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(db));
+  fs::remove_all(dir);
+}
+
+TEST(DashboardCli, BeyondLoopbackWithoutATokenIsRefused) {
+  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --host 0.0.0.0 --db x.db");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("--token"), std::string::npos) << out;
+  auto [rc2, out2] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --price h200");
+  EXPECT_EQ(rc2, 2) << out2;
+  EXPECT_NE(out2.find("HW=USD"), std::string::npos) << out2;
+}
+
+TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
+  const fs::path dir = Dir("readonly");
+  const fs::path db = dir / "r.db";
+  {
+    auto s = store::OpenStore(db.string());
+    ASSERT_TRUE(s.ok());
+    store::RunInfo r;
+    r.sweep = "s";
+    r.system = "a";
+    ASSERT_TRUE((*s)->CreateRun(r).ok());
+  }  // closed: the writer checkpoints its WAL
+  const std::string before = Bytes(db);
+  ASSERT_FALSE(before.empty());
+  // Serve, answer one request, then stop with SIGINT (as Ctrl-C does).
+  const std::string cmd = "( " + std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string() +
+                          " > " + (dir / "out").string() + " & pid=$!; "
+                          "for i in $(seq 100); do grep -q 'open http' " + (dir / "out").string() +
+                          " && break; sleep 0.1; done; "
+                          "url=$(grep -o 'http://[0-9.:]*' " + (dir / "out").string() + "); "
+                          "curl -s \"$url/api/runs\"; kill -INT $pid; wait $pid )";
+  auto [rc, out] = RunCommand(cmd);
+  EXPECT_EQ(rc, 0) << out;  // the dashboard's own exit status after SIGINT
+  EXPECT_NE(out.find("\"total\":1"), std::string::npos) << out;
+  EXPECT_EQ(Bytes(db), before);
+  EXPECT_FALSE(fs::exists(db.string() + "-journal"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace frontier

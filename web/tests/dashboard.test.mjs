@@ -1,0 +1,214 @@
+// `frontier dashboard` in a real browser (Debian's Chromium through playwright-core), against a
+// database filled by a small simulated sweep (small.yaml). Screenshots go to
+// $FRONTIER_ARTIFACTS (default build/artifacts/dashboard).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { repo, bin, frontier, launchBrowser, startDashboard } from './harness.mjs';
+
+const artifacts = process.env.FRONTIER_ARTIFACTS || path.join(repo, 'build/artifacts/dashboard');
+mkdirSync(artifacts, { recursive: true });
+const work = mkdtempSync(path.join(tmpdir(), 'frontier-dashboard-test-'));
+const db = path.join(work, 'browser.db');
+let dash, browser, page;
+const pageErrors = [];
+const dialogs = [];
+
+before(async () => {
+  frontier('sweep', path.join(repo, 'web/tests/small.yaml'), '--db', db, '-q');
+  dash = await startDashboard(['--db', db, '--allow-import']);
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.on('pageerror', e => pageErrors.push(e.message));
+  page.on('dialog', d => { dialogs.push(d.message()); d.dismiss(); });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (dash) await dash.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function open(target) {
+  await page.goto(dash.url + target);
+  await page.waitForSelector('body[data-ready]', { timeout: 20000 });
+  assert.equal(await page.getAttribute('body', 'data-ready'), '1',
+    'page ' + target + ' failed: ' + await page.textContent('#error'));
+}
+
+async function shot(name) {
+  await page.screenshot({ path: path.join(artifacts, name + '.png'), fullPage: true });
+}
+
+async function apiJson(target) {
+  const res = await fetch(dash.url + target);
+  return { status: res.status, body: await res.json() };
+}
+
+const num = s => Number(s.replace(/,/g, '').split(' ')[0]);
+
+// Where a plot value lies on the page (the frontier plot is window.__plot).
+function plotPos(x, y) {
+  return page.evaluate(([x, y]) => {
+    const u = window.__plot, r = u.over.getBoundingClientRect();
+    return { x: r.left + u.valToPos(x, 'x'), y: y === null ? r.top + u.over.clientHeight - 8 : r.top + u.valToPos(y, 'y') };
+  }, [x, y]);
+}
+
+test('the Runs page lists the sweep and filters it, with the filters in the address', async () => {
+  await open('/runs');
+  assert.equal(await page.locator('#runs tbody tr').count(), 2);
+  await page.selectOption('select[name=hardware]', 'mi325x');
+  await page.waitForFunction(() => document.querySelectorAll('#runs tbody tr').length === 1);
+  assert.match(page.url(), /hardware=mi325x/);
+  assert.equal(await page.textContent('#runs tbody tr td.name'), 'browser/mi325x-llama8b#2');
+  // The address reproduces the view.
+  await open('/runs?hardware=mi325x');
+  assert.equal(await page.locator('#runs tbody tr').count(), 1);
+  await open('/runs?q=h200&sort=name');
+  assert.equal(await page.textContent('#runs tbody tr td.name'), 'browser/h200-llama8b#1');
+  await open('/runs?source=measured');
+  assert.equal(await page.locator('#runs tbody tr').count(), 0);
+  await open('/runs');
+  await shot('runs');
+});
+
+test('two runs overlaid on the frontier; a hovered point shows its configuration and metrics', async () => {
+  await open('/runs');
+  for (const box of await page.locator('#runs tbody input[type=checkbox]').all()) await box.check();
+  await page.click('#overlay');
+  await page.waitForSelector('#frontier-plot[data-plotted]');
+  assert.match(page.url(), /\/frontier\?run=\d+&run=\d+/);
+  assert.equal(await page.locator('#chips .chip').count(), 2);
+  const api = (await apiJson('/api/frontier?run=1&run=2')).body;
+  const want = api.series[0].points[2];  // h200, concurrency 16
+  const pos = await plotPos(want.x, want.y);
+  await page.mouse.move(pos.x, pos.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await page.textContent('#tooltip');
+  assert.match(tip, /^h200-llama8b/);
+  assert.match(tip, /concurrency 16 · 3 repetitions/);
+  const fmt1 = v => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  assert.ok(tip.includes('total tok/s/GPU: ' + fmt1(want.y) + ' ± ' + fmt1(want.y_err)), tip);
+  assert.equal(await page.getAttribute('#tooltip', 'data-point'), String(want.ids[0]));
+  await shot('frontier-hover');
+});
+
+test('a click picks an interactivity; the iso table matches `frontier report` at it', async () => {
+  const pos = await plotPos(250, null);  // near the bottom, away from the points
+  await page.mouse.click(pos.x, pos.y);
+  await page.waitForFunction(() => {
+    const at = new URLSearchParams(location.search).get('at');
+    const row = document.querySelector('#iso table tbody tr');
+    return at !== null && row !== null && row.dataset.at === at;
+  });
+  const at = new URL(page.url()).searchParams.get('at');
+  assert.ok(Math.abs(Number(at) - 250) < 2, 'picked ' + at);
+  const cells = await page.$$eval('#iso table tbody tr', rows => rows.map(r => ({
+    series: r.dataset.series, at: r.dataset.at, total: r.querySelector('td[data-metric=total]').textContent,
+    ratio: r.querySelector('td[data-metric=ratio_total]').textContent })));
+  assert.equal(cells.length, 2);
+  assert.equal(cells[0].at, at);
+  // `frontier report` at the same target on the same runs, in the page's order: the first
+  // row of its total-throughput table (columns: target, each series, the ratio to the first).
+  const runs = new URL(page.url()).searchParams.getAll('run');
+  const out = frontier('report', '--db', db, ...runs.flatMap(r => ['--run', r]), '--targets', at);
+  const lines = out.split('\n');
+  const head = lines.findIndex(l => l.startsWith('At equal interactivity: total'));
+  const names = lines[head + 1].trim().split(/\s{2,}/);
+  const row = lines[head + 3].trim().split(/\s{2,}/);
+  assert.deepEqual(cells.map(c => c.series), names.slice(1, 3));
+  assert.equal(cells[0].total.replace(/,/g, ''), row[1]);
+  assert.equal(cells[1].total.replace(/,/g, ''), row[2]);
+  assert.equal(cells[1].ratio, row[3]);
+  assert.ok(Number(row[1]) > 0 && Number(row[2]) > 0);
+  await shot('frontier-iso');
+});
+
+test('double-clicking a point opens its detail: percentiles, histograms, timeslices, provenance', async () => {
+  const api = (await apiJson('/api/frontier?run=1&run=2')).body;
+  const p = api.series[1].points[1];  // mi325x, concurrency 4
+  const pos = await plotPos(p.x, p.y);
+  await page.mouse.move(pos.x, pos.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  await page.mouse.dblclick(pos.x, pos.y);
+  await page.waitForURL(/\/point\?id=\d+/);
+  await page.waitForSelector('body[data-ready]');
+  assert.equal(new URL(page.url()).searchParams.get('id'), String(p.ids[0]));
+  assert.equal(await page.textContent('#point-key'), '512x128|concurrency=4|rep=0');
+  const detail = (await apiJson('/api/point?id=' + p.ids[0])).body;
+  const p99 = detail.percentiles.ttft.find(s => s.stat === 'p99').value;
+  assert.equal(num(await page.textContent('#percentiles td[data-metric=ttft][data-stat=p99]')), Number(p99.toFixed(2)));
+  assert.equal(await page.locator('#histograms .plot').count(), 4);
+  assert.ok(await page.locator('#timeslices canvas').count() >= 1);
+  assert.match(await page.textContent('#reproduce'), /^frontier sweep .*small\.yaml --db reproduce\.db$/);
+  assert.match(await page.textContent('#provenance'), /command_line/);
+  await shot('point');
+});
+
+test('Compare shows `frontier compare`\'s verdict and counts', async () => {
+  await open('/compare?baseline=1&candidate=2');
+  const cli = spawnSync(bin, ['compare', '--db', db, '--baseline', '1', '--candidate', '2'], { encoding: 'utf8' });
+  const counts = cli.stdout.match(/(\d+) regression\(s\), (\d+) improvement\(s\) in (\d+) comparisons/);
+  assert.ok(counts, cli.stdout);
+  assert.equal(cli.status, Number(counts[1]) > 0 ? 1 : 0);
+  const verdict = await page.textContent('#verdict');
+  assert.equal(verdict, Number(counts[1]) > 0 ? 'regression' : Number(counts[2]) > 0 ? 'improved' : 'no change beyond noise');
+  assert.ok((await page.textContent('main')).includes(`${counts[1]} regression(s), ${counts[2]} improvement(s) in ${counts[3]} comparisons`));
+  assert.equal(await page.locator('#deltas tbody tr').count(), Number(counts[3]));
+  await shot('compare');
+});
+
+test('Over time plots a configuration\'s headline figures by date', async () => {
+  await open('/over-time?config=browser/h200-llama8b');
+  assert.equal(await page.locator('#over-time tbody tr').count(), 1);
+  assert.ok(await page.locator('#over-time-plot canvas').count() >= 1);
+  await shot('over-time');
+});
+
+test('Live shows points as a running sweep stores them', async () => {
+  await open('/live');
+  await page.waitForFunction(() => document.body.dataset.livePoints !== undefined);
+  const before = Number(await page.getAttribute('body', 'data-live-points'));
+  frontier('sweep', path.join(repo, 'web/tests/later.yaml'), '--db', db, '-q');
+  await page.waitForFunction(n => Number(document.body.dataset.livePoints) >= n + 6, before, { timeout: 20000 });
+  assert.equal(await page.locator('#live-points tbody tr', { hasText: 'later/b200-llama8b' }).count(), 6);
+  assert.match(await page.textContent('#progress'), /later\/b200-llama8b#3: 6 \/ 6 points/);
+  assert.ok(await page.locator('#live-plot canvas').count() >= 1);
+  assert.ok((await page.textContent('#live-plot')).includes('later/b200-llama8b#3'));
+  await shot('live');
+});
+
+test('an imported result whose name holds <script> renders as text, never runs', async () => {
+  const file = path.join(work, 'crafted.json');
+  writeFileSync(file, JSON.stringify({ completed: 8, num_prompts: 8, output_throughput: 900, total_token_throughput: 2700,
+    max_concurrency: 4, median_tpot_ms: 12.5, backend: 'vllm', model_id: '<script>window.__xss=1;alert(1)</script>' }));
+  await open('/runs');
+  await page.setInputFiles('input[name=file]', file);
+  await page.click('#import');
+  await page.waitForFunction(() => document.querySelector('#import-result').textContent.startsWith('imported'));
+  await open('/runs?source=imported');
+  const name = await page.textContent('#runs tbody tr td.name');
+  assert.match(name, /^import\/vllm:<script>window\.__xss=1;alert\(1\)<\/script>#\d+$/);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.locator('#runs script').count(), 0);
+  await page.click('#runs tbody tr td.name a');
+  await page.waitForSelector('body[data-ready]');
+  assert.ok((await page.textContent('#chips')).includes('<script>window.__xss=1;alert(1)</script>'));
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.deepEqual(dialogs, []);
+  await shot('crafted-name');
+});
+
+test('a bad query parameter is a 400 whose message the page shows', async () => {
+  await page.goto(dash.url + '/frontier?x=bogus');
+  await page.waitForSelector('body[data-ready=error]');
+  assert.match(await page.textContent('#error'), /query parameter 'x' is 'bogus'; expected one of: interactivity/);
+  const r = await apiJson('/api/runs?limit=-3');
+  assert.equal(r.status, 400);
+  assert.match(r.body.error, /'limit'/);
+  assert.deepEqual(pageErrors, []);
+});
