@@ -11,6 +11,7 @@ endfunction()
 # frontier_add_library(NAME src... ): a static library for one layer.
 function(frontier_add_library name)
   add_library(${name} STATIC ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY FRONTIER_LIBRARIES ${name})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   frontier_set_warnings(${name})
 endfunction()

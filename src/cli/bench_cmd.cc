@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -178,13 +179,7 @@ int RunBench(int argc, char** argv) {
   if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
   if (out->run.interrupted) return 130;
   if (out->summary.completed == 0) {
-    for (const auto& r : out->run.requests) {
-      if (!r.ok && !r.warmup) {
-        std::cerr << "frontier bench: no request succeeded; first failure: " << r.failure << ": "
-                  << r.failure_detail.substr(0, 300) << "\n";
-        break;
-      }
-    }
+    std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out->run);
     return 1;
   }
   return 0;

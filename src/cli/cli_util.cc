@@ -1,10 +1,57 @@
 #include "cli/cli_util.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <map>
+#include <vector>
+
+#include "core/parse.h"
 
 namespace frontier::cli {
 
+namespace {
+
+// CLI11 reads integer flags with strtoll/strtoull in base 0: "010" was 8,
+// "0x10" 16, a value past 64 bits saturated to the largest one and "-1" for an
+// unsigned flag wrapped to 2^64 - 1, each silently. Integer flags take plain
+// decimal instead: leading zeros are dropped, anything else is named with the
+// value and the range of the flag's type (narrower ranges are checked after
+// parsing, by each command).
+void DecimalIntegers(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    const bool is_signed = type.rfind("INT", 0) == 0, is_unsigned = type.rfind("UINT", 0) == 0;
+    if (!is_signed && !is_unsigned) continue;
+    const std::string name = opt->get_name();
+    opt->transform(CLI::Validator(
+        [name, is_unsigned](std::string& text) -> std::string {
+          const bool negative = !text.empty() && text[0] == '-';
+          std::string digits = text.substr(!text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0);
+          if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+            return name + " must be a whole number in decimal digits, got '" + text + "'";
+          const size_t first = digits.find_first_not_of('0');
+          digits = first == std::string::npos ? "0" : digits.substr(first);
+          const std::string normal = (negative && digits != "0" ? "-" : "") + digits;
+          if (is_unsigned) {
+            if ((negative && digits != "0") || digits.size() > 20 ||
+                (digits.size() == 20 && digits > "18446744073709551615"))
+              return name + " must be an integer in [0, 18446744073709551615], got '" + text + "'";
+          } else if (Status in = ParseInt(name, normal, INT64_MIN, INT64_MAX).status(); !in.ok()) {
+            return name + " must be an integer in [-9223372036854775808, 9223372036854775807], got '" + text + "'";
+          }
+          text = normal;
+          return "";
+        },
+        "", "decimal"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) DecimalIntegers(*sub);
+}
+
+}  // namespace
+
 int Parse(CLI::App& app, int argc, char** argv) {
+  DecimalIntegers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -13,6 +60,13 @@ int Parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return 0;
+  } catch (const CLI::ValidationError& e) {
+    // "NAME: NAME must be ..." from DecimalIntegers reads as its message alone.
+    std::string what = e.what();
+    const size_t colon = what.find(": ");
+    if (colon != std::string::npos && what.compare(colon + 2, colon + 1, what.substr(0, colon) + " ") == 0)
+      what.erase(0, colon + 2);
+    return UsageError(app.get_name(), what);
   } catch (const CLI::ParseError& e) {
     return UsageError(app.get_name(), e.what());
   }
@@ -29,6 +83,32 @@ int Fail(const std::string& command, const Status& status) {
   const bool usage = status.code() == StatusCode::kInvalidArgument ||
                      status.code() == StatusCode::kNotFound;
   return usage ? 2 : 1;
+}
+
+std::string TopFailureReasons(const RunResult& run, size_t top) {
+  struct Reason {
+    int64_t count = 0;
+    std::string example;
+  };
+  std::map<std::string, Reason> by_reason;
+  for (const auto& r : run.requests) {
+    if (r.ok || r.warmup) continue;
+    Reason& reason = by_reason[r.failure.empty() ? failure::kOther : r.failure];
+    if (reason.count++ == 0) reason.example = r.failure_detail;
+  }
+  std::vector<std::pair<std::string, Reason>> sorted(by_reason.begin(), by_reason.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::string out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) {
+    std::string example = sorted[i].second.example.substr(0, 200);
+    for (char& c : example)
+      if (c == '\n' || c == '\r') c = ' ';
+    out += "  " + std::to_string(sorted[i].second.count) + " " + sorted[i].first +
+           (example.empty() ? "" : " (" + example + ")") + "\n";
+  }
+  if (sorted.size() > top) out += "  ... and " + std::to_string(sorted.size() - top) + " other reason(s)\n";
+  return out;
 }
 
 std::string CommandLine(int argc, char** argv) {

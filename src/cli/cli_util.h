@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/run_result.h"
 #include "core/status.h"
 
 namespace frontier::cli {
@@ -23,6 +24,12 @@ int Fail(const std::string& command, const Status& status);
 
 // Prints "frontier <cmd>: <message>" to stderr and returns 2.
 int UsageError(const std::string& command, const std::string& message);
+
+// The commonest failure reasons of a run's measured (not warm-up) requests,
+// most frequent first, at most `top` of them, one line each:
+//   "  1000 rejected (request 0: 131072 input + 128 output tokens exceed ...)"
+// with the first request's detail as the example. "" when none failed.
+std::string TopFailureReasons(const RunResult& run, size_t top = 3);
 
 // The full command line, shell-quoted where needed, for provenance.
 std::string CommandLine(int argc, char** argv);

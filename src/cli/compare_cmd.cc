@@ -3,6 +3,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/parse.h"
 #include "report/compare.h"
 #include "store/store.h"
 
@@ -33,7 +34,10 @@ int RunCompare(int argc, char** argv) {
       ->check(CLI::IsMember({0.9, 0.95, 0.99}))
       ->capture_default_str();
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  auto st = store::OpenStore(db);
+  // CLI11's range check lets "nan" through.
+  for (const auto& [flag, v] : {std::pair{"--min-change", o.min_relative}, {"--threshold", o.unmeasured_threshold}})
+    if (Status in = CheckRange(flag, v, 0.0, 1.0); !in.ok()) return UsageError("compare", in.message());
+  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("compare", st.status());
   auto baseline = report::ResolveRunRef(**st, baseline_ref);
   if (!baseline.ok()) return Fail("compare", baseline.status().WithContext("--baseline"));

@@ -46,7 +46,8 @@ int RunDashboard(int argc, char** argv) {
   if (!prices.ok()) return UsageError("dashboard", prices.status().message());
   if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return UsageError("dashboard", v.message());
 
-  auto st = allow_import ? store::OpenStore(db) : store::OpenStoreReadOnly(db);
+  // Read-only unless uploads are allowed; either way a missing --db is an error, never a new file.
+  auto st = store::OpenStore(db, allow_import ? store::OpenMode::kReadWrite : store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("dashboard", st.status());
   dashboard::DashboardData data(**st, [&](const std::string& hw) {
     return LookupHardwareFacts(hw, price_flags.tier, *prices);

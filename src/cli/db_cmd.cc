@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "report/table.h"
 #include "store/import_export.h"
+#include "store/records.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -31,14 +32,24 @@ int RunDb(int argc, char** argv) {
   imp->add_option("--system", io.system, "Run name for a vLLM result (default backend:model)");
   imp->add_option("--hardware", io.hardware, "Hardware of a vLLM result (for prices and energy)");
   imp->add_option("--gpus", io.num_gpus, "GPUs behind a vLLM result (per-GPU throughput)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, static_cast<int>(store::bounds::kMaxGpus)))
       ->capture_default_str();
   for (auto* sub : {ls, exp, imp}) sub->add_option("--db", db, "Results database");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
-  auto st = store::OpenStore(db);
-  if (!st.ok()) return Fail("db", st.status());
+  // Every file is read and checked before the database is opened, so a bad
+  // file neither creates a database nor leaves half an import behind.
+  std::vector<std::vector<store::ParsedRun>> parsed;
+  for (const auto& f : files) {
+    auto p = store::ReadResultFile(f, io);
+    if (!p.ok()) return Fail("db import", p.status());
+    parsed.push_back(std::move(*p));
+  }
+  // ls and export only read: a read-only file works and a missing one is an error.
+  auto st = store::OpenStore(db, imp->parsed() ? store::OpenMode::kCreate : store::OpenMode::kReadOnly);
+  if (!st.ok()) return Fail(imp->parsed() ? "db import" : "db", st.status());
   store::Store& s = **st;
+  if ((*st)->Created()) std::cerr << "frontier db import: created results database " << db << "\n";
   if (ls->parsed()) {
     auto runs = s.ListRuns();
     if (!runs.ok()) return Fail("db", runs.status());
@@ -67,10 +78,10 @@ int RunDb(int argc, char** argv) {
     Status w = WriteFileAtomically(out_path, *text);
     return w.ok() ? 0 : Fail("db", w);
   }
-  for (const auto& f : files) {
-    auto runs = store::ImportFile(s, f, io);
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto runs = store::StoreParsedRuns(s, std::move(parsed[i]));
     if (!runs.ok()) return Fail("db import", runs.status());
-    for (const auto& r : *runs) std::cout << "imported " << f << " as run " << r.id << " (" << r.system << ")\n";
+    for (const auto& r : *runs) std::cout << "imported " << files[i] << " as run " << r.id << " (" << r.system << ")\n";
   }
   return 0;
 }

@@ -30,8 +30,8 @@ Result<std::map<std::string, double>> ParsePrices(const PriceFlags& flags) {
     const size_t eq = p.find('=');
     char* end = nullptr;
     const double v = eq == std::string::npos ? 0 : std::strtod(p.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0)) {
-      return InvalidArgument("--price: expected HW=USD with USD > 0 (e.g. h200=3.5), got '" + p + "'");
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
+      return InvalidArgument("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
     }
     out[Lower(p.substr(0, eq))] = v;
   }

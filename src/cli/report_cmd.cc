@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/hardware_facts.h"
 #include "core/atomic_file.h"
+#include "core/parse.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/terminal.h"
@@ -25,13 +26,13 @@ int RunReport(int argc, char** argv) {
                "iso-interactivity, cost, energy, provenance) from the results database",
                "report");
   std::string db = "frontier.db", output;
-  std::vector<int64_t> runs;
+  std::vector<std::string> run_flags;
   PriceFlags price_flags;
   std::vector<double> targets;
   bool quiet = false;
   app.add_option("--db", db, "Results database")->capture_default_str();
   app.add_option("-o,--output", output, "Write the HTML report here (e.g. report.html)");
-  app.add_option("--run", runs, "Only these run ids (repeatable; default every run)");
+  app.add_option("--run", run_flags, "Only these run ids (repeatable; default every run)");
   AddPriceFlags(app, price_flags);
   app.add_option("--targets", targets, "Interactivity targets, tok/s/user (default: round values "
                                        "the frontiers cover)")
@@ -39,9 +40,18 @@ int RunReport(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Do not print the tables");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
+  // Run ids are parsed here: the flag parser saturated 99999999999999999999 to INT64_MAX.
+  std::vector<int64_t> runs;
+  for (const auto& r : run_flags) {
+    Result<int64_t> id = ParseInt("--run", r, 1, INT64_MAX);
+    if (!id.ok()) return UsageError("report", id.status().message());
+    runs.push_back(*id);
+  }
+  for (double t : targets)
+    if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
   auto price_override = ParsePrices(price_flags);
   if (!price_override.ok()) return UsageError("report", price_override.status().message());
-  auto st = store::OpenStore(db);
+  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("report", st.status());
   auto all_runs = (*st)->ListRuns();
   if (!all_runs.ok()) return Fail("report", all_runs.status());

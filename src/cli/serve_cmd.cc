@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,11 +14,36 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/sim_flags.h"
+#include "core/parse.h"
 #include "serve/profile.h"
 #include "serve/server.h"
 
 namespace frontier::cli {
 namespace {
+
+// Ranges (docs/limits.md): token counts fit the engine's 32-bit lengths, times
+// up to about 3 hours, rates are probabilities.
+Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& o, double grace_s) {
+  constexpr int64_t kMaxTokens = 2147483647;
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--ttft-ms", p.fixed.ttft_ms, 0.0, 1e7));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--itl-ms", p.fixed.itl_ms, 0.0, 1e7));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--tokens-per-event", int64_t{p.fixed.tokens_per_event}, 1, 1000000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--slots", p.fixed.slots, 0, 1000000));
+  if (p.max_model_len) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-model-len", *p.max_model_len, 2, kMaxTokens));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--time-scale", p.time_scale, 1e-6, 1e6));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--port", int64_t{o.port}, 0, 65535));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--default-max-tokens", o.default_max_tokens, 1, kMaxTokens));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--natural-output-len", o.natural_output_len, 0, kMaxTokens / 2));
+  FRONTIER_RETURN_IF_ERROR(
+      CheckRange("--max-body-bytes", static_cast<int64_t>(std::min<size_t>(o.max_body_bytes, INT64_MAX)), 1024,
+                 int64_t{1} << 30));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-error-rate", o.faults.error_rate, 0.0, 1.0));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-429-rate", o.faults.rate_limit_rate, 0.0, 1.0));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-disconnect-rate", o.faults.disconnect_rate, 0.0, 1.0));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-ms", o.faults.stall_ms, 0.0, 1e7));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-rate", o.faults.stall_rate, 0.0, 1.0));
+  return CheckRange("--shutdown-grace-s", grace_s, 0.0, 86400.0);
+}
 
 int RunServe(int argc, char** argv) {
   CLI::App app{"Serve an OpenAI-compatible API whose tokens follow the simulator's timeline (or a fixed one)",
@@ -33,8 +60,10 @@ int RunServe(int argc, char** argv) {
   const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
   const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event", "--slots"};
-  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")->capture_default_str();
-  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")->capture_default_str();
+  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")
+      ->capture_default_str();
+  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")
+      ->capture_default_str();
   app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
       ->capture_default_str();
   app.add_option("--slots", p.fixed.slots,
@@ -42,7 +71,8 @@ int RunServe(int argc, char** argv) {
       ->capture_default_str();
   // Both.
   app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
-  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")->capture_default_str();
+  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")
+      ->capture_default_str();
   app.add_option("--host", o.host, "numeric address to bind")->capture_default_str();
   app.add_option("--port", o.port, "TCP port; 0 picks a free one")->capture_default_str();
   app.add_option("--served-model-name", o.model_name, "model name clients send (default --model, or 'fixed')");
@@ -52,7 +82,8 @@ int RunServe(int argc, char** argv) {
   app.add_option("--natural-output-len", o.natural_output_len,
                  "mean length at which the synthetic model ends with EOS, uniform in [N/2, 3N/2]; 0: never")
       ->capture_default_str();
-  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")->capture_default_str();
+  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")
+      ->capture_default_str();
   app.add_option("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500")->capture_default_str();
   app.add_option("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429")
       ->capture_default_str();
@@ -65,11 +96,11 @@ int RunServe(int argc, char** argv) {
   double grace_s = 0;
   app.add_option("--shutdown-grace-s", grace_s,
                  "on SIGINT/SIGTERM, stop accepting and let admitted requests finish for up to this long")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->capture_default_str();
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (Status in = CheckServeRanges(p, o, grace_s); !in.ok()) return UsageError("serve", in.message());
   o.faults.seed = fault_seed.value_or(o.seed);
   for (const auto& f : sim_flags)
     if (app.get_option(f)->count() > 0) p.sim_only_flags_given.push_back(f);

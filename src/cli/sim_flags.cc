@@ -1,5 +1,7 @@
 #include "cli/sim_flags.h"
 
+#include "core/parse.h"
+
 #include <cmath>
 
 namespace frontier::cli {
@@ -34,8 +36,9 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
            } catch (const std::exception&) {
              used = 0;
            }
-           if (used != v.size() || n < 1)
-             throw CLI::ValidationError("--max-num-seqs", "takes an integer >= 1 or 'auto', got '" + v + "'");
+           if (used != v.size() || n < 1 || n > 1'000'000)
+             throw CLI::ValidationError("--max-num-seqs",
+                                        "must be an integer in [1, 1000000] or 'auto', got '" + v + "'");
            s->max_num_seqs = n;
            s->max_num_seqs_auto = false;
          },
@@ -93,7 +96,7 @@ void AddClientRttFlag(CLI::App& app, double* us) {
 }
 
 Result<Nanos> ClientRttNanos(double us) {
-  if (!(us >= 0 && us <= 1e9)) return InvalidArgument("--client-rtt-us must be between 0 and 1e9 microseconds");
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--client-rtt-us", us, 0.0, 1e9));
   return static_cast<Nanos>(std::llround(us * kNanosPerMicro));
 }
 

@@ -10,6 +10,8 @@
 #include "cli/sim_flags.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
@@ -28,18 +30,24 @@ constexpr const char* kCmd = "simulate";
 struct SimFlags {
   std::string concurrency;
   double client_rtt_us = kDefaultClientRttUs;
+  int64_t max_requests = kMaxRunRequests;
+  int64_t max_memory_mb = kDefaultSimMemoryBytes >> 20;
   bool explain = false, list = false, best_deployment = false, search_disagg = false;
 };
+
+// Exit status 1 and the commonest reasons on the terminal when not one
+// request of a run succeeded (the reasons are otherwise only in the JSONL).
+int AllFailed(const RunResult& run, const std::string& what) {
+  std::cerr << "frontier simulate: every request" << what << " failed:\n" << TopFailureReasons(run);
+  return 1;
+}
 
 Result<std::vector<int64_t>> ParseList(const std::string& text) {
   std::vector<int64_t> out;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || end != item.c_str() + item.size() || v < 1)
-      return InvalidArgument("--concurrency takes comma-separated integers >= 1, got '" + text + "'");
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t v, ParseInt("--concurrency", item, 1, kMaxRunRequests));
     out.push_back(v);
   }
   if (out.empty()) return InvalidArgument("--concurrency takes comma-separated integers >= 1");
@@ -97,6 +105,8 @@ void PrintSummary(const metrics::Summary& s, const std::vector<double>& percenti
   std::printf("============ Serving Benchmark Result (simulated) ============\n");
   line("Successful requests:", static_cast<double>(s.completed), "%.0f");
   line("Failed requests:", static_cast<double>(s.failed), "%.0f");
+  for (const auto& [reason, n] : s.failures_by_reason)
+    line(("  " + reason + ":").c_str(), static_cast<double>(n), "%.0f");
   line("Benchmark duration (s):", s.duration_s);
   line("Total input tokens:", static_cast<double>(s.total_input_tokens), "%.0f");
   line("Total generated tokens:", static_cast<double>(s.total_output_tokens), "%.0f");
@@ -234,6 +244,16 @@ int RunSimulate(int argc, char** argv) {
   AddSimSpecFlags(app, &spec);
   app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
   AddClientRttFlag(app, &f.client_rtt_us);
+  app.add_option("--max-requests", f.max_requests,
+                 "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
+                 "[10000000]")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
+      ->group("Load");
+  app.add_option("--max-memory-mb", f.max_memory_mb,
+                 "Bound on the memory of one run's request records (about 16 bytes per output token); a run "
+                 "that reaches it fails [1024]")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->group("Load");
   app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
   app.add_flag("--list", f.list, "List the catalogued models, hardware and stack versions, then exit")->group("Output");
   app.add_flag("--best-deployment", f.best_deployment,
@@ -253,9 +273,11 @@ int RunSimulate(int argc, char** argv) {
   if (!app.count("--hardware"))
     return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
   Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
-  if (!rtt.ok()) return Fail(kCmd, rtt.status());
+  if (!rtt.ok()) return UsageError(kCmd, rtt.status().message());
   sim::SimulateOptions sim_options;
   sim_options.client_rtt_ns = *rtt;
+  sim_options.max_requests = f.max_requests;
+  sim_options.max_memory_bytes = f.max_memory_mb << 20;
 
   if (f.best_deployment) {
     // Every layout is resolved by the search; the one the flags name need not fit.
@@ -323,7 +345,7 @@ int RunSimulate(int argc, char** argv) {
     run.start_time_utc = UtcTimestampNow();
     run.requested_settings = w->requested;
     std::vector<std::string> flags = SimSpecFlagNames();
-    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us"});
+    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
     for (const auto& [k, v] : GivenFlags(app, flags)) run.requested_settings[k] = v;
     for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
   };
@@ -347,7 +369,7 @@ int RunSimulate(int argc, char** argv) {
                                  verdict);
         !ws.ok())
       return Fail(kCmd, ws);
-    return 0;
+    return s.completed == 0 ? AllFailed(*run, "") : 0;
   }
 
   metrics::SummaryOptions so = w->summary;
@@ -360,7 +382,10 @@ int RunSimulate(int argc, char** argv) {
   std::printf("%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",
               "tok/s/GPU", "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99",
               "pareto");
+  std::string failed_points;  // the reasons of points where every request failed
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run_in) -> Status {
+    if (p.summary.completed == 0)
+      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run_in);
     RunResult run = run_in;
     stamp(run);
     const std::string json = w->result_json.empty() ? "" : PointPath(w->result_json, p.concurrency);
@@ -386,6 +411,10 @@ int RunSimulate(int argc, char** argv) {
     std::printf("(capped = the engine runs at most %lld sequences (max_num_seqs x dp); the rest of the concurrency "
                 "queues: --max-num-seqs auto raises the cap to each value)\n",
                 static_cast<long long>(points.front().max_running));
+  if (!failed_points.empty()) {
+    std::fflush(stdout);
+    std::cerr << "frontier simulate: every request of a point failed:\n" << failed_points;
+  }
   if (f.explain) {
     const sim::StepModel model(*config);
     for (const auto& p : points) {
@@ -399,7 +428,7 @@ int RunSimulate(int argc, char** argv) {
                   100 * cost.comm_s / cost.time_s, 100 * cost.overhead_s / cost.time_s);
     }
   }
-  return 0;
+  return failed_points.empty() ? 0 : 1;
 }
 
 }  // namespace

@@ -46,8 +46,9 @@ int RunSweepCmd(int argc, char** argv) {
 
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
-  Result<std::unique_ptr<store::Store>> st = store::OpenStore(db);
+  Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << db << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;
@@ -59,13 +60,17 @@ int RunSweepCmd(int argc, char** argv) {
                   {"host", host},
                   {"started_utc", UtcTimestampNow()}};
   o.on_progress = [&](const sweep::SweepProgress& p) {
-    const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip";
+    const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip" || p.event == "orphan";
     if (quiet && !always) return;
     char line[512];
     std::snprintf(line, sizeof line, "[%4lld/%lld] %-16s %-34s %-6s elapsed %s  ETA %s",
                   static_cast<long long>(p.done), static_cast<long long>(p.total),
                   p.system.c_str(), p.point.c_str(), p.event.c_str(), Duration(p.elapsed_s).c_str(),
                   Duration(p.eta_s).c_str());
+    if (p.event == "orphan") {
+      std::cerr << "frontier sweep: " << p.detail << "\n";
+      return;
+    }
     if (p.event == "skip") {
       std::cerr << "[" << p.done << "/" << p.total << "] resuming: " << p.detail << "\n";
       return;
@@ -74,8 +79,10 @@ int RunSweepCmd(int argc, char** argv) {
     if (!p.detail.empty()) std::cerr << "  " << p.detail;
     std::cerr << "\n";
   };
+  o.stop_orphans = sweep::StopOrphanedServers;
   sweep::SessionOptions so;
   so.log_dir = db + ".logs";
+  so.store = st->get();
   so.stop = &g_stop;
   if (!quiet) {
     so.on_point_progress = [](int64_t ended, int64_t total) {

@@ -29,11 +29,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/workload_flags.h"
+#include "core/parse.h"
 #include "core/status.h"
 #include "loadgen/benchmark.h"
 #include "loadgen/worker_pool.h"
@@ -98,8 +100,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
       return InvalidArgument("--workers must be auto or an integer in [1, 1024], got '" + f.workers + "'");
     o.workers = n;
   }
-  if (f.vocab_size != 0 && (f.vocab_size < 2 || f.vocab_size > INT32_MAX))
-    return InvalidArgument("--vocab-size must be in [2, 2147483647], got " + std::to_string(f.vocab_size));
+  if (f.vocab_size != 0) FRONTIER_RETURN_IF_ERROR(CheckRange("--vocab-size", f.vocab_size, 2, INT32_MAX));
   o.client.base_url = f.base_url;
   o.client.endpoint = f.endpoint;
   o.client.model = model;
@@ -120,11 +121,12 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   } else {
     return InvalidArgument("--usage must be continuous, final or off, got '" + f.usage + "'");
   }
-  if (!(f.timeout_s >= 0)) return InvalidArgument("--timeout must be 0 (none) or a positive number of seconds");
-  if (!(f.connect_timeout_s > 0)) return InvalidArgument("--connect-timeout must be a positive number of seconds");
-  if (!(f.first_token_timeout_s >= 0))
-    return InvalidArgument("--first-token-timeout must be 0 (none) or a positive number of seconds");
-  if (!(f.grace_s >= 0)) return InvalidArgument("--grace must be 0 or more seconds");
+  // Times up to about 11 days (0: none), so that their nanoseconds fit 64 bits (docs/limits.md).
+  for (auto [flag, value, min] : {std::tuple{"--timeout", f.timeout_s, 0.0},
+                                  std::tuple{"--connect-timeout", f.connect_timeout_s, 1e-3},
+                                  std::tuple{"--first-token-timeout", f.first_token_timeout_s, 0.0},
+                                  std::tuple{"--grace", f.grace_s, 0.0}})
+    FRONTIER_RETURN_IF_ERROR(CheckRange(flag, value, min, 1e6));
   o.client.total_timeout = SecondsToNanos(f.timeout_s);
   o.client.connect_timeout = SecondsToNanos(f.connect_timeout_s);
   o.client.first_token_timeout = SecondsToNanos(f.first_token_timeout_s);

@@ -7,6 +7,8 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "sim/data_dir.h"
 #include "sim/validate.h"
 
@@ -38,9 +40,11 @@ int RunValidate(int argc, char** argv) {
   app.add_option("--seed", o.sim.seed, "Seeds the drawn request lengths and arrivals [1]");
   app.add_flag("--no-loo", no_loo, "Skip the leave-one-out refits (in-sample errors only)");
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (o.sim.offline_requests < 100 || o.sim.offline_requests > 1'000'000 || o.sim.server_requests < 100 ||
-      o.sim.server_requests > 1'000'000)
-    return UsageError(kCmd, "--offline-requests and --server-requests must be between 100 and 1000000");
+  // Bounded as every run is (core/limits.h): the requests of a run are held in memory.
+  if (Status in = CheckRange("--offline-requests", o.sim.offline_requests, 100, 1'000'000); !in.ok())
+    return UsageError(kCmd, in.message());
+  if (Status in = CheckRange("--server-requests", o.sim.server_requests, 100, 1'000'000); !in.ok())
+    return UsageError(kCmd, in.message());
   o.leave_one_out = !no_loo;
 
   Result<sim::ValidationSet> set = sim::LoadValidation(sim::DefaultDataDir());

@@ -63,6 +63,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/limits.h"
+#include "core/parse.h"
 #include "core/status.h"
 #include "loadgen/scenario.h"
 #include "metrics/summary.h"
@@ -78,10 +80,10 @@ inline constexpr int64_t kDurationDatasetSize = 1000;
 struct WorkloadFlags {
   std::string dataset = "random";
   std::string dataset_path;
-  int32_t input_len = 1024;
-  int32_t output_len = 128;
+  int64_t input_len = 1024;   // int64 so that an out-of-range value reaches the range check
+  int64_t output_len = 128;
   double range_ratio = 0.0;
-  int32_t prefix_len = 0;
+  int64_t prefix_len = 0;
   std::string prompt_format = "token-ids";
   bool ignore_eos = true;
   uint64_t seed = 0;
@@ -271,28 +273,31 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   } else {
     return InvalidArgument("--prompt-format must be token-ids or text, got '" + f.prompt_format + "'");
   }
-  if (f.input_len < 1) return InvalidArgument("--input-len must be at least 1 token");
-  if (f.output_len < 1) return InvalidArgument("--output-len must be at least 1 token");
+  // Ranges: docs/limits.md (core/limits.h).
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--input-len", f.input_len, 1, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--output-len", f.output_len, 1, kMaxRequestLength));
   if (!(f.range_ratio >= 0 && f.range_ratio < 1))
-    return InvalidArgument("--range-ratio must be in [0, 1), got " + std::to_string(f.range_ratio));
-  if (f.prefix_len < 0) return InvalidArgument("--prefix-len must be 0 or more");
-  w.dataset.random.input_len = f.input_len;
-  w.dataset.random.output_len = f.output_len;
+    return InvalidArgument("--range-ratio must be in [0, 1), got " + FormatNumber(f.range_ratio));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--prefix-len", f.prefix_len, 0, kMaxRequestLength));
+  w.dataset.random.input_len = static_cast<int32_t>(f.input_len);
+  w.dataset.random.output_len = static_cast<int32_t>(f.output_len);
   w.dataset.random.range_ratio = f.range_ratio;
-  w.dataset.random.prefix_len = f.prefix_len;
+  w.dataset.random.prefix_len = static_cast<int32_t>(f.prefix_len);
   if (w.dataset.kind == workload::DatasetKind::kShareGpt && given("--output-len"))
-    w.dataset.sharegpt_output_len = f.output_len;
+    w.dataset.sharegpt_output_len = static_cast<int32_t>(f.output_len);
   w.ignore_eos = given("--ignore-eos") ? f.ignore_eos : random;
 
   // Load.
-  if (f.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
-  if (f.warmup < 0) return InvalidArgument("--warmup must be 0 or more");
-  if (given("--max-concurrency") && f.max_concurrency < 1)
-    return InvalidArgument("--max-concurrency must be at least 1");
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--num-prompts", f.num_prompts, 1, kMaxRunRequests));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--warmup", f.warmup, 0, kMaxRunRequests - f.num_prompts));
+  if (given("--max-concurrency"))
+    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-concurrency", f.max_concurrency, 1, kMaxRunRequests));
   FRONTIER_ASSIGN_OR_RETURN(double rate, ParseNumberOrInf("--request-rate", f.request_rate));
-  if (!(rate > 0)) return InvalidArgument("--request-rate must be a positive number or 'inf'");
+  if (!(rate > 0) || (std::isfinite(rate) && rate > 1e9))
+    return InvalidArgument("--request-rate must be a number in (0, 1e9] or 'inf', got '" + f.request_rate + "'");
   FRONTIER_ASSIGN_OR_RETURN(double burst, ParseNumberOrInf("--burstiness", f.burstiness));
-  if (!(burst > 0)) return InvalidArgument("--burstiness must be a positive number or 'inf'");
+  if (!(burst > 0) || (std::isfinite(burst) && burst > 1e6))
+    return InvalidArgument("--burstiness must be a number in (0, 1e6] or 'inf', got '" + f.burstiness + "'");
   if (std::isinf(burst)) {  // all at once
     rate = std::numeric_limits<double>::infinity();
     burst = 1.0;
@@ -305,7 +310,8 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   w.load.num_prompts = f.num_prompts;
   w.dataset.num_prompts = f.num_prompts + f.warmup;
   if (given("--duration")) {
-    if (!(f.duration_s > 0)) return InvalidArgument("--duration must be a positive number of seconds");
+    if (!(f.duration_s > 0 && f.duration_s <= 1e9))
+      return InvalidArgument("--duration must be a number of seconds in (0, 1e9], got " + FormatNumber(f.duration_s));
     if (!w.load.max_concurrency && std::isinf(rate))
       return InvalidArgument("--duration needs --max-concurrency or a finite --request-rate");
     w.load.duration_s = f.duration_s;
@@ -325,8 +331,9 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
     char* end = nullptr;
     const double p = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !(p >= 0 && p <= 100))
-      return InvalidArgument("--percentiles must be comma-separated numbers in [0, 100], got '" +
+    if (item.empty() || end != item.c_str() + item.size() || !(p >= 0 && p <= 100) ||
+        w.summary.percentiles.size() >= 100)
+      return InvalidArgument("--percentiles must be at most 100 comma-separated numbers in [0, 100], got '" +
                              f.percentiles + "'");
     w.summary.percentiles.push_back(p);
   }
@@ -337,8 +344,8 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
     char* end = nullptr;
     const std::string num = colon == std::string::npos ? "" : g.substr(colon + 1);
     const double ms = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !(ms > 0) || !std::isfinite(ms))
-      return InvalidArgument("--goodput takes ttft:MS, tpot:MS or e2el:MS with MS > 0, got '" + g + "'");
+    if (num.empty() || end != num.c_str() + num.size() || !(ms > 0) || !(ms <= 1e9))
+      return InvalidArgument("--goodput takes ttft:MS, tpot:MS or e2el:MS with MS in (0, 1e9], got '" + g + "'");
     if (key == "ttft") {
       w.summary.goodput.ttft_ms = ms;
     } else if (key == "tpot") {
@@ -349,7 +356,17 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
       return InvalidArgument("--goodput metric must be ttft, tpot or e2el, got '" + key + "'");
     }
   }
-  if (f.num_gpus < 1) return InvalidArgument("--num-gpus must be at least 1");
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--num-gpus", int64_t{f.num_gpus}, 1, 1'000'000));
+  // A random workload's prompts are held in memory as token ids.
+  if (random) {
+    const double tokens = static_cast<double>(w.dataset.num_prompts) *
+                          (std::ceil(static_cast<double>(f.input_len) * (1 + f.range_ratio)) +
+                           static_cast<double>(f.prefix_len));
+    if (tokens > static_cast<double>(kMaxRunPromptTokens))
+      return InvalidArgument("the prompts would hold " + FormatNumber(tokens) +
+                             " tokens ((--num-prompts + --warmup) x (--input-len x (1 + --range-ratio) + "
+                             "--prefix-len)); at most " + std::to_string(kMaxRunPromptTokens));
+  }
   w.summary.num_gpus = f.num_gpus;
   w.result_json = f.result_json;
   w.requests_jsonl = f.requests_jsonl;

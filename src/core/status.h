@@ -12,8 +12,11 @@
 // Thread safety: values; no shared state.
 #pragma once
 
+#include <exception>
+#include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -90,6 +93,26 @@ class [[nodiscard]] Result {
   std::optional<T> value_;
   Status status_;
 };
+
+inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
+
+// Runs `f` (returning a Status or a Result<T>) and turns an exception that
+// escapes it into a Status, so that none crosses a module boundary:
+// std::bad_alloc becomes ResourceExhausted, anything else Internal, both
+// naming `what`. Library edges that call code which may throw (nlohmann,
+// yaml-cpp, the standard library) wrap their body in it.
+template <typename F>
+auto CatchExceptions(std::string_view what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted(std::string(what) + ": out of memory");
+  } catch (const std::exception& e) {
+    return Internal(std::string(what) + ": unexpected error: " + e.what());
+  } catch (...) {
+    return Internal(std::string(what) + ": unexpected error");
+  }
+}
 
 }  // namespace frontier
 

@@ -133,7 +133,7 @@ inline KnownDb OpenKnownDb() {
   if (!w.ok()) return db;
   FillKnownDb(**w);
   db.writer = std::move(*w);
-  auto r = store::OpenStoreReadOnly(db.path);
+  auto r = store::OpenStore(db.path, store::OpenMode::kReadOnly);
   if (r.ok()) db.reader = std::move(*r);
   return db;
 }

@@ -1,8 +1,11 @@
 #include "report/compare.h"
 
-#include <map>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <regex>
+
+#include "core/parse.h"
 
 #include "report/table.h"
 
@@ -14,8 +17,9 @@ Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref) {
                     "; give an id, SWEEP/SYSTEM or SWEEP/SYSTEM~N (`frontier db ls` lists runs)");
   };
   if (!ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos) {
-    const int64_t id = std::stoll(ref);
-    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(id));
+    Result<int64_t> id = ParseInt("run id", ref, 1, std::numeric_limits<int64_t>::max());
+    if (!id.ok()) return not_found("is not a run id (" + id.status().message() + ")");
+    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(*id));
     return run.id;
   }
   FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
@@ -31,7 +35,9 @@ Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref) {
     if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) {
       return not_found("has a bad ~N suffix");
     }
-    back = std::stoll(n);
+    Result<int64_t> steps = ParseInt("~N", n, 0, std::numeric_limits<int64_t>::max());
+    if (!steps.ok()) return not_found("has a bad ~N suffix (" + steps.status().message() + ")");
+    back = *steps;
     name = ref.substr(0, tilde);
   }
   std::vector<int64_t> matches;

@@ -1,7 +1,11 @@
 #include "serve/openai.h"
 
+#include <cstdint>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
+#include "core/parse.h"
 #include "serve/synthetic.h"
 
 namespace frontier::serve {
@@ -17,14 +21,16 @@ ApiError Bad(std::string message, std::string param) {
   return e;
 }
 
-const char* TypeName(const json& v) {
+// What a value is, for messages: its type, or a number itself (1e+30 is a
+// number past the 64-bit integers, 1.5 one with a fraction).
+std::string TypeName(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
     case json::value_t::boolean: return "a boolean";
     case json::value_t::string: return "a string";
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";
-    case json::value_t::number_float: return "a non-integer number";
+    case json::value_t::number_float: return v.dump();
     default: return "an integer";
   }
 }
@@ -39,19 +45,25 @@ std::optional<ApiError> GetBool(const json& obj, const char* name, bool& out) {
   return std::nullopt;
 }
 
-std::optional<ApiError> GetInt(const json& obj, const char* name, int64_t min,
+// No OpenAI request nests deeper (messages[].content[].text is 4 levels).
+constexpr int64_t kMaxRequestDepth = 64;
+
+// Token counts fit the engine's 32-bit lengths, so sums of a few of them
+// (prompt + max_tokens) cannot overflow.
+constexpr int64_t kMaxTokenCount = std::numeric_limits<int32_t>::max();
+
+// An optional integer field in [min, max]; null counts as absent.
+std::optional<ApiError> GetInt(const json& obj, const char* name, int64_t min, int64_t max,
                                std::optional<int64_t>& out) {
   auto it = obj.find(name);
   if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer())
-    return Bad(std::string("`") + name + "` must be an integer, got " + TypeName(*it), name);
-  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-    return Bad(std::string("`") + name + "` is too large", name);
+  const std::string allowed = std::string("`") + name + "` must be an integer in [" + std::to_string(min) + ", " +
+                              std::to_string(max) + "], got ";
+  if (!it->is_number_integer()) return Bad(allowed + TypeName(*it), name);
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(max))
+    return Bad(allowed + std::to_string(it->get<uint64_t>()), name);
   const int64_t v = it->get<int64_t>();
-  if (v < min)
-    return Bad(std::string("`") + name + "` must be at least " + std::to_string(min) + ", got " +
-                   std::to_string(v),
-               name);
+  if (v < min || v > max) return Bad(allowed + std::to_string(v), name);
   out = v;
   return std::nullopt;
 }
@@ -60,9 +72,12 @@ std::optional<ApiError> GetInt(const json& obj, const char* name, int64_t min,
 std::optional<ApiError> ReadTokenIds(const json& arr, GenerationRequest& out) {
   std::string bytes;
   bytes.reserve(arr.size() * 4);
-  for (const auto& t : arr) {
-    if (!t.is_number_integer() || (t.is_number_integer() && !t.is_number_unsigned() && t.get<int64_t>() < 0))
-      return Bad("`prompt` token ids must be non-negative integers", "prompt");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& t = arr[i];
+    if (!t.is_number_integer() || (!t.is_number_unsigned() && t.get<int64_t>() < 0))
+      return Bad("`prompt` token ids must be integers in [0, 18446744073709551615], got " +
+                     (t.is_number() ? t.dump() : TypeName(t)) + " at index " + std::to_string(i),
+                 "prompt");
     const auto v = t.get<uint64_t>();
     bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
   }
@@ -164,6 +179,8 @@ std::optional<ApiError> ParseGenerationRequest(ApiKind kind, std::string_view bo
                                                GenerationRequest& out) {
   out = GenerationRequest{};
   out.kind = kind;
+  if (JsonNestingDepth(body) > kMaxRequestDepth)
+    return Bad("the request body is nested deeper than " + std::to_string(kMaxRequestDepth) + " levels", "");
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Bad("the request body is not valid JSON", "");
   if (!j.is_object()) return Bad("the request body must be a JSON object", "");
@@ -181,17 +198,17 @@ std::optional<ApiError> ParseGenerationRequest(ApiKind kind, std::string_view bo
     if (auto e = GetBool(*it, "include_usage", out.include_usage)) return e;
     if (auto e = GetBool(*it, "continuous_usage_stats", out.continuous_usage)) return e;
   }
-  std::optional<int64_t> max_tokens, max_completion_tokens, min_tokens, n, seed;
-  if (auto e = GetInt(j, "max_tokens", 1, max_tokens)) return e;
-  if (auto e = GetInt(j, "max_completion_tokens", 1, max_completion_tokens)) return e;
+  std::optional<int64_t> max_tokens, max_completion_tokens, min_tokens, n;
+  if (auto e = GetInt(j, "max_tokens", 1, kMaxTokenCount, max_tokens)) return e;
+  if (auto e = GetInt(j, "max_completion_tokens", 1, kMaxTokenCount, max_completion_tokens)) return e;
   out.max_tokens = max_completion_tokens ? max_completion_tokens : max_tokens;
-  if (auto e = GetInt(j, "min_tokens", 0, min_tokens)) return e;
+  if (auto e = GetInt(j, "min_tokens", 0, kMaxTokenCount, min_tokens)) return e;
   out.min_tokens = min_tokens.value_or(0);
   if (out.max_tokens && out.min_tokens > *out.max_tokens)
     return Bad("`min_tokens` (" + std::to_string(out.min_tokens) + ") must not exceed `max_tokens` (" +
                    std::to_string(*out.max_tokens) + ")",
                "min_tokens");
-  if (auto e = GetInt(j, "n", 1, n)) return e;
+  if (auto e = GetInt(j, "n", 1, std::numeric_limits<int64_t>::max(), n)) return e;
   if (n && *n != 1) return Bad("`n` must be 1: frontier serve returns one choice per request", "n");
   if (auto it = j.find("seed"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) return Bad(std::string("`seed` must be an integer, got ") + TypeName(*it), "seed");

@@ -88,6 +88,42 @@ TEST(ParseGenerationRequest, BadInputNamesTheField) {
   }
 }
 
+TEST(ParseGenerationRequest, TokenCountsBeyondTheEnginesRangeAreRefused) {
+  // These passed the parser and overflowed prompt + max_tokens (undefined
+  // behaviour) or were narrowed to 32 bits when the request was admitted.
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"prompt": "a", "max_tokens": 9223372036854775807})",
+       "`max_tokens` must be an integer in [1, 2147483647], got 9223372036854775807"},
+      {R"({"prompt": "a", "min_tokens": 9223372036854775807})",
+       "`min_tokens` must be an integer in [0, 2147483647], got 9223372036854775807"},
+      {R"({"prompt": "a", "max_completion_tokens": 18446744073709551615})",
+       "`max_completion_tokens` must be an integer in [1, 2147483647], got 18446744073709551615"},
+      {R"({"prompt": "a", "max_tokens": 4294967296})",
+       "`max_tokens` must be an integer in [1, 2147483647], got 4294967296"},
+      {R"({"prompt": "a", "max_tokens": 0})", "`max_tokens` must be an integer in [1, 2147483647], got 0"},
+      {R"({"prompt": "a", "max_tokens": 1.5})", "`max_tokens` must be an integer in [1, 2147483647], got 1.5"},
+      // An integer past 64 bits is read as a floating-point number: it was named "a non-integer number".
+      {R"({"prompt": "a", "n": 99999999999999999999})",
+       "`n` must be an integer in [1, 9223372036854775807], got 1e+20"},
+      // Token ids out of range were refused without the value or where it was.
+      {R"({"prompt": [5, -1]})", "`prompt` token ids must be integers in [0, 18446744073709551615], got -1 at index 1"},
+      {R"({"prompt": [1e30]})", "`prompt` token ids must be integers in [0, 18446744073709551615], got 1e+30 at index 0"},
+      {R"({"prompt": [3, "x"]})",
+       "`prompt` token ids must be integers in [0, 18446744073709551615], got a string at index 1"},
+  };
+  for (const auto& [body, message] : cases) {
+    GenerationRequest r;
+    auto e = ParseGenerationRequest(ApiKind::kCompletions, body, r);
+    ASSERT_TRUE(e.has_value()) << body;
+    EXPECT_EQ(e->status, 400);
+    EXPECT_EQ(e->message, message) << body;
+  }
+  GenerationRequest r;
+  auto deep = ParseGenerationRequest(ApiKind::kCompletions, std::string(100000, '[') + std::string(100000, ']'), r);
+  ASSERT_TRUE(deep.has_value());
+  EXPECT_EQ(deep->message, "the request body is nested deeper than 64 levels");
+}
+
 TEST(Format, ChunksAreValidJsonWithOpenAiShape) {
   const std::string head = ResponseHead(ApiKind::kChat, true, "chatcmpl-1", 123, "m\"x");
   std::string out;

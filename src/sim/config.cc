@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
+
+#include "core/parse.h"
 
 namespace frontier::sim {
 namespace {
@@ -109,7 +112,7 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   // and a few hidden-sized temporaries per token, the MLP's widest
   // intermediate, and FP32 logits for every sequence that samples.
   const double tokens = c.max_num_batched_tokens;
-  const double mlp_width = std::max<double>(m.intermediate / tp, m.moe() ? m.experts_per_token * m.moe_intermediate * 1.0 : 0.0);
+  const double mlp_width = std::max<double>(m.intermediate / tp, m.moe() ? 1.0 * m.experts_per_token * m.moe_intermediate : 0.0);
   p.activations = tokens * (16.0 * h * 2.0 + 3.0 * mlp_width * 2.0) +
                   static_cast<double>(c.max_num_seqs) * m.vocab / tp * 4.0;
   p.runtime_reserve = c.stack.runtime_reserve_gb * 1e9;
@@ -127,6 +130,32 @@ MemoryPlan PlanMemory(const SimConfig& c) {
 }
 
 namespace {
+
+// Sizes beyond any deployment (docs/limits.md), checked before any product of them is formed.
+Status CheckSizes(const SimSpec& spec) {
+  constexpr int64_t kMaxGpus = 100'000;
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--tp", int64_t{spec.tp}, 1, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--ep", int64_t{spec.ep}, 1, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--dp", int64_t{spec.dp}, 0, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{spec.gpus}, 0, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--tp x --dp", int64_t{spec.tp} * spec.dp, 0, kMaxGpus));
+  if (spec.max_num_seqs) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-seqs", int64_t{*spec.max_num_seqs}, 1, 1'000'000));
+  if (spec.max_num_batched_tokens)
+    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-batched-tokens", int64_t{*spec.max_num_batched_tokens}, 1, 1'000'000'000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--spec-tokens", int64_t{spec.spec_tokens}, 0, 64));
+  if (spec.acceptance) FRONTIER_RETURN_IF_ERROR(CheckRange("--acceptance", *spec.acceptance, 1, 65));
+  for (const auto& [pool, workers, tp, dp, ep] :
+       {std::tuple{std::string("--prefill"), spec.prefill_workers, spec.prefill_tp, spec.prefill_dp, spec.prefill_ep},
+        std::tuple{std::string("--decode"), spec.decode_workers, spec.decode_tp, spec.decode_dp, spec.decode_ep}}) {
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-workers", int64_t{workers}, 0, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-tp", int64_t{tp}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-dp", int64_t{dp}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-ep", int64_t{ep}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(
+        CheckRange(pool + "-workers x " + pool + "-tp x " + pool + "-dp", int64_t{workers} * tp * dp, 0, kMaxGpus));
+  }
+  return Status::Ok();
+}
 
 // Parallelism of one engine from --gpus / --tp / --dp / --ep / --attention-dp.
 Status ResolveParallelism(const SimSpec& spec, SimConfig& c) {
@@ -230,6 +259,7 @@ SimConfig SimConfig::PoolView(Pool pool) const {
 }
 
 Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
+  FRONTIER_RETURN_IF_ERROR(CheckSizes(spec));
   const std::string dir = spec.data_dir.empty() ? DefaultDataDir() : spec.data_dir;
   SimConfig c;
   FRONTIER_ASSIGN_OR_RETURN(c.model, LoadModel(spec.model, dir));
@@ -258,7 +288,8 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   }
   if (spec.gpu_memory_utilization) {
     if (!(*spec.gpu_memory_utilization > 0 && *spec.gpu_memory_utilization <= 1))
-      return InvalidArgument("--gpu-memory-utilization must be in (0, 1]");
+      return InvalidArgument("--gpu-memory-utilization must be a number in (0, 1], got " +
+                             Num(*spec.gpu_memory_utilization));
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);

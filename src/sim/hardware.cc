@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "sim/internal/json_util.h"
 
@@ -49,18 +50,19 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
   h.file = path;
   FRONTIER_ASSIGN_OR_RETURN(h.name, String(j, "name", path));
   h.name = Lower(h.name);
-  if (j.contains("aliases") && j["aliases"].is_array())
+  if (j.is_object() && j.contains("aliases") && j["aliases"].is_array())
     for (const auto& a : j["aliases"])
       if (a.is_string()) h.aliases.push_back(Lower(a.get<std::string>()));
   h.display_name = StringOr(j, "display_name", h.name);
   h.vendor = Lower(StringOr(j, "vendor", ""));
   if (h.vendor != "nvidia" && h.vendor != "amd")
     return InvalidArgument(path + ": field 'vendor' must be \"nvidia\" or \"amd\"");
-  FRONTIER_ASSIGN_OR_RETURN(h.bf16_tflops, Number(j, "bf16_dense_tflops", path));
-  FRONTIER_ASSIGN_OR_RETURN(h.fp8_tflops, NumberOr(j, "fp8_dense_tflops", 0, path));
-  FRONTIER_ASSIGN_OR_RETURN(h.fp4_tflops, NumberOr(j, "fp4_dense_tflops", 0, path));
-  FRONTIER_ASSIGN_OR_RETURN(h.hbm_gb, Number(j, "hbm_gb", path));
-  FRONTIER_ASSIGN_OR_RETURN(h.hbm_tbps, Number(j, "hbm_tbps", path));
+  // Physical ranges (docs/limits.md): orders of magnitude above any accelerator.
+  FRONTIER_ASSIGN_OR_RETURN(h.bf16_tflops, NumberIn(j, "bf16_dense_tflops", 1e-3, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.fp8_tflops, NumberOrIn(j, "fp8_dense_tflops", 0, 0, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.fp4_tflops, NumberOrIn(j, "fp4_dense_tflops", 0, 0, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.hbm_gb, NumberIn(j, "hbm_gb", 1e-3, 1e5, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.hbm_tbps, NumberIn(j, "hbm_tbps", 1e-3, 1e3, path));
   const std::string topo = StringOr(j, "scale_up_topology", "");
   if (topo == "switch") {
     h.topology = Topology::kSwitch;
@@ -69,19 +71,20 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
   } else {
     return InvalidArgument(path + ": field 'scale_up_topology' must be \"switch\" or \"full_mesh\"");
   }
-  FRONTIER_ASSIGN_OR_RETURN(h.link_gbps, Number(j, "link_gbps_per_direction", path));
-  FRONTIER_ASSIGN_OR_RETURN(double links, NumberOr(j, "links_per_gpu", 1, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.link_gbps, NumberIn(j, "link_gbps_per_direction", 1e-3, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(double links, NumberOrIn(j, "links_per_gpu", 1, 1, 1024, path));
   h.links = static_cast<int>(links);
-  FRONTIER_ASSIGN_OR_RETURN(double domain, NumberOr(j, "scale_up_gpus", 8, path));
+  FRONTIER_ASSIGN_OR_RETURN(double domain, NumberOrIn(j, "scale_up_gpus", 8, 1, 1e6, path));
   h.scale_up_gpus = static_cast<int>(domain);
-  FRONTIER_ASSIGN_OR_RETURN(h.nic_gbps, NumberOr(j, "scale_out_gbps_per_gpu", 0, path));
-  if (h.nic_gbps < 0) return InvalidArgument(path + ": scale_out_gbps_per_gpu must be >= 0");
-  FRONTIER_ASSIGN_OR_RETURN(h.tdp_w, Number(j, "tdp_w", path));
-  if (j.contains("usd_per_gpu_hour")) {
+  if (links != std::floor(links) || domain != std::floor(domain))
+    return InvalidArgument(path + ": links_per_gpu and scale_up_gpus must be whole numbers");
+  FRONTIER_ASSIGN_OR_RETURN(h.nic_gbps, NumberOrIn(j, "scale_out_gbps_per_gpu", 0, 0, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(h.tdp_w, NumberIn(j, "tdp_w", 1, 1e5, path));
+  if (j.is_object() && j.contains("usd_per_gpu_hour")) {
     const auto& p = j["usd_per_gpu_hour"];
-    FRONTIER_ASSIGN_OR_RETURN(h.price.hyperscaler, NumberOr(p, "hyperscaler", 0, path));
-    FRONTIER_ASSIGN_OR_RETURN(h.price.neocloud, NumberOr(p, "neocloud", 0, path));
-    FRONTIER_ASSIGN_OR_RETURN(h.price.three_year, NumberOr(p, "three_year", 0, path));
+    FRONTIER_ASSIGN_OR_RETURN(h.price.hyperscaler, NumberOrIn(p, "hyperscaler", 0, 0, 1e4, path));
+    FRONTIER_ASSIGN_OR_RETURN(h.price.neocloud, NumberOrIn(p, "neocloud", 0, 0, 1e4, path));
+    FRONTIER_ASSIGN_OR_RETURN(h.price.three_year, NumberOrIn(p, "three_year", 0, 0, 1e4, path));
   }
   if (h.bf16_tflops <= 0 || h.hbm_gb <= 0 || h.hbm_tbps <= 0 || h.link_gbps <= 0 || h.links < 1)
     return InvalidArgument(path + ": TFLOPS, HBM size and bandwidth and link bandwidth must be positive");

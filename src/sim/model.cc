@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 
 #include "sim/internal/json_util.h"
 
@@ -16,69 +18,103 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// An integer field that must be present and positive.
-Result<int> Required(const json& j, const char* key, const std::string& origin) {
-  if (!j.contains(key) || j[key].is_null())
-    return InvalidArgument(origin + ": missing field '" + key + "'");
-  if (!j[key].is_number_integer() || j[key].get<int64_t>() <= 0)
-    return InvalidArgument(origin + ": field '" + key + "' must be a positive integer, got " +
-                           j[key].dump());
-  return j[key].get<int>();
+// Largest sizes a config may give (docs/limits.md): far above any published
+// model, low enough that every product of them the simulator forms is finite.
+constexpr int64_t kMaxWidth = 1'000'000;      // hidden, intermediate and expert widths, ranks, head dims
+constexpr int64_t kMaxCount = 100'000;        // layers, heads, experts
+constexpr int64_t kMaxVocab = 100'000'000;
+constexpr int64_t kMaxContext = 1'000'000'000;
+
+// The integer at j[key] in [min, max]; nullopt when absent or null. A value
+// of another type or out of range is an error naming the field.
+Result<std::optional<int>> IntField(const json& j, const char* key, int64_t min, int64_t max,
+                                    const std::string& origin) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::optional<int>();
+  const std::string range = " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  double v = 0;
+  if (it->is_number_integer() && !it->is_number_unsigned()) {
+    v = static_cast<double>(it->get<int64_t>());
+  } else if (it->is_number_unsigned()) {
+    v = static_cast<double>(it->get<uint64_t>());
+  } else if (it->is_number_float() && it->get<double>() == std::floor(it->get<double>())) {
+    v = it->get<double>();
+  } else {
+    return InvalidArgument(origin + ": field '" + key + "'" + range + ", got " +
+                           it->dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40));
+  }
+  if (!(v >= static_cast<double>(min) && v <= static_cast<double>(max)))
+    return InvalidArgument(origin + ": field '" + key + "'" + range + ", got " + it->dump().substr(0, 40));
+  return std::optional<int>(static_cast<int>(v));
 }
 
-int Optional(const json& j, const char* key, int fallback) {
-  if (j.contains(key) && j[key].is_number_integer()) return j[key].get<int>();
-  return fallback;
+// An integer field that must be present.
+Result<int> Required(const json& j, const char* key, int64_t min, int64_t max, const std::string& origin) {
+  FRONTIER_ASSIGN_OR_RETURN(std::optional<int> v, IntField(j, key, min, max, origin));
+  if (!v) return InvalidArgument(origin + ": missing field '" + key + "'");
+  return *v;
+}
+
+Result<int> Optional(const json& j, const char* key, int fallback, int64_t min, int64_t max,
+                     const std::string& origin) {
+  FRONTIER_ASSIGN_OR_RETURN(std::optional<int> v, IntField(j, key, min, max, origin));
+  return v.value_or(fallback);
 }
 
 // The first of several synonymous keys that is present, else fallback.
-int OneOf(const json& j, std::initializer_list<const char*> keys, int fallback) {
-  for (const char* k : keys)
-    if (j.contains(k) && j[k].is_number_integer()) return j[k].get<int>();
+Result<int> OneOf(const json& j, std::initializer_list<const char*> keys, int fallback, int64_t min, int64_t max,
+                  const std::string& origin) {
+  for (const char* k : keys) {
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<int> v, IntField(j, k, min, max, origin));
+    if (v) return *v;
+  }
   return fallback;
 }
 
 Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
   if (!j.is_object()) return InvalidArgument(origin + ": expected a JSON object");
   ModelSpec m;
-  FRONTIER_ASSIGN_OR_RETURN(m.hidden, Required(j, "hidden_size", origin));
-  FRONTIER_ASSIGN_OR_RETURN(m.layers, Required(j, "num_hidden_layers", origin));
-  FRONTIER_ASSIGN_OR_RETURN(m.heads, Required(j, "num_attention_heads", origin));
-  FRONTIER_ASSIGN_OR_RETURN(m.vocab, Required(j, "vocab_size", origin));
-  m.kv_heads = Optional(j, "num_key_value_heads", m.heads);
-  m.head_dim = Optional(j, "head_dim", m.hidden / m.heads);
-  m.intermediate = Optional(j, "intermediate_size", 0);
-  m.max_context = Optional(j, "max_position_embeddings", 4096);
+  FRONTIER_ASSIGN_OR_RETURN(m.hidden, Required(j, "hidden_size", 1, kMaxWidth, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.layers, Required(j, "num_hidden_layers", 1, kMaxCount, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.heads, Required(j, "num_attention_heads", 1, kMaxCount, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.vocab, Required(j, "vocab_size", 1, kMaxVocab, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.kv_heads, Optional(j, "num_key_value_heads", m.heads, 1, m.heads, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.head_dim, Optional(j, "head_dim", std::max(1, m.hidden / m.heads), 1, kMaxWidth, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.intermediate, Optional(j, "intermediate_size", 0, 0, kMaxWidth, origin));
+  FRONTIER_ASSIGN_OR_RETURN(m.max_context, Optional(j, "max_position_embeddings", 4096, 2, kMaxContext, origin));
   if (j.contains("tie_word_embeddings") && j["tie_word_embeddings"].is_boolean())
     m.tied_embeddings = j["tie_word_embeddings"].get<bool>();
 
   // Multi-head latent attention.
-  m.kv_lora_rank = Optional(j, "kv_lora_rank", 0);
+  FRONTIER_ASSIGN_OR_RETURN(m.kv_lora_rank, Optional(j, "kv_lora_rank", 0, 0, kMaxWidth, origin));
   if (m.mla()) {
-    m.q_lora_rank = Optional(j, "q_lora_rank", 0);
-    FRONTIER_ASSIGN_OR_RETURN(m.qk_nope_dim, Required(j, "qk_nope_head_dim", origin));
-    FRONTIER_ASSIGN_OR_RETURN(m.qk_rope_dim, Required(j, "qk_rope_head_dim", origin));
-    FRONTIER_ASSIGN_OR_RETURN(m.v_head_dim, Required(j, "v_head_dim", origin));
+    FRONTIER_ASSIGN_OR_RETURN(m.q_lora_rank, Optional(j, "q_lora_rank", 0, 0, kMaxWidth, origin));
+    FRONTIER_ASSIGN_OR_RETURN(m.qk_nope_dim, Required(j, "qk_nope_head_dim", 1, kMaxWidth, origin));
+    FRONTIER_ASSIGN_OR_RETURN(m.qk_rope_dim, Required(j, "qk_rope_head_dim", 1, kMaxWidth, origin));
+    FRONTIER_ASSIGN_OR_RETURN(m.v_head_dim, Required(j, "v_head_dim", 1, kMaxWidth, origin));
     m.kv_heads = m.heads;
   }
 
   // Mixture of experts.
-  m.experts = OneOf(j, {"n_routed_experts", "num_experts", "num_local_experts"}, 0);
+  FRONTIER_ASSIGN_OR_RETURN(m.experts, OneOf(j, {"n_routed_experts", "num_experts", "num_local_experts"}, 0, 0,
+                                              kMaxCount, origin));
   if (m.moe()) {
-    m.experts_per_token = OneOf(j, {"num_experts_per_tok", "experts_per_token"}, 0);
+    FRONTIER_ASSIGN_OR_RETURN(m.experts_per_token, OneOf(j, {"num_experts_per_tok", "experts_per_token"}, 0, 1,
+                                                         m.experts, origin));
     if (m.experts_per_token <= 0)
       return InvalidArgument(origin + ": missing field 'num_experts_per_tok' (the model has " +
                              std::to_string(m.experts) + " experts)");
-    m.shared_experts = OneOf(j, {"n_shared_experts"}, 0);
-    if (j.contains("shared_expert_intermediate_size") && m.shared_experts == 0 &&
-        Optional(j, "shared_expert_intermediate_size", 0) > 0)
-      m.shared_experts = 1;
-    m.moe_intermediate = OneOf(j, {"moe_intermediate_size"}, m.intermediate);
+    FRONTIER_ASSIGN_OR_RETURN(m.shared_experts, OneOf(j, {"n_shared_experts"}, 0, 0, kMaxCount, origin));
+    FRONTIER_ASSIGN_OR_RETURN(const int shared_width,
+                              Optional(j, "shared_expert_intermediate_size", 0, 0, kMaxWidth, origin));
+    if (m.shared_experts == 0 && shared_width > 0) m.shared_experts = 1;
+    FRONTIER_ASSIGN_OR_RETURN(m.moe_intermediate,
+                              OneOf(j, {"moe_intermediate_size"}, m.intermediate, 1, kMaxWidth, origin));
     if (m.moe_intermediate <= 0)
       return InvalidArgument(origin + ": missing field 'moe_intermediate_size'");
-    m.dense_layers = Optional(j, "first_k_dense_replace", 0);
+    FRONTIER_ASSIGN_OR_RETURN(m.dense_layers, Optional(j, "first_k_dense_replace", 0, 0, m.layers, origin));
     if (j.contains("mlp_only_layers") && j["mlp_only_layers"].is_array())
-      m.dense_layers += static_cast<int>(j["mlp_only_layers"].size());
+      m.dense_layers += static_cast<int>(std::min<size_t>(j["mlp_only_layers"].size(), kMaxCount));
     if (m.dense_layers > m.layers)
       return InvalidArgument(origin + ": first_k_dense_replace exceeds num_hidden_layers");
   }
@@ -86,18 +122,22 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
     return InvalidArgument(origin + ": missing field 'intermediate_size'");
 
   // Sliding-window attention.
-  const int window = Optional(j, "sliding_window", 0);
+  FRONTIER_ASSIGN_OR_RETURN(const int window, Optional(j, "sliding_window", 0, 0, kMaxContext, origin));
   if (window > 0) {
     if (j.contains("layer_types") && j["layer_types"].is_array()) {
       for (const auto& t : j["layer_types"])
         if (t.is_string() && t.get<std::string>() == "sliding_attention") ++m.sliding_layers;
+      if (m.sliding_layers > m.layers)
+        return InvalidArgument(origin + ": layer_types names " + std::to_string(m.sliding_layers) +
+                               " sliding-attention layers, more than num_hidden_layers (" +
+                               std::to_string(m.layers) + ")");
     } else if (j.contains("use_sliding_window") && j["use_sliding_window"].is_boolean() &&
                j["use_sliding_window"].get<bool>()) {
       m.sliding_layers = m.layers;
     }
     if (m.sliding_layers > 0) m.sliding_window = window;
   }
-  m.mtp_layers = Optional(j, "num_nextn_predict_layers", 0);
+  FRONTIER_ASSIGN_OR_RETURN(m.mtp_layers, Optional(j, "num_nextn_predict_layers", 0, 0, 1000, origin));
 
   // Native weight formats.
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
@@ -119,14 +159,15 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
 }  // namespace
 
 double ModelSpec::AttentionParams() const {
-  const double h = hidden;
+  // In double from the first factor: products of two sizes overflow int.
+  const double h = hidden, n = heads;
   if (mla()) {
     const double qk = qk_nope_dim + qk_rope_dim;
-    const double q = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank * heads * qk : h * heads * qk;
-    const double kv = h * (kv_lora_rank + qk_rope_dim) + kv_lora_rank * heads * (qk_nope_dim + v_head_dim);
-    return q + kv + heads * v_head_dim * h;
+    const double q = q_lora_rank > 0 ? h * q_lora_rank + 1.0 * q_lora_rank * n * qk : h * n * qk;
+    const double kv = h * (kv_lora_rank + qk_rope_dim) + 1.0 * kv_lora_rank * n * (qk_nope_dim + v_head_dim);
+    return q + kv + n * v_head_dim * h;
   }
-  return h * heads * head_dim + 2.0 * h * kv_heads * head_dim + heads * head_dim * h;
+  return h * n * head_dim + 2.0 * h * kv_heads * head_dim + n * head_dim * h;
 }
 
 double ModelSpec::MtpParams() const {
@@ -156,9 +197,10 @@ double ModelSpec::KvElementsPerTokenLayer() const {
 }
 
 Result<ModelSpec> ParseHfConfig(const std::string& json_text, const std::string& origin) {
-  json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(origin + ": not valid JSON");
-  return ParseHfJson(j, origin);
+  return CatchExceptions(origin, [&]() -> Result<ModelSpec> {
+    FRONTIER_ASSIGN_OR_RETURN(json j, internal::ParseJson(json_text, origin));
+    return ParseHfJson(j, origin);
+  });
 }
 
 namespace {
@@ -166,7 +208,9 @@ namespace {
 // A catalog file: {"name", "aliases", "source", "hf_config": {...}, "precision", ...}.
 Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
   FRONTIER_ASSIGN_OR_RETURN(std::string name, internal::String(j, "name", path));
-  FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(j["hf_config"], path + " (hf_config)"));
+  auto hf = j.find("hf_config");
+  if (hf == j.end()) return InvalidArgument(path + ": missing field 'hf_config' (the model's config.json)");
+  FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(*hf, path + " (hf_config)"));
   m.name = Lower(name);
   m.source = internal::StringOr(j, "source", path);
   if (j.contains("precision")) {
@@ -209,7 +253,7 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
                        (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json");
   if (is_path) {
     FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(arg));
-    if (j.contains("hf_config")) return LoadCatalogFile(arg, j);
+    if (j.is_object() && j.contains("hf_config")) return LoadCatalogFile(arg, j);
     FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(j, arg));
     m.name = arg;
     m.source = arg;

@@ -5,14 +5,41 @@
 
 namespace frontier::sim {
 
-SimTarget::SimTarget(SimConfig config, SimulateOptions options)
-    : config_(std::move(config)), options_(options), engine_(config_) {}
+SimTarget::SimTarget(SimConfig config, SimulateOptions options, std::atomic<bool>* halt)
+    : config_(std::move(config)), options_(options), engine_(config_), halt_(halt) {}
+
+namespace {
+std::string VirtualSeconds(Nanos t) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g s", static_cast<double>(t) / kNanosPerSecond);
+  return b;
+}
+}  // namespace
 
 std::string SimTarget::Name() const {
   return "simulated " + config_.model.name + " on " + std::to_string(config_.gpus) + "x " + config_.hardware.name;
 }
 
 void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
+  // The bounds: the request that reaches one is still run; the load core
+  // sees halt_ and ends the run.
+  ++issued_;
+  memory_ += static_cast<int64_t>(sizeof(RequestRecord)) +
+             static_cast<int64_t>(std::max(spec.output_len, 0)) * static_cast<int64_t>(sizeof(TokenEvent));
+  if (halt_ != nullptr && bound_.ok()) {
+    if (issued_ > options_.max_requests) {
+      bound_ = ResourceExhausted("the simulation reached its bound of " + std::to_string(options_.max_requests) +
+                                 " requests (--max-requests) at " + VirtualSeconds(now_) +
+                                 " of virtual time; shorten --duration or raise the bound");
+    } else if (memory_ > options_.max_memory_bytes) {
+      bound_ = ResourceExhausted("the simulation's request records reached their bound of " +
+                                 std::to_string(options_.max_memory_bytes >> 20) + " MiB (--max-memory-mb) after " +
+                                 std::to_string(issued_ - 1) + " requests, at " + VirtualSeconds(now_) +
+                                 " of virtual time; shorten --duration, lower --num-prompts or --output-len, "
+                                 "or raise the bound");
+    }
+    if (!bound_.ok()) halt_->store(true, std::memory_order_relaxed);
+  }
   int32_t slot;
   if (free_.empty()) {
     slot = static_cast<int32_t>(flights_.size());
@@ -109,6 +136,8 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
 }
 
 void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
+  if (halt_ != nullptr && options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed))
+    halt_->store(true, std::memory_order_relaxed);
   const bool disagg = engine_.disaggregated();
   while (true) {
     if (!busy_) {

@@ -32,6 +32,7 @@
 // Thread safety: as Target, one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -39,6 +40,7 @@
 
 #include "core/clock.h"
 #include "core/run_result.h"
+#include "core/status.h"
 #include "loadgen/target.h"
 #include "sim/config.h"
 #include "sim/engine.h"
@@ -48,8 +50,11 @@ namespace frontier::sim {
 
 class SimTarget final : public loadgen::Target {
  public:
-  // REQUIRES: options.client_rtt_ns >= 0.
-  SimTarget(SimConfig config, SimulateOptions options);
+  // REQUIRES: options.client_rtt_ns >= 0. When `halt` is given, the target
+  // sets it once options.stop is set or a run passes one of the options'
+  // bounds (requests issued, memory of their records); hand it to RunLoad as
+  // its stop. bound_status() then says which bound, and when.
+  SimTarget(SimConfig config, SimulateOptions options, std::atomic<bool>* halt = nullptr);
 
   std::string Name() const override;  // "simulated llama-2-70b on 8x h200"
   const Clock& clock() const override { return clock_; }
@@ -61,6 +66,9 @@ class SimTarget final : public loadgen::Target {
   // source "simulated", host "frontier simulator", the deployment's settings
   // (SimConfig::EffectiveSettings) and client_rtt_us.
   void Describe(RunResult* run) const override;
+
+  // OK, or ResourceExhausted naming the bound the run reached.
+  const Status& bound_status() const { return bound_; }
 
   // Figures about the engine over everything run so far.
   SimulationStats stats() const;
@@ -99,6 +107,10 @@ class SimTarget final : public loadgen::Target {
   std::vector<int32_t> free_;
   std::deque<Arrival> arriving_;  // issue order = arrival order (one round trip)
   size_t in_flight_ = 0;
+  // Bounds.
+  std::atomic<bool>* halt_;
+  Status bound_;
+  int64_t issued_ = 0, memory_ = 0;
   // Stats.
   SimulationStats stats_;
   double batch_tokens_ = 0, running_sum_ = 0;

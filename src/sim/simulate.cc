@@ -1,6 +1,8 @@
 #include "sim/simulate.h"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 
 #include "core/version.h"
 #include "loadgen/runner.h"
@@ -81,7 +83,22 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats) {
   if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
-  SimTarget target(config, options);
+  if (options.max_requests < 1 || options.max_memory_bytes < 1)
+    return InvalidArgument("the simulation's request and memory bounds must be positive");
+  // Without --duration the count is known up front (warm-up included).
+  if (!load.duration_s) {
+    const int64_t n = load.num_prompts > std::numeric_limits<int64_t>::max() - load.warmup
+                          ? std::numeric_limits<int64_t>::max()
+                          : load.num_prompts + load.warmup;
+    if (n > options.max_requests)
+      return ResourceExhausted(std::to_string(n) + " requests exceed the simulation's bound of " +
+                               std::to_string(options.max_requests) +
+                               " (--max-requests); ask for fewer (--num-prompts) or raise the bound");
+  }
+  // The target raises `halt` when a run reaches a bound (or options.stop is
+  // set); the load core then ends the run as it ends a stopped one.
+  std::atomic<bool> halt{false};
+  SimTarget target(config, options, &halt);
   loadgen::RunOptions run_options;
   // Virtual time passes only inside Poll, so a stop is seen at the next
   // completion whatever the longest wait; without an observer there is no
@@ -89,7 +106,8 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
   run_options.max_poll = 3600 * kNanosPerSecond;
   if (options.observer == nullptr) run_options.progress_interval = run_options.max_poll;
   FRONTIER_ASSIGN_OR_RETURN(RunResult run,
-                            loadgen::RunLoad(target, requests, load, run_options, options.observer, options.stop));
+                            loadgen::RunLoad(target, requests, load, run_options, options.observer, &halt));
+  FRONTIER_RETURN_IF_ERROR(target.bound_status());
   target.Describe(&run);
   run.frontier_version = kVersion;
   run.model = config.model.name;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "loadgen/runner.h"
@@ -85,11 +86,18 @@ struct SimulateOptions {
   // measured one (in-flight requests get the grace, then end interrupted).
   loadgen::Observer* observer = nullptr;
   const std::atomic<bool>* stop = nullptr;
+  // Bounds (docs/limits.md): requests sent, warm-up included, and the memory
+  // of their records (about 200 bytes each plus 16 per output token). A run
+  // that would pass one fails with ResourceExhausted saying which bound, at
+  // what virtual time, and how to ask for less.
+  int64_t max_requests = kMaxRunRequests;
+  int64_t max_memory_bytes = kDefaultSimMemoryBytes;
 };
 
 // Runs `load` over `requests` (cycled when load.num_prompts exceeds them, as
 // RunLoad does). Fails with InvalidArgument for bad load options (RunLoad's)
-// or a negative rtt.
+// or a negative rtt, and with ResourceExhausted when the run reaches a bound
+// of SimulateOptions.
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats = nullptr);

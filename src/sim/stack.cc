@@ -61,14 +61,13 @@ Result<Stack> LoadStackFile(const std::string& path) {
       return InvalidArgument(path + ": field '" + key + "' must be true or false");
     if (j.contains(key)) *out = j[key].get<bool>();
   }
-  FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, Number(j, "gpu_memory_utilization", path));
-  FRONTIER_ASSIGN_OR_RETURN(s.runtime_reserve_gb, Number(j, "runtime_reserve_gb", path));
-  FRONTIER_ASSIGN_OR_RETURN(double seqs, Number(j, "max_num_seqs", path));
-  FRONTIER_ASSIGN_OR_RETURN(double toks, Number(j, "max_num_batched_tokens", path));
-  if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
-    return InvalidArgument(path + ": gpu_memory_utilization must be in (0, 1]");
-  if (!(s.runtime_reserve_gb >= 0) || !(seqs >= 1) || !(toks >= 1))
-    return InvalidArgument(path + ": runtime_reserve_gb must be >= 0, max_num_seqs and max_num_batched_tokens >= 1");
+  // A reserve up to 1 TB, engine caps up to a million sequences and a billion tokens (docs/limits.md).
+  FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.runtime_reserve_gb, NumberIn(j, "runtime_reserve_gb", 0, 1e3, path));
+  FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberIn(j, "max_num_seqs", 1, 1e6, path));
+  FRONTIER_ASSIGN_OR_RETURN(double toks, NumberIn(j, "max_num_batched_tokens", 1, 1e9, path));
+  if (!(s.gpu_memory_utilization > 0))
+    return InvalidArgument(path + ": gpu_memory_utilization must be in (0, 1], got 0");
   s.max_num_seqs = static_cast<int>(seqs);
   s.max_num_batched_tokens = static_cast<int>(toks);
 

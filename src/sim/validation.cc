@@ -57,7 +57,8 @@ Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
 Result<int> Int(const nlohmann::json& j, const std::string& key, int fallback, const std::string& where) {
   FRONTIER_ASSIGN_OR_RETURN(double v, internal::NumberOr(j, key, fallback, where));
   if (v != std::floor(v) || v < 0 || v > 1e9)
-    return InvalidArgument(where + ": field '" + key + "' must be a non-negative integer");
+    return InvalidArgument(where + ": field '" + key + "' must be an integer in [0, 1000000000], got " +
+                           nlohmann::json(v).dump());
   return static_cast<int>(v);
 }
 

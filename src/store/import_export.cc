@@ -4,146 +4,326 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/parse.h"
 
 namespace frontier::store {
 namespace {
 
 using nlohmann::json;
 
-// A number at `key`, accepting numbers and numeric strings ("inf" included).
-std::optional<double> Number(const json& j, const std::string& key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
-    const std::string s = it->get<std::string>();
-    if (s == "inf" || s == "Infinity") return std::numeric_limits<double>::infinity();
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    if (end && *end == '\0' && end != s.c_str()) return v;
+// Deeper than any result file; keeps recursive walks of the document shallow.
+constexpr int64_t kMaxJsonDepth = 64;
+// The longest a request may take in an imported file (and stay in int64 ns).
+constexpr double kMaxRequestSeconds = bounds::kMaxLatencyMs / 1000.0;
+
+std::string Shown(const json& v) {
+  std::string d = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (d.size() > 40) d = d.substr(0, 40) + "...";
+  return d;
+}
+
+// The fields of one object of an imported file, read with their bounds. An
+// absent or null field is "not given"; a present one of the wrong type or
+// outside its range is an error "<where>: <field> must be ..., got <value>".
+class Fields {
+ public:
+  Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+
+  const json* Find(const std::string& key) const {
+    auto it = j_.find(key);
+    return it == j_.end() || it->is_null() ? nullptr : &*it;
   }
-  return std::nullopt;
+
+  // A number (or a numeric string) in [min, max].
+  Result<std::optional<double>> Number(const std::string& key, double min, double max) const {
+    const json* v = Find(key);
+    if (v == nullptr) return std::optional<double>();
+    FRONTIER_ASSIGN_OR_RETURN(const double d, Value(*v, key, min, max));
+    return std::optional<double>(d);
+  }
+  Result<double> RequiredNumber(const std::string& key, double min, double max, const char* hint) const {
+    if (Find(key) == nullptr) return Missing(key, hint);
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<double> v, Number(key, min, max));
+    return *v;
+  }
+  Result<double> Value(const json& v, const std::string& field, double min, double max) const {
+    if (v.is_number()) {
+      const double d = v.get<double>();
+      Status in = CheckRange(field, d, min, max);
+      if (!in.ok()) return in.WithContext(where_);
+      return d;
+    }
+    if (v.is_string()) {
+      Result<double> d = ParseNumber(field, v.get_ref<const std::string&>(), min, max);
+      if (!d.ok()) return d.status().WithContext(where_);
+      return *d;
+    }
+    return InvalidArgument(where_ + ": " + field + " must be a number in [" + FormatNumber(min) + ", " +
+                           FormatNumber(max) + "], got " + Shown(v));
+  }
+
+  // A whole number in [min, max] (1e3 and "1000" are whole; 2.5 is not).
+  Result<std::optional<int64_t>> Integer(const std::string& key, int64_t min, int64_t max) const {
+    const json* v = Find(key);
+    if (v == nullptr) return std::optional<int64_t>();
+    FRONTIER_ASSIGN_OR_RETURN(int64_t i, IntegerValue(*v, key, min, max));
+    return std::optional<int64_t>(i);
+  }
+  Result<int64_t> RequiredInteger(const std::string& key, int64_t min, int64_t max, const char* hint) const {
+    if (Find(key) == nullptr) return Missing(key, hint);
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<int64_t> v, Integer(key, min, max));
+    return *v;
+  }
+  Result<int64_t> IntegerValue(const json& v, const std::string& field, int64_t min, int64_t max) const {
+    auto bad = [&] {
+      return InvalidArgument(where_ + ": " + field + " must be an integer in [" + std::to_string(min) + ", " +
+                             std::to_string(max) + "], got " + Shown(v));
+    };
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(max)) return bad();
+      return IntegerValue(json(static_cast<int64_t>(u)), field, min, max);
+    }
+    if (v.is_number_integer()) {
+      const int64_t i = v.get<int64_t>();
+      if (i < min || i > max) return bad();
+      return i;
+    }
+    if (v.is_number_float() || v.is_string()) {
+      Result<double> d = Value(v, field, static_cast<double>(min), static_cast<double>(max));
+      if (!d.ok() || *d != std::floor(*d)) return bad();
+      return static_cast<int64_t>(*d);
+    }
+    return bad();
+  }
+
+  // A string; "" when absent. Numbers are written as they are (isl: 1024 -> "1024").
+  Result<std::string> Text(const std::string& key) const {
+    const json* v = Find(key);
+    if (v == nullptr) return std::string();
+    if (v->is_string()) return v->get<std::string>();
+    if (v->is_number() || v->is_boolean()) return v->dump();
+    return InvalidArgument(where_ + ": " + key + " must be a string, got " + Shown(*v));
+  }
+
+  // A string and nothing else; "" when absent.
+  Result<std::string> Name(const std::string& key) const {
+    const json* v = Find(key);
+    if (v == nullptr) return std::string();
+    if (v->is_string()) return v->get<std::string>();
+    return InvalidArgument(where_ + ": " + key + " must be a string, got " + Shown(*v));
+  }
+
+  const std::string& where() const { return where_; }
+
+ private:
+  Status Missing(const std::string& key, const char* hint) const {
+    return InvalidArgument(where_ + ": field '" + key + "' is missing; " + hint);
+  }
+
+  const json& j_;
+  std::string where_;
+};
+
+// OK unless a lower percentile exceeds a higher one of the same metric.
+Status CheckOrder(const PointMetrics& m, const std::string& where) {
+  const struct {
+    const char* name;
+    double median, p99;
+  } pairs[] = {{"ttft", m.median_ttft_ms, m.p99_ttft_ms},
+               {"tpot", m.median_tpot_ms, m.p99_tpot_ms},
+               {"itl", m.median_itl_ms, m.p99_itl_ms},
+               {"e2el", m.median_e2el_ms, m.p99_e2el_ms}};
+  for (const auto& p : pairs) {
+    if (p.median > 0 && p.p99 > 0 && p.median > p.p99 * (1 + 1e-9)) {
+      return InvalidArgument(where + ": the median " + p.name + " (" + FormatNumber(p.median) +
+                             " ms) exceeds its p99 (" + FormatNumber(p.p99) + " ms); the file contradicts itself");
+    }
+  }
+  if (m.output_throughput > m.total_token_throughput * (1 + 1e-9)) {
+    return InvalidArgument(where + ": the output throughput (" + FormatNumber(m.output_throughput) +
+                           ") exceeds the total token throughput (" + FormatNumber(m.total_token_throughput) +
+                           ") it is part of; the file contradicts itself");
+  }
+  return Status::Ok();
 }
 
-std::string Text(const json& j, const std::string& key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
+constexpr const char* kVllmHint = "is this a `vllm bench serve` result?";
 
-std::string Num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.10g", v);
-  return b;
+// The per-request arrays of a vLLM result (--save-detailed), times in seconds.
+Result<std::vector<RequestRow>> ParseVllmRequests(const Fields& f) {
+  std::vector<RequestRow> rows;
+  const json* ttfts = f.Find("ttfts");
+  if (ttfts == nullptr) return rows;
+  const std::string& file = f.where();
+  if (!ttfts->is_array()) return InvalidArgument(file + ": ttfts must be a list of seconds, got " + Shown(*ttfts));
+  const size_t n = ttfts->size();
+  // Every other per-request list, when present, is a list with one entry per request.
+  for (const char* key : {"itls", "input_lens", "output_lens", "errors"}) {
+    const json* v = f.Find(key);
+    if (v == nullptr) continue;
+    if (!v->is_array()) {
+      return InvalidArgument(file + ": " + key + " must be a list with one entry per request, got " + Shown(*v));
+    }
+    if (v->size() != n) {
+      return InvalidArgument(file + ": " + key + " has " + std::to_string(v->size()) + " entries but ttfts has " +
+                             std::to_string(n) + "; the per-request lists must be as long as each other");
+    }
+  }
+  const json* itls = f.Find("itls");
+  const json* inputs = f.Find("input_lens");
+  const json* outputs = f.Find("output_lens");
+  const json* errors = f.Find("errors");
+  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
+  rows.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    RequestRow r;
+    r.idx = static_cast<int64_t>(i);
+    r.sent_ns = r.scheduled_ns = 0;
+    if (inputs) {
+      FRONTIER_ASSIGN_OR_RETURN(r.prompt_tokens, f.IntegerValue((*inputs)[i], "input_lens" + at, 0, kTokens));
+    }
+    if (outputs) {
+      FRONTIER_ASSIGN_OR_RETURN(r.output_tokens, f.IntegerValue((*outputs)[i], "output_lens" + at, 0, kTokens));
+    }
+    FRONTIER_ASSIGN_OR_RETURN(const double ttft, f.Value((*ttfts)[i], "ttfts" + at, 0, kMaxRequestSeconds));
+    double end = ttft;
+    if (itls) {
+      const json& gaps = (*itls)[i];
+      if (!gaps.is_array())
+        return InvalidArgument(file + ": itls" + at + " must be a list of seconds, got " + Shown(gaps));
+      if (gaps.size() > static_cast<size_t>(kTokens))
+        return InvalidArgument(file + ": itls" + at + " has more entries than a request has tokens");
+      for (size_t k = 0; k < gaps.size(); ++k) {
+        FRONTIER_ASSIGN_OR_RETURN(const double g, f.Value(gaps[k], "itls" + at + "[" + std::to_string(k) + "]",
+                                                         0, kMaxRequestSeconds));
+        end += g;
+      }
+      if (end > kMaxRequestSeconds) {
+        return InvalidArgument(file + ": request " + std::to_string(i) + " lasts " + FormatNumber(end) +
+                               " s (ttft + itls), more than the " + FormatNumber(kMaxRequestSeconds) + " s bound");
+      }
+    }
+    if (errors && !(*errors)[i].is_string() && !(*errors)[i].is_null())
+      return InvalidArgument(file + ": errors" + at + " must be a string, got " + Shown((*errors)[i]));
+    r.ok = ttft > 0;
+    if (r.ok) {
+      r.first_token_ns = SecondsToNanos(ttft);
+      r.events = 1 + (itls ? static_cast<int32_t>((*itls)[i].size()) : 0);
+      r.end_ns = SecondsToNanos(end);
+    } else if (errors) {
+      r.failure = "other";
+    }
+    rows.push_back(r);
+  }
+  return rows;
 }
 
 Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const ImportOptions& o) {
-  for (const char* required : {"completed", "output_throughput", "total_token_throughput"}) {
-    if (!Number(j, required)) {
-      return InvalidArgument(file + ": field '" + required +
-                             "' is missing or not a number; is this a `vllm bench serve` result?");
-    }
-  }
-  if (o.num_gpus < 1) return InvalidArgument("--gpus must be at least 1");
+  using namespace bounds;
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{o.num_gpus}, 1, kMaxGpus));
+  const Fields f(j, file);
   ParsedRun pr;
-  const std::string model = Text(j, "model_id");
-  const std::string backend = Text(j, "backend");
+  FRONTIER_ASSIGN_OR_RETURN(const std::string model, f.Name("model_id"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::string backend, f.Name("backend"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::string date, f.Name("date"));
   pr.run.sweep = "import";
   pr.run.system = !o.system.empty() ? o.system : (backend.empty() ? "vllm" : backend) + ":" + model;
   pr.run.source = source::kImported;
   pr.run.config = {{"model", model}, {"engine", backend}, {"gpus", std::to_string(o.num_gpus)}};
   if (!o.hardware.empty()) pr.run.config["hardware"] = o.hardware;
-  pr.run.provenance = {{"format", "vllm bench serve"}, {"file", file}, {"date", Text(j, "date")}};
+  pr.run.provenance = {{"format", "vllm bench serve"}, {"file", file}, {"date", date}};
 
   PointRecord p;
   p.source = source::kImported;
-  auto conc = Number(j, "max_concurrency");
-  auto rate = Number(j, "request_rate");
+  FRONTIER_ASSIGN_OR_RETURN(auto conc, f.Integer("max_concurrency", 1, static_cast<int64_t>(kMaxConcurrency)));
+  std::optional<double> rate;
+  if (const json* r = f.Find("request_rate")) {
+    if (r->is_string() && (*r == "inf" || *r == "Infinity")) {
+      rate = kInfiniteRate;
+    } else {
+      FRONTIER_ASSIGN_OR_RETURN(rate, f.Number("request_rate", 1e-9, kMaxRequestRate));
+    }
+  }
+  FRONTIER_ASSIGN_OR_RETURN(auto burstiness, f.Number("burstiness", 1e-9, 1e9));
+  (void)burstiness;
   if (conc) {
     p.load_kind = "concurrency";
-    p.load_value = *conc;
+    p.load_value = static_cast<double>(*conc);
   } else {
     p.load_kind = "request_rate";
-    p.load_value = rate.value_or(std::numeric_limits<double>::infinity());
+    p.load_value = rate.value_or(kInfiniteRate);  // "inf" sorts last
   }
-  if (std::isinf(p.load_value)) p.load_value = 1e300;  // "inf" sorts last; SQLite has no inf literal
   p.workload = "vllm";
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
-  for (auto& k : {"num_prompts", "request_rate", "burstiness", "max_concurrency", "tokenizer_id"})
-    if (j.contains(k)) p.settings[k] = Text(j, k);
+  for (auto& k : {"num_prompts", "request_rate", "burstiness", "max_concurrency", "tokenizer_id"}) {
+    FRONTIER_ASSIGN_OR_RETURN(std::string v, f.Text(k));
+    if (f.Find(k)) p.settings[k] = v;
+  }
   PointMetrics& m = p.metrics;
   m.num_gpus = o.num_gpus;
-  m.completed = static_cast<int64_t>(Number(j, "completed").value_or(0));
-  if (auto np = Number(j, "num_prompts")) m.failed = std::max<int64_t>(0, static_cast<int64_t>(*np) - m.completed);
-  m.total_input_tokens = static_cast<int64_t>(Number(j, "total_input_tokens").value_or(0));
-  m.total_output_tokens = static_cast<int64_t>(Number(j, "total_output_tokens").value_or(0));
-  m.duration_s = Number(j, "duration").value_or(0);
-  m.request_throughput = Number(j, "request_throughput").value_or(0);
-  m.output_throughput = *Number(j, "output_throughput");
-  m.total_token_throughput = *Number(j, "total_token_throughput");
+  FRONTIER_ASSIGN_OR_RETURN(m.completed, f.RequiredInteger("completed", 0, kMaxRequests, kVllmHint));
+  FRONTIER_ASSIGN_OR_RETURN(auto num_prompts, f.Integer("num_prompts", 1, kMaxRequests));
+  if (num_prompts) {
+    if (m.completed > *num_prompts) {
+      return InvalidArgument(file + ": completed (" + std::to_string(m.completed) + ") exceeds num_prompts (" +
+                             std::to_string(*num_prompts) + "); the file contradicts itself");
+    }
+    m.failed = *num_prompts - m.completed;
+  }
+  FRONTIER_ASSIGN_OR_RETURN(auto in_tokens, f.Integer("total_input_tokens", 0, kMaxTokens));
+  FRONTIER_ASSIGN_OR_RETURN(auto out_tokens, f.Integer("total_output_tokens", 0, kMaxTokens));
+  m.total_input_tokens = in_tokens.value_or(0);
+  m.total_output_tokens = out_tokens.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(auto duration, f.Number("duration", 0, kMaxDurationS));
+  m.duration_s = duration.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(auto req_tput, f.Number("request_throughput", 0, kMaxThroughput));
+  m.request_throughput = req_tput.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(m.output_throughput, f.RequiredNumber("output_throughput", 0, kMaxThroughput, kVllmHint));
+  FRONTIER_ASSIGN_OR_RETURN(m.total_token_throughput,
+                            f.RequiredNumber("total_token_throughput", 0, kMaxThroughput, kVllmHint));
   m.output_tput_per_gpu = m.output_throughput / o.num_gpus;
   m.total_tput_per_gpu = m.total_token_throughput / o.num_gpus;
-  auto ms = [&](const char* k) { return Number(j, k).value_or(0); };
-  m.mean_ttft_ms = ms("mean_ttft_ms");
-  m.median_ttft_ms = ms("median_ttft_ms");
-  m.p99_ttft_ms = ms("p99_ttft_ms");
-  m.mean_tpot_ms = ms("mean_tpot_ms");
-  m.median_tpot_ms = ms("median_tpot_ms");
-  m.p99_tpot_ms = ms("p99_tpot_ms");
-  m.mean_itl_ms = ms("mean_itl_ms");
-  m.median_itl_ms = ms("median_itl_ms");
-  m.p99_itl_ms = ms("p99_itl_ms");
-  m.mean_e2el_ms = ms("mean_e2el_ms");
-  m.median_e2el_ms = ms("median_e2el_ms");
-  m.p99_e2el_ms = ms("p99_e2el_ms");
-  m.max_concurrent_requests = ms("max_concurrent_requests");
+  const std::pair<const char*, double PointMetrics::*> latencies[] = {
+      {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},     {"median_ttft_ms", &PointMetrics::median_ttft_ms},
+      {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},       {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
+      {"median_tpot_ms", &PointMetrics::median_tpot_ms}, {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
+      {"mean_itl_ms", &PointMetrics::mean_itl_ms},       {"median_itl_ms", &PointMetrics::median_itl_ms},
+      {"p99_itl_ms", &PointMetrics::p99_itl_ms},         {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
+      {"median_e2el_ms", &PointMetrics::median_e2el_ms}, {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
+  };
+  for (const auto& [key, member] : latencies) {
+    FRONTIER_ASSIGN_OR_RETURN(auto v, f.Number(key, 0, kMaxLatencyMs));
+    m.*member = v.value_or(0);
+  }
+  FRONTIER_ASSIGN_OR_RETURN(auto peak, f.Number("max_concurrent_requests", 0, static_cast<double>(kMaxRequests)));
+  m.max_concurrent_requests = peak.value_or(0);
   m.interactivity = m.median_tpot_ms > 0 ? 1000.0 / m.median_tpot_ms : 0;
+  FRONTIER_RETURN_IF_ERROR(CheckOrder(m, file));
+  FRONTIER_RETURN_IF_ERROR(CheckPoint(p, file));
   json summary = json::object();
   for (auto& [k, v] : j.items())
     if (v.is_number() || v.is_string()) summary[k] = v;
-  p.summary_json = summary.dump();
+  p.summary_json = summary.dump(-1, ' ', false, json::error_handler_t::replace);
 
-  // Per-request arrays (vLLM saves them with --save-detailed): times in seconds.
-  std::vector<RequestRow> rows;
-  if (j.contains("ttfts") && j["ttfts"].is_array()) {
-    const json& ttfts = j["ttfts"];
-    for (size_t i = 0; i < ttfts.size(); ++i) {
-      RequestRow r;
-      r.idx = static_cast<int64_t>(i);
-      r.sent_ns = r.scheduled_ns = 0;
-      if (j.contains("input_lens") && i < j["input_lens"].size())
-        r.prompt_tokens = j["input_lens"][i].get<int32_t>();
-      if (j.contains("output_lens") && i < j["output_lens"].size())
-        r.output_tokens = j["output_lens"][i].get<int32_t>();
-      double ttft = ttfts[i].is_number() ? ttfts[i].get<double>() : 0;
-      r.ok = ttft > 0;
-      if (r.ok) {
-        r.first_token_ns = SecondsToNanos(ttft);
-        double end = ttft;
-        r.events = 1;
-        if (j.contains("itls") && i < j["itls"].size() && j["itls"][i].is_array()) {
-          for (auto& g : j["itls"][i]) end += g.get<double>();
-          r.events += static_cast<int32_t>(j["itls"][i].size());
-        }
-        r.end_ns = SecondsToNanos(end);
-      } else if (j.contains("errors") && i < j["errors"].size()) {
-        r.failure = "other";
-      }
-      rows.push_back(r);
-    }
-  }
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestRow> rows, ParseVllmRequests(f));
   pr.points.push_back(std::move(p));
   pr.requests.push_back(std::move(rows));
   return pr;
 }
 
+constexpr const char* kInferenceXHint = "is this an InferenceX agg_*.json result?";
+
 Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::string& file) {
+  using namespace bounds;
   using Group = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Group, ParsedRun> groups;
   std::vector<Group> order;
@@ -152,20 +332,30 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
     const json& r = records[i];
     const std::string where = file + ": record " + std::to_string(i);
     if (!r.is_object()) return InvalidArgument(where + ": expected an object");
-    for (const char* required : {"hw", "conc", "tput_per_gpu", "output_tput_per_gpu"}) {
-      if (!r.contains(required)) {
-        return InvalidArgument(where + ": field '" + required +
-                               "' is missing; is this an InferenceX agg_*.json result?");
-      }
+    const Fields f(r, where);
+    FRONTIER_ASSIGN_OR_RETURN(const std::string hw, f.Name("hw"));
+    if (hw.empty()) return InvalidArgument(where + ": field 'hw' is missing or empty; " + kInferenceXHint);
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t conc,
+                              f.RequiredInteger("conc", 1, static_cast<int64_t>(kMaxConcurrency), kInferenceXHint));
+    FRONTIER_ASSIGN_OR_RETURN(const double tput, f.RequiredNumber("tput_per_gpu", 0, kMaxThroughput, kInferenceXHint));
+    FRONTIER_ASSIGN_OR_RETURN(const double out_tput,
+                              f.RequiredNumber("output_tput_per_gpu", 0, kMaxThroughput, kInferenceXHint));
+    FRONTIER_ASSIGN_OR_RETURN(const std::string fw, f.Name("framework"));
+    FRONTIER_ASSIGN_OR_RETURN(const std::string prec, f.Name("precision"));
+    FRONTIER_ASSIGN_OR_RETURN(const std::string model, f.Name("model"));
+    FRONTIER_ASSIGN_OR_RETURN(const auto isl_n, f.Integer("isl", 1, kMaxRequestTokens));
+    FRONTIER_ASSIGN_OR_RETURN(const auto osl_n, f.Integer("osl", 1, kMaxRequestTokens));
+    const std::string isl = isl_n ? std::to_string(*isl_n) : "", osl = osl_n ? std::to_string(*osl_n) : "";
+    // Parallelism sizes: whole GPUs.
+    std::map<std::string, int64_t> sizes;
+    for (const char* k : {"tp", "ep", "prefill_tp", "decode_tp", "prefill_ep", "decode_ep", "num_gpus"}) {
+      FRONTIER_ASSIGN_OR_RETURN(auto v, f.Integer(k, 1, kMaxGpus));
+      if (v) sizes[k] = *v;
     }
-    auto conc = Number(r, "conc");
-    auto tput = Number(r, "tput_per_gpu");
-    auto out_tput = Number(r, "output_tput_per_gpu");
-    if (!conc || !tput || !out_tput) {
-      return InvalidArgument(where + ": conc, tput_per_gpu and output_tput_per_gpu must be numbers");
+    for (const char* k : {"num_prefill_gpu", "num_decode_gpu"}) {
+      FRONTIER_ASSIGN_OR_RETURN(auto v, f.Integer(k, 0, kMaxGpus));
+      if (v) sizes[k] = *v;
     }
-    const std::string hw = Text(r, "hw"), fw = Text(r, "framework"), prec = Text(r, "precision"),
-                      model = Text(r, "model"), isl = Text(r, "isl"), osl = Text(r, "osl");
     Group g{hw, fw, prec, model, isl, osl};
     auto [it, fresh] = groups.try_emplace(g);
     ParsedRun& pr = it->second;
@@ -182,57 +372,72 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
     p.source = source::kImported;
     p.workload = isl + "/" + osl;
     p.load_kind = "concurrency";
-    p.load_value = *conc;
-    for (const char* k : {"tp", "ep", "dp_attention", "spec_decoding", "image", "disagg",
-                          "prefill_tp", "decode_tp", "prefill_ep", "decode_ep", "isl", "osl"})
-      if (r.contains(k)) p.settings[k] = Text(r, k);
+    p.load_value = static_cast<double>(conc);
     std::string variant;
-    for (const char* k : {"tp", "ep", "dp_attention", "spec_decoding", "prefill_tp", "decode_tp"})
-      if (r.contains(k)) variant += std::string("|") + k + "=" + Text(r, k);
-    int gpus = 0;
-    if (auto n = Number(r, "num_gpus")) {
-      gpus = static_cast<int>(*n);
-    } else if (Number(r, "num_prefill_gpu") && Number(r, "num_decode_gpu")) {
-      gpus = static_cast<int>(*Number(r, "num_prefill_gpu") + *Number(r, "num_decode_gpu"));
-    } else if (auto tp = Number(r, "tp")) {
-      gpus = static_cast<int>(*tp);
+    for (const char* k : {"tp", "ep", "dp_attention", "spec_decoding", "image", "disagg",
+                          "prefill_tp", "decode_tp", "prefill_ep", "decode_ep", "isl", "osl"}) {
+      if (!f.Find(k)) continue;
+      FRONTIER_ASSIGN_OR_RETURN(p.settings[k], f.Text(k));
     }
-    if (gpus < 1) gpus = 1;
+    for (const char* k : {"tp", "ep", "dp_attention", "spec_decoding", "prefill_tp", "decode_tp"})
+      if (p.settings.count(k)) variant += std::string("|") + k + "=" + p.settings[k];
+    int64_t gpus = 0;
+    if (sizes.count("num_gpus")) {
+      gpus = sizes["num_gpus"];
+    } else if (sizes.count("num_prefill_gpu") && sizes.count("num_decode_gpu")) {
+      gpus = sizes["num_prefill_gpu"] + sizes["num_decode_gpu"];
+      if (gpus < 1) return InvalidArgument(where + ": num_prefill_gpu + num_decode_gpu must be at least 1, got 0");
+    } else if (sizes.count("tp")) {
+      gpus = sizes["tp"];
+    } else {
+      return InvalidArgument(where + ": the GPU count is missing: give num_gpus, num_prefill_gpu + "
+                             "num_decode_gpu, or tp (per-GPU throughput means nothing without it)");
+    }
     // Identical configuration at the same concurrency: a repetition.
-    const int rep = seen[pr.run.system + "|" + PointKey(p.workload, "concurrency", *conc, 0) + variant]++;
+    const int rep = seen[pr.run.system + "|" + PointKey(p.workload, "concurrency", p.load_value, 0) + variant]++;
     p.repetition = rep;
     p.key = PointKey(p.workload, p.load_kind, p.load_value, rep) + variant;
     PointMetrics& m = p.metrics;
-    m.num_gpus = gpus;
-    m.total_tput_per_gpu = *tput;
-    m.output_tput_per_gpu = *out_tput;
-    m.total_token_throughput = *tput * gpus;
-    m.output_throughput = *out_tput * gpus;
-    auto ms = [&](const std::string& k) { return Number(r, k).value_or(0) * 1000.0; };
-    m.mean_ttft_ms = ms("mean_ttft");
-    m.median_ttft_ms = ms("median_ttft");
-    m.p99_ttft_ms = ms("p99_ttft");
-    m.mean_tpot_ms = ms("mean_tpot");
-    m.median_tpot_ms = ms("median_tpot");
-    m.p99_tpot_ms = ms("p99_tpot");
-    m.mean_itl_ms = ms("mean_itl");
-    m.median_itl_ms = ms("median_itl");
-    m.p99_itl_ms = ms("p99_itl");
-    m.mean_e2el_ms = ms("mean_e2el");
-    m.median_e2el_ms = ms("median_e2el");
-    m.p99_e2el_ms = ms("p99_e2el");
-    if (auto iv = Number(r, "median_intvty")) {
-      m.interactivity = *iv;
+    m.num_gpus = static_cast<int>(gpus);
+    m.total_tput_per_gpu = tput;
+    m.output_tput_per_gpu = out_tput;
+    m.total_token_throughput = tput * static_cast<double>(gpus);
+    m.output_throughput = out_tput * static_cast<double>(gpus);
+    const std::pair<const char*, double PointMetrics::*> latencies[] = {
+        {"mean_ttft", &PointMetrics::mean_ttft_ms},     {"median_ttft", &PointMetrics::median_ttft_ms},
+        {"p99_ttft", &PointMetrics::p99_ttft_ms},       {"mean_tpot", &PointMetrics::mean_tpot_ms},
+        {"median_tpot", &PointMetrics::median_tpot_ms}, {"p99_tpot", &PointMetrics::p99_tpot_ms},
+        {"mean_itl", &PointMetrics::mean_itl_ms},       {"median_itl", &PointMetrics::median_itl_ms},
+        {"p99_itl", &PointMetrics::p99_itl_ms},         {"mean_e2el", &PointMetrics::mean_e2el_ms},
+        {"median_e2el", &PointMetrics::median_e2el_ms}, {"p99_e2el", &PointMetrics::p99_e2el_ms},
+    };
+    for (const auto& [key, member] : latencies) {
+      FRONTIER_ASSIGN_OR_RETURN(auto v, f.Number(key, 0, kMaxLatencyMs / 1000.0));
+      m.*member = v.value_or(0) * 1000.0;
+    }
+    FRONTIER_ASSIGN_OR_RETURN(auto intvty, f.Number("median_intvty", 0, kMaxThroughput));
+    FRONTIER_ASSIGN_OR_RETURN(auto mean_intvty, f.Number("mean_intvty", 0, kMaxThroughput));
+    (void)mean_intvty;
+    if (intvty) {
+      m.interactivity = *intvty;
     } else {
       m.interactivity = m.median_tpot_ms > 0 ? 1000.0 / m.median_tpot_ms : 0;
     }
-    p.summary_json = r.dump();
+    FRONTIER_RETURN_IF_ERROR(CheckOrder(m, where));
+    FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));
+    p.summary_json = r.dump(-1, ' ', false, json::error_handler_t::replace);
     pr.points.push_back(std::move(p));
     pr.requests.emplace_back();
   }
   std::vector<ParsedRun> out;
   for (auto& g : order) out.push_back(std::move(groups[g]));
   return out;
+}
+
+std::string Num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
 }
 
 std::string CsvField(const std::string& s) {
@@ -245,42 +450,53 @@ std::string CsvField(const std::string& s) {
 }  // namespace
 
 Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text, const std::string& file,
-                                               const ImportOptions& options) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(file + ": not valid JSON");
-  if (j.is_array()) {
-    if (j.empty()) return InvalidArgument(file + ": an empty list has no results to import");
-    return ParseInferenceX(j, file);
-  }
-  if (!j.is_object()) return InvalidArgument(file + ": expected a JSON object or list");
-  if (j.contains("tput_per_gpu")) return ParseInferenceX(json::array({j}), file);
-  if (j.contains("output_throughput")) {
+                                               const ImportOptions& options, std::optional<ImportFormat> format) {
+  return CatchExceptions(file, [&]() -> Result<std::vector<ParsedRun>> {
+    if (JsonNestingDepth(text) > kMaxJsonDepth) {
+      return InvalidArgument(file + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                             " levels; not a vLLM or InferenceX result");
+    }
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return InvalidArgument(file + ": not valid JSON");
+    const bool list = j.is_array();
+    if (!list && !j.is_object()) return InvalidArgument(file + ": expected a JSON object or list");
+    const bool vllm = !list && !j.contains("tput_per_gpu") && j.contains("output_throughput");
+    if (!format) {
+      if (!list && !j.contains("tput_per_gpu") && !vllm) {
+        return InvalidArgument(file +
+                               ": neither a vLLM result (no 'output_throughput') nor an InferenceX "
+                               "result (no 'tput_per_gpu')");
+      }
+      format = vllm ? ImportFormat::kVllm : ImportFormat::kInferenceX;
+    }
+    if (*format == ImportFormat::kInferenceX) {
+      if (list && j.empty()) return InvalidArgument(file + ": an empty list has no results to import");
+      return ParseInferenceX(list ? j : json::array({j}), file);
+    }
+    if (!j.is_object()) return InvalidArgument(file + ": a vLLM result is one JSON object");
     FRONTIER_ASSIGN_OR_RETURN(ParsedRun pr, ParseVllm(j, file, options));
     std::vector<ParsedRun> out;
     out.push_back(std::move(pr));
     return out;
-  }
-  return InvalidArgument(file +
-                         ": neither a vLLM result (no 'output_throughput') nor an InferenceX "
-                         "result (no 'tput_per_gpu')");
+  });
 }
 
-Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
-                                        const ImportOptions& options) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ImportText(store, text, path, options);
+Result<std::vector<ParsedRun>> ReadResultFile(const std::string& path, const ImportOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxImportBytes, "imported result files"));
+  return ParseResultFile(text, path, options);
 }
 
 Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
                                         const std::string& file_name, const ImportOptions& options) {
-  Result<std::vector<ParsedRun>> result = InvalidArgument(file_name + ": not parsed");
-  try {
-    result = ParseResultFile(text, file_name, options);
-  } catch (const nlohmann::json::exception& e) {
-    // A field of the wrong type deep in the file (a string among per-request numbers ...).
-    return InvalidArgument(file_name + ": a value has the wrong type (" + e.what() + ")");
-  }
-  FRONTIER_ASSIGN_OR_RETURN(auto parsed, std::move(result));
+  if (const uint64_t limit = InputLimit(kMaxImportBytes); text.size() > limit)
+    return InvalidArgument(file_name + ": larger than " + std::to_string(limit / kMiB) +
+                           " MiB, the bound on imported result files (docs/limits.md); set "
+                           "FRONTIER_MAX_INPUT_MB to raise it");
+  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ParseResultFile(text, file_name, options));
+  return StoreParsedRuns(store, std::move(parsed));
+}
+
+Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun> parsed) {
   std::vector<RunInfo> runs;
   for (auto& pr : parsed) {
     pr.run.provenance["imported_utc"] = UtcTimestampNow();
@@ -295,6 +511,12 @@ Result<std::vector<RunInfo>> ImportText(Store& store, const std::string& text,
   return runs;
 }
 
+Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
+                                        const ImportOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(auto parsed, ReadResultFile(path, options));
+  return StoreParsedRuns(store, std::move(parsed));
+}
+
 namespace {
 
 nlohmann::ordered_json PointJson(const PointRecord& p) {
@@ -303,7 +525,9 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
             {"key", p.key},
             {"workload", p.workload},
             {"load_kind", p.load_kind},
-            {"load_value", p.load_value},
+            // request_rate=inf is stored as bounds::kInfiniteRate (SQLite has no infinity).
+            {"load_value", p.load_value == bounds::kInfiniteRate ? nlohmann::ordered_json("inf")
+                                                                  : nlohmann::ordered_json(p.load_value)},
             {"repetition", p.repetition},
             {"source", p.source},
             {"attempts", p.attempts},

@@ -21,6 +21,7 @@
 // Thread safety: functions over a Store the caller owns.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,15 +45,26 @@ struct ParsedRun {
 
 enum class ImportFormat { kVllm, kInferenceX };
 
-// Parses `text` (the contents of `file_name`), detecting the format: a list, or
-// an object with `tput_per_gpu`, is InferenceX; an object with
-// `output_throughput` is vLLM. InvalidArgument naming the file and the field
-// for anything else.
+// Parses `text` (the contents of `file_name`) as `format`, or detecting it
+// when unset: a list, or an object with `tput_per_gpu`, is InferenceX; an
+// object with `output_throughput` is vLLM. Every number is checked against
+// the bounds of records.h and the lists and figures against each other
+// (per-request lists of one length, completed <= num_prompts, median <= p99,
+// output throughput <= total); the first problem is an InvalidArgument naming
+// the file, the record, the field, the value and the allowed range. Total:
+// no input makes it throw, crash or read past the bounds.
 Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text,
                                                const std::string& file_name,
-                                               const ImportOptions& options);
+                                               const ImportOptions& options,
+                                               std::optional<ImportFormat> format = std::nullopt);
 
-// Reads, parses and stores the file; returns the stored runs (with ids).
+// Reads (at most kMaxImportBytes, docs/limits.md) and parses a file.
+Result<std::vector<ParsedRun>> ReadResultFile(const std::string& path, const ImportOptions& options);
+
+// Stores parsed runs; returns them with their ids.
+Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun> parsed);
+
+// ReadResultFile, then StoreParsedRuns.
 Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
                                         const ImportOptions& options);
 // The same for a file's contents already in memory (an upload): parses

@@ -102,6 +102,134 @@ TEST(Import, SingleInferenceXObjectAndBadFilesNameTheProblem) {
   EXPECT_FALSE(ParseResultFile("{not json", "y.json", {}).ok());
 }
 
+// A valid vLLM result with one field replaced by `patch` (a JSON object merged in).
+std::string VllmWith(const std::string& patch) {
+  nlohmann::json j = nlohmann::json::parse(R"({"completed": 3, "num_prompts": 4, "output_throughput": 15,
+    "total_token_throughput": 165, "max_concurrency": 2, "median_tpot_ms": 20, "p99_tpot_ms": 25,
+    "ttfts": [0.11, 0.10, 0.15, 0], "itls": [[0.02], [0.02], [0.02], []],
+    "input_lens": [100, 100, 100, 100], "output_lens": [2, 2, 2, 0]})");
+  j.merge_patch(nlohmann::json::parse(patch));
+  return j.dump();
+}
+
+std::string InferenceXWith(const std::string& patch) {
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"hw": "b200", "conc": 8, "tp": 2, "tput_per_gpu": 10, "output_tput_per_gpu": 5, "median_ttft": 0.1})");
+  j.merge_patch(nlohmann::json::parse(patch));
+  return nlohmann::json::array({j}).dump();
+}
+
+TEST(Import, AWrongTypeAnywhereIsAnErrorNamingTheFieldNotACrash) {
+  // Each of these aborted the process (an uncaught JSON type error) or was
+  // silently read as 0.
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"itls": "nope"})", "v.json: itls must be a list with one entry per request, got \"nope\""},
+      {R"({"itls": [[0.02], "x", [0.02], []]})", "v.json: itls[1] must be a list of seconds, got \"x\""},
+      {R"({"itls": [[0.02], ["a"], [0.02], []]})", "v.json: itls[1][0] must be a number in [0, 1000000], got 'a'"},
+      {R"({"input_lens": [100, "many", 100, 100]})",
+       "v.json: input_lens[1] must be an integer in [0, 2147483647], got \"many\""},
+      {R"({"input_lens": [100, 1e10, 100, 100]})",
+       "v.json: input_lens[1] must be an integer in [0, 2147483647], got 10000000000.0"},
+      {R"({"mean_ttft_ms": "fast"})", "v.json: mean_ttft_ms must be a number in [0, 1000000000], got 'fast'"},
+      {R"({"mean_ttft_ms": {"value": 3}})",
+       "v.json: mean_ttft_ms must be a number in [0, 1000000000], got {\"value\":3}"},
+      {R"({"model_id": ["a"]})", "v.json: model_id must be a string, got [\"a\"]"},
+      {R"({"errors": [1, 2, 3, 4]})", "v.json: errors[0] must be a string, got 1"},
+  };
+  for (const auto& [patch, message] : cases) {
+    auto r = ParseResultFile(VllmWith(patch), "v.json", {});
+    ASSERT_FALSE(r.ok()) << patch;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << patch;
+    EXPECT_EQ(r.status().message(), message) << patch;
+  }
+}
+
+TEST(Import, NumbersOutsideAnyPhysicalRangeAreRefusedWithTheirRange) {
+  const std::pair<std::string, std::string> vllm[] = {
+      {R"({"completed": 1e30})", "v.json: completed must be an integer in [0, 1000000000000], got 1e+30"},
+      {R"({"completed": -1})", "v.json: completed must be an integer in [0, 1000000000000], got -1"},
+      {R"({"ttfts": [null, 0.1, 0.1, 0]})", "v.json: ttfts[0] must be a number in [0, 1000000], got null"},
+      {R"({"ttfts": [0.1, "a", 0.1, 0]})", "v.json: ttfts[1] must be a number in [0, 1000000], got 'a'"},
+      {R"({"ttfts": [0.1, -1, 0.1, 0]})", "v.json: ttfts[1] must be a number in [0, 1000000], got -1"},
+      {R"({"ttfts": [0.1, 1e308, 0.1, 0]})", "v.json: ttfts[1] must be a number in [0, 1000000], got 1e+308"},
+      {R"({"max_concurrency": -5})", "v.json: max_concurrency must be an integer in [1, 10000000], got -5"},
+      {R"({"max_concurrency": 2.5})", "v.json: max_concurrency must be an integer in [1, 10000000], got 2.5"},
+      {R"({"output_throughput": 1e308})", "v.json: output_throughput must be a number in [0, 1000000000], got 1e+308"},
+      {R"({"request_rate": -2, "max_concurrency": null})",
+       "v.json: request_rate must be a number in [1e-09, 1000000000], got -2"},
+      {R"({"total_output_tokens": 18446744073709551615})",
+       "v.json: total_output_tokens must be an integer in [0, 1000000000000000], got 18446744073709551615"},
+      {R"({"duration": "nan"})", "v.json: duration must be a number in [0, 1000000000], got 'nan'"},
+  };
+  for (const auto& [patch, message] : vllm) {
+    auto r = ParseResultFile(VllmWith(patch), "v.json", {});
+    ASSERT_FALSE(r.ok()) << patch;
+    EXPECT_EQ(r.status().message(), message) << patch;
+  }
+  const std::pair<std::string, std::string> ix[] = {
+      {R"({"conc": -1})", "agg.json: record 0: conc must be an integer in [1, 10000000], got -1"},
+      {R"({"num_gpus": 0})", "agg.json: record 0: num_gpus must be an integer in [1, 1000000], got 0"},
+      {R"({"tp": 0})", "agg.json: record 0: tp must be an integer in [1, 1000000], got 0"},
+      {R"({"tput_per_gpu": 1e308})", "agg.json: record 0: tput_per_gpu must be a number in [0, 1000000000], got 1e+308"},
+      {R"({"median_ttft": -0.1})", "agg.json: record 0: median_ttft must be a number in [0, 1000000], got -0.1"},
+      {R"({"hw": 7})", "agg.json: record 0: hw must be a string, got 7"},
+      {R"({"hw": ""})", "agg.json: record 0: field 'hw' is missing or empty; is this an InferenceX agg_*.json result?"},
+      {R"({"tp": null})",
+       "agg.json: record 0: the GPU count is missing: give num_gpus, num_prefill_gpu + num_decode_gpu, or tp "
+       "(per-GPU throughput means nothing without it)"},
+      {R"({"tput_per_gpu": 900000, "num_gpus": 1000000})",
+       "agg.json: record 0: total_token_throughput must be a number in [0, 1000000000], got 900000000000"},
+  };
+  for (const auto& [patch, message] : ix) {
+    auto r = ParseResultFile(InferenceXWith(patch), "agg.json", {});
+    ASSERT_FALSE(r.ok()) << patch;
+    EXPECT_EQ(r.status().message(), message) << patch;
+  }
+  ImportOptions zero;
+  zero.num_gpus = 0;
+  EXPECT_EQ(ParseResultFile(VllmWith("{}"), "v.json", zero).status().message(),
+            "--gpus must be an integer in [1, 1000000], got 0");
+}
+
+TEST(Import, FiguresThatContradictEachOtherAreRefused) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"completed": 5})", "v.json: completed (5) exceeds num_prompts (4); the file contradicts itself"},
+      {R"({"output_throughput": 200})",
+       "v.json: the output throughput (200) exceeds the total token throughput (165) it is part of; the file "
+       "contradicts itself"},
+      {R"({"median_tpot_ms": 30})",
+       "v.json: the median tpot (30 ms) exceeds its p99 (25 ms); the file contradicts itself"},
+      {R"({"input_lens": [1, 2]})",
+       "v.json: input_lens has 2 entries but ttfts has 4; the per-request lists must be as long as each other"},
+      {R"({"itls": [[600000, 600000], [], [], []]})",
+       "v.json: request 0 lasts 1200000.11 s (ttft + itls), more than the 1000000 s bound"},
+  };
+  for (const auto& [patch, message] : cases) {
+    auto r = ParseResultFile(VllmWith(patch), "v.json", {});
+    ASSERT_FALSE(r.ok()) << patch;
+    EXPECT_EQ(r.status().message(), message) << patch;
+  }
+  auto ix = ParseResultFile(InferenceXWith(R"({"output_tput_per_gpu": 11})"), "agg.json", {});
+  EXPECT_EQ(ix.status().message(),
+            "agg.json: record 0: the output throughput (22) exceeds the total token throughput (20) it is part "
+            "of; the file contradicts itself");
+  // The valid base documents import, so each case above fails for its own field only.
+  EXPECT_TRUE(ParseResultFile(VllmWith("{}"), "v.json", {}).ok());
+  EXPECT_TRUE(ParseResultFile(InferenceXWith("{}"), "agg.json", {}).ok());
+}
+
+TEST(Import, DeepNestingAndEndlessFilesEndPromptlyWithAnError) {
+  auto deep = ParseResultFile(std::string(100000, '[') + std::string(100000, ']'), "deep.json", {});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message(), "deep.json: nested deeper than 64 levels; not a vLLM or InferenceX result");
+  auto store = FreshStore("zero");
+  auto zero = ImportFile(*store, "/dev/zero", {});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(),
+            "/dev/zero: larger than 512 MiB, the bound on imported result files (docs/limits.md); set "
+            "FRONTIER_MAX_INPUT_MB to raise it");
+}
+
 TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
   auto store = FreshStore("wrongtype");
   auto r = ImportText(*store, R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2,

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/parse.h"
+
 namespace frontier::store {
 
 std::string RunInfo::Label() const {
@@ -99,6 +101,71 @@ std::vector<RequestRow> RowsFromRun(const RunResult& run) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+Status CheckPoint(const PointRecord& p, const std::string& where) {
+  using namespace bounds;
+  auto check = [&]() -> Status {
+    const PointMetrics& m = p.metrics;
+    FRONTIER_RETURN_IF_ERROR(CheckRange("num_gpus", int64_t{m.num_gpus}, 1, kMaxGpus));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("completed", m.completed, 0, kMaxRequests));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("failed", m.failed, 0, kMaxRequests));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("total_input_tokens", m.total_input_tokens, 0, kMaxTokens));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("total_output_tokens", m.total_output_tokens, 0, kMaxTokens));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("repetition", int64_t{p.repetition}, 0, kMaxRepetition));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("attempts", int64_t{p.attempts}, 1, kMaxAttempts));
+    if (p.load_kind == "concurrency") {
+      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, kMaxConcurrency));
+    } else if (p.load_kind == "request_rate") {
+      if (p.load_value != kInfiniteRate)
+        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (request rate)", p.load_value, 1e-9, kMaxRequestRate));
+    } else {
+      return InvalidArgument("load_kind must be concurrency or request_rate, got '" + p.load_kind + "'");
+    }
+    const struct {
+      const char* name;
+      double value, max;
+    } fields[] = {
+        {"duration_s", m.duration_s, kMaxDurationS},
+        {"request_throughput", m.request_throughput, kMaxThroughput},
+        {"output_throughput", m.output_throughput, kMaxThroughput},
+        {"total_token_throughput", m.total_token_throughput, kMaxThroughput},
+        {"output_tput_per_gpu", m.output_tput_per_gpu, kMaxThroughput},
+        {"total_tput_per_gpu", m.total_tput_per_gpu, kMaxThroughput},
+        {"interactivity", m.interactivity, kMaxThroughput},
+        {"mean_ttft_ms", m.mean_ttft_ms, kMaxLatencyMs},
+        {"median_ttft_ms", m.median_ttft_ms, kMaxLatencyMs},
+        {"p99_ttft_ms", m.p99_ttft_ms, kMaxLatencyMs},
+        {"mean_tpot_ms", m.mean_tpot_ms, kMaxLatencyMs},
+        {"median_tpot_ms", m.median_tpot_ms, kMaxLatencyMs},
+        {"p99_tpot_ms", m.p99_tpot_ms, kMaxLatencyMs},
+        {"mean_itl_ms", m.mean_itl_ms, kMaxLatencyMs},
+        {"median_itl_ms", m.median_itl_ms, kMaxLatencyMs},
+        {"p99_itl_ms", m.p99_itl_ms, kMaxLatencyMs},
+        {"mean_e2el_ms", m.mean_e2el_ms, kMaxLatencyMs},
+        {"median_e2el_ms", m.median_e2el_ms, kMaxLatencyMs},
+        {"p99_e2el_ms", m.p99_e2el_ms, kMaxLatencyMs},
+        {"max_concurrent_requests", m.max_concurrent_requests, static_cast<double>(kMaxRequests)},
+    };
+    for (const auto& f : fields) FRONTIER_RETURN_IF_ERROR(CheckRange(f.name, f.value, 0, f.max));
+    return Status::Ok();
+  };
+  Status s = check();
+  return s.ok() ? s : s.WithContext(where);
+}
+
+Status CheckRequestRow(const RequestRow& r, const std::string& where) {
+  using namespace bounds;
+  auto check = [&]() -> Status {
+    FRONTIER_RETURN_IF_ERROR(CheckRange("idx", r.idx, 0, kMaxRequests));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("prompt_tokens", int64_t{r.prompt_tokens}, 0, kMaxRequestTokens));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("output_tokens", int64_t{r.output_tokens}, 0, kMaxRequestTokens));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("events", int64_t{r.events}, 0, kMaxRequestTokens));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("http_status", int64_t{r.http_status}, 0, 999));
+    return Status::Ok();
+  };
+  Status s = check();
+  return s.ok() ? s : s.WithContext(where);
 }
 
 }  // namespace frontier::store

@@ -6,8 +6,10 @@
 // at any moment leaves only whole points behind.
 //
 // Schema versions: the `meta` table holds `schema_version`. Opening an older
-// database applies the missing migrations in order, each in its own
-// transaction; a database newer than this build is refused.
+// database to write applies the missing migrations in order in one
+// transaction; opening it read-only reads it as it is (columns added later
+// read as 0). A database newer than this build is refused, and so is a
+// schema_version that is not an integer in [1, kSchemaVersion].
 //
 // Thread safety: one SqliteStore per thread.
 #pragma once
@@ -21,17 +23,11 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
-// Opens or creates `path`, migrating it up to `target_version` (tests pass a
-// lower version to create an old database). IoError naming the path when it
-// cannot be opened; FailedPrecondition when its schema is newer than this build.
-Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+// Opens `path` as OpenStore does, migrating a writable one up to
+// `target_version` (tests pass a lower version to create an old database).
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode mode = OpenMode::kCreate,
                                                int target_version = kSchemaVersion);
-
-// Opens an existing `path` read-only (SQLITE_OPEN_READONLY): no file is
-// created, no migration runs, the journal mode is left as it is (a WAL
-// database stays readable while a sweep writes it). See OpenStoreReadOnly.
-Result<std::unique_ptr<Store>> OpenSqliteStoreReadOnly(const std::string& path);
 
 }  // namespace frontier::store

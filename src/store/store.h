@@ -7,6 +7,13 @@
 //   point.run_id = run.id;
 //   FRONTIER_RETURN_IF_ERROR(store->AddPoint(point, rows));   // one transaction
 //
+// Opening: a verb that only reads opens with OpenMode::kReadOnly, which never
+// writes to the database (a read-only file or folder works) and fails with
+// NotFound when it does not exist, so a mistyped --db is an error instead of
+// a new empty database. Only verbs that create results (sweep, db import) use
+// kCreate. A kReadOnly store sees what a concurrent writer commits (WAL), so
+// readers that follow a running sweep (frontier dashboard) use it too.
+//
 // Thread safety: one Store object per thread. Several processes may open the
 // same SQLite file (WAL); each write is one transaction.
 #pragma once
@@ -21,6 +28,26 @@
 #include "store/records.h"
 
 namespace frontier::store {
+
+// A server a sweep launched, recorded while it runs so that a later sweep can
+// stop it if the one that started it died (kill -9) before it could.
+struct LaunchRecord {
+  int64_t id = 0;              // assigned by the store
+  std::string system;
+  std::string host;            // gethostname() of the sweep
+  std::string boot_id;         // /proc/sys/kernel/random/boot_id: a reboot ends every launch
+  int64_t pgid = 0;            // the server's process group
+  std::string marker;          // FRONTIER_LAUNCH_ID in the server's environment
+  std::string command;
+  std::string started_utc;
+  std::string stopped_utc;     // empty while it may still run
+};
+
+enum class OpenMode {
+  kReadOnly,   // must exist; never written, not even migrated (older schemas are read as they are)
+  kReadWrite,  // must exist; migrated to this build's schema
+  kCreate,     // created (with its folder left as it is) when missing, else as kReadWrite
+};
 
 class Store {
  public:
@@ -54,21 +81,26 @@ class Store {
   // The stored requests of one point, by index.
   virtual Result<std::vector<RequestRow>> ListRequests(int64_t point_id) = 0;
 
+  // Records a launched server; returns its id.
+  virtual Result<int64_t> AddLaunch(const LaunchRecord& launch) = 0;
+  // Marks a launch stopped (its process group is gone).
+  virtual Status SetLaunchStopped(int64_t launch_id) = 0;
+  // Launches not marked stopped, oldest first.
+  virtual Result<std::vector<LaunchRecord>> ListOpenLaunches() = 0;
+
   // The schema version of the open database.
   virtual int SchemaVersion() const = 0;
+  // True when the database was created by this OpenStore call.
+  virtual bool Created() const = 0;
 };
 
-// Opens (creating if needed) the store at `location`. Today a path to a
-// SQLite file; a "postgresql://" URL is rejected with a message saying only
-// SQLite is built.
-Result<std::unique_ptr<Store>> OpenStore(const std::string& location);
-
-// Opens an existing store for reading only: nothing is created, migrated or
-// written (every write method fails). For readers that must never change the
-// database, such as `frontier dashboard` without --allow-import. NotFound
-// naming the path when there is no such database; FailedPrecondition when its
-// schema is not this build's (older: open it once with a writing command to
-// migrate it).
-Result<std::unique_ptr<Store>> OpenStoreReadOnly(const std::string& location);
+// Opens the store at `location` (today a path to a SQLite file; a
+// "postgresql://" URL is rejected with a message saying only SQLite is
+// built). NotFound naming the path when it does not exist and `mode` is not
+// kCreate; InvalidArgument when it is not a frontier database or is damaged
+// (a bad meta.schema_version, a row outside the bounds of records.h);
+// FailedPrecondition when a writing mode meets a read-only file or a schema
+// newer than this build.
+Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode mode = OpenMode::kCreate);
 
 }  // namespace frontier::store

@@ -2,17 +2,26 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sweep/proc_scan.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
 #include "core/atomic_file.h"
+#include "core/parse.h"
 #include "store/records.h"
 
 namespace frontier::sweep {
 namespace {
+
+// Outside text quoted in a message: at most 40 characters.
+std::string Shorten(const std::string& text) {
+  return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+}
 
 // Builds "FILE:LINE: FIELD: message" errors; yaml-cpp marks are 0-based.
 class Checker {
@@ -67,20 +76,23 @@ class Checker {
   template <typename T>
   Status Value(const YAML::Node& n, const std::string& field, T* out, double min, double max) const {
     const char* kind = std::is_integral_v<T> ? "an integer" : "a number";
+    const std::string allowed =
+        std::string("must be ") + kind + " in [" + FormatNumber(min) + ", " + FormatNumber(max) + "], got ";
+    if (!n.IsScalar()) return Error(n, field, allowed + "a list or map");
     T v{};
-    try {
-      if (!n.IsScalar()) throw YAML::BadConversion(n.Mark());
-      v = n.as<T>();
-    } catch (const YAML::Exception&) {
-      return Error(n, field, std::string("must be ") + kind + ", got '" +
-                                 (n.IsScalar() ? n.Scalar() : "a list or map") + "'");
+    if constexpr (std::is_integral_v<T>) {
+      // Decimal only, as flags are: yaml-cpp reads 010 as octal 8 and 0x10 as 16.
+      Result<int64_t> i = ParseInt(field, n.Scalar(), INT64_MIN, INT64_MAX);
+      if (!i.ok()) return Error(n, field, allowed + "'" + Shorten(n.Scalar()) + "'");
+      // Checked before narrowing to T ([min, max] lies inside T's range).
+      if (static_cast<double>(*i) < min || static_cast<double>(*i) > max)
+        return Error(n, field, allowed + Shorten(n.Scalar()));
+      v = static_cast<T>(*i);
+    } else if (!YAML::convert<T>::decode(n, v)) {
+      return Error(n, field, allowed + "'" + Shorten(n.Scalar()) + "'");
     }
     const double d = static_cast<double>(v);
-    if (!std::isfinite(d) || d < min || d > max) {
-      char range[96];
-      std::snprintf(range, sizeof range, "must be in [%g, %g], got %s", min, max, n.Scalar().c_str());
-      return Error(n, field, range);
-    }
+    if (!std::isfinite(d) || d < min || d > max) return Error(n, field, allowed + Shorten(n.Scalar()));
     *out = v;
     return Status::Ok();
   }
@@ -89,11 +101,8 @@ class Checker {
               bool* out) const {
     const YAML::Node n = map[key];
     if (!n.IsDefined() || n.IsNull()) return Status::Ok();
-    try {
-      *out = n.as<bool>();
-    } catch (const YAML::Exception&) {
-      return Error(n, Join(parent, key), "must be true or false, got '" + n.Scalar() + "'");
-    }
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, *out))
+      return Error(n, Join(parent, key), "must be true or false, got '" + Shorten(n.Scalar()) + "'");
     return Status::Ok();
   }
 
@@ -170,7 +179,7 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, Sim
 Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, LaunchSpec* l) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"command", "env", "cwd", "health", "timeout_s",
-                                              "stop_timeout_s", "log"}));
+                                              "stop_timeout_s", "log", "check_owner"}));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "command", &l->command, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "cwd", &l->cwd));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "health", &l->health, true));
@@ -180,6 +189,7 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "log", &l->log));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "timeout_s", &l->timeout_s, 0.1, 86400));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "stop_timeout_s", &l->stop_timeout_s, 0, 3600));
+  FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "check_owner", &l->check_owner));
   const YAML::Node env = n["env"];
   if (env.IsDefined() && !env.IsNull()) {
     FRONTIER_RETURN_IF_ERROR(c.Map(env, f + ".env"));
@@ -205,6 +215,8 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "base_url", &s->base_url));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "endpoint", &s->endpoint));
+  if (s->endpoint.empty() || s->endpoint.front() != '/')
+    return c.Error(n["endpoint"], f + ".endpoint", "must be a path such as /v1/completions, got '" + s->endpoint + "'");
   if (n["engine"].IsDefined()) {
     const std::string ef = f + ".engine";
     FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
@@ -240,6 +252,25 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
       s->base_url.rfind("https://", 0) != 0) {
     return c.Error(n["base_url"], f + ".base_url", "must start with http:// or https://");
   }
+  if (!s->base_url.empty()) {
+    if (Result<HostPort> hp = UrlHostPort(s->base_url); !hp.ok())
+      return c.Error(n["base_url"], f + ".base_url", hp.status().message());
+  }
+  if (s->launch) {
+    if (Result<HostPort> hp = UrlHostPort(s->launch->health); !hp.ok())
+      return c.Error(n["launch"]["health"], f + ".launch.health", hp.status().message());
+  }
+  // The deployment's sizes must agree with each other (the simulator would
+  // otherwise report it in terms of its command-line flags).
+  if (s->sim && s->gpus % s->sim->tp != 0) {
+    return c.Error(n["gpus"], f + ".gpus",
+                   std::to_string(s->gpus) + " is not a multiple of sim.tp " + std::to_string(s->sim->tp));
+  }
+  if (s->sim && s->sim->dp > 0 && s->gpus != s->sim->tp * s->sim->dp) {
+    return c.Error(n["gpus"], f + ".gpus",
+                   std::to_string(s->gpus) + " must equal sim.tp x sim.dp = " +
+                       std::to_string(s->sim->tp * s->sim->dp));
+  }
   if (!s->sim && s->model.empty()) {
     return c.Error(n, f + ".model", "is required for a server (the model name to request)");
   }
@@ -258,14 +289,14 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
     return c.Error(n["dataset"], f + ".dataset",
                    "must be random, sharegpt or jsonl, got '" + w->dataset + "'");
   }
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, 10'000'000));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "range_ratio", &w->range_ratio, 0, 0.999));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, 10'000'000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "path", &w->path));
   if (n["sharegpt_output_len"].IsDefined()) {
     int32_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, 10'000'000));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, kMaxRequestLength));
     w->sharegpt_output_len = v;
   }
   if (w->dataset != "random" && w->path.empty()) {
@@ -319,6 +350,17 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
   }
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
+  // The largest point's requests (warm-up included) must fit the bound.
+  const double biggest = *std::max_element(l->values.begin(), l->values.end());
+  const double requests =
+      (l->num_prompts ? static_cast<double>(*l->num_prompts)
+                      : static_cast<double>(l->prompts_per_concurrency) * biggest) +
+      static_cast<double>(l->warmup);
+  if (requests > static_cast<double>(kMaxRunRequests)) {
+    return c.Error(n, f, "the largest point sends " + FormatNumber(requests) + " requests (num_prompts or " +
+                             "prompts_per_concurrency x concurrency, plus warmup); at most " +
+                             std::to_string(kMaxRunRequests) + " per point");
+  }
   return Status::Ok();
 }
 
@@ -364,12 +406,14 @@ std::map<std::string, std::string> SystemSpec::Config() const {
   return c;
 }
 
-Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
+namespace {
+
+Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   Checker c(file);
   YAML::Node root;
   try {
     root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) return InvalidArgument(file + ":1: the plan must be a map with name, systems, workloads and load");
@@ -419,6 +463,29 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
   }
   if (!root["load"].IsDefined()) return c.Error(root, "load", "is required");
   FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], &plan.load));
+  const double points = static_cast<double>(plan.systems.size()) * static_cast<double>(plan.workloads.size()) *
+                        static_cast<double>(plan.load.values.size()) * plan.repetitions;
+  if (points > static_cast<double>(kMaxMatrixPoints)) {
+    return c.Error(root, "load", "the plan has " + FormatNumber(points) +
+                                     " points (systems x workloads x load values x repetitions); at most " +
+                                     std::to_string(kMaxMatrixPoints));
+  }
+  // Prompts of random workloads are held in memory as token ids.
+  const double biggest = *std::max_element(plan.load.values.begin(), plan.load.values.end());
+  const double requests = (plan.load.num_prompts ? static_cast<double>(*plan.load.num_prompts)
+                                                 : static_cast<double>(plan.load.prompts_per_concurrency) * biggest) +
+                          static_cast<double>(plan.load.warmup);
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {
+    const WorkloadSpec& w = plan.workloads[i];
+    if (w.dataset != "random") continue;
+    const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);
+    if (tokens > static_cast<double>(kMaxRunPromptTokens)) {
+      return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]",
+                     "the largest point's prompts hold " + FormatNumber(tokens) + " tokens (requests x " +
+                         "(input_len x (1 + range_ratio) + prefix_len)); at most " +
+                         std::to_string(kMaxRunPromptTokens) + " per point");
+    }
+  }
   if (root["slo"].IsDefined()) {
     const YAML::Node slo = root["slo"];
     FRONTIER_RETURN_IF_ERROR(c.Map(slo, "slo"));
@@ -435,11 +502,26 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
   return plan;
 }
 
+}  // namespace
+
+Result<Plan> ParsePlan(const std::string& text, const std::string& file) {
+  // Every access above is checked; a yaml-cpp exception (a node of an
+  // unexpected kind deep inside) still ends as an error naming its line.
+  return CatchExceptions(file, [&]() -> Result<Plan> {
+    try {
+      return ParsePlanText(text, file);
+    } catch (const YAML::Exception& e) {
+      return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+  });
+}
+
 Result<Plan> LoadPlan(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
     return NotFound("plan file " + path + " does not exist (see data/plans/ for examples)");
   }
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxPlanBytes, "plan files"));
   return ParsePlan(text, path);
 }
 

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/status.h"
 
 namespace frontier::sweep {
@@ -54,6 +55,10 @@ struct LaunchSpec {
   double timeout_s = 900;                   // health wait before the system is declared broken
   double stop_timeout_s = 30;               // SIGTERM to SIGKILL
   std::string log;                          // default "<db>.logs/<system>.log"
+  // Before each point, check that the process listening on base_url's port
+  // is the launched one (sweep/process.h). Turn off only for a server whose
+  // socket is not this machine's to inspect (a container's published port).
+  bool check_owner = true;
 };
 
 // The simulated deployment, by catalog names (see sim/config.h); unset fields
@@ -132,11 +137,17 @@ struct Plan {
   uint64_t seed = 0;
 };
 
+// Bounds on a plan (docs/limits.md): the points of its matrix; each point is
+// one run within core/limits.h's bounds.
+inline constexpr int64_t kMaxMatrixPoints = 1'000'000;
+
 // Parses `text` as the contents of `file`. InvalidArgument
-// "FILE:LINE: FIELD: message" for the first problem found.
+// "FILE:LINE: FIELD: message" for the first problem found. Total: no text
+// makes it throw.
 Result<Plan> ParsePlan(const std::string& text, const std::string& file);
 
-// Reads and parses a plan file; NotFound naming the path if it is missing.
+// Reads (at most kMaxPlanBytes, core/atomic_file.h) and parses a plan file;
+// NotFound naming the path if it is missing.
 Result<Plan> LoadPlan(const std::string& path);
 
 // One point of the matrix.

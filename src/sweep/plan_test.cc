@@ -70,18 +70,18 @@ TEST(Plan, ParsesTheIssueExample) {
 
 TEST(Plan, ErrorsNameFileLineAndField) {
   EXPECT_EQ(ErrorFor("    gpus: 1\n", "    gpus: one\n"),
-            "plans/t.yaml:9: systems[1].gpus: must be an integer, got 'one'");
+            "plans/t.yaml:9: systems[1].gpus: must be an integer in [1, 100000], got 'one'");
   EXPECT_EQ(ErrorFor("tp: 8,", "tp: 0,"),
-            "plans/t.yaml:6: systems[0].sim.tp: must be in [1, 1024], got 0");
+            "plans/t.yaml:6: systems[0].sim.tp: must be an integer in [1, 1024], got 0");
   EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout: 900"),
-            "plans/t.yaml:13: systems[1].launch.timeout: unknown field; allowed: command, cwd, "
-            "env, health, log, stop_timeout_s, timeout_s");
+            "plans/t.yaml:13: systems[1].launch.timeout: unknown field; allowed: check_owner, command, "
+            "cwd, env, health, log, stop_timeout_s, timeout_s");
   EXPECT_EQ(ErrorFor("dataset: random", "dataset: randm"),
             "plans/t.yaml:15: workloads[0].dataset: must be random, sharegpt or jsonl, got 'randm'");
   EXPECT_EQ(ErrorFor("[1, 2, 4]", "[1, 2, -4]"),
-            "plans/t.yaml:17: load.concurrency[2]: must be in [1, 1e+06], got -4");
+            "plans/t.yaml:17: load.concurrency[2]: must be an integer in [1, 1000000], got -4");
   EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 0"),
-            "plans/t.yaml:19: repetitions: must be in [1, 1000], got 0");
+            "plans/t.yaml:19: repetitions: must be an integer in [1, 1000], got 0");
   EXPECT_EQ(ErrorFor("  - name: my-vllm", "  - name: h200-sim"),
             "plans/t.yaml:7: systems[1].name: 'h200-sim' is used twice");
   EXPECT_EQ(ErrorFor("    base_url: http://127.0.0.1:8000\n", ""),
@@ -101,6 +101,69 @@ TEST(Plan, ErrorsNameFileLineAndField) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("p.yaml:", 0), 0u);
   EXPECT_NE(bad.status().message().find("not valid YAML"), std::string::npos);
+}
+
+TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
+  EXPECT_EQ(ErrorFor("gpus: 8", "gpus: 12"), "plans/t.yaml:5: systems[0].gpus: 12 is not a multiple of sim.tp 8");
+  EXPECT_EQ(ErrorFor("tp: 8,", "tp: 4, dp: 4,"),
+            "plans/t.yaml:5: systems[0].gpus: 8 must equal sim.tp x sim.dp = 16");
+  EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 99999999999"),
+            "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 99999999999");
+  // Integers are decimal, as flags are: yaml-cpp read 0x10 as 16 and 010 as 8 (octal).
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 0x10]\n"),
+            "plans/t.yaml:17: load.concurrency[1]: must be an integer in [1, 1000000], got '0x10'");
+  EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 4294967297"),
+            "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 4294967297");
+  {
+    std::string text = kGood;
+    text.replace(text.find("concurrency: [1, 2, 4]"), 22, "concurrency: [1, 010]");
+    auto p = ParsePlan(text, "plans/t.yaml");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->load.values, (std::vector<double>{1, 10}));
+  }
+  EXPECT_EQ(ErrorFor("range_ratio: 0.8", "range_ratio: .nan"),
+            "plans/t.yaml:15: workloads[0].range_ratio: must be a number in [0, 0.999], got .nan");
+  EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout_s: -1"),
+            "plans/t.yaml:13: systems[1].launch.timeout_s: must be a number in [0.1, 86400], got -1");
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 1000000]\n  warmup: 1\n"),
+            "plans/t.yaml:17: load: the largest point sends 10000001 requests (num_prompts or "
+            "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+  EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000000"),
+            "plans/t.yaml:17: load: the largest point sends 40000000 requests (num_prompts or "
+            "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+  std::string big = kGood;
+  big.replace(big.find("input_len: 1024"), 15, "input_len: 1000000");
+  big.replace(big.find("prompts_per_concurrency: 10"), 27, "prompts_per_concurrency: 1000");
+  EXPECT_EQ(ParsePlan(big, "plans/t.yaml").status().message(),
+            "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 7200000000 tokens (requests x "
+            "(input_len x (1 + range_ratio) + prefix_len)); at most 1000000000 per point");
+  EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 1000\nx: [" + std::string("1, ") + "2]"),
+            "plans/t.yaml:20: x: unknown field; allowed: load, name, repetitions, seed, slo, systems, workloads");
+  EXPECT_EQ(ErrorFor("base_url: http://127.0.0.1:8000", "base_url: http://127.0.0.1:99999"),
+            "plans/t.yaml:12: systems[1].base_url: the port of http://127.0.0.1:99999 must be an integer in "
+            "[1, 65535], got '99999'");
+  EXPECT_EQ(ErrorFor("    gpus: 1\n", "    gpus: [1]\n"),
+            "plans/t.yaml:9: systems[1].gpus: must be an integer in [1, 100000], got a list or map");
+}
+
+TEST(Plan, HostileTextEndsInAnErrorNotACrash) {
+  for (const std::string& text :
+       {std::string(200000, '['), std::string(100000, '{'), std::string("name: [") + std::string(5000, '['),
+        std::string("*a"), std::string("name: &a [*a]"), std::string("systems: {? [a]: 1}"),
+        std::string("\xff\xfe\x00junk"), std::string("name: x\nsystems: 3\nworkloads: {}\nload: []"),
+        std::string("name: x\nsystems: [[1]]"), std::string("- - - -")}) {
+    auto p = ParsePlan(text, "h.yaml");
+    EXPECT_FALSE(p.ok());
+    EXPECT_EQ(p.status().message().rfind("h.yaml", 0), 0u) << p.status().message();
+  }
+}
+
+TEST(Plan, AnEndlessFileEndsPromptlyWithTheBound) {
+  auto p = LoadPlan("/dev/zero");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "/dev/zero: larger than 16 MiB, the bound on plan files (docs/limits.md); set FRONTIER_MAX_INPUT_MB to "
+            "raise it");
 }
 
 // The simulated deployments of headline results: attention DP + EP, MTP

@@ -62,6 +62,13 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     if (options.on_progress) options.on_progress(prog);
   };
 
+  // Servers that a sweep launched and died before stopping are stopped first
+  // (they would hold ports, GPUs, and answer for the servers launched now).
+  if (options.stop_orphans) {
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, options.stop_orphans(store));
+    for (const auto& line : orphans) report("orphan", line);
+  }
+
   // Runs (found or created) and what they already hold, per system.
   std::vector<store::RunInfo> runs(plan.systems.size());
   std::vector<std::set<std::string>> have(plan.systems.size());

@@ -59,7 +59,7 @@ struct SweepProgress {
   double eta_s = -1;          // -1 until a point has been run
   std::string system;         // current
   std::string point;          // current point key
-  std::string event;          // "start", "done", "retry", "failed", "broken", "skip"
+  std::string event;          // "start", "done", "retry", "failed", "broken", "skip", "orphan"
   std::string detail;         // error message for retry/failed/broken
 };
 
@@ -71,6 +71,9 @@ struct SweepOptions {
   const std::atomic<bool>* stop = nullptr;       // checked between points
   std::map<std::string, std::string> provenance; // command line, host, version ...
   std::vector<double> percentiles = {50, 90, 95, 99, 99.9};
+  // Run first: stops servers an earlier sweep launched and left behind
+  // (sessions.h's StopOrphanedServers); each line is reported as "orphan".
+  std::function<Result<std::vector<std::string>>(store::Store&)> stop_orphans;
 };
 
 struct SweepOutcome {

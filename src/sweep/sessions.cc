@@ -1,5 +1,9 @@
 #include "sweep/sessions.h"
 
+#include <unistd.h>
+
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 
 #include "loadgen/benchmark.h"
@@ -100,10 +104,14 @@ class HttpSession final : public Session {
         model_(std::move(model)) {}
   ~HttpSession() override {
     if (server_) server_->Stop();
-    if (process_) process_->Stop();
+    if (process_) {
+      process_->Stop();
+      if (options_.store != nullptr && launch_id_ > 0) (void)options_.store->SetLaunchStopped(launch_id_);
+    }
   }
 
   Result<RunResult> RunPoint(const PointSpec& point) override {
+    if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
     loadgen::BenchOptions b;
     b.client.base_url = base_url_;
@@ -121,6 +129,8 @@ class HttpSession final : public Session {
   }
 
   std::unique_ptr<ServerProcess> process_;
+  int64_t launch_id_ = 0;    // its store::LaunchRecord
+  int check_port_ = 0;       // base_url's port, checked before each point (0: not checked)
   std::unique_ptr<serve::Server> server_;
 
  private:
@@ -165,10 +175,45 @@ workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point) {
   return l;
 }
 
+// The simulator names its settings as `frontier simulate` flags; a plan
+// writes them as fields of its system. Says the fields' names instead.
+static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& system) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"--max-num-batched-tokens", "sim.max_num_batched_tokens"},
+      {"--gpu-memory-utilization", "sim.gpu_memory_utilization"},
+      {"--max-num-seqs", "sim.max_num_seqs"},
+      {"--kv-precision", "sim.kv_precision"},
+      {"--spec-tokens", "sim.spec_tokens"},
+      {"--acceptance", "sim.acceptance"},
+      {"--precision", "sim.precision"},
+      {"--hardware", "hardware"},
+      {"--model", "sim.model"},
+      {"--stack", "sim.stack"},
+      {"--gpus", "gpus"},
+      {"--tp", "sim.tp"},
+      {"--ep", "sim.ep"},
+      {"--dp", "sim.dp"},
+  };
+  std::string m = s.message();
+  for (const auto& [flag, field] : kNames) {
+    for (size_t at = m.find(flag); at != std::string::npos; at = m.find(flag, at)) {
+      const size_t end = at + std::strlen(flag);
+      if (end < m.size() && (std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '-')) {
+        at = end;
+        continue;
+      }
+      m.replace(at, end - at, field);
+      at += std::strlen(field);
+    }
+  }
+  return Status(s.code(), plan.file + ":" + std::to_string(system.line) + ": " + m);
+}
+
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
-  if (!config.ok()) return config.status().WithContext("system " + system.name);
-  return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
+  if (!config.ok()) return InPlanTerms(config.status(), plan, system);
+  return std::unique_ptr<Session>(
+      std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
 }
 
 Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
@@ -176,6 +221,14 @@ Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const Syste
   auto session = std::make_unique<HttpSession>(plan, system, options, system.base_url, system.model);
   if (system.launch) {
     const LaunchSpec& l = *system.launch;
+    FRONTIER_ASSIGN_OR_RETURN(const HostPort server, UrlHostPort(system.base_url));
+    const bool local = IsLocalHost(server.host);
+    if (l.check_owner && !local) {
+      return InvalidArgument("base_url " + system.base_url + " is not on this machine, so frontier cannot check "
+                             "that the launched server is the one answering; set launch.check_owner: false "
+                             "if it is");
+    }
+    if (local) FRONTIER_RETURN_IF_ERROR(CheckPortFree(server.port, "base_url " + system.base_url));
     ProcessOptions po;
     po.command = l.command;
     po.env = l.env;
@@ -184,11 +237,22 @@ Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const Syste
     po.stop_timeout_s = l.stop_timeout_s;
     session->process_ = std::make_unique<ServerProcess>();
     FRONTIER_RETURN_IF_ERROR(session->process_->Start(po));
-    Status healthy = session->process_->WaitHealthy(l.health, l.timeout_s, SteadyClock::Get());
-    if (!healthy.ok()) {
-      session->process_->Stop();
-      return healthy;
+    if (options.store != nullptr) {
+      store::LaunchRecord rec;
+      rec.system = system.name;
+      char host[256] = {0};
+      ::gethostname(host, sizeof host - 1);
+      rec.host = host;
+      rec.boot_id = BootId();
+      rec.pgid = session->process_->pid();
+      rec.marker = session->process_->marker();
+      rec.command = l.command;
+      FRONTIER_ASSIGN_OR_RETURN(session->launch_id_, options.store->AddLaunch(rec));
     }
+    Status healthy = session->process_->WaitHealthy(l.health, l.timeout_s, SteadyClock::Get());
+    if (healthy.ok() && l.check_owner) healthy = session->process_->CheckServes(server.port);
+    if (!healthy.ok()) return healthy;  // the session's destructor stops the server
+    if (l.check_owner) session->check_port_ = server.port;
   }
   return std::unique_ptr<Session>(std::move(session));
 }
@@ -202,7 +266,7 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
     return InvalidArgument("system " + system.name + ": max_num_seqs: auto needs virtual time (live: false); a live "
                            "server's cap is fixed when it starts");
   Result<serve::ResolvedProfile> profile = serve::ResolveProfile(ps);
-  if (!profile.ok()) return profile.status().WithContext("system " + system.name);
+  if (!profile.ok()) return InPlanTerms(profile.status(), plan, system);
   serve::ServeOptions so;
   so.host = "127.0.0.1";
   so.port = 0;
@@ -221,6 +285,28 @@ SessionFactory DefaultSessionFactory(const SessionOptions& options) {
     }
     return MakeServerSession(plan, system, options);
   };
+}
+
+Result<std::vector<std::string>> StopOrphanedServers(store::Store& store) {
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<store::LaunchRecord> open, store.ListOpenLaunches());
+  std::vector<std::string> lines;
+  if (open.empty()) return lines;
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const std::string boot = BootId();
+  for (const auto& l : open) {
+    if (l.host != host) continue;  // another machine's sweep: not ours to stop
+    if (l.boot_id == boot && !l.marker.empty()) {
+      const int n = StopMarkedProcesses(l.marker, 10);
+      if (n > 0) {
+        lines.push_back("stopped " + std::to_string(n) + " process(es) of system " + l.system +
+                        " (launched " + l.started_utc + ", process group " + std::to_string(l.pgid) +
+                        ") left running by a sweep that died");
+      }
+    }
+    FRONTIER_RETURN_IF_ERROR(store.SetLaunchStopped(l.id));
+  }
+  return lines;
 }
 
 }  // namespace frontier::sweep

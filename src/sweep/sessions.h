@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "store/store.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "workload/load.h"
@@ -47,11 +48,19 @@ struct SessionOptions {
   // HTTP (these take as long as the hardware does): requests ended and planned.
   std::function<void(int64_t ended, int64_t total)> on_point_progress;
   Nanos point_progress_interval = 5 * kNanosPerSecond;
+  // Where launched servers are recorded while they run (store::LaunchRecord),
+  // so that a later sweep stops one left behind; nullptr: not recorded.
+  store::Store* store = nullptr;
 };
 
 // A session measuring `base_url` over HTTP with the load generator; with
 // `launch`, the server is started first (own process group, log file, health
-// wait) and stopped (SIGTERM, then SIGKILL) when the session ends.
+// wait) and stopped (SIGTERM, then SIGKILL) when the session ends. A launched
+// server must be the one answering: base_url's port must be free before the
+// launch, and (unless launch.check_owner is false) the process listening on
+// it must belong to the launched group after the health wait and before
+// every point; otherwise the system is broken with a message naming the
+// process that holds the port.
 Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
                                                    const SessionOptions& options);
 
@@ -63,5 +72,11 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
 
 // Picks the session for each system: simulated, server, or launched server.
 SessionFactory DefaultSessionFactory(const SessionOptions& options);
+
+// Stops the servers that sweeps recorded in `store` as launched on this
+// machine (since its last boot) and never marked stopped: their sweep died
+// before it could stop them. Marks them stopped; returns one line per server
+// found still running, for the terminal.
+Result<std::vector<std::string>> StopOrphanedServers(store::Store& store);
 
 }  // namespace frontier::sweep

@@ -1,6 +1,7 @@
 #include "workload/dataset.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/limits.h"
+#include "core/parse.h"
 
 namespace frontier::workload {
 namespace {
@@ -23,6 +26,14 @@ constexpr int32_t kMaxTotal = 2048;
 int64_t LineOfOffset(const std::string& text, size_t offset) {
   offset = std::min(offset, text.size());
   return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+}
+
+// A prompt of a dataset file within core's bound on one request's length.
+Status CheckPromptLength(const std::string& where, int64_t tokens) {
+  if (tokens <= kMaxRequestLength) return Status::Ok();
+  return InvalidArgument(where + ": the prompt is about " + std::to_string(tokens) +
+                         " tokens; one request's prompt is at most " + std::to_string(kMaxRequestLength) +
+                         " (docs/limits.md)");
 }
 
 struct Entry {
@@ -54,7 +65,7 @@ Result<std::vector<RequestSpec>> Finish(std::vector<Entry> entries, const Datase
 }
 
 Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path));
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path, kMaxFileBytes, "datasets"));
   json doc;
   try {
     doc = json::parse(text);
@@ -96,6 +107,7 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
     if (pair) {
       Entry e;
       e.input_len = EstimateTokens(turn_text[0]);
+      FRONTIER_RETURN_IF_ERROR(CheckPromptLength(where, e.input_len));
       e.output_len =
           o.sharegpt_output_len ? *o.sharegpt_output_len : EstimateTokens(turn_text[1]);
       if (!o.sharegpt_output_len) {
@@ -110,8 +122,12 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
 }
 
 Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
-  std::ifstream in(o.path);
-  if (!in) return NotFound(o.path + ": cannot open the --dataset-path file");
+  // Read whole within core's bound, so an endless file (/dev/zero) ends at the bound.
+  Result<std::string> text = ReadFile(o.path, kMaxFileBytes, "datasets");
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound)
+    return NotFound(o.path + ": cannot open the --dataset-path file");
+  if (!text.ok()) return text.status();
+  std::istringstream in(*text);
   std::vector<Entry> entries;
   std::string line;
   int64_t lineno = 0;
@@ -128,13 +144,20 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
     if (!j.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
     if (!j.contains("prompt") || !j["prompt"].is_string() || j["prompt"].get_ref<const std::string&>().empty())
       return InvalidArgument(where + ": field \"prompt\" is missing, empty or not a string");
-    if (!j.contains("output_len") || !j["output_len"].is_number_integer() ||
-        j["output_len"].get<int64_t>() < 1 || j["output_len"].get<int64_t>() > (1 << 24))
-      return InvalidArgument(where + ": field \"output_len\" must be an integer >= 1");
+    // One request's lengths within core's bound (core/limits.h, docs/limits.md).
+    const auto output_len = j.find("output_len");
+    if (output_len == j.end() || !output_len->is_number_integer() ||
+        (output_len->is_number_unsigned() && output_len->get<uint64_t>() > uint64_t{INT64_MAX}))
+      return InvalidArgument(where + ": field \"output_len\" must be an integer in [1, " +
+                             std::to_string(kMaxRequestLength) + "], got " +
+                             (output_len == j.end() ? std::string("nothing") : output_len->dump()));
+    FRONTIER_RETURN_IF_ERROR(
+        CheckRange(where + ": field \"output_len\"", output_len->get<int64_t>(), 1, kMaxRequestLength));
     Entry e;
     e.prompt = j["prompt"].get<std::string>();
     e.input_len = EstimateTokens(e.prompt);
-    e.output_len = static_cast<int32_t>(j["output_len"].get<int64_t>());
+    FRONTIER_RETURN_IF_ERROR(CheckPromptLength(where, e.input_len));
+    e.output_len = static_cast<int32_t>(output_len->get<int64_t>());
     entries.push_back(std::move(e));
   }
   return Finish(std::move(entries), o, "JSONL lines");

@@ -77,6 +77,43 @@ TEST(DatasetTest, JsonlErrorsNameFileLineAndField) {
   EXPECT_EQ(LoadDataset(o).status().code(), StatusCode::kNotFound);
 }
 
+TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
+  DatasetOptions o;
+  o.kind = DatasetKind::kJsonl;
+  o.num_prompts = 1;
+  // 16777216 used to pass (a bound of 2^24, not the 10,000,000 every other length has); the others
+  // were refused without the value.
+  const std::pair<std::string, std::string> cases[] = {
+      {"16777216", "field \"output_len\" must be an integer in [1, 10000000], got 16777216"},
+      {"-5", "field \"output_len\" must be an integer in [1, 10000000], got -5"},
+      {"1e30", "field \"output_len\" must be an integer in [1, 10000000], got 1e+30"},
+      {"18446744073709551615", "field \"output_len\" must be an integer in [1, 10000000], got 18446744073709551615"},
+      {"\"8\"", "field \"output_len\" must be an integer in [1, 10000000], got \"8\""},
+  };
+  for (const auto& [value, message] : cases) {
+    o.path = TempFile("len.jsonl", "{\"prompt\": \"a\", \"output_len\": " + value + "}\n");
+    auto r = LoadDataset(o);
+    ASSERT_FALSE(r.ok()) << value;
+    EXPECT_EQ(r.status().message(), o.path + ":1: " + message) << value;
+  }
+  // A prompt of about 10,000,001 tokens (4 characters each) is one past the bound, in both formats.
+  const std::string huge(40'000'004, 'p');
+  o.path = TempFile("huge.jsonl", "{\"prompt\": \"" + huge + "\", \"output_len\": 8}\n");
+  auto r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), o.path +
+                                      ":1: the prompt is about 10000001 tokens; one request's prompt is at most "
+                                      "10000000 (docs/limits.md)");
+  o.kind = DatasetKind::kShareGpt;
+  o.sharegpt_output_len = 8;
+  o.path = TempFile("huge.json", "[{\"conversations\": [{\"from\": \"human\", \"value\": \"" + huge +
+                                     "\"}, {\"from\": \"gpt\", \"value\": \"x\"}]}]");
+  r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(": entry 0: the prompt is about 10000001 tokens"), std::string::npos)
+      << r.status().message();
+}
+
 TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
   const std::string prompt(40, 'p');   // 10 tokens
   const std::string answer(80, 'a');   // 20 tokens

@@ -40,7 +40,7 @@ TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
   const fs::path db = dir / "none.db";
   auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
   EXPECT_EQ(rc, 2) << out;
-  EXPECT_NE(out.find("cannot open results database"), std::string::npos) << out;
+  EXPECT_NE(out.find("does not exist (`frontier sweep` and `frontier db import` create one; is --db mistyped?)"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(db));
   fs::remove_all(dir);
 }

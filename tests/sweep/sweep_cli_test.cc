@@ -19,38 +19,12 @@
 #include <thread>
 
 #include "store/store.h"
-#include "tests/cli_test_util.h"
+#include "sweep_test_util.h"
 
 namespace frontier {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Tmp {
-  fs::path dir;
-  explicit Tmp(const std::string& name)
-      : dir(fs::temp_directory_path() / ("frontier_cli_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Tmp() { fs::remove_all(dir); }
-  std::string Write(const std::string& file, const std::string& text) const {
-    std::ofstream(dir / file) << text;
-    return (dir / file).string();
-  }
-};
-
-// Runs the binary with a shell command line; returns (exit status, stdout + stderr).
-std::pair<int, std::string> Frontier(const std::string& args) {
-  return testing::RunCommand(std::string(FRONTIER_BIN) + " " + args);
-}
-
-int64_t StoredPoints(const std::string& db) {
-  auto s = store::OpenStore(db);
-  if (!s.ok()) return -1;
-  auto p = (*s)->ListPoints(0);
-  return p.ok() ? static_cast<int64_t>(p->size()) : -1;
-}
+using namespace testing_cli;
 
 const char* kPlan = R"(name: killme
 systems:
@@ -69,29 +43,9 @@ TEST(SweepCli, ResumeAfterSigkillNeitherLosesNorDuplicatesAPoint) {
   const std::string plan = tmp.Write("plan.yaml", kPlan);
   const std::string db = (tmp.dir / "f.db").string();
 
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(FRONTIER_BIN, FRONTIER_BIN, "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
-    ::_exit(127);
-  }
   // Kill it once a few points are stored, while more are to come.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
-  int64_t seen = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (fs::exists(db)) seen = StoredPoints(db);
-    if (seen >= 3) break;
-    int st;
-    if (::waitpid(pid, &st, WNOHANG) == pid) FAIL() << "sweep ended before it could be killed";
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  const int st = SweepAndKill(plan, db, 3);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "the sweep ended before it could be killed";
   const int64_t before = StoredPoints(db);
   ASSERT_GE(before, 3);
   ASSERT_LT(before, kTotal) << "the sweep finished before the kill; the test proves nothing";
@@ -132,7 +86,7 @@ TEST(SweepCli, PlanErrorsNameFileLineAndField) {
   const std::string plan = tmp.Write("bad.yaml", text);
   auto [rc, out] = Frontier("sweep " + plan + " --db " + (tmp.dir / "x.db").string());
   EXPECT_EQ(rc, 2);
-  EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer, got 'lots'\n");
+  EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer in [1, 100000], got 'lots'\n");
 }
 
 TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
@@ -199,18 +153,6 @@ repetitions: 3
   EXPECT_EQ(rc, 2) << out;
 }
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST(SweepCli, LaunchedServerLiveSimulatorAndABrokenSystemInOneSweep) {
   Tmp tmp("launch");
   const int port = FreePort();
@@ -259,13 +201,7 @@ load:
   EXPECT_GT((*launched)[0].metrics.median_ttft_ms, 4.0);
   EXPECT_TRUE(fs::exists(db + ".logs/launched.log"));
   // The launched server was stopped with the sweep: nothing listens on its port.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ::close(fd);
+  EXPECT_FALSE(Listening(port));
 }
 
 }  // namespace

@@ -2,19 +2,27 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/parse.h"
 
 namespace frontier::sim::internal {
 
-Result<nlohmann::json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot open " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
+Result<nlohmann::json> ParseJson(const std::string& text, const std::string& origin) {
+  if (JsonNestingDepth(text) > kMaxJsonDepth)
+    return InvalidArgument(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument(origin + ": not valid JSON");
   return j;
+}
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  Result<std::string> text = ReadFile(path, kMaxCatalogBytes, "model configs and catalog files");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) return NotFound("cannot open " + path);
+    return text.status();
+  }
+  return ParseJson(*text, path);
 }
 
 namespace {
@@ -43,6 +51,20 @@ Result<double> NumberOr(const nlohmann::json& obj, const std::string& key, doubl
                         const std::string& origin) {
   if (Find(obj, key) == nullptr) return fallback;
   return Number(obj, key, origin);
+}
+
+Result<double> NumberIn(const nlohmann::json& obj, const std::string& key, double min, double max,
+                        const std::string& origin) {
+  FRONTIER_ASSIGN_OR_RETURN(const double v, Number(obj, key, origin));
+  Status in = CheckRange("field '" + key + "'", v, min, max);
+  if (!in.ok()) return in.WithContext(origin);
+  return v;
+}
+
+Result<double> NumberOrIn(const nlohmann::json& obj, const std::string& key, double fallback, double min,
+                          double max, const std::string& origin) {
+  if (Find(obj, key) == nullptr) return fallback;
+  return NumberIn(obj, key, min, max, origin);
 }
 
 Result<std::string> String(const nlohmann::json& obj, const std::string& key,

@@ -16,7 +16,16 @@
 
 namespace frontier::sim::internal {
 
-// Parses a whole file. Fails with NotFound / InvalidArgument naming `path`.
+// JSON nested deeper than this is refused before parsing (no catalog file or
+// model config comes close; it keeps recursive walks shallow).
+inline constexpr int64_t kMaxJsonDepth = 64;
+
+// Parses JSON text; InvalidArgument naming `origin` when it is not JSON or is
+// nested too deep. Never throws.
+Result<nlohmann::json> ParseJson(const std::string& text, const std::string& origin);
+
+// Reads (at most kMaxCatalogBytes, core/atomic_file.h) and parses a whole
+// file. Fails with NotFound / InvalidArgument naming `path`.
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
 
 // The number at obj[key] (bare or {"value": ...}). Fails naming `origin` and `key`
@@ -25,6 +34,13 @@ Result<double> Number(const nlohmann::json& obj, const std::string& key, const s
 // As Number, but `fallback` when the key is absent or null.
 Result<double> NumberOr(const nlohmann::json& obj, const std::string& key, double fallback,
                         const std::string& origin);
+// As Number / NumberOr, and within [min, max]: a catalog number outside any
+// physical range is an error "<origin>: field '<key>' must be a number in
+// [min, max], got <value>".
+Result<double> NumberIn(const nlohmann::json& obj, const std::string& key, double min, double max,
+                        const std::string& origin);
+Result<double> NumberOrIn(const nlohmann::json& obj, const std::string& key, double fallback, double min,
+                          double max, const std::string& origin);
 Result<std::string> String(const nlohmann::json& obj, const std::string& key,
                            const std::string& origin);
 std::string StringOr(const nlohmann::json& obj, const std::string& key, const std::string& fallback);

@@ -1,0 +1,236 @@
+// Opening databases as a careless user or a damaged disk hands them over: a
+// mistyped path, a read-only file, a foreign or damaged file, an old schema.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "store/sqlite_store.h"
+#include "store/store.h"
+#include "util/scratch.h"
+
+namespace frontier::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+using TempDir = testing_util::ScratchDir;
+using testing_util::ExecSql;
+using testing_util::Slurp;
+
+// A database with one run and one point, closed (its WAL checkpointed away).
+void MakeDb(const std::string& path, int version = kSchemaVersion) {
+  auto s = OpenSqliteStore(path, OpenMode::kCreate, version);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  RunInfo run;
+  run.sweep = "night";
+  run.system = "h200";
+  auto r = (*s)->CreateRun(run);
+  ASSERT_TRUE(r.ok());
+  PointRecord p;
+  p.run_id = r->id;
+  p.workload = "w";
+  p.load_value = 4;
+  p.key = PointKey("w", "concurrency", 4, 0);
+  p.source = source::kSimulated;
+  p.metrics.num_gpus = 8;
+  p.metrics.completed = 10;
+  p.metrics.total_tput_per_gpu = 100;
+  ASSERT_TRUE((*s)->AddPoint(p, {}).ok());
+}
+
+TEST(OpenStore, AMissingDatabaseIsAnErrorUnlessTheVerbCreatesOne) {
+  TempDir t("missing");
+  const std::string path = t.Path("frontier.bd");  // a typo
+  for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kReadWrite}) {
+    auto s = OpenStore(path, mode);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().code(), StatusCode::kNotFound);
+    EXPECT_EQ(s.status().message(), "results database " + path +
+                                        " does not exist (`frontier sweep` and `frontier db import` create "
+                                        "one; is --db mistyped?)");
+    EXPECT_FALSE(fs::exists(path)) << "a mistyped path must not become an empty database";
+  }
+  auto created = OpenStore(path, OpenMode::kCreate);
+  ASSERT_TRUE(created.ok());
+  EXPECT_TRUE((*created)->Created());
+  created->reset();
+  auto again = OpenStore(path, OpenMode::kCreate);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE((*again)->Created());
+  EXPECT_EQ(OpenStore(t.dir.string(), OpenMode::kReadOnly).status().message(),
+            "results database " + t.dir.string() + " is a directory; --db names a file");
+}
+
+TEST(OpenStore, ReadingNeverWritesToTheDatabase) {
+  TempDir t("nowrite");
+  const std::string path = t.Path("f.db");
+  MakeDb(path);
+  const std::string before = Slurp(path);
+  const auto mtime = fs::last_write_time(path);
+  {
+    auto s = OpenStore(path, OpenMode::kReadOnly);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ((*s)->ListRuns()->size(), 1u);
+    EXPECT_EQ((*s)->ListPoints(0)->size(), 1u);
+    // A write through a read-only store fails instead of writing.
+    RunInfo run;
+    run.sweep = "x";
+    EXPECT_FALSE((*s)->CreateRun(run).ok());
+  }
+  EXPECT_EQ(Slurp(path), before);
+  EXPECT_EQ(fs::last_write_time(path), mtime);
+}
+
+// Runs `body` as an unprivileged user when this process is root (permission
+// bits do not bind root); returns its exit status.
+template <typename F>
+int AsUnprivileged(F body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(99);
+    ::_exit(body());
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+TEST(OpenStore, ReadOnlyFileInAReadOnlyFolderWorksForReadingAndIsRefusedForWriting) {
+  TempDir t("readonly");
+  const std::string path = t.Path("f.db");
+  MakeDb(path);
+  ASSERT_FALSE(fs::exists(path + "-wal"));
+  ASSERT_FALSE(fs::exists(path + "-shm"));
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(t.dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const std::string before = Slurp(path);
+  const int rc = AsUnprivileged([&] {
+    auto s = OpenStore(path, OpenMode::kReadOnly);
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
+      return 1;
+    }
+    auto points = (*s)->ListPoints(0);
+    if (!points.ok() || points->size() != 1 || points->front().metrics.num_gpus != 8) return 2;
+    auto w = OpenStore(path, OpenMode::kCreate);
+    if (w.ok()) return 3;
+    if (w.status().code() != StatusCode::kFailedPrecondition) return 4;
+    if (w.status().message().find("is read-only; this command writes to it") == std::string::npos) return 5;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(Slurp(path), before);
+  EXPECT_FALSE(fs::exists(path + "-shm"));
+}
+
+TEST(OpenStore, BadSchemaVersionsAreNamedNotCrashed) {
+  TempDir t("schema");
+  for (const std::string bad : {"-1", "-2", "0", "abc", "", "1.5", "99999999999999999999999"}) {
+    const std::string path = t.Path("v" + std::to_string(std::hash<std::string>()(bad)) + ".db");
+    MakeDb(path);
+    ExecSql(path, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
+    for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kCreate}) {
+      auto s = OpenStore(path, mode);
+      ASSERT_FALSE(s.ok()) << bad;
+      EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << bad;
+      EXPECT_EQ(s.status().message(), path + ": meta.schema_version must be an integer in [1, " +
+                                          std::to_string(kSchemaVersion) + "], got '" + bad +
+                                          "'; the database is damaged or was not written by frontier");
+    }
+  }
+  const std::string newer = t.Path("newer.db");
+  MakeDb(newer);
+  ExecSql(newer, "UPDATE meta SET value = '99999999999' WHERE key = 'schema_version'");
+  auto s = OpenStore(newer, OpenMode::kReadOnly);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.status().message(), newer + " has schema version 99999999999, newer than this frontier's " +
+                                      std::to_string(kSchemaVersion) + "; use a newer frontier to read it");
+}
+
+TEST(OpenStore, AForeignFileIsNamedAndLeftAlone) {
+  TempDir t("foreign");
+  const std::string text = t.Path("notes.txt");
+  std::ofstream(text) << "these are my notes, not a database\n";
+  const std::string notes = Slurp(text);
+  for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kCreate}) {
+    auto s = OpenStore(text, mode);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().message(), text + " is not a SQLite database (--db names another file?)");
+  }
+  EXPECT_EQ(Slurp(text), notes);
+
+  const std::string other = t.Path("other.db");
+  ExecSql(other, "CREATE TABLE recipes(name TEXT)");
+  const std::string before = Slurp(other);
+  for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kCreate}) {
+    auto s = OpenStore(other, mode);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().message(), other +
+                                        " is a SQLite database but not a frontier results database (it has no "
+                                        "`meta` table); --db names another file?");
+  }
+  EXPECT_EQ(Slurp(other), before);
+
+  const std::string empty = t.Path("empty.db");
+  std::ofstream(empty).flush();
+  EXPECT_EQ(OpenStore(empty, OpenMode::kReadOnly).status().message(),
+            empty + " is empty: not a frontier results database (`frontier sweep` or `frontier db import` "
+                    "creates one)");
+}
+
+TEST(OpenStore, AnOlderSchemaIsReadAsItIsWithoutMigrating) {
+  TempDir t("old");
+  const std::string path = t.Path("v1.db");
+  MakeDb(path, 1);
+  const std::string before = Slurp(path);
+  {
+    auto s = OpenStore(path, OpenMode::kReadOnly);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ((*s)->SchemaVersion(), 1);
+    auto points = (*s)->ListPoints(0);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 1u);
+    EXPECT_EQ(points->front().metrics.max_concurrent_requests, 0);  // added by schema 2
+    EXPECT_TRUE((*s)->ListOpenLaunches()->empty());                  // added by schema 3
+  }
+  EXPECT_EQ(Slurp(path), before);
+  auto w = OpenStore(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ((*w)->SchemaVersion(), kSchemaVersion);
+}
+
+TEST(OpenStore, RowsOutsideThePhysicalBoundsAreNamed) {
+  TempDir t("rows");
+  const std::string path = t.Path("f.db");
+  MakeDb(path);
+  ExecSql(path, "UPDATE points SET num_gpus = 0");
+  auto s = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok());
+  auto p = (*s)->ListPoints(0);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(), path + ": points row 1: num_gpus must be an integer in [1, 1000000], got 0; "
+                                         "the database is damaged or was written by something else");
+  ExecSql(path, "UPDATE points SET num_gpus = 8, completed = 'many'");
+  EXPECT_NE((*s)->ListPoints(0).status().message().find("completed must be an integer in [0, "),
+            std::string::npos);
+  ExecSql(path, "UPDATE points SET completed = 3, total_tput_per_gpu = 1e308");
+  EXPECT_NE((*s)->ListPoints(0).status().message().find(
+                "total_tput_per_gpu must be a number in [0, 1000000000], got 1e+308"),
+            std::string::npos);
+  ExecSql(path, "UPDATE points SET total_tput_per_gpu = 1, completed = -9223372036854775808");
+  EXPECT_NE((*s)->ListPoints(0).status().message().find("got -9223372036854775808"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier::store
