@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/version.h"
+#include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "sim/sim_target.h"
 
@@ -72,6 +72,13 @@ int64_t StepTrace::Emitted(size_t begin, size_t end) const {
   return n;
 }
 
+loadgen::RunOptions VirtualRunOptions(bool observed) {
+  loadgen::RunOptions o;
+  o.max_poll = 3600 * kNanosPerSecond;
+  if (!observed) o.progress_interval = o.max_poll;
+  return o;
+}
+
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats) {
   return Simulate(config, requests, load, SimulateOptions{}, stats);
@@ -82,18 +89,14 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
                            SimulationStats* stats) {
   if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
   SimTarget target(config, options);
-  loadgen::RunOptions run_options;
-  // Virtual time passes only inside Poll, so a stop is seen at the next
-  // completion whatever the longest wait; without an observer there is no
-  // progress to report between completions either.
-  run_options.max_poll = 3600 * kNanosPerSecond;
-  if (options.observer == nullptr) run_options.progress_interval = run_options.max_poll;
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run,
-                            loadgen::RunLoad(target, requests, load, run_options, options.observer, options.stop));
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run, loadgen::RunLoad(target, requests, load,
+                                                            VirtualRunOptions(options.observer != nullptr),
+                                                            options.observer, options.stop));
+  loadgen::PointOptions provenance;
+  provenance.model = config.model.name;
+  provenance.summary.num_gpus = config.gpus;
   target.Describe(&run);
-  run.frontier_version = kVersion;
-  run.model = config.model.name;
-  run.num_gpus = config.gpus;
+  loadgen::StampProvenance(provenance, config.model.name, &run);
   if (stats != nullptr) *stats = target.stats();
   return run;
 }

@@ -87,6 +87,12 @@ struct SimulateOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// The load core's options for a SimTarget: virtual time passes only inside
+// Poll, so one wait may be as long as it likes (a stop is seen at the next
+// completion); without an observer there is no progress to report between
+// completions either.
+loadgen::RunOptions VirtualRunOptions(bool observed);
+
 // Runs `load` over `requests` (cycled when load.num_prompts exceeds them, as
 // RunLoad does). Fails with InvalidArgument for bad load options (RunLoad's)
 // or a negative rtt.
