@@ -14,6 +14,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/summary_print.h"
 #include "cli/target_flags.h"
 #include "cli/workload_flags.h"
 #include "loadgen/benchmark.h"
@@ -76,58 +77,6 @@ class ProgressLine final : public loadgen::Observer {
   bool shown_ = false;
 };
 
-void Row(const std::string& name, const std::string& value) {
-  std::cout << fmt::format("{:<42}{}\n", name, value);
-}
-void Num(const std::string& name, double v, int digits = 2) { Row(name, fmt::format("{:.{}f}", v, digits)); }
-void Title(const std::string& t) {
-  const int pad = std::max<int>(0, 50 - static_cast<int>(t.size()) - 2);
-  std::cout << std::string(pad / 2, '-') << ' ' << t << ' ' << std::string(pad - pad / 2, '-') << "\n";
-}
-
-void PrintDistribution(const std::string& title, const std::string& short_name,
-                       const metrics::Distribution& d) {
-  Title(title);
-  Num("Mean " + short_name + " (ms):", d.mean);
-  Num("Median " + short_name + " (ms):", d.median);
-  Num("Std " + short_name + " (ms):", d.std);
-  for (const auto& [p, v] : d.percentiles) {
-    if (p == 50) continue;
-    Num(metrics::PercentileKey(p).replace(0, 1, "P") + " " + short_name + " (ms):", v);
-  }
-}
-
-void PrintSummary(const loadgen::BenchOutcome& out) {
-  const metrics::Summary& s = out.summary;
-  std::cout << std::string(18, '=') << " Serving Benchmark Result " << std::string(18, '=') << "\n";
-  if (out.run.interrupted) Row("Interrupted:", "yes (partial result)");
-  Row("Successful requests:", std::to_string(s.completed));
-  Row("Failed requests:", std::to_string(s.failed));
-  for (const auto& [reason, n] : s.failures_by_reason) Row("  " + reason + ":", std::to_string(n));
-  if (s.warmup) Row("Warm-up requests (excluded):", std::to_string(s.warmup));
-  Num("Benchmark duration (s):", s.duration_s);
-  Row("Total input tokens:", std::to_string(s.total_input_tokens));
-  Row("Total generated tokens:", std::to_string(s.total_output_tokens));
-  if (!s.usage_from_server) Row("Token counts:", "counted from stream events (no server usage)");
-  Num("Request throughput (req/s):", s.request_throughput);
-  if (s.goodput_requested) Num("Request goodput (req/s):", s.request_goodput);
-  Num("Output token throughput (tok/s):", s.output_throughput);
-  Num("Total token throughput (tok/s):", s.total_token_throughput);
-  if (out.run.num_gpus > 1) {
-    Num("Output token throughput per GPU (tok/s):", s.output_throughput_per_gpu);
-    Num("Total token throughput per GPU (tok/s):", s.total_token_throughput_per_gpu);
-  }
-  Row("Peak concurrent requests:", std::to_string(s.max_concurrent_requests));
-  Num("Interactivity (tok/s/user):", s.interactivity);
-  PrintDistribution("Time to First Token", "TTFT", s.ttft_ms);
-  PrintDistribution("Time per Output Token (excl. 1st token)", "TPOT", s.tpot_ms);
-  PrintDistribution("Inter-token Latency", "ITL", s.itl_ms);
-  PrintDistribution("Inter-chunk Latency", "ICL", s.icl_ms);
-  PrintDistribution("End-to-end Latency", "E2EL", s.e2el_ms);
-  PrintDistribution("Client Queue Time", "queue", s.client_queue_ms);
-  std::cout << std::string(62, '=') << "\n";
-}
-
 int RunBench(int argc, char** argv) {
   CLI::App app{"Benchmark an OpenAI-compatible streaming endpoint (vLLM-compatible metrics)", "bench"};
   TargetFlags tf;
@@ -150,8 +99,7 @@ int RunBench(int argc, char** argv) {
   if (!resolved.ok()) return Fail("bench", resolved.status());
   loadgen::BenchOptions& o = *resolved;
   o.command_line = CommandLine(argc, argv);
-  // With a verdict the result file is written after it, with it.
-  if (*rules) o.result_json.clear();
+  if (*rules) o.rules = **rules;
   const std::string vocab_note =
       loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
   if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
@@ -165,17 +113,8 @@ int RunBench(int argc, char** argv) {
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("bench", out.status());
-  PrintSummary(*out);
-  if (*rules) {
-    const loadgen::Verdict v = loadgen::Judge(out->run, **rules, out->summary, loadgen::OriginFor(w->load));
-    std::cout << loadgen::FormatVerdict(v, **rules);
-    nlohmann::json extra = o.extra_result_fields;
-    extra["verdict"] = loadgen::VerdictJson(v, **rules);
-    if (!w->result_json.empty()) {
-      if (Status s = metrics::WriteResultJson(w->result_json, out->run, out->summary, o.summary, &extra); !s.ok())
-        return Fail("bench", s);
-    }
-  }
+  PrintSummary(out->run, out->summary);
+  if (out->verdict) std::cout << loadgen::FormatVerdict(*out->verdict, **rules);
   if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
   if (out->run.interrupted) return 130;
   if (out->summary.completed == 0) {

@@ -1,5 +1,6 @@
 // `frontier simulate`: predict a serving benchmark on catalogued hardware.
 // Parsing and printing only; the simulator lives in src/sim.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,17 +8,20 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "cli/summary_print.h"
 #include "cli/sim_flags.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "loadgen/point.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
 #include "sim/data_dir.h"
 #include "sim/deployment_search.h"
+#include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sim/step_model.h"
 #include "workload/dataset.h"
@@ -98,38 +102,6 @@ void PrintConfig(const sim::SimConfig& c) {
                                       : "");
 }
 
-void PrintSummary(const metrics::Summary& s, const std::vector<double>& percentiles) {
-  auto line = [](const char* name, double v, const char* fmt = "%.2f") {
-    std::printf("%-40s %s\n", name, Fmt(fmt, v).c_str());
-  };
-  std::printf("============ Serving Benchmark Result (simulated) ============\n");
-  line("Successful requests:", static_cast<double>(s.completed), "%.0f");
-  line("Failed requests:", static_cast<double>(s.failed), "%.0f");
-  for (const auto& [reason, n] : s.failures_by_reason)
-    line(("  " + reason + ":").c_str(), static_cast<double>(n), "%.0f");
-  line("Benchmark duration (s):", s.duration_s);
-  line("Total input tokens:", static_cast<double>(s.total_input_tokens), "%.0f");
-  line("Total generated tokens:", static_cast<double>(s.total_output_tokens), "%.0f");
-  line("Request throughput (req/s):", s.request_throughput);
-  line("Output token throughput (tok/s):", s.output_throughput);
-  line("Total token throughput (tok/s):", s.total_token_throughput);
-  line("Output token throughput per GPU (tok/s):", s.output_throughput_per_gpu);
-  line("Interactivity (tok/s/user):", s.interactivity);
-  line("Max concurrent requests:", static_cast<double>(s.max_concurrent_requests), "%.0f");
-  auto dist = [&](const char* title, const char* key, const metrics::Distribution& d) {
-    std::printf("-------------------- %s --------------------\n", title);
-    std::printf("%-40s %.2f\n", (std::string("Mean ") + key + " (ms):").c_str(), d.mean);
-    std::printf("%-40s %.2f\n", (std::string("Median ") + key + " (ms):").c_str(), d.median);
-    for (double p : percentiles)
-      std::printf("%-40s %.2f\n", (metrics::PercentileKey(p) + " " + key + " (ms):").c_str(), d.At(p).value_or(0));
-  };
-  dist("Time to First Token", "TTFT", s.ttft_ms);
-  dist("Time per Output Token (excl. 1st token)", "TPOT", s.tpot_ms);
-  dist("Inter-token Latency", "ITL", s.itl_ms);
-  dist("End-to-end Latency", "E2EL", s.e2el_ms);
-  std::printf("==============================================================\n");
-}
-
 void PrintExplain(const sim::SimConfig& config, const sim::SimulationStats& st) {
   const sim::StepModel model(config);
   std::printf("-------------------- Where the time goes --------------------\n");
@@ -147,40 +119,22 @@ void PrintExplain(const sim::SimConfig& config, const sim::SimulationStats& st) 
   }
 }
 
-nlohmann::json ExtraFields(const ResolvedWorkload& w, const sim::SimConfig& c, std::optional<int64_t> conc) {
-  nlohmann::json extra;
-  extra["backend"] = "frontier-simulate";
-  extra["model_id"] = c.model.name;
-  extra["num_prompts"] = w.load.num_prompts;
-  if (std::isinf(w.load.request_rate)) {
-    extra["request_rate"] = "inf";
-  } else {
-    extra["request_rate"] = w.load.request_rate;
-  }
-  extra["burstiness"] = w.load.burstiness;
-  if (conc) {
-    extra["max_concurrency"] = *conc;
-  } else {
-    extra["max_concurrency"] = nullptr;
-  }
-  return extra;
-}
-
-Status WriteOutputs(const std::string& json_path, const std::string& jsonl_path, const RunResult& run,
-                    const metrics::Summary& s, const ResolvedWorkload& w, const sim::SimConfig& c,
-                    std::optional<int64_t> conc, const std::optional<nlohmann::json>& verdict = std::nullopt) {
-  if (!json_path.empty()) {
-    nlohmann::json extra = ExtraFields(w, c, conc);
-    if (verdict) extra["verdict"] = *verdict;
-    FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(json_path, run, s, w.summary, &extra));
-  }
-  if (!jsonl_path.empty()) {
-    metrics::RequestJsonlWriter out;
-    FRONTIER_RETURN_IF_ERROR(out.Open(jsonl_path));
-    for (const auto& r : run.requests) FRONTIER_RETURN_IF_ERROR(out.Write(r));
-    FRONTIER_RETURN_IF_ERROR(out.Close());
-  }
-  return Status::Ok();
+// What a simulated point's result JSON and provenance say beyond the load
+// and the target (loadgen/point.h).
+loadgen::PointOptions SimPointOptions(const ResolvedWorkload& w, const sim::SimConfig& c,
+                                      std::map<std::string, std::string> requested, const std::string& command_line) {
+  loadgen::PointOptions o;
+  o.run = sim::VirtualRunOptions(/*observed=*/false);
+  o.summary = w.summary;
+  o.result_json = w.result_json;
+  o.requests_jsonl = w.requests_jsonl;
+  o.command_line = command_line;
+  o.model = c.model.name;
+  o.requested_settings = std::move(requested);
+  o.effective_settings = w.effective;
+  o.extra_result_fields["backend"] = "frontier-simulate";
+  o.extra_result_fields["model_id"] = c.model.name;
+  return o;
 }
 
 void PrintCatalogs(const std::string& dir) {
@@ -340,36 +294,28 @@ int RunSimulate(int argc, char** argv) {
   Result<std::vector<workload::RequestSpec>> requests = workload::LoadDataset(w->dataset);
   if (!requests.ok()) return Fail(kCmd, requests.status());
 
-  auto stamp = [&](RunResult& run) {
-    run.command_line = CommandLine(argc, argv);
-    run.start_time_utc = UtcTimestampNow();
-    run.requested_settings = w->requested;
+  std::map<std::string, std::string> requested = w->requested;
+  {
     std::vector<std::string> flags = SimSpecFlagNames();
     flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
-    for (const auto& [k, v] : GivenFlags(app, flags)) run.requested_settings[k] = v;
-    for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
-  };
+    for (const auto& [k, v] : GivenFlags(app, flags)) requested[k] = v;
+  }
+  loadgen::PointOptions point = SimPointOptions(*w, *config, requested, CommandLine(argc, argv));
 
   if (!f.best_deployment) PrintConfig(*config);
   if (f.concurrency.empty()) {
-    sim::SimulationStats st;
-    Result<RunResult> run = sim::Simulate(*config, *requests, w->load, sim_options, &st);
-    if (!run.ok()) return Fail(kCmd, run.status());
-    stamp(*run);
-    const metrics::Summary s = metrics::Summarize(*run, w->summary);
-    PrintSummary(s, w->summary.percentiles);
-    if (f.explain) PrintExplain(*config, st);
-    std::optional<nlohmann::json> verdict;
-    if (*rules) {
-      const loadgen::Verdict v = loadgen::Judge(*run, **rules, s, loadgen::OriginFor(w->load));
-      std::printf("%s", loadgen::FormatVerdict(v, **rules).c_str());
-      verdict = loadgen::VerdictJson(v, **rules);
-    }
-    if (Status ws = WriteOutputs(w->result_json, w->requests_jsonl, *run, s, *w, *config, w->load.max_concurrency,
-                                 verdict);
-        !ws.ok())
-      return Fail(kCmd, ws);
-    return s.completed == 0 ? AllFailed(*run, "") : 0;
+    if (*rules) point.rules = **rules;
+    // Up-front bounds as sim::Simulate checks them; the target enforces the rest as it runs.
+    if (Status b = sim::CheckRequestBound(w->load, sim_options); !b.ok()) return Fail(kCmd, b);
+    std::atomic<bool> halt{false};
+    sim::SimTarget target(*config, sim_options, &halt);
+    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &halt);
+    if (!out.ok()) return Fail(kCmd, out.status());
+    if (!target.bound_status().ok()) return Fail(kCmd, target.bound_status());
+    PrintSummary(out->run, out->summary);
+    if (f.explain) PrintExplain(*config, target.stats());
+    if (out->verdict) std::printf("%s", loadgen::FormatVerdict(*out->verdict, **rules).c_str());
+    return out->summary.completed == 0 ? AllFailed(out->run, "") : 0;
   }
 
   metrics::SummaryOptions so = w->summary;
@@ -383,14 +329,19 @@ int RunSimulate(int argc, char** argv) {
               "tok/s/GPU", "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99",
               "pareto");
   std::string failed_points;  // the reasons of points where every request failed
-  auto on_point = [&](const sim::SweepPoint& p, const RunResult& run_in) -> Status {
+  auto on_point = [&](const sim::SweepPoint& p, const RunResult& run) -> Status {
     if (p.summary.completed == 0)
-      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run_in);
-    RunResult run = run_in;
-    stamp(run);
-    const std::string json = w->result_json.empty() ? "" : PointPath(w->result_json, p.concurrency);
-    const std::string jsonl = w->requests_jsonl.empty() ? "" : PointPath(w->requests_jsonl, p.concurrency);
-    return WriteOutputs(json, jsonl, run, p.summary, *w, *config, p.concurrency);
+      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
+    loadgen::PointOptions at = point;
+    at.result_json = w->result_json.empty() ? "" : PointPath(w->result_json, p.concurrency);
+    at.requests_jsonl = w->requests_jsonl.empty() ? "" : PointPath(w->requests_jsonl, p.concurrency);
+    loadgen::PointOutcome out{run, p.summary, std::nullopt};
+    out.run.start_time_utc.clear();
+    loadgen::StampProvenance(at, config->model.name, &out.run);  // the target's part is in already
+    workload::LoadOptions load = w->load;
+    load.max_concurrency = p.concurrency;
+    load.num_prompts = p.num_prompts;
+    return loadgen::WritePointFiles(at, load, out, /*with_requests=*/true);
   };
   Result<std::vector<sim::SweepPoint>> swept =
       sim::SweepConcurrency(*config, *requests, w->load, levels, so, sweep, on_point);

@@ -151,13 +151,6 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   o.requested_settings.erase("api-key");
   nlohmann::json extra;
   extra["backend"] = f.endpoint == "/v1/chat/completions" ? "openai-chat" : "openai";
-  extra["num_prompts"] =
-      w.load.num_prompts == kUnboundedPrompts ? nlohmann::json(nullptr) : nlohmann::json(w.load.num_prompts);
-  extra["request_rate"] =
-      std::isinf(w.load.request_rate) ? nlohmann::json("inf") : nlohmann::json(w.load.request_rate);
-  extra["burstiness"] = w.load.burstiness;
-  extra["max_concurrency"] =
-      w.load.max_concurrency ? nlohmann::json(*w.load.max_concurrency) : nlohmann::json(nullptr);
   o.extra_result_fields = extra;
   eff["workers"] = std::to_string(o.workers);
   if (!f.workers.empty() && f.workers != "1") o.requested_settings["workers"] = f.workers;

@@ -3,34 +3,10 @@
 #include <unistd.h>
 
 #include "client/models.h"
-#include "core/version.h"
 #include "loadgen/http_target.h"
 #include "loadgen/worker_pool.h"
-#include "metrics/result_json.h"
 
 namespace frontier::loadgen {
-namespace {
-
-// Writes each ended request to the JSONL file, then forwards to the caller's observer.
-class RecordingObserver final : public Observer {
- public:
-  RecordingObserver(metrics::RequestJsonlWriter* writer, Observer* next) : writer_(writer), next_(next) {}
-  void OnProgress(const Progress& p) override {
-    if (next_) next_->OnProgress(p);
-  }
-  void OnRequest(const RequestRecord& r) override {
-    if (writer_ && writer_->is_open() && status_.ok()) status_ = writer_->Write(r);
-    if (next_) next_->OnRequest(r);
-  }
-  const Status& status() const { return status_; }
-
- private:
-  metrics::RequestJsonlWriter* writer_;
-  Observer* next_;
-  Status status_;
-};
-
-}  // namespace
 
 std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab_flag,
                               workload::DatasetOptions* dataset, std::map<std::string, std::string>* effective) {
@@ -75,28 +51,9 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
   } else {
     FRONTIER_ASSIGN_OR_RETURN(target, HttpTarget::Create(o.client));
   }
-  metrics::RequestJsonlWriter writer;
-  if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
-  RecordingObserver recording(&writer, observer);
-  const std::string start_time = UtcTimestampNow();
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run, RunLoad(*target, specs, load, o.run, &recording, stop));
-  target->Describe(&run);
-  run.frontier_version = kVersion;
-  run.command_line = o.command_line;
-  run.start_time_utc = start_time;
-  run.model = o.client.model;
-  run.num_gpus = o.summary.num_gpus;
-  run.requested_settings = o.requested_settings;
-  for (const auto& [k, v] : o.effective_settings) run.effective_settings[k] = v;
-  BenchOutcome out;
-  out.summary = metrics::Summarize(run, o.summary);
-  out.run = std::move(run);
-  FRONTIER_RETURN_IF_ERROR(recording.status());
-  FRONTIER_RETURN_IF_ERROR(writer.Close());
-  if (!o.result_json.empty())
-    FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(o.result_json, out.run, out.summary, o.summary,
-                                                      &o.extra_result_fields));
-  return out;
+  PointOptions point = o;
+  if (point.model.empty()) point.model = o.client.model;
+  return RunPoint(*target, specs, load, point, observer, stop);
 }
 
 }  // namespace frontier::loadgen

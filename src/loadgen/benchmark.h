@@ -1,7 +1,7 @@
-// benchmark.h: one measured benchmark run end to end, for `frontier bench` and
-// for sweeps that call it without the command line: the HTTP target, the
-// timing core, per-request JSONL records as requests end, the summary, and
-// the result JSON (written atomically, also after an interruption).
+// benchmark.h: one measured benchmark run end to end, for `frontier bench`,
+// the search's live trials and sweeps that call it without the command line:
+// the HTTP target (one event loop or a WorkerPool) run as a point (point.h:
+// timing core, summary, verdict, provenance, result JSON and JSONL).
 //
 //   BenchOptions o;
 //   o.client.base_url = "http://127.0.0.1:8000";
@@ -23,6 +23,7 @@
 #include "client/stream_client.h"
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "metrics/summary.h"
 #include "workload/dataset.h"
@@ -31,25 +32,13 @@
 
 namespace frontier::loadgen {
 
-struct BenchOptions {
+// The point's options (PointOptions::model "" = client.model) and the HTTP target's.
+struct BenchOptions : PointOptions {
   client::ClientOptions client;
   int workers = 1;                      // event loops on their own threads (worker_pool.h)
-  RunOptions run;                       // its clock must stay the steady clock for HTTP
-  metrics::SummaryOptions summary;
-  std::string result_json;              // "" = not written
-  std::string requests_jsonl;           // "" = not written
-  // Provenance copied into the RunResult.
-  std::string command_line;
-  std::map<std::string, std::string> requested_settings;
-  std::map<std::string, std::string> effective_settings;
-  // Extra top-level fields of the result JSON (vLLM's backend, num_prompts, ...).
-  nlohmann::json extra_result_fields = nlohmann::json::object();
 };
 
-struct BenchOutcome {
-  RunResult run;
-  metrics::Summary summary;
-};
+using BenchOutcome = PointOutcome;
 
 // Runs the benchmark. Fails for bad options (InvalidArgument naming the flag)
 // or when an output file cannot be written (IoError naming it); a request

@@ -68,21 +68,4 @@ void SaturationDetector::Evaluate(int64_t k) {
   finding_ = f;
 }
 
-std::optional<SaturationFinding> DetectSaturation(const RunResult& run, const SaturationOptions& options) {
-  Nanos origin = std::numeric_limits<Nanos>::max(), last = 0;
-  for (const auto& r : run.requests)
-    if (!r.warmup) origin = std::min(origin, r.scheduled_ns);
-  if (origin == std::numeric_limits<Nanos>::max()) return std::nullopt;
-  std::vector<Nanos> arrivals;
-  for (const auto& r : run.requests)
-    if (!r.warmup) arrivals.push_back(r.scheduled_ns - origin);
-  SaturationDetector d(std::move(arrivals), options);
-  for (const auto& r : run.requests) {
-    if (r.warmup || r.end_ns < 0) continue;
-    d.OnEnded(r.sent_ns - origin, r.first_token_ns < 0 ? -1 : r.first_token_ns - origin, r.end_ns - origin, r.ok);
-    last = std::max(last, r.end_ns - origin);
-  }
-  return d.Advance(last);
-}
-
 }  // namespace frontier::loadgen

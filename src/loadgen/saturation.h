@@ -97,10 +97,4 @@ class SaturationDetector {
   std::optional<SaturationFinding> finding_;
 };
 
-// The detector run over a finished run's measured records (for a runner that
-// reports only at the end, such as the virtual-time simulator): arrivals are
-// the records' planned times, rebased to the first. Empty when the run never
-// was over-saturated by the definition above.
-std::optional<SaturationFinding> DetectSaturation(const RunResult& run, const SaturationOptions& options = {});
-
 }  // namespace frontier::loadgen

@@ -68,27 +68,5 @@ TEST(SaturationTest, ClosedLoopHasNothingToDetect) {
   EXPECT_FALSE(d.Advance(60 * kNanosPerSecond).has_value());
 }
 
-// The same detector over a finished run's records (times rebased to the first plan).
-TEST(SaturationTest, DetectsOverAFinishedRun) {
-  RunResult run;
-  for (int i = 0; i < 400; ++i) {
-    RequestRecord r;
-    r.id = i;
-    r.scheduled_ns = r.sent_ns = 7 * kNanosPerSecond + i * 100 * kMs;  // a warm-up ran before
-    r.end_ns = 7 * kNanosPerSecond + 2500 * kMs + i * 200 * kMs;
-    r.first_token_ns = r.end_ns - 2000 * kMs;
-    r.ok = true;
-    run.requests.push_back(r);
-  }
-  RequestRecord warm;
-  warm.warmup = true;
-  warm.scheduled_ns = 0;
-  warm.end_ns = 6 * kNanosPerSecond;
-  run.requests.push_back(warm);
-  auto f = DetectSaturation(run);
-  ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->at, 21 * kNanosPerSecond);
-}
-
 }  // namespace
 }  // namespace frontier::loadgen

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "loadgen/point.h"
 #include "metrics/result_json.h"
 #include "workload/arrival.h"
 
@@ -144,12 +145,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
       t.stopped_early = true;
       MarkOverSaturated(t.verdict, finding->Describe());
     }
-    nlohmann::json extra = o.extra_result_fields;
-    extra["request_rate"] = std::isinf(load.request_rate) ? nlohmann::json("inf") : nlohmann::json(load.request_rate);
-    extra["burstiness"] = load.burstiness;
-    extra["max_concurrency"] = load.max_concurrency ? nlohmann::json(*load.max_concurrency) : nlohmann::json(nullptr);
-    extra["num_prompts"] = load.num_prompts;
-    t.result = metrics::ResultToJson(run, t.summary, so, &extra);
+    t.result = PointResultJson(run, t.summary, so, load, o.extra_result_fields, nullptr, nullptr);
 
     // Next load.
     const bool valid = t.verdict.valid;

@@ -6,20 +6,21 @@
 #include <mutex>
 #include <thread>
 
+#include "analysis/frontier.h"
+
 namespace frontier::sim {
 
 void MarkPareto(std::vector<SweepPoint>& points) {
-  for (auto& p : points) {
-    const double x = p.summary.interactivity, y = p.summary.output_throughput_per_gpu;
-    p.pareto = x > 0 && y > 0;
-    for (const auto& q : points) {
-      const double qx = q.summary.interactivity, qy = q.summary.output_throughput_per_gpu;
-      if (qx >= x && qy >= y && (qx > x || qy > y)) {
-        p.pareto = false;
-        break;
-      }
-    }
+  std::vector<analysis::OperatingPoint> ops;
+  ops.reserve(points.size());
+  for (const auto& p : points) {
+    analysis::OperatingPoint op;
+    op.interactivity = p.summary.interactivity;
+    op.output_tput_per_gpu = p.summary.output_throughput_per_gpu;
+    ops.push_back(op);
   }
+  for (auto& p : points) p.pareto = false;
+  for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput)) points[i].pareto = true;
 }
 
 int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds) {

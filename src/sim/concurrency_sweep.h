@@ -61,7 +61,9 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
 // The requests a sweep to `max_concurrency` needs: max(num_prompts, rounds x max_concurrency).
 int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds = 4);
 
-// Marks `pareto` on each point (output throughput per GPU vs interactivity).
+// Marks `pareto` on each point on the frontier of output throughput per GPU
+// against interactivity (analysis::ParetoFrontier: of exact duplicates, the
+// first).
 void MarkPareto(std::vector<SweepPoint>& points);
 
 }  // namespace frontier::sim

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <limits>
 
-#include "core/version.h"
+#include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "sim/sim_target.h"
 
@@ -74,15 +74,14 @@ int64_t StepTrace::Emitted(size_t begin, size_t end) const {
   return n;
 }
 
-Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
-                           const workload::LoadOptions& load, SimulationStats* stats) {
-  return Simulate(config, requests, load, SimulateOptions{}, stats);
+loadgen::RunOptions VirtualRunOptions(bool observed) {
+  loadgen::RunOptions o;
+  o.max_poll = 3600 * kNanosPerSecond;
+  if (!observed) o.progress_interval = o.max_poll;
+  return o;
 }
 
-Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
-                           const workload::LoadOptions& load, const SimulateOptions& options,
-                           SimulationStats* stats) {
-  if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
+Status CheckRequestBound(const workload::LoadOptions& load, const SimulateOptions& options) {
   if (options.max_requests < 1 || options.max_memory_bytes < 1)
     return InvalidArgument("the simulation's request and memory bounds must be positive");
   // Without --duration the count is known up front (warm-up included).
@@ -95,23 +94,32 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
                                std::to_string(options.max_requests) +
                                " (--max-requests); ask for fewer (--num-prompts) or raise the bound");
   }
+  return Status::Ok();
+}
+
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
+                           const workload::LoadOptions& load, SimulationStats* stats) {
+  return Simulate(config, requests, load, SimulateOptions{}, stats);
+}
+
+Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
+                           const workload::LoadOptions& load, const SimulateOptions& options,
+                           SimulationStats* stats) {
+  if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
+  FRONTIER_RETURN_IF_ERROR(CheckRequestBound(load, options));
   // The target raises `halt` when a run reaches a bound (or options.stop is
   // set); the load core then ends the run as it ends a stopped one.
   std::atomic<bool> halt{false};
   SimTarget target(config, options, &halt);
-  loadgen::RunOptions run_options;
-  // Virtual time passes only inside Poll, so a stop is seen at the next
-  // completion whatever the longest wait; without an observer there is no
-  // progress to report between completions either.
-  run_options.max_poll = 3600 * kNanosPerSecond;
-  if (options.observer == nullptr) run_options.progress_interval = run_options.max_poll;
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run,
-                            loadgen::RunLoad(target, requests, load, run_options, options.observer, &halt));
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run, loadgen::RunLoad(target, requests, load,
+                                                            VirtualRunOptions(options.observer != nullptr),
+                                                            options.observer, &halt));
   FRONTIER_RETURN_IF_ERROR(target.bound_status());
+  loadgen::PointOptions provenance;
+  provenance.model = config.model.name;
+  provenance.summary.num_gpus = config.gpus;
   target.Describe(&run);
-  run.frontier_version = kVersion;
-  run.model = config.model.name;
-  run.num_gpus = config.gpus;
+  loadgen::StampProvenance(provenance, config.model.name, &run);
   if (stats != nullptr) *stats = target.stats();
   return run;
 }

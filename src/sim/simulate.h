@@ -94,6 +94,16 @@ struct SimulateOptions {
   int64_t max_memory_bytes = kDefaultSimMemoryBytes;
 };
 
+// The load core's options for a SimTarget: virtual time passes only inside
+// Poll, so one wait may be as long as it likes (a stop is seen at the next
+// completion); without an observer there is no progress to report between
+// completions either.
+loadgen::RunOptions VirtualRunOptions(bool observed);
+
+// The bounds of SimulateOptions that are known before a run: both positive,
+// and without --duration, num_prompts + warmup within max_requests.
+Status CheckRequestBound(const workload::LoadOptions& load, const SimulateOptions& options);
+
 // Runs `load` over `requests` (cycled when load.num_prompts exceeds them, as
 // RunLoad does). Fails with InvalidArgument for bad load options (RunLoad's)
 // or a negative rtt, and with ResourceExhausted when the run reaches a bound

@@ -3,6 +3,7 @@
 // promptly with a non-zero exit and the reason on the terminal.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "sweep/sweep_test_util.h"
@@ -127,7 +128,7 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
   // Leading zeros are decimal: 010 prompts are ten.
   auto [rc, out] = Frontier(sim + "--num-prompts 010 --input-len 16 --output-len 4");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_NE(out.find("Successful requests:                     10\n"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("Successful requests: +10\n"))) << out;
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+#include "cli/summary_print.h"
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace frontier::cli {
+namespace {
+
+void Row(const std::string& name, const std::string& value) {
+  std::cout << fmt::format("{:<42}{}\n", name, value);
+}
+void Num(const std::string& name, double v, int digits = 2) { Row(name, fmt::format("{:.{}f}", v, digits)); }
+void Title(const std::string& t) {
+  const int pad = std::max<int>(0, 50 - static_cast<int>(t.size()) - 2);
+  std::cout << std::string(pad / 2, '-') << ' ' << t << ' ' << std::string(pad - pad / 2, '-') << "\n";
+}
+
+void PrintDistribution(const std::string& title, const std::string& short_name,
+                       const metrics::Distribution& d) {
+  Title(title);
+  Num("Mean " + short_name + " (ms):", d.mean);
+  Num("Median " + short_name + " (ms):", d.median);
+  Num("Std " + short_name + " (ms):", d.std);
+  for (const auto& [p, v] : d.percentiles) {
+    if (p == 50) continue;
+    Num(metrics::PercentileKey(p).replace(0, 1, "P") + " " + short_name + " (ms):", v);
+  }
+}
+
+}  // namespace
+
+void PrintSummary(const RunResult& run, const metrics::Summary& s) {
+  const std::string title =
+      run.source == "simulated" ? " Serving Benchmark Result (simulated) " : " Serving Benchmark Result ";
+  const int pad = std::max<int>(0, 62 - static_cast<int>(title.size()));
+  std::cout << std::string(pad / 2, '=') << title << std::string(pad - pad / 2, '=') << "\n";
+  if (run.interrupted) Row("Interrupted:", "yes (partial result)");
+  Row("Successful requests:", std::to_string(s.completed));
+  Row("Failed requests:", std::to_string(s.failed));
+  for (const auto& [reason, n] : s.failures_by_reason) Row("  " + reason + ":", std::to_string(n));
+  if (s.warmup) Row("Warm-up requests (excluded):", std::to_string(s.warmup));
+  Num("Benchmark duration (s):", s.duration_s);
+  Row("Total input tokens:", std::to_string(s.total_input_tokens));
+  Row("Total generated tokens:", std::to_string(s.total_output_tokens));
+  if (!s.usage_from_server) Row("Token counts:", "counted from stream events (no server usage)");
+  Num("Request throughput (req/s):", s.request_throughput);
+  if (s.goodput_requested) Num("Request goodput (req/s):", s.request_goodput);
+  Num("Output token throughput (tok/s):", s.output_throughput);
+  Num("Total token throughput (tok/s):", s.total_token_throughput);
+  if (run.num_gpus > 1) {
+    Num("Output token throughput per GPU (tok/s):", s.output_throughput_per_gpu);
+    Num("Total token throughput per GPU (tok/s):", s.total_token_throughput_per_gpu);
+  }
+  Row("Peak concurrent requests:", std::to_string(s.max_concurrent_requests));
+  Num("Interactivity (tok/s/user):", s.interactivity);
+  PrintDistribution("Time to First Token", "TTFT", s.ttft_ms);
+  PrintDistribution("Time per Output Token (excl. 1st token)", "TPOT", s.tpot_ms);
+  PrintDistribution("Inter-token Latency", "ITL", s.itl_ms);
+  PrintDistribution("Inter-chunk Latency", "ICL", s.icl_ms);
+  PrintDistribution("End-to-end Latency", "E2EL", s.e2el_ms);
+  PrintDistribution("Client Queue Time", "queue", s.client_queue_ms);
+  std::cout << std::string(62, '=') << "\n";
+}
+
+
+}  // namespace frontier::cli

@@ -1,0 +1,111 @@
+#include "loadgen/point.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/clock.h"
+#include "core/version.h"
+#include "metrics/result_json.h"
+
+namespace frontier::loadgen {
+namespace {
+
+// Writes each ended request to the JSONL file, then forwards to the caller's observer.
+class RecordingObserver final : public Observer {
+ public:
+  RecordingObserver(metrics::RequestJsonlWriter* writer, Observer* next) : writer_(writer), next_(next) {}
+  void OnProgress(const Progress& p) override {
+    if (next_) next_->OnProgress(p);
+  }
+  void OnRequest(const RequestRecord& r) override {
+    if (writer_->is_open() && status_.ok()) status_ = writer_->Write(r);
+    if (next_) next_->OnRequest(r);
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  metrics::RequestJsonlWriter* writer_;
+  Observer* next_;
+  Status status_;
+};
+
+}  // namespace
+
+void StampProvenance(const PointOptions& o, const std::string& served_model, RunResult* run) {
+  run->frontier_version = kVersion;
+  run->command_line = o.command_line;
+  if (run->start_time_utc.empty()) run->start_time_utc = UtcTimestampNow();
+  run->model = o.model.empty() ? served_model : o.model;
+  run->num_gpus = o.summary.num_gpus;
+  for (const auto& [k, v] : o.requested_settings) run->requested_settings[k] = v;
+  for (const auto& [k, v] : o.effective_settings) run->effective_settings[k] = v;
+}
+
+nlohmann::json LoadResultFields(const workload::LoadOptions& load) {
+  nlohmann::json j = nlohmann::json::object();
+  j["request_rate"] = std::isinf(load.request_rate) ? nlohmann::json("inf") : nlohmann::json(load.request_rate);
+  j["burstiness"] = load.burstiness;
+  j["max_concurrency"] = load.max_concurrency ? nlohmann::json(*load.max_concurrency) : nlohmann::json(nullptr);
+  j["num_prompts"] = load.num_prompts == std::numeric_limits<int64_t>::max() ? nlohmann::json(nullptr)
+                                                                               : nlohmann::json(load.num_prompts);
+  return j;
+}
+
+namespace {
+
+nlohmann::json ResultFields(const workload::LoadOptions& load, const nlohmann::json& extra, const Verdict* verdict,
+                            const ScenarioRules* rules) {
+  nlohmann::json fields = LoadResultFields(load);
+  if (extra.is_object())
+    for (const auto& [k, v] : extra.items()) fields[k] = v;
+  if (verdict != nullptr && rules != nullptr) fields["verdict"] = VerdictJson(*verdict, *rules);
+  return fields;
+}
+
+}  // namespace
+
+nlohmann::json PointResultJson(const RunResult& run, const metrics::Summary& summary,
+                               const metrics::SummaryOptions& summary_options, const workload::LoadOptions& load,
+                               const nlohmann::json& extra, const Verdict* verdict, const ScenarioRules* rules) {
+  const nlohmann::json fields = ResultFields(load, extra, verdict, rules);
+  return metrics::ResultToJson(run, summary, summary_options, &fields);
+}
+
+Status WritePointFiles(const PointOptions& o, const workload::LoadOptions& load, const PointOutcome& out,
+                       bool with_requests) {
+  if (!o.result_json.empty()) {
+    const nlohmann::json fields = ResultFields(load, o.extra_result_fields, out.verdict ? &*out.verdict : nullptr,
+                                               o.rules ? &*o.rules : nullptr);
+    FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(o.result_json, out.run, out.summary, o.summary, &fields));
+  }
+  if (with_requests && !o.requests_jsonl.empty()) {
+    metrics::RequestJsonlWriter writer;
+    FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
+    for (const auto& r : out.run.requests) FRONTIER_RETURN_IF_ERROR(writer.Write(r));
+    FRONTIER_RETURN_IF_ERROR(writer.Close());
+  }
+  return Status::Ok();
+}
+
+Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
+                              const workload::LoadOptions& load, const PointOptions& o, Observer* observer,
+                              const std::atomic<bool>* stop) {
+  metrics::RequestJsonlWriter writer;
+  if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
+  RecordingObserver recording(&writer, observer);
+  const std::string start_time = UtcTimestampNow();
+  FRONTIER_ASSIGN_OR_RETURN(RunResult run, RunLoad(target, specs, load, o.run, &recording, stop));
+  run.start_time_utc = start_time;
+  target.Describe(&run);
+  StampProvenance(o, target.ServedModel(), &run);
+  PointOutcome out;
+  out.summary = metrics::Summarize(run, o.summary);
+  if (o.rules) out.verdict = Judge(run, *o.rules, out.summary, OriginFor(load));
+  out.run = std::move(run);
+  FRONTIER_RETURN_IF_ERROR(recording.status());
+  FRONTIER_RETURN_IF_ERROR(writer.Close());
+  FRONTIER_RETURN_IF_ERROR(WritePointFiles(o, load, out, /*with_requests=*/false));
+  return out;
+}
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,95 @@
+// point.h: one load point end to end, whatever the Target: the timing core
+// (runner.h) runs it, then it is summarised once, judged against the
+// scenario's rules once (when there are any), stamped with provenance once,
+// and its result JSON and per-request JSONL are written once. `frontier
+// bench` (over HTTP, benchmark.h), `frontier simulate` (a sim::SimTarget) and
+// the search's live trials run their points through it, so a measured and a
+// simulated point of the same configuration differ only in the Target.
+//
+//   sim::SimTarget target(config, sim::SimulateOptions{});   // or HttpTarget, WorkerPool
+//   PointOptions o;
+//   o.summary = summary_options;
+//   o.rules = scenario_rules;                                 // optional: a verdict
+//   o.result_json = "point.json";
+//   Result<PointOutcome> r = RunPoint(target, specs, load, o, &observer, &stop);
+//
+// Files: the JSONL gets each request as it ends (warm-up too, marked); the
+// result JSON is written atomically after the run, also after an
+// interruption (run.interrupted = true), with the load's descriptive fields
+// (LoadResultFields), the caller's extra fields and the verdict.
+//
+// Thread safety: runs on the calling thread; `stop` may be set from anywhere.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_result.h"
+#include "core/status.h"
+#include "loadgen/runner.h"
+#include "loadgen/scenario.h"
+#include "loadgen/target.h"
+#include "loadgen/verdict.h"
+#include "metrics/summary.h"
+#include "workload/load.h"
+#include "workload/request_spec.h"
+
+namespace frontier::loadgen {
+
+struct PointOptions {
+  RunOptions run;                       // the Target's clock decides what the times mean
+  metrics::SummaryOptions summary;      // summary.num_gpus is also the run's num_gpus
+  std::optional<ScenarioRules> rules;   // when set, the point is judged (verdict.h)
+  std::string result_json;              // "" = not written
+  std::string requests_jsonl;           // "" = not written
+  // Provenance copied into the RunResult (the Target adds its own: Describe).
+  std::string command_line;
+  std::string model;                    // "" = the model the Target served
+  std::map<std::string, std::string> requested_settings;
+  std::map<std::string, std::string> effective_settings;
+  // Extra top-level fields of the result JSON (vLLM's backend, model_id, ...).
+  nlohmann::json extra_result_fields = nlohmann::json::object();
+};
+
+struct PointOutcome {
+  RunResult run;
+  metrics::Summary summary;
+  std::optional<Verdict> verdict;       // set when options.rules was
+};
+
+// Runs, summarises, judges, stamps and writes the point. Fails for bad load
+// options (RunLoad's InvalidArgument) or an output file that cannot be
+// written (IoError naming it); a request that fails is a result, not an error.
+Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
+                              const workload::LoadOptions& load, const PointOptions& options,
+                              Observer* observer, const std::atomic<bool>* stop);
+
+// The provenance every point carries beyond what its Target says of itself
+// (Target::Describe, called first): frontier's version and the options'
+// command line, model (`served_model` when options.model is ""), GPU count
+// and settings. `start_time_utc` is kept when already set.
+void StampProvenance(const PointOptions& options, const std::string& served_model, RunResult* run);
+
+// vLLM's descriptive result fields for `load`: request_rate ("inf" for
+// all at once), burstiness, max_concurrency (null: none) and num_prompts
+// (null: bounded by duration only).
+nlohmann::json LoadResultFields(const workload::LoadOptions& load);
+
+// The result document of a point: metrics::ResultToJson with `extra`, the
+// load's fields and, when given, the verdict under "verdict".
+nlohmann::json PointResultJson(const RunResult& run, const metrics::Summary& summary,
+                               const metrics::SummaryOptions& summary_options, const workload::LoadOptions& load,
+                               const nlohmann::json& extra, const Verdict* verdict, const ScenarioRules* rules);
+
+// Writes the point's result JSON (when options.result_json is set) and,
+// when `with_requests`, its JSONL from outcome.run.requests (for points run
+// elsewhere, such as a simulated sweep).
+Status WritePointFiles(const PointOptions& options, const workload::LoadOptions& load, const PointOutcome& outcome,
+                       bool with_requests);
+
+}  // namespace frontier::loadgen
