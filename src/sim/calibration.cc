@@ -1,9 +1,11 @@
 #include "sim/calibration.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <thread>
 
 #include "core/atomic_file.h"
 #include "sim/internal/json_util.h"
@@ -218,6 +220,40 @@ std::string Unidentified(const ParamInfo& info, const StackParams& at, const std
   return "";
 }
 
+// Fits from each of `starts` and keeps the lowest cost, then fits again
+// after re-simulating the models whose replay is not exact at the fit (their
+// traces or Server ratios move with the parameters), until replay and
+// simulation agree within 0.2 % or the simulation's own resolution (a Server
+// rate search's last bisection interval), or after `outer_rounds` fits.
+Result<std::vector<double>> FitAll(const Fitter& fitter, const std::vector<std::vector<double>>& starts,
+                                   const std::vector<ResultModel*>& use, const CalibrationOptions& o,
+                                   CalibrationResult* stats) {
+  std::vector<double> z;
+  double best = 0;
+  for (const auto& start : starts) {
+    std::vector<double> zs = fitter.Fit(start, use);
+    const double cost = fitter.Cost(zs, use, nullptr);
+    if (z.empty() || cost < best) {
+      z = std::move(zs);
+      best = cost;
+    }
+  }
+  for (int round = 0; round < o.outer_rounds; ++round) {
+    if (round > 0) z = fitter.Fit(z, use);
+    const StackParams p = fitter.Params(z);
+    bool agree = true;
+    for (ResultModel* m : use) {
+      if (m->exact_replay()) continue;  // its replay is what a simulation would give
+      const double replayed = m->Replay(p);
+      FRONTIER_ASSIGN_OR_RETURN(double fresh, m->Simulate(p));
+      ++stats->simulations;
+      if (std::fabs(replayed / fresh - 1) > std::max(0.002, m->resolution())) agree = false;
+    }
+    if (agree) break;
+  }
+  return z;
+}
+
 }  // namespace
 
 Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
@@ -269,26 +305,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   std::vector<ResultModel*> all;
   for (auto& m : models) all.push_back(&m);
 
-  // Fits from `z`, each followed by re-simulating the models whose replay is
-  // not exact at the fit (their traces or Server ratios move with it).
-  auto fit_all = [&](std::vector<double> z, const std::vector<ResultModel*>& use) -> Result<std::vector<double>> {
-    for (int round = 0; round < o.outer_rounds; ++round) {
-      z = fitter.Fit(z, use);
-      const StackParams p = fitter.Params(z);
-      double worst = 0;
-      for (ResultModel* m : use) {
-        if (m->exact_replay()) continue;  // its replay is what a simulation would give
-        const double replayed = m->Replay(p);
-        FRONTIER_ASSIGN_OR_RETURN(double fresh, m->Simulate(p));
-        ++out.simulations;
-        worst = std::max(worst, std::fabs(replayed / fresh - 1));
-      }
-      if (worst < 0.002) break;
-    }
-    return z;
-  };
-
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, fit_all(fitter.z0(), all));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, FitAll(fitter, {fitter.z0()}, all, o, &out));
   out.params = fitter.Params(z);
   for (auto& m : models) {
     CalibratedPoint pt;
@@ -300,11 +317,21 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   }
 
   if (o.leave_one_out && models.size() > 1) {
-    for (size_t i = 0; i < models.size(); ++i) {
-      // From the priors, on the other points only. Models whose replay is
-      // exact are shared (their traces do not depend on the parameters); the
-      // others are copies that follow this refit's own outer rounds, so that
-      // nothing fitted with point i in the set reaches its prediction.
+    // One refit per point, each on its own fitter and copies (independent of
+    // the others: the result does not depend on the order or the threads).
+    struct Loo {
+      CalibrationResult stats;  // iterations, replays, simulations of this refit
+      Status status = Status::Ok();
+      double predicted = 0;
+    };
+    std::vector<Loo> loo(models.size());
+    auto refit = [&](size_t i) {
+      Loo& l = loo[i];
+      const Fitter own(stack.params, stack.priors, coords, o, &l.stats);
+      // On the other points only. Models whose replay is exact are shared
+      // (their traces do not depend on the parameters; Replay() only reads);
+      // the others are copies that follow this refit's own outer rounds, so
+      // that nothing fitted with point i in the set reaches its prediction.
       std::vector<ResultModel> copies;
       copies.reserve(models.size());
       std::vector<ResultModel*> rest;
@@ -317,18 +344,45 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
           rest.push_back(&copies.back());
         }
       }
-      FRONTIER_ASSIGN_OR_RETURN(std::vector<double> zi, fit_all(fitter.z0(), rest));
-      const StackParams p = fitter.Params(zi);
-      double pred = 0;
-      if (models[i].exact_replay()) {
-        pred = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
-      } else {
-        ResultModel copy = models[i];
-        FRONTIER_ASSIGN_OR_RETURN(pred, copy.Simulate(p));
-        ++out.simulations;
+      // The objective leaves point i out entirely. The search starts from the
+      // priors and from the full fit (near the refit's optimum: fewer
+      // iterations and outer rounds) and keeps the lower cost.
+      Result<std::vector<double>> zi = FitAll(own, {z, own.z0()}, rest, o, &l.stats);
+      if (!zi.ok()) {
+        l.status = zi.status();
+        return;
       }
-      out.points[i].loo_predicted = pred;
-      out.points[i].loo_error = pred / out.points[i].measured - 1;
+      const StackParams p = own.Params(*zi);
+      if (models[i].exact_replay()) {
+        l.predicted = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
+        return;
+      }
+      ResultModel copy = models[i];
+      Result<double> fresh = copy.Simulate(p);
+      ++l.stats.simulations;
+      if (!fresh.ok()) {
+        l.status = fresh.status();
+        return;
+      }
+      l.predicted = *fresh;
+    };
+    unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::thread::hardware_concurrency();
+    threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(models.size()));
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < models.size(); i = next++) refit(i);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < models.size(); ++i) {
+      FRONTIER_RETURN_IF_ERROR(loo[i].status);
+      out.iterations += loo[i].stats.iterations;
+      out.replays += loo[i].stats.replays;
+      out.simulations += loo[i].stats.simulations;
+      out.points[i].loo_predicted = loo[i].predicted;
+      out.points[i].loo_error = loo[i].predicted / out.points[i].measured - 1;
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -20,7 +20,9 @@
 // simulation. After the inner fit converges every run is simulated again at θ
 // whose replay is not exact (Server results: new Server-to-Offline ratios)
 // and the fit repeats, until the replayed and simulated predictions agree
-// within 0.2 % (at most `outer_rounds` times).
+// within 0.2 % or within what the simulation resolves (a Server rate
+// search's last bisection interval, about 0.4 %), at most `outer_rounds`
+// times.
 //
 // Identification: a parameter is fitted only when the points identify it:
 // some point lies in its scope (efficiency.h: a generic cost needs a dense
@@ -29,13 +31,18 @@
 // version, or their own source) and are reported with the reason. The priors
 // are the stack's (stack.h): the previous version's values.
 //
-// Leave-one-out: for each point, the fit is redone from the priors without
-// it, outer rounds included (the other points whose replay is not exact are
-// re-simulated at that refit, on copies), and the point predicted at those
-// parameters: by a fresh simulation for a Server result, by its replay
-// otherwise (which equals a simulation).
+// Leave-one-out: for each point, the fit is redone without it, outer rounds
+// included (the other points whose replay is not exact are re-simulated at
+// that refit, on copies), and the point predicted at those parameters: by a
+// fresh simulation for a Server result, by its replay otherwise (which equals
+// a simulation). The refit minimises the objective without the point (the
+// ridge still pulls toward the priors); its first fit starts both from the
+// priors and from the full fit (near its optimum, so the outer rounds that
+// follow re-simulate little) and keeps the lower cost. The refits are
+// independent and run on `threads` threads.
 //
-// Thread safety: Calibrate() is not thread-safe with respect to its models.
+// Thread safety: Calibrate() is not thread-safe with respect to its models
+// (it runs its own threads over them).
 #pragma once
 
 #include <string>
@@ -55,6 +62,7 @@ struct CalibrationOptions {
   int max_iterations = 60;        // Levenberg-Marquardt iterations per fit
   int outer_rounds = 3;           // fits, each followed by re-simulating the runs without exact replay
   bool leave_one_out = true;
+  int threads = 0;                // leave-one-out refits at once (0: one per core)
 };
 
 struct CalibratedPoint {

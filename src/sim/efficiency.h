@@ -57,6 +57,7 @@ struct Curve {
     if (half <= 0) return max;
     return x > 0 ? max * x / (x + half) : 0.0;
   }
+  bool operator==(const Curve&) const = default;
 };
 
 // The tunable parameters of one stack version. Defaults are neutral
@@ -86,6 +87,7 @@ struct StackParams {
   double mla_kernel_us = 0;     // extra GPU time per kernel of an MLA attention block
   double moe_kernel_us = 0;     // extra GPU time per kernel of an MoE block (router, dispatch, experts)
   double eager_kernel_us = 8;   // CPU launch time per kernel without graphs (hidden by longer GPU work)
+  bool operator==(const StackParams&) const = default;
 };
 
 // The deployments a parameter is told apart by (see the file comment).

@@ -75,14 +75,17 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
 #ifndef FRONTIER_SIM_REDUCED
 // The stated bound (docs/simulate.md): leave-one-out median |error| at most
 // 10 % over every fitted result, and per class at most 10 % (dense, MoE) and
-// 12 % (MLA); the largest leave-one-out error is 28.6 % today (vLLM 0.7.4 on
-// H200 at concurrency 16: the published throughput per user halves from
-// concurrency 4 to 16), over the 25 % the simulator aims for: asserted at 30 %
-// so that a regression shows.
+// 12 % (MLA); the largest leave-one-out error is 29.1 % today (vLLM 0.7.4 on
+// H200 with DeepSeek-R1 at concurrency 16: the published throughput per user
+// halves from concurrency 4 to 16), over the 25 % the simulator aims for:
+// asserted at 30 % so that a regression shows. The held-out results are not
+// predicted here (nothing below asserts on them; `frontier validate` does).
 TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
-  Result<ValidationReport> report = Validate(*set, ValidateOptions{});
+  ValidateOptions options;
+  options.held_out = false;
+  Result<ValidationReport> report = Validate(*set, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   std::map<std::string, ClassSummary> by_class;
   for (const auto& c : report->classes) by_class[c.model_class] = c;
