@@ -186,6 +186,9 @@ int RunCalibrate(int argc, char** argv) {
     for (const auto& name : cal->free)
       std::printf("  %-28s prior %-10g -> %g\n", name.c_str(), sim::GetParam(stack->priors, name),
                   sim::GetParam(cal->params, name));
+    for (const auto& [name, why] : cal->not_identified)
+      std::printf("  %-28s kept at %g: not identified (%s)\n", name.c_str(), sim::GetParam(cal->params, name),
+                  why.c_str());
     std::printf("  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal->seconds,
                 cal->iterations, static_cast<long long>(cal->replays), cal->simulations);
     if (dry_run) continue;

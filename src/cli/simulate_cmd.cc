@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cli/cli_util.h"
@@ -154,6 +155,17 @@ void PrintCatalogs(const std::string& dir) {
                 s.calibrated_on.empty() ? "not calibrated (priors only)"
                                         : (std::to_string(s.fitted_to.size()) + " points on " + s.calibrated_on +
                                            ": " + on).c_str());
+    // Which parameters this version fitted, and which it inherits (and whence).
+    std::string fitted;
+    std::map<std::string, int> inherited;
+    for (const auto& [name, origin] : s.origins) {
+      if (origin.fitted()) fitted += (fitted.empty() ? "" : ", ") + name;
+      if (origin.kind == sim::ParamOrigin::Kind::kInherited) ++inherited[origin.from];
+    }
+    std::string from;
+    for (const auto& [id, n] : inherited) from += (from.empty() ? "" : ", ") + std::to_string(n) + " from " + id;
+    if (!fitted.empty()) std::printf("  %-22s   fitted: %s\n", "", fitted.c_str());
+    if (!from.empty()) std::printf("  %-22s   inherited: %s\n", "", from.c_str());
   }
   std::printf("catalogs read from %s (set FRONTIER_DATA_DIR to change)\n", dir.c_str());
 }

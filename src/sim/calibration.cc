@@ -1,9 +1,11 @@
 #include "sim/calibration.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <thread>
 
 #include "core/atomic_file.h"
 #include "sim/internal/json_util.h"
@@ -17,17 +19,33 @@ struct Coord {
   bool fraction;  // logit on (lo, hi); else log
 };
 
+// Fractions on the logit of their range; times and sizes on log(1 + p), so
+// that a cost whose prior is 0 (an extra floor not yet measured) can move.
 double ToZ(const Coord& c, double p) {
   if (c.fraction) {
     const double u = std::clamp((p - c.info->lo) / (c.info->hi - c.info->lo), 1e-6, 1 - 1e-6);
     return std::log(u / (1 - u));
   }
-  return std::log(std::max(p, 1e-6));
+  return std::log1p(std::max(p, 0.0));
 }
 
 double FromZ(const Coord& c, double z) {
   if (c.fraction) return c.info->lo + (c.info->hi - c.info->lo) / (1 + std::exp(-z));
-  return std::clamp(std::exp(z), c.info->lo, c.info->hi);
+  return std::clamp(std::expm1(z), c.info->lo, c.info->hi);
+}
+
+// The log errors a model contributes (throughput, and the published mean
+// TPOT and TTFT where given), under `p`.
+void LogErrors(const ResultModel& m, const StackParams& p, std::vector<double>* out) {
+  const PublishedResult& r = m.result();
+  if (!r.mean_tpot_ms && !r.mean_ttft_ms) {
+    out->push_back(std::log(std::max(1e-30, m.Replay(p)) / r.value));
+    return;
+  }
+  const ResultModel::Metrics x = m.ReplayMetrics(p);
+  out->push_back(std::log(std::max(1e-30, x.output_tokens_per_s) / r.value));
+  if (r.mean_tpot_ms) out->push_back(std::log(std::max(1e-30, x.mean_tpot_ms) / *r.mean_tpot_ms));
+  if (r.mean_ttft_ms) out->push_back(std::log(std::max(1e-30, x.mean_ttft_ms) / *r.mean_ttft_ms));
 }
 
 // Solves A x = b (n x n, row-major) by Gaussian elimination with partial
@@ -77,22 +95,17 @@ class Fitter {
     const StackParams p = Params(z);
     double cost = 0;
     if (res != nullptr) res->clear();
-    auto add = [&](double predicted, double measured) {
-      const double v = std::log(std::max(1e-30, predicted) / measured) / o_.loss_scale;  // in units of s
+    auto add = [&](double log_error) {
+      const double v = log_error / o_.loss_scale;  // in units of s
       if (res != nullptr) res->push_back(v);
       cost += 2 * (std::sqrt(1 + v * v) - 1);
     };
+    std::vector<double> errors;
     for (const ResultModel* m : models) {
       ++stats_->replays;
-      const PublishedResult& r = m->result();
-      if (!r.mean_tpot_ms && !r.mean_ttft_ms) {
-        add(m->Replay(p), r.value);
-        continue;
-      }
-      const ResultModel::Metrics x = m->ReplayMetrics(p);
-      add(x.output_tokens_per_s, r.value);
-      if (r.mean_tpot_ms) add(x.mean_tpot_ms, *r.mean_tpot_ms);
-      if (r.mean_ttft_ms) add(x.mean_ttft_ms, *r.mean_ttft_ms);
+      errors.clear();
+      LogErrors(*m, p, &errors);
+      for (double e : errors) add(e);
     }
     for (size_t j = 0; j < z.size(); ++j) {
       const double r = (z[j] - z0_[j]) / o_.prior_sigma;
@@ -180,58 +193,119 @@ std::string Today() {
   return buf;
 }
 
+// Why the models cannot identify `info` ("" when they can): no point lies in
+// its scope, or moving it (by 0.5 on its fitting scale: x1.6 for a time,
+// +0.5 on the logit of a fraction) moves no prediction by 0.5 %.
+std::string Unidentified(const ParamInfo& info, const StackParams& at, const std::vector<ResultModel>& models) {
+  bool in_scope = false;
+  for (const auto& m : models) in_scope = in_scope || InScope(info.scope, m.config());
+  if (!in_scope) return std::string("no point is of ") + ParamScopeName(info.scope);
+  const Coord c{&info, info.hi <= 1.0};
+  StackParams moved = at;
+  SetParam(moved, info.name, FromZ(c, ToZ(c, GetParam(at, info.name)) + 0.5));
+  std::vector<double> a, b;
+  double largest = 0;
+  for (const auto& m : models) {
+    a.clear();
+    b.clear();
+    LogErrors(m, at, &a);
+    LogErrors(m, moved, &b);
+    for (size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::fabs(b[i] - a[i]));
+  }
+  if (largest < 0.005) {
+    char why[120];
+    std::snprintf(why, sizeof why, "moving it moves no prediction by 0.5 %% (at most %.2f %%)", 100 * largest);
+    return why;
+  }
+  return "";
+}
+
+// Fits from each of `starts` and keeps the lowest cost, then fits again
+// after re-simulating the models whose replay is not exact at the fit (their
+// traces or Server ratios move with the parameters), until replay and
+// simulation agree within 0.2 % or the simulation's own resolution (a Server
+// rate search's last bisection interval), or after `outer_rounds` fits.
+Result<std::vector<double>> FitAll(const Fitter& fitter, const std::vector<std::vector<double>>& starts,
+                                   const std::vector<ResultModel*>& use, const CalibrationOptions& o,
+                                   CalibrationResult* stats) {
+  std::vector<double> z;
+  double best = 0;
+  for (const auto& start : starts) {
+    std::vector<double> zs = fitter.Fit(start, use);
+    const double cost = fitter.Cost(zs, use, nullptr);
+    if (z.empty() || cost < best) {
+      z = std::move(zs);
+      best = cost;
+    }
+  }
+  for (int round = 0; round < o.outer_rounds; ++round) {
+    if (round > 0) z = fitter.Fit(z, use);
+    const StackParams p = fitter.Params(z);
+    bool agree = true;
+    for (ResultModel* m : use) {
+      if (m->exact_replay()) continue;  // its replay is what a simulation would give
+      const double replayed = m->Replay(p);
+      FRONTIER_ASSIGN_OR_RETURN(double fresh, m->Simulate(p));
+      ++stats->simulations;
+      if (std::fabs(replayed / fresh - 1) > std::max(0.002, m->resolution())) agree = false;
+    }
+    if (agree) break;
+  }
+  return z;
+}
+
 }  // namespace
 
 Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
                                     const CalibrationOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   CalibrationResult out;
-  out.free = o.free.empty() ? stack.free_params : o.free;
-  if (out.free.empty())
+  const std::vector<std::string> candidates = o.free.empty() ? stack.free_params : o.free;
+  if (candidates.empty())
     return InvalidArgument("no free parameters: give --fit name,... or list them in " + stack.file +
                            " under calibration.free");
   if (models.empty()) return InvalidArgument("nothing to calibrate " + stack.id() + " on: no measured points");
-  std::vector<Coord> coords;
-  for (const auto& name : out.free) {
+  std::vector<const ParamInfo*> infos;
+  for (const auto& name : candidates) {
     const ParamInfo* info = FindParam(name);
     if (info == nullptr) {
       std::string known;
       for (const auto& p : StackParamInfo()) known += (known.empty() ? "" : ", ") + std::string(p.name);
       return InvalidArgument("--fit: unknown parameter '" + name + "'; known: " + known);
     }
-    for (const auto& c : coords)
-      if (c.info == info) return InvalidArgument("--fit: parameter '" + name + "' given twice");
-    coords.push_back(Coord{info, info->hi <= 1.0});
+    if (std::find(infos.begin(), infos.end(), info) != infos.end())
+      return InvalidArgument("--fit: parameter '" + name + "' given twice");
+    infos.push_back(info);
   }
-  Fitter fitter(stack.params, stack.priors, coords, o, &out);
 
   // Traces at the starting point.
   for (auto& m : models) {
     FRONTIER_RETURN_IF_ERROR(m.Simulate(stack.params).status());
     ++out.simulations;
   }
+  // Fit only what the points identify; the rest keep their values (their
+  // predecessor's, or their own source's).
+  std::vector<Coord> coords;
+  for (const ParamInfo* info : infos) {
+    const std::string why = Unidentified(*info, stack.params, models);
+    if (!why.empty()) {
+      out.not_identified.push_back({info->name, why});
+      continue;
+    }
+    out.free.push_back(info->name);
+    coords.push_back(Coord{info, info->hi <= 1.0});
+  }
+  if (coords.empty()) {
+    std::string list;
+    for (const auto& [name, why] : out.not_identified) list += (list.empty() ? "" : "; ") + name + ": " + why;
+    return InvalidArgument("the " + std::to_string(models.size()) + " points identify none of the parameters to fit "
+                           "(" + list + ")");
+  }
+  Fitter fitter(stack.params, stack.priors, coords, o, &out);
   std::vector<ResultModel*> all;
   for (auto& m : models) all.push_back(&m);
 
-  auto fit_all = [&](std::vector<double> z, const std::vector<ResultModel*>& use) -> Result<std::vector<double>> {
-    for (int round = 0; round < o.outer_rounds; ++round) {
-      z = fitter.Fit(z, use);
-      // Re-simulate at the fit and compare with the replayed predictions.
-      const StackParams p = fitter.Params(z);
-      double worst = 0;
-      for (ResultModel* m : use) {
-        if (m->exact_replay()) continue;  // its replay is what a simulation would give
-        const double replayed = m->Replay(p);
-        FRONTIER_ASSIGN_OR_RETURN(double fresh, m->Simulate(p));
-        ++out.simulations;
-        worst = std::max(worst, std::fabs(replayed / fresh - 1));
-      }
-      if (worst < 0.002) break;
-    }
-    return z;
-  };
-
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, fit_all(fitter.z0(), all));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, FitAll(fitter, {fitter.z0()}, all, o, &out));
   out.params = fitter.Params(z);
   for (auto& m : models) {
     CalibratedPoint pt;
@@ -243,27 +317,72 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   }
 
   if (o.leave_one_out && models.size() > 1) {
-    for (size_t i = 0; i < models.size(); ++i) {
+    // One refit per point, each on its own fitter and copies (independent of
+    // the others: the result does not depend on the order or the threads).
+    struct Loo {
+      CalibrationResult stats;  // iterations, replays, simulations of this refit
+      Status status = Status::Ok();
+      double predicted = 0;
+    };
+    std::vector<Loo> loo(models.size());
+    auto refit = [&](size_t i) {
+      Loo& l = loo[i];
+      const Fitter own(stack.params, stack.priors, coords, o, &l.stats);
+      // On the other points only. Models whose replay is exact are shared
+      // (their traces do not depend on the parameters; Replay() only reads);
+      // the others are copies that follow this refit's own outer rounds, so
+      // that nothing fitted with point i in the set reaches its prediction.
+      std::vector<ResultModel> copies;
+      copies.reserve(models.size());
       std::vector<ResultModel*> rest;
-      for (size_t k = 0; k < models.size(); ++k)
-        if (k != i) rest.push_back(&models[k]);
-      // From the priors, on the other points only (their traces, recorded at
-      // the full fit, do not depend on the parameters).
-      std::vector<double> zi = fitter.z0();
-      zi = fitter.Fit(zi, rest);
-      const StackParams p = fitter.Params(zi);
-      double pred = 0;
-      if (models[i].exact_replay()) {
-        pred = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
-      } else {
-        // Simulate a copy: the model keeps its trace and Server ratio at the
-        // full fit for the other refits.
-        ResultModel copy = models[i];
-        FRONTIER_ASSIGN_OR_RETURN(pred, copy.Simulate(p));
-        ++out.simulations;
+      for (size_t k = 0; k < models.size(); ++k) {
+        if (k == i) continue;
+        if (models[k].exact_replay()) {
+          rest.push_back(&models[k]);
+        } else {
+          copies.push_back(models[k]);
+          rest.push_back(&copies.back());
+        }
       }
-      out.points[i].loo_predicted = pred;
-      out.points[i].loo_error = pred / out.points[i].measured - 1;
+      // The objective leaves point i out entirely. The search starts from the
+      // priors and from the full fit (near the refit's optimum: fewer
+      // iterations and outer rounds) and keeps the lower cost.
+      Result<std::vector<double>> zi = FitAll(own, {z, own.z0()}, rest, o, &l.stats);
+      if (!zi.ok()) {
+        l.status = zi.status();
+        return;
+      }
+      const StackParams p = own.Params(*zi);
+      if (models[i].exact_replay()) {
+        l.predicted = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
+        return;
+      }
+      ResultModel copy = models[i];
+      Result<double> fresh = copy.Simulate(p);
+      ++l.stats.simulations;
+      if (!fresh.ok()) {
+        l.status = fresh.status();
+        return;
+      }
+      l.predicted = *fresh;
+    };
+    unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::thread::hardware_concurrency();
+    threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(models.size()));
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < models.size(); i = next++) refit(i);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < models.size(); ++i) {
+      FRONTIER_RETURN_IF_ERROR(loo[i].status);
+      out.iterations += loo[i].stats.iterations;
+      out.replays += loo[i].stats.replays;
+      out.simulations += loo[i].stats.simulations;
+      out.points[i].loo_predicted = loo[i].predicted;
+      out.points[i].loo_error = loo[i].predicted / out.points[i].measured - 1;
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -277,25 +396,57 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
   std::string fitted_to;
   for (const auto& p : result.points) fitted_to += (fitted_to.empty() ? "" : ", ") + p.id;
   j["version"] = version;
+  auto& params = j["parameters"];
+  // An earlier fit of a parameter this one no longer fits is withdrawn: the
+  // parameter inherits again, or (without a parent) goes back to its prior.
+  for (const auto& info : StackParamInfo()) {
+    const std::string name = info.name;
+    const auto origin = stack.origins.find(name);
+    if (origin == stack.origins.end() || !origin->second.fitted()) continue;
+    if (std::find(result.free.begin(), result.free.end(), name) != result.free.end()) continue;
+    if (!stack.parent.empty()) {
+      params.erase(name);
+      continue;
+    }
+    auto& entry = params[name];
+    entry["value"] = GetParam(stack.priors, name);
+    entry["source"] = entry.contains("prior_source") ? entry["prior_source"].get<std::string>()
+                                                      : std::string("assumption: prior before calibration");
+    entry.erase("prior");
+    entry.erase("prior_source");
+  }
   for (const auto& name : result.free) {
-    auto& entry = j["parameters"][name];
-    const double prior = GetParam(stack.priors, name);
-    const std::string prior_source =
-        entry.contains("prior_source") ? entry["prior_source"].get<std::string>()
-        : stack.sources.count(name) && stack.sources.at(name).rfind("fitted:", 0) != 0 ? stack.sources.at(name)
-                                                                                       : "";
+    auto& entry = params[name];
+    const auto origin = stack.origins.find(name);
+    std::string prior_source;
+    if (!stack.parent.empty()) {
+      prior_source = "the value of " + stack.parent + ", the previous version";
+    } else if (entry.contains("prior_source")) {
+      prior_source = entry["prior_source"].get<std::string>();
+    } else if (origin != stack.origins.end() && !origin->second.fitted()) {
+      prior_source = origin->second.source;
+    }
     entry["value"] = GetParam(result.params, name);
     entry["source"] = "fitted: frontier calibrate " + date + " (robust least squares on log error) to " +
                       std::to_string(result.points.size()) + " points: " + fitted_to;
-    entry["prior"] = prior;
+    entry["prior"] = GetParam(stack.priors, name);
     if (!prior_source.empty()) entry["prior_source"] = prior_source;
   }
   nlohmann::json c;
   c["date"] = date;
   c["note"] = note;
-  c["method"] = "robust least squares (soft-L1, scale 5 % on log error) with a ridge toward the priors; "
-                "Levenberg-Marquardt; leave-one-out refits from the priors";
-  c["free"] = result.free;
+  c["method"] = "robust least squares (soft-L1, scale 5 % on log error) with a ridge toward the priors (the "
+                "previous version's values); Levenberg-Marquardt; leave-one-out refits from the priors";
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& name : result.free) candidates.push_back(name);
+  nlohmann::json unidentified = nlohmann::json::array();
+  for (const auto& [name, why] : result.not_identified) {
+    candidates.push_back(name);
+    unidentified.push_back({{"parameter", name}, {"why", why}});
+  }
+  c["free"] = candidates;
+  c["fitted"] = result.free;
+  if (!unidentified.empty()) c["not_identified"] = unidentified;
   c["fitted_to"] = nlohmann::json::array();
   c["points"] = nlohmann::json::array();
   for (const auto& p : result.points) {

@@ -20,16 +20,33 @@
 // simulation. After the inner fit converges every run is simulated again at θ
 // whose replay is not exact (Server results: new Server-to-Offline ratios)
 // and the fit repeats, until the replayed and simulated predictions agree
-// within 0.2 % (at most `outer_rounds` times).
+// within 0.2 % or within what the simulation resolves (a Server rate
+// search's last bisection interval, about 0.4 %), at most `outer_rounds`
+// times.
 //
-// Leave-one-out: for each point, the fit is redone from the priors without
-// it, and the point predicted at those parameters: by a fresh simulation for
-// a Server result, by its replay otherwise (which equals a simulation).
+// Identification: a parameter is fitted only when the points identify it:
+// some point lies in its scope (efficiency.h: a generic cost needs a dense
+// model, an MLA cost an MLA model, ...) and moving it moves some prediction
+// by 0.5 %. The others keep their values (inherited from the previous
+// version, or their own source) and are reported with the reason. The priors
+// are the stack's (stack.h): the previous version's values.
 //
-// Thread safety: Calibrate() is not thread-safe with respect to its models.
+// Leave-one-out: for each point, the fit is redone without it, outer rounds
+// included (the other points whose replay is not exact are re-simulated at
+// that refit, on copies), and the point predicted at those parameters: by a
+// fresh simulation for a Server result, by its replay otherwise (which equals
+// a simulation). The refit minimises the objective without the point (the
+// ridge still pulls toward the priors); its first fit starts both from the
+// priors and from the full fit (near its optimum, so the outer rounds that
+// follow re-simulate little) and keeps the lower cost. The refits are
+// independent and run on `threads` threads.
+//
+// Thread safety: Calibrate() is not thread-safe with respect to its models
+// (it runs its own threads over them).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -45,6 +62,7 @@ struct CalibrationOptions {
   int max_iterations = 60;        // Levenberg-Marquardt iterations per fit
   int outer_rounds = 3;           // fits, each followed by re-simulating the runs without exact replay
   bool leave_one_out = true;
+  int threads = 0;                // leave-one-out refits at once (0: one per core)
 };
 
 struct CalibratedPoint {
@@ -58,7 +76,9 @@ struct CalibratedPoint {
 
 struct CalibrationResult {
   StackParams params;             // the fit (the free parameters changed, the rest as given)
-  std::vector<std::string> free;
+  std::vector<std::string> free;  // the parameters fitted: the candidates the points identify
+  // Candidates the points do not identify, with the reason (kept as given).
+  std::vector<std::pair<std::string, std::string>> not_identified;
   std::vector<CalibratedPoint> points;
   int iterations = 0;             // Levenberg-Marquardt iterations, all fits
   int64_t replays = 0;            // trace replays, all fits
@@ -66,18 +86,22 @@ struct CalibrationResult {
   double seconds = 0;             // wall time
 };
 
-// Fits `stack`'s free parameters to `models` (each with its measured value).
-// Errors: InvalidArgument for an unknown or missing free parameter, fewer
-// models than one, a model without a measurement; whatever a simulation
-// returns.
+// Fits `stack`'s free parameters (options.free, else the stack's
+// calibration.free) that `models` identify to them (each with its measured
+// value). Errors: InvalidArgument for an unknown or repeated parameter, no
+// model, or no parameter the models identify (naming each and why); whatever
+// a simulation returns.
 Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
                                     const CalibrationOptions& options);
 
 // Writes `stack` with `result`'s parameters to `path` (atomically): fitted
-// parameters get the source "fitted: ..." and keep their prior; the
+// parameters get the source "fitted: ..." and their prior (with where it came
+// from); a parameter an earlier fit set that this one does not fit is
+// withdrawn (inherited again, or back to its prior without a parent); the
 // calibration record lists the points, their errors and leave-one-out
-// errors, the free parameters, the date and the method. `base_path` is the
-// file the stack was read from (its other fields are kept).
+// errors, the candidates, those fitted and those the points did not
+// identify, the date and the method. `base_path` is the file the stack was
+// read from (its other fields are kept).
 Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result, const std::string& base_path,
                             const std::string& path, const std::string& version, const std::string& note);
 

@@ -87,21 +87,37 @@ TEST(CalibrationTest, RecoversKnownParametersFromSyntheticMeasurements) {
   EXPECT_GT(r->iterations, 0);
 }
 
-// With no measurement to say otherwise, a parameter stays at its prior (the
-// ridge), and an unknown parameter name is an error naming it.
+// A parameter the points cannot identify is not fitted: it keeps its value
+// and is reported with the reason; a fit with nothing identified fails naming
+// each candidate; an unknown parameter name is an error naming it.
 TEST(CalibrationTest, UnseenParameterStaysAtItsPriorAndBadNamesFail) {
   StackParams truth = testing::IdealParams();
   truth.kernel_us = 3;
   truth.alltoall_us = 20;
+  truth.moe_kernel_us = 7;
   std::vector<ResultModel> models = Measure(truth, truth);
   Stack stack;
   stack.params = stack.priors = truth;
   CalibrationOptions o;
-  o.free = {"collectives.alltoall_us"};  // a dense model on one GPU has no all-to-all
+  // A dense model on one GPU has no all-to-all and no MoE block.
+  o.free = {"overhead.kernel_us", "collectives.alltoall_us", "overhead.moe_kernel_us"};
   o.leave_one_out = false;
   Result<CalibrationResult> r = Calibrate(stack, models, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->free, std::vector<std::string>{"overhead.kernel_us"});
+  ASSERT_EQ(r->not_identified.size(), 2u);
+  EXPECT_EQ(r->not_identified[0].first, "collectives.alltoall_us");
+  EXPECT_NE(r->not_identified[0].second.find("expert parallelism"), std::string::npos) << r->not_identified[0].second;
+  EXPECT_EQ(r->not_identified[1].first, "overhead.moe_kernel_us");
+  EXPECT_NE(r->not_identified[1].second.find("mixture-of-experts"), std::string::npos);
   EXPECT_NEAR(r->params.alltoall_us, truth.alltoall_us, 1e-9);
+  EXPECT_NEAR(r->params.moe_kernel_us, truth.moe_kernel_us, 1e-9);
+  EXPECT_NEAR(r->params.kernel_us, truth.kernel_us, 0.05);
+  o.free = {"collectives.alltoall_us"};
+  Result<CalibrationResult> none = Calibrate(stack, models, o);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("collectives.alltoall_us: no point is of deployments with expert parallelism"),
+            std::string::npos) << none.status().ToString();
   o.free = {"no.such.parameter"};
   Result<CalibrationResult> bad = Calibrate(stack, models, o);
   ASSERT_FALSE(bad.ok());

@@ -293,7 +293,18 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);
-  c.max_num_batched_tokens = spec.max_num_batched_tokens.value_or(c.stack.max_num_batched_tokens);
+  c.max_model_len = spec.max_model_len.value_or(c.model.max_context > 0 ? c.model.max_context : 1 << 20);
+  if (c.max_model_len < 1) return InvalidArgument("--max-model-len must be at least 1");
+  if (c.model.max_context > 0 && c.max_model_len > c.model.max_context)
+    return InvalidArgument("--max-model-len " + std::to_string(c.max_model_len) + " exceeds the " +
+                           std::to_string(c.model.max_context) + "-token context of " + c.model.name);
+  const PrefillMode mode = c.stack.PrefillFor(c.model.mla());
+  c.chunked_prefill = mode == PrefillMode::kChunkedMixed || mode == PrefillMode::kChunkedSeparate;
+  c.mixed_prefill = mode == PrefillMode::kChunkedMixed || mode == PrefillMode::kWholeMixed;
+  // vLLM V0 without chunked prefill budgets a step for the longest request.
+  const int default_budget =
+      mode == PrefillMode::kWholeSeparate ? std::max(c.max_model_len, 2048) : c.stack.max_num_batched_tokens;
+  c.max_num_batched_tokens = spec.max_num_batched_tokens.value_or(default_budget);
 
   // MTP: the mean tokens per verify step, given or from the acceptance model.
   c.spec_tokens = spec.spec_tokens;
@@ -381,6 +392,36 @@ Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n) {
   return c;
 }
 
+bool InScope(ParamScope scope, const SimConfig& c) {
+  const ModelSpec& m = c.model;
+  const bool dense = !m.moe() && !m.mla();
+  Precision eff = c.precision;
+  c.hardware.PeakTflops(c.precision, &eff);
+  const bool fp4_units = c.hardware.fp4_tflops > 0;
+  const bool fp4 = c.precision == Precision::kFp4 || c.expert_precision == Precision::kFp4;
+  switch (scope) {
+    case ParamScope::kDense: return dense;
+    case ParamScope::kDenseTp: return dense && c.tp > 1;
+    case ParamScope::kBf16Gemm: return eff == Precision::kBf16;
+    case ParamScope::kFp8Gemm:
+      return eff == Precision::kFp8 && !(m.block_scaled_fp8 && m.precision == Precision::kFp8);
+    case ParamScope::kFp4Gemm: return c.precision == Precision::kFp4 && fp4_units;
+    case ParamScope::kBlockFp8:
+      return m.block_scaled_fp8 && m.precision == Precision::kFp8 &&
+             (c.precision == Precision::kFp8 || c.expert_precision == Precision::kFp8);
+    case ParamScope::kFp4Scaled: return fp4 && fp4_units;
+    case ParamScope::kSoftwareFp4: return fp4 && !fp4_units;
+    case ParamScope::kGqa: return !m.mla();
+    case ParamScope::kMla: return m.mla();
+    case ParamScope::kMoe: return m.moe();
+    case ParamScope::kExpertParallel: return m.moe() && c.ep > 1;
+    case ParamScope::kScaleOut:
+      return (c.ep > c.hardware.scale_up_gpus) || (c.disagg && c.disagg->over_nic);
+    case ParamScope::kDisaggregated: return c.disagg.has_value();
+  }
+  return false;
+}
+
 std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   std::map<std::string, std::string> s;
   s["model"] = model.name;
@@ -412,6 +453,8 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   s["kv_precision"] = PrecisionName(kv_precision);
   s["max_num_seqs"] = std::to_string(max_num_seqs);
   s["max_num_batched_tokens"] = std::to_string(max_num_batched_tokens);
+  s["max_model_len"] = std::to_string(max_model_len);
+  s["prefill"] = PrefillModeName(stack.PrefillFor(model.mla()));
   s["block_size"] = std::to_string(block_size);
   s["spec_tokens"] = std::to_string(spec_tokens);
   if (spec_tokens > 0) {

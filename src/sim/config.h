@@ -55,7 +55,9 @@ struct SimSpec {
   std::optional<int> max_num_seqs;          // per DP rank; default from the stack
   bool max_num_seqs_auto = false;           // raised to the offered concurrency where a driver
                                             // knows it (concurrency sweeps: WithMaxNumSeqs)
-  std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack
+  std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack (a stack that runs
+                                              // whole prompts apart: max(max_model_len, 2048), as vLLM V0)
+  std::optional<int> max_model_len;     // longest request (prompt + output); default the model's context
   std::optional<double> gpu_memory_utilization;  // default from the stack
   int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)
   std::optional<double> acceptance;     // mean tokens emitted per verify step, in [1, k+1]
@@ -112,6 +114,10 @@ struct SimConfig {
   Precision kv_precision = Precision::kBf16;
   int max_num_seqs = 256;             // per DP rank
   int max_num_batched_tokens = 8192;  // per DP rank
+  int max_model_len = 0;              // longest request, tokens (prompt + output)
+  // Prompt scheduling, from the stack for this model (stack.h, PrefillMode).
+  bool chunked_prefill = true;        // prompts split over steps by the budget
+  bool mixed_prefill = true;          // prompt chunks share steps with decodes
   int block_size = 16;                // KV-cache page, tokens
   int spec_tokens = 0;
   double acceptance = 1.0;           // mean tokens emitted per decode step
@@ -136,6 +142,10 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec);
 
 // Memory plan of an already-resolved config (exposed for tests and --explain).
 MemoryPlan PlanMemory(const SimConfig& config);
+
+// Whether `config` lies in a parameter's scope (efficiency.h): runs the
+// operators the parameter sets apart (for calibration and --explain).
+bool InScope(ParamScope scope, const SimConfig& config);
 
 // `config` with max_num_seqs (per DP rank, and per pool when disaggregated)
 // raised to at least `n`, its memory re-planned. Fails like ResolveSimConfig

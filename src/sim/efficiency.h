@@ -22,12 +22,23 @@
 //     MXFP4 / NVFP4 on FP4 units        scaling.fp4
 //     FP4 weights without FP4 units     scaling.software_fp4           (dequantised in software; on
 //                                                                       the next wider format's peak)
-//   attention, prefill                  attention.prefill.max/.half    x = new tokens per sequence
+//   attention, prefill (GQA)            attention.prefill.max/.half    x = new tokens per sequence
+//   attention, prefill (MLA, expanded)  attention.mla_prefill.max/.half
 //   attention, decode (KV reads)        attention.decode_bw            fraction of HBM bandwidth
 //   MLA decode (latent KV, absorbed)    attention.mla_decode_bw
 //   weight / activation streaming       hbm
 //   collectives                         collectives.* (see step_model.h)
-//   fixed costs                         overhead.* (see step_model.h)
+//   fixed costs                         overhead.* (see step_model.h): a per-kernel floor for
+//                                       every kernel, and extra time per kernel of an MLA
+//                                       attention block and of an MoE block
+//
+// Each parameter has a scope (ParamScope): the deployments whose step time it
+// sets apart from every other parameter. Calibration frees a parameter only
+// when some point lies in its scope (calibration.h): a parameter that applies
+// to every model (the per-kernel floor, the scheduler's time, weight
+// streaming) is identified by dense models only, since on MoE or MLA models
+// the MoE- and MLA-specific costs scale the same way and the fit could not
+// tell them apart.
 //
 // Thread safety: values and pure functions.
 #pragma once
@@ -46,6 +57,7 @@ struct Curve {
     if (half <= 0) return max;
     return x > 0 ? max * x / (x + half) : 0.0;
   }
+  bool operator==(const Curve&) const = default;
 };
 
 // The tunable parameters of one stack version. Defaults are neutral
@@ -59,6 +71,7 @@ struct StackParams {
   double fp4_scaled = 1.0;      // MXFP4 / NVFP4 weights on hardware with FP4 units
   double software_fp4 = 1.0;    // FP4 weights on hardware without FP4 units
   Curve attn_prefill{0.5, 128};
+  Curve mla_prefill{0.3, 256};  // MLA prefill attention (expanded form), per backend
   double attn_decode_bw = 0.8;
   double mla_decode_bw = 0.6;
   double hbm = 0.92;
@@ -71,8 +84,31 @@ struct StackParams {
   double step_us = 300;         // scheduler CPU time per step (input prep, sampling, output)
   double per_seq_us = 0;        // ... and per scheduled sequence
   double kernel_us = 4;         // per-kernel GPU floor (ramp, tail, gaps), every step
+  double mla_kernel_us = 0;     // extra GPU time per kernel of an MLA attention block
+  double moe_kernel_us = 0;     // extra GPU time per kernel of an MoE block (router, dispatch, experts)
   double eager_kernel_us = 8;   // CPU launch time per kernel without graphs (hidden by longer GPU work)
+  bool operator==(const StackParams&) const = default;
 };
+
+// The deployments a parameter is told apart by (see the file comment).
+enum class ParamScope {
+  kDense,          // applies to every model; identified by dense (non-MoE, non-MLA) models
+  kDenseTp,        // ... by dense models with tensor parallelism (all-reduce)
+  kBf16Gemm,       // dense GEMMs with BF16 weights
+  kFp8Gemm,        // dense GEMMs with per-tensor FP8 weights (not block-scaled)
+  kFp4Gemm,        // dense GEMMs with FP4 weights on FP4 units
+  kBlockFp8,       // block-scaled FP8 weights
+  kFp4Scaled,      // FP4 weights on FP4 units
+  kSoftwareFp4,    // FP4 weights without FP4 units
+  kGqa,            // grouped-query (non-MLA) attention
+  kMla,            // multi-head latent attention
+  kMoe,            // mixture-of-experts layers
+  kExpertParallel, // expert parallelism (all-to-all)
+  kScaleOut,       // collectives or transfers that leave the scale-up domain
+  kDisaggregated,  // disaggregated prefill / decode hand-offs
+};
+// "dense models", "MLA models", ... (for messages).
+const char* ParamScopeName(ParamScope scope);
 
 // One named parameter: where it lives, its allowed range and what it means.
 struct ParamInfo {
@@ -80,6 +116,7 @@ struct ParamInfo {
   double lo, hi;      // allowed range (inclusive)
   const char* unit;   // "fraction", "rows", "us", ...
   const char* doc;
+  ParamScope scope;
   double* (*get)(StackParams&);
 };
 

@@ -84,6 +84,37 @@ TEST(EngineTest, ChunkedPrefillRespectsTheTokenBudget) {
   EXPECT_EQ(steps_to_first, 4);  // 2000 tokens in chunks of 512
 }
 
+// The four prompt-scheduling modes (stack.h PrefillMode) on one hand-built
+// step: request A is decoding, B and C (300-token prompts) wait, the budget
+// is 512 tokens. Chunked and mixed: A's token, B whole, C's first 211
+// tokens. Whole and mixed: A's token and B (C does not fit and waits).
+// Chunked and separate: prompts only, B and C's first 212 tokens. Whole and
+// separate: B alone.
+TEST(EngineTest, EachPrefillModeBuildsTheHandComputedStep) {
+  struct Case {
+    bool chunked, mixed;
+    int64_t tokens, decode_seqs, prefill_tokens;
+  };
+  for (const Case& k : {Case{true, true, 512, 1, 511}, Case{false, true, 301, 1, 300},
+                        Case{true, false, 512, 0, 512}, Case{false, false, 300, 0, 300}}) {
+    SCOPED_TRACE(std::string(k.chunked ? "chunked" : "whole") + (k.mixed ? "-mixed" : "-separate"));
+    SimConfig c = testing::TinyConfig();
+    c.max_num_batched_tokens = 512;
+    c.chunked_prefill = k.chunked;
+    c.mixed_prefill = k.mixed;
+    Engine e(c);
+    ASSERT_TRUE(e.Add(0, 10, 20).ok());
+    Engine::Step first = e.RunStep();  // A's prompt, whole, and its first token
+    EXPECT_EQ(first.shape.prefill_tokens, 10);
+    ASSERT_TRUE(e.Add(1, 300, 4).ok());
+    ASSERT_TRUE(e.Add(2, 300, 4).ok());
+    Engine::Step s = e.RunStep();
+    EXPECT_EQ(s.shape.tokens(), k.tokens);
+    EXPECT_EQ(s.shape.decode_seqs, k.decode_seqs);
+    EXPECT_EQ(s.shape.prefill_tokens, k.prefill_tokens);
+  }
+}
+
 TEST(EngineTest, RejectsWhatCanNeverFitAndCancelFrees) {
   Engine e(SmallKv(1024));
   Status s = e.Add(0, 1000, 100);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "sim/internal/json_util.h"
 
@@ -34,12 +35,35 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
-}  // namespace
+bool ParsePrefillMode(const std::string& text, PrefillMode* out) {
+  for (PrefillMode m : {PrefillMode::kChunkedMixed, PrefillMode::kWholeMixed, PrefillMode::kChunkedSeparate,
+                        PrefillMode::kWholeSeparate}) {
+    if (text == PrefillModeName(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
 
-Result<Stack> LoadStackFile(const std::string& path) {
+// One file as written: its own fields and parameters, before inheritance.
+struct Parsed {
+  Stack stack;
+  std::string inherits;  // the file's "inherits" ("" = the previous version of the same stack)
+  bool no_parent = false;  // "inherits": null: none, even if an earlier version exists
+  struct Own {
+    double value = 0, prior = 0;
+    bool has_prior = false;
+    ParamOrigin origin;
+  };
+  std::map<std::string, Own> own;
+};
+
+Result<Parsed> ParseFile(const std::string& path) {
   using namespace internal;
   FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
-  Stack s;
+  Parsed out;
+  Stack& s = out.stack;
   s.file = path;
   FRONTIER_ASSIGN_OR_RETURN(s.name, String(j, "name", path));
   s.name = Lower(s.name);
@@ -55,11 +79,34 @@ Result<Stack> LoadStackFile(const std::string& path) {
   s.platform = StringOr(j, "platform", s.vendor == "amd" ? "rocm" : "cuda");
   s.display_name = StringOr(j, "display_name", s.name + " " + s.version);
   s.attention_backend = StringOr(j, "attention_backend", "");
-  for (auto [key, out] : {std::pair{"default_for_vendor", &s.default_for_vendor}, std::pair{"graphs", &s.graphs},
-                          std::pair{"overlap_scheduler", &s.overlap_scheduler}}) {
-    if (j.contains(key) && !j[key].is_boolean())
-      return InvalidArgument(path + ": field '" + key + "' must be true or false");
-    if (j.contains(key)) *out = j[key].get<bool>();
+  if (j.contains("inherits")) {
+    if (j["inherits"].is_null()) {
+      out.no_parent = true;
+    } else {
+      FRONTIER_ASSIGN_OR_RETURN(out.inherits, String(j, "inherits", path));
+      out.inherits = Lower(out.inherits);
+    }
+  }
+  FRONTIER_ASSIGN_OR_RETURN(s.default_for_vendor, BoolOr(j, "default_for_vendor", false, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.graphs, BoolOr(j, "graphs", true, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.overlap_scheduler, BoolOr(j, "overlap_scheduler", false, path));
+  for (auto [key, field] : {std::pair{"prefill", &s.prefill}, std::pair{"mla_prefill", static_cast<PrefillMode*>(nullptr)}}) {
+    const std::string text = StringOr(j, key, "");
+    if (text.empty()) {
+      if (j.contains(key) && !j[key].is_null())
+        return InvalidArgument(path + ": field '" + key + "' must be a string (chunked-mixed, whole-mixed, "
+                               "chunked-separate or whole-separate)");
+      continue;
+    }
+    PrefillMode mode;
+    if (!ParsePrefillMode(text, &mode))
+      return InvalidArgument(path + ": field '" + key + "' must be chunked-mixed, whole-mixed, chunked-separate or "
+                             "whole-separate, got \"" + text + "\"");
+    if (field != nullptr) {
+      *field = mode;
+    } else {
+      s.mla_prefill = mode;
+    }
   }
   // A reserve up to 1 TB, engine caps up to a million sequences and a billion tokens (docs/limits.md).
   FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
@@ -74,28 +121,32 @@ Result<Stack> LoadStackFile(const std::string& path) {
   if (!j.contains("parameters") || !j["parameters"].is_object())
     return InvalidArgument(path + ": missing object 'parameters' (one entry per parameter, see docs/simulate.md)");
   const auto& params = j["parameters"];
-  for (auto it = params.begin(); it != params.end(); ++it)
-    if (FindParam(it.key()) == nullptr)
-      return InvalidArgument(path + ": unknown parameter '" + it.key() + "'");
-  for (const auto& info : StackParamInfo()) {
-    const std::string key = info.name;
-    if (!params.contains(key) || !params[key].is_object())
-      return InvalidArgument(path + ": parameter '" + key + "' is missing; give it as {\"value\": v, \"source\": "
-                             "\"where v comes from\"} (" + info.doc + ", " + info.unit + ")");
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const ParamInfo* info = FindParam(it.key());
+    if (info == nullptr) return InvalidArgument(path + ": unknown parameter '" + it.key() + "'");
+    const std::string key = info->name;
+    if (!it->is_object())
+      return InvalidArgument(path + ": parameter '" + key + "' must be {\"value\": v, \"source\": \"where v comes "
+                             "from\"} (" + info->doc + ", " + info->unit + ")");
     FRONTIER_ASSIGN_OR_RETURN(double v, Number(params, key, path + ": parameters"));
-    const std::string source = StringOr(params[key], "source", "");
+    const std::string source = StringOr(*it, "source", "");
     if (source.empty())
       return InvalidArgument(path + ": parameter '" + key + "' has no source; every parameter says where it comes "
                              "from (a reference, an assumption, or \"fitted: ...\")");
-    if (!(v >= info.lo && v <= info.hi))
-      return InvalidArgument(path + ": parameter '" + key + "' = " + Num(v) + " is outside [" + Num(info.lo) + ", " +
-                             Num(info.hi) + "] (" + info.unit + ")");
-    *info.get(s.params) = v;
-    s.sources[key] = source;
-    FRONTIER_ASSIGN_OR_RETURN(double prior, NumberOr(params[key], "prior", v, path + ": parameters." + key));
-    if (!(prior >= info.lo && prior <= info.hi))
-      return InvalidArgument(path + ": parameter '" + key + "' has a prior outside its range");
-    *info.get(s.priors) = prior;
+    if (!(v >= info->lo && v <= info->hi))
+      return InvalidArgument(path + ": parameter '" + key + "' = " + Num(v) + " is outside [" + Num(info->lo) + ", " +
+                             Num(info->hi) + "] (" + info->unit + ")");
+    Parsed::Own own;
+    own.value = v;
+    own.origin.source = source;
+    own.origin.kind = source.rfind("fitted", 0) == 0 ? ParamOrigin::Kind::kFitted : ParamOrigin::Kind::kGiven;
+    if (it->contains("prior")) {
+      FRONTIER_ASSIGN_OR_RETURN(own.prior, Number(*it, "prior", path + ": parameters." + key));
+      if (!(own.prior >= info->lo && own.prior <= info->hi))
+        return InvalidArgument(path + ": parameter '" + key + "' has a prior outside its range");
+      own.has_prior = true;
+    }
+    out.own[key] = own;
   }
 
   if (j.contains("calibration") && j["calibration"].is_object()) {
@@ -113,16 +164,135 @@ Result<Stack> LoadStackFile(const std::string& path) {
       for (const auto& id : c["fitted_to"])
         if (id.is_string()) s.fitted_to.push_back(id.get<std::string>());
   }
-  return s;
+  return out;
+}
+
+// Resolves `i` (and, first, its ancestors) into `done`.
+Status Resolve(size_t i, std::vector<Parsed>& parsed, std::vector<int>& state, std::vector<Stack>& done) {
+  if (state[i] == 2) return Status::Ok();
+  Parsed& p = parsed[i];
+  if (state[i] == 1) return InvalidArgument(p.stack.file + ": 'inherits' forms a cycle through " + p.stack.id());
+  state[i] = 1;
+  // The parent: named, else the newest earlier release of the same stack.
+  int parent = -1;
+  if (!p.inherits.empty()) {
+    for (size_t k = 0; k < parsed.size(); ++k)
+      if (parsed[k].stack.id() == p.inherits) parent = static_cast<int>(k);
+    if (parent < 0)
+      return NotFound(p.stack.file + ": 'inherits' names " + p.inherits + ", which is no catalogued stack version");
+    if (parsed[parent].stack.vendor != p.stack.vendor)
+      return InvalidArgument(p.stack.file + ": 'inherits' names " + p.inherits + " of the other vendor");
+  } else if (!p.no_parent) {
+    for (size_t k = 0; k < parsed.size(); ++k) {
+      const Stack& q = parsed[k].stack;
+      if (q.name != p.stack.name || q.release_date >= p.stack.release_date) continue;
+      if (parent < 0 || Before(parsed[parent].stack, q)) parent = static_cast<int>(k);
+    }
+  }
+  const Stack* up = nullptr;
+  if (parent >= 0) {
+    FRONTIER_RETURN_IF_ERROR(Resolve(static_cast<size_t>(parent), parsed, state, done));
+    up = &done[static_cast<size_t>(parent)];
+  }
+  Stack& s = done[i];
+  s = p.stack;
+  if (up != nullptr) s.parent = up->id();
+  for (const auto& info : StackParamInfo()) {
+    const std::string key = info.name;
+    auto own = p.own.find(key);
+    if (own != p.own.end()) {
+      *info.get(s.params) = own->second.value;
+      s.origins[key] = own->second.origin;
+      double prior = own->second.value;
+      if (own->second.origin.fitted()) {
+        if (up != nullptr) {
+          prior = GetParam(up->params, key);
+        } else if (own->second.has_prior) {
+          prior = own->second.prior;
+        }
+      }
+      *info.get(s.priors) = prior;
+      continue;
+    }
+    if (up == nullptr)
+      return InvalidArgument(s.file + ": parameter '" + key + "' is missing; give it as {\"value\": v, \"source\": "
+                             "\"where v comes from\"} (" + info.doc + ", " + info.unit + "), or inherit it from an "
+                             "earlier version ('inherits')");
+    const ParamOrigin& theirs = up->origins.at(key);
+    ParamOrigin o;
+    o.kind = ParamOrigin::Kind::kInherited;
+    o.source = theirs.source;
+    o.from = theirs.kind == ParamOrigin::Kind::kInherited ? theirs.from : up->id();
+    o.fitted_there = theirs.kind == ParamOrigin::Kind::kInherited ? theirs.fitted_there : theirs.fitted();
+    s.origins[key] = o;
+    const double v = GetParam(up->params, key);
+    *info.get(s.params) = v;
+    *info.get(s.priors) = v;
+  }
+  state[i] = 2;
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* PrefillModeName(PrefillMode m) {
+  switch (m) {
+    case PrefillMode::kChunkedMixed: return "chunked-mixed";
+    case PrefillMode::kWholeMixed: return "whole-mixed";
+    case PrefillMode::kChunkedSeparate: return "chunked-separate";
+    case PrefillMode::kWholeSeparate: return "whole-separate";
+  }
+  return "?";
+}
+
+std::string ParamOrigin::Describe() const {
+  switch (kind) {
+    case Kind::kGiven: return "given";
+    case Kind::kFitted: return "fitted";
+    case Kind::kInherited: return "inherited from " + from + (fitted_there ? " (fitted there)" : "");
+  }
+  return "?";
+}
+
+Result<std::vector<Stack>> LoadStackCatalog(const std::string& data_dir) {
+  std::vector<Parsed> parsed;
+  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+    FRONTIER_ASSIGN_OR_RETURN(Parsed p, ParseFile(f));
+    for (const auto& q : parsed)
+      if (q.stack.id() == p.stack.id())
+        return InvalidArgument(f + ": " + p.stack.id() + " is also defined by " + q.stack.file);
+    parsed.push_back(std::move(p));
+  }
+  std::sort(parsed.begin(), parsed.end(), [](const Parsed& a, const Parsed& b) { return Before(a.stack, b.stack); });
+  std::vector<int> state(parsed.size(), 0);
+  std::vector<Stack> done(parsed.size());
+  for (size_t i = 0; i < parsed.size(); ++i) FRONTIER_RETURN_IF_ERROR(Resolve(i, parsed, state, done));
+  return done;
+}
+
+Result<Stack> LoadStackFile(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string dir = p.parent_path().parent_path().string();
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Stack> all, LoadStackCatalog(dir.empty() ? "." : dir));
+  for (auto& s : all)
+    if (std::filesystem::path(s.file) == p) return std::move(s);
+  return NotFound("cannot open " + path);
 }
 
 std::vector<Stack> ListStackVersions(const std::string& data_dir) {
-  std::vector<Stack> out;
+  // Parse each file alone so that one broken file hides only itself (and the
+  // versions that inherit from it).
+  std::vector<Parsed> parsed;
   for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
-    auto s = LoadStackFile(f);
-    if (s.ok()) out.push_back(std::move(*s));
+    Result<Parsed> p = ParseFile(f);
+    if (p.ok()) parsed.push_back(std::move(*p));
   }
-  std::sort(out.begin(), out.end(), Before);
+  std::sort(parsed.begin(), parsed.end(), [](const Parsed& a, const Parsed& b) { return Before(a.stack, b.stack); });
+  std::vector<int> state(parsed.size(), 0);
+  std::vector<Stack> done(parsed.size());
+  std::vector<Stack> out;
+  for (size_t i = 0; i < parsed.size(); ++i)
+    if (Resolve(i, parsed, state, done).ok()) out.push_back(done[i]);
   return out;
 }
 
@@ -138,12 +308,7 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
   const std::string name = spec.substr(0, at);
   const std::string version = at == std::string::npos ? "" : spec.substr(at + 1);
   // Load every file so that a broken one is reported rather than skipped.
-  std::vector<Stack> all;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
-    FRONTIER_ASSIGN_OR_RETURN(Stack s, LoadStackFile(f));
-    all.push_back(std::move(s));
-  }
-  std::sort(all.begin(), all.end(), Before);
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Stack> all, LoadStackCatalog(data_dir));
   std::vector<std::string> names, versions;
   const Stack* newest = nullptr;
   const Stack* newest_in_series = nullptr;  // "0.4" names the newest 0.4.x
@@ -166,18 +331,18 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
 }
 
 Result<Stack> DefaultStack(std::string_view vendor, const std::string& data_dir) {
-  std::vector<Stack> all;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
-    FRONTIER_ASSIGN_OR_RETURN(Stack s, LoadStackFile(f));
-    if (s.vendor == vendor && s.default_for_vendor) all.push_back(std::move(s));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Stack> all, LoadStackCatalog(data_dir));
+  const Stack* best = nullptr;
+  for (const auto& s : all) {
+    if (s.vendor != vendor || !s.default_for_vendor) continue;
+    if (best == nullptr || s.release_date > best->release_date ||
+        (s.release_date == best->release_date && s.version > best->version))
+      best = &s;
   }
-  if (all.empty())
+  if (best == nullptr)
     return NotFound("no default stack for vendor '" + std::string(vendor) + "' under " + data_dir +
                     "/stacks; pass --stack");
-  std::sort(all.begin(), all.end(), [](const Stack& a, const Stack& b) {
-    return a.release_date != b.release_date ? a.release_date < b.release_date : a.version < b.version;
-  });
-  return all.back();
+  return *best;
 }
 
 }  // namespace frontier::sim

@@ -8,6 +8,14 @@
 // assumption, or "fitted: ..." naming the published results `frontier
 // calibrate` fitted it to.
 //
+// Versions inherit. A version's parent is the one its file names in
+// "inherits", else the newest version of the same stack released before it.
+// A parameter the file does not set is the parent's (with provenance saying
+// so): a version fitted on one model family sets only what that family
+// identifies and keeps the rest of what its predecessors measured. A fitted
+// parameter's prior (what calibration regularises it toward) is the parent's
+// value; a version without a parent keeps its prior in the file.
+//
 //   Result<Stack> s = LoadStack("sglang-rocm@0.4.2");   // one version
 //   Result<Stack> n = LoadStack("vllm-rocm");           // its newest version
 //   Result<Stack> d = DefaultStack("amd");              // the vendor's default engine, newest version
@@ -16,6 +24,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +35,33 @@
 
 namespace frontier::sim {
 
+// Where one parameter's value comes from.
+struct ParamOrigin {
+  enum class Kind { kGiven, kFitted, kInherited };
+  Kind kind = Kind::kGiven;   // given in the file (a reference or an assumption), fitted, or inherited
+  std::string source;         // the source text of the file that sets it
+  std::string from;           // kInherited: the version whose file sets the value
+  bool fitted_there = false;  // kInherited: whether that version fitted it
+
+  bool fitted() const { return kind == Kind::kFitted; }
+  // "fitted", "given", "inherited from vllm-rocm@0.6.5 (fitted there)".
+  std::string Describe() const;
+};
+
+// How an engine schedules prompts (worker.h):
+//   kChunkedMixed    prompts split by the step's token budget, their chunks
+//                    sharing steps with decode tokens (vLLM's chunked prefill)
+//   kWholeMixed      whole prompts in the same steps as decode tokens
+//                    (TensorRT-LLM's in-flight batching without chunked context)
+//   kChunkedSeparate prompts split by the budget; a step runs prompt chunks or
+//                    decodes, prompts first (SGLang's default)
+//   kWholeSeparate   whole prompts, prompt-only steps first (vLLM V0 without
+//                    chunked prefill; its budget then defaults to
+//                    max(max_model_len, 2048) tokens)
+enum class PrefillMode { kChunkedMixed, kWholeMixed, kChunkedSeparate, kWholeSeparate };
+// "chunked-mixed", ... as in the stack files.
+const char* PrefillModeName(PrefillMode m);
+
 struct Stack {
   std::string name;                  // "vllm-rocm", "trtllm", ...
   std::string version;               // "0.4.3"
@@ -34,14 +70,21 @@ struct Stack {
   std::string vendor;                // "nvidia" or "amd"
   std::string display_name;
   std::string attention_backend;     // as documented by the engine at that version
+  std::string parent;                // the version it inherits from ("" = none)
   bool default_for_vendor = false;   // the vendor's default engine (its newest version is used)
   bool graphs = true;                // decode-only steps replayed from CUDA/HIP graphs
   bool overlap_scheduler = false;    // scheduler CPU time overlaps the GPU step
+  // How prompts are scheduled (worker.h): per stack version, and for MLA
+  // models where the version differs (vLLM 0.7.x turned chunked prefill off
+  // for them).
+  PrefillMode prefill = PrefillMode::kChunkedMixed;
+  std::optional<PrefillMode> mla_prefill;  // unset: as prefill
   StackParams params;
-  std::map<std::string, std::string> sources;  // parameter name -> its source
-  // Values before any fit (a fitted parameter keeps its prior in the file's
-  // "prior" field): calibration regularises toward these, never toward an
-  // earlier fit, so a leave-one-out refit learns nothing from the point left out.
+  std::map<std::string, ParamOrigin> origins;  // every parameter's provenance
+  // What calibration regularises each parameter toward: for a fitted
+  // parameter the parent's value (or, without a parent, the prior kept in the
+  // file), for the others their value. Never an earlier fit of the same
+  // version, so a leave-one-out refit learns nothing from the point left out.
   StackParams priors;
   std::vector<std::string> free_params;  // what `frontier calibrate` fits by default
   double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
@@ -55,20 +98,26 @@ struct Stack {
   std::string file;
 
   std::string id() const { return name + "@" + version; }
+  // The prompt scheduling for a model with (or without) MLA.
+  PrefillMode PrefillFor(bool mla) const { return mla && mla_prefill ? *mla_prefill : prefill; }
 };
 
 // Loads "name" (its newest version by release date) or "name@version"
 // (case-insensitive); a version that is a prefix of others ("0.4" of 0.4.2,
 // 0.4.3) names the newest of that series. Unknown names or versions fail with NotFound listing the
-// known ones.
+// known ones; a broken file (or a broken parent) fails naming the file and the field.
 Result<Stack> LoadStack(std::string_view spec, const std::string& data_dir = DefaultDataDir());
 // The newest version of the stack marked default_for_vendor for "nvidia" / "amd".
 Result<Stack> DefaultStack(std::string_view vendor, const std::string& data_dir = DefaultDataDir());
-// Parses one stack file. Every parameter of StackParamInfo() must be present
-// as {"value": v, "source": "..."} within its range; errors name the file,
-// the parameter and the range.
+// Parses one stack file and resolves its inheritance against the other files
+// of its folder. Every parameter of StackParamInfo() must be present as
+// {"value": v, "source": "..."} within its range, or come from the parent;
+// errors name the file, the parameter and the range.
 Result<Stack> LoadStackFile(const std::string& path);
-// Every stack version, ordered by name, then release date.
+// Every stack version of the folder, resolved, ordered by name, then release
+// date. Fails naming the first broken file.
+Result<std::vector<Stack>> LoadStackCatalog(const std::string& data_dir = DefaultDataDir());
+// Every stack version that resolves (broken files are left out), in the same order.
 std::vector<Stack> ListStackVersions(const std::string& data_dir = DefaultDataDir());
 // "name@version" of every stack version, in the same order.
 std::vector<std::string> ListStacks(const std::string& data_dir = DefaultDataDir());

@@ -109,10 +109,18 @@ StepModel::StepModel(const SimConfig& config) : config_(config) {
   kv_bytes_token_layer_ = m.KvElementsPerTokenLayer() * BytesPerElement(config_.kv_precision) / kv_shard;
   weight_bytes_ = BytesPerElement(config_.precision);
   expert_bytes_ = BytesPerElement(config_.expert_precision);
+  // Kernels per step: every layer's attention block and MLP (dense or MoE),
+  // and the per-step ones; MLA and MoE blocks also pay their extra floors.
   const double attn_kernels = m.mla() ? kMlaKernels : kGqaKernels;
-  kernels_per_layer_ = attn_kernels + kDenseMlpKernels;
-  kernels_per_moe_layer_ = attn_kernels + kMoeKernels + (m.shared_experts > 0 ? kSharedKernels : 0);
-  kernels_draft_ = (m.moe() ? kernels_per_moe_layer_ : kernels_per_layer_) + kStepKernels;
+  const double moe_block = kMoeKernels + (m.shared_experts > 0 ? kSharedKernels : 0);
+  const double dense_layers = m.layers - m.moe_layers(), moe_layers = m.moe_layers();
+  main_kernels_.all = m.layers * attn_kernels + dense_layers * kDenseMlpKernels + moe_layers * moe_block + kStepKernels;
+  main_kernels_.mla = m.mla() ? m.layers * kMlaKernels : 0;
+  main_kernels_.moe = moe_layers * moe_block;
+  // A draft pass: one decoder layer (MoE when the model is) and the per-step kernels.
+  draft_kernels_.all = attn_kernels + (m.moe() ? moe_block : kDenseMlpKernels) + kStepKernels;
+  draft_kernels_.mla = m.mla() ? kMlaKernels : 0;
+  draft_kernels_.moe = m.moe() ? moe_block : 0;
   const double h = m.hidden, tp = config_.tp;
   double replicated = 0;
   if (m.mla()) replicated = h * m.q_lora_rank + h * (m.kv_lora_rank + m.qk_rope_dim);
@@ -243,12 +251,13 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     const double pairs = (s.prefill_pairs_full * L.attn_full + s.prefill_pairs_swa * L.attn_swa) * share;
     const double keys = (s.prefill_keys_full * L.attn_full + s.prefill_keys_swa * L.attn_swa) * share;
     const double per_seq = s.prefill_seqs > 0 ? static_cast<double>(s.prefill_tokens) / s.prefill_seqs : 0;
-    const double eff = sp.attn_prefill.At(per_seq);
+    const Curve& curve = m.mla() ? sp.mla_prefill : sp.attn_prefill;
+    const double eff = curve.At(per_seq);
     flops = 2.0 * pairs * heads_gpu * pre_dims;
     bytes = keys * kv_bytes_token_layer_ +
             (s.prefill_tokens * share) * attn_layers * heads_gpu * pre_dims * act_bytes_;
     AddOp(out, !draft ? kOpAttnPrefill : kOpDraft, flops, bf16_flops_ * eff, bytes, weight_bw, scale, eff, per_seq,
-          "attention.prefill", sp.attn_prefill.max, sp.attn_prefill.half);
+          m.mla() ? "attention.mla_prefill" : "attention.prefill", curve.max, curve.half);
   }
   if (s.decode_tokens > 0) {
     const double pairs = (s.decode_pairs_full * L.attn_full + s.decode_pairs_swa * L.attn_swa) * share;
@@ -333,8 +342,7 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   // without graphs the CPU must also launch each one, which shows only when
   // the kernels finish faster than it launches them.
   const bool graphed = s.prefill_tokens == 0 && st.graphs;
-  double kernels = (m.layers - m.moe_layers()) * kernels_per_layer_ + m.moe_layers() * kernels_per_moe_layer_ +
-                   kStepKernels;
+  Kernels kernels = main_kernels_;
   if (config_.spec_tokens > 0 && s.decode_seqs > 0) {
     // Each draft pass runs one decoder layer (the MTP module) and the LM head
     // on one token per generating sequence, against that sequence's context.
@@ -350,21 +358,29 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
     draft.dense_mlp = m.moe() ? 0 : 1;
     const double k = config_.spec_tokens;
     AddLayers(d, draft, k, /*draft=*/true, out);
-    kernels += k * kernels_draft_;
+    kernels.all += k * draft_kernels_.all;
+    kernels.mla += k * draft_kernels_.mla;
+    kernels.moe += k * draft_kernels_.moe;
   }
-  const double floors = kernels * sp.kernel_us * 1e-6;
-  const double launch = graphed ? 0.0 : std::max(0.0, kernels * sp.eager_kernel_us * 1e-6 - (out.time_s + floors));
+  const double floors = FloorSeconds(kernels);
+  const double launch =
+      graphed ? 0.0 : std::max(0.0, kernels.all * sp.eager_kernel_us * 1e-6 - (out.time_s + floors));
   std::string why;
   if (out.detail != nullptr) {
-    char line[200];
+    char line[320];
+    char extra[160] = "";
+    if (kernels.mla > 0 || kernels.moe > 0)
+      std::snprintf(extra, sizeof extra, " + %.0f MLA-block kernels x %.2f us (overhead.mla_kernel_us) + %.0f "
+                    "MoE-block kernels x %.2f us (overhead.moe_kernel_us)", kernels.mla, sp.mla_kernel_us,
+                    kernels.moe, sp.moe_kernel_us);
     if (graphed) {
-      std::snprintf(line, sizeof line, "%.0f kernels x %.2f us (overhead.kernel_us; graph-captured)", kernels,
-                    sp.kernel_us);
+      std::snprintf(line, sizeof line, "%.0f kernels x %.2f us (overhead.kernel_us)%s; graph-captured", kernels.all,
+                    sp.kernel_us, extra);
     } else {
       std::snprintf(line, sizeof line,
-                    "%.0f kernels x %.2f us (overhead.kernel_us) + %.3f ms of launches (%.2f us each, "
+                    "%.0f kernels x %.2f us (overhead.kernel_us)%s + %.3f ms of launches (%.2f us each, "
                     "overhead.eager_kernel_us) the GPU work did not hide",
-                    kernels, sp.kernel_us, launch * 1e3, sp.eager_kernel_us);
+                    kernels.all, sp.kernel_us, extra, launch * 1e3, sp.eager_kernel_us);
     }
     why = line;
   }
@@ -401,6 +417,11 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   }
 }
 
+double StepModel::FloorSeconds(const Kernels& k) const {
+  const StackParams& sp = config_.stack.params;
+  return (k.all * sp.kernel_us + k.mla * sp.mla_kernel_us + k.moe * sp.moe_kernel_us) * 1e-6;
+}
+
 Nanos DecodeStepCost::At(double keys_full, double keys_swa) const {
   const double c = (attn_flops_full * keys_full + attn_flops_swa * keys_swa) / attn_flop_rate;
   const double m = (attn_bytes_full * keys_full + attn_bytes_swa * keys_swa + attn_bytes_const) / attn_byte_rate;
@@ -430,13 +451,11 @@ DecodeStepCost StepModel::DecodeStep(int64_t seqs) const {
   for (int i = 0; i < kNumOps; ++i)
     if (i != kOpAttnDecode && i != kOpScheduler) d.fixed_s += cost.ops[i].time_s;
   const bool graphed = config_.stack.graphs;
-  const double kernels = (m.layers - m.moe_layers()) * kernels_per_layer_ + m.moe_layers() * kernels_per_moe_layer_ +
-                         kStepKernels;
   if (!graphed) {
     // The kernel-floor op above holds floors + unhidden launches: keep the floors, re-derive the launches per step.
     d.fixed_s -= cost.ops[kOpKernels].time_s;
-    d.fixed_s += kernels * sp.kernel_us * 1e-6;
-    d.launch_s = kernels * sp.eager_kernel_us * 1e-6;
+    d.fixed_s += FloorSeconds(main_kernels_);
+    d.launch_s = main_kernels_.all * sp.eager_kernel_us * 1e-6;
   }
   d.attn_flops_full = 2.0 * share * m.full_attention_layers() * heads_gpu * dec_dims;
   d.attn_flops_swa = 2.0 * share * m.sliding_layers * heads_gpu * dec_dims;

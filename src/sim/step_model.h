@@ -11,7 +11,10 @@
 // backend. Collectives cost their latency plus bytes over the bandwidth the
 // topology gives the group (hardware.h) at the stack's link / NIC efficiency.
 // Every kernel has a GPU-side floor (ramp, tail, gaps): overhead.kernel_us
-// times the kernels each layer launches. Steps not replayed from a graph
+// times the kernels each layer launches; kernels of MLA attention blocks and
+// of MoE blocks add overhead.mla_kernel_us and overhead.moe_kernel_us each
+// (their engines' early kernels: unfused MLA decode, MoE routing and
+// permutation), so that what MoE and MLA models cost is not charged to dense ones. Steps not replayed from a graph
 // (prefill-carrying steps, or stacks without graphs) must also be launched by
 // the CPU at overhead.eager_kernel_us per kernel; that shows only where it
 // exceeds the GPU's work. Operator times add (no overlap between kernels is
@@ -27,7 +30,7 @@
 //                          experts; bytes of the distinct experts the batch
 //                          touches: E (1 - (1 - k/E)^N) for N tokens routed
 //   attention (prefill)    query-key pairs of causal (or windowed) attention,
-//                          KV read once per chunk
+//                          KV read once per chunk (MLA: its own curve)
 //   attention (decode)     KV read per sequence grows with its context; MLA
 //                          reads one latent per token shared by all heads
 //   LM head + embeddings   only rows that sample a token run the LM head
@@ -193,7 +196,13 @@ class StepModel {
   double hbm_bytes_per_s_ = 0;     // peak HBM bytes/s
   double kv_bytes_token_layer_ = 0;  // per GPU of a DP rank
   double weight_bytes_ = 0, expert_bytes_ = 0, act_bytes_ = 2;
-  double kernels_per_layer_ = 0, kernels_per_moe_layer_ = 0, kernels_draft_ = 0;
+  // Kernels a step (or a draft pass) launches: all of them, and those of MLA
+  // attention blocks and of MoE blocks (which also pay their extra floors).
+  struct Kernels {
+    double all = 0, mla = 0, moe = 0;
+  };
+  double FloorSeconds(const Kernels& k) const;
+  Kernels main_kernels_, draft_kernels_;
   double proj_params_ = 0;                 // attention projection parameters per layer per GPU
   double mla_absorb_ = 0, mla_expand_ = 0;  // MLA FLOPs per token per layer (/2): absorbed / expanded
 };

@@ -40,6 +40,7 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     std::vector<ResultModel> fit_models;
     std::vector<size_t> fit_rows;
     for (const PublishedResult* r : results) {
+      if (!o.held_out && !r->Calibratable()) continue;
       FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(*r, set, o.sim));
       ValidationRow row;
       row.published = *r;
@@ -61,11 +62,12 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     }
     // Leave-one-out: the whole stack's calibration (every one of its
     // calibratable results, not only the selected ones) refitted without each.
-    if (o.leave_one_out && fit_models.size() > 1) {
-      if (fit_models.size() < results.size() || !o.only_id.empty()) {
+    size_t calibratable = 0;
+    for (const auto& r : set.results) calibratable += r.stack == stack_id && r.Calibratable();
+    if (o.leave_one_out && !fit_models.empty() && calibratable > 1) {
+      if (fit_models.size() < calibratable) {
         // A selection: refit on all of the stack's calibratable results.
         fit_models.clear();
-        std::vector<size_t> rows_for;
         for (const auto& r : set.results) {
           if (r.stack != stack_id || !r.Calibratable()) continue;
           FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(r, set, o.sim));

@@ -25,6 +25,7 @@ struct ValidateOptions {
   std::string only_id;     // only results whose id contains this
   std::string only_stack;  // only results on this stack (name or name@version)
   bool leave_one_out = true;
+  bool held_out = true;    // also predict the held-out results
 };
 
 struct ValidationRow {

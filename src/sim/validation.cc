@@ -310,7 +310,16 @@ Result<double> ResultModel::SimulateOffline(const StackParams& params, StepTrace
 }
 
 Result<double> ResultModel::Simulate(const StackParams& params) {
+  if (simulated_at_ && *simulated_at_ == params) return simulated_;
+  simulated_at_.reset();
+  FRONTIER_ASSIGN_OR_RETURN(simulated_, SimulateAt(params));
+  simulated_at_ = params;
+  return simulated_;
+}
+
+Result<double> ResultModel::SimulateAt(const StackParams& params) {
   trace_ = StepTrace{};
+  resolution_ = 0;
   FRONTIER_ASSIGN_OR_RETURN(double steady, SimulateOffline(params, &trace_));
   if (result_.scenario != Scenario::kServer) return steady;
 
@@ -364,7 +373,7 @@ Result<double> ResultModel::Simulate(const StackParams& params) {
   if (!met && warm) {
     // The ratio moved below the warm bracket: search the whole range again.
     server_ratio_ = 1.0;
-    return Simulate(params);
+    return SimulateAt(params);
   }
   if (!met) return FailedPrecondition(result_.id + ": no request rate met the latency limits");
   request_rate_ = lo;
@@ -372,6 +381,7 @@ Result<double> ResultModel::Simulate(const StackParams& params) {
   // held), so output tokens flow at rate x mean output length.
   const double server = lo * mean_output;
   server_ratio_ = server / steady;
+  resolution_ = (hi - lo) / lo;
   return server;
 }
 

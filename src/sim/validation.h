@@ -112,7 +112,9 @@ class ResultModel {
                              std::vector<workload::RequestSpec> requests);
 
   // Simulates the benchmark with `params` and records a fresh trace.
-  // Returns the predicted output tokens per second.
+  // Returns the predicted output tokens per second. A call with the
+  // parameters of the last successful one returns its figure without
+  // simulating again (the simulation is deterministic).
   Result<double> Simulate(const StackParams& params);
   // The prediction under `params` from the last trace (server results scale
   // the offline steady state by the ratio the last Simulate() found).
@@ -126,6 +128,11 @@ class ResultModel {
   };
   Metrics ReplayMetrics(const StackParams& params) const;
 
+  // How finely the last Simulate() resolved its figure, relative to it: a
+  // Server result's rate search stops within one bisection interval (its
+  // bracket over 2^probes); 0 for the other scenarios (exact).
+  double resolution() const { return resolution_; }
+
   // Whether Replay() equals a fresh Simulate() at any parameters: true for
   // every scenario but server, unless some step was shorter than the round trip.
   bool exact_replay() const { return result_.scenario != Scenario::kServer && trace_.replayable; }
@@ -138,6 +145,7 @@ class ResultModel {
 
  private:
   ResultModel() = default;
+  Result<double> SimulateAt(const StackParams& params);
   Result<double> SimulateOffline(const StackParams& params, StepTrace* trace);
 
   PublishedResult result_;
@@ -146,6 +154,9 @@ class ResultModel {
   std::vector<workload::RequestSpec> requests_, server_requests_;
   StepTrace trace_;
   double server_ratio_ = 1;  // server throughput / offline steady state, at the last Simulate()
+  std::optional<StackParams> simulated_at_;  // the parameters of the last successful Simulate()
+  double simulated_ = 0;                     // ... and its figure
+  double resolution_ = 0;                    // of the last Simulate() (resolution())
   std::optional<double> median_tpot_ms_, median_ttft_ms_;
   double request_rate_ = 0;
 };

@@ -9,6 +9,8 @@ Worker::Worker(SimConfig config, Role role) : model_(std::move(config)), role_(r
   const SimConfig& c = model_.config();
   budget_tokens_ = static_cast<int64_t>(c.max_num_batched_tokens) * c.dp;
   max_running_ = static_cast<int64_t>(c.max_num_seqs) * c.dp;
+  chunked_ = c.chunked_prefill;
+  mixed_ = c.mixed_prefill;
   spec_tokens_ = c.spec_tokens;
   acceptance_ = c.spec_tokens > 0 ? c.acceptance : 1.0;
   window_ = c.model.sliding_window;
@@ -32,11 +34,16 @@ Status Worker::Check(int64_t id, int32_t input_len, int32_t output_len) const {
     return InvalidArgument("request " + std::to_string(id) + ": input and output lengths must be at least 1");
   if (by_id_.count(id)) return InvalidArgument("request " + std::to_string(id) + " is already in the engine");
   const int64_t total = static_cast<int64_t>(input_len) + output_len;
-  const int max_ctx = config().model.max_context;
+  const int max_ctx = config().max_model_len > 0 ? config().max_model_len : config().model.max_context;
   if (max_ctx > 0 && total > max_ctx)
     return InvalidArgument("request " + std::to_string(id) + ": " + std::to_string(input_len) + " input + " +
-                           std::to_string(output_len) + " output tokens exceed the model's context of " +
+                           std::to_string(output_len) + " output tokens exceed the engine's max_model_len of " +
                            std::to_string(max_ctx));
+  if (!chunked_ && input_len > config().max_num_batched_tokens)
+    return InvalidArgument("request " + std::to_string(id) + ": its " + std::to_string(input_len) +
+                           "-token prompt exceeds the step budget of " +
+                           std::to_string(config().max_num_batched_tokens) + " tokens, and " + config().stack.id() +
+                           " runs prompts whole (raise --max-num-batched-tokens)");
   if (UnitsFor(total + spec_tokens_) > units_total_)
     return FailedPrecondition("request " + std::to_string(id) + ": " + std::to_string(total) +
                               " tokens need more KV cache than the deployment holds (" +
@@ -159,12 +166,21 @@ void Worker::RunStep(Step* out) {
     return std::max<int64_t>(0, UnitsFor(tokens) - s.units);
   };
 
+  // A prompt runs whole unless the engine chunks it (or it is a recompute
+  // longer than a whole step's budget, which could never run otherwise).
+  auto must_wait = [&](int64_t pending, int64_t q) { return !chunked_ && q < pending && pending <= budget_tokens_; };
+  // An engine that keeps prompts and decodes apart runs a step of prompts
+  // whenever one can be scheduled, else a step of decodes.
+  const bool prompts_only = !mixed_ && PromptSchedulable();
+
   // 1. Running requests, oldest first.
   for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
     const int32_t slot = running_[i];
     Seq& s = seqs_[slot];
     const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
+    if (!mixed_ && (pending > 1) != prompts_only) continue;
     const int64_t q = pending > 1 ? std::min(pending, budget) : std::min<int64_t>(1 + spec_tokens_, budget);
+    if (pending > 1 && must_wait(pending, q)) continue;
     const int64_t need = pages_needed(s, s.computed + q);
     bool self_preempted = false;
     while (need > units_total_ - units_used_) {
@@ -190,12 +206,13 @@ void Worker::RunStep(Step* out) {
   out->preempted = stats_.preemptions - preempted_before;
 
   // 2. Waiting requests, first come first served.
-  if (out->preempted == 0) {
+  if (out->preempted == 0 && (mixed_ || prompts_only)) {
     while (budget > 0 && static_cast<int64_t>(running_.size()) < max_running_ && !waiting_.empty()) {
       const int32_t slot = waiting_.front();
       Seq& s = seqs_[slot];
       const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
       const int64_t q = std::min(pending, budget);
+      if (must_wait(pending, q)) break;
       const int64_t need = UnitsFor(s.computed + q) - s.units;
       if (need > units_total_ - units_used_) break;
       waiting_.pop_front();
@@ -282,6 +299,18 @@ void Worker::RunStep(Step* out) {
     }
     running_.resize(w);
   }
+}
+
+bool Worker::PromptSchedulable() const {
+  for (const int32_t slot : running_) {
+    const Seq& s = seqs_[slot];
+    if (static_cast<int64_t>(s.input) + s.generated - s.computed > 1) return true;
+  }
+  if (waiting_.empty() || static_cast<int64_t>(running_.size()) >= max_running_) return false;
+  const Seq& s = seqs_[waiting_.front()];
+  const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
+  const int64_t q = std::min(pending, budget_tokens_);
+  return UnitsFor(s.computed + q) - s.units <= units_total_ - units_used_;
 }
 
 EngineStats Worker::stats() const {

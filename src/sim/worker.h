@@ -13,7 +13,8 @@
 // instead of emitting a token. A kDecode worker takes requests whose prompt
 // was computed elsewhere (AddPrefilled) and generates their remaining tokens.
 //
-// Scheduling per step (vLLM v1's policy):
+// Scheduling per step (vLLM v1's policy; the stack's prefill mode varies it,
+// stack.h PrefillMode):
 //   1. Running requests in admission order get their next tokens: a prompt
 //      chunk (chunked prefill) or 1 + draft tokens when decoding, while the
 //      step's token budget (max_num_batched_tokens x dp) lasts. A request
@@ -23,6 +24,12 @@
 //   2. If nothing was preempted, waiting requests are admitted first-come
 //      first-served while the budget, max_num_seqs x dp and free KV pages
 //      allow; the first that does not fit stops admission (no overtaking).
+// Without chunked prefill a prompt is scheduled whole or waits for a step
+// with room for it (a request too long for any step is rejected by Add()).
+// Without mixed steps a step runs prompts only whenever a prompt can be
+// scheduled (a running prompt, or a waiting request that would be admitted),
+// else the decodes of every running request: SGLang's default and vLLM V0's
+// scheduler without chunked prefill.
 // KV pages hold block_size tokens of one layer; full-attention layers keep
 // every token, sliding-window layers at most a window (+1 page). The whole
 // deployment is one engine: DP ranks are assumed evenly loaded.
@@ -123,6 +130,8 @@ class Worker {
     bool live = false;
   };
   int64_t UnitsFor(int64_t tokens) const;
+  // Whether a step of prompts could schedule anything now.
+  bool PromptSchedulable() const;
   void Preempt(int32_t slot);
   void Free(int32_t slot);
 
@@ -133,6 +142,7 @@ class Worker {
   StepModel model_;
   Role role_;
   int64_t budget_tokens_, max_running_;
+  bool chunked_ = true, mixed_ = true;
   int32_t spec_tokens_;
   double acceptance_;
   int64_t window_, full_layers_, swa_layers_, block_;

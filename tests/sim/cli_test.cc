@@ -212,7 +212,7 @@ TEST(SimulateCliTest, ExplainShowsEachOperatorsEfficiencyAndWhy) {
   // The curve, its argument and its parameters: FP8 GEMMs of 57 rows per GPU
   // with DeepSeek's block scales, on trtllm@2025.04.
   for (const char* want : {"efficiency and why", "gemm.fp8 x scaling.block_fp8:", " x 57 / (57 + ",
-                           "attention.prefill:", "attention.mla_decode_bw", "overhead.kernel_us", "overhead.step_us",
+                           "attention.mla_prefill:", "attention.mla_decode_bw", "overhead.kernel_us", "overhead.mla_kernel_us", "overhead.step_us",
                            "(collectives.allreduce_us)"})
     EXPECT_NE(o.text.find(want), std::string::npos) << want << "\n" << o.text;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -72,17 +73,56 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
   EXPECT_GE(checked, 20);
 }
 
+// A version whose file leaves a parameter out takes its parent's value, and
+// its provenance names the parent; a parameter it sets stays its own, and
+// the parent's value becomes the prior calibration regularises toward.
+TEST(StackInheritanceTest, AVersionInheritsWhatItsFileLeavesOut) {
+  const std::string dir = ::testing::TempDir() + "/frontier_inherit";
+  std::filesystem::create_directories(dir + "/stacks");
+  std::ifstream in(DefaultDataDir() + "/stacks/trtllm@2024.08.json");
+  nlohmann::json parent = nlohmann::json::parse(in);
+  parent["parameters"]["overhead.kernel_us"] = {{"value", 7.5}, {"source", "test: the parent's floor"}};
+  parent["parameters"]["overhead.step_us"] = {{"value", 200.0}, {"source", "test: the parent's step"}};
+  parent.erase("calibration");
+  std::ofstream(dir + "/stacks/trtllm@2024.08.json") << parent.dump(2);
+  nlohmann::json child = parent;
+  child["version"] = "2025.04";
+  child["release_date"] = {{"value", "2025-04-02"}, {"source", "test"}};
+  child["inherits"] = "trtllm@2024.08";
+  child["parameters"].erase("overhead.kernel_us");
+  child["parameters"]["overhead.step_us"] = {{"value", 150.0}, {"source", "test: the child's own step"}};
+  std::ofstream(dir + "/stacks/trtllm@2025.04.json") << child.dump(2);
+
+  Result<Stack> s = LoadStack("trtllm@2025.04", dir);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->parent, "trtllm@2024.08");
+  EXPECT_DOUBLE_EQ(s->params.kernel_us, 7.5);  // the parent's
+  ASSERT_TRUE(s->origins.count("overhead.kernel_us"));
+  EXPECT_EQ(s->origins["overhead.kernel_us"].Describe(), "inherited from trtllm@2024.08");
+  EXPECT_DOUBLE_EQ(s->params.step_us, 150.0);  // its own
+  EXPECT_EQ(s->origins["overhead.step_us"].Describe(), "given");
+  EXPECT_EQ(s->origins["overhead.step_us"].source, "test: the child's own step");
+  // The parent itself has no parent and sets both.
+  Result<Stack> p = LoadStack("trtllm@2024.08", dir);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->parent, "");
+  EXPECT_DOUBLE_EQ(p->params.step_us, 200.0);
+}
+
 #ifndef FRONTIER_SIM_REDUCED
 // The stated bound (docs/simulate.md): leave-one-out median |error| at most
 // 10 % over every fitted result, and per class at most 10 % (dense, MoE) and
-// 12 % (MLA); the largest leave-one-out error is 28.6 % today (vLLM 0.7.4 on
-// H200 at concurrency 16: the published throughput per user halves from
-// concurrency 4 to 16), over the 25 % the simulator aims for: asserted at 30 %
-// so that a regression shows.
+// 12 % (MLA); the largest leave-one-out error is 29.1 % today (vLLM 0.7.4 on
+// H200 with DeepSeek-R1 at concurrency 16: the published throughput per user
+// halves from concurrency 4 to 16), over the 25 % the simulator aims for:
+// asserted at 30 % so that a regression shows. The held-out results are not
+// predicted here (nothing below asserts on them; `frontier validate` does).
 TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
-  Result<ValidationReport> report = Validate(*set, ValidateOptions{});
+  ValidateOptions options;
+  options.held_out = false;
+  Result<ValidationReport> report = Validate(*set, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   std::map<std::string, ClassSummary> by_class;
   for (const auto& c : report->classes) by_class[c.model_class] = c;

@@ -81,6 +81,13 @@ std::string StringOr(const nlohmann::json& obj, const std::string& key, const st
   return (v != nullptr && v->is_string()) ? v->get<std::string>() : fallback;
 }
 
+Result<bool> BoolOr(const nlohmann::json& obj, const std::string& key, bool fallback, const std::string& origin) {
+  const nlohmann::json* v = Find(obj, key);
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) return InvalidArgument(origin + ": field '" + key + "' must be true or false, got " + v->dump());
+  return v->get<bool>();
+}
+
 std::vector<std::string> JsonFilesIn(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;

@@ -44,6 +44,9 @@ Result<double> NumberOrIn(const nlohmann::json& obj, const std::string& key, dou
 Result<std::string> String(const nlohmann::json& obj, const std::string& key,
                            const std::string& origin);
 std::string StringOr(const nlohmann::json& obj, const std::string& key, const std::string& fallback);
+// The boolean at obj[key] (bare or {"value": ...}), `fallback` when absent.
+// Fails naming `origin` and `key` when it is not true or false.
+Result<bool> BoolOr(const nlohmann::json& obj, const std::string& key, bool fallback, const std::string& origin);
 
 // Files ending in ".json" directly under `dir`, sorted. Empty if the folder is missing.
 std::vector<std::string> JsonFilesIn(const std::string& dir);
