@@ -131,15 +131,20 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
       {R"({"max_num_batched_tokens": 1e30})", "field 'max_num_batched_tokens' must be a number in [1, 1000000000], got 1e+30"},
       {R"({"runtime_reserve_gb": -3})", "field 'runtime_reserve_gb' must be a number in [0, 1000], got -3"},
   };
+  // A stack file is read inside its data folder (DIR/stacks/NAME@VERSION.json), where its
+  // parent would be.
+  const auto dir = std::filesystem::temp_directory_path() / ("frontier_bounds_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "stacks");
   for (const auto& [patch, message] : st) {
     json j = vllm;
     j.merge_patch(json::parse(patch));
-    const std::string path = WriteTemp("stack.json", j);
+    const std::string path = (dir / "stacks" / "vllm-cuda@0.7.4.json").string();
+    std::ofstream(path) << j.dump();
     auto s = LoadStackFile(path);
     ASSERT_FALSE(s.ok()) << patch;
     EXPECT_EQ(s.status().message(), path + ": " + message) << patch;
-    std::filesystem::remove(path);
   }
+  std::filesystem::remove_all(dir);
 }
 
 std::vector<workload::RequestSpec> Requests(int n, int32_t in, int32_t out) {

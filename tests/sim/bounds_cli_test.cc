@@ -17,7 +17,7 @@ TEST(SimulateBoundsCli, EveryRequestRejectedExitsNonZeroWithTheReason) {
   auto [rc, out] = Frontier("simulate --model llama-3.1-8b --hardware h100 --input-len 131072 --num-prompts 20");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("frontier simulate: every request failed:\n  20 rejected (request 0: 131072 input + 128 output "
-                     "tokens exceed the model's context of 131072)\n"),
+                     "tokens exceed the engine's max_model_len of 131072)\n"),
             std::string::npos)
       << out;
   // A sweep whose points all fail says so too.
