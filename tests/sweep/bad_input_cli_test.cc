@@ -158,6 +158,11 @@ TEST(BadInputCli, ReadOnlyDatabasesWorkForEveryReadingVerbAndAreNeverWritten) {
   fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   fs::permissions(tmp.dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  // The unprivileged user reads its import input from the test's folder: the checkout may sit
+  // in a folder only its owner can enter.
+  const std::string input = tmp.Path("vllm_bench_serve.json");
+  fs::copy_file(kData + "vllm_bench_serve.json", input);
+  fs::permissions(input, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   const std::string before = Slurp(db);
   for (const std::string& verb : std::vector<std::string>{"db ls", "db export --format csv", "report -q", "compare --baseline 1 --candidate 1"}) {
     auto [rc, out] = FrontierUnprivileged(verb + " --db " + db);
@@ -165,7 +170,7 @@ TEST(BadInputCli, ReadOnlyDatabasesWorkForEveryReadingVerbAndAreNeverWritten) {
   }
   auto [rc, out] = FrontierUnprivileged("db ls --db " + db);
   EXPECT_NE(out.find("3 runs, 6 points"), std::string::npos) << out;
-  std::tie(rc, out) = FrontierUnprivileged("db import " + kData + "vllm_bench_serve.json --db " + db);
+  std::tie(rc, out) = FrontierUnprivileged("db import " + input + " --db " + db);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(out.find("results database " + db + " is read-only; this command writes to it"), std::string::npos)
       << out;
