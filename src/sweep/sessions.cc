@@ -10,6 +10,7 @@
 #include "serve/profile.h"
 #include "serve/server.h"
 #include "sim/config.h"
+#include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sweep/process.h"
 #include "workload/dataset.h"
@@ -27,7 +28,7 @@ class SimSession final : public Session {
   SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs)
       : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs) {}
 
-  Result<RunResult> RunPoint(const PointSpec& point) override {
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
     const workload::LoadOptions load = PointLoad(plan_, point);
     sim::SimConfig config = config_;
@@ -36,10 +37,11 @@ class SimSession final : public Session {
       const int per_rank = static_cast<int>((*load.max_concurrency + config_.dp - 1) / config_.dp);
       FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqs(config_, per_rank));
     }
-    FRONTIER_ASSIGN_OR_RETURN(RunResult r, sim::Simulate(config, requests, load));
-    r.source = "simulated";
-    for (auto& [k, v] : config.EffectiveSettings()) r.effective_settings.emplace(k, v);
-    return r;
+    // The target says it is simulated and adds the deployment's settings (Describe).
+    sim::SimTarget target(config, sim::SimulateOptions{});
+    loadgen::PointOptions o = options;
+    o.run = sim::VirtualRunOptions(/*observed=*/false);
+    return loadgen::RunPoint(target, requests, load, o, nullptr, &target.stop());
   }
 
  private:
@@ -110,22 +112,20 @@ class HttpSession final : public Session {
     }
   }
 
-  Result<RunResult> RunPoint(const PointSpec& point) override {
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
     loadgen::BenchOptions b;
+    static_cast<loadgen::PointOptions&>(b) = options;
     b.client.base_url = base_url_;
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
-    b.summary.num_gpus = system_.gpus;
     b.run.progress_interval = options_.point_progress_interval;
     ProgressForwarder progress(options_);
-    b.requested_settings = {{"system", system_.name}, {"base_url", base_url_}, {"model", model_}};
-    FRONTIER_ASSIGN_OR_RETURN(loadgen::BenchOutcome out,
-                              loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress,
-                                                    options_.stop));
-    out.run.num_gpus = system_.gpus;
-    return std::move(out.run);
+    b.requested_settings["system"] = system_.name;
+    b.requested_settings["base_url"] = base_url_;
+    b.requested_settings["model"] = model_;
+    return loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress, options_.stop);
   }
 
   std::unique_ptr<ServerProcess> process_;
