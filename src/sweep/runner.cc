@@ -136,9 +136,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     loadgen::PointOptions point_options;
     point_options.summary.percentiles = options.percentiles;
     point_options.summary.num_gpus = sys.gpus;
-    point_options.summary.goodput.ttft_ms = plan.slo.ttft_ms;
-    point_options.summary.goodput.tpot_ms = plan.slo.tpot_ms;
-    point_options.summary.goodput.e2el_ms = plan.slo.e2el_ms;
+    point_options.summary.goodput = plan.slo;
     Result<std::unique_ptr<Session>> session = factory(plan, sys);
     if (!session.ok()) {
       FRONTIER_RETURN_IF_ERROR(mark_broken(session.status().message(), 0));

@@ -50,41 +50,6 @@ class SimSession final : public Session {
   bool auto_seqs_;
 };
 
-sim::SimSpec ToSimSpec(const SystemSpec& system) {
-  const SimSettings& s = *system.sim;
-  sim::SimSpec spec;
-  spec.model = s.model;
-  spec.hardware = system.hardware;
-  spec.gpus = system.gpus;
-  spec.tp = s.tp;
-  spec.ep = s.ep;
-  spec.dp = s.dp;
-  spec.precision = s.precision;
-  spec.kv_precision = s.kv_precision;
-  spec.stack = s.stack;
-  spec.max_num_seqs = s.max_num_seqs;
-  spec.max_num_batched_tokens = s.max_num_batched_tokens;
-  spec.max_num_seqs_auto = s.max_num_seqs_auto;
-  spec.spec_tokens = s.spec_tokens;
-  spec.acceptance = s.acceptance;
-  spec.acceptance_rate = s.acceptance_rate;
-  spec.attention_dp = s.attention_dp;
-  spec.prefill_workers = s.prefill.workers;
-  spec.prefill_tp = s.prefill.tp;
-  spec.prefill_dp = s.prefill.dp;
-  spec.prefill_ep = s.prefill.ep;
-  spec.decode_workers = s.decode.workers;
-  spec.decode_tp = s.decode.tp;
-  spec.decode_dp = s.decode.dp;
-  spec.decode_ep = s.decode.ep;
-  if (s.prefill.workers > 0) {  // the pools carry the parallelism
-    spec.tp = 1;
-    spec.ep = 1;
-    spec.dp = 0;
-  }
-  return spec;
-}
-
 // Forwards the load generator's progress to SessionOptions::on_point_progress.
 class ProgressForwarder final : public loadgen::Observer {
  public:
@@ -144,16 +109,10 @@ class HttpSession final : public Session {
 
 Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const PointSpec& point) {
   const WorkloadSpec& w = plan.workloads[point.workload];
-  workload::DatasetOptions d;
-  FRONTIER_ASSIGN_OR_RETURN(d.kind, workload::ParseDatasetKind(w.dataset));
+  workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.path = Resolve(plan, w.path);
   d.num_prompts = point.num_prompts + plan.load.warmup;
   d.seed = point.seed;
-  d.random.input_len = w.input_len;
-  d.random.output_len = w.output_len;
-  d.random.range_ratio = w.range_ratio;
-  d.random.prefix_len = w.prefix_len;
-  d.sharegpt_output_len = w.sharegpt_output_len;
   d.allow_repeat = true;
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
@@ -210,7 +169,7 @@ static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& s
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
-  Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
+  Result<sim::SimConfig> config = sim::ResolveSimConfig(*system.sim);
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
   return std::unique_ptr<Session>(
       std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
@@ -261,7 +220,7 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
                                                     const SessionOptions& options) {
   serve::ProfileSpec ps;
   ps.profile = "sim";
-  ps.sim = ToSimSpec(system);
+  ps.sim = *system.sim;
   if (ps.sim.max_num_seqs_auto)
     return InvalidArgument("system " + system.name + ": max_num_seqs: auto needs virtual time (live: false); a live "
                            "server's cap is fixed when it starts");
