@@ -115,7 +115,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     for (const auto& p : matrix)
       if (p.system == s && !have[s].count(p.key)) todo.push_back(&p);
     if (todo.empty()) {
-      if (runs[s].status != "ok") FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, "ok"));
+      if (!runs[s].status.ok()) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
       continue;
     }
     if (options.stop && options.stop->load()) break;
@@ -129,7 +129,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       out.failed += lost;
       out.broken.push_back(sys.name + ": " + reason);
       report("broken", reason);
-      return store.SetRunStatus(runs[s].id, "broken: " + reason);
+      return store.SetRunStatus(runs[s].id, store::SystemStatus::Broken(reason));
     };
     report("start");
     // Every point of the system is summarised with the sweep's percentiles and the plan's SLO.
@@ -196,8 +196,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       left_requests -= p.num_prompts;
       report("done");
     }
-    if (!broken && !out.interrupted && runs[s].status != "ok") {
-      FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, "ok"));
+    if (!broken && !out.interrupted && !runs[s].status.ok()) {
+      FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
     }
     if (out.interrupted) break;
   }

@@ -158,8 +158,9 @@ TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
   EXPECT_EQ(out->ran, 2 + 6);   // a: two points before the break; b: all six
   EXPECT_EQ(out->failed, 4);    // a's remaining four points
   auto runs = store->ListRuns();
-  EXPECT_EQ((*runs)[0].status.rfind("broken: ", 0), 0u);
-  EXPECT_EQ((*runs)[1].status, "ok");
+  EXPECT_FALSE((*runs)[0].status.ok());
+  EXPECT_EQ((*runs)[0].status.ToString().rfind("broken: ", 0), 0u);
+  EXPECT_TRUE((*runs)[1].status.ok());
   auto pts = store->ListPoints((*runs)[0].id);
   ASSERT_EQ(pts->size(), 2u);
   EXPECT_EQ((*pts)[1].attempts, 2);
