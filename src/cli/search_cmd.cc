@@ -162,20 +162,17 @@ int RunSearch(int argc, char** argv) {
   o.min_value = app.count("--min-value") ? f.min_value : rate ? 0.01 : 1;
   o.max_value = app.count("--max-value") ? f.max_value : rate ? 1e6 : 65536;
   if (f.no_saturation_stop) o.saturation.reset();
-  o.summary = w->summary;
+  o.point.summary = w->summary;
   o.interrupt = &g_stop;
   const std::string command_line = CommandLine(argc, argv);
   std::vector<std::string> own_flags = SimSpecFlagNames();
   own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
                                      "--max-value", "--no-saturation-stop", "--client-rtt-us"});
   const std::map<std::string, std::string> given = GivenFlags(app, own_flags);
-  o.stamp = [&](RunResult& run) {
-    run.command_line = command_line;
-    if (run.start_time_utc.empty()) run.start_time_utc = UtcTimestampNow();
-    for (const auto& [k, v] : w->requested) run.requested_settings[k] = v;
-    for (const auto& [k, v] : given) run.requested_settings[k] = v;
-    for (const auto& [k, v] : w->effective) run.effective_settings[k] = v;
-  };
+  o.point.command_line = command_line;
+  o.point.requested_settings = w->requested;
+  for (const auto& [k, v] : given) o.point.requested_settings[k] = v;
+  o.point.effective_settings = w->effective;
 
   std::optional<loadgen::BenchOptions> bench;
   if (live) {
@@ -191,11 +188,11 @@ int RunSearch(int argc, char** argv) {
   std::unique_ptr<loadgen::TrialRunner> runner;
   if (live) {
     bench->command_line = command_line;
-    o.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
+    o.point.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
     runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &*specs);
   } else {
-    o.extra_result_fields["backend"] = "frontier-simulate";
-    o.extra_result_fields["model_id"] = config->model.name;
+    o.point.extra_result_fields["backend"] = "frontier-simulate";
+    o.point.extra_result_fields["model_id"] = config->model.name;
     runner = std::make_unique<sim::SimTrialRunner>(*config, &*specs, sim_options);
   }
 

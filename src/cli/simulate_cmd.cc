@@ -317,13 +317,9 @@ int RunSimulate(int argc, char** argv) {
   if (!f.best_deployment) PrintConfig(*config);
   if (f.concurrency.empty()) {
     if (*rules) point.rules = **rules;
-    // Up-front bounds as sim::Simulate checks them; the target enforces the rest as it runs.
-    if (Status b = sim::CheckRequestBound(w->load, sim_options); !b.ok()) return Fail(kCmd, b);
-    std::atomic<bool> halt{false};
-    sim::SimTarget target(*config, sim_options, &halt);
-    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &halt);
+    sim::SimTarget target(*config, sim_options);
+    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &target.stop());
     if (!out.ok()) return Fail(kCmd, out.status());
-    if (!target.bound_status().ok()) return Fail(kCmd, target.bound_status());
     PrintSummary(out->run, out->summary);
     if (f.explain) PrintExplain(*config, target.stats());
     if (out->verdict) std::printf("%s", loadgen::FormatVerdict(*out->verdict, **rules).c_str());

@@ -61,6 +61,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/limits.h"
@@ -70,6 +71,7 @@
 #include "metrics/summary.h"
 #include "workload/dataset.h"
 #include "workload/load.h"
+#include "workload/spec.h"
 
 namespace frontier::cli {
 
@@ -259,12 +261,30 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
     w.requested[name] = value;
   }
 
-  // Dataset.
-  FRONTIER_ASSIGN_OR_RETURN(w.dataset.kind, workload::ParseDatasetKind(f.dataset));
+  // Dataset: the one workload spec and its validator (workload/spec.h).
+  workload::WorkloadSpec spec;
+  spec.dataset = f.dataset;
+  spec.path = f.dataset_path;
+  spec.input_len = f.input_len;
+  spec.output_len = f.output_len;
+  spec.range_ratio = f.range_ratio;
+  spec.prefix_len = f.prefix_len;
+  if (f.dataset == "sharegpt" && given("--output-len")) spec.sharegpt_output_len = f.output_len;
+  if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec)) {
+    static constexpr std::pair<workload::SpecField, const char*> kFlags[] = {
+        {workload::SpecField::kDataset, "--dataset"},       {workload::SpecField::kPath, "--dataset-path"},
+        {workload::SpecField::kInputLen, "--input-len"},    {workload::SpecField::kOutputLen, "--output-len"},
+        {workload::SpecField::kRangeRatio, "--range-ratio"}, {workload::SpecField::kPrefixLen, "--prefix-len"},
+        {workload::SpecField::kSharegptOutputLen, "--output-len"}};
+    std::string flag;
+    for (const auto& [field, name] : kFlags)
+      if (field == bad->field) flag = name;
+    return InvalidArgument(flag + " " + bad->message);
+  }
+  w.dataset = workload::ToDatasetOptions(spec);
   const bool random = w.dataset.kind == workload::DatasetKind::kRandom;
   if (random && !f.dataset_path.empty())
     return InvalidArgument("--dataset-path needs --dataset sharegpt or jsonl (random makes its own prompts)");
-  w.dataset.path = f.dataset_path;
   w.dataset.seed = f.seed;
   if (f.prompt_format == "token-ids") {
     w.dataset.random.format = workload::PromptFormat::kTokenIds;
@@ -273,18 +293,6 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   } else {
     return InvalidArgument("--prompt-format must be token-ids or text, got '" + f.prompt_format + "'");
   }
-  // Ranges: docs/limits.md (core/limits.h).
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--input-len", f.input_len, 1, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--output-len", f.output_len, 1, kMaxRequestLength));
-  if (!(f.range_ratio >= 0 && f.range_ratio < 1))
-    return InvalidArgument("--range-ratio must be in [0, 1), got " + FormatNumber(f.range_ratio));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--prefix-len", f.prefix_len, 0, kMaxRequestLength));
-  w.dataset.random.input_len = static_cast<int32_t>(f.input_len);
-  w.dataset.random.output_len = static_cast<int32_t>(f.output_len);
-  w.dataset.random.range_ratio = f.range_ratio;
-  w.dataset.random.prefix_len = static_cast<int32_t>(f.prefix_len);
-  if (w.dataset.kind == workload::DatasetKind::kShareGpt && given("--output-len"))
-    w.dataset.sharegpt_output_len = static_cast<int32_t>(f.output_len);
   w.ignore_eos = given("--ignore-eos") ? f.ignore_eos : random;
 
   // Load.

@@ -143,7 +143,7 @@ Result<json> Api::Runs(const Query& q) {
         !Matches(q.List("precision"), r.Config("precision")) ||
         !Matches(q.List("stack"), r.Stack()) || !Matches(q.List("version"), r.StackVersion()) ||
         (!sources.empty() && r.run.source != sources) ||
-        (status == "ok" && r.run.status != "ok") || (status == "broken" && r.run.status == "ok") ||
+        (status == "ok" && !r.run.status.ok()) || (status == "broken" && r.run.status.ok()) ||
         (from && day < *from) || (to && day > *to)) {
       continue;
     }

@@ -30,7 +30,7 @@ json RunJson(const RunRow& r) {
           {"sweep", r.run.sweep},
           {"system", r.run.system},
           {"source", r.run.source},
-          {"status", r.run.status},
+          {"status", r.run.status.ToString()},
           {"created_utc", r.run.created_utc},
           {"model", r.Config("model")},
           {"hardware", r.Config("hardware")},
@@ -117,7 +117,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       {"hardware", s.hardware},
                       {"gpus", s.run.config.count("gpus") ? s.run.config.at("gpus") : ""},
                       {"source", s.run.source},
-                      {"status", s.run.status},
+                      {"status", s.run.status.ToString()},
                       {"price_per_gpu_hour", price},
                       {"price_source", s.facts ? s.facts->price_source : ""},
                       {"tdp_w", tdp},
@@ -279,7 +279,7 @@ json PointJson(const DashboardData::PointDetail& d) {
     if (r.end_ns >= r.sent_ns) e2el.push_back(static_cast<double>(r.end_ns - r.sent_ns) / 1e6);
   }
   json run = {{"id", d.run.id},       {"label", d.run.Label()},       {"sweep", d.run.sweep},
-              {"system", d.run.system}, {"source", d.run.source},     {"status", d.run.status},
+              {"system", d.run.system}, {"source", d.run.source},     {"status", d.run.status.ToString()},
               {"created_utc", d.run.created_utc}, {"config", d.run.config},
               {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash}};
   json metrics = {{"num_gpus", m.num_gpus}, {"completed", m.completed}, {"failed", m.failed},
@@ -387,7 +387,7 @@ Result<json> OverTimeJson(DashboardData& data, const std::string& config, const 
       at_value = analysis::Interpolate(analysis::FrontierCurve(ops, analysis::Throughput::kTotal), *at);
     }
     rows.push_back({{"run_id", s.run.id}, {"label", s.run.Label()}, {"created_utc", s.run.created_utc},
-                    {"status", s.run.status}, {"peak_total_tput_per_gpu", peak_total},
+                    {"status", s.run.status.ToString()}, {"peak_total_tput_per_gpu", peak_total},
                     {"peak_output_tput_per_gpu", peak_output}, {"max_interactivity", top_x},
                     {"total_tput_per_gpu_at", Opt(at_value)}});
   }
@@ -417,7 +417,7 @@ Result<json> LiveJson(DashboardData& data, int64_t since) {
     const RunRow& newest = runs.back();
     for (const RunRow& r : runs) {
       if (r.run.sweep != newest.run.sweep || r.run.plan_hash != newest.run.plan_hash) continue;
-      progress.push_back({{"id", r.run.id}, {"label", r.run.Label()}, {"status", r.run.status},
+      progress.push_back({{"id", r.run.id}, {"label", r.run.Label()}, {"status", r.run.status.ToString()},
                           {"points", r.points}, {"planned_points", r.planned_points},
                           {"last_point_utc", r.last_point_utc}});
     }

@@ -1,5 +1,8 @@
 // live_trial.h: the search's TrialRunner (search.h) for a live server: each
-// trial is one measured benchmark (benchmark.h's RunBenchmark) over HTTP.
+// trial is one measured benchmark (benchmark.h's RunBenchmark, so RunPoint)
+// over HTTP. The trial's point options (summary, rules, provenance) come
+// from the search; the client, workers and run options from `options`, whose
+// own settings and extra result fields are kept beside the search's.
 //
 //   BenchOptions bench;                       // client, summary, provenance
 //   LiveTrialRunner runner(bench, &specs);
@@ -27,8 +30,8 @@ class LiveTrialRunner final : public TrialRunner {
   LiveTrialRunner(BenchOptions options, const std::vector<workload::RequestSpec>* specs);
 
   std::string Name() const override { return options_.client.base_url; }
-  Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
-                        const std::atomic<bool>* stop) override;
+  Result<PointOutcome> Run(const workload::LoadOptions& load, const PointOptions& point, Observer* observer,
+                           const std::atomic<bool>* stop) override;
 
  private:
   BenchOptions options_;

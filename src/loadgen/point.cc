@@ -90,6 +90,7 @@ Status WritePointFiles(const PointOptions& o, const workload::LoadOptions& load,
 Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
                               const workload::LoadOptions& load, const PointOptions& o, Observer* observer,
                               const std::atomic<bool>* stop) {
+  FRONTIER_RETURN_IF_ERROR(target.CheckLoad(load));
   metrics::RequestJsonlWriter writer;
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);
@@ -105,6 +106,8 @@ Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestS
   FRONTIER_RETURN_IF_ERROR(recording.status());
   FRONTIER_RETURN_IF_ERROR(writer.Close());
   FRONTIER_RETURN_IF_ERROR(WritePointFiles(o, load, out, /*with_requests=*/false));
+  // A run the target ended on its own (a bound) is an error; its files keep what was run.
+  FRONTIER_RETURN_IF_ERROR(target.RunStatus());
   return out;
 }
 

@@ -63,8 +63,12 @@ struct PointOutcome {
 };
 
 // Runs, summarises, judges, stamps and writes the point. Fails for bad load
-// options (RunLoad's InvalidArgument) or an output file that cannot be
-// written (IoError naming it); a request that fails is a result, not an error.
+// options (RunLoad's InvalidArgument, or the Target's CheckLoad, before
+// anything runs), an output file that cannot be written (IoError naming it),
+// or a run the Target ended on its own (its RunStatus, after the files are
+// written with what ran); a request that fails is a result, not an error.
+// With a Target that has bounds (sim::SimTarget) pass its own stop flag as
+// `stop`.
 Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
                               const workload::LoadOptions& load, const PointOptions& options,
                               Observer* observer, const std::atomic<bool>* stop);

@@ -1,5 +1,6 @@
 #include "loadgen/search.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -130,22 +131,27 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
       }
       watch.Detect(std::move(plan), load.warmup, *o.saturation);
     }
-    FRONTIER_ASSIGN_OR_RETURN(RunResult run, runner.Run(load, &watch, watch.stop()));
-    if (o.stamp) o.stamp(run);
+    PointOptions point = o.point;
+    point.result_json.clear();
+    point.requests_jsonl.clear();
+    if (std::find(point.summary.percentiles.begin(), point.summary.percentiles.end(), 99.0) ==
+        point.summary.percentiles.end())
+      point.summary.percentiles.push_back(99.0);
+    point.rules = rules;
+    FRONTIER_ASSIGN_OR_RETURN(PointOutcome point_out, runner.Run(load, point, &watch, watch.stop()));
 
     Trial t;
     t.index = index;
     t.value = x;
-    metrics::SummaryOptions so = o.summary;
-    if (std::find(so.percentiles.begin(), so.percentiles.end(), 99.0) == so.percentiles.end())
-      so.percentiles.push_back(99.0);
-    t.summary = metrics::Summarize(run, so);
-    t.verdict = Judge(run, rules, t.summary, OriginFor(load));
+    t.summary = std::move(point_out.summary);
+    // RunPoint judged the trial against `rules`; a runner that left the verdict out is judged here.
+    t.verdict = point_out.verdict.has_value() ? std::move(point_out.verdict).value()
+                                              : Judge(point_out.run, rules, t.summary, OriginFor(load));
     if (const std::optional<SaturationFinding> finding = watch.finding()) {
       t.stopped_early = true;
       MarkOverSaturated(t.verdict, finding->Describe());
     }
-    t.result = PointResultJson(run, t.summary, so, load, o.extra_result_fields, nullptr, nullptr);
+    t.result = PointResultJson(point_out.run, t.summary, point.summary, load, point.extra_result_fields, nullptr, nullptr);
 
     // Next load.
     const bool valid = t.verdict.valid;

@@ -39,6 +39,7 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "loadgen/saturation.h"
 #include "loadgen/scenario.h"
@@ -48,19 +49,22 @@
 
 namespace frontier::loadgen {
 
-// The one thing a search needs of a system: run a load point, give its records.
+// The one thing a search needs of a system: run a load point through
+// RunPoint (point.h) on its Target.
 class TrialRunner {
  public:
   virtual ~TrialRunner() = default;
   // For messages and the result file: "simulated llama-2-70b on 8x h200", "http://127.0.0.1:8000".
   virtual std::string Name() const = 0;
-  // Runs `load` once, reporting each request to `observer` as it ends (and
-  // progress) on the run's clock. When *stop becomes true, it ends the trial
-  // early: what was measured is kept and run.interrupted is true. Errors are
-  // for a run that could not be made (bad options, unwritable output); a
-  // failed request is a result.
-  virtual Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
-                                const std::atomic<bool>* stop) = 0;
+  // Runs `load` once as a point with `point` (summary, rules, provenance;
+  // the runner adds what its Target needs: run options, client settings),
+  // reporting each request to `observer` as it ends (and progress) on the
+  // run's clock. When *stop becomes true, it ends the trial early: what was
+  // measured is kept and run.interrupted is true. Errors are for a run that
+  // could not be made (bad options, unwritable output, a bound the target
+  // reached); a failed request is a result.
+  virtual Result<PointOutcome> Run(const workload::LoadOptions& load, const PointOptions& point,
+                                   Observer* observer, const std::atomic<bool>* stop) = 0;
 };
 
 enum class SearchAxis { kRate, kConcurrency };
@@ -83,11 +87,10 @@ struct SearchOptions {
   double min_value = 0.01;                    // rate floor (concurrency: 1)
   double max_value = 1e6;                     // cap on the load
   std::optional<SaturationOptions> saturation = SaturationOptions{};  // unset: never stop early
-  metrics::SummaryOptions summary;
-  // Applied to each trial's RunResult before it is summarised (provenance: command line, settings).
-  std::function<void(RunResult&)> stamp;
-  // Extra top-level fields of each trial's result JSON (metrics::ResultToJson).
-  nlohmann::json extra_result_fields = nlohmann::json::object();
+  // Each trial's point options: summary (p99 is always added), provenance
+  // (command line, settings) and extra result fields. The search sets the
+  // trial's rules itself; result files are not written per trial.
+  PointOptions point;
   // When it becomes true (SIGINT), a live trial stops and the search ends
   // after it, with what it found so far (stop_reason "interrupted").
   const std::atomic<bool>* interrupt = nullptr;

@@ -90,14 +90,14 @@ class SlotsRunner final : public TrialRunner {
     for (int i = 0; i < 100; ++i) specs_.push_back({i, 64, 11, {}, {}});
   }
   std::string Name() const override { return "slots"; }
-  Result<RunResult> Run(const workload::LoadOptions& load, Observer* observer,
-                        const std::atomic<bool>* stop) override {
+  Result<PointOutcome> Run(const workload::LoadOptions& load, const PointOptions& point, Observer* observer,
+                           const std::atomic<bool>* stop) override {
     ManualClock clock(1'000 * kNanosPerSecond);
     SlotsTarget target(clock, slots_);
-    RunOptions o;
-    o.grace = 0;
+    PointOptions o = point;
+    o.run.grace = 0;
     ++runs_;
-    return RunLoad(target, specs_, load, o, observer, stop);
+    return RunPoint(target, specs_, load, o, observer, stop);
   }
   int runs() const { return runs_; }
 
@@ -191,7 +191,7 @@ TEST(SearchTest, MaxThroughputUnderAnSloOverConcurrency) {
   o.rules.constraints = {{LatencyMetric::kTtft, 99, 150}};
   o.base.num_prompts = 400;
   o.start = 1;
-  o.summary.num_gpus = 2;
+  o.point.summary.num_gpus = 2;
   auto result = Search(runner, o, {});
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(*result->valid_below, 16);

@@ -21,6 +21,8 @@
 
 #include "core/clock.h"
 #include "core/run_result.h"
+#include "core/status.h"
+#include "workload/load.h"
 #include "workload/request_spec.h"
 
 namespace frontier::loadgen {
@@ -67,6 +69,16 @@ class Target {
   // base_url and endpoint, the settings it resolved to (added to
   // run->effective_settings). Called once per run, after it (point.h).
   virtual void Describe(RunResult* run) const = 0;
+
+  // The bounds this Target puts on a run that are known before it starts
+  // (the simulator's request bound): OK, or an error naming the bound and how
+  // to ask for less. RunPoint (point.h) checks it before the run.
+  virtual Status CheckLoad(const workload::LoadOptions& /*load*/) const { return Status::Ok(); }
+
+  // OK, or why the Target ended the last run early on its own (a bound it
+  // reached, ResourceExhausted). A Target with bounds raises a stop flag of
+  // its own for the timing core; RunPoint returns this after the run.
+  virtual Status RunStatus() const { return Status::Ok(); }
 };
 
 }  // namespace frontier::loadgen

@@ -198,7 +198,7 @@ void CostTable(std::ostream& out, const Report& r, const WorkloadReport& w) {
 
 void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "<h3>" << HtmlEscape(s.name) << " <span class=\"muted\">" << HtmlEscape(s.run.Label()) << ", "
-      << HtmlEscape(s.run.source) << (s.run.status != "ok" ? ", " + HtmlEscape(s.run.status) : "")
+      << HtmlEscape(s.run.source) << (!s.run.status.ok() ? ", " + HtmlEscape(s.run.status.ToString()) : "")
       << "</span></h3>\n<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
       << "</th><th>reps</th><th>tok/s/user</th><th>total tok/s/GPU</th><th>output tok/s/GPU</th>"
          "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th></tr>\n";
@@ -251,7 +251,7 @@ std::string RenderHtml(const Report& r) {
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>source</th><th>status</th><th>created (UTC)</th>"
          "<th>configuration</th><th>provenance</th></tr>\n";
   for (const auto& run : r.runs) {
-    out << "<tr>" << Td(run.Label()) << Td(run.source, true) << Td(run.status, true)
+    out << "<tr>" << Td(run.Label()) << Td(run.source, true) << Td(run.status.ToString(), true)
         << Td(run.created_utc, true) << Td(Settings(run.config), true) << Td(Settings(run.provenance), true)
         << "</tr>\n";
   }

@@ -93,7 +93,7 @@ TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
   store::RunInfo broken;  // a system that never produced a point still shows, with its status
   broken.sweep = "test";
   broken.system = "gamma-broken";
-  broken.status = "broken: health check timed out";
+  broken.status = store::SystemStatus::Broken("health check timed out");
   ASSERT_TRUE(s->CreateRun(broken).ok());
   auto r = BuildReport(*s, {});
   ASSERT_TRUE(r.ok());

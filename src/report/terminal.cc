@@ -16,7 +16,7 @@ void PrintReport(const Report& r, std::ostream& out) {
       out << "\n" << s.name << "  [" << s.run.Label() << ", " << s.run.source << ", "
           << (s.run.config.count("gpus") ? s.run.config.at("gpus") + " x " : "")
           << (s.hardware.empty() ? "?" : s.hardware) << "]"
-          << (s.run.status != "ok" ? "  status: " + s.run.status : "") << "\n";
+          << (!s.run.status.ok() ? "  status: " + s.run.status.ToString() : "") << "\n";
       TextTable t({s.points.empty() ? "load" : s.points.front().load_kind, "reps", "tok/s/user",
                    "total tok/s/GPU", "output tok/s/GPU", "TTFT p50 ms", "TPOT p50 ms", "frontier"});
       for (const auto& p : s.points) {
@@ -91,7 +91,7 @@ void PrintReport(const Report& r, std::ostream& out) {
     // The full provenance is in the HTML report and `db export`; the terminal keeps it short.
     for (const char* k : {"frontier_version", "host", "started_utc", "file", "format"})
       if (run.provenance.count(k)) pv += (pv.empty() ? "" : " ") + std::string(k) + "=" + run.provenance.at(k);
-    prov.Add({run.Label(), run.source, run.status, run.created_utc, cfg, pv});
+    prov.Add({run.Label(), run.source, run.status.ToString(), run.created_utc, cfg, pv});
   }
   prov.Print(out);
   out << "\n" << r.stored_points << " stored points in " << r.runs.size() << " runs\n";

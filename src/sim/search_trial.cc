@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/sim_target.h"
+
 namespace frontier::sim {
 
 SimTrialRunner::SimTrialRunner(SimConfig config, const std::vector<workload::RequestSpec>* specs,
@@ -15,12 +17,16 @@ std::string SimTrialRunner::Name() const {
   return "simulated " + config_.model.name + " on " + std::to_string(config_.gpus) + "x " + config_.hardware.name;
 }
 
-Result<RunResult> SimTrialRunner::Run(const workload::LoadOptions& load, loadgen::Observer* observer,
-                                      const std::atomic<bool>* stop) {
+Result<loadgen::PointOutcome> SimTrialRunner::Run(const workload::LoadOptions& load,
+                                                  const loadgen::PointOptions& point, loadgen::Observer* observer,
+                                                  const std::atomic<bool>* stop) {
   SimulateOptions o = options_;
-  o.observer = observer;
   o.stop = stop;
-  return Simulate(config_, lengths_, load, o);
+  SimTarget target(config_, o);
+  loadgen::PointOptions p = point;
+  p.run = VirtualRunOptions(observer != nullptr);
+  if (p.model.empty()) p.model = config_.model.name;
+  return loadgen::RunPoint(target, lengths_, load, p, observer, &target.stop());
 }
 
 }  // namespace frontier::sim

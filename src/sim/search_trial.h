@@ -1,12 +1,12 @@
 // search_trial.h: the search's TrialRunner (loadgen/search.h) for a simulated
-// system: each trial is one sim::Simulate run in virtual time, so a search
-// takes seconds.
+// system: each trial is one point (loadgen::RunPoint) on a SimTarget in
+// virtual time, so a search takes seconds.
 //
 //   SimTrialRunner runner(config, specs, SimulateOptions{});
 //   loadgen::Search(runner, search_options, on_trial);
 //
-// Simulate runs through the same load core as a measured trial (SimTarget
-// behind loadgen::RunLoad), so a simulated trial reports each request as it
+// A trial runs through the same point runner as a measured trial, with the
+// target's bounds (SimulateOptions), so a simulated trial reports each request as it
 // ends, in virtual time, and stops when the search asks (over-saturation),
 // exactly as a live one; it sends load.warmup + load.num_prompts requests at
 // most. The runner keeps the requests' lengths (the simulator needs no prompt).
@@ -29,8 +29,8 @@ class SimTrialRunner final : public loadgen::TrialRunner {
   SimTrialRunner(SimConfig config, const std::vector<workload::RequestSpec>* specs, SimulateOptions options = {});
 
   std::string Name() const override;
-  Result<RunResult> Run(const workload::LoadOptions& load, loadgen::Observer* observer,
-                        const std::atomic<bool>* stop) override;
+  Result<loadgen::PointOutcome> Run(const workload::LoadOptions& load, const loadgen::PointOptions& point,
+                                    loadgen::Observer* observer, const std::atomic<bool>* stop) override;
 
  private:
   SimConfig config_;

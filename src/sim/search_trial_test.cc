@@ -46,9 +46,9 @@ TEST(SimSearchTest, OfflineThroughputIsTheHandComputedCapacity) {
   workload::LoadOptions load;
   load.num_prompts = 64'000;
   load.duration_s = 1e6;  // lets the 1,000 prompts repeat
-  auto run = runner.Run(load, nullptr, nullptr);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  const metrics::Summary s = metrics::Summarize(*run, {});
+  auto out = runner.Run(load, loadgen::PointOptions{}, nullptr, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const metrics::Summary& s = out->summary;  // summarised once, by RunPoint
   EXPECT_EQ(s.completed, 64'000);
   EXPECT_NEAR(s.request_throughput / kCapacity, 1.0, 0.01);
   EXPECT_EQ(runner.Name(), "simulated tiny on 1x toy");
@@ -64,9 +64,38 @@ TEST(SimSearchTest, ATrialSendsExactlyItsRequests) {
   load.num_prompts = 100;
   load.warmup = 5;
   load.duration_s = 1e6;  // as a scenario's load sets it
-  auto run = runner.Run(load, nullptr, nullptr);
-  ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->requests.size(), 105u);
+  auto out = runner.Run(load, loadgen::PointOptions{}, nullptr, nullptr);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->run.requests.size(), 105u);
+  EXPECT_EQ(out->run.model, "tiny");  // stamped by RunPoint
+}
+
+// A trial runs on a SimTarget with the runner's bounds: a load without a
+// duration that asks for more requests than --max-requests is refused before
+// it runs, and a run that reaches the bound as it goes fails naming it.
+TEST(SimSearchTest, ATrialHasTheSimulationBounds) {
+  const auto specs = Requests();
+  SimulateOptions bounded;
+  bounded.max_requests = 50;
+  SimTrialRunner runner(Config(), &specs, bounded);
+  workload::LoadOptions load;
+  load.num_prompts = 45;
+  load.warmup = 10;  // 55 > 50
+  auto refused = runner.Run(load, loadgen::PointOptions{}, nullptr, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(refused.status().message(),
+            "55 requests exceed the simulation's bound of 50 (--max-requests); ask for fewer (--num-prompts) or "
+            "raise the bound");
+  load.warmup = 0;
+  load.num_prompts = 1'000'000;
+  load.duration_s = 1e6;  // the count is not known up front: the target stops the run at its bound
+  auto reached = runner.Run(load, loadgen::PointOptions{}, nullptr, nullptr);
+  ASSERT_FALSE(reached.ok());
+  EXPECT_EQ(reached.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(reached.status().message().find("the simulation reached its bound of 50 requests (--max-requests)"),
+            std::string::npos)
+      << reached.status().message();
 }
 
 // Server search: TTFT p99 <= 20 ms (the hold is 32 steps of about 84 us,

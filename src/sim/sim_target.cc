@@ -5,8 +5,13 @@
 
 namespace frontier::sim {
 
-SimTarget::SimTarget(SimConfig config, SimulateOptions options, std::atomic<bool>* halt)
-    : config_(std::move(config)), options_(options), engine_(config_), halt_(halt) {}
+SimTarget::SimTarget(SimConfig config, SimulateOptions options)
+    : config_(std::move(config)), options_(options), engine_(config_) {}
+
+Status SimTarget::CheckLoad(const workload::LoadOptions& load) const {
+  if (options_.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
+  return CheckRequestBound(load, options_);
+}
 
 namespace {
 std::string VirtualSeconds(Nanos t) {
@@ -22,11 +27,11 @@ std::string SimTarget::Name() const {
 
 void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   // The bounds: the request that reaches one is still run; the load core
-  // sees halt_ and ends the run.
+  // sees stop_ and ends the run.
   ++issued_;
   memory_ += static_cast<int64_t>(sizeof(RequestRecord)) +
              static_cast<int64_t>(std::max(spec.output_len, 0)) * static_cast<int64_t>(sizeof(TokenEvent));
-  if (halt_ != nullptr && bound_.ok()) {
+  if (bound_.ok()) {
     if (issued_ > options_.max_requests) {
       bound_ = ResourceExhausted("the simulation reached its bound of " + std::to_string(options_.max_requests) +
                                  " requests (--max-requests) at " + VirtualSeconds(now_) +
@@ -38,7 +43,7 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
                                  " of virtual time; shorten --duration, lower --num-prompts or --output-len, "
                                  "or raise the bound");
     }
-    if (!bound_.ok()) halt_->store(true, std::memory_order_relaxed);
+    if (!bound_.ok()) stop_.store(true, std::memory_order_relaxed);
   }
   int32_t slot;
   if (free_.empty()) {
@@ -136,8 +141,8 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
 }
 
 void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
-  if (halt_ != nullptr && options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed))
-    halt_->store(true, std::memory_order_relaxed);
+  if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed))
+    stop_.store(true, std::memory_order_relaxed);
   const bool disagg = engine_.disaggregated();
   while (true) {
     if (!busy_) {

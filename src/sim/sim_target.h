@@ -5,8 +5,8 @@
 // each request when its time has come; the target answers on virtual time,
 // which only its Poll() moves.
 //
-//   SimTarget target(config, SimulateOptions{});        // client round trip, step trace
-//   Result<RunResult> run = loadgen::RunLoad(target, specs, load, loadgen::RunOptions{}, observer, stop);
+//   SimTarget target(config, SimulateOptions{});        // client round trip, step trace, bounds, stop
+//   Result<PointOutcome> out = loadgen::RunPoint(target, specs, load, point_options, observer, &target.stop());
 //
 // Timing, as frontier serve orders it (serve/sim_timing.h) and vLLM or SGLang
 // behave: a request issued at t reaches the engine client_rtt_ns later (the
@@ -25,6 +25,12 @@
 // stays in flight), so the load core is called once per completion or
 // deadline, never per token. Each emission becomes a token event at the end
 // of its step, with the same per-request records a measured run has.
+//
+// Bounds (SimulateOptions: requests issued, memory of their records) are
+// the target's own: CheckLoad refuses a load that would pass the request
+// bound before it runs; a run that reaches one raises stop() and RunStatus()
+// says which bound, and when. stop() also follows SimulateOptions::stop, so
+// callers hand &target.stop() to the load core and nothing else.
 //
 // A request the engine refuses (longer than the context, larger than the KV
 // cache) ends at its arrival, failed with failure::kSimulatorRejected.
@@ -50,11 +56,8 @@ namespace frontier::sim {
 
 class SimTarget final : public loadgen::Target {
  public:
-  // REQUIRES: options.client_rtt_ns >= 0. When `halt` is given, the target
-  // sets it once options.stop is set or a run passes one of the options'
-  // bounds (requests issued, memory of their records); hand it to RunLoad as
-  // its stop. bound_status() then says which bound, and when.
-  SimTarget(SimConfig config, SimulateOptions options, std::atomic<bool>* halt = nullptr);
+  // A negative options.client_rtt_ns is refused by CheckLoad.
+  SimTarget(SimConfig config, SimulateOptions options);
 
   std::string Name() const override;  // "simulated llama-2-70b on 8x h200"
   const Clock& clock() const override { return clock_; }
@@ -67,8 +70,15 @@ class SimTarget final : public loadgen::Target {
   // (SimConfig::EffectiveSettings) and client_rtt_us.
   void Describe(RunResult* run) const override;
 
+  // InvalidArgument for a negative round trip or non-positive bounds;
+  // ResourceExhausted when a load without a duration asks for more requests
+  // (warm-up included) than options.max_requests.
+  Status CheckLoad(const workload::LoadOptions& load) const override;
   // OK, or ResourceExhausted naming the bound the run reached.
-  const Status& bound_status() const { return bound_; }
+  Status RunStatus() const override { return bound_; }
+  // The load core's stop for runs on this target: raised when a run reaches
+  // a bound or SimulateOptions::stop is set.
+  const std::atomic<bool>& stop() const { return stop_; }
 
   // Figures about the engine over everything run so far.
   SimulationStats stats() const;
@@ -108,7 +118,7 @@ class SimTarget final : public loadgen::Target {
   std::deque<Arrival> arriving_;  // issue order = arrival order (one round trip)
   size_t in_flight_ = 0;
   // Bounds.
-  std::atomic<bool>* halt_;
+  std::atomic<bool> stop_{false};
   Status bound_;
   int64_t issued_ = 0, memory_ = 0;
   // Stats.

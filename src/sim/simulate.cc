@@ -105,16 +105,12 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, const SimulateOptions& options,
                            SimulationStats* stats) {
-  if (options.client_rtt_ns < 0) return InvalidArgument("--client-rtt-us must be at least 0");
-  FRONTIER_RETURN_IF_ERROR(CheckRequestBound(load, options));
-  // The target raises `halt` when a run reaches a bound (or options.stop is
-  // set); the load core then ends the run as it ends a stopped one.
-  std::atomic<bool> halt{false};
-  SimTarget target(config, options, &halt);
+  SimTarget target(config, options);
+  FRONTIER_RETURN_IF_ERROR(target.CheckLoad(load));
   FRONTIER_ASSIGN_OR_RETURN(RunResult run, loadgen::RunLoad(target, requests, load,
                                                             VirtualRunOptions(options.observer != nullptr),
-                                                            options.observer, &halt));
-  FRONTIER_RETURN_IF_ERROR(target.bound_status());
+                                                            options.observer, &target.stop()));
+  FRONTIER_RETURN_IF_ERROR(target.RunStatus());
   loadgen::PointOptions provenance;
   provenance.model = config.model.name;
   provenance.summary.num_gpus = config.gpus;

@@ -570,7 +570,7 @@ Result<std::string> ExportJson(Store& store) {
                                 {"runs", nlohmann::ordered_json::array()}};
   for (const auto& r : runs) {
     nlohmann::ordered_json jr = {{"id", r.id},           {"label", r.Label()},   {"sweep", r.sweep},
-               {"system", r.system},   {"source", r.source},   {"status", r.status},
+               {"system", r.system},   {"source", r.source},   {"status", r.status.ToString()},
                {"created_utc", r.created_utc}, {"plan_hash", r.plan_hash},
                {"config", r.config},   {"provenance", r.provenance}, {"points", nlohmann::ordered_json::array()}};
     for (const auto& p : points)

@@ -9,6 +9,13 @@
 
 namespace frontier::store {
 
+SystemStatus ParseSystemStatus(std::string_view text) {
+  if (text == "ok") return SystemStatus{};
+  constexpr std::string_view kBroken = "broken: ";
+  if (text.substr(0, kBroken.size()) == kBroken) return SystemStatus::Broken(std::string(text.substr(kBroken.size())));
+  return SystemStatus::Broken(std::string(text));
+}
+
 std::string RunInfo::Label() const {
   return sweep + "/" + system + "#" + std::to_string(id);
 }

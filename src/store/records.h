@@ -13,6 +13,8 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/run_result.h"
@@ -47,6 +49,24 @@ inline constexpr const char* kSimulated = "simulated";
 inline constexpr const char* kImported = "imported";
 }  // namespace source
 
+// A system's status in its run: ok, or broken with the reason (its server
+// would not start, a point failed twice, ...). Stored as "ok" or
+// "broken: <reason>" (ToString / ParseSystemStatus, at the store's edges).
+struct SystemStatus {
+  enum class State { kOk, kBroken };
+  State state = State::kOk;
+  std::string reason;  // when broken
+
+  static SystemStatus Broken(std::string why) { return {State::kBroken, std::move(why)}; }
+  bool ok() const { return state == State::kOk; }
+  std::string ToString() const { return ok() ? "ok" : "broken: " + reason; }
+  bool operator==(const SystemStatus&) const = default;
+};
+
+// The inverse of SystemStatus::ToString; other text (none is written) is
+// broken with the text as its reason.
+SystemStatus ParseSystemStatus(std::string_view text);
+
 struct RunInfo {
   int64_t id = 0;                 // assigned by the store
   std::string sweep;              // plan name, or "import" for imported files
@@ -54,7 +74,7 @@ struct RunInfo {
   std::string plan_text;          // the plan file as read, for provenance
   std::string system;             // system name within the plan
   std::string source;             // source:: of its points
-  std::string status = "ok";      // "ok", or "broken: <reason>" when the system failed
+  SystemStatus status;            // ok, or broken with the reason
   std::string created_utc;        // ISO-8601
   // The system's configuration (hardware, gpus, model, engine, precision, tp, ...).
   std::map<std::string, std::string> config;

@@ -163,7 +163,7 @@ class SqliteStore final : public Store {
     s.Bind(3, run.plan_text);
     s.Bind(4, run.system);
     s.Bind(5, run.source);
-    s.Bind(6, run.status);
+    s.Bind(6, run.status.ToString());
     s.Bind(7, run.created_utc);
     s.Bind(8, MapToJson(run.config));
     s.Bind(9, MapToJson(run.provenance));
@@ -172,9 +172,9 @@ class SqliteStore final : public Store {
     return run;
   }
 
-  Status SetRunStatus(int64_t run_id, const std::string& status) override {
+  Status SetRunStatus(int64_t run_id, const SystemStatus& status) override {
     Stmt s(db_, "UPDATE runs SET status = ? WHERE id = ?");
-    s.Bind(1, status);
+    s.Bind(1, status.ToString());
     s.Bind(2, run_id);
     if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run status");
     return Status::Ok();
@@ -396,7 +396,7 @@ class SqliteStore final : public Store {
       r.plan_text = s.Text(3);
       r.system = s.Text(4);
       r.source = s.Text(5);
-      r.status = s.Text(6);
+      r.status = ParseSystemStatus(s.Text(6));
       r.created_utc = s.Text(7);
       r.config = JsonToMap(s.Text(8));
       r.provenance = JsonToMap(s.Text(9));

@@ -55,8 +55,8 @@ class Store {
 
   // Stores a new run; returns it with its id and created_utc filled in.
   virtual Result<RunInfo> CreateRun(RunInfo run) = 0;
-  // Updates a run's status ("ok", "broken: ...").
-  virtual Status SetRunStatus(int64_t run_id, const std::string& status) = 0;
+  // Updates a run's status (stored as SystemStatus::ToString()).
+  virtual Status SetRunStatus(int64_t run_id, const SystemStatus& status) = 0;
   // Every run, oldest first.
   virtual Result<std::vector<RunInfo>> ListRuns() = 0;
   // NotFound naming the id when there is no such run.

@@ -106,8 +106,11 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
   auto missing = (*reopened)->FindRun("quickstart", "other-hash", "h200-sim");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
-  ASSERT_TRUE((*reopened)->SetRunStatus(created->id, "broken: health").ok());
-  EXPECT_EQ((*reopened)->GetRun(created->id)->status, "broken: health");
+  ASSERT_TRUE((*reopened)->SetRunStatus(created->id, SystemStatus::Broken("health")).ok());
+  EXPECT_EQ((*reopened)->GetRun(created->id)->status, SystemStatus::Broken("health"));
+  EXPECT_EQ(ParseSystemStatus("broken: health"), SystemStatus::Broken("health"));
+  EXPECT_EQ(ParseSystemStatus("ok"), SystemStatus{});
+  EXPECT_EQ(SystemStatus::Broken("health").ToString(), "broken: health");
   EXPECT_EQ((*reopened)->GetRun(999).status().code(), StatusCode::kNotFound);
 }
 

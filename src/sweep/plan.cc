@@ -97,6 +97,29 @@ class Checker {
     return Status::Ok();
   }
 
+  // A scalar read as int64_t or a finite double, with no range of its own:
+  // the range is the validator's that the caller runs next.
+  template <typename T>
+  Status Typed(const YAML::Node& map, const std::string& parent, const std::string& key, T* out) const {
+    static_assert(std::is_same_v<T, int64_t> || std::is_same_v<T, double>);
+    const YAML::Node n = map[key];
+    if (!n.IsDefined() || n.IsNull()) return Status::Ok();
+    const std::string field = Join(parent, key);
+    const std::string kind = std::is_integral_v<T> ? "must be an integer, got " : "must be a finite number, got ";
+    if (!n.IsScalar()) return Error(n, field, kind + "a list or map");
+    if constexpr (std::is_integral_v<T>) {
+      // Decimal only, as flags are: yaml-cpp reads 010 as octal 8 and 0x10 as 16.
+      Result<int64_t> i = ParseInt(field, n.Scalar(), INT64_MIN, INT64_MAX);
+      if (!i.ok()) return Error(n, field, kind + "'" + Shorten(n.Scalar()) + "'");
+      *out = *i;
+    } else {
+      T v{};
+      if (!YAML::convert<T>::decode(n, v) || !std::isfinite(v)) return Error(n, field, kind + "'" + Shorten(n.Scalar()) + "'");
+      *out = v;
+    }
+    return Status::Ok();
+  }
+
   Status Bool(const YAML::Node& map, const std::string& parent, const std::string& key,
               bool* out) const {
     const YAML::Node n = map[key];
@@ -114,7 +137,7 @@ class Checker {
   std::string file_;
 };
 
-Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, SimSettings* s) {
+Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim::SimSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"model", "tp", "ep", "dp", "precision",
                                               "kv_precision", "stack", "max_num_seqs",
@@ -144,17 +167,23 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, Sim
       return c.Error(n["attention_dp"], f + ".attention_dp", "must be true or false");
     s->attention_dp = n["attention_dp"].Scalar() == "true";
   }
-  for (auto [key, pool] : {std::pair{"prefill", &s->prefill}, std::pair{"decode", &s->decode}}) {
+  struct Pool {
+    const char* key;
+    int *workers, *tp, *dp, *ep;
+  };
+  for (const Pool& pool : {Pool{"prefill", &s->prefill_workers, &s->prefill_tp, &s->prefill_dp, &s->prefill_ep},
+                           Pool{"decode", &s->decode_workers, &s->decode_tp, &s->decode_dp, &s->decode_ep}}) {
+    const char* key = pool.key;
     if (!n[key].IsDefined()) continue;
     const std::string pf = f + "." + key;
     FRONTIER_RETURN_IF_ERROR(c.Map(n[key], pf));
     FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n[key], pf, {"workers", "tp", "dp", "ep"}));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "workers", &pool->workers, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "tp", &pool->tp, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "dp", &pool->dp, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "ep", &pool->ep, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "workers", pool.workers, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "tp", pool.tp, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "dp", pool.dp, 1, 1024));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "ep", pool.ep, 1, 1024));
   }
-  if ((s->prefill.workers > 0) != (s->decode.workers > 0))
+  if ((s->prefill_workers > 0) != (s->decode_workers > 0))
     return c.Error(n, f, "a disaggregated system needs both prefill and decode (each with workers >= 1)");
   for (auto [key, out] : {std::pair{"max_num_batched_tokens", &s->max_num_batched_tokens}}) {
     if (n[key].IsDefined()) {
@@ -225,7 +254,7 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     FRONTIER_RETURN_IF_ERROR(c.String(n["engine"], ef, "version", &s->engine_version));
   }
   if (n["sim"].IsDefined()) {
-    SimSettings sim;
+    sim::SimSpec sim;
     FRONTIER_RETURN_IF_ERROR(ParseSim(c, n["sim"], f + ".sim", &sim));
     s->sim = sim;
   }
@@ -274,6 +303,17 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
   if (!s->sim && s->model.empty()) {
     return c.Error(n, f + ".model", "is required for a server (the model name to request)");
   }
+  if (s->sim) {
+    // The deployment the simulator builds: the system's hardware and GPUs;
+    // a disaggregated one's parallelism is in its pools.
+    s->sim->hardware = s->hardware;
+    s->sim->gpus = s->gpus;
+    if (s->sim->disaggregated()) {
+      s->sim->tp = 1;
+      s->sim->ep = 1;
+      s->sim->dp = 0;
+    }
+  }
   return Status::Ok();
 }
 
@@ -285,22 +325,20 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
   w->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &w->name, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "dataset", &w->dataset));
-  if (w->dataset != "random" && w->dataset != "sharegpt" && w->dataset != "jsonl") {
-    return c.Error(n["dataset"], f + ".dataset",
-                   "must be random, sharegpt or jsonl, got '" + w->dataset + "'");
-  }
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "range_ratio", &w->range_ratio, 0, 0.999));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prefix_len", &w->prefix_len, 0, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "path", &w->path));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "input_len", &w->input_len));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "output_len", &w->output_len));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "range_ratio", &w->range_ratio));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "prefix_len", &w->prefix_len));
   if (n["sharegpt_output_len"].IsDefined()) {
-    int32_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, kMaxRequestLength));
+    int64_t v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "sharegpt_output_len", &v));
     w->sharegpt_output_len = v;
   }
-  if (w->dataset != "random" && w->path.empty()) {
-    return c.Error(n, f + ".path", "is required for dataset " + w->dataset);
+  // The rules are the workload spec's, the same as the command line's flags.
+  if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(*w)) {
+    const char* key = workload::SpecFieldName(bad->field);
+    return c.Error(n[key].IsDefined() ? n[key] : n, f + "." + key, bad->message);
   }
   return Status::Ok();
 }
@@ -389,11 +427,13 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     if (sim->spec_tokens) c["spec_tokens"] = std::to_string(sim->spec_tokens);
     if (sim->attention_dp) c["attention_dp"] = "true";
     if (sim->max_num_seqs_auto) c["max_num_seqs"] = "auto";
-    for (auto [pool_name, pool] : {std::pair{"prefill", &sim->prefill}, std::pair{"decode", &sim->decode}}) {
-      if (pool->workers == 0) continue;
-      c[std::string(pool_name)] = std::to_string(pool->workers) + "x(tp" + std::to_string(pool->tp) + ",dp" +
-                             std::to_string(pool->dp) + ",ep" + std::to_string(pool->ep) + ")";
-    }
+    auto pool = [&](const char* pool_name, int workers, int tp, int dp, int ep) {
+      if (workers == 0) return;
+      c[pool_name] = std::to_string(workers) + "x(tp" + std::to_string(tp) + ",dp" + std::to_string(dp) + ",ep" +
+                std::to_string(ep) + ")";
+    };
+    pool("prefill", sim->prefill_workers, sim->prefill_tp, sim->prefill_dp, sim->prefill_ep);
+    pool("decode", sim->decode_workers, sim->decode_tp, sim->decode_dp, sim->decode_ep);
   } else {
     c["kind"] = launch ? "launched" : "server";
     c["model"] = model;

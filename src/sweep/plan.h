@@ -44,6 +44,9 @@
 
 #include "core/limits.h"
 #include "core/status.h"
+#include "metrics/summary.h"
+#include "sim/config.h"
+#include "workload/spec.h"
 
 namespace frontier::sweep {
 
@@ -61,29 +64,15 @@ struct LaunchSpec {
   bool check_owner = true;
 };
 
-// The simulated deployment, by catalog names (see sim/config.h); unset fields
-// take the simulator's defaults.
-struct SimSettings {
-  std::string model;                         // required
-  int tp = 1, ep = 1, dp = 0;
-  std::optional<std::string> precision, kv_precision, stack;
-  std::optional<int> max_num_seqs, max_num_batched_tokens;
-  bool max_num_seqs_auto = false;            // max_num_seqs: auto (raised to each concurrency)
-  int spec_tokens = 0;
-  std::optional<double> acceptance, acceptance_rate;
-  bool attention_dp = false;
-  // Disaggregated prefill / decode: {workers, tp, dp, ep} per pool.
-  struct Pool {
-    int workers = 0, tp = 1, dp = 1, ep = 1;
-  };
-  Pool prefill, decode;
-};
-
 struct SystemSpec {
   std::string name;
   std::string hardware;                     // catalog name (required for sim systems)
   int gpus = 1;
-  std::optional<SimSettings> sim;
+  // The simulated deployment (sim/config.h), its hardware and gpus the
+  // system's own; unset fields take the simulator's defaults. A
+  // disaggregated one (prefill / decode pools) carries its parallelism in
+  // the pools (tp = ep = 1, dp = 0).
+  std::optional<sim::SimSpec> sim;
   bool live = false;                        // sim over HTTP in real time
   std::string engine_name, engine_version;
   std::string model;                        // model name sent to a server
@@ -97,14 +86,10 @@ struct SystemSpec {
   std::map<std::string, std::string> Config() const;
 };
 
-struct WorkloadSpec {
+// A workload entry: the one workload spec (workload/spec.h, checked by its
+// validator as the command line's flags are) under a name.
+struct WorkloadSpec : workload::WorkloadSpec {
   std::string name;
-  std::string dataset = "random";           // random | sharegpt | jsonl
-  int32_t input_len = 1024, output_len = 128;
-  double range_ratio = 0;
-  int32_t prefix_len = 0;
-  std::string path;                         // sharegpt / jsonl file, relative to the plan
-  std::optional<int32_t> sharegpt_output_len;
   int line = 0;
 };
 
@@ -119,10 +104,6 @@ struct LoadSpec {
   std::optional<int64_t> max_concurrency;   // cap for request_rate sweeps
 };
 
-struct Slo {
-  std::optional<double> ttft_ms, tpot_ms, e2el_ms;
-};
-
 struct Plan {
   std::string name;
   std::string file;         // as given
@@ -133,7 +114,7 @@ struct Plan {
   std::vector<WorkloadSpec> workloads;
   LoadSpec load;
   int repetitions = 1;
-  Slo slo;
+  metrics::GoodputSlo slo;  // goodput's SLO, as `--goodput` gives it to bench and simulate
   uint64_t seed = 0;
 };
 

@@ -122,7 +122,10 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
     EXPECT_EQ(p->load.values, (std::vector<double>{1, 10}));
   }
   EXPECT_EQ(ErrorFor("range_ratio: 0.8", "range_ratio: .nan"),
-            "plans/t.yaml:15: workloads[0].range_ratio: must be a number in [0, 0.999], got .nan");
+            "plans/t.yaml:15: workloads[0].range_ratio: must be a finite number, got '.nan'");
+  // The workload's ranges are the workload spec's (workload/spec.h), the flags' too: range_ratio is in [0, 1).
+  EXPECT_EQ(ErrorFor("range_ratio: 0.8", "range_ratio: 1"),
+            "plans/t.yaml:15: workloads[0].range_ratio: must be in [0, 1), got 1");
   EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout_s: -1"),
             "plans/t.yaml:13: systems[1].launch.timeout_s: must be a number in [0.1, 86400], got -1");
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 1000000]\n  warmup: 1\n"),
@@ -190,18 +193,23 @@ load:
 )";
   auto p = ParsePlan(text, "d.yaml");
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  const SimSettings& a = *p->systems[0].sim;
+  const sim::SimSpec& a = *p->systems[0].sim;
   EXPECT_TRUE(a.attention_dp);
   EXPECT_TRUE(a.max_num_seqs_auto);
   EXPECT_DOUBLE_EQ(*a.acceptance_rate, 0.8);
   EXPECT_EQ(p->systems[0].Config().at("attention_dp"), "true");
   EXPECT_EQ(p->systems[0].Config().at("max_num_seqs"), "auto");
-  const SimSettings& d = *p->systems[1].sim;
-  EXPECT_EQ(d.prefill.workers, 1);
-  EXPECT_EQ(d.prefill.tp, 8);
-  EXPECT_EQ(d.decode.workers, 2);
-  EXPECT_EQ(d.decode.dp, 8);
-  EXPECT_EQ(d.decode.ep, 8);
+  const sim::SimSpec& d = *p->systems[1].sim;
+  EXPECT_EQ(d.prefill_workers, 1);
+  EXPECT_EQ(d.prefill_tp, 8);
+  EXPECT_EQ(d.decode_workers, 2);
+  EXPECT_EQ(d.decode_dp, 8);
+  EXPECT_EQ(d.decode_ep, 8);
+  // The simulator builds the system's hardware and GPUs, the pools' parallelism.
+  EXPECT_EQ(d.hardware, p->systems[1].hardware);
+  EXPECT_EQ(d.gpus, p->systems[1].gpus);
+  EXPECT_EQ(d.tp, 1);
+  EXPECT_EQ(d.dp, 0);
   const auto m = ExpandMatrix(*p);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].num_prompts, 100);  // 100 >= 4 x 8

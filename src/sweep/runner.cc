@@ -115,7 +115,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     for (const auto& p : matrix)
       if (p.system == s && !have[s].count(p.key)) todo.push_back(&p);
     if (todo.empty()) {
-      if (runs[s].status != "ok") FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, "ok"));
+      if (!runs[s].status.ok()) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
       continue;
     }
     if (options.stop && options.stop->load()) break;
@@ -129,9 +129,14 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       out.failed += lost;
       out.broken.push_back(sys.name + ": " + reason);
       report("broken", reason);
-      return store.SetRunStatus(runs[s].id, "broken: " + reason);
+      return store.SetRunStatus(runs[s].id, store::SystemStatus::Broken(reason));
     };
     report("start");
+    // Every point of the system is summarised with the sweep's percentiles and the plan's SLO.
+    loadgen::PointOptions point_options;
+    point_options.summary.percentiles = options.percentiles;
+    point_options.summary.num_gpus = sys.gpus;
+    point_options.summary.goodput = plan.slo;
     Result<std::unique_ptr<Session>> session = factory(plan, sys);
     if (!session.ok()) {
       FRONTIER_RETURN_IF_ERROR(mark_broken(session.status().message(), 0));
@@ -149,22 +154,15 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       bool stored = false;
       for (int attempt = 1; attempt <= options.max_attempts && !stored; ++attempt) {
         const Nanos start = options.clock->Now();
-        Result<RunResult> r = (*session)->RunPoint(p);
+        Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, point_options);
         run_time += options.clock->Now() - start;
         run_requests += p.num_prompts;
-        if (r.ok() && r->interrupted) {
+        if (r.ok() && r->run.interrupted) {
           out.interrupted = true;  // partial: not stored, so --resume runs it again
           break;
         }
-        metrics::Summary summary;
         if (r.ok()) {
-          metrics::SummaryOptions so;
-          so.percentiles = options.percentiles;
-          so.num_gpus = sys.gpus;
-          so.goodput.ttft_ms = plan.slo.ttft_ms;
-          so.goodput.tpot_ms = plan.slo.tpot_ms;
-          so.goodput.e2el_ms = plan.slo.e2el_ms;
-          summary = metrics::Summarize(*r, so);
+          const metrics::Summary& summary = r->summary;
           if (summary.completed == 0) {
             std::string why;
             for (auto& [reason, n] : summary.failures_by_reason)
@@ -175,9 +173,9 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
           last_error = r.status().message();
         }
         if (last_error.empty()) {
-          store::PointRecord rec = MakeRecord(plan, sys, p, *r, summary, attempt);
+          store::PointRecord rec = MakeRecord(plan, sys, p, r->run, r->summary, attempt);
           rec.run_id = runs[s].id;
-          FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(*r)));
+          FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(r->run)));
           (void)id;
           stored = true;
         } else if (attempt < options.max_attempts) {
@@ -198,8 +196,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       left_requests -= p.num_prompts;
       report("done");
     }
-    if (!broken && !out.interrupted && runs[s].status != "ok") {
-      FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, "ok"));
+    if (!broken && !out.interrupted && !runs[s].status.ok()) {
+      FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
     }
     if (out.interrupted) break;
   }

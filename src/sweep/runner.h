@@ -32,6 +32,7 @@
 #include "core/clock.h"
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
 #include "store/store.h"
 #include "sweep/plan.h"
 
@@ -41,8 +42,10 @@ namespace frontier::sweep {
 class Session {
  public:
   virtual ~Session() = default;
-  // Runs one point; an error or a result without a completed request is a failed attempt.
-  virtual Result<RunResult> RunPoint(const PointSpec& point) = 0;
+  // Runs one point through loadgen::RunPoint on the session's Target, with
+  // `options` (summary, rules, provenance) from the runner; an error or a
+  // result without a completed request is a failed attempt.
+  virtual Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) = 0;
 };
 
 // Starts a session for `system` (launching and health-waiting a server if needed).

@@ -53,7 +53,7 @@ struct Script {
 class FakeSession final : public Session {
  public:
   FakeSession(Script* s, std::string system) : s_(s), system_(std::move(system)) {}
-  Result<RunResult> RunPoint(const PointSpec& p) override {
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& p, const loadgen::PointOptions& o) override {
     s_->calls.push_back(system_ + "|" + p.key);
     if (s_->clock) s_->clock->Advance(p.num_prompts * kNanosPerMilli);
     if (s_->stop && static_cast<int64_t>(s_->calls.size()) == s_->stop_after) s_->stop->store(true);
@@ -62,7 +62,10 @@ class FakeSession final : public Session {
       --it->second;
       return Unavailable("scripted failure");
     }
-    return FakeRun(p.num_prompts);
+    loadgen::PointOutcome out;
+    out.run = FakeRun(p.num_prompts);
+    out.summary = metrics::Summarize(out.run, o.summary);
+    return out;
   }
 
  private:
@@ -155,8 +158,9 @@ TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
   EXPECT_EQ(out->ran, 2 + 6);   // a: two points before the break; b: all six
   EXPECT_EQ(out->failed, 4);    // a's remaining four points
   auto runs = store->ListRuns();
-  EXPECT_EQ((*runs)[0].status.rfind("broken: ", 0), 0u);
-  EXPECT_EQ((*runs)[1].status, "ok");
+  EXPECT_FALSE((*runs)[0].status.ok());
+  EXPECT_EQ((*runs)[0].status.ToString().rfind("broken: ", 0), 0u);
+  EXPECT_TRUE((*runs)[1].status.ok());
   auto pts = store->ListPoints((*runs)[0].id);
   ASSERT_EQ(pts->size(), 2u);
   EXPECT_EQ((*pts)[1].attempts, 2);

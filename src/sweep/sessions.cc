@@ -10,6 +10,7 @@
 #include "serve/profile.h"
 #include "serve/server.h"
 #include "sim/config.h"
+#include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sweep/process.h"
 #include "workload/dataset.h"
@@ -27,7 +28,7 @@ class SimSession final : public Session {
   SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs)
       : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs) {}
 
-  Result<RunResult> RunPoint(const PointSpec& point) override {
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
     const workload::LoadOptions load = PointLoad(plan_, point);
     sim::SimConfig config = config_;
@@ -36,10 +37,11 @@ class SimSession final : public Session {
       const int per_rank = static_cast<int>((*load.max_concurrency + config_.dp - 1) / config_.dp);
       FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqs(config_, per_rank));
     }
-    FRONTIER_ASSIGN_OR_RETURN(RunResult r, sim::Simulate(config, requests, load));
-    r.source = "simulated";
-    for (auto& [k, v] : config.EffectiveSettings()) r.effective_settings.emplace(k, v);
-    return r;
+    // The target says it is simulated and adds the deployment's settings (Describe).
+    sim::SimTarget target(config, sim::SimulateOptions{});
+    loadgen::PointOptions o = options;
+    o.run = sim::VirtualRunOptions(/*observed=*/false);
+    return loadgen::RunPoint(target, requests, load, o, nullptr, &target.stop());
   }
 
  private:
@@ -47,41 +49,6 @@ class SimSession final : public Session {
   sim::SimConfig config_;
   bool auto_seqs_;
 };
-
-sim::SimSpec ToSimSpec(const SystemSpec& system) {
-  const SimSettings& s = *system.sim;
-  sim::SimSpec spec;
-  spec.model = s.model;
-  spec.hardware = system.hardware;
-  spec.gpus = system.gpus;
-  spec.tp = s.tp;
-  spec.ep = s.ep;
-  spec.dp = s.dp;
-  spec.precision = s.precision;
-  spec.kv_precision = s.kv_precision;
-  spec.stack = s.stack;
-  spec.max_num_seqs = s.max_num_seqs;
-  spec.max_num_batched_tokens = s.max_num_batched_tokens;
-  spec.max_num_seqs_auto = s.max_num_seqs_auto;
-  spec.spec_tokens = s.spec_tokens;
-  spec.acceptance = s.acceptance;
-  spec.acceptance_rate = s.acceptance_rate;
-  spec.attention_dp = s.attention_dp;
-  spec.prefill_workers = s.prefill.workers;
-  spec.prefill_tp = s.prefill.tp;
-  spec.prefill_dp = s.prefill.dp;
-  spec.prefill_ep = s.prefill.ep;
-  spec.decode_workers = s.decode.workers;
-  spec.decode_tp = s.decode.tp;
-  spec.decode_dp = s.decode.dp;
-  spec.decode_ep = s.decode.ep;
-  if (s.prefill.workers > 0) {  // the pools carry the parallelism
-    spec.tp = 1;
-    spec.ep = 1;
-    spec.dp = 0;
-  }
-  return spec;
-}
 
 // Forwards the load generator's progress to SessionOptions::on_point_progress.
 class ProgressForwarder final : public loadgen::Observer {
@@ -110,22 +77,20 @@ class HttpSession final : public Session {
     }
   }
 
-  Result<RunResult> RunPoint(const PointSpec& point) override {
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
     loadgen::BenchOptions b;
+    static_cast<loadgen::PointOptions&>(b) = options;
     b.client.base_url = base_url_;
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
-    b.summary.num_gpus = system_.gpus;
     b.run.progress_interval = options_.point_progress_interval;
     ProgressForwarder progress(options_);
-    b.requested_settings = {{"system", system_.name}, {"base_url", base_url_}, {"model", model_}};
-    FRONTIER_ASSIGN_OR_RETURN(loadgen::BenchOutcome out,
-                              loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress,
-                                                    options_.stop));
-    out.run.num_gpus = system_.gpus;
-    return std::move(out.run);
+    b.requested_settings["system"] = system_.name;
+    b.requested_settings["base_url"] = base_url_;
+    b.requested_settings["model"] = model_;
+    return loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress, options_.stop);
   }
 
   std::unique_ptr<ServerProcess> process_;
@@ -144,16 +109,10 @@ class HttpSession final : public Session {
 
 Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const PointSpec& point) {
   const WorkloadSpec& w = plan.workloads[point.workload];
-  workload::DatasetOptions d;
-  FRONTIER_ASSIGN_OR_RETURN(d.kind, workload::ParseDatasetKind(w.dataset));
+  workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.path = Resolve(plan, w.path);
   d.num_prompts = point.num_prompts + plan.load.warmup;
   d.seed = point.seed;
-  d.random.input_len = w.input_len;
-  d.random.output_len = w.output_len;
-  d.random.range_ratio = w.range_ratio;
-  d.random.prefix_len = w.prefix_len;
-  d.sharegpt_output_len = w.sharegpt_output_len;
   d.allow_repeat = true;
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
@@ -210,7 +169,7 @@ static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& s
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
-  Result<sim::SimConfig> config = sim::ResolveSimConfig(ToSimSpec(system));
+  Result<sim::SimConfig> config = sim::ResolveSimConfig(*system.sim);
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
   return std::unique_ptr<Session>(
       std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
@@ -261,7 +220,7 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
                                                     const SessionOptions& options) {
   serve::ProfileSpec ps;
   ps.profile = "sim";
-  ps.sim = ToSimSpec(system);
+  ps.sim = *system.sim;
   if (ps.sim.max_num_seqs_auto)
     return InvalidArgument("system " + system.name + ": max_num_seqs: auto needs virtual time (live: false); a live "
                            "server's cap is fixed when it starts");

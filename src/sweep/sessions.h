@@ -1,11 +1,12 @@
 // sessions.h: the real Sessions a sweep runs points on.
 //
-//   * SimSession: the built-in simulator in virtual time (sim/simulate.h).
-//     Points are deterministic functions of (system, workload, load, seed);
-//     a sweep over 1..256 concurrency takes seconds, not hours.
+//   * SimSession: the built-in simulator in virtual time, a sim::SimTarget
+//     run as a point (loadgen::RunPoint), exactly as `frontier simulate`
+//     runs one. Points are deterministic functions of (system, workload,
+//     load, seed); a sweep over 1..256 concurrency takes seconds, not hours.
 //   * Servers (`base_url`, optionally `launch`) and `live: true` simulated
 //     systems are measured over HTTP with the load generator (loadgen's
-//     RunBenchmark), exactly as `frontier bench` measures them.
+//     RunBenchmark, so RunPoint), exactly as `frontier bench` measures them.
 //
 // Workloads are built by workload::LoadDataset from the plan's workload
 // entry, with num_prompts = the point's count plus the plan's warm-up, and

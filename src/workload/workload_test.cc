@@ -6,6 +6,7 @@
 #include "core/stats.h"
 #include "workload/arrival.h"
 #include "workload/random_dataset.h"
+#include "workload/spec.h"
 
 namespace frontier::workload {
 namespace {
@@ -89,6 +90,45 @@ TEST(ArrivalTest, InfiniteRateSendsAllAtZero) {
   ArrivalOptions bad;
   bad.request_rate = -1;
   EXPECT_FALSE(PlanArrivals(5, bad).ok());
+}
+
+
+// One validator for a workload, whoever gives it (flags or a plan).
+TEST(WorkloadSpecTest, TheFirstBrokenRuleIsNamedWithItsRange) {
+  WorkloadSpec s;
+  EXPECT_FALSE(CheckWorkloadSpec(s).has_value());
+  s.input_len = 0;
+  auto bad = CheckWorkloadSpec(s);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->field, SpecField::kInputLen);
+  EXPECT_EQ(bad->message, "must be an integer in [1, 10000000], got 0");
+  s.input_len = 1024;
+  s.range_ratio = 1;
+  bad = CheckWorkloadSpec(s);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_STREQ(SpecFieldName(bad->field), "range_ratio");
+  EXPECT_EQ(bad->message, "must be in [0, 1), got 1");
+  s.range_ratio = 0.5;
+  s.prefix_len = -1;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kPrefixLen);
+  s.prefix_len = 64;
+  s.dataset = "sharegpt";
+  bad = CheckWorkloadSpec(s);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->field, SpecField::kPath);
+  EXPECT_EQ(bad->message, "is required for dataset sharegpt");
+  s.path = "conversations.json";
+  s.sharegpt_output_len = 256;
+  EXPECT_FALSE(CheckWorkloadSpec(s).has_value());
+  const DatasetOptions d = ToDatasetOptions(s);
+  EXPECT_EQ(d.kind, DatasetKind::kShareGpt);
+  EXPECT_EQ(d.path, "conversations.json");
+  EXPECT_EQ(d.random.input_len, 1024);
+  EXPECT_DOUBLE_EQ(d.random.range_ratio, 0.5);
+  EXPECT_EQ(d.random.prefix_len, 64);
+  EXPECT_EQ(d.sharegpt_output_len, 256);
+  s.dataset = "csv";
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt or jsonl, got 'csv'");
 }
 
 }  // namespace

@@ -184,9 +184,10 @@ load:
   auto s = store::OpenStore(db);
   auto runs = (*s)->ListRuns();
   ASSERT_EQ(runs->size(), 3u);
-  EXPECT_EQ((*runs)[0].status, "ok");
-  EXPECT_EQ((*runs)[1].status.rfind("broken: ", 0), 0u);
-  EXPECT_EQ((*runs)[2].status, "ok");
+  EXPECT_TRUE((*runs)[0].status.ok());
+  EXPECT_EQ((*runs)[1].status.state, store::SystemStatus::State::kBroken);
+  EXPECT_EQ((*runs)[1].status.ToString().rfind("broken: ", 0), 0u);
+  EXPECT_TRUE((*runs)[2].status.ok());
   for (int i : {0, 2}) {
     auto pts = (*s)->ListPoints((*runs)[i].id);
     ASSERT_EQ(pts->size(), 2u) << (*runs)[i].system;
