@@ -9,42 +9,33 @@
 namespace frontier::metrics {
 namespace {
 
-// The sums Describe() needs, gathered sample by sample in the order the
-// samples are kept (so a large sample needs no second pass): shifted by the
-// first sample, which keeps the sums small and the subtraction exact enough.
-struct Moments {
-  size_t n = 0;
-  double shift = 0, sum = 0, sum_sq = 0, min = 0, max = 0;
-  void Add(double v) {
-    if (n++ == 0) shift = min = max = v;
-    const double y = v - shift;
-    sum += y;
-    sum_sq += y * y;
-    min = v < min ? v : min;
-    max = v > max ? v : max;
-  }
-};
-
-// `m`: the moments of exactly the samples of x, in x's order, when the
-// caller gathered them (else one pass here).
-Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles, const Moments* m = nullptr) {
+Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
   Distribution d;
   d.count = x.size();
-  // Mean and population standard deviation.
-  Moments own;
-  if (m == nullptr) {
-    for (double v : x) own.Add(v);
-    m = &own;
-  }
-  if (!x.empty()) {
-    const double n = static_cast<double>(x.size());
-    d.mean = m->shift + m->sum / n;
-    d.std = std::sqrt(std::max(0.0, m->sum_sq / n - (m->sum / n) * (m->sum / n)));
-  }
   // The median and the requested percentiles in one selection pass.
   std::vector<double> ps = percentiles;
   ps.push_back(50.0);
-  std::vector<double> v = x.empty() ? Percentiles(x, ps) : Percentiles(x, ps, m->min, m->max);
+  std::vector<double> v;
+  if (x.empty()) {
+    v = Percentiles(x, ps);
+  } else {
+    // Mean and population standard deviation, and the minimum and maximum
+    // the percentile selection needs, in one pass (the sums shifted by the
+    // first sample, which keeps them small and the subtraction exact enough).
+    const double shift = x.front();
+    double sum = 0, sum_sq = 0, lo = shift, hi = shift;
+    for (double s : x) {
+      const double y = s - shift;
+      sum += y;
+      sum_sq += y * y;
+      lo = s < lo ? s : lo;
+      hi = s > hi ? s : hi;
+    }
+    const double n = static_cast<double>(x.size());
+    d.mean = shift + sum / n;
+    d.std = std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
+    v = Percentiles(x, ps, lo, hi);
+  }
   d.median = v.back();
   for (size_t i = 0; i < percentiles.size(); ++i) d.percentiles.emplace_back(percentiles[i], v[i]);
   return d;
@@ -90,7 +81,6 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   for (const auto& r : run.requests)
     if (!r.warmup && r.ok && r.events.size() > 1) gaps += r.events.size() - 1;
   itl.reserve(gaps);
-  Moments itl_moments;  // of the ITL samples, as they are kept
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -129,12 +119,8 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       if (multi_token_events) icl.push_back(gap);
       if (k == 1) {
         itl.push_back(gap);
-        itl_moments.Add(gap);
       } else {
-        for (int j = 0; j < k; ++j) {
-          itl.push_back(gap / k);
-          itl_moments.Add(gap / k);
-        }
+        for (int j = 0; j < k; ++j) itl.push_back(gap / k);
       }
     }
     if (o.goodput.any()) {
@@ -158,7 +144,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
   s.ttft_ms = Describe(std::move(ttft), o.percentiles);
   s.tpot_ms = Describe(std::move(tpot), o.percentiles);
-  s.itl_ms = Describe(std::move(itl), o.percentiles, &itl_moments);
+  s.itl_ms = Describe(std::move(itl), o.percentiles);
   s.e2el_ms = Describe(std::move(e2el), o.percentiles);
   // With one token per event the ICL samples are the ITL samples: describe them once.
   s.icl_ms = multi_token_events ? Describe(std::move(icl), o.percentiles) : s.itl_ms;

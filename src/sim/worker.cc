@@ -135,13 +135,15 @@ Worker::Step Worker::RunStep() {
 
 void Worker::RunStep(Step* out) {
   out->duration_ns = 0;
-  out->emissions.clear();
   out->handoffs.clear();
   static const BatchShape kEmpty{};
   out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->preempted = 0;
+  // The decode step overwrites the emissions in place (a batch of the same
+  // size constructs none); every other step starts from none.
+  if (!Idle() && RunDecodeStep(out)) return;
+  out->emissions.clear();
   if (Idle()) return;
-  if (RunDecodeStep(out)) return;
   plain_decodes_ = false;
   scheduled_.clear();
   int64_t budget = budget_tokens_;
@@ -337,7 +339,7 @@ bool Worker::RunDecodeStep(Step* out) {
   // or as an integer.
   bool any_finished = false;
   int64_t keys = 0;
-  out->emissions.resize(static_cast<size_t>(n));
+  out->emissions.resize(static_cast<size_t>(n));  // every field of each is set below
   Emission* e = out->emissions.data();
   for (const int32_t slot : running_) {
     Seq& s = seqs_[slot];
