@@ -8,8 +8,9 @@
 //
 // Defaults: llama-3.1-70b on h200, TP 8, FP8, 1,024 input and 1,024 output
 // tokens (the sweep simulates 24,000 requests and 24.6 million output tokens).
-// Simulation (Simulate) and summarising (metrics::Summarize, which sorts every
-// inter-token gap) are timed separately.
+// Simulation (Simulate) and summarising (metrics::Summarize, which takes
+// percentiles of every inter-token gap) are timed separately, in wall time and
+// in this process's CPU time (the fair figure on a shared machine).
 #include <chrono>
 #include <ctime>
 #include <cstdio>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace frontier {
 
@@ -73,22 +74,31 @@ namespace {
 class BucketSelect {
  public:
   // REQUIRES: x is not empty; every rank < x.size().
-  BucketSelect(const std::vector<double>& x, const std::vector<size_t>& ranks) {
-    // Minimum and maximum with independent lanes (one pass, no dependency chain).
-    double mn[4] = {x[0], x[0], x[0], x[0]}, mx[4] = {x[0], x[0], x[0], x[0]};
-    const size_t n = x.size(), whole = n / 4 * 4;
-    for (size_t i = 0; i < whole; i += 4) {
-      for (size_t j = 0; j < 4; ++j) {
-        mn[j] = x[i + j] < mn[j] ? x[i + j] : mn[j];
-        mx[j] = x[i + j] > mx[j] ? x[i + j] : mx[j];
+  // `range`: the samples' minimum and maximum when the caller knows them
+  // (else one pass finds them).
+  BucketSelect(const std::vector<double>& x, const std::vector<size_t>& ranks,
+               const std::pair<double, double>* range) {
+    double hi;
+    if (range != nullptr) {
+      lo_ = range->first;
+      hi = range->second;
+    } else {
+      // Minimum and maximum with independent lanes (one pass, no dependency chain).
+      double mn[4] = {x[0], x[0], x[0], x[0]}, mx[4] = {x[0], x[0], x[0], x[0]};
+      const size_t n = x.size(), whole = n / 4 * 4;
+      for (size_t i = 0; i < whole; i += 4) {
+        for (size_t j = 0; j < 4; ++j) {
+          mn[j] = x[i + j] < mn[j] ? x[i + j] : mn[j];
+          mx[j] = x[i + j] > mx[j] ? x[i + j] : mx[j];
+        }
       }
+      for (size_t i = whole; i < n; ++i) {
+        mn[0] = std::min(mn[0], x[i]);
+        mx[0] = std::max(mx[0], x[i]);
+      }
+      lo_ = std::min(std::min(mn[0], mn[1]), std::min(mn[2], mn[3]));
+      hi = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
     }
-    for (size_t i = whole; i < n; ++i) {
-      mn[0] = std::min(mn[0], x[i]);
-      mx[0] = std::max(mx[0], x[i]);
-    }
-    lo_ = std::min(std::min(mn[0], mn[1]), std::min(mn[2], mn[3]));
-    const double hi = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
     scale_ = hi > lo_ ? static_cast<double>(kBuckets - 1) / (hi - lo_) : 0.0;
     std::vector<size_t> below(kBuckets + 1, 0);  // below[b]: values in buckets < b
     for (double v : x) ++below[Bucket(v) + 1];
@@ -120,7 +130,8 @@ class BucketSelect {
   static constexpr size_t kBuckets = 1 << 16;
   size_t Bucket(double v) const {
     const double f = (v - lo_) * scale_;
-    return f < static_cast<double>(kBuckets - 1) ? static_cast<size_t>(f) : kBuckets - 1;
+    // f >= 0 (v >= lo_): a signed conversion is one instruction, an unsigned one a branch more.
+    return f < static_cast<double>(kBuckets - 1) ? static_cast<size_t>(static_cast<int64_t>(f)) : kBuckets - 1;
   }
   double lo_ = 0, scale_ = 0;
   std::vector<std::vector<double>> members_;
@@ -130,7 +141,10 @@ class BucketSelect {
 
 }  // namespace
 
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, PercentileMethod method) {
+namespace {
+
+std::vector<double> PercentilesImpl(std::vector<double>& x, std::span<const double> ps, PercentileMethod method,
+                                    const std::pair<double, double>* range) {
   std::vector<double> out(ps.size(), 0.0);
   if (x.empty()) return out;
   const size_t n = x.size();
@@ -143,7 +157,7 @@ std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> 
       ranks.push_back(r.lo);
       ranks.push_back(r.hi);
     }
-    const BucketSelect select(x, ranks);
+    const BucketSelect select(x, ranks, range);
     for (size_t i = 0; i < ps.size(); ++i) {
       const double v_lo = select.Value(2 * i), v_hi = select.Value(2 * i + 1);
       out[i] = v_lo + (v_hi - v_lo) * where[i].frac;
@@ -167,6 +181,18 @@ std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> 
     start = r.lo;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, PercentileMethod method) {
+  return PercentilesImpl(x, ps, method, nullptr);
+}
+
+std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, double min, double max,
+                                PercentileMethod method) {
+  const std::pair<double, double> range{min, max};
+  return PercentilesImpl(x, ps, method, &range);
 }
 
 }  // namespace frontier

@@ -77,6 +77,12 @@ TEST(StatsTest, BucketedPercentilesOfALargeSampleMatchSortedOnes) {
   for (size_t i = 0; i < ps.size(); ++i) EXPECT_DOUBLE_EQ(got[i], Percentile(x, ps[i])) << ps[i];
   std::vector<double> same(70'000, 4.25);
   for (double v : Percentiles(same, ps)) EXPECT_DOUBLE_EQ(v, 4.25);
+  // Given the minimum and maximum (as Summarize gathers them), the same values exactly.
+  std::vector<double> ranged = x;
+  const std::vector<double> with_range = Percentiles(ranged, ps, 3.0, 1e6);
+  for (size_t i = 0; i < ps.size(); ++i) EXPECT_EQ(with_range[i], got[i]) << ps[i];
+  std::vector<double> same_ranged(70'000, 4.25);
+  for (double v : Percentiles(same_ranged, ps, 4.25, 4.25)) EXPECT_EQ(v, 4.25);
 }
 
 TEST(StatsTest, EmptySampleIsZero) {

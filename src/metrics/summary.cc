@@ -12,24 +12,30 @@ namespace {
 Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
   Distribution d;
   d.count = x.size();
-  // Mean and population standard deviation in one pass (shifted by the first
-  // sample, which keeps the sums small and the subtraction exact enough).
-  if (!x.empty()) {
+  // The median and the requested percentiles in one selection pass.
+  std::vector<double> ps = percentiles;
+  ps.push_back(50.0);
+  std::vector<double> v;
+  if (x.empty()) {
+    v = Percentiles(x, ps);
+  } else {
+    // Mean and population standard deviation, and the minimum and maximum
+    // the percentile selection needs, in one pass (the sums shifted by the
+    // first sample, which keeps them small and the subtraction exact enough).
     const double shift = x.front();
-    double sum = 0, sum_sq = 0;
-    for (double v : x) {
-      const double y = v - shift;
+    double sum = 0, sum_sq = 0, lo = shift, hi = shift;
+    for (double s : x) {
+      const double y = s - shift;
       sum += y;
       sum_sq += y * y;
+      lo = s < lo ? s : lo;
+      hi = s > hi ? s : hi;
     }
     const double n = static_cast<double>(x.size());
     d.mean = shift + sum / n;
     d.std = std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
+    v = Percentiles(x, ps, lo, hi);
   }
-  // The median and the requested percentiles in one selection pass.
-  std::vector<double> ps = percentiles;
-  ps.push_back(50.0);
-  std::vector<double> v = Percentiles(x, ps);
   d.median = v.back();
   for (size_t i = 0; i < percentiles.size(); ++i) d.percentiles.emplace_back(percentiles[i], v[i]);
   return d;

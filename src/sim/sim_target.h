@@ -35,6 +35,10 @@
 // A request the engine refuses (longer than the context, larger than the KV
 // cache) ends at its arrival, failed with failure::kSimulatorRejected.
 //
+// The first SimTarget a process builds sets glibc's heap to keep freed memory
+// for reuse (trim above 512 MiB, mmap above 32 MiB; sim_target.cc says why):
+// a simulating process frees and re-allocates tens of MB of records per run.
+//
 // Thread safety: as Target, one thread.
 #pragma once
 

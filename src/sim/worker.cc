@@ -87,6 +87,7 @@ Worker::Seq& Worker::Queue(int64_t id, int32_t input_len, int32_t output_len) {
   s.live = true;
   by_id_.emplace(id, slot);
   waiting_.push_back(slot);
+  plain_decodes_ = false;
   return s;
 }
 
@@ -104,6 +105,7 @@ void Worker::Free(int32_t slot) {
 void Worker::Cancel(int64_t id) {
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;
+  plain_decodes_ = false;
   const int32_t slot = it->second;
   if (seqs_[slot].running) {
     running_.erase(std::find(running_.begin(), running_.end(), slot));
@@ -114,6 +116,7 @@ void Worker::Cancel(int64_t id) {
 }
 
 void Worker::Preempt(int32_t slot) {
+  plain_decodes_ = false;
   Seq& s = seqs_[slot];
   units_used_ -= s.units;
   s.units = 0;
@@ -132,12 +135,16 @@ Worker::Step Worker::RunStep() {
 
 void Worker::RunStep(Step* out) {
   out->duration_ns = 0;
-  out->emissions.clear();
   out->handoffs.clear();
   static const BatchShape kEmpty{};
   out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->preempted = 0;
+  // The decode step overwrites the emissions in place (a batch of the same
+  // size constructs none); every other step starts from none.
+  if (!Idle() && RunDecodeStep(out)) return;
+  out->emissions.clear();
   if (Idle()) return;
+  plain_decodes_ = false;
   scheduled_.clear();
   int64_t budget = budget_tokens_;
   const int64_t preempted_before = stats_.preemptions;
@@ -299,6 +306,89 @@ void Worker::RunStep(Step* out) {
     }
     running_.resize(w);
   }
+}
+
+bool Worker::RunDecodeStep(Step* out) {
+  // The steady state of a decoding batch: every running request decodes one
+  // token, nothing waits that could be admitted, and the pages the batch
+  // needs are free (so the general path would preempt nobody). This is the
+  // general path's step, without its per-request bookkeeping; its shape, its
+  // duration, its page accounting and its emissions are the same.
+  if (spec_tokens_ != 0 || window_ != 0) return false;
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < max_running_) return false;
+  const int64_t n = static_cast<int64_t>(running_.size());
+  if (n > budget_tokens_) return false;
+  // After a step of this kind, with no request added, cancelled or preempted
+  // since, every running request is still a plain decode; and when every one
+  // of them could take a new page in every layer, none can run short.
+  const bool known_plain = plain_decodes_ && (units_total_ - units_used_) >= n * (full_layers_ + swa_layers_);
+  if (!known_plain) {
+    // Read-only: all plain decodes, and the pages they need are free.
+    int64_t need_total = 0;
+    for (const int32_t slot : running_) {
+      const Seq& s = seqs_[slot];
+      if (static_cast<int64_t>(s.input) + s.generated - s.computed != 1) return false;
+      const int64_t tokens = static_cast<int64_t>(s.computed) + 1;
+      if (tokens > s.unit_tokens) need_total += std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+    }
+    if (need_total > units_total_ - units_used_) return false;
+  }
+
+  // Pages, progress and emissions, in admission order. Keys are whole
+  // numbers far below 2^53, so their sum is exact in any order, as a double
+  // or as an integer.
+  bool any_finished = false;
+  int64_t keys = 0;
+  out->emissions.resize(static_cast<size_t>(n));  // every field of each is set below
+  Emission* e = out->emissions.data();
+  for (const int32_t slot : running_) {
+    Seq& s = seqs_[slot];
+    const int64_t tokens = static_cast<int64_t>(s.computed) + 1;
+    keys += tokens;
+    if (tokens > s.unit_tokens) {
+      const int64_t need = std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+      if (need > 0) {
+        s.units += need;
+        units_used_ += need;
+        s.unit_tokens = (tokens + block_ - 1) / block_ * block_;
+      }
+    }
+    s.computed += 1;
+    e->id = s.id;
+    e->tokens = std::min<int32_t>(1, s.output - s.generated);
+    e->first = s.generated == 0;
+    s.generated += e->tokens;
+    e->finished = s.generated >= s.output;
+    any_finished |= e->finished;
+    ++e;
+  }
+  const double k = static_cast<double>(keys);
+  BatchShape& shape = out->shape;
+  shape.decode_seqs = n;
+  shape.decode_tokens = n;
+  shape.sampled = n;
+  shape.decode_keys_full = k;
+  shape.decode_keys_swa = k;
+  shape.decode_pairs_full = k;
+  shape.decode_pairs_swa = k;
+  if (decode_cost_.seqs != n) decode_cost_ = model_.DecodeStep(n);
+  out->duration_ns = std::max<Nanos>(1, decode_cost_.At(k, k));
+  ++stats_.steps;
+  plain_decodes_ = true;
+  if (any_finished) {
+    size_t w = 0;
+    for (size_t r = 0; r < running_.size(); ++r) {
+      const int32_t slot = running_[r];
+      if (seqs_[slot].generated >= seqs_[slot].output) {
+        Free(slot);
+        if (role_ != Role::kPrefill) ++stats_.finished;
+      } else {
+        running_[w++] = slot;
+      }
+    }
+    running_.resize(w);
+  }
+  return true;
 }
 
 bool Worker::PromptSchedulable() const {

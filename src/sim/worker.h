@@ -130,6 +130,10 @@ class Worker {
     bool live = false;
   };
   int64_t UnitsFor(int64_t tokens) const;
+  // Plans and accounts a step in which every running request decodes one
+  // token and nothing else can run (the common step), exactly as the general
+  // path would; returns false, changing nothing, for any other step.
+  bool RunDecodeStep(Step* out);
   // Whether a step of prompts could schedule anything now.
   bool PromptSchedulable() const;
   void Preempt(int32_t slot);
@@ -154,6 +158,9 @@ class Worker {
   std::unordered_map<int64_t, int32_t> by_id_;
   std::vector<std::pair<int32_t, int32_t>> scheduled_;  // (slot, tokens) of the step being planned
   DecodeStepCost decode_cost_;  // of the last decode-only batch size seen
+  // The last step was RunDecodeStep's and no request was added, cancelled or
+  // preempted since: every running request is a plain decode.
+  bool plain_decodes_ = false;
   EngineStats stats_;
 };
 
