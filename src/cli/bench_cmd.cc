@@ -47,7 +47,7 @@ class ProgressLine final : public loadgen::Observer {
   void OnProgress(const loadgen::Progress& p) override {
     if (!enabled_) return;
     const double elapsed = NanosToSeconds(p.elapsed_ns);
-    const int64_t done = p.completed + p.failed;
+    const int64_t done = p.completed + p.failed + p.cancelled;
     std::string line;
     if (p.warmup_left > 0) {
       line = fmt::format("warm-up: {} requests left", p.warmup_left);
