@@ -281,20 +281,14 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "dataset", "input_len", "output_len",
                                               "range_ratio", "prefix_len", "path",
-                                              "sharegpt_output_len", "gsp_num_groups", "gsp_prompts_per_group",
-                                              "gsp_system_prompt_len", "gsp_question_len", "gsp_output_len"}));
+                                              "sharegpt_output_len"}));
   w->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &w->name, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "dataset", &w->dataset));
-  if (w->dataset != "random" && w->dataset != "sharegpt" && w->dataset != "jsonl" && w->dataset != "shared-prefix") {
+  if (w->dataset != "random" && w->dataset != "sharegpt" && w->dataset != "jsonl") {
     return c.Error(n["dataset"], f + ".dataset",
-                   "must be random, sharegpt, jsonl or shared-prefix, got '" + w->dataset + "'");
+                   "must be random, sharegpt or jsonl, got '" + w->dataset + "'");
   }
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gsp_num_groups", &w->gsp_num_groups, 1, 1'000'000));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gsp_prompts_per_group", &w->gsp_prompts_per_group, 1, 1'000'000));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gsp_system_prompt_len", &w->gsp_system_prompt_len, 0, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gsp_question_len", &w->gsp_question_len, 1, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gsp_output_len", &w->gsp_output_len, 1, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "input_len", &w->input_len, 1, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "output_len", &w->output_len, 1, kMaxRequestLength));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "range_ratio", &w->range_ratio, 0, 0.999));
@@ -305,7 +299,7 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "sharegpt_output_len", &v, 1, kMaxRequestLength));
     w->sharegpt_output_len = v;
   }
-  if (w->dataset != "random" && w->dataset != "shared-prefix" && w->path.empty()) {
+  if (w->dataset != "random" && w->path.empty()) {
     return c.Error(n, f + ".path", "is required for dataset " + w->dataset);
   }
   return Status::Ok();

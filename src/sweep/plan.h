@@ -99,15 +99,12 @@ struct SystemSpec {
 
 struct WorkloadSpec {
   std::string name;
-  std::string dataset = "random";           // random | sharegpt | jsonl | shared-prefix
+  std::string dataset = "random";           // random | sharegpt | jsonl
   int32_t input_len = 1024, output_len = 128;
   double range_ratio = 0;
   int32_t prefix_len = 0;
   std::string path;                         // sharegpt / jsonl file, relative to the plan
   std::optional<int32_t> sharegpt_output_len;
-  // dataset shared-prefix (docs/workloads.md): G groups x P prompts, S + Q tokens, O output.
-  int64_t gsp_num_groups = 64, gsp_prompts_per_group = 16;
-  int32_t gsp_system_prompt_len = 2048, gsp_question_len = 128, gsp_output_len = 256;
   int line = 0;
 };
 

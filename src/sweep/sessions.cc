@@ -154,11 +154,6 @@ Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const
   d.random.range_ratio = w.range_ratio;
   d.random.prefix_len = w.prefix_len;
   d.sharegpt_output_len = w.sharegpt_output_len;
-  d.shared_prefix.num_groups = w.gsp_num_groups;
-  d.shared_prefix.prompts_per_group = w.gsp_prompts_per_group;
-  d.shared_prefix.system_prompt_len = w.gsp_system_prompt_len;
-  d.shared_prefix.question_len = w.gsp_question_len;
-  d.shared_prefix.output_len = w.gsp_output_len;
   d.allow_repeat = true;
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
