@@ -47,7 +47,7 @@ class ProgressLine final : public loadgen::Observer {
   void OnProgress(const loadgen::Progress& p) override {
     if (!enabled_) return;
     const double elapsed = NanosToSeconds(p.elapsed_ns);
-    const int64_t done = p.completed + p.failed;
+    const int64_t done = p.completed + p.failed + p.cancelled;
     std::string line;
     if (p.warmup_left > 0) {
       line = fmt::format("warm-up: {} requests left", p.warmup_left);
@@ -104,12 +104,14 @@ int RunBench(int argc, char** argv) {
       loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
   if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
 
-  auto specs = workload::LoadDataset(w->dataset);
-  if (!specs.ok()) return Fail("bench", specs.status());
+  auto prepared = PrepareWorkload(&*w);
+  if (!prepared.ok()) return Fail("bench", prepared.status());
+  if (prepared->sessions) o.sessions = &*prepared->sessions;
+  o.ideal_block_tokens = w->ideal_block_tokens;
 
   std::signal(SIGINT, OnSigint);
   ProgressLine progress(!no_progress && ::isatty(STDERR_FILENO));
-  auto out = loadgen::RunBenchmark(o, *specs, w->load, &progress, &g_stop);
+  auto out = loadgen::RunBenchmark(o, prepared->specs, w->load, &progress, &g_stop);
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("bench", out.status());

@@ -183,6 +183,7 @@ int RunSearch(int argc, char** argv) {
         loadgen::ResolveVocabulary(bench->client, tf.vocab_size, &w->dataset, &bench->effective_settings);
     if (!note.empty()) std::fprintf(stderr, "frontier search: %s\n", note.c_str());
   }
+  if (w->sessions) return UsageError(kCmd, "the search takes single-turn workloads, not --dataset trace or multi-turn");
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail(kCmd, specs.status());
   std::unique_ptr<loadgen::TrialRunner> runner;

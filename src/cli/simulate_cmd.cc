@@ -303,8 +303,12 @@ int RunSimulate(int argc, char** argv) {
                               "--max-concurrency, or a number");
     }
   }
-  Result<std::vector<workload::RequestSpec>> requests = workload::LoadDataset(w->dataset);
-  if (!requests.ok()) return Fail(kCmd, requests.status());
+  if (w->sessions && (!f.concurrency.empty() || f.best_deployment))
+    return UsageError(kCmd, "--concurrency and --best-deployment sweep single-turn workloads; run a session "
+                            "workload as one point (--max-concurrency counts sessions)");
+  Result<PreparedWorkload> prepared = PrepareWorkload(&*w);
+  if (!prepared.ok()) return Fail(kCmd, prepared.status());
+  const std::vector<workload::RequestSpec>* requests = &prepared->specs;
 
   std::map<std::string, std::string> requested = w->requested;
   {
@@ -313,6 +317,8 @@ int RunSimulate(int argc, char** argv) {
     for (const auto& [k, v] : GivenFlags(app, flags)) requested[k] = v;
   }
   loadgen::PointOptions point = SimPointOptions(*w, *config, requested, CommandLine(argc, argv));
+  if (prepared->sessions) point.sessions = &*prepared->sessions;
+  point.ideal_block_tokens = w->ideal_block_tokens;
 
   if (!f.best_deployment) PrintConfig(*config);
   if (f.concurrency.empty()) {

@@ -41,6 +41,7 @@ void PrintSummary(const RunResult& run, const metrics::Summary& s) {
   Row("Successful requests:", std::to_string(s.completed));
   Row("Failed requests:", std::to_string(s.failed));
   for (const auto& [reason, n] : s.failures_by_reason) Row("  " + reason + ":", std::to_string(n));
+  if (s.cancelled) Row("Cancelled requests (excluded):", std::to_string(s.cancelled));
   if (s.warmup) Row("Warm-up requests (excluded):", std::to_string(s.warmup));
   Num("Benchmark duration (s):", s.duration_s);
   Row("Total input tokens:", std::to_string(s.total_input_tokens));
@@ -56,12 +57,26 @@ void PrintSummary(const RunResult& run, const metrics::Summary& s) {
   }
   Row("Peak concurrent requests:", std::to_string(s.max_concurrent_requests));
   Num("Interactivity (tok/s/user):", s.interactivity);
+  if (s.ideal_prefix_hit_rate >= 0)
+    Row("Ideal prefix-cache hit rate:",
+        fmt::format("{:.2f}% ({}-token blocks)", 100 * s.ideal_prefix_hit_rate, s.ideal_hit_block_tokens));
+  if (s.has_sessions) {
+    Title("Sessions");
+    Row("Completed sessions:", std::to_string(s.sessions_completed));
+    Row("Failed sessions:", std::to_string(s.sessions_failed));
+    for (const auto& [reason, n] : s.session_end_reasons) Row("  " + reason + ":", std::to_string(n));
+  }
   PrintDistribution("Time to First Token", "TTFT", s.ttft_ms);
   PrintDistribution("Time per Output Token (excl. 1st token)", "TPOT", s.tpot_ms);
   PrintDistribution("Inter-token Latency", "ITL", s.itl_ms);
   PrintDistribution("Inter-chunk Latency", "ICL", s.icl_ms);
   PrintDistribution("End-to-end Latency", "E2EL", s.e2el_ms);
   PrintDistribution("Client Queue Time", "queue", s.client_queue_ms);
+  if (s.has_sessions) {
+    PrintDistribution("Turn Time to First Token", "turn TTFT", s.turn_ttft_ms);
+    PrintDistribution("Turn End-to-end Latency", "turn E2EL", s.turn_e2el_ms);
+    PrintDistribution("Session Latency", "session", s.session_latency_ms);
+  }
   std::cout << std::string(62, '=') << "\n";
 }
 

@@ -11,7 +11,13 @@
 //   LoadDataset(w->dataset) ... w->load ... Summarize(run, w->summary)
 //
 // Flags (defaults in brackets):
-//   --dataset random|sharegpt|jsonl [random]   --dataset-path FILE
+//   --dataset random|sharegpt|jsonl|shared-prefix|trace|multi-turn [random]   --dataset-path FILE
+//   --trace FILE  --trace-format auto|frontier|mooncake|agentic [auto]  --trace-block-tokens N [512]
+//   --gsp-num-groups G [64]  --gsp-prompts-per-group P [16]  --gsp-system-prompt-len S [2048]
+//   --gsp-question-len Q [128]  --gsp-output-len O [256]
+//   --mt-turns T [5]  --mt-system-prompt-len S [0]  --mt-message-len U [256]
+//   --think-time-ms MS [0]  --max-think-time-ms MS [60000]  --session-rate R|inf [inf]
+//   --cancel-fraction F [0]  --cancel-after-tokens K  --cancel-after-ms T  --ideal-block-tokens B [16]
 //   --input-len N [1024]  --output-len N [128]  --range-ratio R [0]  --prefix-len N [0]
 //   --prompt-format token-ids|text [token-ids]  --ignore-eos / --no-ignore-eos [on for random]
 //   --seed N [0]  --num-prompts N [1000]  --duration S  --warmup N [0]
@@ -32,6 +38,12 @@
 //     reference answer's length is used); with jsonl it is ignored.
 //   * dataset.num_prompts = warm-up + measured requests: the first `warmup`
 //     specs are the warm-up ones.
+//   * Session workloads (trace, multi-turn; docs/workloads.md): --num-prompts
+//     counts sessions (trace: all of the file's unless given; multi-turn: 100
+//     unless given), --max-concurrency counts open sessions, --session-rate
+//     starts sessions per second (--request-rate, --warmup and the scenario
+//     flags are usage errors with them). shared-prefix without --num-prompts
+//     sends its G x P prompts once.
 //   * --scenario sets the arrivals and the run length: --request-rate,
 //     --max-concurrency, --burstiness, --duration and --num-prompts are usage
 //     errors beside it. After ResolveWorkload, ResolveScenarioRules turns the
@@ -107,6 +119,19 @@ struct WorkloadFlags {
   std::string mlperf_benchmark;
   std::vector<std::string> slo;
   double min_interactivity = 0;
+  // Session and prefix-sharing workloads, cancellation (docs/workloads.md).
+  std::string trace;
+  std::string trace_format = "auto";
+  int64_t trace_block_tokens = 512;
+  int64_t gsp_num_groups = 64, gsp_prompts_per_group = 16, gsp_system_prompt_len = 2048, gsp_question_len = 128,
+          gsp_output_len = 256;
+  int64_t mt_turns = 5, mt_system_prompt_len = 0, mt_message_len = 256;
+  double think_time_ms = 0, max_think_time_ms = 60'000;
+  std::string session_rate = "inf";
+  double cancel_fraction = 0;
+  int64_t cancel_after_tokens = 0;
+  double cancel_after_ms = 0;
+  int64_t ideal_block_tokens = 16;
   // Filled by AddWorkloadFlags: to tell given flags from defaults.
   std::vector<CLI::Option*> options;
 };
@@ -116,6 +141,8 @@ struct ResolvedWorkload {
   workload::LoadOptions load;
   metrics::SummaryOptions summary;
   bool ignore_eos = true;
+  bool sessions = false;              // a session workload (trace, multi-turn): LoadSessionWorkload
+  int ideal_block_tokens = 16;        // block of the ideal prefix-cache hit rate
   std::string result_json;            // empty: not written
   std::string requests_jsonl;         // empty: not written
   // Set when a scenario flag was given (--scenario, --slo, --min-interactivity, ...).
@@ -159,6 +186,28 @@ inline void UseScenarioPromptPool(const loadgen::ScenarioRules& rules, int64_t m
   w->dataset.allow_repeat = true;
 }
 
+// The requests of a resolved workload: the specs of a single-turn dataset, or
+// the session workload of a session kind (then `specs` is empty). For a trace
+// read whole, w->load.num_prompts becomes its session count.
+struct PreparedWorkload {
+  std::vector<workload::RequestSpec> specs;
+  std::optional<workload::SessionWorkload> sessions;
+};
+inline Result<PreparedWorkload> PrepareWorkload(ResolvedWorkload* w) {
+  PreparedWorkload p;
+  if (!w->sessions) {
+    FRONTIER_ASSIGN_OR_RETURN(p.specs, workload::LoadDataset(w->dataset));
+    return p;
+  }
+  FRONTIER_ASSIGN_OR_RETURN(workload::SessionWorkload s, workload::LoadSessionWorkload(w->dataset));
+  if (w->dataset.num_prompts == 0) {
+    w->load.num_prompts = static_cast<int64_t>(s.sessions.size());
+    w->effective["num_prompts"] = std::to_string(w->load.num_prompts);
+  }
+  p.sessions = std::move(s);
+  return p;
+}
+
 // ---------------------------------------------------------------------------
 // Implementation.
 
@@ -174,8 +223,48 @@ inline Result<double> ParseNumberOrInf(const std::string& flag, const std::strin
 
 inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
   auto add = [&](CLI::Option* o) { f->options.push_back(o); };
-  add(app.add_option("--dataset", f->dataset, "Workload: random, sharegpt or jsonl [random]")
+  add(app.add_option("--dataset", f->dataset,
+                     "Workload: random, sharegpt, jsonl, shared-prefix, trace or multi-turn [random]")
           ->group("Workload"));
+  add(app.add_option("--trace", f->trace, "trace: session trace JSONL (docs/workloads.md)")->group("Workload"));
+  add(app.add_option("--trace-format", f->trace_format,
+                     "trace: auto, frontier, mooncake or agentic [auto: from the first line]")
+          ->group("Workload"));
+  add(app.add_option("--trace-block-tokens", f->trace_block_tokens,
+                     "trace: tokens per hash_ids block [512, Mooncake's]")
+          ->group("Workload"));
+  add(app.add_option("--gsp-num-groups", f->gsp_num_groups, "shared-prefix: groups G [64]")->group("Workload"));
+  add(app.add_option("--gsp-prompts-per-group", f->gsp_prompts_per_group, "shared-prefix: prompts per group P [16]")
+          ->group("Workload"));
+  add(app.add_option("--gsp-system-prompt-len", f->gsp_system_prompt_len,
+                     "shared-prefix: shared system prompt per group, tokens [2048]")
+          ->group("Workload"));
+  add(app.add_option("--gsp-question-len", f->gsp_question_len, "shared-prefix: question tokens [128]")
+          ->group("Workload"));
+  add(app.add_option("--gsp-output-len", f->gsp_output_len, "shared-prefix: output tokens [256]")
+          ->group("Workload"));
+  add(app.add_option("--mt-turns", f->mt_turns, "multi-turn: turns per session [5]")->group("Workload"));
+  add(app.add_option("--mt-system-prompt-len", f->mt_system_prompt_len,
+                     "multi-turn: system prompt shared by every session, tokens [0]")
+          ->group("Workload"));
+  add(app.add_option("--mt-message-len", f->mt_message_len,
+                     "multi-turn: user message per turn, tokens (--range-ratio applies) [256]")
+          ->group("Workload"));
+  add(app.add_option("--think-time-ms", f->think_time_ms,
+                     "Sessions: mean think time between turns (exponential), where the trace gives none [0]")
+          ->group("Workload"));
+  add(app.add_option("--max-think-time-ms", f->max_think_time_ms, "Sessions: think time cap [60000]")
+          ->group("Workload"));
+  add(app.add_option("--cancel-fraction", f->cancel_fraction,
+                     "Cancel this fraction of requests (client abort; counted apart) [0]")
+          ->group("Workload"));
+  add(app.add_option("--cancel-after-tokens", f->cancel_after_tokens, "Cancel after K output tokens")
+          ->group("Workload"));
+  add(app.add_option("--cancel-after-ms", f->cancel_after_ms, "Cancel T ms after the request was sent")
+          ->group("Workload"));
+  add(app.add_option("--ideal-block-tokens", f->ideal_block_tokens,
+                     "Block size of the ideal prefix-cache hit rate [16, vLLM's]")
+          ->group("Metrics"));
   add(app.add_option("--dataset-path", f->dataset_path,
                      "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)")
           ->group("Workload"));
@@ -208,6 +297,9 @@ inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
           ->group("Load"));
   add(app.add_option("--request-rate", f->request_rate,
                      "Open loop: requests/s, or inf for all at once [inf]")
+          ->group("Load"));
+  add(app.add_option("--session-rate", f->session_rate,
+                     "Sessions: sessions started per second, or inf (trace arrivals, else all at once) [inf]")
           ->group("Load"));
   add(app.add_option("--burstiness", f->burstiness,
                      "Gamma shape of arrival gaps: 1 = Poisson, inf = all at once [1]")
@@ -264,15 +356,15 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   // Dataset: the one workload spec and its validator (workload/spec.h).
   workload::WorkloadSpec spec;
   spec.dataset = f.dataset;
-  spec.path = f.dataset_path;
+  spec.path = f.dataset == "trace" ? f.trace : f.dataset_path;
   spec.input_len = f.input_len;
   spec.output_len = f.output_len;
   spec.range_ratio = f.range_ratio;
   spec.prefix_len = f.prefix_len;
   if (f.dataset == "sharegpt" && given("--output-len")) spec.sharegpt_output_len = f.output_len;
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec)) {
-    static constexpr std::pair<workload::SpecField, const char*> kFlags[] = {
-        {workload::SpecField::kDataset, "--dataset"},       {workload::SpecField::kPath, "--dataset-path"},
+    const std::pair<workload::SpecField, const char*> kFlags[] = {
+        {workload::SpecField::kDataset, "--dataset"},       {workload::SpecField::kPath, f.dataset == "trace" ? "--trace" : "--dataset-path"},
         {workload::SpecField::kInputLen, "--input-len"},    {workload::SpecField::kOutputLen, "--output-len"},
         {workload::SpecField::kRangeRatio, "--range-ratio"}, {workload::SpecField::kPrefixLen, "--prefix-len"},
         {workload::SpecField::kSharegptOutputLen, "--output-len"}};
@@ -283,8 +375,63 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   }
   w.dataset = workload::ToDatasetOptions(spec);
   const bool random = w.dataset.kind == workload::DatasetKind::kRandom;
-  if (random && !f.dataset_path.empty())
-    return InvalidArgument("--dataset-path needs --dataset sharegpt or jsonl (random makes its own prompts)");
+  const bool file_dataset = w.dataset.kind == workload::DatasetKind::kShareGpt ||
+                            w.dataset.kind == workload::DatasetKind::kJsonl;
+  if (!file_dataset && !f.dataset_path.empty())
+    return InvalidArgument(std::string("--dataset-path needs --dataset sharegpt or jsonl (") +
+                           workload::DatasetKindName(w.dataset.kind) + " takes " +
+                           (w.dataset.kind == workload::DatasetKind::kTrace ? "--trace FILE)" : "no file)"));
+  w.sessions = workload::IsSessionKind(w.dataset.kind);
+  if (w.dataset.kind != workload::DatasetKind::kTrace && given("--trace")) {
+    return InvalidArgument("--trace needs --dataset trace");
+  }
+  FRONTIER_ASSIGN_OR_RETURN(w.dataset.trace_format, workload::ParseTraceFormat(f.trace_format));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--trace-block-tokens", f.trace_block_tokens, 1, 1'000'000));
+  w.dataset.trace_block_tokens = static_cast<int32_t>(f.trace_block_tokens);
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-num-groups", f.gsp_num_groups, 1, kMaxRunRequests));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-prompts-per-group", f.gsp_prompts_per_group, 1, kMaxRunRequests));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-system-prompt-len", f.gsp_system_prompt_len, 0, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-question-len", f.gsp_question_len, 1, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-output-len", f.gsp_output_len, 1, kMaxRequestLength));
+  w.dataset.shared_prefix.num_groups = f.gsp_num_groups;
+  w.dataset.shared_prefix.prompts_per_group = f.gsp_prompts_per_group;
+  w.dataset.shared_prefix.system_prompt_len = static_cast<int32_t>(f.gsp_system_prompt_len);
+  w.dataset.shared_prefix.question_len = static_cast<int32_t>(f.gsp_question_len);
+  w.dataset.shared_prefix.output_len = static_cast<int32_t>(f.gsp_output_len);
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-turns", f.mt_turns, 1, 10'000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-system-prompt-len", f.mt_system_prompt_len, 0, kMaxRequestLength));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-message-len", f.mt_message_len, 1, kMaxRequestLength));
+  w.dataset.multi_turn.turns = static_cast<int32_t>(f.mt_turns);
+  w.dataset.multi_turn.system_prompt_len = static_cast<int32_t>(f.mt_system_prompt_len);
+  w.dataset.multi_turn.message_len = static_cast<int32_t>(f.mt_message_len);
+  w.dataset.multi_turn.output_len = static_cast<int32_t>(f.output_len);
+  w.dataset.multi_turn.range_ratio = f.range_ratio;
+  if (!(f.think_time_ms >= 0 && f.think_time_ms <= 1e9))
+    return InvalidArgument("--think-time-ms must be in [0, 1e9], got " + FormatNumber(f.think_time_ms));
+  if (!(f.max_think_time_ms >= 0 && f.max_think_time_ms <= 1e9))
+    return InvalidArgument("--max-think-time-ms must be in [0, 1e9], got " + FormatNumber(f.max_think_time_ms));
+  w.dataset.think.mean_ms = f.think_time_ms;
+  w.dataset.think.max_ms = f.max_think_time_ms;
+  if (!w.sessions)
+    for (const char* flag : {"--think-time-ms", "--max-think-time-ms", "--session-rate"})
+      if (given(flag)) return InvalidArgument(std::string(flag) + " needs a session workload (--dataset trace or multi-turn)");
+  if (w.sessions)
+    for (const char* flag : {"--request-rate", "--warmup"})
+      if (given(flag))
+        return InvalidArgument(std::string(flag) + " cannot be given with --dataset " +
+                               workload::DatasetKindName(w.dataset.kind) +
+                               ": sessions start at --session-rate (or the trace's arrivals), without warm-up");
+  w.dataset.cancel.fraction = f.cancel_fraction;
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--cancel-after-tokens", f.cancel_after_tokens, 0, kMaxRequestLength));
+  if (!(f.cancel_after_ms >= 0 && f.cancel_after_ms <= 1e9))
+    return InvalidArgument("--cancel-after-ms must be in [0, 1e9], got " + FormatNumber(f.cancel_after_ms));
+  w.dataset.cancel.after_tokens = static_cast<int32_t>(f.cancel_after_tokens);
+  w.dataset.cancel.after_ns = static_cast<Nanos>(std::llround(f.cancel_after_ms * kNanosPerMilli));
+  FRONTIER_RETURN_IF_ERROR(workload::CheckCancelOptions(w.dataset.cancel));
+  if (f.cancel_fraction == 0 && (given("--cancel-after-tokens") || given("--cancel-after-ms")))
+    return InvalidArgument("--cancel-after-tokens and --cancel-after-ms need --cancel-fraction F > 0");
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--ideal-block-tokens", f.ideal_block_tokens, 1, 1'000'000));
+  w.ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
   w.dataset.seed = f.seed;
   if (f.prompt_format == "token-ids") {
     w.dataset.random.format = workload::PromptFormat::kTokenIds;
@@ -301,8 +448,13 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (given("--max-concurrency"))
     FRONTIER_RETURN_IF_ERROR(CheckRange("--max-concurrency", f.max_concurrency, 1, kMaxRunRequests));
   FRONTIER_ASSIGN_OR_RETURN(double rate, ParseNumberOrInf("--request-rate", f.request_rate));
+  if (w.sessions) {
+    FRONTIER_ASSIGN_OR_RETURN(rate, ParseNumberOrInf("--session-rate", f.session_rate));
+  }
   if (!(rate > 0) || (std::isfinite(rate) && rate > 1e9))
-    return InvalidArgument("--request-rate must be a number in (0, 1e9] or 'inf', got '" + f.request_rate + "'");
+    return InvalidArgument(std::string(w.sessions ? "--session-rate" : "--request-rate") +
+                           " must be a number in (0, 1e9] or 'inf', got '" +
+                           (w.sessions ? f.session_rate : f.request_rate) + "'");
   FRONTIER_ASSIGN_OR_RETURN(double burst, ParseNumberOrInf("--burstiness", f.burstiness));
   if (!(burst > 0) || (std::isfinite(burst) && burst > 1e6))
     return InvalidArgument("--burstiness must be a number in (0, 1e6] or 'inf', got '" + f.burstiness + "'");
@@ -317,13 +469,23 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (given("--max-concurrency")) w.load.max_concurrency = f.max_concurrency;
   w.load.num_prompts = f.num_prompts;
   w.dataset.num_prompts = f.num_prompts + f.warmup;
+  if (!given("--num-prompts")) {
+    if (w.dataset.kind == workload::DatasetKind::kSharedPrefix) {
+      w.load.num_prompts = f.gsp_num_groups * f.gsp_prompts_per_group;
+      w.dataset.num_prompts = w.load.num_prompts + f.warmup;
+    } else if (w.dataset.kind == workload::DatasetKind::kTrace) {
+      w.dataset.num_prompts = 0;  // every session of the trace (PrepareWorkload sets the load's count)
+    } else if (w.dataset.kind == workload::DatasetKind::kMultiTurn) {
+      w.load.num_prompts = w.dataset.num_prompts = 100;
+    }
+  }
   if (given("--duration")) {
     if (!(f.duration_s > 0 && f.duration_s <= 1e9))
       return InvalidArgument("--duration must be a number of seconds in (0, 1e9], got " + FormatNumber(f.duration_s));
-    if (!w.load.max_concurrency && std::isinf(rate))
+    if (!w.load.max_concurrency && std::isinf(rate) && !w.sessions)
       return InvalidArgument("--duration needs --max-concurrency or a finite --request-rate");
     w.load.duration_s = f.duration_s;
-    if (!given("--num-prompts")) {
+    if (!given("--num-prompts") && !w.sessions) {
       w.load.num_prompts = kUnboundedPrompts;
       w.dataset.num_prompts = kDurationDatasetSize;
       w.dataset.allow_repeat = true;
@@ -383,6 +545,9 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   const bool any_scenario_flag =
       given("--scenario") || given("--target-qps") || given("--min-duration") || given("--min-query-count") ||
       given("--mlperf-benchmark") || given("--slo") || given("--min-interactivity");
+  if (any_scenario_flag && w.sessions)
+    return InvalidArgument("the scenario flags (--scenario, --slo, ...) take single-turn workloads, not --dataset " +
+                           std::string(workload::DatasetKindName(w.dataset.kind)));
   if (any_scenario_flag) {
     loadgen::ScenarioRequest q;
     if (given("--scenario")) {
@@ -420,6 +585,35 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   } else if (w.dataset.sharegpt_output_len) {
     e["output_len"] = std::to_string(*w.dataset.sharegpt_output_len);
   }
+  if (w.dataset.kind == workload::DatasetKind::kSharedPrefix) {
+    e["gsp_num_groups"] = std::to_string(f.gsp_num_groups);
+    e["gsp_prompts_per_group"] = std::to_string(f.gsp_prompts_per_group);
+    e["gsp_system_prompt_len"] = std::to_string(f.gsp_system_prompt_len);
+    e["gsp_question_len"] = std::to_string(f.gsp_question_len);
+    e["gsp_output_len"] = std::to_string(f.gsp_output_len);
+  }
+  if (w.dataset.kind == workload::DatasetKind::kTrace) {
+    e["trace_format"] = workload::TraceFormatName(w.dataset.trace_format);
+    e["trace_block_tokens"] = std::to_string(f.trace_block_tokens);
+  }
+  if (w.dataset.kind == workload::DatasetKind::kMultiTurn) {
+    e["mt_turns"] = std::to_string(f.mt_turns);
+    e["mt_system_prompt_len"] = std::to_string(f.mt_system_prompt_len);
+    e["mt_message_len"] = std::to_string(f.mt_message_len);
+    e["output_len"] = std::to_string(f.output_len);
+    e["range_ratio"] = num(f.range_ratio);
+  }
+  if (w.sessions) {
+    e["think_time_ms"] = num(f.think_time_ms);
+    e["max_think_time_ms"] = num(f.max_think_time_ms);
+    e["session_rate"] = num(w.load.request_rate);
+  }
+  if (f.cancel_fraction > 0) {
+    e["cancel_fraction"] = num(f.cancel_fraction);
+    if (f.cancel_after_tokens > 0) e["cancel_after_tokens"] = std::to_string(f.cancel_after_tokens);
+    if (f.cancel_after_ms > 0) e["cancel_after_ms"] = num(f.cancel_after_ms);
+  }
+  e["ideal_block_tokens"] = std::to_string(f.ideal_block_tokens);
   e["ignore_eos"] = w.ignore_eos ? "true" : "false";
   e["seed"] = std::to_string(f.seed);
   e["num_prompts"] = w.load.num_prompts == kUnboundedPrompts ? "unbounded" : std::to_string(w.load.num_prompts);

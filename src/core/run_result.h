@@ -45,6 +45,9 @@ inline constexpr const char* kNoTokens = "zero_tokens";
 inline constexpr const char* kInterrupted = "interrupted";        // run stopped by SIGINT
 inline constexpr const char* kSimulatorRejected = "rejected";     // simulator could not admit it
 inline constexpr const char* kOther = "other";
+// Not a failure: the client abandoned the request on purpose
+// (--cancel-fraction); counted apart and left out of latency metrics.
+inline constexpr const char* kCancelled = "cancelled";
 }  // namespace failure
 
 struct RequestRecord {
@@ -64,6 +67,28 @@ struct RequestRecord {
   std::string failure_detail;        // HTTP body, transport message, ...
   int http_status = 0;               // 0 when no response line was received
   std::string usage_conflict;        // why the server's usage was not trusted ("" when it was, or none came)
+  bool cancelled = false;            // abandoned by the client on purpose (failure kCancelled, ok false)
+  // Generated token ids, when the request asked for them (RequestSpec::want_output_ids).
+  std::vector<int32_t> output_token_ids;
+  // Session workloads: the session and turn this request belongs to (-1: none);
+  // subagent is the request's index among its turn's subagents (-1: the turn itself).
+  int64_t session_id = -1;
+  int32_t turn = -1;
+  int32_t subagent = -1;
+};
+
+// One session (conversation) of a session workload: its turns were sent one
+// after another, each after the previous one (and its subagents) ended plus a
+// think time.
+struct SessionRecord {
+  int64_t id = 0;                    // position in the workload
+  Nanos scheduled_ns = 0;            // planned start
+  Nanos start_ns = -1;               // first turn sent; -1 if never started
+  Nanos end_ns = -1;                 // last request of the session ended
+  int32_t turns_planned = 0;
+  int32_t turns_done = 0;            // turns that ended ok (with their subagents)
+  bool ok = false;                   // every turn ended ok
+  std::string end_reason;            // why it ended early: "turn 2: http_status", "cancelled", "duration", "interrupted"
 };
 
 struct RunResult {
@@ -83,6 +108,11 @@ struct RunResult {
   Nanos duration_ns = 0;             // benchmark duration: first send to last end (non-warmup)
   bool interrupted = false;          // stopped early by the user; what was measured is kept
   std::vector<RequestRecord> requests;
+  std::vector<SessionRecord> sessions;   // empty for single-turn workloads
+  // The best prefix-cache hit rate the prompts sent allow (an infinite cache,
+  // workload/prefix_blocks.h); < 0 when not computed (text prompts).
+  double ideal_prefix_hit_rate = -1;
+  int ideal_hit_block_tokens = 0;
 };
 
 }  // namespace frontier

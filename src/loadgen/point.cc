@@ -5,7 +5,9 @@
 
 #include "core/clock.h"
 #include "core/version.h"
+#include "loadgen/session_runner.h"
 #include "metrics/result_json.h"
+#include "workload/prefix_blocks.h"
 
 namespace frontier::loadgen {
 namespace {
@@ -87,6 +89,22 @@ Status WritePointFiles(const PointOptions& o, const workload::LoadOptions& load,
   return Status::Ok();
 }
 
+void SetIdealHitRate(std::span<const workload::RequestSpec> specs, int64_t warmup, int block_tokens,
+                     RunResult* run) {
+  if (specs.empty() || block_tokens < 1 || static_cast<int64_t>(specs.size()) <= warmup) return;
+  for (const auto& s : specs)
+    if (s.prompt_token_ids.empty()) return;  // text: the server's tokens are unknown
+  // RunLoad's issue order: the warm-up specs, then the rest cyclically.
+  const auto warm = static_cast<size_t>(warmup);
+  const size_t measured = specs.size() - warm;
+  workload::PrefixHitCounter c(block_tokens);
+  for (size_t i = 0; i < run->requests.size(); ++i)
+    c.Query(specs[i < warm ? i : warm + (i - warm) % measured].prompt_token_ids);
+  if (c.queries() == 0) return;
+  run->ideal_prefix_hit_rate = c.HitRate();
+  run->ideal_hit_block_tokens = block_tokens;
+}
+
 Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
                               const workload::LoadOptions& load, const PointOptions& o, Observer* observer,
                               const std::atomic<bool>* stop) {
@@ -95,7 +113,14 @@ Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestS
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);
   const std::string start_time = UtcTimestampNow();
-  FRONTIER_ASSIGN_OR_RETURN(RunResult run, RunLoad(target, specs, load, o.run, &recording, stop));
+  RunResult run;
+  if (o.sessions != nullptr) {
+    FRONTIER_ASSIGN_OR_RETURN(run, RunSessions(target, *o.sessions, load, o.run, &recording, stop,
+                                               o.ideal_block_tokens));
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(run, RunLoad(target, specs, load, o.run, &recording, stop));
+    SetIdealHitRate(specs, load.warmup, o.ideal_block_tokens, &run);
+  }
   run.start_time_utc = start_time;
   target.Describe(&run);
   StampProvenance(o, target.ServedModel(), &run);

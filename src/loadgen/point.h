@@ -13,6 +13,10 @@
 //   o.result_json = "point.json";
 //   Result<PointOutcome> r = RunPoint(target, specs, load, o, &observer, &stop);
 //
+// The ideal prefix-cache hit rate of the prompts sent, in send order
+// (workload/prefix_blocks.h), is stored in the run when every prompt is
+// token ids (RunSessions computes it for session workloads).
+//
 // Files: the JSONL gets each request as it ends (warm-up too, marked); the
 // result JSON is written atomically after the run, also after an
 // interruption (run.interrupted = true), with the load's descriptive fields
@@ -38,6 +42,7 @@
 #include "metrics/summary.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
+#include "workload/session.h"
 
 namespace frontier::loadgen {
 
@@ -54,6 +59,11 @@ struct PointOptions {
   std::map<std::string, std::string> effective_settings;
   // Extra top-level fields of the result JSON (vLLM's backend, model_id, ...).
   nlohmann::json extra_result_fields = nlohmann::json::object();
+  // When set, the point runs this session workload (session_runner.h) and
+  // RunPoint's `specs` are not used. Must outlive RunPoint.
+  const workload::SessionWorkload* sessions = nullptr;
+  // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h).
+  int ideal_block_tokens = 16;
 };
 
 struct PointOutcome {
@@ -72,6 +82,12 @@ struct PointOutcome {
 Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
                               const workload::LoadOptions& load, const PointOptions& options,
                               Observer* observer, const std::atomic<bool>* stop);
+
+// Sets run->ideal_prefix_hit_rate for RunLoad's issue order of `specs`
+// (warm-up first, then cyclic) over the run's requests; leaves it unset when
+// a prompt is text.
+void SetIdealHitRate(std::span<const workload::RequestSpec> specs, int64_t warmup, int block_tokens,
+                     RunResult* run);
 
 // The provenance every point carries beyond what its Target says of itself
 // (Target::Describe, called first): frontier's version and the options'

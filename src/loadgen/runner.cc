@@ -2,84 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <queue>
 
+#include "loadgen/books.h"
 #include "workload/arrival.h"
 
 namespace frontier::loadgen {
-namespace {
-
-// Keeps the records: rebases a Target's absolute times to the run's start and
-// counts outcomes.
-class Books final : public CompletionSink {
- public:
-  Books(Nanos t0, int64_t warmup, Observer* observer) : t0_(t0), warmup_(warmup), observer_(observer) {}
-
-  // Reserves the slot of request `id` (ids are issued in order 0, 1, ...).
-  void Issued(int64_t id, Nanos scheduled_rel, int32_t input_len, int32_t output_len) {
-    RequestRecord r;
-    r.id = id;
-    r.warmup = id < warmup_;
-    r.scheduled_ns = scheduled_rel;
-    r.prompt_tokens = input_len;
-    r.requested_output_tokens = output_len;
-    records_.push_back(std::move(r));
-    pending_.push_back(true);
-  }
-
-  void OnComplete(RequestRecord&& rec) override {
-    if (rec.id < 0 || rec.id >= static_cast<int64_t>(records_.size()) ||
-        !pending_[static_cast<size_t>(rec.id)])
-      return;  // not ours or already ended: a Target bug; never double-count
-    RequestRecord& slot = records_[static_cast<size_t>(rec.id)];
-    pending_[static_cast<size_t>(rec.id)] = false;
-    auto rebase = [&](Nanos t) { return t < 0 ? t : t - t0_; };
-    rec.sent_ns = rebase(rec.sent_ns);
-    rec.first_token_ns = rebase(rec.first_token_ns);
-    rec.end_ns = rebase(rec.end_ns);
-    if (t0_ != 0)
-      for (auto& e : rec.events) e.t_ns -= t0_;
-    rec.scheduled_ns = slot.scheduled_ns;
-    rec.warmup = slot.warmup;
-    rec.requested_output_tokens = slot.requested_output_tokens;
-    if (!rec.usage_reported || rec.prompt_tokens <= 0) rec.prompt_tokens = slot.prompt_tokens;
-    if (!rec.ok && rec.failure.empty()) rec.failure = failure::kOther;
-    slot = std::move(rec);
-    if (slot.warmup) {
-      ++warmup_done_;
-    } else if (slot.ok) {
-      ++completed_;
-    } else {
-      ++failed_;
-    }
-    if (observer_) observer_->OnRequest(slot);
-  }
-
-  std::vector<RequestRecord> Take() {
-    for (size_t i = 0; i < records_.size(); ++i) {
-      if (!pending_[i]) continue;  // never completed: a Target bug; keep it visible
-      records_[i].ok = false;
-      records_[i].failure = failure::kOther;
-      records_[i].failure_detail = "the target never reported this request's end";
-    }
-    return std::move(records_);
-  }
-
-  int64_t warmup_done() const { return warmup_done_; }
-  int64_t completed() const { return completed_; }
-  int64_t failed() const { return failed_; }
-
- private:
-  const Nanos t0_;
-  const int64_t warmup_;
-  Observer* observer_;
-  std::vector<RequestRecord> records_;
-  std::vector<bool> pending_;
-  int64_t warmup_done_ = 0, completed_ = 0, failed_ = 0;
-};
-
-}  // namespace
-
 Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,
                           const workload::LoadOptions& load, const RunOptions& options,
                           Observer* observer, const std::atomic<bool>* stop) {
@@ -92,6 +22,11 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     return InvalidArgument("--max-concurrency must be at least 1");
   if (load.duration_s && !(*load.duration_s > 0))
     return InvalidArgument("--duration must be a positive number of seconds");
+
+  bool cancels = false;
+  for (const auto& s : specs) cancels = cancels || s.cancel_after_ns > 0 || s.cancel_after_tokens > 0;
+  if (cancels && !target.SupportsCancel())
+    return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
 
   const Clock& clock = target.clock();
   const int64_t warm = load.warmup;
@@ -128,6 +63,13 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   bool issuing_done = false, stop_seen = false, aborted = false;
   Nanos stop_deadline = 0;
   Nanos next_progress = t0;
+  // Time-based cancellations due: (absolute time, id), earliest first.
+  using Due = std::pair<Nanos, int64_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due;
+  auto issue = [&](int64_t id, const workload::RequestSpec& spec) {
+    target.Issue(id, spec);
+    if (spec.cancel_after_ns > 0) cancel_due.emplace(clock.Now() + spec.cancel_after_ns, id);
+  };
 
   auto report = [&](Nanos now) {
     if (!observer) return;
@@ -135,6 +77,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     p.issued = next;
     p.completed = books.completed();
     p.failed = books.failed();
+    p.cancelled = books.cancelled();
     p.total = load.duration_s && load.num_prompts == std::numeric_limits<int64_t>::max() ? -1 : total;
     p.in_flight = static_cast<int64_t>(target.InFlight());
     p.warmup_left = warm - books.warmup_done();
@@ -151,6 +94,10 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
       issuing_done = true;
       stop_deadline = now + options.grace;
     }
+    while (!cancel_due.empty() && cancel_due.top().first <= now) {
+      if (books.Pending(cancel_due.top().second)) target.Cancel(cancel_due.top().second, books);
+      cancel_due.pop();
+    }
     if (stop_seen && !aborted && now >= stop_deadline && target.InFlight() > 0) {
       target.AbortAll(failure::kInterrupted, books);
       aborted = true;
@@ -159,7 +106,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
       while (next_warm < warm && static_cast<int64_t>(target.InFlight()) < cap) {
         books.Issued(next_warm, now - t0, specs[static_cast<size_t>(next_warm)].input_len,
                      specs[static_cast<size_t>(next_warm)].output_len);
-        target.Issue(next_warm, specs[static_cast<size_t>(next_warm)]);
+        issue(next_warm, specs[static_cast<size_t>(next_warm)]);
         ++next_warm;
       }
       if (books.warmup_done() == warm) {
@@ -174,7 +121,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
         const auto& spec = specs[static_cast<size_t>(warm) + static_cast<size_t>(next) % measured_specs];
         const int64_t id = warm + next;
         books.Issued(id, measured_start - t0 + planned(next), spec.input_len, spec.output_len);
-        target.Issue(id, spec);
+        issue(id, spec);
         ++next;
         now = clock.Now();
       }
@@ -194,6 +141,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     if (measuring && !issuing_done && load.duration_s)
       deadline = std::min(deadline, measured_start + SecondsToNanos(*load.duration_s));
     if (stop_seen && !aborted) deadline = std::min(deadline, stop_deadline);
+    if (!cancel_due.empty()) deadline = std::min(deadline, cancel_due.top().first);
     target.Poll(deadline, books);
   }
   report(clock.Now());

@@ -32,6 +32,11 @@
 // When load.num_prompts exceeds specs.size() - warmup, specs are reused
 // cyclically (record ids stay unique: the issue order).
 //
+// Cancellation (workload/cancel.h): a spec with cancel_after_ns is cancelled
+// through Target::Cancel that long after it was sent; one with
+// cancel_after_tokens is left to the Target. A workload with either fails
+// (InvalidArgument) on a Target that cannot cancel.
+//
 // Thread safety: RunLoad runs on the calling thread; `stop` may be set from
 // any thread or a signal handler; the Observer is called on the calling thread.
 #pragma once
@@ -55,6 +60,7 @@ struct Progress {
   int64_t issued = 0;       // measured requests issued
   int64_t completed = 0;    // measured requests ended ok
   int64_t failed = 0;       // measured requests ended failed
+  int64_t cancelled = 0;    // measured requests the client cancelled (workload/cancel.h)
   int64_t total = -1;       // measured requests planned; -1 when bounded by duration only
   int64_t in_flight = 0;
   int64_t warmup_left = 0;  // warm-up requests not yet ended

@@ -59,6 +59,14 @@ class Target {
   // each is handed to `sink` before returning.
   virtual void AbortAll(const char* reason, CompletionSink& sink) = 0;
 
+  // Cancellation (workload/cancel.h). A Target that supports it ends a
+  // request whose spec has cancel_after_tokens = K itself, once K output
+  // tokens arrived, and ends request `id` at once on Cancel(); either way the
+  // record has cancelled = true and goes to `sink`. Cancel returns false when
+  // `id` is not in flight or the Target cannot cancel one request.
+  virtual bool SupportsCancel() const { return false; }
+  virtual bool Cancel(int64_t /*id*/, CompletionSink& /*sink*/) { return false; }
+
   // Requests issued and not yet completed.
   virtual size_t InFlight() const = 0;
 

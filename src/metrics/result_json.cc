@@ -87,6 +87,21 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   j["usage_from_server"] = s.usage_from_server;
   j["failures_by_reason"] = json::object();
   for (const auto& [reason, n] : s.failures_by_reason) j["failures_by_reason"][reason] = n;
+  // Written only when they apply, so single-turn results keep their fields.
+  if (s.cancelled > 0) j["cancelled"] = s.cancelled;
+  if (s.ideal_prefix_hit_rate >= 0) {
+    j["ideal_prefix_hit_rate"] = s.ideal_prefix_hit_rate;
+    j["ideal_hit_block_tokens"] = s.ideal_hit_block_tokens;
+  }
+  if (s.has_sessions) {
+    j["sessions_completed"] = s.sessions_completed;
+    j["sessions_failed"] = s.sessions_failed;
+    j["session_end_reasons"] = json::object();
+    for (const auto& [reason, n] : s.session_end_reasons) j["session_end_reasons"][reason] = n;
+    PutDistribution(j, "turn_ttft", s.turn_ttft_ms);
+    PutDistribution(j, "turn_e2el", s.turn_e2el_ms);
+    PutDistribution(j, "session_latency", s.session_latency_ms);
+  }
   if (extra && extra->is_object()) {
     for (auto it = extra->begin(); it != extra->end(); ++it) j[it.key()] = *it;
   }
@@ -146,6 +161,20 @@ Result<Summary> SummaryFromResultJson(const json& doc, const std::string& source
     for (auto it = doc["failures_by_reason"].begin(); it != doc["failures_by_reason"].end(); ++it)
       if (it->is_number()) s.failures_by_reason[it.key()] = it->get<int64_t>();
   }
+  s.cancelled = static_cast<int64_t>(NumberOr(doc, "cancelled"));
+  s.ideal_prefix_hit_rate = NumberOr(doc, "ideal_prefix_hit_rate", -1);
+  s.ideal_hit_block_tokens = static_cast<int>(NumberOr(doc, "ideal_hit_block_tokens"));
+  if (doc.contains("sessions_completed")) {
+    s.has_sessions = true;
+    s.sessions_completed = static_cast<int64_t>(NumberOr(doc, "sessions_completed"));
+    s.sessions_failed = static_cast<int64_t>(NumberOr(doc, "sessions_failed"));
+    if (doc.contains("session_end_reasons") && doc["session_end_reasons"].is_object())
+      for (auto it = doc["session_end_reasons"].begin(); it != doc["session_end_reasons"].end(); ++it)
+        if (it->is_number()) s.session_end_reasons[it.key()] = it->get<int64_t>();
+    s.turn_ttft_ms = ReadDistribution(doc, "turn_ttft");
+    s.turn_e2el_ms = ReadDistribution(doc, "turn_e2el");
+    s.session_latency_ms = ReadDistribution(doc, "session_latency");
+  }
   return s;
 }
 
@@ -169,6 +198,12 @@ json RequestRecordToJson(const RequestRecord& r) {
   j["requested_output_tokens"] = r.requested_output_tokens;
   j["usage_reported"] = r.usage_reported;
   if (!r.usage_conflict.empty()) j["usage_conflict"] = r.usage_conflict;
+  if (r.cancelled) j["cancelled"] = true;
+  if (r.session_id >= 0) {
+    j["session_id"] = r.session_id;
+    j["turn"] = r.turn;
+    if (r.subagent >= 0) j["subagent"] = r.subagent;
+  }
   j["scheduled_ns"] = r.scheduled_ns;
   j["sent_ns"] = r.sent_ns;
   j["first_token_ns"] = r.first_token_ns;

@@ -12,6 +12,10 @@
 //   {mean,median,std,p<P>}_{icl,client_queue_time}_ms, interactivity,
 //   output_throughput_per_gpu, total_token_throughput_per_gpu, num_gpus,
 //   warmup_requests, failures_by_reason {code: count}, usage_from_server,
+//   and, only when they apply: cancelled (requests the client cancelled),
+//   ideal_prefix_hit_rate with ideal_hit_block_tokens, and for session
+//   workloads sessions_completed, sessions_failed, session_end_reasons
+//   {reason: count}, {mean,median,std,p<P>}_{turn_ttft,turn_e2el,session_latency}_ms,
 // and a versioned "frontier" object with the run's provenance:
 //   {"format_version": kResultFormatVersion, "version", "command_line",
 //    "source": "measured"|"simulated", "base_url", "endpoint", "model",

@@ -73,7 +73,7 @@ std::string PercentileKey(double p) {
 
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
-  std::vector<double> ttft, tpot, itl, e2el, icl, queue;
+  std::vector<double> ttft, tpot, itl, e2el, icl, queue, turn_ttft, turn_e2el;
   // ICL and ITL are the same samples until an event carries several tokens;
   // only then is ICL kept apart (from a copy of the ITL samples so far).
   bool multi_token_events = false;
@@ -89,6 +89,10 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       continue;
     }
     t0 = std::min(t0, r.scheduled_ns);
+    if (r.cancelled) {
+      ++s.cancelled;
+      continue;
+    }
     if (r.end_ns >= 0) t1 = std::max(t1, r.end_ns);
     if (!r.ok) {
       ++s.failed;
@@ -104,6 +108,10 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
     ttft.push_back(ttft_ms);
     e2el.push_back(e2el_ms);
     queue.push_back(NanosToMillis(r.sent_ns - r.scheduled_ns));
+    if (r.turn >= 0 && r.subagent < 0) {
+      turn_ttft.push_back(ttft_ms);
+      turn_e2el.push_back(e2el_ms);
+    }
     double tpot_ms = 0;
     if (r.output_tokens > 1) {
       tpot_ms = (e2el_ms - ttft_ms) / (r.output_tokens - 1);
@@ -152,6 +160,24 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.interactivity = s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0;
   s.max_concurrent_requests = MaxConcurrent(run);
   if (s.completed == 0) s.usage_from_server = false;
+  s.ideal_prefix_hit_rate = run.ideal_prefix_hit_rate;
+  s.ideal_hit_block_tokens = run.ideal_hit_block_tokens;
+  if (!run.sessions.empty()) {
+    s.has_sessions = true;
+    std::vector<double> latency;
+    for (const auto& x : run.sessions) {
+      if (x.ok) {
+        ++s.sessions_completed;
+        latency.push_back(NanosToMillis(x.end_ns - x.start_ns));
+      } else {
+        ++s.sessions_failed;
+        ++s.session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];
+      }
+    }
+    s.turn_ttft_ms = Describe(std::move(turn_ttft), o.percentiles);
+    s.turn_e2el_ms = Describe(std::move(turn_e2el), o.percentiles);
+    s.session_latency_ms = Describe(std::move(latency), o.percentiles);
+  }
   return s;
 }
 

@@ -18,6 +18,15 @@
 //   interactivity = 1000 / median TPOT (tokens/s per user)
 //   per-GPU throughputs divide by num_gpus
 //   max_concurrent_requests = most requests between send and end at one time
+// Cancelled requests (abandoned by the client on purpose, workload/cancel.h)
+// are counted in `cancelled` only: neither completed nor failed, and in no
+// latency or throughput figure.
+// Session workloads (RunResult::sessions non-empty), beside the above:
+//   turn TTFT / E2EL = TTFT and E2EL of the turns' own requests (not subagents), ok ones
+//   session latency  = last end - first send of each session that completed every turn
+//   sessions_completed / sessions_failed and the failed sessions' end reasons
+//
+// The ideal prefix-cache hit rate is copied from the run (RunResult).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -71,6 +80,16 @@ struct Summary {
   bool usage_from_server = true;      // every completed request's counts came from server usage
   Distribution ttft_ms, tpot_ms, itl_ms, e2el_ms, icl_ms, client_queue_ms;
   std::map<std::string, int64_t> failures_by_reason;
+  int64_t cancelled = 0;              // requests the client cancelled (not failures)
+  // Session workloads.
+  bool has_sessions = false;
+  int64_t sessions_completed = 0;
+  int64_t sessions_failed = 0;
+  std::map<std::string, int64_t> session_end_reasons;  // failed sessions, by reason
+  Distribution turn_ttft_ms, turn_e2el_ms, session_latency_ms;
+  // The run's ideal prefix-cache hit rate (< 0: not computed) and its block size.
+  double ideal_prefix_hit_rate = -1;
+  int ideal_hit_block_tokens = 0;
 };
 
 Summary Summarize(const RunResult& run, const SummaryOptions& options);

@@ -89,6 +89,8 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   f.input = spec.input_len;
   f.output = spec.output_len;
   f.in_engine = false;
+  f.want_ids = spec.want_output_ids;
+  f.cancel_after_tokens = spec.cancel_after_tokens;
   RequestRecord& r = f.record;
   r.id = id;
   r.sent_ns = now_;
@@ -104,7 +106,11 @@ void SimTarget::Finish(int32_t slot, loadgen::CompletionSink& sink) {
   f.in_engine = false;
   RequestRecord done = std::move(f.record);
   f.record = RequestRecord{};
-  free_.push_back(slot);
+  if (busy_) {
+    free_after_step_.push_back(slot);
+  } else {
+    free_.push_back(slot);
+  }
   --in_flight_;
   sink.OnComplete(std::move(done));
 }
@@ -153,14 +159,57 @@ void SimTarget::Account() {
   if (step_.duration_ns <= options_.client_rtt_ns || engine_.disaggregated()) options_.trace->replayable = false;
 }
 
+void SimTarget::CancelSlot(int32_t slot, loadgen::CompletionSink& sink) {
+  Flight& f = flights_[static_cast<size_t>(slot)];
+  if (f.in_engine) engine_.Cancel(slot);
+  for (auto it = arriving_.begin(); it != arriving_.end(); ++it)
+    if (it->slot == slot) {
+      arriving_.erase(it);
+      break;
+    }
+  f.record.ok = false;
+  f.record.cancelled = true;
+  f.record.failure = failure::kCancelled;
+  f.record.end_ns = now_;
+  Finish(slot, sink);
+}
+
+bool SimTarget::Cancel(int64_t id, loadgen::CompletionSink& sink) {
+  for (size_t i = 0; i < flights_.size(); ++i) {
+    if (!flights_[i].live || flights_[i].record.id != id) continue;
+    CancelSlot(static_cast<int32_t>(i), sink);
+    clock_.Set(now_);
+    return true;
+  }
+  return false;
+}
+
 bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
   bool ended = false;
+  for (int32_t slot : free_after_step_) free_.push_back(slot);
+  free_after_step_.clear();
   for (const auto& e : step_.emissions) {
     Flight& f = flights_[static_cast<size_t>(e.id)];
+    if (!f.live) continue;  // cancelled during the step
     RequestRecord& r = f.record;
     r.events.push_back(TokenEvent{now_, e.tokens});
+    if (f.want_ids) {
+      // The simulator generates no text: answer tokens are a deterministic
+      // function of the request id and position, so a session's next turn
+      // carries them as it would a server's answer.
+      for (int32_t k = 0; k < e.tokens; ++k) {
+        uint64_t x = static_cast<uint64_t>(r.id) * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(r.output_tokens + k);
+        x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ULL;
+        r.output_token_ids.push_back(100 + static_cast<int32_t>((x ^ (x >> 29)) % 31900));
+      }
+    }
     r.output_tokens += e.tokens;
     if (e.first) r.first_token_ns = now_;
+    if (!e.finished && f.cancel_after_tokens > 0 && r.output_tokens >= f.cancel_after_tokens) {
+      CancelSlot(static_cast<int32_t>(e.id), sink);
+      ended = true;
+      continue;
+    }
     if (!e.finished) continue;
     r.end_ns = now_;
     r.ok = true;

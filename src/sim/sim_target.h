@@ -69,6 +69,12 @@ class SimTarget final : public loadgen::Target {
   void Poll(Nanos deadline, loadgen::CompletionSink& sink) override;
   void AbortAll(const char* reason, loadgen::CompletionSink& sink) override;
   size_t InFlight() const override { return in_flight_; }
+  // Cancellation: a request with cancel_after_tokens = K is dropped from the
+  // engine at the end of the step that brought its K-th token; Cancel(id)
+  // drops it at the present virtual time (its KV pages freed; a step in
+  // flight keeps its planned duration). Either way it ends cancelled.
+  bool SupportsCancel() const override { return true; }
+  bool Cancel(int64_t id, loadgen::CompletionSink& sink) override;
   std::string ServedModel() const override { return config_.model.name; }
   // source "simulated", host "frontier simulator", the deployment's settings
   // (SimConfig::EffectiveSettings) and client_rtt_us.
@@ -96,6 +102,8 @@ class SimTarget final : public loadgen::Target {
     int32_t input = 0, output = 0;
     bool live = false;       // issued and not ended
     bool in_engine = false;  // arrived and admitted
+    bool want_ids = false;   // RequestSpec::want_output_ids
+    int32_t cancel_after_tokens = 0;
   };
   struct Arrival {
     Nanos at;
@@ -107,6 +115,8 @@ class SimTarget final : public loadgen::Target {
   // Delivers step_'s emissions at now_. Returns whether a request ended.
   bool Deliver(loadgen::CompletionSink& sink);
   void Finish(int32_t slot, loadgen::CompletionSink& sink);
+  // Ends slot's request as cancelled at now_.
+  void CancelSlot(int32_t slot, loadgen::CompletionSink& sink);
   void Account();  // stats and trace of the step just planned
 
   SimConfig config_;
@@ -119,6 +129,9 @@ class SimTarget final : public loadgen::Target {
   Engine::Step step_;
   std::vector<Flight> flights_;
   std::vector<int32_t> free_;
+  // Slots of requests cancelled while a step was in flight: freed when it
+  // ends, so its emissions never reach a request that reused the slot.
+  std::vector<int32_t> free_after_step_;
   std::deque<Arrival> arriving_;  // issue order = arrival order (one round trip)
   size_t in_flight_ = 0;
   // Bounds.

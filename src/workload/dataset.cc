@@ -170,16 +170,24 @@ const char* DatasetKindName(DatasetKind kind) {
     case DatasetKind::kRandom: return "random";
     case DatasetKind::kShareGpt: return "sharegpt";
     case DatasetKind::kJsonl: return "jsonl";
+    case DatasetKind::kSharedPrefix: return "shared-prefix";
+    case DatasetKind::kTrace: return "trace";
+    case DatasetKind::kMultiTurn: return "multi-turn";
   }
   return "random";
 }
+
+bool IsSessionKind(DatasetKind kind) { return kind == DatasetKind::kTrace || kind == DatasetKind::kMultiTurn; }
 
 Result<DatasetKind> ParseDatasetKind(std::string_view name) {
   if (name == "random") return DatasetKind::kRandom;
   if (name == "sharegpt") return DatasetKind::kShareGpt;
   if (name == "jsonl") return DatasetKind::kJsonl;
-  return InvalidArgument("--dataset must be random, sharegpt or jsonl, got '" + std::string(name) +
-                         "'");
+  if (name == "shared-prefix") return DatasetKind::kSharedPrefix;
+  if (name == "trace") return DatasetKind::kTrace;
+  if (name == "multi-turn") return DatasetKind::kMultiTurn;
+  return InvalidArgument("--dataset must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" +
+                         std::string(name) + "'");
 }
 
 int32_t EstimateTokens(std::string_view text) {
@@ -189,8 +197,26 @@ int32_t EstimateTokens(std::string_view text) {
   return static_cast<int32_t>(std::max<int64_t>(1, std::llround(code_points / 4.0)));
 }
 
-Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& o) {
+namespace {
+
+Result<std::vector<RequestSpec>> LoadSpecs(const DatasetOptions& o) {
   if (o.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
+  if (IsSessionKind(o.kind))
+    return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) +
+                           " is a session workload (LoadSessionWorkload)");
+  if (o.kind == DatasetKind::kSharedPrefix) {
+    SharedPrefixOptions g = o.shared_prefix;
+    g.seed = o.seed;
+    g.vocab_size = o.random.vocab_size;
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestSpec> all, MakeSharedPrefix(g));
+    std::vector<RequestSpec> out;
+    out.reserve(static_cast<size_t>(o.num_prompts));
+    for (int64_t i = 0; i < o.num_prompts; ++i) {
+      out.push_back(all[static_cast<size_t>(i) % all.size()]);
+      out.back().id = i;
+    }
+    return out;
+  }
   if (o.kind == DatasetKind::kRandom) {
     RandomDatasetOptions r = o.random;
     r.num_prompts = o.num_prompts;
@@ -203,6 +229,52 @@ Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& o) {
   if (o.sharegpt_output_len && *o.sharegpt_output_len < 1)
     return InvalidArgument("--output-len must be at least 1 token");
   return o.kind == DatasetKind::kShareGpt ? LoadShareGpt(o) : LoadJsonl(o);
+}
+
+}  // namespace
+
+Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& o) {
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestSpec> specs, LoadSpecs(o));
+  if (o.cancel.fraction > 0) {
+    CancelOptions c = o.cancel;
+    c.seed = o.seed;
+    FRONTIER_RETURN_IF_ERROR(ApplyCancellation(c, specs).status());
+  }
+  return specs;
+}
+
+Result<SessionWorkload> LoadSessionWorkload(const DatasetOptions& o) {
+  SessionWorkload w;
+  if (o.kind == DatasetKind::kTrace) {
+    if (o.path.empty()) return InvalidArgument("--dataset trace needs --trace FILE");
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<TraceSession> trace,
+                              ReadTrace(o.path, o.trace_format, o.trace_block_tokens));
+    if (o.num_prompts > 0 && o.num_prompts < static_cast<int64_t>(trace.size()))
+      trace.resize(static_cast<size_t>(o.num_prompts));
+    TraceBuildOptions b;
+    b.block_tokens = o.trace_block_tokens;
+    b.vocab_size = o.random.vocab_size;
+    b.seed = o.seed;
+    w = BuildTraceSessions(trace, b);
+  } else if (o.kind == DatasetKind::kMultiTurn) {
+    MultiTurnOptions m = o.multi_turn;
+    m.num_sessions = o.num_prompts;
+    m.seed = o.seed;
+    m.vocab_size = o.random.vocab_size;
+    FRONTIER_ASSIGN_OR_RETURN(w, MakeMultiTurn(m));
+  } else {
+    return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) + " is not a session workload");
+  }
+  ThinkTimeOptions t = o.think;
+  t.seed = o.seed;
+  FRONTIER_RETURN_IF_ERROR(SampleThinkTimes(t, &w));
+  if (o.cancel.fraction > 0) {
+    CancelOptions c = o.cancel;
+    c.seed = o.seed;
+    FRONTIER_RETURN_IF_ERROR(ApplyCancellation(c, &w).status());
+  }
+  FRONTIER_RETURN_IF_ERROR(CheckSessions(w));
+  return w;
 }
 
 }  // namespace frontier::workload

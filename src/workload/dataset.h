@@ -28,6 +28,17 @@
 // JSONL: one object a line, {"prompt": "...", "output_len": N}; blank lines
 // are skipped; the file's order is kept (no shuffle).
 //
+// Shared prefix (generators.h): SGLang's generated-shared-prefix workload,
+// num_prompts requests cycled from its G x P prompts.
+//
+// Session workloads (session.h), loaded with LoadSessionWorkload: "trace"
+// (a trace file, trace.h; num_prompts = 0 takes all its sessions) and
+// "multi-turn" (the multi-turn chat generator; num_prompts sessions). Their
+// think times are sampled with `think` where not given.
+//
+// Cancellation (cancel.h): with cancel.fraction > 0 the chosen requests (or
+// session requests) carry their cancel point.
+//
 // Thread safety: pure functions of their options (they read files).
 #pragma once
 
@@ -38,14 +49,18 @@
 #include <vector>
 
 #include "core/status.h"
+#include "workload/cancel.h"
+#include "workload/generators.h"
 #include "workload/random_dataset.h"
 #include "workload/request_spec.h"
+#include "workload/session.h"
+#include "workload/trace.h"
 
 namespace frontier::workload {
 
-enum class DatasetKind { kRandom, kShareGpt, kJsonl };
+enum class DatasetKind { kRandom, kShareGpt, kJsonl, kSharedPrefix, kTrace, kMultiTurn };
 
-// "random", "sharegpt", "jsonl".
+// "random", "sharegpt", "jsonl", "shared-prefix", "trace", "multi-turn".
 const char* DatasetKindName(DatasetKind kind);
 // Parses a --dataset value; InvalidArgument naming the flag otherwise.
 Result<DatasetKind> ParseDatasetKind(std::string_view name);
@@ -63,7 +78,20 @@ struct DatasetOptions {
   // File datasets: when the file holds fewer usable entries than num_prompts,
   // cycle through them again (true) or fail naming the count (false).
   bool allow_repeat = false;
+  // kSharedPrefix (its seed is overwritten by `seed`).
+  SharedPrefixOptions shared_prefix;
+  // kTrace: the file is `path`.
+  TraceFormat trace_format = TraceFormat::kAuto;
+  int32_t trace_block_tokens = kMooncakeBlockTokens;
+  // kMultiTurn (num_sessions and seed are overwritten by num_prompts and seed;
+  // the vocabulary by random.vocab_size).
+  MultiTurnOptions multi_turn;
+  ThinkTimeOptions think;      // session workloads; its seed is overwritten by `seed`
+  CancelOptions cancel;        // its seed is overwritten by `seed`
 };
+
+// Whether the kind is a session workload (LoadSessionWorkload, not LoadDataset).
+bool IsSessionKind(DatasetKind kind);
 
 // max(1, round(code points / 4)); see the header comment.
 int32_t EstimateTokens(std::string_view text);
@@ -71,5 +99,9 @@ int32_t EstimateTokens(std::string_view text);
 // The requests, ids 0..n-1. Fails with InvalidArgument naming the file, line
 // and field for a malformed file, NotFound for a missing one.
 Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& options);
+
+// The session workload of a session kind (InvalidArgument for another kind),
+// think times sampled and cancellation applied.
+Result<SessionWorkload> LoadSessionWorkload(const DatasetOptions& options);
 
 }  // namespace frontier::workload

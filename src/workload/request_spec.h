@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
+
 namespace frontier::workload {
 
 struct RequestSpec {
@@ -16,6 +18,13 @@ struct RequestSpec {
   std::vector<int32_t> prompt_token_ids; // set when the prompt is sent as token ids
   std::string prompt_text;               // set when the prompt is sent as text
   // For chat datasets: the prompt as one user message; the client wraps prompt_text.
+  // Ask the Target to hand back the generated token ids
+  // (RequestRecord::output_token_ids), for sessions whose next turn carries them.
+  bool want_output_ids = false;
+  // Cancellation (workload/cancel.h): the client abandons the request after
+  // this many output tokens, or this long after it was sent; 0 = never.
+  int32_t cancel_after_tokens = 0;
+  Nanos cancel_after_ns = 0;
 };
 
 }  // namespace frontier::workload

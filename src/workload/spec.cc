@@ -31,7 +31,7 @@ const char* SpecFieldName(SpecField field) {
 
 std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& s) {
   const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
-  if (!kind.ok()) return SpecProblem{SpecField::kDataset, "must be random, sharegpt or jsonl, got '" + s.dataset + "'"};
+  if (!kind.ok()) return SpecProblem{SpecField::kDataset, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" + s.dataset + "'"};
   if (auto p = Length(SpecField::kInputLen, s.input_len, 1)) return p;
   if (auto p = Length(SpecField::kOutputLen, s.output_len, 1)) return p;
   if (!(s.range_ratio >= 0 && s.range_ratio < 1))
@@ -39,7 +39,8 @@ std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& s) {
   if (auto p = Length(SpecField::kPrefixLen, s.prefix_len, 0)) return p;
   if (s.sharegpt_output_len)
     if (auto p = Length(SpecField::kSharegptOutputLen, *s.sharegpt_output_len, 1)) return p;
-  if (*kind != DatasetKind::kRandom && s.path.empty())
+  const bool needs_file = *kind == DatasetKind::kShareGpt || *kind == DatasetKind::kJsonl || *kind == DatasetKind::kTrace;
+  if (needs_file && s.path.empty())
     return SpecProblem{SpecField::kPath, "is required for dataset " + s.dataset};
   return std::nullopt;
 }

@@ -128,7 +128,7 @@ TEST(WorkloadSpecTest, TheFirstBrokenRuleIsNamedWithItsRange) {
   EXPECT_EQ(d.random.prefix_len, 64);
   EXPECT_EQ(d.sharegpt_output_len, 256);
   s.dataset = "csv";
-  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt or jsonl, got 'csv'");
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got 'csv'");
 }
 
 }  // namespace

@@ -1,0 +1,325 @@
+#include "loadgen/session_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+
+#include "loadgen/books.h"
+#include "workload/arrival.h"
+#include "workload/prefix_blocks.h"
+
+namespace frontier::loadgen {
+namespace {
+
+// A session while it holds a slot.
+struct Live {
+  const workload::Session* session = nullptr;
+  size_t record = 0;              // index in the result's sessions
+  int32_t turn = 0;               // the turn in progress (or next)
+  bool subagents_sent = false;    // turn's subagents are out
+  int32_t outstanding = 0;        // requests in flight
+  bool ended = false;             // no more requests will be sent
+  std::vector<int32_t> context;   // growing sessions: prompts and answers so far
+};
+
+enum class Step { kTurn, kSubagents };
+
+struct Ready {
+  Nanos at;         // absolute, the Target's clock
+  size_t live;      // index in lives
+  Step step;
+  bool operator>(const Ready& o) const { return at != o.at ? at > o.at : live > o.live; }
+};
+
+}  // namespace
+
+Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w, const workload::LoadOptions& load,
+                              const RunOptions& options, Observer* observer, const std::atomic<bool>* stop,
+                              int ideal_block_tokens) {
+  FRONTIER_RETURN_IF_ERROR(workload::CheckSessions(w));
+  if (load.warmup != 0) return InvalidArgument("--warmup is not supported with session workloads; give 0");
+  if (load.num_prompts < 1) return InvalidArgument("--num-prompts (sessions) must be at least 1");
+  if (load.max_concurrency && *load.max_concurrency < 1)
+    return InvalidArgument("--max-concurrency (sessions) must be at least 1");
+  if (load.duration_s && !(*load.duration_s > 0))
+    return InvalidArgument("--duration must be a positive number of seconds");
+  if (ideal_block_tokens < 1) return InvalidArgument("the ideal hit rate's block size must be at least 1 token");
+  bool cancels = false;
+  for (const auto& s : w.sessions)
+    for (const auto& t : s.turns) {
+      cancels = cancels || t.request.cancel_after_ns > 0 || t.request.cancel_after_tokens > 0;
+      for (const auto& r : t.subagents) cancels = cancels || r.cancel_after_ns > 0 || r.cancel_after_tokens > 0;
+    }
+  if (cancels && !target.SupportsCancel())
+    return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
+
+  const Clock& clock = target.clock();
+  const int64_t total = load.num_prompts == std::numeric_limits<int64_t>::max() && load.duration_s
+                            ? std::min<int64_t>(options.max_planned, load.num_prompts)
+                            : load.num_prompts;
+  const size_t n_sessions = w.sessions.size();
+  // Session starts, planned before anything is sent (relative to the run's start).
+  std::vector<Nanos> plan(static_cast<size_t>(total), 0);
+  if (!std::isinf(load.request_rate)) {
+    workload::ArrivalOptions a;
+    a.request_rate = load.request_rate;
+    a.burstiness = load.burstiness;
+    a.seed = load.seed;
+    FRONTIER_ASSIGN_OR_RETURN(plan, workload::PlanArrivals(total, a));
+  } else if (!(load.burstiness > 0)) {
+    return InvalidArgument("--burstiness must be a positive number");
+  }
+  // The workload's sessions in start order (by their own arrivals when given and no rate replaces them).
+  std::vector<size_t> order(n_sessions);
+  for (size_t i = 0; i < n_sessions; ++i) order[i] = i;
+  const bool own_arrivals = std::isinf(load.request_rate) && w.arrivals_given;
+  if (own_arrivals)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return w.sessions[a].arrival_ns < w.sessions[b].arrival_ns; });
+  auto session_of = [&](int64_t i) { return &w.sessions[order[static_cast<size_t>(i) % n_sessions]]; };
+  if (own_arrivals) {
+    // A reused trace starts over after its last arrival.
+    const Nanos span = w.sessions[order.back()].arrival_ns + 1;
+    for (int64_t i = 0; i < total; ++i)
+      plan[static_cast<size_t>(i)] =
+          session_of(i)->arrival_ns + static_cast<Nanos>(i / static_cast<int64_t>(n_sessions)) * span;
+  }
+  const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
+
+  const Nanos t0 = clock.Now();
+  Books books(t0, 0, observer);
+  RunResult run;
+  std::vector<Live> lives;
+  std::vector<size_t> free_lives;
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+  using Due = std::pair<Nanos, int64_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due;
+  std::vector<size_t> owner;  // request id -> index in lives
+  std::unordered_map<int64_t, std::unique_ptr<workload::RequestSpec>> built;  // growing prompts in flight
+  workload::PrefixHitCounter ideal(ideal_block_tokens);
+  bool ideal_valid = true;
+  int64_t answers_missing = 0;
+  int64_t open = 0, next_session = 0;
+  bool issuing_done = false, stop_seen = false, aborted = false;
+  Nanos stop_deadline = 0, next_progress = t0;
+  const Nanos end_of_issue = load.duration_s ? t0 + SecondsToNanos(*load.duration_s) : 0;
+
+  auto close = [&](size_t li, const std::string& reason) {
+    Live& l = lives[li];
+    SessionRecord& s = run.sessions[l.record];
+    if (!l.ended) {
+      l.ended = true;
+      if (reason.empty()) {
+        s.ok = true;
+      } else {
+        s.end_reason = reason;
+      }
+    }
+    if (l.outstanding > 0) return;  // its slot frees when the last request ends
+    l.context = {};
+    l.session = nullptr;
+    free_lives.push_back(li);
+    --open;
+  };
+
+  // After a request ended (inside Poll: nothing is sent from here).
+  books.OnStored([&](RequestRecord& r) {
+    const size_t li = owner[static_cast<size_t>(r.id)];
+    Live& l = lives[li];
+    SessionRecord& s = run.sessions[l.record];
+    --l.outstanding;
+    s.end_ns = std::max(s.end_ns, r.end_ns);
+    auto it = built.find(r.id);
+    if (r.ok && w.grow_context && r.subagent < 0) {
+      if (r.output_token_ids.empty() && r.output_tokens > 0) ++answers_missing;
+      std::vector<int32_t>& ctx = l.context;
+      if (it != built.end()) ctx = std::move(it->second->prompt_token_ids);
+      ctx.insert(ctx.end(), r.output_token_ids.begin(), r.output_token_ids.end());
+      r.output_token_ids = {};  // kept once, in the context
+      ideal.Insert(ctx);
+    }
+    if (it != built.end()) built.erase(it);
+    if (l.ended) {
+      if (l.outstanding == 0) close(li, "");
+      return;
+    }
+    if (!r.ok) {
+      close(li, r.cancelled ? std::string(failure::kCancelled)
+                            : "turn " + std::to_string(r.turn) + ": " + (r.failure.empty() ? failure::kOther : r.failure));
+      return;
+    }
+    if (l.outstanding > 0) return;  // subagents still out
+    const workload::Turn& turn = l.session->turns[static_cast<size_t>(l.turn)];
+    const Nanos end_abs = r.end_ns + t0;
+    if (!l.subagents_sent && !turn.subagents.empty()) {
+      ready.push(Ready{end_abs, li, Step::kSubagents});
+      return;
+    }
+    ++s.turns_done;
+    ++l.turn;
+    l.subagents_sent = false;
+    if (l.turn >= static_cast<int32_t>(l.session->turns.size())) {
+      close(li, "");
+      return;
+    }
+    const Nanos think = std::max<Nanos>(0, l.session->turns[static_cast<size_t>(l.turn)].think_ns);
+    ready.push(Ready{end_abs + think, li, Step::kTurn});
+  });
+
+  auto send = [&](size_t li, const workload::RequestSpec& spec, Nanos planned_abs, int32_t subagent) {
+    Live& l = lives[li];
+    const int64_t id = books.issued();
+    books.IssuedInSession(id, planned_abs - t0, spec.input_len, spec.output_len, l.session->id, l.turn, subagent);
+    owner.push_back(li);
+    ++l.outstanding;
+    if (spec.prompt_token_ids.empty()) {
+      ideal_valid = false;
+    } else {
+      ideal.Query(spec.prompt_token_ids);
+    }
+    SessionRecord& s = run.sessions[l.record];
+    if (s.start_ns < 0) s.start_ns = clock.Now() - t0;
+    target.Issue(id, spec);
+    if (spec.cancel_after_ns > 0) cancel_due.emplace(clock.Now() + spec.cancel_after_ns, id);
+  };
+
+  auto issue_step = [&](const Ready& e) {
+    Live& l = lives[e.live];
+    if (l.ended || l.session == nullptr) return;
+    const workload::Turn& turn = l.session->turns[static_cast<size_t>(l.turn)];
+    if (e.step == Step::kSubagents) {
+      l.subagents_sent = true;
+      for (size_t j = 0; j < turn.subagents.size(); ++j)
+        send(e.live, turn.subagents[j], e.at, static_cast<int32_t>(j));
+      return;
+    }
+    if (!w.grow_context) {
+      send(e.live, turn.request, e.at, -1);
+      return;
+    }
+    auto spec = std::make_unique<workload::RequestSpec>(turn.request);
+    std::vector<int32_t> prompt = l.context;
+    prompt.insert(prompt.end(), turn.request.prompt_token_ids.begin(), turn.request.prompt_token_ids.end());
+    spec->prompt_token_ids = std::move(prompt);
+    spec->input_len = static_cast<int32_t>(spec->prompt_token_ids.size());
+    spec->want_output_ids = true;
+    const int64_t id = books.issued();
+    workload::RequestSpec& ref = *spec;
+    built.emplace(id, std::move(spec));
+    send(e.live, ref, e.at, -1);
+  };
+
+  auto report = [&](Nanos now) {
+    if (!observer) return;
+    Progress p;
+    p.issued = books.issued();
+    p.completed = books.completed();
+    p.failed = books.failed();
+    p.cancelled = books.cancelled();
+    p.total = -1;  // requests of a session workload are known only as it runs
+    p.in_flight = static_cast<int64_t>(target.InFlight());
+    p.elapsed_ns = now - t0;
+    p.duration_s = load.duration_s.value_or(0);
+    p.stopping = stop_seen;
+    observer->OnProgress(p);
+  };
+
+  auto end_all = [&](const std::string& reason) {
+    while (!ready.empty()) ready.pop();
+    for (size_t li = 0; li < lives.size(); ++li)
+      if (lives[li].session != nullptr && !lives[li].ended) close(li, reason);
+  };
+
+  while (true) {
+    Nanos now = clock.Now();
+    if (!stop_seen && stop && stop->load(std::memory_order_relaxed)) {
+      stop_seen = true;
+      issuing_done = true;
+      stop_deadline = now + options.grace;
+      end_all(failure::kInterrupted);
+    }
+    while (!cancel_due.empty() && cancel_due.top().first <= now) {
+      if (books.Pending(cancel_due.top().second)) target.Cancel(cancel_due.top().second, books);
+      cancel_due.pop();
+    }
+    if (stop_seen && !aborted && now >= stop_deadline && target.InFlight() > 0) {
+      target.AbortAll(failure::kInterrupted, books);
+      aborted = true;
+    }
+    if (!issuing_done && load.duration_s && now >= end_of_issue) {
+      issuing_done = true;
+      end_all("duration");
+    }
+    if (!issuing_done) {
+      // Start sessions whose time has come while a slot is free.
+      while (next_session < total && open < cap && t0 + plan[static_cast<size_t>(next_session)] <= now) {
+        size_t li;
+        if (free_lives.empty()) {
+          li = lives.size();
+          lives.emplace_back();
+        } else {
+          li = free_lives.back();
+          free_lives.pop_back();
+        }
+        Live& l = lives[li];
+        l = Live{};
+        l.session = session_of(next_session);
+        l.record = run.sessions.size();
+        SessionRecord s;
+        s.id = next_session;
+        s.scheduled_ns = plan[static_cast<size_t>(next_session)];
+        s.turns_planned = static_cast<int32_t>(l.session->turns.size());
+        run.sessions.push_back(std::move(s));
+        ++open;
+        ++next_session;
+        ready.push(Ready{t0 + run.sessions.back().scheduled_ns, li, Step::kTurn});
+      }
+      while (!ready.empty() && ready.top().at <= now) {
+        const Ready e = ready.top();
+        ready.pop();
+        issue_step(e);
+        now = clock.Now();
+      }
+      if (next_session >= total && open == 0) issuing_done = true;
+    }
+    if (issuing_done && target.InFlight() == 0) break;
+
+    if (now >= next_progress) {
+      report(now);
+      next_progress = now + options.progress_interval;
+    }
+    Nanos deadline = now + options.max_poll;
+    if (observer) deadline = std::min(deadline, next_progress);
+    if (!issuing_done) {
+      if (!ready.empty()) deadline = std::min(deadline, ready.top().at);
+      if (next_session < total && open < cap) deadline = std::min(deadline, t0 + plan[static_cast<size_t>(next_session)]);
+      if (load.duration_s) deadline = std::min(deadline, end_of_issue);
+    }
+    if (stop_seen && !aborted) deadline = std::min(deadline, stop_deadline);
+    if (!cancel_due.empty()) deadline = std::min(deadline, cancel_due.top().first);
+    target.Poll(deadline, books);
+  }
+  report(clock.Now());
+
+  run.interrupted = stop_seen;
+  run.served_model = target.ServedModel();
+  run.requests = books.Take();
+  Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
+  for (const auto& r : run.requests) {
+    first = std::min(first, r.sent_ns);
+    last = std::max(last, r.end_ns);
+  }
+  run.duration_ns = last > first ? last - first : 0;
+  if (ideal_valid && ideal.queries() > 0) {
+    run.ideal_prefix_hit_rate = ideal.HitRate();
+    run.ideal_hit_block_tokens = ideal_block_tokens;
+  }
+  if (w.grow_context) run.effective_settings["session_answers_missing"] = std::to_string(answers_missing);
+  return run;
+}
+
+}  // namespace frontier::loadgen

@@ -1,0 +1,81 @@
+#include "workload/prefix_blocks.h"
+
+#include <algorithm>
+
+#include "workload/random_dataset.h"
+
+namespace frontier::workload {
+namespace {
+
+// SplitMix64's finaliser: a fast, well-mixed 64-bit permutation.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::vector<uint64_t> ChainedBlockHashes(std::span<const int32_t> tokens, int block_tokens) {
+  std::vector<uint64_t> out;
+  if (block_tokens < 1) return out;
+  const size_t b = static_cast<size_t>(block_tokens);
+  out.reserve(tokens.size() / b);
+  uint64_t parent = 0x6a09e667f3bcc908ULL;  // the hash before the first block
+  for (size_t start = 0; start + b <= tokens.size(); start += b) {
+    uint64_t h = Mix(parent ^ static_cast<uint64_t>(block_tokens));
+    for (size_t i = start; i < start + b; ++i) h = Mix(h ^ static_cast<uint32_t>(tokens[i]));
+    out.push_back(h);
+    parent = h;
+  }
+  return out;
+}
+
+std::vector<int32_t> HashIdTokens(int64_t hash_id, int32_t count, uint64_t salt, int32_t vocab_size) {
+  std::vector<int32_t> out;
+  if (count <= 0 || vocab_size <= kFirstTokenId) return out;
+  out.reserve(static_cast<size_t>(count));
+  const uint64_t span = static_cast<uint64_t>(vocab_size - kFirstTokenId);
+  uint64_t state = Mix(static_cast<uint64_t>(hash_id) ^ Mix(salt ^ 0x243f6a8885a308d3ULL));
+  for (int32_t i = 0; i < count; ++i) {
+    state = Mix(state);
+    out.push_back(kFirstTokenId + static_cast<int32_t>(state % span));
+  }
+  return out;
+}
+
+int64_t PrefixHitCounter::Query(std::span<const int32_t> prompt) {
+  const std::vector<uint64_t> h = ChainedBlockHashes(prompt, block_tokens_);
+  const size_t n = prompt.size();
+  const size_t can_hit = n == 0 ? 0 : std::min(h.size(), (n - 1) / static_cast<size_t>(block_tokens_));
+  size_t hit = 0;
+  while (hit < can_hit && cached_.count(h[hit]) > 0) ++hit;
+  const int64_t hit_tokens = static_cast<int64_t>(hit) * block_tokens_;
+  hit_tokens_ += hit_tokens;
+  query_tokens_ += static_cast<int64_t>(n);
+  ++queries_;
+  cached_.insert(h.begin(), h.end());
+  return hit_tokens;
+}
+
+void PrefixHitCounter::Insert(std::span<const int32_t> tokens) {
+  const std::vector<uint64_t> h = ChainedBlockHashes(tokens, block_tokens_);
+  cached_.insert(h.begin(), h.end());
+}
+
+double IdealHitRate(std::span<const RequestSpec> specs, int block_tokens) {
+  PrefixHitCounter c(block_tokens);
+  int64_t extra = 0;  // text prompts: queried, never hit
+  for (const RequestSpec& s : specs) {
+    if (s.prompt_token_ids.empty()) {
+      extra += s.input_len;
+    } else {
+      c.Query(s.prompt_token_ids);
+    }
+  }
+  const int64_t q = c.query_tokens() + extra;
+  return q > 0 ? static_cast<double>(c.hit_tokens()) / static_cast<double>(q) : 0.0;
+}
+
+}  // namespace frontier::workload

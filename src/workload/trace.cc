@@ -1,0 +1,239 @@
+#include "workload/trace.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/limits.h"
+#include "workload/prefix_blocks.h"
+
+namespace frontier::workload {
+namespace {
+
+using nlohmann::json;
+
+Result<int32_t> Length(const json& o, const char* field, const std::string& where) {
+  const auto it = o.find(field);
+  if (it == o.end() || !it->is_number_integer())
+    return InvalidArgument(where + ": \"" + field + "\" must be an integer number of tokens");
+  const int64_t v = it->get<int64_t>();
+  if (v < 1 || v > kMaxRequestLength)
+    return InvalidArgument(where + ": \"" + field + "\" is " + std::to_string(v) + "; it must be in [1, " +
+                           std::to_string(kMaxRequestLength) + "]");
+  return static_cast<int32_t>(v);
+}
+
+Result<std::optional<Nanos>> Millis(const json& o, const char* field, const std::string& where) {
+  const auto it = o.find(field);
+  if (it == o.end() || it->is_null()) return std::optional<Nanos>();
+  if (!it->is_number() || !(it->get<double>() >= 0) || !(it->get<double>() <= 1e12))
+    return InvalidArgument(where + ": \"" + field + "\" must be a number of milliseconds in [0, 1e12]");
+  return std::optional<Nanos>(static_cast<Nanos>(std::llround(it->get<double>() * kNanosPerMilli)));
+}
+
+Result<TraceRequest> Request(const json& o, int32_t block_tokens, const std::string& where) {
+  if (!o.is_object()) return InvalidArgument(where + ": a request must be a JSON object");
+  TraceRequest r;
+  FRONTIER_ASSIGN_OR_RETURN(r.input_length, Length(o, "input_length", where));
+  FRONTIER_ASSIGN_OR_RETURN(r.output_length, Length(o, "output_length", where));
+  const auto it = o.find("hash_ids");
+  if (it != o.end()) {
+    if (!it->is_array()) return InvalidArgument(where + ": \"hash_ids\" must be an array of integers");
+    for (const json& h : *it) {
+      if (!h.is_number_integer() || h.get<int64_t>() < 0)
+        return InvalidArgument(where + ": \"hash_ids\" must hold integers >= 0, got " + h.dump());
+      r.hash_ids.push_back(h.get<int64_t>());
+    }
+  }
+  const int64_t blocks = (static_cast<int64_t>(r.input_length) + block_tokens - 1) / block_tokens;
+  if (static_cast<int64_t>(r.hash_ids.size()) > blocks)
+    return InvalidArgument(where + ": \"hash_ids\" names " + std::to_string(r.hash_ids.size()) +
+                           " blocks but input_length " + std::to_string(r.input_length) + " fills only " +
+                           std::to_string(blocks) + " blocks of " + std::to_string(block_tokens) +
+                           " tokens; fix the trace or --trace-block-tokens");
+  return r;
+}
+
+std::string IdText(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+json RequestJson(const TraceRequest& r) {
+  return json{{"input_length", r.input_length}, {"output_length", r.output_length}, {"hash_ids", r.hash_ids}};
+}
+
+double ToMillis(Nanos t) { return static_cast<double>(t) / kNanosPerMilli; }
+
+}  // namespace
+
+const char* TraceFormatName(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::kAuto: return "auto";
+    case TraceFormat::kFrontier: return "frontier";
+    case TraceFormat::kMooncake: return "mooncake";
+    case TraceFormat::kAgentic: return "agentic";
+  }
+  return "auto";
+}
+
+Result<TraceFormat> ParseTraceFormat(std::string_view name) {
+  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kFrontier, TraceFormat::kMooncake, TraceFormat::kAgentic})
+    if (name == TraceFormatName(f)) return f;
+  return InvalidArgument("--trace-format must be auto, frontier, mooncake or agentic, got '" + std::string(name) +
+                         "'");
+}
+
+Result<std::vector<TraceSession>> ParseTrace(std::string_view text, TraceFormat format, int32_t block_tokens,
+                                             const std::string& name) {
+  if (block_tokens < 1) return InvalidArgument("--trace-block-tokens must be at least 1");
+  std::vector<TraceSession> out;
+  std::map<std::string, size_t> by_id;  // agentic: session id -> index in out
+  size_t pos = 0;
+  int64_t line_no = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = name + ":" + std::to_string(line_no);
+    json o;
+    try {
+      o = json::parse(line);
+    } catch (const json::parse_error& e) {
+      return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!o.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
+    if (format == TraceFormat::kAuto)
+      format = o.contains("turns")        ? TraceFormat::kFrontier
+               : o.contains("session_id") ? TraceFormat::kAgentic
+                                          : TraceFormat::kMooncake;
+    if (format == TraceFormat::kFrontier) {
+      TraceSession s;
+      s.id = o.contains("session_id") ? IdText(o["session_id"]) : std::to_string(out.size());
+      FRONTIER_ASSIGN_OR_RETURN(auto arrival, Millis(o, "arrival_ms", where));
+      s.arrival_ns = arrival.value_or(0);
+      const auto turns = o.find("turns");
+      if (turns == o.end() || !turns->is_array() || turns->empty())
+        return InvalidArgument(where + ": \"turns\" must be a non-empty array of turns");
+      for (size_t k = 0; k < turns->size(); ++k) {
+        const json& t = (*turns)[k];
+        const std::string at = where + ": turns[" + std::to_string(k) + "]";
+        TraceTurn turn;
+        FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(t, block_tokens, at));
+        FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(t, "think_ms", at));
+        if (const auto sub = t.find("subagents"); sub != t.end()) {
+          if (!sub->is_array()) return InvalidArgument(at + ": \"subagents\" must be an array of requests");
+          for (size_t j = 0; j < sub->size(); ++j) {
+            FRONTIER_ASSIGN_OR_RETURN(TraceRequest r,
+                                      Request((*sub)[j], block_tokens, at + ".subagents[" + std::to_string(j) + "]"));
+            turn.subagents.push_back(std::move(r));
+          }
+        }
+        s.turns.push_back(std::move(turn));
+      }
+      out.push_back(std::move(s));
+    } else if (format == TraceFormat::kMooncake) {
+      if (o.contains("session_id") || o.contains("delay"))
+        return InvalidArgument(where + ": a mooncake line has no session_id or delay; use --trace-format agentic");
+      TraceSession s;
+      s.id = std::to_string(out.size());
+      FRONTIER_ASSIGN_OR_RETURN(auto ts, Millis(o, "timestamp", where));
+      s.arrival_ns = ts.value_or(0);
+      TraceTurn turn;
+      FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
+      s.turns.push_back(std::move(turn));
+      out.push_back(std::move(s));
+    } else {
+      if (!o.contains("session_id"))
+        return InvalidArgument(where + ": an agentic line needs \"session_id\" (the lines of a session are its turns)");
+      if (o.contains("timestamp"))
+        return InvalidArgument(where + ": \"timestamp\" cannot be given with session_id; use \"delay\" for the "
+                                       "think time before a turn");
+      const std::string id = IdText(o["session_id"]);
+      auto [it, fresh] = by_id.emplace(id, out.size());
+      if (fresh) {
+        out.emplace_back();
+        out.back().id = id;
+      }
+      TraceTurn turn;
+      FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
+      FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(o, "delay", where));
+      out[it->second].turns.push_back(std::move(turn));
+    }
+  }
+  if (out.empty()) return InvalidArgument(name + ": the trace has no sessions (see docs/workloads.md)");
+  return out;
+}
+
+Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens) {
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxFileBytes, "traces"));
+  return ParseTrace(text, format, block_tokens, path);
+}
+
+std::string WriteTrace(const std::vector<TraceSession>& sessions) {
+  std::string out;
+  for (const TraceSession& s : sessions) {
+    json o;
+    o["session_id"] = s.id;
+    o["arrival_ms"] = ToMillis(s.arrival_ns);
+    json turns = json::array();
+    for (const TraceTurn& t : s.turns) {
+      json j = RequestJson(t.request);
+      if (t.think_ns) j["think_ms"] = ToMillis(*t.think_ns);
+      if (!t.subagents.empty()) {
+        json sub = json::array();
+        for (const TraceRequest& r : t.subagents) sub.push_back(RequestJson(r));
+        j["subagents"] = std::move(sub);
+      }
+      turns.push_back(std::move(j));
+    }
+    o["turns"] = std::move(turns);
+    out += o.dump() + "\n";
+  }
+  return out;
+}
+
+SessionWorkload BuildTraceSessions(const std::vector<TraceSession>& trace, const TraceBuildOptions& o) {
+  SessionWorkload w;
+  w.arrivals_given = true;
+  int64_t serial = 0;  // every request's own tokens differ from every other's
+  auto build = [&](const TraceRequest& r) {
+    RequestSpec spec;
+    spec.input_len = r.input_length;
+    spec.output_len = r.output_length;
+    spec.prompt_token_ids.reserve(static_cast<size_t>(r.input_length));
+    for (int64_t h : r.hash_ids) {
+      const int32_t room = r.input_length - static_cast<int32_t>(spec.prompt_token_ids.size());
+      const std::vector<int32_t> block = HashIdTokens(h, std::min(room, o.block_tokens), o.seed, o.vocab_size);
+      spec.prompt_token_ids.insert(spec.prompt_token_ids.end(), block.begin(), block.end());
+    }
+    const int32_t rest = r.input_length - static_cast<int32_t>(spec.prompt_token_ids.size());
+    if (rest > 0) {
+      // Salted apart from the hash-id blocks: never equal to a named block.
+      const std::vector<int32_t> own = HashIdTokens(serial, rest, o.seed ^ 0x756e69717565ULL, o.vocab_size);
+      spec.prompt_token_ids.insert(spec.prompt_token_ids.end(), own.begin(), own.end());
+    }
+    ++serial;
+    return spec;
+  };
+  for (const TraceSession& ts : trace) {
+    Session s;
+    s.id = static_cast<int64_t>(w.sessions.size());
+    s.name = ts.id;
+    s.arrival_ns = ts.arrival_ns;
+    for (const TraceTurn& tt : ts.turns) {
+      Turn t;
+      t.request = build(tt.request);
+      t.think_ns = tt.think_ns.value_or(-1);
+      for (const TraceRequest& r : tt.subagents) t.subagents.push_back(build(r));
+      s.turns.push_back(std::move(t));
+    }
+    w.sessions.push_back(std::move(s));
+  }
+  return w;
+}
+
+}  // namespace frontier::workload

@@ -1,0 +1,95 @@
+// `frontier simulate` with the shared-prefix, trace and multi-turn workloads
+// end to end: the ideal hit rate printed and stored, session counts in the
+// result file, and one-line errors naming the flag.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "tests/cli_test_util.h"
+
+namespace {
+
+std::pair<int, std::string> RunFrontier(const std::string& args) {
+  return frontier::testing::RunCommand(std::string(FRONTIER_BIN) + " " + args);
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+const std::string kSim = "simulate --model llama-3.1-8b --hardware h100-sxm ";
+
+TEST(WorkloadsCliTest, SharedPrefixIdealHitRateIsTheHandComputedOne) {
+  const std::string path = ::testing::TempDir() + "/frontier_gsp_" + std::to_string(::getpid()) + ".json";
+  auto [status, text] = RunFrontier(kSim + "--dataset shared-prefix --gsp-num-groups 8 --gsp-prompts-per-group 8 "
+                                   "--gsp-system-prompt-len 1024 --gsp-question-len 64 --gsp-output-len 16 "
+                                   "--max-concurrency 16 --result-json " + path);
+  ASSERT_EQ(status, 0) << text;
+  // 8 groups x 7 later prompts x 1024 hit tokens / (64 prompts x 1088 tokens).
+  EXPECT_NE(text.find("Ideal prefix-cache hit rate:              82.35% (16-token blocks)"), std::string::npos)
+      << text;
+  const auto j = ReadJson(path);
+  EXPECT_EQ(j["completed"], 64);
+  EXPECT_DOUBLE_EQ(j["ideal_prefix_hit_rate"].get<double>(), 8.0 * 7 * 1024 / (64.0 * 1088));
+  EXPECT_EQ(j["ideal_hit_block_tokens"], 16);
+  std::remove(path.c_str());
+}
+
+TEST(WorkloadsCliTest, TraceSessionsRunToTheEnd) {
+  const std::string path = ::testing::TempDir() + "/frontier_trace_" + std::to_string(::getpid()) + ".json";
+  auto [status, text] = RunFrontier(kSim + "--dataset trace --trace " + std::string(FRONTIER_SOURCE_DIR) +
+                            "/data/traces/agentic_sample.jsonl --result-json " + path);
+  ASSERT_EQ(status, 0) << text;
+  const auto j = ReadJson(path);
+  EXPECT_EQ(j["completed"], 10);  // 3 + 2 + 3 turns and 2 subagents
+  EXPECT_EQ(j["sessions_completed"], 3);
+  EXPECT_EQ(j["sessions_failed"], 0);
+  EXPECT_EQ(j["num_prompts"], 3);  // sessions
+  EXPECT_GT(j["mean_session_latency_ms"].get<double>(), j["mean_turn_e2el_ms"].get<double>());
+  EXPECT_GT(j["ideal_prefix_hit_rate"].get<double>(), 0.5);
+  std::remove(path.c_str());
+}
+
+TEST(WorkloadsCliTest, MultiTurnCancellationCountedApart) {
+  const std::string path = ::testing::TempDir() + "/frontier_mt_" + std::to_string(::getpid()) + ".json";
+  auto [status, text] = RunFrontier(kSim + "--dataset multi-turn --num-prompts 20 --mt-turns 4 --mt-message-len 64 "
+                                   "--output-len 32 --max-concurrency 8 --cancel-fraction 0.1 "
+                                   "--cancel-after-tokens 5 --result-json " + path);
+  ASSERT_EQ(status, 0) << text;
+  const auto j = ReadJson(path);
+  // 80 requests planned; round(0.1 x 80) = 8 are marked, but a cancelled turn
+  // ends its session, so marked later turns of such a session are never sent.
+  const int64_t cancelled = j["cancelled"].get<int64_t>();
+  EXPECT_GE(cancelled, 1);
+  EXPECT_LE(cancelled, 8);
+  EXPECT_EQ(j["failed"], 0);
+  EXPECT_EQ(j["session_end_reasons"]["cancelled"].get<int64_t>(), cancelled);
+  EXPECT_EQ(j["sessions_completed"].get<int64_t>() + cancelled, 20);
+  std::remove(path.c_str());
+}
+
+TEST(WorkloadsCliTest, BadSessionFlagsAreOneLineNamingTheFlag) {
+  auto [s1, t1] = RunFrontier(kSim + "--dataset multi-turn --request-rate 5");
+  EXPECT_EQ(s1, 2);
+  EXPECT_NE(t1.find("--request-rate cannot be given with --dataset multi-turn"), std::string::npos) << t1;
+  auto [s2, t2] = RunFrontier(kSim + "--dataset trace");
+  EXPECT_EQ(s2, 2);
+  EXPECT_NE(t2.find("--trace is required for dataset trace"), std::string::npos) << t2;
+  auto [s3, t3] = RunFrontier(kSim + "--cancel-after-tokens 4");
+  EXPECT_EQ(s3, 2);
+  EXPECT_NE(t3.find("--cancel-fraction"), std::string::npos) << t3;
+  auto [s4, t4] = RunFrontier(kSim + "--think-time-ms 100");
+  EXPECT_EQ(s4, 2);
+  EXPECT_NE(t4.find("--think-time-ms needs a session workload"), std::string::npos) << t4;
+}
+
+}  // namespace
