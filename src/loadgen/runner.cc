@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "workload/arrival.h"
 
@@ -15,8 +16,10 @@ class Books final : public CompletionSink {
  public:
   Books(Nanos t0, int64_t warmup, Observer* observer) : t0_(t0), warmup_(warmup), observer_(observer) {}
 
-  // Reserves the slot of request `id` (ids are issued in order 0, 1, ...).
+  // Reserves the slot of request `id` (ids are issued in increasing order; a
+  // shard's are its positions of the schedule, so not contiguous).
   void Issued(int64_t id, Nanos scheduled_rel, int32_t input_len, int32_t output_len) {
+    slot_of_[id] = records_.size();
     RequestRecord r;
     r.id = id;
     r.warmup = id < warmup_;
@@ -28,11 +31,11 @@ class Books final : public CompletionSink {
   }
 
   void OnComplete(RequestRecord&& rec) override {
-    if (rec.id < 0 || rec.id >= static_cast<int64_t>(records_.size()) ||
-        !pending_[static_cast<size_t>(rec.id)])
+    const auto at = slot_of_.find(rec.id);
+    if (at == slot_of_.end() || !pending_[at->second])
       return;  // not ours or already ended: a Target bug; never double-count
-    RequestRecord& slot = records_[static_cast<size_t>(rec.id)];
-    pending_[static_cast<size_t>(rec.id)] = false;
+    RequestRecord& slot = records_[at->second];
+    pending_[at->second] = false;
     auto rebase = [&](Nanos t) { return t < 0 ? t : t - t0_; };
     rec.sent_ns = rebase(rec.sent_ns);
     rec.first_token_ns = rebase(rec.first_token_ns);
@@ -75,6 +78,7 @@ class Books final : public CompletionSink {
   Observer* observer_;
   std::vector<RequestRecord> records_;
   std::vector<bool> pending_;
+  std::unordered_map<int64_t, size_t> slot_of_;  // request id -> index in records_
   int64_t warmup_done_ = 0, completed_ = 0, failed_ = 0;
 };
 
@@ -92,6 +96,9 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     return InvalidArgument("--max-concurrency must be at least 1");
   if (load.duration_s && !(*load.duration_s > 0))
     return InvalidArgument("--duration must be a positive number of seconds");
+  if (load.shard_count < 1 || load.shard_index < 0 || load.shard_index >= load.shard_count)
+    return InvalidArgument("--shard " + std::to_string(load.shard_index) + "/" + std::to_string(load.shard_count) +
+                           ": the shard must be in 0.." + std::to_string(load.shard_count - 1));
 
   const Clock& clock = target.clock();
   const int64_t warm = load.warmup;
@@ -120,9 +127,15 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   auto planned = [&](int64_t i) { return open_loop ? plan[static_cast<size_t>(i)] : Nanos{0}; };
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
 
-  const Nanos t0 = clock.Now();
+  const Nanos t0 = load.start_at_ns ? Nanos{*load.start_at_ns} : clock.Now();
   Books books(t0, warm, observer);
+  while (clock.Now() < t0) target.Poll(t0, books);  // nothing in flight: waits for the agreed start
   int64_t next_warm = 0, next = 0;
+  // A shard issues only its own positions of the measured schedule.
+  auto own = [&] {
+    while (next < total && next % load.shard_count != load.shard_index) ++next;
+  };
+  own();
   bool measuring = warm == 0;
   Nanos measured_start = t0;
   bool issuing_done = false, stop_seen = false, aborted = false;
@@ -176,6 +189,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
         books.Issued(id, measured_start - t0 + planned(next), spec.input_len, spec.output_len);
         target.Issue(id, spec);
         ++next;
+        own();
         now = clock.Now();
       }
       if (next >= total) issuing_done = true;
