@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <map>
+#include <sstream>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -123,12 +124,10 @@ load:
   }
 }
 
-TEST_F(SlurmSweep, ResumeAfterScancelStoresEveryPointOnce) {
-  Tmp tmp("slurm_cancel");
-  const int port = FreePort();
+// A launched fixed-timing server (about 0.3 s a request) next to a simulated system.
+std::string LaunchPlan(const Tmp& tmp, int port) {
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  // A launched fixed-timing server (about 0.3 s a request) next to a simulated system.
-  const std::string plan = tmp.Write("plan.yaml", R"(name: cancel
+  return tmp.Write("plan.yaml", R"(name: cancel
 systems:
   - name: fixed
     hardware: h100
@@ -146,8 +145,10 @@ load:
 executor: slurm
 slurm: {gres: "none", time: "5"}
 )");
-  const std::string db = (tmp.dir / "c.db").string();
-  const std::string log = (tmp.dir / "first.out").string();
+}
+
+// Starts `frontier sweep PLAN --db DB` in the background, its output in `log`.
+pid_t StartSweep(const std::string& plan, const std::string& db, const std::string& log) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -157,12 +158,39 @@ slurm: {gres: "none", time: "5"}
     ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
     ::_exit(127);
   }
+  return pid;
+}
+
+int64_t FixedPoints(const std::string& db) {
+  int64_t n = 0;
+  for (const auto& [key, v] : Stored(db)) n += key.rfind("fixed ", 0) == 0 ? v.first : 0;
+  return n;
+}
+
+// Every point of LaunchPlan stored once, in one run per system, with all of its requests.
+void ExpectEveryPointOnce(const std::string& db) {
+  const auto stored = Stored(db);
+  ASSERT_EQ(stored.size(), 6u);
+  for (const auto& [key, v] : stored) {
+    EXPECT_EQ(v.first, 1) << key;
+    const int c = key.find("concurrency=4") != std::string::npos ? 4 : key.find("concurrency=2") != std::string::npos ? 2 : 1;
+    EXPECT_EQ(v.second, 4 * c) << key;
+  }
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  auto runs = (*s)->ListRuns();
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& r : *runs) EXPECT_EQ(r.status, "ok") << r.system;
+}
+
+TEST_F(SlurmSweep, ResumeAfterScancelStoresEveryPointOnce) {
+  Tmp tmp("slurm_cancel");
+  const int port = FreePort();
+  const std::string plan = LaunchPlan(tmp, port);
+  const std::string db = (tmp.dir / "c.db").string();
+  const std::string log = (tmp.dir / "first.out").string();
+  const pid_t pid = StartSweep(plan, db, log);
   // Cancel the launched system's job once its first point is stored.
-  auto fixed_points = [&] {
-    int64_t n = 0;
-    for (const auto& [key, v] : Stored(db)) n += key.rfind("fixed ", 0) == 0 ? v.first : 0;
-    return n;
-  };
+  auto fixed_points = [&] { return FixedPoints(db); };
   ASSERT_TRUE(testing_slurm::SlurmCluster::WaitFor([&] { return fs::exists(db) && fixed_points() >= 1; }, 120))
       << testing_cli::Slurp(log);
   auto [qrc, job] = testing::RunCommand("squeue -h -n frontier-cancel-fixed -o %i");
@@ -187,20 +215,80 @@ slurm: {gres: "none", time: "5"}
                      " already stored, 0 failed, of 6"),
             std::string::npos)
       << out;
-  // Every point stored once, in one run per system, with all of its requests.
-  const auto stored = Stored(db);
-  ASSERT_EQ(stored.size(), 6u);
-  for (const auto& [key, v] : stored) {
-    EXPECT_EQ(v.first, 1) << key;
-    const int c = key.find("concurrency=4") != std::string::npos ? 4 : key.find("concurrency=2") != std::string::npos ? 2 : 1;
-    EXPECT_EQ(v.second, 4 * c) << key;
-  }
+  ExpectEveryPointOnce(db);
+  // The launched server went with its job.
+  EXPECT_TRUE(testing_slurm::SlurmCluster::WaitFor([&] { return !testing_cli::Listening(port); }, 10));
+}
+
+TEST_F(SlurmSweep, AJobKilledMidWayFailsAndIsRetriedOnceWithResume) {
+  Tmp tmp("slurm_retry");
+  const int port = FreePort();
+  const std::string plan = LaunchPlan(tmp, port);
+  const std::string db = (tmp.dir / "r.db").string();
+  const std::string log = (tmp.dir / "sweep.out").string();
+  const pid_t pid = StartSweep(plan, db, log);
+  ASSERT_TRUE(testing_slurm::SlurmCluster::WaitFor([&] { return fs::exists(db) && FixedPoints(db) >= 1; }, 120))
+      << testing_cli::Slurp(log);
+  auto [qrc, job] = testing::RunCommand("squeue -h -n frontier-cancel-fixed -o %i");
+  ASSERT_FALSE(job.empty()) << "the job ended before it could be killed";
+  // SIGKILL to the job's frontier process, as a crash would end it (scancel
+  // --signal would count as a cancellation): the job ends FAILED.
+  auto [prc, pids] = testing::RunCommand("pgrep -f -- '" + db + " --system fixed'");
+  ASSERT_EQ(prc, 0) << pids;
+  std::istringstream ids(pids);
+  for (pid_t p = 0; ids >> p;) ::kill(p, SIGKILL);
+  const int64_t before = FixedPoints(db);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  const std::string out = testing_cli::Slurp(log);
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  EXPECT_EQ(WEXITSTATUS(st), 0) << out;
+  EXPECT_NE(out.find("job " + job.substr(0, job.find('\n')) + " ended FAILED; resubmitted as job"), std::string::npos)
+      << out;
+  EXPECT_LT(before, 3) << "the killed job had finished its points: the retry had nothing to do";
+  EXPECT_NE(out.find("6 points run, 0 already stored, 0 failed, of 6"), std::string::npos) << out;
+  ExpectEveryPointOnce(db);
+  // Both jobs' logs are kept.
+  int logs = 0;
+  for (const auto& e : fs::directory_iterator(db + ".logs/slurm"))
+    logs += e.path().filename().string().rfind("fixed.", 0) == 0 && e.path().extension() == ".log";
+  EXPECT_EQ(logs, 2);
+}
+
+TEST_F(SlurmSweep, ASystemItsJobRecordsBrokenIsNotRetried) {
+  Tmp tmp("slurm_broken");
+  const int port = FreePort();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string plan = tmp.Write("plan.yaml", R"(name: broken
+systems:
+  - name: dies
+    hardware: h100
+    model: fixed
+    base_url: )" + url + R"(
+    launch: {command: "exit 3", health: ")" + url + R"(/health", timeout_s: 20}
+  - {name: sim, hardware: h100-sxm, gpus: 1, sim: {model: llama-3.1-8b}}
+workloads:
+  - {name: tiny, input_len: 32, output_len: 16}
+load: {concurrency: [1, 2]}
+executor: slurm
+slurm: {gres: "none", time: "5"}
+)");
+  const std::string db = (tmp.dir / "b.db").string();
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("2 points run, 0 already stored, 2 failed, of 4"), std::string::npos) << out;
+  EXPECT_NE(out.find("broken: dies: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("resubmitted"), std::string::npos) << out;
   auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
   auto runs = (*s)->ListRuns();
   ASSERT_EQ(runs->size(), 2u);
-  for (const auto& r : *runs) EXPECT_EQ(r.status, "ok") << r.system;
-  // The launched server went with its job.
-  EXPECT_TRUE(testing_slurm::SlurmCluster::WaitFor([&] { return !testing_cli::Listening(port); }, 10));
+  for (const auto& r : *runs) {
+    if (r.system == "dies") {
+      EXPECT_EQ(r.status.rfind("broken: ", 0), 0u) << r.status;
+    } else {
+      EXPECT_EQ(r.status, "ok");
+    }
+  }
 }
 
 }  // namespace
