@@ -50,8 +50,8 @@ int RunSweepCmd(int argc, char** argv) {
                  "Where the points run: local (this process) or slurm (one batch job per system, "
                  "docs/scale-out.md) [the plan's executor:, else local]")
       ->check(CLI::IsMember({"local", "slurm"}));
-  app.add_option("--system", system, "Run only this system of the plan (its points go into the same run); servers other sweeps launched "
-                 "on this machine are left alone");
+  app.add_option("--system", system, "Run only this system of the plan (its points go into the same run); only this system's servers left "
+                 "running by an earlier sweep are stopped");
   app.add_option("--log-dir", log_dir, "Slurm job scripts and logs [<db>.logs/slurm]");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
@@ -119,8 +119,9 @@ int RunSweepCmd(int argc, char** argv) {
     ex = sweep::MakeSlurmExecutor(std::move(sl));
   } else {
     // One system of a plan (a Slurm job's task) shares its machine with the
-    // plan's other systems' jobs: their servers are running, not orphaned.
-    if (system.empty()) o.stop_orphans = sweep::StopOrphanedServers;
+    // plan's other systems' jobs: only its own system's servers can be orphans
+    // (left by an earlier job of it that was killed).
+    o.stop_orphans = [system](store::Store& store) { return sweep::StopOrphanedServers(store, system); };
     ex = sweep::MakeLocalExecutor(sweep::DefaultSessionFactory(so));
   }
   std::signal(SIGINT, OnSigint);

@@ -274,7 +274,23 @@ Status WriteShardMeta(const std::string& jsonl, const ShardSpec& shard, const Sh
   return WriteFileAtomically(ShardMetaPath(jsonl), j.dump(2) + "\n");
 }
 
+namespace {
+Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths);
+}  // namespace
+
 Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
+  // A .shard.json edited by hand (a field of the wrong type) ends as an error, not an exception.
+  try {
+    return MergeShardsUnchecked(jsonl_paths);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument("bench merge: a shard description (.shard.json) has a field of the wrong type: " +
+                           std::string(e.what()));
+  }
+}
+
+namespace {
+
+Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths) {
   if (jsonl_paths.empty()) return InvalidArgument("bench merge: give the shards' --requests-jsonl files");
   MergedShards m;
   m.shards = nlohmann::json::array();
@@ -370,5 +386,7 @@ Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
   m.run.duration_ns = hi > lo ? hi - lo : 0;
   return m;
 }
+
+}  // namespace
 
 }  // namespace frontier::loadgen
