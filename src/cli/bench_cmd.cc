@@ -18,6 +18,8 @@
 #include "cli/target_flags.h"
 #include "cli/workload_flags.h"
 #include "loadgen/benchmark.h"
+#include "loadgen/point.h"
+#include "loadgen/shard.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/data_dir.h"
@@ -77,18 +79,103 @@ class ProgressLine final : public loadgen::Observer {
   bool shown_ = false;
 };
 
+// `frontier bench merge A.jsonl B.jsonl ...`: the shards of one run as one result.
+int RunBenchMerge(int argc, char** argv) {
+  CLI::App app{"Merge the per-request records of `frontier bench --shard` runs into one result", "bench merge"};
+  std::vector<std::string> files;
+  std::string result_json, percentiles = "50,90,95,99,99.9";
+  app.add_option("jsonl", files, "Every shard's --requests-jsonl file (each with its .shard.json beside it)")
+      ->required();
+  app.add_option("--result-json", result_json, "Write the merged result JSON here (atomically)");
+  app.add_option("--percentiles", percentiles, "Comma-separated percentiles to report [50,90,95,99,99.9]");
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  metrics::SummaryOptions so;
+  so.percentiles.clear();
+  for (size_t at = 0; at <= percentiles.size();) {
+    const size_t comma = std::min(percentiles.find(',', at), percentiles.size());
+    char* end = nullptr;
+    const std::string item = percentiles.substr(at, comma - at);
+    const double p = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(p > 0 && p < 100))
+      return UsageError("bench merge", "--percentiles " + percentiles + ": '" + item +
+                                           "' is not a percentile in (0, 100); e.g. 50,90,99");
+    so.percentiles.push_back(p);
+    at = comma + 1;
+  }
+  auto merged = loadgen::MergeShards(files);
+  if (!merged.ok()) return Fail("bench merge", merged.status());
+  so.num_gpus = merged->run.num_gpus;
+  merged->run.command_line = CommandLine(argc, argv);
+  merged->run.effective_settings["shards"] = std::to_string(files.size());
+  merged->run.effective_settings["clock_offset_bound_ms"] = fmt::format("{:.3f}", merged->clock_offset_bound_ms);
+  const metrics::Summary summary = metrics::Summarize(merged->run, so);
+  PrintSummary(merged->run, summary);
+  std::cout << fmt::format("Shards: {}; clock offsets from shard 0 measured at the rendezvous:\n", files.size());
+  for (const auto& sh : merged->shards) {
+    std::cout << fmt::format("  shard {} on {}: {} requests, offset {:+.3f} ms +/- {:.3f} ms\n",
+                             sh["index"].get<int64_t>(), sh["host"].get<std::string>(), sh["requests"].get<int64_t>(),
+                             sh["clock_offset_ms"].get<double>(), sh["clock_offset_bound_ms"].get<double>());
+  }
+  std::cout << fmt::format("Times across shards are known to within {:.3f} ms (the largest bound)\n",
+                           merged->clock_offset_bound_ms);
+  if (!result_json.empty()) {
+    nlohmann::json extra = merged->schedule;
+    extra["shards"] = merged->shards;
+    extra["clock_offset_bound_ms"] = merged->clock_offset_bound_ms;
+    if (Status st = metrics::WriteResultJson(result_json, merged->run, summary, so, &extra); !st.ok())
+      return Fail("bench merge", st);
+    std::cerr << "frontier bench merge: wrote " << result_json << "\n";
+  }
+  return summary.completed > 0 ? 0 : 1;
+}
+
 int RunBench(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "merge") return RunBenchMerge(argc - 1, argv + 1);
   CLI::App app{"Benchmark an OpenAI-compatible streaming endpoint (vLLM-compatible metrics)", "bench"};
+  app.footer("Also: frontier bench merge SHARD.jsonl... --result-json FILE  (see docs/scale-out.md)");
   TargetFlags tf;
   AddTargetFlags(app, &tf, /*with_model=*/true);
   bool no_progress = false;
   app.add_flag("--no-progress", no_progress, "No live progress line")->group("Output");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
+  std::string shard_flag, rendezvous = "127.0.0.1:29517";
+  double rendezvous_timeout = 60;
+  app.add_option("--shard", shard_flag,
+                 "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE "
+                 "or, in an srun step, SLURM_PROCID/SLURM_NTASKS. Needs --requests-jsonl; join with `bench merge`")
+      ->group("Shards");
+  app.add_option("--rendezvous", rendezvous,
+                 "HOST:PORT where shard 0 listens and the others meet it to agree on the start [127.0.0.1:29517]")
+      ->group("Shards");
+  app.add_option("--rendezvous-timeout", rendezvous_timeout, "Seconds to wait for every shard [60]")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->group("Shards");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
   auto w = ResolveWorkload(wf);
   if (!w.ok()) return Fail("bench", w.status());
+  auto shard = loadgen::ResolveShard(shard_flag);
+  if (!shard.ok()) return UsageError("bench", shard.status().message());
+  const workload::LoadOptions whole_load = w->load;  // the schedule every shard shares
+  if (*shard) {
+    const loadgen::ShardSpec& sh = **shard;
+    if (w->requests_jsonl.empty())
+      return UsageError("bench", "--shard needs --requests-jsonl FILE (one per shard): `bench merge` joins them");
+    if (w->load.warmup > 0)
+      return UsageError("bench", "--warmup with --shard: warm the server with a separate run first (shards share "
+                                 "one measured schedule)");
+    if (w->load.max_concurrency) {
+      // The cap is shared out: shard i gets C/k, the first C%k one more.
+      const int64_t c = *w->load.max_concurrency;
+      if (c < sh.count)
+        return UsageError("bench", "--max-concurrency " + std::to_string(c) + " is less than the " +
+                                       std::to_string(sh.count) + " shards: each needs at least 1");
+      w->load.max_concurrency = c / sh.count + (sh.index < c % sh.count ? 1 : 0);
+    }
+    w->load.shard_index = sh.index;
+    w->load.shard_count = sh.count;
+  }
   // The scenario's benchmark follows from the served model's name unless --mlperf-benchmark names it.
   auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), tf.model);
   if (!rules.ok()) return Fail("bench", rules.status());
@@ -109,12 +196,42 @@ int RunBench(int argc, char** argv) {
   if (prepared->sessions) o.sessions = &*prepared->sessions;
   o.ideal_block_tokens = w->ideal_block_tokens;
 
+  loadgen::ShardClock shard_clock;
+  if (*shard) {
+    const loadgen::ShardSpec& sh = **shard;
+    o.effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
+    o.effective_settings["shard_from"] = sh.from;
+    std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
+              << rendezvous << "\n";
+    auto c = loadgen::Rendezvous(sh, rendezvous, rendezvous_timeout);
+    if (!c.ok()) return Fail("bench", c.status());
+    shard_clock = *c;
+    w->load.start_at_ns = shard_clock.start_steady_ns;
+    o.effective_settings["clock_offset_ns"] = std::to_string(shard_clock.offset_ns);
+    o.effective_settings["clock_offset_bound_ns"] = std::to_string(shard_clock.bound_ns);
+  }
   std::signal(SIGINT, OnSigint);
   ProgressLine progress(!no_progress && ::isatty(STDERR_FILENO));
   auto out = loadgen::RunBenchmark(o, prepared->specs, w->load, &progress, &g_stop);
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("bench", out.status());
+  if (*shard) {
+    nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
+    schedule["seed"] = whole_load.seed;
+    schedule["dataset"] = w->effective.count("dataset") ? w->effective.at("dataset") : "";
+    schedule["input_len"] = w->dataset.random.input_len;
+    schedule["output_len"] = w->dataset.random.output_len;
+    const nlohmann::json run = {{"base_url", out->run.base_url},         {"endpoint", out->run.endpoint},
+                                {"model", out->run.model},               {"served_model", out->run.served_model},
+                                {"num_gpus", out->run.num_gpus},         {"start_time_utc", out->run.start_time_utc}};
+    if (Status st = loadgen::WriteShardMeta(w->requests_jsonl, **shard, shard_clock, schedule, run); !st.ok())
+      return Fail("bench", st);
+    std::cerr << fmt::format("frontier bench: shard {}/{}: clock offset from shard 0 {:+.3f} ms +/- {:.3f} ms; "
+                             "wrote {}\n",
+                             (*shard)->index, (*shard)->count, shard_clock.offset_ns / 1e6, shard_clock.bound_ns / 1e6,
+                             loadgen::ShardMetaPath(w->requests_jsonl));
+  }
   PrintSummary(out->run, out->summary);
   if (out->verdict) std::cout << loadgen::FormatVerdict(*out->verdict, **rules);
   if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";

@@ -4,15 +4,18 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/version.h"
 #include "store/store.h"
+#include "sweep/executor.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/sessions.h"
+#include "sweep/slurm.h"
 
 namespace frontier::cli {
 namespace {
@@ -36,16 +39,30 @@ int RunSweepCmd(int argc, char** argv) {
                "results store",
                "sweep");
   std::string plan_path, db = "frontier.db";
+  std::string executor, system, log_dir;
   bool resume = false, quiet = false;
   app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
   app.add_option("--db", db, "Results database (SQLite file)")->capture_default_str();
   app.add_flag("--resume", resume,
                "Continue the latest sweep of this plan in --db: run only the points not stored");
   app.add_flag("-q,--quiet", quiet, "Print only the summary, not each point");
+  app.add_option("--executor", executor,
+                 "Where the points run: local (this process) or slurm (one batch job per system, "
+                 "docs/scale-out.md) [the plan's executor:, else local]")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  app.add_option("--system", system, "Run only this system of the plan (its points go into the same run); only this system's servers left "
+                 "running by an earlier sweep are stopped");
+  app.add_option("--log-dir", log_dir, "Slurm job scripts and logs [<db>.logs/slurm]");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
+  if (executor.empty()) executor = plan->executor;
+  if (!system.empty()) {
+    Result<sweep::Plan> one = sweep::PlanForSystem(*plan, system);
+    if (!one.ok()) return UsageError("sweep", one.status().message());
+    plan = std::move(one);
+  }
   Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
   if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << db << "\n";
@@ -79,7 +96,6 @@ int RunSweepCmd(int argc, char** argv) {
     if (!p.detail.empty()) std::cerr << "  " << p.detail;
     std::cerr << "\n";
   };
-  o.stop_orphans = sweep::StopOrphanedServers;
   sweep::SessionOptions so;
   so.log_dir = db + ".logs";
   so.store = st->get();
@@ -89,9 +105,29 @@ int RunSweepCmd(int argc, char** argv) {
       if (total > 0 && ended < total) std::cerr << "         ... " << ended << "/" << total << " requests\n";
     };
   }
+  std::unique_ptr<sweep::Executor> ex;
+  if (executor == "slurm") {
+    // The jobs run on other machines: they get absolute paths, and a file database by its absolute path.
+    namespace fs = std::filesystem;
+    sweep::SlurmOptions sl;
+    std::error_code ec;
+    sl.frontier_bin = fs::read_symlink("/proc/self/exe", ec).string();
+    if (ec) sl.frontier_bin = argv[0];
+    sl.plan_path = fs::absolute(plan_path).string();
+    sl.db = db.find("://") != std::string::npos ? db : fs::absolute(db).string();
+    sl.log_dir = fs::absolute(log_dir.empty() ? db + ".logs/slurm" : log_dir).string();
+    ex = sweep::MakeSlurmExecutor(std::move(sl));
+  } else {
+    // One system of a plan (a Slurm job's task) shares its machine with the
+    // plan's other systems' jobs: only its own system's servers can be orphans
+    // (left by an earlier job of it that was killed).
+    o.stop_orphans = [system](store::Store& store) { return sweep::StopOrphanedServers(store, system); };
+    ex = sweep::MakeLocalExecutor(sweep::DefaultSessionFactory(so));
+  }
   std::signal(SIGINT, OnSigint);
-  Result<sweep::SweepOutcome> out =
-      sweep::RunSweep(*plan, **st, sweep::DefaultSessionFactory(so), o);
+  std::signal(SIGTERM, OnSigint);  // scancel and Slurm's time limit: stop between points, keep what is stored
+  Result<sweep::SweepOutcome> out = ex->Run(*plan, **st, o);
+  std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("sweep", out.status());
   std::cout << "sweep " << plan->name << ": " << out->ran << " points run, " << out->skipped
@@ -100,7 +136,7 @@ int RunSweepCmd(int argc, char** argv) {
   for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
   if (out->interrupted) {
     std::cout << "  interrupted: `frontier sweep " << plan_path << " --db " << db
-              << " --resume` continues\n";
+              << (executor == "slurm" ? " --executor slurm" : "") << " --resume` continues\n";
     return 130;
   }
   return out->broken.empty() ? 0 : 1;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,8 +24,11 @@ class Books final : public CompletionSink {
  public:
   Books(Nanos t0, int64_t warmup, Observer* observer) : t0_(t0), warmup_(warmup), observer_(observer) {}
 
-  // Reserves the slot of request `id` (ids are issued in order 0, 1, ...).
+  // Reserves the slot of request `id`. Ids are issued in increasing order:
+  // 0, 1, ... in a whole run, a shard's positions of the schedule (so not
+  // contiguous) in a sharded one.
   void Issued(int64_t id, Nanos scheduled_rel, int32_t input_len, int32_t output_len) {
+    if (id != static_cast<int64_t>(records_.size())) slot_of_[id] = records_.size();
     RequestRecord r;
     r.id = id;
     r.warmup = id < warmup_;
@@ -46,15 +50,15 @@ class Books final : public CompletionSink {
   // Called with each stored record (times rebased) before the observer sees it.
   void OnStored(std::function<void(RequestRecord&)> hook) { on_stored_ = std::move(hook); }
   bool Pending(int64_t id) const {
-    return id >= 0 && id < static_cast<int64_t>(pending_.size()) && pending_[static_cast<size_t>(id)];
+    const int64_t i = SlotOf(id);
+    return i >= 0 && pending_[static_cast<size_t>(i)];
   }
 
   void OnComplete(RequestRecord&& rec) override {
-    if (rec.id < 0 || rec.id >= static_cast<int64_t>(records_.size()) ||
-        !pending_[static_cast<size_t>(rec.id)])
-      return;  // not ours or already ended: a Target bug; never double-count
-    RequestRecord& slot = records_[static_cast<size_t>(rec.id)];
-    pending_[static_cast<size_t>(rec.id)] = false;
+    const int64_t i = SlotOf(rec.id);
+    if (i < 0 || !pending_[static_cast<size_t>(i)]) return;  // not ours or already ended: a Target bug; never double-count
+    RequestRecord& slot = records_[static_cast<size_t>(i)];
+    pending_[static_cast<size_t>(i)] = false;
     auto rebase = [&](Nanos t) { return t < 0 ? t : t - t0_; };
     rec.sent_ns = rebase(rec.sent_ns);
     rec.first_token_ns = rebase(rec.first_token_ns);
@@ -109,6 +113,14 @@ class Books final : public CompletionSink {
   Observer* observer_;
   std::vector<RequestRecord> records_;
   std::vector<bool> pending_;
+  std::unordered_map<int64_t, size_t> slot_of_;  // ids not at their own index (a shard's)
+
+  // The index of request `id` in records_, or -1 when it was not issued.
+  int64_t SlotOf(int64_t id) const {
+    if (id >= 0 && id < static_cast<int64_t>(records_.size()) && records_[static_cast<size_t>(id)].id == id) return id;
+    const auto at = slot_of_.find(id);
+    return at == slot_of_.end() ? -1 : static_cast<int64_t>(at->second);
+  }
   std::function<void(RequestRecord&)> on_stored_;
   int64_t warmup_done_ = 0, completed_ = 0, failed_ = 0, cancelled_ = 0;
 };

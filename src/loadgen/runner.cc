@@ -22,6 +22,9 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     return InvalidArgument("--max-concurrency must be at least 1");
   if (load.duration_s && !(*load.duration_s > 0))
     return InvalidArgument("--duration must be a positive number of seconds");
+  if (load.shard_count < 1 || load.shard_index < 0 || load.shard_index >= load.shard_count)
+    return InvalidArgument("--shard " + std::to_string(load.shard_index) + "/" + std::to_string(load.shard_count) +
+                           ": the shard must be in 0.." + std::to_string(load.shard_count - 1));
 
   bool cancels = false;
   for (const auto& s : specs) cancels = cancels || s.cancel_after_ns > 0 || s.cancel_after_tokens > 0;
@@ -55,9 +58,15 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   auto planned = [&](int64_t i) { return open_loop ? plan[static_cast<size_t>(i)] : Nanos{0}; };
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
 
-  const Nanos t0 = clock.Now();
+  const Nanos t0 = load.start_at_ns ? Nanos{*load.start_at_ns} : clock.Now();
   Books books(t0, warm, observer);
+  while (clock.Now() < t0) target.Poll(t0, books);  // nothing in flight: waits for the agreed start
   int64_t next_warm = 0, next = 0;
+  // A shard issues only its own positions of the measured schedule.
+  auto own = [&] {
+    while (next < total && next % load.shard_count != load.shard_index) ++next;
+  };
+  own();
   bool measuring = warm == 0;
   Nanos measured_start = t0;
   bool issuing_done = false, stop_seen = false, aborted = false;
@@ -123,6 +132,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
         books.Issued(id, measured_start - t0 + planned(next), spec.input_len, spec.output_len);
         issue(id, spec);
         ++next;
+        own();
         now = clock.Now();
       }
       if (next >= total) issuing_done = true;

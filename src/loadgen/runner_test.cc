@@ -141,6 +141,47 @@ TEST(RunnerTest, OpenLoopSendsAtThePlannedTimes) {
   }
 }
 
+TEST(RunnerTest, ShardsIssueTheirPositionsOfOneScheduleAtAnAgreedStart) {
+  // Three shards of 200 requests at 100 req/s, each starting at t = 1 s on its
+  // clock: together they issue every position once, at the single run's times.
+  workload::ArrivalOptions a;
+  a.request_rate = 100;
+  a.seed = 4;
+  auto plan = workload::PlanArrivals(200, a);
+  ASSERT_TRUE(plan.ok());
+  std::map<int64_t, Nanos> scheduled;
+  for (int64_t shard = 0; shard < 3; ++shard) {
+    ManualClock clock(0);
+    FakeTarget target(clock, [](int64_t) { return 30 * kMs; });
+    workload::LoadOptions load;
+    load.num_prompts = 200;
+    load.request_rate = 100;
+    load.seed = 4;
+    load.shard_index = shard;
+    load.shard_count = 3;
+    load.start_at_ns = 1000 * kMs;
+    auto run = RunLoad(target, Specs(200), load, RunOptions{}, nullptr, nullptr);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->requests.size(), shard < 2 ? 67u : 66u);
+    for (const auto& r : run->requests) {
+      EXPECT_EQ(r.id % 3, shard);
+      EXPECT_TRUE(r.ok);
+      EXPECT_EQ(r.sent_ns, r.scheduled_ns);  // relative to the agreed start, not to when RunLoad began
+      EXPECT_TRUE(scheduled.emplace(r.id, r.scheduled_ns).second) << r.id;
+    }
+  }
+  ASSERT_EQ(scheduled.size(), 200u);
+  for (const auto& [id, t] : scheduled) EXPECT_EQ(t, (*plan)[static_cast<size_t>(id)]) << id;
+  ManualClock clock(0);
+  FakeTarget target(clock, [](int64_t) { return kMs; });
+  workload::LoadOptions bad;
+  bad.shard_index = 3;
+  bad.shard_count = 3;
+  auto r = RunLoad(target, Specs(10), bad, RunOptions{}, nullptr, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "--shard 3/3: the shard must be in 0..2");
+}
+
 TEST(RunnerTest, CapBelowTheRateShowsAsClientQueueTime) {
   // 100 req/s planned but each takes 50 ms with one slot: the backlog grows
   // and latency from the planned time keeps it visible (no coordinated omission).

@@ -466,7 +466,7 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
   plan.hash = hash;
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load",
-                                                  "repetitions", "slo", "seed"}));
+                                                  "repetitions", "slo", "seed", "executor", "slurm"}));
   FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan.name, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan.repetitions, 1, 1000));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan.seed, 0, 9.0e15));
@@ -536,6 +536,34 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
         double v = 0;
         FRONTIER_RETURN_IF_ERROR(c.Number(slo, "slo", key, &v, 1e-6, 1e9));
         *out = v;
+      }
+    }
+  }
+  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "executor", &plan.executor));
+  if (plan.executor != "local" && plan.executor != "slurm") {
+    return c.Error(root["executor"], "executor", "must be local or slurm, got '" + Shorten(plan.executor) + "'");
+  }
+  if (root["slurm"].IsDefined()) {
+    const YAML::Node sl = root["slurm"];
+    FRONTIER_RETURN_IF_ERROR(c.Map(sl, "slurm"));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(sl, "slurm", {"partition", "gres", "time", "sbatch_args"}));
+    plan.slurm.line = sl.Mark().line + 1;
+    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "partition", &plan.slurm.partition));
+    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "gres", &plan.slurm.gres));
+    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "time", &plan.slurm.time, true));
+    // Slurm's time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+    if (plan.slurm.time.find_first_not_of("0123456789:-") != std::string::npos) {
+      return c.Error(sl["time"], "slurm.time",
+                     "must be a Slurm time limit such as 90, 01:30:00 or 1-00:00:00, got '" +
+                         Shorten(plan.slurm.time) + "'");
+    }
+    const YAML::Node args = sl["sbatch_args"];
+    if (args.IsDefined() && !args.IsNull()) {
+      if (!args.IsSequence()) return c.Error(args, "slurm.sbatch_args", "must be a list of strings");
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!args[i].IsScalar() || args[i].Scalar().empty())
+          return c.Error(args[i], "slurm.sbatch_args[" + std::to_string(i) + "]", "must be a non-empty string");
+        plan.slurm.sbatch_args.push_back(args[i].Scalar());
       }
     }
   }

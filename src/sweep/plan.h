@@ -25,6 +25,8 @@
 //     prompts_per_concurrency: 10             # num_prompts = 10 x concurrency (at least 4x)
 //   repetitions: 3
 //   slo: {ttft_ms: 450, tpot_ms: 40}
+//   executor: slurm                          # default local (sweep/executor.h)
+//   slurm: {partition: gpu, gres: "gpu:8", time: "04:00:00", sbatch_args: ["--account=perf"]}
 //
 // Every field is checked: an unknown key (a typo), a wrong type or an
 // impossible value is an error "FILE:LINE: FIELD: what is wrong and what is
@@ -104,6 +106,16 @@ struct LoadSpec {
   std::optional<int64_t> max_concurrency;   // cap for request_rate sweeps
 };
 
+// Batch jobs of `executor: slurm` (sweep/slurm.h): one job per system.
+struct SlurmSpec {
+  std::string partition;                    // sbatch --partition; "" = the cluster's default
+  std::string gres;                         // sbatch --gres; "" = gpu:<gpus> for server systems and
+                                            // none for simulated ones; "none" = never
+  std::string time = "01:00:00";            // sbatch --time, the job's limit (Slurm's formats)
+  std::vector<std::string> sbatch_args;     // more sbatch arguments, as given
+  int line = 0;                             // where `slurm:` is defined (0: not given)
+};
+
 struct Plan {
   std::string name;
   std::string file;         // as given
@@ -116,6 +128,8 @@ struct Plan {
   int repetitions = 1;
   metrics::GoodputSlo slo;  // goodput's SLO, as `--goodput` gives it to bench and simulate
   uint64_t seed = 0;
+  std::string executor = "local";           // "local" or "slurm"
+  SlurmSpec slurm;
 };
 
 // Bounds on a plan (docs/limits.md): the points of its matrix; each point is

@@ -246,7 +246,7 @@ SessionFactory DefaultSessionFactory(const SessionOptions& options) {
   };
 }
 
-Result<std::vector<std::string>> StopOrphanedServers(store::Store& store) {
+Result<std::vector<std::string>> StopOrphanedServers(store::Store& store, const std::string& only_system) {
   FRONTIER_ASSIGN_OR_RETURN(std::vector<store::LaunchRecord> open, store.ListOpenLaunches());
   std::vector<std::string> lines;
   if (open.empty()) return lines;
@@ -255,6 +255,7 @@ Result<std::vector<std::string>> StopOrphanedServers(store::Store& store) {
   const std::string boot = BootId();
   for (const auto& l : open) {
     if (l.host != host) continue;  // another machine's sweep: not ours to stop
+    if (!only_system.empty() && l.system != only_system) continue;
     if (l.boot_id == boot && !l.marker.empty()) {
       const int n = StopMarkedProcesses(l.marker, 10);
       if (n > 0) {

@@ -77,7 +77,9 @@ SessionFactory DefaultSessionFactory(const SessionOptions& options);
 // Stops the servers that sweeps recorded in `store` as launched on this
 // machine (since its last boot) and never marked stopped: their sweep died
 // before it could stop them. Marks them stopped; returns one line per server
-// found still running, for the terminal.
-Result<std::vector<std::string>> StopOrphanedServers(store::Store& store);
+// found still running, for the terminal. With `only_system`, only that
+// system's servers (a sweep of one system, such as a Slurm job's, shares its
+// machine with the running servers of the plan's other systems).
+Result<std::vector<std::string>> StopOrphanedServers(store::Store& store, const std::string& only_system = "");
 
 }  // namespace frontier::sweep

@@ -23,6 +23,15 @@ struct LoadOptions {
   std::optional<double> duration_s;                               // stop issuing after this long
   int64_t warmup = 0;                                             // extra requests sent first, left out of metrics
   uint64_t seed = 0;                                              // seeds the dataset and the arrivals
+  // One shard of several processes sharing the schedule (`frontier bench
+  // --shard i/k`): only the measured requests at positions p with
+  // p % shard_count == shard_index are issued, each at its planned time and
+  // with its position as id, so the shards together issue the single-process
+  // schedule. The cap (max_concurrency) is this shard's own.
+  int64_t shard_index = 0, shard_count = 1;
+  // Time zero of the run on the target's clock (shards agree on it); the run
+  // waits for it. Unset: when the run starts.
+  std::optional<int64_t> start_at_ns;
 };
 
 }  // namespace frontier::workload

@@ -1,0 +1,88 @@
+// shard.h: one workload's load from several processes (and hosts), merged
+// back into one result.
+//
+// `frontier bench --shard i/k` runs shard i of k: every shard builds the same
+// seeded requests and arrival schedule and issues the positions p with
+// p % k == i (workload::LoadOptions::shard_*), so the shards together issue
+// exactly the single-process schedule. Before the run the shards meet at a
+// rendezvous (a TCP address, rank 0 listening): each other rank measures the
+// offset of its wall clock from rank 0's by ping-pong (the exchange with the
+// shortest round trip of kPingRounds; the offset is known to within half that
+// round trip, its bound), and rank 0 names a start time on its clock a moment
+// ahead; every rank converts it to its own steady clock and starts its
+// schedule then (LoadOptions::start_at_ns). Records are relative to that
+// common time zero, so merging is a union.
+//
+// Each shard writes its per-request JSONL as usual and, beside it,
+// `<jsonl>.shard.json` (ShardMetaPath): its index, the count, host, clock
+// offset and bound, and the schedule's identity (seed, num_prompts, rate, ...).
+// `frontier bench merge A.jsonl B.jsonl ...` (MergeShards) checks the shards
+// form one complete set of one schedule and joins their records; the summary
+// is then computed once over every request (metrics::Summarize), so its
+// percentiles are exact, and the result states the offsets and their bound.
+//
+// Thread safety: functions; Rendezvous blocks the calling thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_result.h"
+#include "core/status.h"
+
+namespace frontier::loadgen {
+
+inline constexpr int kPingRounds = 32;
+
+struct ShardSpec {
+  int64_t index = 0, count = 1;
+  std::string from;            // "--shard", "OMPI_COMM_WORLD_RANK/SIZE" or "SLURM_PROCID/SLURM_NTASKS"
+};
+
+// `flag` ("i/k"; "" = not given). Without the flag: Open MPI's
+// OMPI_COMM_WORLD_RANK/SIZE, else, inside an srun step (SLURM_STEP_ID set),
+// SLURM_PROCID/SLURM_NTASKS; nullopt when none gives more than one shard.
+// InvalidArgument naming the flag or variable for a malformed value.
+Result<std::optional<ShardSpec>> ResolveShard(const std::string& flag);
+
+struct ShardClock {
+  int64_t offset_ns = 0;       // rank 0's wall clock minus this rank's (0 on rank 0)
+  int64_t bound_ns = 0;        // |error| of offset_ns is at most this (half the best round trip)
+  int64_t rtt_ns = 0;          // the best round trip
+  int64_t start_unix_ns = 0;   // the agreed time zero on rank 0's wall clock
+  int64_t start_steady_ns = 0; // the same instant on this process's steady clock
+};
+
+// Meets the other shards at `address` ("HOST:PORT"; rank 0 listens there,
+// the others connect, retrying, for up to `timeout_s`). Rank 0 names a start
+// `lead_s` after the last rank has measured its offset. DeadlineExceeded
+// naming the ranks missing; IoError for a socket that cannot be used.
+Result<ShardClock> Rendezvous(const ShardSpec& shard, const std::string& address, double timeout_s,
+                              double lead_s = 0.5);
+
+// "<jsonl>.shard.json".
+std::string ShardMetaPath(const std::string& jsonl);
+
+// Writes a shard's description (atomically): `schedule` holds what must be
+// equal in every shard of one run (seed, num_prompts, request_rate, ...).
+Status WriteShardMeta(const std::string& jsonl, const ShardSpec& shard, const ShardClock& clock,
+                      const nlohmann::json& schedule, const nlohmann::json& run_fields);
+
+struct MergedShards {
+  RunResult run;               // every shard's requests, by id; provenance from shard 0
+  nlohmann::json schedule;     // shard 0's (equal in all)
+  nlohmann::json shards;       // [{index, host, clock_offset_ms, clock_offset_bound_ms, requests}]
+  double clock_offset_bound_ms = 0;  // the largest bound
+};
+
+// Reads the shards' JSONL files and their .shard.json. InvalidArgument when
+// they are not one complete set (a shard missing or twice, counts or
+// schedules that differ, a record id outside its shard); NotFound / IoError
+// naming the file that cannot be read.
+Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths);
+
+}  // namespace frontier::loadgen

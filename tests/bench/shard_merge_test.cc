@@ -1,0 +1,196 @@
+// Load from several processes: three `frontier bench --shard` ranks started by
+// mpirun against `frontier serve --profile fixed`, merged with `frontier
+// bench merge`, against one process running the same schedule.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "metrics/result_json.h"
+#include "tests/cli_test_util.h"
+#include "util/scratch.h"
+
+namespace frontier {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kTtftMs = 100, kItlMs = 20;
+constexpr int kOutputLen = 16, kPrompts = 24, kShards = 3;
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::map<int64_t, RequestRecord> ReadRecords(const std::vector<std::string>& files) {
+  std::map<int64_t, RequestRecord> out;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto r = metrics::RequestRecordFromJson(nlohmann::json::parse(line));
+      EXPECT_TRUE(r.ok()) << f;
+      if (r.ok()) {
+        EXPECT_TRUE(out.emplace(r->id, *r).second) << "request " << r->id << " twice";
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+class ShardMerge : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::RunCommand("command -v mpirun >/dev/null").first != 0)
+      GTEST_SKIP() << "mpirun is not installed (scripts/bootstrap installs openmpi-bin)";
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    auto [rc, out] = testing::RunCommand("mpirun --allow-run-as-root --oversubscribe -np 2 true");
+    if (rc != 0) GTEST_SKIP() << "mpirun cannot start processes on this machine: " << out;
+    port_ = FreePort();
+    server_ = ::fork();
+    if (server_ == 0) {
+      const int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      const std::string p = std::to_string(port_), ttft = std::to_string(kTtftMs), itl = std::to_string(kItlMs);
+      ::execl(FRONTIER_BINARY, FRONTIER_BINARY, "serve", "--profile", "fixed", "--port", p.c_str(), "--ttft-ms",
+              ttft.c_str(), "--itl-ms", itl.c_str(), nullptr);
+      ::_exit(127);
+    }
+    for (int i = 0; i < 500 && testing::RunCommand("curl -sf http://127.0.0.1:" + std::to_string(port_) +
+                                                   "/health >/dev/null").first != 0;
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  void TearDown() override {
+    if (server_ > 0) {
+      ::kill(server_, SIGTERM);
+      ::waitpid(server_, nullptr, 0);
+    }
+  }
+  std::string Workload() const {
+    return " --base-url http://127.0.0.1:" + std::to_string(port_) + " --model fixed --num-prompts " +
+           std::to_string(kPrompts) + " --request-rate 20 --seed 7 --input-len 32 --output-len " +
+           std::to_string(kOutputLen) + " --no-progress";
+  }
+  int port_ = 0;
+  pid_t server_ = 0;
+};
+
+TEST_F(ShardMerge, MergedShardsAgreeWithOneProcessOnTheSameSchedule) {
+  testing_util::ScratchDir tmp("shard_merge");
+  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  auto [src, sout] = testing::RunCommand(bin + " bench" + Workload() + " --requests-jsonl " + d +
+                                         "/single.jsonl --result-json " + d + "/single.json");
+  ASSERT_EQ(src, 0) << sout;
+  const std::string rendezvous = "127.0.0.1:" + std::to_string(FreePort());
+  auto [mrc, mout] = testing::RunCommand(
+      "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(kShards) + " sh -c '" + bin + " bench" +
+      Workload() + " --rendezvous " + rendezvous + " --requests-jsonl " + d + "/shard.$OMPI_COMM_WORLD_RANK.jsonl'");
+  ASSERT_EQ(mrc, 0) << mout;
+  EXPECT_NE(mout.find("shard 2/3 (OMPI_COMM_WORLD_RANK/SIZE)"), std::string::npos) << mout;
+  std::vector<std::string> shards;
+  for (int i = 0; i < kShards; ++i) shards.push_back(d + "/shard." + std::to_string(i) + ".jsonl");
+  auto [rc, out] = testing::RunCommand(bin + " bench merge " + shards[0] + " " + shards[1] + " " + shards[2] +
+                                       " --result-json " + d + "/merged.json");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("Shards: 3"), std::string::npos) << out;
+
+  // The union of the shards is the single process's schedule: the same ids,
+  // each planned at the same time (the plan is made before anything is sent).
+  const auto one = ReadRecords({d + "/single.jsonl"});
+  const auto all = ReadRecords(shards);
+  ASSERT_EQ(one.size(), static_cast<size_t>(kPrompts));
+  ASSERT_EQ(all.size(), static_cast<size_t>(kPrompts));
+  for (const auto& [id, r] : all) {
+    ASSERT_TRUE(one.count(id)) << id;
+    EXPECT_EQ(r.scheduled_ns, one.at(id).scheduled_ns) << id;
+    EXPECT_EQ(r.output_tokens, one.at(id).output_tokens) << id;
+    // The fixed server emits its first token kTtftMs after admission: never sooner.
+    EXPECT_GE(r.first_token_ns - r.sent_ns, static_cast<int64_t>(kTtftMs * 1e6)) << id;
+  }
+
+  const nlohmann::json s = ReadJson(d + "/single.json"), m = ReadJson(d + "/merged.json");
+  EXPECT_EQ(m["completed"], kPrompts);
+  EXPECT_EQ(m["completed"], s["completed"]);
+  EXPECT_EQ(m["total_output_tokens"], kPrompts * kOutputLen);
+  EXPECT_EQ(m["total_output_tokens"], s["total_output_tokens"]);
+  EXPECT_EQ(m["total_input_tokens"], s["total_input_tokens"]);
+  EXPECT_EQ(m["num_prompts"], kPrompts);
+
+  // On one host the true offset is 0: each measured offset lies within its stated bound.
+  ASSERT_EQ(m["shards"].size(), static_cast<size_t>(kShards));
+  double bound = 0;
+  for (const auto& sh : m["shards"]) {
+    EXPECT_LE(std::fabs(sh["clock_offset_ms"].get<double>()), sh["clock_offset_bound_ms"].get<double>()) << sh;
+    bound = std::max(bound, sh["clock_offset_bound_ms"].get<double>());
+  }
+  EXPECT_EQ(m["clock_offset_bound_ms"].get<double>(), bound);
+
+  // Percentiles agree within the clock-offset bound plus the fixed server's
+  // tolerance: its emissions keep their schedule to within a fifth of the
+  // configured gap on a busy machine (kTolerance x the configured time).
+  constexpr double kTolerance = 0.2;
+  const std::map<std::string, double> configured = {
+      {"ttft", kTtftMs}, {"tpot", kItlMs}, {"itl", kItlMs}, {"e2el", kTtftMs + (kOutputLen - 1) * kItlMs}};
+  for (const auto& [metric, ms] : configured) {
+    for (const char* p : {"median", "p90"}) {
+      const std::string key = std::string(p) + "_" + metric + "_ms";
+      EXPECT_NEAR(m[key].get<double>(), s[key].get<double>(), bound + kTolerance * ms) << key;
+      EXPECT_NEAR(m[key].get<double>(), ms, kTolerance * ms) << key << " against the server's configured timing";
+    }
+  }
+}
+
+TEST_F(ShardMerge, AnIncompleteOrMixedSetIsRefused) {
+  testing_util::ScratchDir tmp("shard_refuse");
+  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  const std::string rendezvous = "127.0.0.1:" + std::to_string(FreePort());
+  auto [mrc, mout] = testing::RunCommand("mpirun --allow-run-as-root --oversubscribe -np 2 sh -c '" + bin + " bench" +
+                                         Workload() + " --rendezvous " + rendezvous + " --requests-jsonl " + d +
+                                         "/s.$OMPI_COMM_WORLD_RANK.jsonl'");
+  ASSERT_EQ(mrc, 0) << mout;
+  auto [rc, out] = testing::RunCommand(bin + " bench merge " + d + "/s.1.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("shard(s) 0 of 2 missing"), std::string::npos) << out;
+  std::tie(rc, out) = testing::RunCommand(bin + " bench merge " + d + "/s.1.jsonl " + d + "/s.1.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("shard 1 given twice"), std::string::npos) << out;
+  // --shard without a JSONL to merge later is a usage error.
+  std::tie(rc, out) = testing::RunCommand(bin + " bench" + Workload() + " --shard 0/2");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("--shard needs --requests-jsonl"), std::string::npos) << out;
+  std::tie(rc, out) = testing::RunCommand(bin + " bench" + Workload() + " --shard 2/2 --requests-jsonl x.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("the shard index must be an integer in 0..1, got '2'"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace frontier
