@@ -35,10 +35,10 @@ int RunSweepCmd(int argc, char** argv) {
   CLI::App app("Run a sweep plan (systems x workloads x load points x repetitions) into the "
                "results store",
                "sweep");
-  std::string plan_path, db = "frontier.db";
+  std::string plan_path, db = store::DefaultLocation();
   bool resume = false, quiet = false;
   app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
-  app.add_option("--db", db, "Results database (SQLite file)")->capture_default_str();
+  app.add_option("--db", db, kDbHelp)->capture_default_str();
   app.add_flag("--resume", resume,
                "Continue the latest sweep of this plan in --db: run only the points not stored");
   app.add_flag("-q,--quiet", quiet, "Print only the summary, not each point");
