@@ -1,6 +1,7 @@
 // `frontier db ls|export|import|copy`: the results database's runs, as tables and
 // files, and between databases (SQLite and PostgreSQL).
 #include <iostream>
+#include <limits>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
@@ -47,7 +48,7 @@ int RunDb(int argc, char** argv) {
   cp->add_option("--to", to, "Database to copy into (created when it is a missing SQLite file)")->required();
   cp->add_option("--runs", copy_runs, "Run ids in --from to copy, comma-separated [every run]")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(static_cast<int64_t>(1), std::numeric_limits<int64_t>::max()));
   cp->add_option("--db", db, kDbHelp);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
