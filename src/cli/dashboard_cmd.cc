@@ -61,7 +61,7 @@ int RunDashboard(int argc, char** argv) {
                : Fail("dashboard", server.status());
   }
   const std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
-  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << db
+  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << store::RedactUrl(db)
             << (allow_import ? " (import allowed)" : " (read-only)") << "\n  open http://" << host << ":"
             << (*server)->port() << "/" << (so.token.empty() ? "" : "?token=<your token>")
             << "   (Ctrl-C stops)\n"

@@ -48,7 +48,7 @@ int RunSweepCmd(int argc, char** argv) {
   if (!plan.ok()) return Fail("sweep", plan.status());
   Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
-  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << db << "\n";
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << store::RedactUrl(db) << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;
@@ -81,7 +81,8 @@ int RunSweepCmd(int argc, char** argv) {
   };
   o.stop_orphans = sweep::StopOrphanedServers;
   sweep::SessionOptions so;
-  so.log_dir = db + ".logs";
+  // Beside a SQLite file; in the working folder for a database on a server.
+  so.log_dir = store::IsPostgresUrl(db) ? "frontier.logs" : db + ".logs";
   so.store = st->get();
   so.stop = &g_stop;
   if (!quiet) {
@@ -95,11 +96,11 @@ int RunSweepCmd(int argc, char** argv) {
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("sweep", out.status());
   std::cout << "sweep " << plan->name << ": " << out->ran << " points run, " << out->skipped
-            << " already stored, " << out->failed << " failed, of " << out->total << " into " << db
+            << " already stored, " << out->failed << " failed, of " << out->total << " into " << store::RedactUrl(db)
             << "\n";
   for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
   if (out->interrupted) {
-    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db " << db
+    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db '" << db << "'"
               << " --resume` continues\n";
     return 130;
   }

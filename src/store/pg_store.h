@@ -31,9 +31,6 @@
 
 namespace frontier::store {
 
-// True when `location` names a PostgreSQL database (postgresql:// or postgres://).
-bool IsPostgresUrl(const std::string& location);
-
 // Opens the database at `location` as OpenStore does, migrating a writable
 // one up to `target_version`. Unavailable when the server cannot be reached
 // or refuses the login (libpq's message, with the URL); NotFound when the

@@ -109,6 +109,9 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode m
 // not empty, else "frontier.db".
 std::string DefaultLocation();
 
+// True when `location` names a PostgreSQL database (postgresql:// or postgres://).
+bool IsPostgresUrl(const std::string& location);
+
 // `location` with a URL's password, if any, replaced by "***" (for messages and output).
 std::string RedactUrl(const std::string& location);
 
