@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <cstdlib>
 
@@ -393,8 +395,18 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode
     sqlite3_close(db);
     return before.status();
   }
-  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
-                   nullptr, nullptr, nullptr) != SQLITE_OK) {
+  // Switching a new file to WAL needs an exclusive lock that SQLite does not
+  // wait for through the busy timeout: a second process opening the same new
+  // file at that moment gets SQLITE_BUSY at once, so it retries for as long
+  // as the busy timeout (10 s) would wait.
+  int wal = SQLITE_BUSY;
+  for (int tries = 0; tries < 1000; ++tries) {
+    wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if ((wal & 0xff) != SQLITE_BUSY && (wal & 0xff) != SQLITE_LOCKED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (wal != SQLITE_OK ||
+      sqlite3_exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr) != SQLITE_OK) {
     return fail("cannot enable WAL");
   }
   // Serialise concurrent openers while migrating, and read the version again under the lock.
