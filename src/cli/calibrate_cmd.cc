@@ -17,7 +17,7 @@
 #include "sim/calibration.h"
 #include "sim/config.h"
 #include "sim/data_dir.h"
-#include "store/sqlite_store.h"
+#include "store/store.h"
 
 namespace frontier::cli {
 namespace {
@@ -38,7 +38,7 @@ Result<std::vector<std::string>> SplitList(const std::string& text, const char* 
 // the requests it sent, and its measured output throughput.
 Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, const std::vector<std::string>& runs,
                                                      const sim::SimConfig& config) {
-  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenSqliteStore(db));
+  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kReadOnly));
   std::vector<sim::ResultModel> out;
   for (const auto& text : runs) {
     char* end = nullptr;
@@ -83,7 +83,7 @@ int RunCalibrate(int argc, char** argv) {
   app.add_option("--fit", fit, "Parameters to fit, comma-separated [the stack's calibration.free]");
   app.add_option("--id", only, "Only published results whose id contains this text");
   app.add_flag("--no-published", no_published, "Fit only the measured runs (--db, --runs)");
-  app.add_option("--db", db, "Results database holding measured runs");
+  app.add_option("--db", db, std::string(kDbHelp) + "; holds the measured runs (--runs)");
   app.add_option("--runs", runs, "Run ids in --db to fit (their concurrency points), comma-separated");
   app.add_option("--version", version, "Version of the stack file written [<version>+cal<date>]");
   app.add_option("--out", out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]");

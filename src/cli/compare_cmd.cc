@@ -14,10 +14,10 @@ int RunCompare(int argc, char** argv) {
   CLI::App app("Compare a candidate run with a baseline run point by point; exits 1 when a metric "
                "got worse beyond the measured run-to-run noise (for nightly CI)",
                "compare");
-  std::string db = "frontier.db";
+  std::string db = store::DefaultLocation();
   std::string baseline_ref, candidate_ref;
   analysis::RegressionOptions o;
-  app.add_option("--db", db, "Results database")->capture_default_str();
+  app.add_option("--db", db, kDbHelp)->capture_default_str();
   app.add_option("--baseline", baseline_ref,
                  "Baseline run: an id (`frontier db ls`), SWEEP/SYSTEM (the latest) or SWEEP/SYSTEM~N")
       ->required();

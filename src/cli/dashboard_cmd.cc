@@ -24,11 +24,11 @@ int RunDashboard(int argc, char** argv) {
   CLI::App app("Browse, compare and watch the results database in a browser: runs, frontiers, "
                "points, regressions, trends and a running sweep, served by this process",
                "dashboard");
-  std::string db = "frontier.db";
+  std::string db = store::DefaultLocation();
   dashboard::ServerOptions so;
   bool allow_import = false;
   PriceFlags price_flags;
-  app.add_option("--db", db, "Results database (opened read-only unless --allow-import)")
+  app.add_option("--db", db, std::string(kDbHelp) + "; opened read-only unless --allow-import")
       ->capture_default_str();
   app.add_option("--host", so.host, "Address to bind; beyond loopback needs --token")
       ->capture_default_str();
@@ -61,7 +61,7 @@ int RunDashboard(int argc, char** argv) {
                : Fail("dashboard", server.status());
   }
   const std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
-  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << db
+  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << store::RedactUrl(db)
             << (allow_import ? " (import allowed)" : " (read-only)") << "\n  open http://" << host << ":"
             << (*server)->port() << "/" << (so.token.empty() ? "" : "?token=<your token>")
             << "   (Ctrl-C stops)\n"

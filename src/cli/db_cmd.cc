@@ -1,10 +1,13 @@
-// `frontier db ls|export|import`: the results database's runs, as tables and files.
+// `frontier db ls|export|import|copy`: the results database's runs, as tables and
+// files, and between databases (SQLite and PostgreSQL).
 #include <iostream>
+#include <limits>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/atomic_file.h"
 #include "report/table.h"
+#include "store/copy.h"
 #include "store/import_export.h"
 #include "store/records.h"
 #include "store/store.h"
@@ -13,10 +16,11 @@ namespace frontier::cli {
 namespace {
 
 int RunDb(int argc, char** argv) {
-  CLI::App app("The results database: list runs, export them, import published results", "db");
+  CLI::App app("The results database: list runs, export them, import published results, copy runs between "
+               "databases", "db");
   app.require_subcommand(1);
-  std::string db = "frontier.db";
-  app.add_option("--db", db, "Results database")->capture_default_str();
+  std::string db = store::DefaultLocation();
+  app.add_option("--db", db, kDbHelp)->capture_default_str();
 
   auto* ls = app.add_subcommand("ls", "List runs with their point counts");
 
@@ -34,8 +38,35 @@ int RunDb(int argc, char** argv) {
   imp->add_option("--gpus", io.num_gpus, "GPUs behind a vLLM result (per-GPU throughput)")
       ->check(CLI::Range(1, static_cast<int>(store::bounds::kMaxGpus)))
       ->capture_default_str();
-  for (auto* sub : {ls, exp, imp}) sub->add_option("--db", db, "Results database");
+  for (auto* sub : {ls, exp, imp}) sub->add_option("--db", db, kDbHelp);
+
+  auto* cp = app.add_subcommand("copy", "Copy runs (points and requests) into another database; ids are "
+                                        "renumbered, and what the destination has already is skipped");
+  std::string from, to;
+  std::vector<int64_t> copy_runs;
+  cp->add_option("--from", from, "Database to copy from (read only) [--db]");
+  cp->add_option("--to", to, "Database to copy into (created when it is a missing SQLite file)")->required();
+  cp->add_option("--runs", copy_runs, "Run ids in --from to copy, comma-separated [every run]")
+      ->delimiter(',')
+      ->check(CLI::Range(static_cast<int64_t>(1), std::numeric_limits<int64_t>::max()));
+  cp->add_option("--db", db, kDbHelp);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+
+  if (cp->parsed()) {
+    if (from.empty()) from = db;
+    if (from == to) return UsageError("db copy", "--from and --to name the same database (" + to + ")");
+    auto src = store::OpenStore(from, store::OpenMode::kReadOnly);
+    if (!src.ok()) return Fail("db copy", src.status());
+    auto dst = store::OpenStore(to, store::OpenMode::kCreate);
+    if (!dst.ok()) return Fail("db copy", dst.status());
+    if ((*dst)->Created()) std::cerr << "frontier db copy: created results database " << store::RedactUrl(to) << "\n";
+    auto o = store::CopyRuns(**src, **dst, copy_runs);
+    if (!o.ok()) return Fail("db copy", o.status());
+    for (const auto& [a, b] : o->run_ids) std::cout << "run " << a << " -> " << b << "\n";
+    std::cout << o->runs_created << " runs created, " << o->runs_matched << " already there; " << o->points_copied
+              << " points copied, " << o->points_present << " already there\n";
+    return 0;
+  }
 
   // Every file is read and checked before the database is opened, so a bad
   // file neither creates a database nor leaves half an import behind.
@@ -64,7 +95,7 @@ int RunDb(int argc, char** argv) {
              std::to_string(count[r.id]), get("hardware"), get("gpus"), r.created_utc});
     }
     t.Print(std::cout, "");
-    std::cout << runs->size() << " runs, " << points->size() << " points in " << db << " (schema "
+    std::cout << runs->size() << " runs, " << points->size() << " points in " << store::RedactUrl(db) << " (schema "
               << s.SchemaVersion() << ")\n";
     return 0;
   }

@@ -25,12 +25,12 @@ int RunReport(int argc, char** argv) {
   CLI::App app("Tables in the terminal and a self-contained HTML report (Pareto frontier, latency, "
                "iso-interactivity, cost, energy, provenance) from the results database",
                "report");
-  std::string db = "frontier.db", output;
+  std::string db = store::DefaultLocation(), output;
   std::vector<std::string> run_flags;
   PriceFlags price_flags;
   std::vector<double> targets;
   bool quiet = false;
-  app.add_option("--db", db, "Results database")->capture_default_str();
+  app.add_option("--db", db, kDbHelp)->capture_default_str();
   app.add_option("-o,--output", output, "Write the HTML report here (e.g. report.html)");
   app.add_option("--run", run_flags, "Only these run ids (repeatable; default every run)");
   AddPriceFlags(app, price_flags);

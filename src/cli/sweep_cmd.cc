@@ -38,11 +38,11 @@ int RunSweepCmd(int argc, char** argv) {
   CLI::App app("Run a sweep plan (systems x workloads x load points x repetitions) into the "
                "results store",
                "sweep");
-  std::string plan_path, db = "frontier.db";
+  std::string plan_path, db = store::DefaultLocation();
   std::string executor, system, log_dir;
   bool resume = false, quiet = false;
   app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
-  app.add_option("--db", db, "Results database (SQLite file)")->capture_default_str();
+  app.add_option("--db", db, kDbHelp)->capture_default_str();
   app.add_flag("--resume", resume,
                "Continue the latest sweep of this plan in --db: run only the points not stored");
   app.add_flag("-q,--quiet", quiet, "Print only the summary, not each point");
@@ -65,7 +65,7 @@ int RunSweepCmd(int argc, char** argv) {
   }
   Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
-  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << db << "\n";
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << store::RedactUrl(db) << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;
@@ -97,7 +97,8 @@ int RunSweepCmd(int argc, char** argv) {
     std::cerr << "\n";
   };
   sweep::SessionOptions so;
-  so.log_dir = db + ".logs";
+  // Beside a SQLite file; in the working folder for a database on a server.
+  so.log_dir = store::IsPostgresUrl(db) ? "frontier.logs" : db + ".logs";
   so.store = st->get();
   so.stop = &g_stop;
   if (!quiet) {
@@ -131,11 +132,11 @@ int RunSweepCmd(int argc, char** argv) {
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("sweep", out.status());
   std::cout << "sweep " << plan->name << ": " << out->ran << " points run, " << out->skipped
-            << " already stored, " << out->failed << " failed, of " << out->total << " into " << db
+            << " already stored, " << out->failed << " failed, of " << out->total << " into " << store::RedactUrl(db)
             << "\n";
   for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
   if (out->interrupted) {
-    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db " << db
+    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db '" << db << "'"
               << (executor == "slurm" ? " --executor slurm" : "") << " --resume` continues\n";
     return 130;
   }

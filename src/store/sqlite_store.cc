@@ -2,103 +2,19 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
-
-#include <nlohmann/json.hpp>
+#include <thread>
 
 #include <cstdlib>
 
 #include "core/clock.h"
 #include "core/parse.h"
+#include "store/row_codec.h"
+#include "store/schema.h"
 
 namespace frontier::store {
 namespace {
-
-// Migrations, in order: migration i takes the schema from version i to i + 1.
-// Never edit one that has shipped; add a new one.
-const char* const kMigrations[] = {
-    // 0 -> 1: runs, points, requests.
-    R"sql(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs(
-  id INTEGER PRIMARY KEY, sweep TEXT NOT NULL, plan_hash TEXT NOT NULL, plan_text TEXT NOT NULL,
-  system TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL, created_utc TEXT NOT NULL,
-  config_json TEXT NOT NULL, provenance_json TEXT NOT NULL);
-CREATE TABLE points(
-  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), point_key TEXT NOT NULL,
-  workload TEXT NOT NULL, load_kind TEXT NOT NULL, load_value REAL NOT NULL,
-  repetition INTEGER NOT NULL, source TEXT NOT NULL, attempts INTEGER NOT NULL,
-  created_utc TEXT NOT NULL, settings_json TEXT NOT NULL, summary_json TEXT NOT NULL,
-  num_gpus INTEGER NOT NULL, completed INTEGER NOT NULL, failed INTEGER NOT NULL,
-  total_input_tokens INTEGER NOT NULL, total_output_tokens INTEGER NOT NULL,
-  duration_s REAL, request_throughput REAL, output_throughput REAL, total_token_throughput REAL,
-  output_tput_per_gpu REAL, total_tput_per_gpu REAL, interactivity REAL,
-  mean_ttft_ms REAL, median_ttft_ms REAL, p99_ttft_ms REAL,
-  mean_tpot_ms REAL, median_tpot_ms REAL, p99_tpot_ms REAL,
-  mean_itl_ms REAL, median_itl_ms REAL, p99_itl_ms REAL,
-  mean_e2el_ms REAL, median_e2el_ms REAL, p99_e2el_ms REAL,
-  UNIQUE(run_id, point_key));
-CREATE TABLE requests(
-  point_id INTEGER NOT NULL REFERENCES points(id), idx INTEGER NOT NULL, ok INTEGER NOT NULL,
-  warmup INTEGER NOT NULL, prompt_tokens INTEGER, output_tokens INTEGER, scheduled_ns INTEGER,
-  sent_ns INTEGER, first_token_ns INTEGER, end_ns INTEGER, events INTEGER, failure TEXT,
-  http_status INTEGER, PRIMARY KEY(point_id, idx)) WITHOUT ROWID;
-)sql",
-    // 1 -> 2: peak concurrency seen, and an index for resuming by plan.
-    R"sql(
-ALTER TABLE points ADD COLUMN max_concurrent_requests REAL NOT NULL DEFAULT 0;
-CREATE INDEX runs_by_plan ON runs(sweep, plan_hash, system);
-)sql",
-    // 2 -> 3: servers launched by sweeps, so a later sweep can stop one whose sweep died.
-    R"sql(
-CREATE TABLE launches(
-  id INTEGER PRIMARY KEY, system TEXT NOT NULL,
-  host TEXT NOT NULL, boot_id TEXT NOT NULL, pgid INTEGER NOT NULL, marker TEXT NOT NULL,
-  command TEXT NOT NULL, started_utc TEXT NOT NULL, stopped_utc TEXT);
-)sql",
-};
-constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
-static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
-
-// The REAL metric columns, where they live in PointMetrics, and the schema
-// version that added them (an older database read as it is reads them as 0).
-struct DoubleColumn {
-  const char* name;
-  double PointMetrics::*member;
-  int since = 1;
-};
-const DoubleColumn kDoubleColumns[] = {
-    {"duration_s", &PointMetrics::duration_s},
-    {"request_throughput", &PointMetrics::request_throughput},
-    {"output_throughput", &PointMetrics::output_throughput},
-    {"total_token_throughput", &PointMetrics::total_token_throughput},
-    {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu},
-    {"total_tput_per_gpu", &PointMetrics::total_tput_per_gpu},
-    {"interactivity", &PointMetrics::interactivity},
-    {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},
-    {"median_ttft_ms", &PointMetrics::median_ttft_ms},
-    {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},
-    {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
-    {"median_tpot_ms", &PointMetrics::median_tpot_ms},
-    {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
-    {"mean_itl_ms", &PointMetrics::mean_itl_ms},
-    {"median_itl_ms", &PointMetrics::median_itl_ms},
-    {"p99_itl_ms", &PointMetrics::p99_itl_ms},
-    {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
-    {"median_e2el_ms", &PointMetrics::median_e2el_ms},
-    {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
-    {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, 2},
-};
-
-std::string MapToJson(const std::map<std::string, std::string>& m) { return nlohmann::json(m).dump(); }
-
-std::map<std::string, std::string> JsonToMap(const std::string& text) {
-  std::map<std::string, std::string> out;
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return out;
-  for (auto& [k, v] : j.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return out;
-}
 
 // A prepared statement, finalised on scope exit.
 class Stmt {
@@ -154,26 +70,15 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
-    Stmt s(db_,
-           "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
-           "config_json, provenance_json) VALUES(?,?,?,?,?,?,?,?,?)");
+    Stmt s(db_, sql::InsertRun());
     if (!s.ok()) return Error("prepare insert run");
-    s.Bind(1, run.sweep);
-    s.Bind(2, run.plan_hash);
-    s.Bind(3, run.plan_text);
-    s.Bind(4, run.system);
-    s.Bind(5, run.source);
-    s.Bind(6, run.status.ToString());
-    s.Bind(7, run.created_utc);
-    s.Bind(8, MapToJson(run.config));
-    s.Bind(9, MapToJson(run.provenance));
-    if (s.Step() != SQLITE_DONE) return Error("insert run");
-    run.id = sqlite3_last_insert_rowid(db_);
+    codec::BindRun(s, run);
+    FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
     return run;
   }
 
   Status SetRunStatus(int64_t run_id, const SystemStatus& status) override {
-    Stmt s(db_, "UPDATE runs SET status = ? WHERE id = ?");
+    Stmt s(db_, sql::SetRunStatus());
     s.Bind(1, status.ToString());
     s.Bind(2, run_id);
     if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run status");
@@ -226,46 +131,15 @@ class SqliteStore final : public Store {
 
   // Points WHERE `<condition> ?` (bound to `arg`), or all when condition is "".
   Result<std::vector<PointRecord>> SelectPoints(const std::string& condition, int64_t arg) {
-    std::string sql =
-        "SELECT id, run_id, point_key, workload, load_kind, load_value, repetition, source, "
-        "attempts, created_utc, settings_json, summary_json, num_gpus, completed, failed, "
-        "total_input_tokens, total_output_tokens";
-    for (const auto& c : kDoubleColumns)
-      sql += version_ >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
-    sql += " FROM points";
-    if (condition == "run_id") sql += " WHERE run_id = ?";
-    if (condition == "id >") sql += " WHERE id > ?";
-    sql += " ORDER BY id";
-    Stmt s(db_, sql);
+    std::string tail = condition == "run_id" ? "WHERE run_id = ?" : condition == "id >" ? "WHERE id > ?" : "";
+    Stmt s(db_, sql::SelectPoints(version_, tail + " ORDER BY id"));
     if (!s.ok()) return Error("prepare list points");
     if (!condition.empty()) s.Bind(1, arg);
     std::vector<PointRecord> out;
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
       PointRecord p;
-      p.id = s.Int(0);
-      Status row = [&]() -> Status {
-        using namespace bounds;
-        p.run_id = s.Int(1);
-        p.key = s.Text(2);
-        p.workload = s.Text(3);
-        p.load_kind = s.Text(4);
-        p.load_value = s.Real(5);
-        FRONTIER_ASSIGN_OR_RETURN(p.repetition, s.Int(6, "repetition", 0, kMaxRepetition));
-        p.source = s.Text(7);
-        FRONTIER_ASSIGN_OR_RETURN(p.attempts, s.Int(8, "attempts", 1, kMaxAttempts));
-        p.created_utc = s.Text(9);
-        p.settings = JsonToMap(s.Text(10));
-        p.summary_json = s.Text(11);
-        FRONTIER_ASSIGN_OR_RETURN(p.metrics.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
-        FRONTIER_ASSIGN_OR_RETURN(p.metrics.completed, s.Int(13, "completed", 0, kMaxRequests));
-        FRONTIER_ASSIGN_OR_RETURN(p.metrics.failed, s.Int(14, "failed", 0, kMaxRequests));
-        FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_input_tokens, s.Int(15, "total_input_tokens", 0, kMaxTokens));
-        FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_output_tokens, s.Int(16, "total_output_tokens", 0, kMaxTokens));
-        int col = 17;
-        for (const auto& c : kDoubleColumns) p.metrics.*c.member = s.Real(col++);
-        return CheckPoint(p, "");
-      }();
+      Status row = codec::DecodePoint(s, p);
       if (!row.ok()) return Damaged("points", p.id, row);
       out.push_back(std::move(p));
     }
@@ -274,7 +148,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::set<std::string>> PointKeys(int64_t run_id) override {
-    Stmt s(db_, "SELECT point_key FROM points WHERE run_id = ?");
+    Stmt s(db_, sql::SelectPointKeys());
     s.Bind(1, run_id);
     std::set<std::string> keys;
     int rc;
@@ -284,31 +158,13 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<RequestRow>> ListRequests(int64_t point_id) override {
-    Stmt s(db_,
-           "SELECT idx, ok, warmup, prompt_tokens, output_tokens, scheduled_ns, sent_ns, "
-           "first_token_ns, end_ns, events, failure, http_status FROM requests WHERE point_id = ? "
-           "ORDER BY idx");
+    Stmt s(db_, sql::SelectRequests());
     s.Bind(1, point_id);
     std::vector<RequestRow> out;
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
       RequestRow r;
-      r.idx = s.Int(0);
-      Status row = [&]() -> Status {
-        constexpr int64_t kTokens = bounds::kMaxRequestTokens;
-        r.ok = s.Int(1) != 0;
-        r.warmup = s.Int(2) != 0;
-        FRONTIER_ASSIGN_OR_RETURN(r.prompt_tokens, s.Int(3, "prompt_tokens", 0, kTokens));
-        FRONTIER_ASSIGN_OR_RETURN(r.output_tokens, s.Int(4, "output_tokens", 0, kTokens));
-        r.scheduled_ns = s.Int(5);
-        r.sent_ns = s.Int(6);
-        r.first_token_ns = s.Int(7);
-        r.end_ns = s.Int(8);
-        FRONTIER_ASSIGN_OR_RETURN(r.events, s.Int(9, "events", 0, kTokens));
-        r.failure = s.Text(10);
-        FRONTIER_ASSIGN_OR_RETURN(r.http_status, s.Int(11, "http_status", 0, 999));
-        return Status::Ok();
-      }();
+      Status row = codec::DecodeRequest(s, r);
       if (!row.ok()) {
         return Damaged("requests", r.idx, row.WithContext("point " + std::to_string(point_id)));
       }
@@ -319,23 +175,14 @@ class SqliteStore final : public Store {
   }
 
   Result<int64_t> AddLaunch(const LaunchRecord& l) override {
-    Stmt s(db_,
-           "INSERT INTO launches(system, host, boot_id, pgid, marker, command, started_utc) "
-           "VALUES(?,?,?,?,?,?,?)");
+    Stmt s(db_, sql::InsertLaunch());
     if (!s.ok()) return Error("prepare insert launch");
-    s.Bind(1, l.system);
-    s.Bind(2, l.host);
-    s.Bind(3, l.boot_id);
-    s.Bind(4, l.pgid);
-    s.Bind(5, l.marker);
-    s.Bind(6, l.command);
-    s.Bind(7, l.started_utc.empty() ? UtcTimestampNow() : l.started_utc);
-    if (s.Step() != SQLITE_DONE) return Error("insert launch");
-    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+    codec::BindLaunch(s, l);
+    return StepReturningId(s, "insert launch");
   }
 
   Status SetLaunchStopped(int64_t launch_id) override {
-    Stmt s(db_, "UPDATE launches SET stopped_utc = ? WHERE id = ?");
+    Stmt s(db_, sql::SetLaunchStopped());
     s.Bind(1, UtcTimestampNow());
     s.Bind(2, launch_id);
     if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update launch");
@@ -345,23 +192,13 @@ class SqliteStore final : public Store {
   Result<std::vector<LaunchRecord>> ListOpenLaunches() override {
     std::vector<LaunchRecord> out;
     if (version_ < 3) return out;  // read as it is: no launches recorded
-    Stmt s(db_,
-           "SELECT id, system, host, boot_id, pgid, marker, command, started_utc FROM launches "
-           "WHERE stopped_utc IS NULL ORDER BY id");
+    Stmt s(db_, sql::SelectOpenLaunches());
     if (!s.ok()) return Error("prepare list launches");
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
       LaunchRecord l;
-      l.id = s.Int(0);
-      l.system = s.Text(1);
-      l.host = s.Text(2);
-      l.boot_id = s.Text(3);
-      Result<int64_t> pgid = s.Int(4, "pgid", 2, std::numeric_limits<int32_t>::max());
-      if (!pgid.ok()) return Damaged("launches", l.id, pgid.status());
-      l.pgid = *pgid;
-      l.marker = s.Text(5);
-      l.command = s.Text(6);
-      l.started_utc = s.Text(7);
+      Status row = codec::DecodeLaunch(s, l);
+      if (!row.ok()) return Damaged("launches", l.id, row);
       out.push_back(std::move(l));
     }
     if (rc != SQLITE_DONE) return Error("list launches");
@@ -379,94 +216,44 @@ class SqliteStore final : public Store {
                            "; the database is damaged or was written by something else");
   }
 
+  // Steps an INSERT ... RETURNING id to its end; returns the id.
+  Result<int64_t> StepReturningId(Stmt& s, const std::string& what) {
+    if (s.Step() != SQLITE_ROW) return Error(what);
+    const int64_t id = s.Int(0);
+    if (s.Step() != SQLITE_DONE) return Error(what);
+    return id;
+  }
+
   Result<std::vector<RunInfo>> QueryRuns(const std::string& where,
                                          const std::vector<std::string>& args) {
-    Stmt s(db_,
-           "SELECT id, sweep, plan_hash, plan_text, system, source, status, created_utc, "
-           "config_json, provenance_json FROM runs " + where);
+    Stmt s(db_, sql::SelectRuns(where));
     if (!s.ok()) return Error("prepare list runs");
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      RunInfo r;
-      r.id = s.Int(0);
-      r.sweep = s.Text(1);
-      r.plan_hash = s.Text(2);
-      r.plan_text = s.Text(3);
-      r.system = s.Text(4);
-      r.source = s.Text(5);
-      r.status = ParseSystemStatus(s.Text(6));
-      r.created_utc = s.Text(7);
-      r.config = JsonToMap(s.Text(8));
-      r.provenance = JsonToMap(s.Text(9));
-      out.push_back(std::move(r));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW) out.push_back(codec::DecodeRun(s));
     if (rc != SQLITE_DONE) return Error("list runs");
     return out;
   }
 
   Result<int64_t> InsertPoint(const PointRecord& p, const std::vector<RequestRow>& requests) {
-    std::string sql =
-        "INSERT INTO points(run_id, point_key, workload, load_kind, load_value, repetition, "
-        "source, attempts, created_utc, settings_json, summary_json, num_gpus, completed, failed, "
-        "total_input_tokens, total_output_tokens";
-    std::string values = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
-    for (const auto& c : kDoubleColumns) {
-      if (version_ < c.since) continue;
-      sql += std::string(", ") + c.name;
-      values += ",?";
-    }
-    sql += ") VALUES(" + values + ")";
-    Stmt s(db_, sql);
+    Stmt s(db_, sql::InsertPoint(version_));
     if (!s.ok()) return Error("prepare insert point");
-    s.Bind(1, p.run_id);
-    s.Bind(2, p.key);
-    s.Bind(3, p.workload);
-    s.Bind(4, p.load_kind);
-    s.Bind(5, p.load_value);
-    s.Bind(6, static_cast<int64_t>(p.repetition));
-    s.Bind(7, p.source);
-    s.Bind(8, static_cast<int64_t>(p.attempts));
-    s.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
-    s.Bind(10, MapToJson(p.settings));
-    s.Bind(11, p.summary_json.empty() ? std::string("{}") : p.summary_json);
-    s.Bind(12, static_cast<int64_t>(p.metrics.num_gpus));
-    s.Bind(13, p.metrics.completed);
-    s.Bind(14, p.metrics.failed);
-    s.Bind(15, p.metrics.total_input_tokens);
-    s.Bind(16, p.metrics.total_output_tokens);
-    int col = 17;
-    for (const auto& c : kDoubleColumns)
-      if (version_ >= c.since) s.Bind(col++, p.metrics.*c.member);
+    codec::BindPoint(s, p, version_);
     int rc = s.Step();
     if (rc == SQLITE_CONSTRAINT) {
       return FailedPrecondition(path_ + ": run " + std::to_string(p.run_id) +
                                 " already has point '" + p.key + "'; a point is stored once");
     }
-    if (rc != SQLITE_DONE) return Error("insert point");
-    const int64_t point_id = sqlite3_last_insert_rowid(db_);
+    if (rc != SQLITE_ROW) return Error("insert point");
+    const int64_t point_id = s.Int(0);
+    if (s.Step() != SQLITE_DONE) return Error("insert point");
 
-    Stmt r(db_,
-           "INSERT INTO requests(point_id, idx, ok, warmup, prompt_tokens, output_tokens, "
-           "scheduled_ns, sent_ns, first_token_ns, end_ns, events, failure, http_status) "
-           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Stmt r(db_, sql::InsertRequests(1));
     if (!r.ok()) return Error("prepare insert request");
     for (const auto& q : requests) {
       r.Reset();
-      r.Bind(1, point_id);
-      r.Bind(2, q.idx);
-      r.Bind(3, static_cast<int64_t>(q.ok));
-      r.Bind(4, static_cast<int64_t>(q.warmup));
-      r.Bind(5, static_cast<int64_t>(q.prompt_tokens));
-      r.Bind(6, static_cast<int64_t>(q.output_tokens));
-      r.Bind(7, q.scheduled_ns);
-      r.Bind(8, q.sent_ns);
-      r.Bind(9, q.first_token_ns);
-      r.Bind(10, q.end_ns);
-      r.Bind(11, static_cast<int64_t>(q.events));
-      r.Bind(12, q.failure);
-      r.Bind(13, static_cast<int64_t>(q.http_status));
+      codec::BindRequest(r, 1, point_id, q);
       if (r.Step() != SQLITE_DONE) return Error("insert request " + std::to_string(q.idx));
     }
     return point_id;
@@ -503,19 +290,7 @@ Result<int> ReadVersion(sqlite3* db, const std::string& path) {
     return InvalidArgument(path + ": meta.schema_version is missing; the database is damaged or was not "
                            "written by frontier");
   }
-  const std::string text = s.Text(0);
-  Result<int64_t> v = ParseInt("meta.schema_version", text, std::numeric_limits<int64_t>::min(),
-                               std::numeric_limits<int64_t>::max());
-  if (v.ok() && *v > kSchemaVersion) {
-    return FailedPrecondition(path + " has schema version " + text + ", newer than this frontier's " +
-                              std::to_string(kSchemaVersion) + "; use a newer frontier to read it");
-  }
-  if (!v.ok() || *v < 1) {
-    return InvalidArgument(path + ": meta.schema_version must be an integer in [1, " +
-                           std::to_string(kSchemaVersion) + "], got '" + text.substr(0, 40) +
-                           "'; the database is damaged or was not written by frontier");
-  }
-  return static_cast<int>(*v);
+  return ParseSchemaVersion(path, s.Text(0));
 }
 
 // "file:<path>?immutable=1" with the path percent-encoded as a URI needs.
@@ -620,8 +395,18 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode
     sqlite3_close(db);
     return before.status();
   }
-  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
-                   nullptr, nullptr, nullptr) != SQLITE_OK) {
+  // Switching a new file to WAL needs an exclusive lock that SQLite does not
+  // wait for through the busy timeout: a second process opening the same new
+  // file at that moment gets SQLITE_BUSY at once, so it retries for as long
+  // as the busy timeout (10 s) would wait.
+  int wal = SQLITE_BUSY;
+  for (int tries = 0; tries < 1000; ++tries) {
+    wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if ((wal & 0xff) != SQLITE_BUSY && (wal & 0xff) != SQLITE_LOCKED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (wal != SQLITE_OK ||
+      sqlite3_exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr) != SQLITE_OK) {
     return fail("cannot enable WAL");
   }
   // Serialise concurrent openers while migrating, and read the version again under the lock.
@@ -635,31 +420,27 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode
   }
   const bool created = *version == 0;
   int v = *version;
-  for (; v < target_version && v < kNumMigrations; ++v) {
-    if (sqlite3_exec(db, kMigrations[v], nullptr, nullptr, nullptr) != SQLITE_OK) {
+  for (; v < target_version && v < kSchemaVersion; ++v) {
+    if (sqlite3_exec(db, MigrationSql(v, Dialect::kSqlite).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       std::string msg = sqlite3_errmsg(db);
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       sqlite3_close(db);
       return IoError(path + ": migration to schema " + std::to_string(v + 1) + " failed: " + msg);
     }
   }
-  std::string set = "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '" +
-                    std::to_string(v) + "')";
-  if (sqlite3_exec(db, set.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK ||
-      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  bool recorded = false;
+  {
+    Stmt set(db, sql::SetSchemaVersion());
+    set.Bind(1, std::to_string(v));
+    recorded = set.ok() && set.Step() == SQLITE_DONE;
+  }
+  if (!recorded || sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    std::string msg = std::string("cannot record schema version: ") + sqlite3_errmsg(db);
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-    return fail("cannot record schema version");
+    sqlite3_close(db);
+    return IoError(path + ": " + msg);
   }
   return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db, path, v, created));
-}
-
-Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode mode) {
-  if (location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0) {
-    return InvalidArgument("--db " + location +
-                           ": only the SQLite back end is built; give a file path");
-  }
-  if (location.empty()) return InvalidArgument("--db must name a file");
-  return OpenSqliteStore(location, mode);
 }
 
 }  // namespace frontier::store

@@ -1,4 +1,4 @@
-// sqlite_store.h: the SQLite back end of Store (the default, and today the only one).
+// sqlite_store.h: the SQLite back end of Store (the default: one file, no server).
 //
 // The database is opened in WAL mode with a busy timeout, so a reader (report,
 // db ls) can run while a sweep writes. Each AddPoint is one transaction: a
@@ -18,12 +18,10 @@
 #include <string>
 
 #include "core/status.h"
+#include "store/schema.h"
 #include "store/store.h"
 
 namespace frontier::store {
-
-// The schema version this build writes.
-inline constexpr int kSchemaVersion = 3;
 
 // Opens `path` as OpenStore does, migrating a writable one up to
 // `target_version` (tests pass a lower version to create an old database).

@@ -1,6 +1,7 @@
 // store.h: the results store interface. Callers (sweep, db, compare, report)
-// use only this class, so a back end other than SQLite can be added without
-// touching them. Today only SQLite exists (sqlite_store.h).
+// use only this class and never see SQL. Two back ends: SQLite, one file and
+// no server (sqlite_store.h, the default), and PostgreSQL, one database many
+// sweeps write into at once (pg_store.h). Both keep the same schema (schema.h).
 //
 //   FRONTIER_ASSIGN_OR_RETURN(auto store, OpenStore("frontier.db"));
 //   FRONTIER_ASSIGN_OR_RETURN(RunInfo run, store->CreateRun(info));
@@ -15,7 +16,9 @@
 // readers that follow a running sweep (frontier dashboard) use it too.
 //
 // Thread safety: one Store object per thread. Several processes may open the
-// same SQLite file (WAL); each write is one transaction.
+// same database (SQLite in WAL mode with a busy timeout, or PostgreSQL); each
+// write is one transaction, and UNIQUE(run_id, point_key) keeps a point from
+// being stored twice.
 #pragma once
 
 #include <memory>
@@ -94,13 +97,22 @@ class Store {
   virtual bool Created() const = 0;
 };
 
-// Opens the store at `location` (today a path to a SQLite file; a
-// "postgresql://" URL is rejected with a message saying only SQLite is
-// built). NotFound naming the path when it does not exist and `mode` is not
+// Opens the store at `location`: a postgresql:// or postgres:// URL opens
+// PostgreSQL (pg_store.h), anything else is a path to a SQLite file. NotFound naming the path when it does not exist and `mode` is not
 // kCreate; InvalidArgument when it is not a frontier database or is damaged
 // (a bad meta.schema_version, a row outside the bounds of records.h);
 // FailedPrecondition when a writing mode meets a read-only file or a schema
 // newer than this build.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode mode = OpenMode::kCreate);
+
+// The database a verb uses when --db is not given: $FRONTIER_DB when set and
+// not empty, else "frontier.db".
+std::string DefaultLocation();
+
+// True when `location` names a PostgreSQL database (postgresql:// or postgres://).
+bool IsPostgresUrl(const std::string& location);
+
+// `location` with a URL's password, if any, replaced by "***" (for messages and output).
+std::string RedactUrl(const std::string& location);
 
 }  // namespace frontier::store

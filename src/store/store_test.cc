@@ -7,6 +7,7 @@
 #include <string>
 
 #include "store/sqlite_store.h"
+#include "store/schema.h"
 #include "store/store.h"
 
 namespace frontier::store {
@@ -163,10 +164,31 @@ TEST(SqliteStore, RefusesANewerSchema) {
   EXPECT_NE(s.status().message().find("newer"), std::string::npos);
 }
 
-TEST(SqliteStore, RejectsPostgresUrlWithAClearMessage) {
-  auto s = OpenStore("postgresql://localhost/frontier");
+TEST(OpenStore, APostgresUrlGoesToPostgresAndAnUnreachableServerIsNamed) {
+  // No server listens on a socket in a folder that does not exist.
+  auto s = OpenStore("postgres://bob:pw@/frontier?host=/nonexistent_frontier_socket_dir");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("only the SQLite"), std::string::npos);
+  EXPECT_EQ(s.status().code(), StatusCode::kUnavailable) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("cannot connect to results database postgres://bob:***@/frontier"),
+            std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(s.status().message().find("pw@"), std::string::npos);  // the password is not shown
+}
+
+TEST(Schema, SqliteMigrationsRenderAsFirstShippedAndPostgresOnesUse64BitTypes) {
+  const std::string lite = MigrationSql(0, Dialect::kSqlite), pg = MigrationSql(0, Dialect::kPostgres);
+  EXPECT_NE(lite.find("id INTEGER PRIMARY KEY, sweep TEXT NOT NULL"), std::string::npos);
+  EXPECT_NE(lite.find("scheduled_ns INTEGER,"), std::string::npos);
+  EXPECT_NE(lite.find("http_status INTEGER, PRIMARY KEY(point_id, idx)) WITHOUT ROWID;"), std::string::npos);
+  EXPECT_NE(lite.find("load_value REAL NOT NULL"), std::string::npos);
+  EXPECT_NE(pg.find("id BIGSERIAL PRIMARY KEY, sweep TEXT NOT NULL"), std::string::npos);
+  EXPECT_NE(pg.find("scheduled_ns BIGINT,"), std::string::npos);
+  EXPECT_NE(pg.find("http_status BIGINT, PRIMARY KEY(point_id, idx));"), std::string::npos);
+  EXPECT_NE(pg.find("load_value DOUBLE PRECISION NOT NULL"), std::string::npos);
+  for (int v = 0; v < kSchemaVersion; ++v)
+    for (const Dialect d : {Dialect::kSqlite, Dialect::kPostgres})
+      EXPECT_EQ(MigrationSql(v, d).find('{'), std::string::npos) << "an unrendered token in migration " << v;
+  EXPECT_EQ(NumberPlaceholders("UPDATE runs SET status = ? WHERE id = ?"), "UPDATE runs SET status = $1 WHERE id = $2");
 }
 
 TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {

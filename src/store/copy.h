@@ -1,0 +1,39 @@
+// copy.h: runs from one results database into another, across back ends
+// (SQLite to PostgreSQL and back).
+//
+//   FRONTIER_ASSIGN_OR_RETURN(CopyOutcome o, CopyRuns(*sqlite, *postgres, {}));
+//
+// Ids are assigned by the destination (a run or point keeps its content, not
+// its number). A run is the same run in both databases when its sweep, plan
+// hash, system, source, creation time, configuration and provenance are
+// equal; copying into a database that already has it adds only the points it
+// lacks (by point key), so copying twice, or back again, duplicates nothing.
+// Each point is one transaction with its requests. Launch records are not
+// copied: they name processes on the host that wrote them.
+//
+// Thread safety: functions over Stores the caller owns.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/status.h"
+#include "store/store.h"
+
+namespace frontier::store {
+
+struct CopyOutcome {
+  int64_t runs_created = 0;    // runs the destination did not have
+  int64_t runs_matched = 0;    // runs it had already (only missing points added)
+  int64_t points_copied = 0;
+  int64_t points_present = 0;  // points the destination had already
+  std::map<int64_t, int64_t> run_ids;  // source run id -> destination run id
+};
+
+// Copies `run_ids` (every run when empty) from `from` into `to`. NotFound
+// naming the id when `from` has no such run; on any other error the points
+// copied so far stay (a second copy completes it).
+Result<CopyOutcome> CopyRuns(Store& from, Store& to, const std::vector<int64_t>& run_ids);
+
+}  // namespace frontier::store

@@ -1,0 +1,166 @@
+// row_codec.h: rows of the results database to records and back, once for
+// every back end. A back end supplies a Row (the current result row) and a
+// Binder (the parameters of a statement from schema.h's sql::):
+//
+//   Row:    std::string Text(int col); int64_t Int(int col); double Real(int col);
+//           Result<int64_t> Int(int col, const std::string& field, int64_t min, int64_t max)
+//             (InvalidArgument naming the field unless an integer in [min, max]);
+//   Binder: void Bind(int param, const std::string&); void Bind(int param, int64_t);
+//           void Bind(int param, double)   (params counted from 1).
+//
+// Decoding checks every number against records.h's bounds; a row outside them
+// is an error the back end reports as a damaged row.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <limits>
+
+#include "core/clock.h"
+#include "store/schema.h"
+#include "store/store.h"
+
+namespace frontier::store::codec {
+
+template <class Row>
+RunInfo DecodeRun(Row& s) {
+  RunInfo r;
+  r.id = s.Int(0);
+  r.sweep = s.Text(1);
+  r.plan_hash = s.Text(2);
+  r.plan_text = s.Text(3);
+  r.system = s.Text(4);
+  r.source = s.Text(5);
+  r.status = ParseSystemStatus(s.Text(6));
+  r.created_utc = s.Text(7);
+  r.config = JsonToMap(s.Text(8));
+  r.provenance = JsonToMap(s.Text(9));
+  return r;
+}
+
+template <class Binder>
+void BindRun(Binder& b, const RunInfo& run) {
+  b.Bind(1, run.sweep);
+  b.Bind(2, run.plan_hash);
+  b.Bind(3, run.plan_text);
+  b.Bind(4, run.system);
+  b.Bind(5, run.source);
+  b.Bind(6, run.status.ToString());
+  b.Bind(7, run.created_utc);
+  b.Bind(8, MapToJson(run.config));
+  b.Bind(9, MapToJson(run.provenance));
+}
+
+// A row of sql::SelectPoints into `p` (p.id is set first, for the message).
+template <class Row>
+Status DecodePoint(Row& s, PointRecord& p) {
+  using namespace bounds;
+  p.id = s.Int(0);
+  p.run_id = s.Int(1);
+  p.key = s.Text(2);
+  p.workload = s.Text(3);
+  p.load_kind = s.Text(4);
+  p.load_value = s.Real(5);
+  FRONTIER_ASSIGN_OR_RETURN(p.repetition, s.Int(6, "repetition", 0, kMaxRepetition));
+  p.source = s.Text(7);
+  FRONTIER_ASSIGN_OR_RETURN(p.attempts, s.Int(8, "attempts", 1, kMaxAttempts));
+  p.created_utc = s.Text(9);
+  p.settings = JsonToMap(s.Text(10));
+  p.summary_json = s.Text(11);
+  FRONTIER_ASSIGN_OR_RETURN(p.metrics.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
+  FRONTIER_ASSIGN_OR_RETURN(p.metrics.completed, s.Int(13, "completed", 0, kMaxRequests));
+  FRONTIER_ASSIGN_OR_RETURN(p.metrics.failed, s.Int(14, "failed", 0, kMaxRequests));
+  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_input_tokens, s.Int(15, "total_input_tokens", 0, kMaxTokens));
+  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_output_tokens, s.Int(16, "total_output_tokens", 0, kMaxTokens));
+  int col = 17;
+  for (int i = 0; i < kNumDoubleColumns; ++i) p.metrics.*kDoubleColumns[i].member = s.Real(col++);
+  return CheckPoint(p, "");
+}
+
+// The parameters of sql::InsertPoint(version).
+template <class Binder>
+void BindPoint(Binder& b, const PointRecord& p, int version) {
+  b.Bind(1, p.run_id);
+  b.Bind(2, p.key);
+  b.Bind(3, p.workload);
+  b.Bind(4, p.load_kind);
+  b.Bind(5, p.load_value);
+  b.Bind(6, static_cast<int64_t>(p.repetition));
+  b.Bind(7, p.source);
+  b.Bind(8, static_cast<int64_t>(p.attempts));
+  b.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
+  b.Bind(10, MapToJson(p.settings));
+  b.Bind(11, p.summary_json.empty() ? std::string("{}") : p.summary_json);
+  b.Bind(12, static_cast<int64_t>(p.metrics.num_gpus));
+  b.Bind(13, p.metrics.completed);
+  b.Bind(14, p.metrics.failed);
+  b.Bind(15, p.metrics.total_input_tokens);
+  b.Bind(16, p.metrics.total_output_tokens);
+  int param = 17;
+  for (int i = 0; i < kNumDoubleColumns; ++i)
+    if (version >= kDoubleColumns[i].since) b.Bind(param++, p.metrics.*kDoubleColumns[i].member);
+}
+
+// A row of sql::SelectRequests into `r` (r.idx is set first, for the message).
+template <class Row>
+Status DecodeRequest(Row& s, RequestRow& r) {
+  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
+  r.idx = s.Int(0);
+  r.ok = s.Int(1) != 0;
+  r.warmup = s.Int(2) != 0;
+  FRONTIER_ASSIGN_OR_RETURN(r.prompt_tokens, s.Int(3, "prompt_tokens", 0, kTokens));
+  FRONTIER_ASSIGN_OR_RETURN(r.output_tokens, s.Int(4, "output_tokens", 0, kTokens));
+  r.scheduled_ns = s.Int(5);
+  r.sent_ns = s.Int(6);
+  r.first_token_ns = s.Int(7);
+  r.end_ns = s.Int(8);
+  FRONTIER_ASSIGN_OR_RETURN(r.events, s.Int(9, "events", 0, kTokens));
+  r.failure = s.Text(10);
+  FRONTIER_ASSIGN_OR_RETURN(r.http_status, s.Int(11, "http_status", 0, 999));
+  return Status::Ok();
+}
+
+// The parameters of one row of sql::InsertRequests, starting at `first`.
+template <class Binder>
+void BindRequest(Binder& b, int first, int64_t point_id, const RequestRow& q) {
+  b.Bind(first, point_id);
+  b.Bind(first + 1, q.idx);
+  b.Bind(first + 2, static_cast<int64_t>(q.ok));
+  b.Bind(first + 3, static_cast<int64_t>(q.warmup));
+  b.Bind(first + 4, static_cast<int64_t>(q.prompt_tokens));
+  b.Bind(first + 5, static_cast<int64_t>(q.output_tokens));
+  b.Bind(first + 6, q.scheduled_ns);
+  b.Bind(first + 7, q.sent_ns);
+  b.Bind(first + 8, q.first_token_ns);
+  b.Bind(first + 9, q.end_ns);
+  b.Bind(first + 10, static_cast<int64_t>(q.events));
+  b.Bind(first + 11, q.failure);
+  b.Bind(first + 12, static_cast<int64_t>(q.http_status));
+}
+
+// A row of sql::SelectOpenLaunches (pgid checked: a process group id > 1).
+template <class Row>
+Status DecodeLaunch(Row& s, LaunchRecord& l) {
+  l.id = s.Int(0);
+  l.system = s.Text(1);
+  l.host = s.Text(2);
+  l.boot_id = s.Text(3);
+  FRONTIER_ASSIGN_OR_RETURN(l.pgid, s.Int(4, "pgid", 2, std::numeric_limits<int32_t>::max()));
+  l.marker = s.Text(5);
+  l.command = s.Text(6);
+  l.started_utc = s.Text(7);
+  return Status::Ok();
+}
+
+template <class Binder>
+void BindLaunch(Binder& b, const LaunchRecord& l) {
+  b.Bind(1, l.system);
+  b.Bind(2, l.host);
+  b.Bind(3, l.boot_id);
+  b.Bind(4, l.pgid);
+  b.Bind(5, l.marker);
+  b.Bind(6, l.command);
+  b.Bind(7, l.started_utc.empty() ? UtcTimestampNow() : l.started_utc);
+}
+
+}  // namespace frontier::store::codec

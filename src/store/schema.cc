@@ -1,0 +1,216 @@
+#include "store/schema.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/parse.h"
+
+namespace frontier::store {
+namespace {
+
+// Migrations, in order: entry i takes the schema from version i to i + 1.
+// Never edit one that has shipped; append a new one.
+const char* const kMigrations[] = {
+    // 0 -> 1: runs, points, requests.
+    R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs(
+  id {pk}, sweep TEXT NOT NULL, plan_hash TEXT NOT NULL, plan_text TEXT NOT NULL,
+  system TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL, created_utc TEXT NOT NULL,
+  config_json TEXT NOT NULL, provenance_json TEXT NOT NULL);
+CREATE TABLE points(
+  id {pk}, run_id {int} NOT NULL REFERENCES runs(id), point_key TEXT NOT NULL,
+  workload TEXT NOT NULL, load_kind TEXT NOT NULL, load_value {real} NOT NULL,
+  repetition {int} NOT NULL, source TEXT NOT NULL, attempts {int} NOT NULL,
+  created_utc TEXT NOT NULL, settings_json TEXT NOT NULL, summary_json TEXT NOT NULL,
+  num_gpus {int} NOT NULL, completed {int} NOT NULL, failed {int} NOT NULL,
+  total_input_tokens {int} NOT NULL, total_output_tokens {int} NOT NULL,
+  duration_s {real}, request_throughput {real}, output_throughput {real}, total_token_throughput {real},
+  output_tput_per_gpu {real}, total_tput_per_gpu {real}, interactivity {real},
+  mean_ttft_ms {real}, median_ttft_ms {real}, p99_ttft_ms {real},
+  mean_tpot_ms {real}, median_tpot_ms {real}, p99_tpot_ms {real},
+  mean_itl_ms {real}, median_itl_ms {real}, p99_itl_ms {real},
+  mean_e2el_ms {real}, median_e2el_ms {real}, p99_e2el_ms {real},
+  UNIQUE(run_id, point_key));
+CREATE TABLE requests(
+  point_id {int} NOT NULL REFERENCES points(id), idx {int} NOT NULL, ok {int} NOT NULL,
+  warmup {int} NOT NULL, prompt_tokens {int}, output_tokens {int}, scheduled_ns {int},
+  sent_ns {int}, first_token_ns {int}, end_ns {int}, events {int}, failure TEXT,
+  http_status {int}, PRIMARY KEY(point_id, idx)){norowid};
+)sql",
+    // 1 -> 2: peak concurrency seen, and an index for resuming by plan.
+    R"sql(
+ALTER TABLE points ADD COLUMN max_concurrent_requests {real} NOT NULL DEFAULT 0;
+CREATE INDEX runs_by_plan ON runs(sweep, plan_hash, system);
+)sql",
+    // 2 -> 3: servers launched by sweeps, so a later sweep can stop one whose sweep died.
+    R"sql(
+CREATE TABLE launches(
+  id {pk}, system TEXT NOT NULL,
+  host TEXT NOT NULL, boot_id TEXT NOT NULL, pgid {int} NOT NULL, marker TEXT NOT NULL,
+  command TEXT NOT NULL, started_utc TEXT NOT NULL, stopped_utc TEXT);
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
+              "one migration per schema version");
+
+struct Token {
+  const char* name;
+  const char* sqlite;
+  const char* postgres;
+};
+// SQLite's renderings are the text the migrations were first shipped with.
+const Token kTokens[] = {
+    {"{pk}", "INTEGER PRIMARY KEY", "BIGSERIAL PRIMARY KEY"},
+    {"{int}", "INTEGER", "BIGINT"},
+    {"{real}", "REAL", "DOUBLE PRECISION"},
+    {"{norowid}", " WITHOUT ROWID", ""},
+};
+
+const char* const kPointHead =
+    "id, run_id, point_key, workload, load_kind, load_value, repetition, source, attempts, "
+    "created_utc, settings_json, summary_json, num_gpus, completed, failed, total_input_tokens, "
+    "total_output_tokens";
+
+}  // namespace
+
+const DoubleColumn kDoubleColumns[] = {
+    {"duration_s", &PointMetrics::duration_s},
+    {"request_throughput", &PointMetrics::request_throughput},
+    {"output_throughput", &PointMetrics::output_throughput},
+    {"total_token_throughput", &PointMetrics::total_token_throughput},
+    {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu},
+    {"total_tput_per_gpu", &PointMetrics::total_tput_per_gpu},
+    {"interactivity", &PointMetrics::interactivity},
+    {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},
+    {"median_ttft_ms", &PointMetrics::median_ttft_ms},
+    {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},
+    {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
+    {"median_tpot_ms", &PointMetrics::median_tpot_ms},
+    {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
+    {"mean_itl_ms", &PointMetrics::mean_itl_ms},
+    {"median_itl_ms", &PointMetrics::median_itl_ms},
+    {"p99_itl_ms", &PointMetrics::p99_itl_ms},
+    {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
+    {"median_e2el_ms", &PointMetrics::median_e2el_ms},
+    {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
+    {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, 2},
+};
+const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
+
+std::string MigrationSql(int from, Dialect dialect) {
+  std::string out = kMigrations[from];
+  for (const Token& t : kTokens) {
+    const std::string name = t.name, with = dialect == Dialect::kSqlite ? t.sqlite : t.postgres;
+    for (size_t at = out.find(name); at != std::string::npos; at = out.find(name, at + with.size()))
+      out.replace(at, name.size(), with);
+  }
+  return out;
+}
+
+std::string NumberPlaceholders(const std::string& sql) {
+  std::string out;
+  int n = 0;
+  for (char c : sql) {
+    if (c == '?') {
+      out += "$" + std::to_string(++n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace sql {
+
+std::string InsertRun() {
+  return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
+         "config_json, provenance_json) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id";
+}
+
+std::string SelectRuns(const std::string& tail) {
+  return "SELECT id, sweep, plan_hash, plan_text, system, source, status, created_utc, config_json, "
+         "provenance_json FROM runs " + tail;
+}
+
+std::string SelectPoints(int version, const std::string& tail) {
+  std::string s = std::string("SELECT ") + kPointHead;
+  for (const auto& c : kDoubleColumns)
+    s += version >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
+  return s + " FROM points " + tail;
+}
+
+std::string InsertPoint(int version) {
+  std::string s = "INSERT INTO points(" + std::string(kPointHead).substr(4);  // without "id, "
+  std::string values = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
+  for (const auto& c : kDoubleColumns) {
+    if (version < c.since) continue;
+    s += std::string(", ") + c.name;
+    values += ",?";
+  }
+  return s + ") VALUES(" + values + ") RETURNING id";
+}
+
+std::string InsertRequests(int rows) {
+  std::string s =
+      "INSERT INTO requests(point_id, idx, ok, warmup, prompt_tokens, output_tokens, scheduled_ns, "
+      "sent_ns, first_token_ns, end_ns, events, failure, http_status) VALUES";
+  for (int i = 0; i < rows; ++i) s += i == 0 ? "(?,?,?,?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  return s;
+}
+
+std::string SelectRequests() {
+  return "SELECT idx, ok, warmup, prompt_tokens, output_tokens, scheduled_ns, sent_ns, "
+         "first_token_ns, end_ns, events, failure, http_status FROM requests WHERE point_id = ? "
+         "ORDER BY idx";
+}
+
+std::string SetRunStatus() { return "UPDATE runs SET status = ? WHERE id = ?"; }
+
+std::string SelectPointKeys() { return "SELECT point_key FROM points WHERE run_id = ?"; }
+
+std::string SetLaunchStopped() { return "UPDATE launches SET stopped_utc = ? WHERE id = ?"; }
+
+std::string InsertLaunch() {
+  return "INSERT INTO launches(system, host, boot_id, pgid, marker, command, started_utc) "
+         "VALUES(?,?,?,?,?,?,?) RETURNING id";
+}
+
+std::string SelectOpenLaunches() {
+  return "SELECT id, system, host, boot_id, pgid, marker, command, started_utc FROM launches "
+         "WHERE stopped_utc IS NULL ORDER BY id";
+}
+
+std::string SetSchemaVersion() {
+  // An upsert both back ends understand (SQLite >= 3.24).
+  return "INSERT INTO meta(key, value) VALUES('schema_version', ?) "
+         "ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+}
+
+}  // namespace sql
+
+Result<int> ParseSchemaVersion(const std::string& location, const std::string& text) {
+  Result<int64_t> v = ParseInt("meta.schema_version", text, std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::max());
+  if (v.ok() && *v > kSchemaVersion) {
+    return FailedPrecondition(location + " has schema version " + text + ", newer than this frontier's " +
+                              std::to_string(kSchemaVersion) + "; use a newer frontier to read it");
+  }
+  if (!v.ok() || *v < 1) {
+    return InvalidArgument(location + ": meta.schema_version must be an integer in [1, " +
+                           std::to_string(kSchemaVersion) + "], got '" + text.substr(0, 40) +
+                           "'; the database is damaged or was not written by frontier");
+  }
+  return static_cast<int>(*v);
+}
+
+std::string MapToJson(const std::map<std::string, std::string>& m) { return nlohmann::json(m).dump(); }
+
+std::map<std::string, std::string> JsonToMap(const std::string& text) {
+  std::map<std::string, std::string> out;
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return out;
+  for (auto& [k, v] : j.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+
+}  // namespace frontier::store

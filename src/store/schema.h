@@ -1,0 +1,84 @@
+// schema.h: the results database's schema, migrations and statements, once
+// for every back end (SQLite, PostgreSQL).
+//
+// A migration is SQL written with a few dialect tokens, rendered for a back
+// end by MigrationSql():
+//   {pk}    the auto-assigned 64-bit row id   INTEGER PRIMARY KEY | BIGSERIAL PRIMARY KEY
+//   {int}   a 64-bit integer column            INTEGER             | BIGINT
+//   {real}  a 64-bit floating-point column     REAL                | DOUBLE PRECISION
+//   {norowid}  SQLite's WITHOUT ROWID table    WITHOUT ROWID       | (nothing)
+// Statements are written with `?` placeholders; the PostgreSQL back end
+// numbers them ($1, $2, ...) with NumberPlaceholders().
+//
+// Adding a schema version: append one entry to kMigrations in schema.cc (never
+// edit one that has shipped), raise kSchemaVersion, and give new columns a
+// `since` so an older database opened read-only reads them as 0.
+//
+// Thread safety: constants and pure functions.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "store/records.h"
+
+namespace frontier::store {
+
+// The schema version this build writes.
+inline constexpr int kSchemaVersion = 3;
+
+enum class Dialect { kSqlite, kPostgres };
+
+// The SQL that takes a database from schema version `from` to `from + 1`
+// (0 <= from < kSchemaVersion), rendered for `dialect`.
+std::string MigrationSql(int from, Dialect dialect);
+
+// `sql` with its `?` placeholders numbered $1, $2, ... (PostgreSQL's form).
+// The statements of this file hold no `?` inside a string literal.
+std::string NumberPlaceholders(const std::string& sql);
+
+// The REAL metric columns, where they live in PointMetrics, and the schema
+// version that added them (an older database read as it is reads them as 0).
+struct DoubleColumn {
+  const char* name;
+  double PointMetrics::*member;
+  int since = 1;
+};
+extern const DoubleColumn kDoubleColumns[];
+extern const int kNumDoubleColumns;
+
+namespace sql {
+// Stores a run: 9 parameters (sweep, plan_hash, plan_text, system, source,
+// status, created_utc, config_json, provenance_json); returns its id.
+std::string InsertRun();
+// Every column of runs, in RunInfo's order, then `tail` (WHERE ..., ORDER BY ...).
+std::string SelectRuns(const std::string& tail);
+// Every point column a database of `version` holds (later ones read as 0),
+// then `tail`. Columns: id, run_id, point_key, ... total_output_tokens, then kDoubleColumns.
+std::string SelectPoints(int version, const std::string& tail);
+// Stores a point into a database of `version`: 16 parameters then one per
+// kDoubleColumns entry that version has; returns its id.
+std::string InsertPoint(int version);
+// Stores `rows` requests: 13 parameters per row.
+std::string InsertRequests(int rows);
+// The requests of one point (1 parameter), by index.
+std::string SelectRequests();
+std::string SetRunStatus();       // (status, run id)
+std::string SelectPointKeys();    // (run id)
+std::string InsertLaunch();  // 7 parameters; returns its id
+std::string SetLaunchStopped();   // (stopped_utc, launch id)
+std::string SelectOpenLaunches();
+// Sets meta.schema_version (1 parameter, the version as text).
+std::string SetSchemaVersion();
+}  // namespace sql
+
+// The schema version stored as `text` in meta.schema_version of the database
+// at `location`: InvalidArgument unless an integer in [1, kSchemaVersion];
+// FailedPrecondition when newer than this build.
+Result<int> ParseSchemaVersion(const std::string& location, const std::string& text);
+
+// JSON text of a string map, and back ("{}"-like garbage reads as empty).
+std::string MapToJson(const std::map<std::string, std::string>& m);
+std::map<std::string, std::string> JsonToMap(const std::string& text);
+
+}  // namespace frontier::store
