@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,30 @@ struct RequestRecord {
   std::string failure_detail;        // HTTP body, transport message, ...
   int http_status = 0;               // 0 when no response line was received
   std::string usage_conflict;        // why the server's usage was not trusted ("" when it was, or none came)
+  std::vector<int32_t> output_token_ids;  // the answer's token ids, when the request asked
+                                          // (RequestSpec::want_output_ids) and the target knows them
+};
+
+// The serving engine's own account of a run: its Prometheus /metrics
+// scraped while a measured run went on (loadgen/metrics_scraper.h), or the
+// simulated engine's counters. Written under "server_metrics" in the result
+// JSON (metrics/result_json.h).
+struct ServerSample {
+  Nanos t_ns = 0;                         // when the scrape's answer arrived, from the run's start
+  std::map<std::string, double> values;   // series name -> value, summed over label sets
+};
+struct ServerMetrics {
+  std::string source;                     // "simulator", or the URL scraped
+  std::string kind;                       // "vllm", "sglang", "llama.cpp", "" (unrecognised)
+  // Prefix cache over the run, in tokens (counter deltas, first to last
+  // sample); -1 when the server does not say.
+  double prefix_cache_queries = -1, prefix_cache_hits = -1;
+  // hits / queries, or the server's own gauge (SGLang's sglang:cache_hit_rate,
+  // its last sample); -1 unknown.
+  double prefix_cache_hit_rate = -1;
+  int64_t scrapes = 0, scrape_failures = 0;
+  std::string last_error;                 // the last failed scrape's reason
+  std::vector<ServerSample> samples;      // in time order
 };
 
 struct RunResult {
@@ -83,6 +108,7 @@ struct RunResult {
   Nanos duration_ns = 0;             // benchmark duration: first send to last end (non-warmup)
   bool interrupted = false;          // stopped early by the user; what was measured is kept
   std::vector<RequestRecord> requests;
+  std::optional<ServerMetrics> server_metrics;  // when scraped or simulated
 };
 
 }  // namespace frontier

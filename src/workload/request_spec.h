@@ -16,6 +16,8 @@ struct RequestSpec {
   std::vector<int32_t> prompt_token_ids; // set when the prompt is sent as token ids
   std::string prompt_text;               // set when the prompt is sent as text
   // For chat datasets: the prompt as one user message; the client wraps prompt_text.
+  bool want_output_ids = false;          // the target returns the answer's token ids
+                                         // (RequestRecord::output_token_ids), e.g. for the next turn
 };
 
 }  // namespace frontier::workload
