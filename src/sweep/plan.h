@@ -72,6 +72,7 @@ struct SimSettings {
   int spec_tokens = 0;
   std::optional<double> acceptance, acceptance_rate;
   bool attention_dp = false;
+  bool prefix_caching = true;                // prefix_caching: on | off
   // Disaggregated prefill / decode: {workers, tp, dp, ep} per pool.
   struct Pool {
     int workers = 0, tp = 1, dp = 1, ep = 1;

@@ -181,7 +181,7 @@ systems:
   - name: pd
     hardware: h200
     gpus: 24
-    sim: {model: deepseek-r1, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
+    sim: {model: deepseek-r1, prefix_caching: off, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
 workloads:
   - {name: w, input_len: 1024, output_len: 128}
 load:
@@ -196,7 +196,11 @@ load:
   EXPECT_DOUBLE_EQ(*a.acceptance_rate, 0.8);
   EXPECT_EQ(p->systems[0].Config().at("attention_dp"), "true");
   EXPECT_EQ(p->systems[0].Config().at("max_num_seqs"), "auto");
+  EXPECT_TRUE(a.prefix_caching);  // on unless a plan says off
+  EXPECT_EQ(p->systems[0].Config().count("prefix_caching"), 0u);
   const SimSettings& d = *p->systems[1].sim;
+  EXPECT_FALSE(d.prefix_caching);
+  EXPECT_EQ(p->systems[1].Config().at("prefix_caching"), "off");
   EXPECT_EQ(d.prefill.workers, 1);
   EXPECT_EQ(d.prefill.tp, 8);
   EXPECT_EQ(d.decode.workers, 2);

@@ -67,6 +67,7 @@ sim::SimSpec ToSimSpec(const SystemSpec& system) {
   spec.acceptance = s.acceptance;
   spec.acceptance_rate = s.acceptance_rate;
   spec.attention_dp = s.attention_dp;
+  spec.prefix_caching = s.prefix_caching;
   spec.prefill_workers = s.prefill.workers;
   spec.prefill_tp = s.prefill.tp;
   spec.prefill_dp = s.prefill.dp;
