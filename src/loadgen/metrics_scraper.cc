@@ -24,6 +24,9 @@ const std::vector<std::string_view> kTrackedSeries = {
 MetricsScraper::MetricsScraper(Options options)
     : options_(std::move(options)), start_ns_(SteadyClock::MonotonicNow()) {
   metrics_.source = options_.url;
+  // The baseline before the constructor returns, so it precedes the run's
+  // first request and counter deltas cover the whole run.
+  ScrapeOnce();
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -63,13 +66,15 @@ void MetricsScraper::ScrapeOnce() {
 }
 
 void MetricsScraper::Loop() {
-  Nanos next = SteadyClock::MonotonicNow();
+  Nanos next = start_ns_;
   for (;;) {
-    ScrapeOnce();
     next += options_.period_ns;
-    std::unique_lock<std::mutex> lock(mu_);
-    const Nanos wait = std::max<Nanos>(0, next - SteadyClock::MonotonicNow());
-    if (wake_.wait_for(lock, std::chrono::nanoseconds(wait), [this] { return stop_; })) return;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      const Nanos wait = std::max<Nanos>(0, next - SteadyClock::MonotonicNow());
+      if (wake_.wait_for(lock, std::chrono::nanoseconds(wait), [this] { return stop_; })) return;
+    }
+    ScrapeOnce();
   }
 }
 

@@ -49,7 +49,8 @@ class MetricsScraper {
     client::ClientOptions client;        // API key, headers, TLS settings
   };
 
-  // Takes the first sample at once, then one every period.
+  // Takes the first sample before returning (the baseline the counters'
+  // deltas start from), then one every period on its own thread.
   explicit MetricsScraper(Options options);
   ~MetricsScraper();  // stops the thread if Finish() was not called
   MetricsScraper(const MetricsScraper&) = delete;
