@@ -137,6 +137,16 @@ int RunBench(int argc, char** argv) {
   AddTargetFlags(app, &tf, /*with_model=*/true);
   bool no_progress = false;
   app.add_flag("--no-progress", no_progress, "No live progress line")->group("Output");
+  std::string scrape_url;
+  double scrape_interval_s = 1.0;
+  CLI::Option* scrape = app.add_option("--scrape-metrics", scrape_url,
+                                       "Sample the server's Prometheus metrics during the run (KV-cache use, "
+                                       "running/waiting, preemptions, prefix-cache hits) into the result's "
+                                       "server_metrics; URL [--base-url + /metrics]")
+                            ->expected(0, 1)
+                            ->group("Output");
+  app.add_option("--scrape-interval", scrape_interval_s, "Seconds between --scrape-metrics samples [1]")
+      ->group("Output");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   std::string shard_flag, rendezvous = "127.0.0.1:29517";
@@ -152,6 +162,9 @@ int RunBench(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0))
       ->group("Shards");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (!(scrape_interval_s >= 0.05 && scrape_interval_s <= 3600))
+    return UsageError("bench", "--scrape-interval must be a number of seconds in [0.05, 3600], got " +
+                                   std::to_string(scrape_interval_s));
 
   auto w = ResolveWorkload(wf);
   if (!w.ok()) return Fail("bench", w.status());
@@ -187,6 +200,14 @@ int RunBench(int argc, char** argv) {
   loadgen::BenchOptions& o = *resolved;
   o.command_line = CommandLine(argc, argv);
   if (*rules) o.rules = **rules;
+  if (scrape->count() > 0) {
+    std::string base = o.client.base_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    o.scrape_metrics_url = scrape_url.empty() ? base + "/metrics" : scrape_url;
+    o.scrape_period_ns = static_cast<Nanos>(scrape_interval_s * kNanosPerSecond);
+    o.effective_settings["scrape_metrics"] = o.scrape_metrics_url;
+    o.effective_settings["scrape_interval_s"] = std::to_string(scrape_interval_s);
+  }
   const std::string vocab_note =
       loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
   if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
@@ -233,6 +254,18 @@ int RunBench(int argc, char** argv) {
                              loadgen::ShardMetaPath(w->requests_jsonl));
   }
   PrintSummary(out->run, out->summary);
+  if (const auto& m = out->run.server_metrics) {
+    std::cout << "server metrics: " << m->samples.size() << " samples from " << m->source;
+    if (m->scrape_failures > 0) std::cout << ", " << m->scrape_failures << " failed (" << m->last_error << ")";
+    std::cout << "\n";
+    if (m->prefix_cache_hit_rate >= 0) {
+      std::cout << "achieved prefix-cache hit rate: " << m->prefix_cache_hit_rate * 100 << "%";
+      if (m->prefix_cache_queries >= 0)
+        std::cout << " (" << static_cast<long long>(m->prefix_cache_hits) << " of "
+                  << static_cast<long long>(m->prefix_cache_queries) << " prompt tokens)";
+      std::cout << "\n";
+    }
+  }
   if (out->verdict) std::cout << loadgen::FormatVerdict(*out->verdict, **rules);
   if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
   if (out->run.interrupted) return 130;

@@ -44,6 +44,16 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
          },
          "Running sequences per DP rank [stack default]; auto: raised to each --concurrency value")
       ->group("Engine");
+  app.add_option_function<std::string>(
+         "--prefix-caching",
+         [s](const std::string& v) {
+           if (v != "on" && v != "off")
+             throw CLI::ValidationError("--prefix-caching", "must be on or off, got '" + v + "'");
+           s->prefix_caching = v == "on";
+         },
+         "Automatic prefix caching: blocks of a token-id prompt already cached skip prefill; free cached blocks "
+         "are evicted LRU [on]")
+      ->group("Engine");
   app.add_option("--max-num-batched-tokens", s->max_num_batched_tokens, "Tokens per step per DP rank [stack default]")
       ->group("Engine");
   app.add_option("--gpu-memory-utilization", s->gpu_memory_utilization,
@@ -81,7 +91,7 @@ const std::vector<std::string>& SimSpecFlagNames() {
       "--model",     "--hardware",     "--gpus",         "--tp",
       "--ep",        "--dp",           "--precision",    "--kv-precision",
       "--stack",     "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
-      "--spec-tokens", "--acceptance", "--acceptance-rate", "--attention-dp",
+      "--spec-tokens", "--acceptance", "--acceptance-rate", "--attention-dp", "--prefix-caching",
       "--prefill-workers", "--prefill-tp", "--prefill-dp", "--prefill-ep",
       "--decode-workers", "--decode-tp", "--decode-dp", "--decode-ep"};
   return names;

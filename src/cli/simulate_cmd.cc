@@ -327,6 +327,10 @@ int RunSimulate(int argc, char** argv) {
     Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &target.stop());
     if (!out.ok()) return Fail(kCmd, out.status());
     PrintSummary(out->run, out->summary);
+    if (const sim::SimulationStats st = target.stats(); st.prefix_queries > 0)
+      std::printf("prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
+                  static_cast<long long>(st.prefix_hits), static_cast<long long>(st.prefix_queries),
+                  st.prefix_hit_rate() * 100, static_cast<long long>(st.evicted_blocks));
     if (f.explain) PrintExplain(*config, target.stats());
     if (out->verdict) std::printf("%s", loadgen::FormatVerdict(*out->verdict, **rules).c_str());
     return out->summary.completed == 0 ? AllFailed(out->run, "") : 0;

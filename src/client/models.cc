@@ -36,24 +36,31 @@ Result<ModelInfo> ParseModels(const std::string& body, const std::string& model)
 
 namespace {
 
+struct Body {
+  std::string text;
+  size_t max = 0;
+  bool over = false;
+};
+
 size_t Append(char* p, size_t size, size_t n, void* userp) {
-  auto* out = static_cast<std::string*>(userp);
-  if (out->size() > (4u << 20)) return 0;  // a model list is small: stop a runaway body
-  out->append(p, size * n);
+  auto* out = static_cast<Body*>(userp);
+  if (out->text.size() + size * n > out->max) {
+    out->over = true;
+    return 0;  // stops a runaway body
+  }
+  out->text.append(p, size * n);
   return size * n;
 }
 
 }  // namespace
 
-Result<ModelInfo> QueryModel(const ClientOptions& o, Nanos timeout) {
+Result<std::string> HttpGet(const ClientOptions& o, const std::string& url, Nanos timeout, size_t max_bytes) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  std::string base = o.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  const std::string url = base + "/v1/models";
   CURL* e = curl_easy_init();
   if (!e) return Unavailable("cannot set up an HTTP request for " + url);
-  std::string body;
+  Body body;
+  body.max = max_bytes;
   curl_slist* headers = nullptr;
   if (!o.api_key.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + o.api_key).c_str());
   for (const auto& h : o.headers) headers = curl_slist_append(headers, h.c_str());
@@ -72,8 +79,18 @@ Result<ModelInfo> QueryModel(const ClientOptions& o, Nanos timeout) {
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_cleanup(e);
   curl_slist_free_all(headers);
+  if (body.over)
+    return Unavailable("GET " + url + ": the body exceeds the bound of " + std::to_string(max_bytes) + " bytes");
   if (rc != CURLE_OK) return Unavailable("GET " + url + ": " + curl_easy_strerror(rc));
   if (status != 200) return Unavailable("GET " + url + ": HTTP " + std::to_string(status));
+  return std::move(body.text);
+}
+
+Result<ModelInfo> QueryModel(const ClientOptions& o, Nanos timeout) {
+  std::string base = o.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  // A model list is small: 4 MiB bounds a runaway body.
+  FRONTIER_ASSIGN_OR_RETURN(std::string body, HttpGet(o, base + "/v1/models", timeout, 4u << 20));
   return ParseModels(body, o.model);
 }
 

@@ -24,6 +24,12 @@ struct ModelInfo {
 // server cannot be reached or answers other than 200 with a model list.
 Result<ModelInfo> QueryModel(const ClientOptions& options, Nanos timeout);
 
+// GET `url` with the options' API key and headers (and TLS settings), off the
+// measured path. Returns the body of a 200 answer. Unavailable naming the URL
+// and why (unreachable, timed out, another status, a body over `max_bytes`).
+Result<std::string> HttpGet(const ClientOptions& options, const std::string& url, Nanos timeout,
+                            size_t max_bytes);
+
 // The model list's JSON, parsed (exposed for tests). InvalidArgument when it
 // is not a list of models.
 Result<ModelInfo> ParseModels(const std::string& body, const std::string& model);

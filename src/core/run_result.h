@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,28 @@ struct SessionRecord {
   std::string end_reason;            // why it ended early: "turn 2: http_status", "cancelled", "duration", "interrupted"
 };
 
+// The serving engine's own account of a run: its Prometheus /metrics
+// scraped while a measured run went on (loadgen/metrics_scraper.h), or the
+// simulated engine's counters. Written under "server_metrics" in the result
+// JSON (metrics/result_json.h).
+struct ServerSample {
+  Nanos t_ns = 0;                         // when the scrape's answer arrived, from the run's start
+  std::map<std::string, double> values;   // series name -> value, summed over label sets
+};
+struct ServerMetrics {
+  std::string source;                     // "simulator", or the URL scraped
+  std::string kind;                       // "vllm", "sglang", "llama.cpp", "" (unrecognised)
+  // Prefix cache over the run, in tokens (counter deltas, first to last
+  // sample); -1 when the server does not say.
+  double prefix_cache_queries = -1, prefix_cache_hits = -1;
+  // hits / queries, or the server's own gauge (SGLang's sglang:cache_hit_rate,
+  // its last sample); -1 unknown.
+  double prefix_cache_hit_rate = -1;
+  int64_t scrapes = 0, scrape_failures = 0;
+  std::string last_error;                 // the last failed scrape's reason
+  std::vector<ServerSample> samples;      // in time order
+};
+
 struct RunResult {
   std::string source = "measured";   // "measured" or "simulated"
   std::string frontier_version;
@@ -113,6 +136,7 @@ struct RunResult {
   // workload/prefix_blocks.h); < 0 when not computed (text prompts).
   double ideal_prefix_hit_rate = -1;
   int ideal_hit_block_tokens = 0;
+  std::optional<ServerMetrics> server_metrics;  // when scraped or simulated
 };
 
 }  // namespace frontier

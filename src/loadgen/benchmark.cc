@@ -1,5 +1,9 @@
 #include "loadgen/benchmark.h"
 
+#include <optional>
+
+#include "loadgen/metrics_scraper.h"
+
 #include <unistd.h>
 
 #include "client/models.h"
@@ -53,7 +57,17 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
   }
   PointOptions point = o;
   if (point.model.empty()) point.model = o.client.model;
-  return RunPoint(*target, specs, load, point, observer, stop);
+  std::optional<MetricsScraper> scraper;
+  if (!o.scrape_metrics_url.empty())
+    scraper.emplace(MetricsScraper::Options{o.scrape_metrics_url, o.scrape_period_ns, o.client});
+  Result<PointOutcome> out = RunPoint(*target, specs, load, point, observer, stop);
+  if (!scraper) return out;
+  ServerMetrics m = scraper->Finish();
+  if (!out.ok()) return out;
+  out->run.server_metrics = std::move(m);
+  // The result JSON again, now with the server's account.
+  FRONTIER_RETURN_IF_ERROR(WritePointFiles(point, load, *out, /*with_requests=*/false));
+  return out;
 }
 
 }  // namespace frontier::loadgen

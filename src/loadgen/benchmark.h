@@ -36,6 +36,11 @@ namespace frontier::loadgen {
 struct BenchOptions : PointOptions {
   client::ClientOptions client;
   int workers = 1;                      // event loops on their own threads (worker_pool.h)
+  // The server's Prometheus endpoint to sample during the run (metrics_scraper.h),
+  // "" = none; the samples and the achieved prefix-cache hit rate go into
+  // the result as "server_metrics".
+  std::string scrape_metrics_url;
+  Nanos scrape_period_ns = kNanosPerSecond;
 };
 
 using BenchOutcome = PointOutcome;

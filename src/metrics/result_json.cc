@@ -123,6 +123,38 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   f["effective_settings"] = run.effective_settings;
   f["interrupted"] = run.interrupted;
   j["frontier"] = std::move(f);
+  if (run.server_metrics) j["server_metrics"] = ServerMetricsToJson(*run.server_metrics);
+  return j;
+}
+
+json ServerMetricsToJson(const ServerMetrics& m) {
+  json j = json::object();
+  j["source"] = m.source;
+  j["kind"] = m.kind;
+  auto or_null = [](double v) { return v < 0 ? json(nullptr) : json(v); };
+  j["prefix_cache_queries"] = or_null(m.prefix_cache_queries);
+  j["prefix_cache_hits"] = or_null(m.prefix_cache_hits);
+  j["prefix_cache_hit_rate"] = or_null(m.prefix_cache_hit_rate);
+  j["scrapes"] = m.scrapes;
+  j["scrape_failures"] = m.scrape_failures;
+  if (!m.last_error.empty()) j["last_error"] = m.last_error;
+  // Samples as columns: one time axis, one array per series (null where a
+  // scrape lacked it), so a long run stays compact and easy to plot.
+  json t = json::array();
+  std::map<std::string, json> series;
+  for (const auto& s : m.samples)
+    for (const auto& [k, v] : s.values) series.try_emplace(k, json::array());
+  for (const auto& s : m.samples) {
+    t.push_back(static_cast<double>(s.t_ns) / 1e9);
+    for (auto& [k, col] : series) {
+      auto it = s.values.find(k);
+      col.push_back(it == s.values.end() || !std::isfinite(it->second) ? json(nullptr) : json(it->second));
+    }
+  }
+  json samples = json::object();
+  samples["t_s"] = std::move(t);
+  for (auto& [k, col] : series) samples[k] = std::move(col);
+  j["samples"] = std::move(samples);
   return j;
 }
 

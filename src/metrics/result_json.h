@@ -21,6 +21,11 @@
 //    "source": "measured"|"simulated", "base_url", "endpoint", "model",
 //    "served_model", "start_time_utc", "host", "num_gpus", "percentiles",
 //    "requested_settings": {...}, "effective_settings": {...}, "interrupted"}.
+// When the run carries the server's own metrics (RunResult::server_metrics),
+// "server_metrics": {"source", "kind", "prefix_cache_queries",
+// "prefix_cache_hits", "prefix_cache_hit_rate" (null when unknown),
+// "scrapes", "scrape_failures", "last_error"?, "samples": {"t_s": [...],
+// "<series>": [...], ...}} (ServerMetricsToJson).
 // An infinite request rate is written as the string "inf" (JSON has no infinity).
 //
 // Request records: one JSON object a line, keys as in RequestRecord, times in
@@ -48,6 +53,10 @@ namespace frontier::metrics {
 nlohmann::json ResultToJson(const RunResult& run, const Summary& summary,
                             const SummaryOptions& options,
                             const nlohmann::json* extra_top_level = nullptr);
+
+// The "server_metrics" object above: samples as columns over "t_s" (seconds
+// from the run's start), null where a scrape lacked a series.
+nlohmann::json ServerMetricsToJson(const ServerMetrics& m);
 
 // Writes ResultToJson(...) to `path` atomically (core/atomic_file.h).
 Status WriteResultJson(const std::string& path, const RunResult& run, const Summary& summary,

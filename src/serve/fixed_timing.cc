@@ -28,7 +28,8 @@ FixedTiming::FixedTiming(const FixedProfile& profile)
       ttft_ns_(MillisToNanos(profile.ttft_ms / profile.time_scale)),
       itl_ns_(MillisToNanos(profile.itl_ms / profile.time_scale)) {}
 
-Status FixedTiming::Add(uint64_t id, int32_t /*prompt_tokens*/, int32_t output_tokens, Nanos now) {
+Status FixedTiming::Add(uint64_t id, int32_t /*prompt_tokens*/, int32_t output_tokens, Nanos now,
+                        std::span<const int32_t> /*tokens*/) {
   if (output_tokens < 1) return InvalidArgument("output length must be at least 1 token");
   latest_ = std::max(latest_, now);
   remaining_[id] = output_tokens;

@@ -43,7 +43,8 @@ class FixedTiming final : public TimingSource {
   // REQUIRES: ValidateFixedProfile(profile).ok().
   explicit FixedTiming(const FixedProfile& profile);
 
-  Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) override;
+  Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now,
+             std::span<const int32_t> tokens = {}) override;
   void Cancel(uint64_t id) override;
   Nanos NextWakeup() const override;
   void Poll(Nanos now, std::vector<Emission>& out) override;

@@ -156,6 +156,9 @@ void Server::Impl::HandleRequest(Connection* c, HttpRequest& req) {
     metrics_.waiting = s.waiting;
     metrics_.kv_usage = s.kv_usage;
     metrics_.engine_steps = static_cast<uint64_t>(s.steps);
+    metrics_.preemptions = s.preemptions;
+    metrics_.prefix_queries = s.prefix_queries;
+    metrics_.prefix_hits = s.prefix_hits;
     metrics_.open_connections = static_cast<int64_t>(conns_.size());
     return Respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name), ka);
   }
@@ -257,8 +260,13 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
   g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
   g.arrival_ns = pass_now_;  // see Loop(): the pass time orders arrivals against step ends
 
+  // Prompt then answer ids, for the engine's prefix cache: the answer's ids
+  // are those its text gets when sent back in a later prompt.
+  std::vector<int32_t> tokens = std::move(r.prompt_ids);
+  tokens.reserve(tokens.size() + static_cast<size_t>(g.target_tokens));
+  for (int64_t i = 0; i < g.target_tokens; ++i) tokens.push_back(SyntheticTokenId(g.token_seed, i));
   Status added = timing_->Add(id, static_cast<int32_t>(g.prompt_tokens), static_cast<int32_t>(g.target_tokens),
-                              g.arrival_ns);
+                              g.arrival_ns, tokens);
   if (!added.ok()) {
     ApiError e;
     e.status = added.code() == StatusCode::kInternal ? 500 : 400;

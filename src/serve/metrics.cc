@@ -84,6 +84,16 @@ std::string ServeMetrics::Render(const std::string& model) const {
   Sample(out, "vllm:num_requests_waiting", m, static_cast<double>(waiting));
   Header(out, "vllm:kv_cache_usage_perc", "gauge", "Fraction of KV-cache blocks in use (1 = full).");
   Sample(out, "vllm:kv_cache_usage_perc", m, kv_usage);
+  Header(out, "vllm:num_preemptions_total", "counter", "Requests preempted by the engine (their KV cache dropped).");
+  Sample(out, "vllm:num_preemptions_total", m, static_cast<double>(preemptions));
+  if (prefix_queries >= 0) {
+    // As vLLM names them: counters of tokens (its vllm:prefix_cache_queries and
+    // _hits, exposed with the _total suffix Prometheus clients add).
+    Header(out, "vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in prompt tokens looked up.");
+    Sample(out, "vllm:prefix_cache_queries_total", m, static_cast<double>(prefix_queries));
+    Header(out, "vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in prompt tokens found cached.");
+    Sample(out, "vllm:prefix_cache_hits_total", m, static_cast<double>(prefix_hits));
+  }
   Header(out, "vllm:prompt_tokens_total", "counter", "Prompt tokens of admitted requests.");
   Sample(out, "vllm:prompt_tokens_total", m, static_cast<double>(prompt_tokens));
   Header(out, "vllm:generation_tokens_total", "counter", "Generated tokens sent.");

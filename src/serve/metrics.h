@@ -41,6 +41,8 @@ struct ServeMetrics {
   // Gauges, set when rendering.
   int64_t running = 0, waiting = 0, open_connections = 0;
   double kv_usage = 0;
+  // Engine counters, set when rendering; prefix_* < 0: no prefix cache (not rendered).
+  int64_t preemptions = 0, prefix_queries = -1, prefix_hits = -1;
   // Counters.
   uint64_t prompt_tokens = 0, generation_tokens = 0;
   std::map<std::string, uint64_t> finished;     // finished_reason -> requests (stop, length, abort)

@@ -80,6 +80,7 @@ std::optional<ApiError> ReadTokenIds(const json& arr, GenerationRequest& out) {
                  "prompt");
     const auto v = t.get<uint64_t>();
     bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
+    out.prompt_ids.push_back(static_cast<int32_t>(v & 0x7fffffff));
   }
   out.prompt_tokens = static_cast<int64_t>(arr.size());
   out.prompt_hash = HashBytes(bytes, 1);
@@ -102,6 +103,7 @@ std::optional<ApiError> ReadPrompt(const json& body, GenerationRequest& out) {
     const auto& s = p->get_ref<const std::string&>();
     out.prompt_tokens = CountTextTokens(s);
     out.prompt_hash = HashBytes(s, 2);
+    AppendTextTokenIds(s, out.prompt_ids);
   } else if (p->is_array()) {
     if (auto e = ReadTokenIds(*p, out)) return e;
   } else {
@@ -131,6 +133,7 @@ std::optional<ApiError> ReadMessages(const json& body, GenerationRequest& out) {
     if (content->is_string()) {
       const auto& s = content->get_ref<const std::string&>();
       out.prompt_tokens += CountTextTokens(s);
+      AppendTextTokenIds(s, out.prompt_ids);
       all += s;
       all += '\n';
     } else if (content->is_array()) {
@@ -142,6 +145,7 @@ std::optional<ApiError> ReadMessages(const json& body, GenerationRequest& out) {
                      where + ".content");
         const auto& s = part["text"].get_ref<const std::string&>();
         out.prompt_tokens += CountTextTokens(s);
+        AppendTextTokenIds(s, out.prompt_ids);
         all += s;
         all += '\n';
       }

@@ -33,6 +33,7 @@ struct GenerationRequest {
   std::vector<std::string> stop;
   int64_t prompt_tokens = 0;          // token ids: exact; text: CountTextTokens (synthetic.h)
   uint64_t prompt_hash = 0;           // seeds the generated tokens
+  std::vector<int32_t> prompt_ids;    // token ids (as sent, folded to 31 bits) or AppendTextTokenIds of the text
   std::optional<int64_t> seed;
 };
 

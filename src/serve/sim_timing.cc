@@ -3,15 +3,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workload/prefix_blocks.h"
+
 namespace frontier::serve {
 
 SimTiming::SimTiming(sim::SimConfig config, double time_scale, int64_t context_length)
     : engine_(std::move(config)), time_scale_(time_scale), context_length_(context_length) {}
 
-Status SimTiming::Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) {
+Status SimTiming::Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now,
+                      std::span<const int32_t> tokens) {
   // The request joins the batch planned by the next iteration (see Poll).
   const bool was_idle = !in_flight_ && engine_.Idle();
-  FRONTIER_RETURN_IF_ERROR(engine_.Add(static_cast<int64_t>(id), prompt_tokens, output_tokens));
+  std::vector<uint64_t> hashes;
+  if (engine_.config().prefix_caching && !tokens.empty())
+    hashes = workload::ChainedBlockHashes(tokens, engine_.config().block_size);
+  FRONTIER_RETURN_IF_ERROR(engine_.Add(static_cast<int64_t>(id), prompt_tokens, output_tokens, std::move(hashes)));
   if (was_idle) wake_at_ = now;
   return Status::Ok();
 }
@@ -56,6 +62,12 @@ EngineStats SimTiming::Stats() const {
   out.waiting = s.waiting;
   out.kv_usage = s.kv_usage();
   out.steps = s.steps;
+  out.preemptions = s.preemptions;
+  const sim::SimConfig& c = engine_.config();
+  if (c.prefix_caching && c.model.sliding_layers == 0) {
+    out.prefix_queries = s.prefix_queries;
+    out.prefix_hits = s.prefix_hits;
+  }
   return out;
 }
 

@@ -26,7 +26,9 @@ class SimTiming final : public TimingSource {
   // REQUIRES: time_scale > 0; context_length in [2, the model's context].
   SimTiming(sim::SimConfig config, double time_scale, int64_t context_length);
 
-  Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) override;
+  // `tokens` are hashed into the engine's blocks for its prefix cache.
+  Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now,
+             std::span<const int32_t> tokens = {}) override;
   void Cancel(uint64_t id) override;
   Nanos NextWakeup() const override;
   void Poll(Nanos now, std::vector<Emission>& out) override;

@@ -1,5 +1,7 @@
 #include "serve/synthetic.h"
 
+#include <algorithm>
+
 namespace frontier::serve {
 namespace {
 
@@ -38,6 +40,26 @@ int64_t CountTextTokens(std::string_view text) {
     if (len > 0) tokens += static_cast<int64_t>((len + 7) / 8);
   }
   return tokens;
+}
+
+namespace {
+int32_t PieceId(std::string_view piece) { return static_cast<int32_t>(HashBytes(piece, 4) & 0x7fffffff); }
+}  // namespace
+
+void AppendTextTokenIds(std::string_view text, std::vector<int32_t>& out) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && IsSpace(text[i])) ++i;
+    const size_t start = i;
+    while (i < text.size() && !IsSpace(text[i])) ++i;
+    for (size_t p = start; p < i; p += 8) out.push_back(PieceId(text.substr(p, std::min<size_t>(8, i - p))));
+  }
+}
+
+int32_t SyntheticTokenId(uint64_t request_seed, int64_t index) {
+  std::string_view word = SyntheticToken(request_seed, index);
+  word.remove_prefix(1);  // the leading space
+  return PieceId(word);
 }
 
 uint64_t Mix64(uint64_t x) {

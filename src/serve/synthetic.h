@@ -17,11 +17,22 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace frontier::serve {
 
 // Tokens in `text` under the rule above (0 for an empty or all-space text).
 int64_t CountTextTokens(std::string_view text);
+
+// Token ids for a text, one per token the rule above counts: each 8-byte
+// piece of a word gets a hash of its bytes, in [0, 2^31). The prefix cache
+// keys on them (sim/worker.h), so text prompts that share leading words share
+// blocks, and a generated answer sent back in the next turn's prompt gets
+// the ids it was generated with (SyntheticTokenId).
+void AppendTextTokenIds(std::string_view text, std::vector<int32_t>& out);
+
+// The id of generated token `index`: AppendTextTokenIds of its word.
+int32_t SyntheticTokenId(uint64_t request_seed, int64_t index);
 
 // A well-mixed 64-bit hash step (SplitMix64 finaliser).
 uint64_t Mix64(uint64_t x);

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "core/clock.h"
@@ -40,6 +41,10 @@ struct EngineStats {
   int64_t waiting = 0;       // admitted, not yet scheduled
   double kv_usage = 0.0;     // fraction of KV-cache blocks in use, [0, 1]
   int64_t steps = 0;         // engine iterations so far (0 for FixedTiming)
+  int64_t preemptions = 0;   // requests preempted so far
+  // Prefix cache (SimTiming only; sim/worker.h): prompt tokens looked up and
+  // found at first admission; -1 when the source has no prefix cache.
+  int64_t prefix_queries = -1, prefix_hits = -1;
 };
 
 class TimingSource {
@@ -47,10 +52,13 @@ class TimingSource {
   virtual ~TimingSource() = default;
 
   // Admits request `id` (unique, never reused) at wall time `now`. It will
-  // produce exactly `output_tokens` tokens unless cancelled.
+  // produce exactly `output_tokens` tokens unless cancelled. `tokens`, when
+  // given, are the request's token ids, prompt then answer (what a prefix
+  // cache keys on; FixedTiming ignores them).
   // Fails (and admits nothing) when the request can never run, e.g. it needs
   // more KV cache than the whole engine has; the message says why.
-  virtual Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now) = 0;
+  virtual Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now,
+                     std::span<const int32_t> tokens = {}) = 0;
 
   // Forgets `id` at once: frees its batch slot and KV blocks; no more
   // emissions for it. Unknown ids are ignored.

@@ -293,6 +293,7 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);
+  c.prefix_caching = spec.prefix_caching;
   c.max_model_len = spec.max_model_len.value_or(c.model.max_context > 0 ? c.model.max_context : 1 << 20);
   if (c.max_model_len < 1) return InvalidArgument("--max-model-len must be at least 1");
   if (c.model.max_context > 0 && c.max_model_len > c.model.max_context)
@@ -456,6 +457,9 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   s["max_model_len"] = std::to_string(max_model_len);
   s["prefill"] = PrefillModeName(stack.PrefillFor(model.mla()));
   s["block_size"] = std::to_string(block_size);
+  s["prefix_caching"] = !prefix_caching                  ? "off"
+                        : model.sliding_layers > 0 ? "off (sliding-window layers are not modelled)"
+                                                   : "on";
   s["spec_tokens"] = std::to_string(spec_tokens);
   if (spec_tokens > 0) {
     s["acceptance"] = Num(acceptance);

@@ -58,6 +58,7 @@ struct SimSpec {
   std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack (a stack that runs
                                               // whole prompts apart: max(max_model_len, 2048), as vLLM V0)
   std::optional<int> max_model_len;     // longest request (prompt + output); default the model's context
+  bool prefix_caching = true;           // automatic prefix caching (--prefix-caching on|off)
   std::optional<double> gpu_memory_utilization;  // default from the stack
   int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)
   std::optional<double> acceptance;     // mean tokens emitted per verify step, in [1, k+1]
@@ -118,7 +119,10 @@ struct SimConfig {
   // Prompt scheduling, from the stack for this model (stack.h, PrefillMode).
   bool chunked_prefill = true;        // prompts split over steps by the budget
   bool mixed_prefill = true;          // prompt chunks share steps with decodes
-  int block_size = 16;                // KV-cache page, tokens
+  int block_size = 16;                // KV-cache page, tokens (also the prefix cache's block)
+  // Automatic prefix caching (sim/prefix_cache.h), on as in vLLM and SGLang.
+  // Models with sliding-window layers run without it (not modelled).
+  bool prefix_caching = true;
   int spec_tokens = 0;
   double acceptance = 1.0;           // mean tokens emitted per decode step
   double acceptance_rate = 0;        // the per-draft-token rate it came from (0: given as a mean)

@@ -37,20 +37,20 @@ Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 
 Status Engine::AddToLeastLoaded(std::vector<std::unique_ptr<Slot>>& pool, int64_t id, int32_t in, int32_t out,
-                                bool prefilled) {
+                                bool prefilled, std::vector<uint64_t> block_hashes) {
   Slot* best = nullptr;
   for (auto& s : pool)
     if (best == nullptr || s->worker.load() < best->worker.load()) best = s.get();
-  return prefilled ? best->worker.AddPrefilled(id, in, out) : best->worker.Add(id, in, out);
+  return prefilled ? best->worker.AddPrefilled(id, in, out) : best->worker.Add(id, in, out, std::move(block_hashes));
 }
 
-Status Engine::Add(int64_t id, int32_t input_len, int32_t output_len) {
-  if (single_) return single_->Add(id, input_len, output_len);
+Status Engine::Add(int64_t id, int32_t input_len, int32_t output_len, std::vector<uint64_t> block_hashes) {
+  if (single_) return single_->Add(id, input_len, output_len, std::move(block_hashes));
   // A request must also fit a decode worker once its prompt is done.
   for (const auto& t : transfers_)
     if (t.id == id) return InvalidArgument("request " + std::to_string(id) + " is already in the engine");
   FRONTIER_RETURN_IF_ERROR(decode_.front()->worker.Check(-1, input_len, output_len));
-  return AddToLeastLoaded(prefill_, id, input_len, output_len, false);
+  return AddToLeastLoaded(prefill_, id, input_len, output_len, false, std::move(block_hashes));
 }
 
 void Engine::Cancel(int64_t id) {
@@ -182,6 +182,10 @@ EngineStats Engine::stats() const {
       out.steps += w.steps;
       out.preemptions += w.preemptions;
       out.finished += w.finished;
+      out.prefix_queries += w.prefix_queries;
+      out.prefix_hits += w.prefix_hits;
+      out.cached_blocks += w.cached_blocks;
+      out.evicted_blocks += w.evicted_blocks;
       if (pool == &decode_) {
         out.kv_blocks_used += w.kv_blocks_used;
         out.kv_blocks_total += w.kv_blocks_total;

@@ -55,7 +55,9 @@ class Engine {
   // Queues a request. Fails (and queues nothing) when the id is already in
   // the engine, a length is below 1, the request exceeds the model's context,
   // or it could never fit in the KV cache even alone.
-  Status Add(int64_t id, int32_t input_len, int32_t output_len);
+  // `block_hashes`: as Worker::Add (prefix caching; prefill workers of a
+  // disaggregated engine keep the cache).
+  Status Add(int64_t id, int32_t input_len, int32_t output_len, std::vector<uint64_t> block_hashes = {});
   // Drops a request wherever it is, freeing its KV pages. No-op for unknown ids.
   void Cancel(int64_t id);
   // Nothing running, waiting or in transfer.
@@ -87,7 +89,7 @@ class Engine {
   struct Slot;      // a worker and the step it has in flight
   struct Transfer;  // a KV cache on its way to a decode worker
   Status AddToLeastLoaded(std::vector<std::unique_ptr<Slot>>& pool, int64_t id, int32_t in, int32_t out,
-                          bool prefilled);
+                          bool prefilled, std::vector<uint64_t> block_hashes = {});
   void StartIdle();
 
   SimConfig config_;

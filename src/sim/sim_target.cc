@@ -8,6 +8,8 @@
 #include <malloc.h>
 #endif
 
+#include "workload/prefix_blocks.h"
+
 namespace frontier::sim {
 
 namespace {
@@ -52,6 +54,21 @@ std::string VirtualSeconds(Nanos t) {
 }
 }  // namespace
 
+std::vector<int32_t> SimTarget::SyntheticOutputIds(std::span<const int32_t> prompt, int32_t n, int32_t vocab) {
+  auto mix = [](uint64_t x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  };
+  uint64_t seed = 0x616e73776572ULL;  // FNV-1a over the prompt's ids
+  for (const int32_t t : prompt) seed = (seed ^ static_cast<uint32_t>(t)) * 1099511628211ULL;
+  const uint64_t v = static_cast<uint64_t>(std::max(vocab, 1));
+  std::vector<int32_t> out(static_cast<size_t>(std::max(n, 0)));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(mix(seed ^ mix(i)) % v);
+  return out;
+}
+
 std::string SimTarget::Name() const {
   return "simulated " + config_.model.name + " on " + std::to_string(config_.gpus) + "x " + config_.hardware.name;
 }
@@ -91,6 +108,24 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   f.in_engine = false;
   f.want_ids = spec.want_output_ids;
   f.cancel_after_tokens = spec.cancel_after_tokens;
+  f.hashes.clear();
+  f.output_ids.clear();
+  const bool ids = !spec.prompt_token_ids.empty();
+  if (spec.want_output_ids || (ids && config_.prefix_caching)) {
+    // A text prompt has no ids to derive the answer from: its id stands in.
+    const int32_t own_key[1] = {static_cast<int32_t>(id)};
+    const std::span<const int32_t> key =
+        ids ? std::span<const int32_t>(spec.prompt_token_ids) : std::span<const int32_t>(own_key);
+    std::vector<int32_t> answer = SyntheticOutputIds(key, std::max(spec.output_len, 0), config_.model.vocab);
+    if (ids && config_.prefix_caching) {
+      std::vector<int32_t> all;
+      all.reserve(spec.prompt_token_ids.size() + answer.size());
+      all.insert(all.end(), spec.prompt_token_ids.begin(), spec.prompt_token_ids.end());
+      all.insert(all.end(), answer.begin(), answer.end());
+      f.hashes = workload::ChainedBlockHashes(all, config_.block_size);
+    }
+    if (spec.want_output_ids) f.output_ids = std::move(answer);
+  }
   RequestRecord& r = f.record;
   r.id = id;
   r.sent_ns = now_;
@@ -122,7 +157,7 @@ bool SimTarget::Admit(bool inclusive, loadgen::CompletionSink& sink) {
     if (a.at > now_ || (a.at == now_ && !inclusive)) break;
     arriving_.pop_front();
     Flight& f = flights_[static_cast<size_t>(a.slot)];
-    const Status s = engine_.Add(a.slot, f.input, f.output);
+    const Status s = engine_.Add(a.slot, f.input, f.output, std::move(f.hashes));
     if (s.ok()) {
       f.in_engine = true;
       f.record.events.reserve(static_cast<size_t>(std::max(f.output, 0)));
@@ -194,14 +229,13 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
     RequestRecord& r = f.record;
     r.events.push_back(TokenEvent{now_, e.tokens});
     if (f.want_ids) {
-      // The simulator generates no text: answer tokens are a deterministic
-      // function of the request id and position, so a session's next turn
-      // carries them as it would a server's answer.
-      for (int32_t k = 0; k < e.tokens; ++k) {
-        uint64_t x = static_cast<uint64_t>(r.id) * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(r.output_tokens + k);
-        x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ULL;
-        r.output_token_ids.push_back(100 + static_cast<int32_t>((x ^ (x >> 29)) % 31900));
-      }
+      // The simulator generates no text: the answer's ids (SyntheticOutputIds,
+      // the ones prefix caching hashed) arrive as their tokens are emitted,
+      // so a session's next turn carries what was really delivered.
+      const size_t from = std::min(static_cast<size_t>(std::max(r.output_tokens, 0)), f.output_ids.size());
+      const size_t to = std::min(from + static_cast<size_t>(std::max(e.tokens, 0)), f.output_ids.size());
+      r.output_token_ids.insert(r.output_token_ids.end(), f.output_ids.begin() + static_cast<std::ptrdiff_t>(from),
+                                f.output_ids.begin() + static_cast<std::ptrdiff_t>(to));
     }
     r.output_tokens += e.tokens;
     if (e.first) r.first_token_ns = now_;
@@ -298,6 +332,16 @@ void SimTarget::Describe(RunResult* run) const {
   char rtt_us[32];
   std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(options_.client_rtt_ns) / kNanosPerMicro);
   run->effective_settings["client_rtt_us"] = rtt_us;
+  const EngineStats es = engine_.stats();
+  ServerMetrics m;
+  m.source = "simulator";
+  m.kind = "frontier";
+  if (config_.prefix_caching && config_.model.sliding_layers == 0) {
+    m.prefix_cache_queries = static_cast<double>(es.prefix_queries);
+    m.prefix_cache_hits = static_cast<double>(es.prefix_hits);
+    m.prefix_cache_hit_rate = es.prefix_queries > 0 ? m.prefix_cache_hits / m.prefix_cache_queries : 0;
+  }
+  run->server_metrics = std::move(m);
 }
 
 SimulationStats SimTarget::stats() const {
@@ -305,6 +349,9 @@ SimulationStats SimTarget::stats() const {
   const EngineStats es = engine_.stats();
   s.steps = es.steps;
   s.preemptions = es.preemptions;
+  s.prefix_queries = es.prefix_queries;
+  s.prefix_hits = es.prefix_hits;
+  s.evicted_blocks = es.evicted_blocks;
   if (es.steps > 0) {
     s.mean_batch_tokens = batch_tokens_ / static_cast<double>(es.steps);
     s.mean_running = running_sum_ / static_cast<double>(es.steps);

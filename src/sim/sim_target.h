@@ -32,6 +32,15 @@
 // says which bound, and when. stop() also follows SimulateOptions::stop, so
 // callers hand &target.stop() to the load core and nothing else.
 //
+// Prefix caching (SimConfig::prefix_caching, worker.h) sees a request's
+// sharing through its prompt token ids: the target hashes the prompt and the
+// answer (workload::ChainedBlockHashes, the engine's block size), so a
+// request repeating an earlier prompt, or one extending an earlier turn with
+// its answer, hits the blocks that are still cached. A text-only prompt has
+// no ids and shares nothing. The answer's token ids are a pure function of
+// the prompt's ids and the position (SyntheticOutputIds); a request that
+// asks (RequestSpec::want_output_ids) gets them in its record.
+//
 // A request the engine refuses (longer than the context, larger than the KV
 // cache) ends at its arrival, failed with failure::kSimulatorRejected.
 //
@@ -45,6 +54,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -90,6 +100,9 @@ class SimTarget final : public loadgen::Target {
   // a bound or SimulateOptions::stop is set.
   const std::atomic<bool>& stop() const { return stop_; }
 
+  // The answer's token ids for a prompt: deterministic, in [0, vocab).
+  static std::vector<int32_t> SyntheticOutputIds(std::span<const int32_t> prompt, int32_t n, int32_t vocab);
+
   // Figures about the engine over everything run so far.
   SimulationStats stats() const;
   const SimConfig& config() const { return config_; }
@@ -100,6 +113,8 @@ class SimTarget final : public loadgen::Target {
   struct Flight {
     RequestRecord record;
     int32_t input = 0, output = 0;
+    std::vector<uint64_t> hashes;       // of prompt + answer blocks (prefix caching)
+    std::vector<int32_t> output_ids;    // the answer, when the request asked for it
     bool live = false;       // issued and not ended
     bool in_engine = false;  // arrived and admitted
     bool want_ids = false;   // RequestSpec::want_output_ids

@@ -38,6 +38,10 @@ struct SimulationStats {
   double peak_kv_usage = 0;         // fraction of KV pages in use, at most 1
   BatchShape busiest_decode;        // the decode-only step with the most sequences (for --explain)
   BatchShape typical_mixed;         // the last step that mixed prefill and decode (for --explain)
+  // Prefix cache (worker.h): tokens looked up and found at first admission,
+  // cached blocks evicted to make room.
+  int64_t prefix_queries = 0, prefix_hits = 0, evicted_blocks = 0;
+  double prefix_hit_rate() const { return prefix_queries > 0 ? double(prefix_hits) / double(prefix_queries) : 0; }
 };
 
 // The client's round trip by default: from a step's tokens leaving the server

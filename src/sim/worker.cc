@@ -20,6 +20,10 @@ Worker::Worker(SimConfig config, Role role) : model_(std::move(config)), role_(r
   const double page_bytes = block_ * c.memory.kv_bytes_per_token / std::max(1, c.model.layers);
   if (page_bytes > 0 && c.memory.kv > 0)
     units_total_ = static_cast<int64_t>(c.memory.kv / page_bytes) * c.dp;
+  // A cached block holds a page in every layer; with sliding-window layers a
+  // request's pages are not one per block, which this cache does not model.
+  caching_ = c.prefix_caching && swa_layers_ == 0 && role_ != Role::kDecode;
+  block_units_ = full_layers_;
 }
 
 int64_t Worker::UnitsFor(int64_t tokens) const {
@@ -63,9 +67,15 @@ int32_t Worker::Slot() {
   return slot;
 }
 
-Status Worker::Add(int64_t id, int32_t input_len, int32_t output_len) {
+Status Worker::Add(int64_t id, int32_t input_len, int32_t output_len, std::vector<uint64_t> block_hashes) {
   FRONTIER_RETURN_IF_ERROR(Check(id, input_len, output_len));
-  Queue(id, input_len, output_len);
+  Seq& s = Queue(id, input_len, output_len);
+  if (caching_) {
+    // Blocks past the request's last token would never fill.
+    const size_t blocks = static_cast<size_t>((static_cast<int64_t>(input_len) + output_len) / block_);
+    if (block_hashes.size() > blocks) block_hashes.resize(blocks);
+    s.hashes = std::move(block_hashes);
+  }
   return Status::Ok();
 }
 
@@ -91,11 +101,40 @@ Worker::Seq& Worker::Queue(int64_t id, int32_t input_len, int32_t output_len) {
   return s;
 }
 
-void Worker::Free(int32_t slot) {
-  Seq& s = seqs_[slot];
+void Worker::DropPages(Seq& s) {
   units_used_ -= s.units;
   s.units = 0;
   s.unit_tokens = 0;
+  // Tail first: the prompt's head stays cached longest.
+  std::reverse(s.held.begin(), s.held.end());
+  cache_.Release(s.held);
+  s.held.clear();
+  s.hashed = 0;
+}
+
+bool Worker::Reserve(int64_t need) {
+  while (need > units_total_ - units_used_) {
+    if (!cache_.EvictOne()) return false;
+    units_used_ -= block_units_;
+  }
+  return true;
+}
+
+void Worker::CacheFilled(Seq& s) {
+  const int64_t filled = std::min<int64_t>(s.computed / block_, static_cast<int64_t>(s.hashes.size()));
+  for (; s.hashed < filled; ++s.hashed) {
+    const uint64_t h = s.hashes[static_cast<size_t>(s.hashed)];
+    // A block computed twice (two requests with the same prefix in flight
+    // together) stays private to the second.
+    if (!cache_.Insert(h)) continue;
+    s.held.push_back(h);
+    s.units -= block_units_;  // the page moves from the request to the cache
+  }
+}
+
+void Worker::Free(int32_t slot) {
+  Seq& s = seqs_[slot];
+  DropPages(s);
   s.live = false;
   s.running = false;
   by_id_.erase(s.id);
@@ -118,9 +157,7 @@ void Worker::Cancel(int64_t id) {
 void Worker::Preempt(int32_t slot) {
   plain_decodes_ = false;
   Seq& s = seqs_[slot];
-  units_used_ -= s.units;
-  s.units = 0;
-  s.unit_tokens = 0;
+  DropPages(s);
   s.computed = 0;
   s.running = false;
   waiting_.push_front(slot);
@@ -170,7 +207,7 @@ void Worker::RunStep(Step* out) {
   // KV pages a request needs for `tokens` (0 while within the pages it holds).
   auto pages_needed = [&](Seq& s, int64_t tokens) -> int64_t {
     if (tokens <= s.unit_tokens) return 0;
-    return std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+    return std::max<int64_t>(0, UnitsFor(tokens) - Holds(s));
   };
 
   // A prompt runs whole unless the engine chunks it (or it is a recompute
@@ -190,7 +227,7 @@ void Worker::RunStep(Step* out) {
     if (pending > 1 && must_wait(pending, q)) continue;
     const int64_t need = pages_needed(s, s.computed + q);
     bool self_preempted = false;
-    while (need > units_total_ - units_used_) {
+    while (!Reserve(need)) {
       const int32_t victim = running_.back();
       running_.pop_back();
       Preempt(victim);
@@ -217,12 +254,31 @@ void Worker::RunStep(Step* out) {
     while (budget > 0 && static_cast<int64_t>(running_.size()) < max_running_ && !waiting_.empty()) {
       const int32_t slot = waiting_.front();
       Seq& s = seqs_[slot];
-      const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
+      const int64_t known = static_cast<int64_t>(s.input) + s.generated;
+      // Cached leading blocks, short of the last known token's block.
+      PrefixCache::Match hit;
+      if (caching_ && s.computed == 0 && !s.hashes.empty())
+        hit = cache_.Find(s.hashes, static_cast<int32_t>(std::min<int64_t>((known - 1) / block_, INT32_MAX)));
+      const int64_t computed = s.computed + static_cast<int64_t>(hit.blocks) * block_;
+      const int64_t pending = known - computed;
       const int64_t q = std::min(pending, budget);
       if (must_wait(pending, q)) break;
-      const int64_t need = UnitsFor(s.computed + q) - s.units;
-      if (need > units_total_ - units_used_) break;
+      const int64_t need = std::max<int64_t>(0, UnitsFor(computed + q) - s.units - hit.blocks * block_units_);
+      // Free pages, and cached ones no request holds (bar those it hits).
+      if (need > units_total_ - units_used_ + (cache_.evictable() - hit.evictable) * block_units_) break;
       waiting_.pop_front();
+      if (caching_ && !s.admitted_before) {
+        stats_.prefix_queries += known;
+        stats_.prefix_hits += computed;
+      }
+      s.admitted_before = true;
+      if (hit.blocks > 0) {
+        cache_.Acquire(s.hashes, hit.blocks);
+        s.held.assign(s.hashes.begin(), s.hashes.begin() + hit.blocks);
+        s.hashed = hit.blocks;
+        s.computed = static_cast<int32_t>(computed);
+      }
+      (void)Reserve(need);  // cannot fail: checked above
       s.running = true;
       s.units += need;
       units_used_ += need;
@@ -261,6 +317,7 @@ void Worker::RunStep(Step* out) {
     int32_t emitted = 0;
     if (pending > 1) {
       s.computed += q;
+      if (caching_) CacheFilled(s);
       if (s.computed >= known) {
         if (role_ == Role::kPrefill) {
           // The prompt is done: the request leaves with its KV cache.
@@ -280,6 +337,7 @@ void Worker::RunStep(Step* out) {
         accepted = std::clamp<int32_t>(accepted, 1, q);
       }
       s.computed += accepted;
+      if (caching_) CacheFilled(s);
       emitted = accepted;
     }
     if (emitted == 0) continue;
@@ -400,15 +458,17 @@ bool Worker::PromptSchedulable() const {
   const Seq& s = seqs_[waiting_.front()];
   const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
   const int64_t q = std::min(pending, budget_tokens_);
-  return UnitsFor(s.computed + q) - s.units <= units_total_ - units_used_;
+  return UnitsFor(s.computed + q) - s.units <= units_total_ - units_used_ + cache_.evictable() * block_units_;
 }
 
 EngineStats Worker::stats() const {
   EngineStats s = stats_;
   s.running = static_cast<int64_t>(running_.size());
   s.waiting = static_cast<int64_t>(waiting_.size());
-  s.kv_blocks_used = units_used_;
+  s.kv_blocks_used = units_used_ - cache_.evictable() * block_units_;
   s.kv_blocks_total = units_total_;
+  s.cached_blocks = cache_.blocks();
+  s.evicted_blocks = cache_.evictions();
   return s;
 }
 

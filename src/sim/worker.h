@@ -34,6 +34,21 @@
 // every token, sliding-window layers at most a window (+1 page). The whole
 // deployment is one engine: DP ranks are assumed evenly loaded.
 //
+// Prefix caching (config.prefix_caching; prefix_cache.h): a request may come
+// with the chained hashes of the full blocks of its tokens (prompt, then
+// output). When it is admitted from the queue, the longest run of its leading
+// blocks already cached, up to but not including the block of its last known
+// token (vLLM recomputes at least one token), is taken as computed: those
+// tokens skip prefill, and their pages are shared, counted once. Each block a
+// step fills joins the cache. A finished or preempted request's blocks stay
+// cached, free, until a page is needed and no free page is left: then the
+// least recently freed is evicted, before any request is preempted. Queries
+// and hits count tokens at a request's first admission (as vLLM's
+// vllm:prefix_cache_queries / _hits; re-admissions after preemption apart).
+// KV usage counts pages running requests hold; cached free pages are
+// reclaimable, as vLLM's vllm:kv_cache_usage_perc counts them. kDecode
+// workers keep no cache (their requests arrive with their KV).
+//
 // Emissions: a request's final prompt chunk emits its first token; each
 // decode step emits 1 token, or with k draft tokens the acceptance length
 // (fractional acceptance is spread deterministically: 2.5 emits 2, 3, 2, 3...).
@@ -49,6 +64,7 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "sim/config.h"
+#include "sim/prefix_cache.h"
 #include "sim/step_model.h"
 
 namespace frontier::sim {
@@ -61,6 +77,10 @@ struct EngineStats {
   int64_t steps = 0;
   int64_t preemptions = 0;
   int64_t finished = 0;
+  // Prefix cache: tokens looked up and found at first admission, blocks
+  // cached (held or free) and blocks evicted.
+  int64_t prefix_queries = 0, prefix_hits = 0;
+  int64_t cached_blocks = 0, evicted_blocks = 0;
   double kv_usage() const { return kv_blocks_total > 0 ? double(kv_blocks_used) / kv_blocks_total : 0; }
 };
 
@@ -90,7 +110,9 @@ class Worker {
   // Queues a request. Fails (and queues nothing) when the id is already in
   // the engine, a length is below 1, the request exceeds the model's context,
   // or it could never fit in the KV cache even alone.
-  Status Add(int64_t id, int32_t input_len, int32_t output_len);
+  // `block_hashes`: workload::ChainedBlockHashes of the request's tokens
+  // (prompt then output) with config().block_size; empty: nothing to share.
+  Status Add(int64_t id, int32_t input_len, int32_t output_len, std::vector<uint64_t> block_hashes = {});
   // kDecode workers: a request whose prompt (and first token) was computed
   // elsewhere; its KV cache arrives with it. Same failures as Add().
   Status AddPrefilled(int64_t id, int32_t input_len, int32_t output_len);
@@ -113,7 +135,10 @@ class Worker {
   // Requests running or waiting (the load Engine balances on).
   int64_t load() const { return static_cast<int64_t>(running_.size() + waiting_.size()); }
   // Fraction of KV pages in use (stats().kv_usage() without building the stats).
-  double kv_usage() const { return units_total_ > 0 ? double(units_used_) / double(units_total_) : 0; }
+  double kv_usage() const {
+    return units_total_ > 0 ? double(units_used_ - cache_.evictable() * block_units_) / double(units_total_) : 0;
+  }
+  const PrefixCache& prefix_cache() const { return cache_; }
   const SimConfig& config() const { return model_.config(); }
   const StepModel& step_model() const { return model_; }
 
@@ -128,6 +153,10 @@ class Worker {
     double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
     bool running = false;
     bool live = false;
+    bool admitted_before = false;  // counted in the prefix-cache queries already
+    std::vector<uint64_t> hashes;  // of its full blocks (prompt, then output)
+    std::vector<uint64_t> held;    // cached blocks it holds (not in `units`)
+    int32_t hashed = 0;            // leading blocks offered to the cache
   };
   int64_t UnitsFor(int64_t tokens) const;
   // Plans and accounts a step in which every running request decodes one
@@ -138,6 +167,15 @@ class Worker {
   bool PromptSchedulable() const;
   void Preempt(int32_t slot);
   void Free(int32_t slot);
+  // Drops the request's pages: private ones freed, cached ones released.
+  void DropPages(Seq& s);
+  // Pages the request covers, private and cached.
+  int64_t Holds(const Seq& s) const { return s.units + static_cast<int64_t>(s.held.size()) * block_units_; }
+  // Frees `need` pages, evicting free cached blocks as needed. False (having
+  // evicted what it could) when even that is not enough.
+  bool Reserve(int64_t need);
+  // Offers the blocks the request has filled to the cache.
+  void CacheFilled(Seq& s);
 
   int32_t Slot();
   // A new sequence in a free slot, at the back of the waiting queue.
@@ -150,7 +188,10 @@ class Worker {
   int32_t spec_tokens_;
   double acceptance_;
   int64_t window_, full_layers_, swa_layers_, block_;
-  int64_t units_total_ = 0, units_used_ = 0;
+  int64_t units_total_ = 0, units_used_ = 0;  // used: private pages + every cached block's
+  bool caching_ = false;
+  int64_t block_units_ = 0;  // pages one cached block holds (one per layer)
+  PrefixCache cache_;
   std::vector<Seq> seqs_;
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> running_;      // admission order

@@ -143,7 +143,7 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
                                               "kv_precision", "stack", "max_num_seqs",
                                               "max_num_batched_tokens", "spec_tokens",
                                               "acceptance", "acceptance_rate", "attention_dp",
-                                              "prefill", "decode"}));
+                                              "prefix_caching", "prefill", "decode"}));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "tp", &s->tp, 1, 1024));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "ep", &s->ep, 1, 1024));
@@ -166,6 +166,12 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
     if (!n["attention_dp"].IsScalar() || (n["attention_dp"].Scalar() != "true" && n["attention_dp"].Scalar() != "false"))
       return c.Error(n["attention_dp"], f + ".attention_dp", "must be true or false");
     s->attention_dp = n["attention_dp"].Scalar() == "true";
+  }
+  if (n["prefix_caching"].IsDefined()) {
+    const YAML::Node& v = n["prefix_caching"];
+    if (!v.IsScalar() || (v.Scalar() != "on" && v.Scalar() != "off" && v.Scalar() != "true" && v.Scalar() != "false"))
+      return c.Error(v, f + ".prefix_caching", "must be on or off");
+    s->prefix_caching = v.Scalar() == "on" || v.Scalar() == "true";
   }
   struct Pool {
     const char* key;
@@ -426,6 +432,7 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     if (sim->stack) c["stack"] = *sim->stack;
     if (sim->spec_tokens) c["spec_tokens"] = std::to_string(sim->spec_tokens);
     if (sim->attention_dp) c["attention_dp"] = "true";
+    if (!sim->prefix_caching) c["prefix_caching"] = "off";
     if (sim->max_num_seqs_auto) c["max_num_seqs"] = "auto";
     auto pool = [&](const char* pool_name, int workers, int tp, int dp, int ep) {
       if (workers == 0) return;

@@ -184,7 +184,7 @@ systems:
   - name: pd
     hardware: h200
     gpus: 24
-    sim: {model: deepseek-r1, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
+    sim: {model: deepseek-r1, prefix_caching: off, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
 workloads:
   - {name: w, input_len: 1024, output_len: 128}
 load:
@@ -199,6 +199,8 @@ load:
   EXPECT_DOUBLE_EQ(*a.acceptance_rate, 0.8);
   EXPECT_EQ(p->systems[0].Config().at("attention_dp"), "true");
   EXPECT_EQ(p->systems[0].Config().at("max_num_seqs"), "auto");
+  EXPECT_TRUE(a.prefix_caching);  // on unless a plan says off
+  EXPECT_EQ(p->systems[0].Config().count("prefix_caching"), 0u);
   const sim::SimSpec& d = *p->systems[1].sim;
   EXPECT_EQ(d.prefill_workers, 1);
   EXPECT_EQ(d.prefill_tp, 8);
@@ -210,6 +212,8 @@ load:
   EXPECT_EQ(d.gpus, p->systems[1].gpus);
   EXPECT_EQ(d.tp, 1);
   EXPECT_EQ(d.dp, 0);
+  EXPECT_FALSE(d.prefix_caching);
+  EXPECT_EQ(p->systems[1].Config().at("prefix_caching"), "off");
   const auto m = ExpandMatrix(*p);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].num_prompts, 100);  // 100 >= 4 x 8

@@ -5,11 +5,35 @@
 
 #include "core/stats.h"
 #include "workload/arrival.h"
+#include "workload/prefix_blocks.h"
 #include "workload/random_dataset.h"
 #include "workload/spec.h"
 
 namespace frontier::workload {
 namespace {
+
+TEST(PrefixBlocksTest, HashesChainOverFullBlocksOnly) {
+  std::vector<int32_t> a(40), b(40);
+  for (int i = 0; i < 40; ++i) a[i] = b[i] = i;
+  b[20] = 999;  // inside block 1 (tokens 16..31) when blocks hold 16
+  const auto ha = ChainedBlockHashes(a, 16), hb = ChainedBlockHashes(b, 16);
+  ASSERT_EQ(ha.size(), 2u);  // 40 tokens: two full blocks, 8 left over
+  ASSERT_EQ(hb.size(), 2u);
+  EXPECT_EQ(ha[0], hb[0]);   // same first 16 tokens
+  EXPECT_NE(ha[1], hb[1]);   // differ inside block 1
+  // Chained: the same block content after a different parent hashes apart.
+  std::vector<int32_t> c(a.begin() + 16, a.begin() + 32);
+  c.insert(c.begin(), a.begin() + 16, a.begin() + 32);  // block 0 = block 1 = tokens 16..31
+  const auto hc = ChainedBlockHashes(c, 16);
+  ASSERT_EQ(hc.size(), 2u);
+  EXPECT_NE(hc[0], hc[1]);
+  EXPECT_NE(hc[1], ha[1]);
+  // Deterministic, and the block size is part of the hash.
+  EXPECT_EQ(ChainedBlockHashes(a, 16), ha);
+  EXPECT_NE(ChainedBlockHashes(a, 8)[1], ha[0]);
+  EXPECT_EQ(ChainedBlockHashes(a, 8).size(), 5u);
+  EXPECT_TRUE(ChainedBlockHashes(std::vector<int32_t>(15, 1), 16).empty());
+}
 
 TEST(RandomDatasetTest, LengthsStayInRangeAndPrefixIsShared) {
   RandomDatasetOptions o;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "metrics/prometheus.h"
 #include "serve/profile.h"
 #include "serve_test_util.h"
 
@@ -100,6 +101,48 @@ TEST(BenchAgainstServe, SimProfileMatchesFrontierSimulateAtConcurrencyOne) {
   }
   std::printf("median_tpot_ms: bench against serve %.3f, simulate %.3f\n", measured["median_tpot_ms"].get<double>(),
               predicted["median_tpot_ms"].get<double>());
+  ExpectHealthy(server->port());
+}
+
+TEST(BenchAgainstServe, ScrapedPrefixCacheHitRateEqualsTheServersOwnCounters) {
+  ProfileSpec ps;
+  ps.sim.model = "llama-3.1-8b";
+  ps.sim.hardware = "h100-sxm";
+  auto profile = ResolveProfile(ps);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ServeOptions o = TestOptions();
+  o.model_name = "llama-3.1-8b";
+  o.record_traces = false;
+  auto server = StartServer(o, std::move(profile->timing));
+  ASSERT_TRUE(server);
+  // 256 shared prompt tokens then 64 of each request's own, one request at
+  // a time: every request after the first finds the shared 16 blocks cached.
+  const json r = RunFrontier({"bench", "--base-url", server->address(), "--model", "llama-3.1-8b", "--num-prompts",
+                              "12", "--max-concurrency", "1", "--prefix-len", "256", "--input-len", "64",
+                              "--output-len", "8", "--no-progress", "--scrape-metrics", "--scrape-interval", "0.05"});
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["failed"], 0);
+  ASSERT_TRUE(r.contains("server_metrics")) << r.dump();
+  const json& m = r["server_metrics"];
+  EXPECT_EQ(m["kind"], "vllm");
+  EXPECT_EQ(m["scrape_failures"], 0);
+  EXPECT_GE(m["samples"]["t_s"].size(), 2u);
+  // The server's own counters, read after the run (it started fresh, so its
+  // totals are the run's).
+  const HttpReply h = Exchange(server->port(), FormatGet("/metrics"));
+  ASSERT_EQ(h.status, 200);
+  auto e = metrics::ParsePrometheusText(h.body);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const double queries = *e->Sum("vllm:prefix_cache_queries_total");
+  const double hits = *e->Sum("vllm:prefix_cache_hits_total");
+  EXPECT_EQ(m["prefix_cache_queries"].get<double>(), queries);
+  EXPECT_EQ(m["prefix_cache_hits"].get<double>(), hits);
+  EXPECT_DOUBLE_EQ(m["prefix_cache_hit_rate"].get<double>(), hits / queries);
+  // Each request is looked up once, whole: the queries are the prompt tokens.
+  EXPECT_EQ(queries, r["total_input_tokens"].get<double>());
+  // 11 requests hit the 16 shared blocks (256 tokens) at least.
+  EXPECT_GE(hits, 11 * 256.0);
+  std::printf("scraped hit rate %.4f (%g of %g prompt tokens)\n", hits / queries, hits, queries);
   ExpectHealthy(server->port());
 }
 

@@ -116,9 +116,16 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
   EXPECT_EQ(sim_out->run.model, config->model.name);
   EXPECT_EQ(measured->run.model, "test-model");  // what the server reported serving
 
-  const json a = ReadJson(so.result_json), b = ReadJson(mo.result_json);
+  json a = ReadJson(so.result_json);
+  const json b = ReadJson(mo.result_json);
+  // The engine's own account: a simulated point always has it, a measured one
+  // when its server's /metrics was scraped (not here).
+  ASSERT_TRUE(a.contains("server_metrics"));
+  EXPECT_EQ(a["server_metrics"]["source"], "simulator");
+  EXPECT_FALSE(b.contains("server_metrics"));
+  a.erase("server_metrics");
   EXPECT_EQ(Keys(a), Keys(b));
-  for (const json* j : {&a, &b}) {
+  for (const json* j : {static_cast<const json*>(&a), &b}) {
     EXPECT_EQ((*j)["request_rate"], "inf");
     EXPECT_EQ((*j)["max_concurrency"], 4);
     EXPECT_EQ((*j)["num_prompts"], 10);
