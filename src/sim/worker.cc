@@ -412,6 +412,7 @@ bool Worker::RunDecodeStep(Step* out) {
       }
     }
     s.computed += 1;
+    if (caching_) CacheFilled(s);  // a filled answer block joins the cache, as on the general path
     e->id = s.id;
     e->tokens = std::min<int32_t>(1, s.output - s.generated);
     e->first = s.generated == 0;

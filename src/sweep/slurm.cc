@@ -266,7 +266,7 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
         continue;
       }
       // A sweep that recorded its system broken has already tried each point twice.
-      if (run && run->status.rfind("broken", 0) == 0) continue;
+      if (run && !run->status.ok()) continue;
       if (j.attempt < o_.max_job_attempts && !cancelling) {
         const std::string old = j.id;
         // Resume when the failed job created its run (its stored points are kept).
@@ -280,7 +280,7 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
       }
       const std::string reason = "job " + j.id + " ended " + state + " (attempt " + std::to_string(j.attempt) +
                                  " of " + std::to_string(o_.max_job_attempts) + "); log: " + j.log;
-      if (run) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(run->id, "broken: " + reason));
+      if (run) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(run->id, store::SystemStatus::Broken(reason)));
       out.broken.push_back(name + ": " + reason);
       report(name, "broken", reason);
     }
@@ -298,8 +298,8 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
       out.run_ids.push_back(run->id);
       FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, store.PointKeys(run->id));
       stored = static_cast<int64_t>(have.size());
-      if (run->status.rfind("broken: ", 0) == 0) {
-        const std::string entry = plan.systems[j.system].name + ": " + run->status.substr(8);
+      if (!run->status.ok()) {
+        const std::string entry = plan.systems[j.system].name + ": " + run->status.reason;
         if (std::find(out.broken.begin(), out.broken.end(), entry) == out.broken.end()) out.broken.push_back(entry);
       }
     }

@@ -108,7 +108,7 @@ load:
     // The jobs ran at once: their runs were created in either order.
     const size_t j = (*lruns)[0].system == (*runs)[i].system ? 0 : 1;
     ASSERT_EQ((*lruns)[j].system, (*runs)[i].system);
-    EXPECT_EQ((*runs)[i].status, "ok");
+    EXPECT_TRUE((*runs)[i].status.ok()) << (*runs)[i].status.ToString();
     auto pts = (*s)->ListPoints((*runs)[i].id);
     auto lpts = (*l)->ListPoints((*lruns)[j].id);
     ASSERT_EQ(pts->size(), 3u);
@@ -179,7 +179,7 @@ void ExpectEveryPointOnce(const std::string& db) {
   auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
   auto runs = (*s)->ListRuns();
   ASSERT_EQ(runs->size(), 2u);
-  for (const auto& r : *runs) EXPECT_EQ(r.status, "ok") << r.system;
+  for (const auto& r : *runs) EXPECT_TRUE(r.status.ok()) << r.system << ": " << r.status.ToString();
 }
 
 TEST_F(SlurmSweep, ResumeAfterScancelStoresEveryPointOnce) {
@@ -284,9 +284,9 @@ slurm: {gres: "none", time: "5"}
   ASSERT_EQ(runs->size(), 2u);
   for (const auto& r : *runs) {
     if (r.system == "dies") {
-      EXPECT_EQ(r.status.rfind("broken: ", 0), 0u) << r.status;
+      EXPECT_FALSE(r.status.ok()) << r.status.ToString();
     } else {
-      EXPECT_EQ(r.status, "ok");
+      EXPECT_TRUE(r.status.ok()) << r.status.ToString();
     }
   }
 }

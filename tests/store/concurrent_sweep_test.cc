@@ -75,7 +75,7 @@ void ExpectEveryPointOnce(store::Store& s, int sweeps) {
   std::map<std::string, int> runs_per_sweep;
   for (const auto& r : *runs) {
     ++runs_per_sweep[r.sweep];
-    EXPECT_EQ(r.status, "ok") << r.Label();
+    EXPECT_TRUE(r.status.ok()) << r.Label() << ": " << r.status.ToString();
     EXPECT_EQ(s.PointKeys(r.id)->size(), static_cast<size_t>(kSmallPlanPoints / 2)) << r.Label();
   }
   EXPECT_EQ(runs_per_sweep.size(), static_cast<size_t>(sweeps));
