@@ -354,6 +354,13 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   }
 
   // Dataset: the one workload spec and its validator (workload/spec.h).
+  // Rules that depend on which flags were given (not on their values) come first.
+  const bool session_kind = f.dataset == "trace" || f.dataset == "multi-turn";
+  if (!session_kind)
+    for (const char* flag : {"--think-time-ms", "--max-think-time-ms", "--session-rate"})
+      if (given(flag)) return InvalidArgument(std::string(flag) + " needs a session workload (--dataset trace or multi-turn)");
+  if (f.cancel_fraction == 0 && (given("--cancel-after-tokens") || given("--cancel-after-ms")))
+    return InvalidArgument("--cancel-after-tokens and --cancel-after-ms need --cancel-fraction F > 0");
   workload::WorkloadSpec spec;
   spec.dataset = f.dataset;
   spec.path = f.dataset == "trace" ? f.trace : f.dataset_path;
@@ -362,12 +369,50 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   spec.range_ratio = f.range_ratio;
   spec.prefix_len = f.prefix_len;
   if (f.dataset == "sharegpt" && given("--output-len")) spec.sharegpt_output_len = f.output_len;
+  spec.trace_format = f.trace_format;
+  spec.trace_block_tokens = f.trace_block_tokens;
+  spec.gsp_num_groups = f.gsp_num_groups;
+  spec.gsp_prompts_per_group = f.gsp_prompts_per_group;
+  spec.gsp_system_prompt_len = f.gsp_system_prompt_len;
+  spec.gsp_question_len = f.gsp_question_len;
+  spec.gsp_output_len = f.gsp_output_len;
+  spec.mt_turns = f.mt_turns;
+  spec.mt_system_prompt_len = f.mt_system_prompt_len;
+  spec.mt_message_len = f.mt_message_len;
+  spec.think_time_ms = f.think_time_ms;
+  spec.max_think_time_ms = f.max_think_time_ms;
+  spec.cancel_fraction = f.cancel_fraction;
+  spec.cancel_after_tokens = f.cancel_after_tokens;
+  spec.cancel_after_ms = f.cancel_after_ms;
+  spec.ideal_block_tokens = f.ideal_block_tokens;
+  spec.seed = f.seed;
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec)) {
-    const std::pair<workload::SpecField, const char*> kFlags[] = {
-        {workload::SpecField::kDataset, "--dataset"},       {workload::SpecField::kPath, f.dataset == "trace" ? "--trace" : "--dataset-path"},
-        {workload::SpecField::kInputLen, "--input-len"},    {workload::SpecField::kOutputLen, "--output-len"},
-        {workload::SpecField::kRangeRatio, "--range-ratio"}, {workload::SpecField::kPrefixLen, "--prefix-len"},
-        {workload::SpecField::kSharegptOutputLen, "--output-len"}};
+    using F = workload::SpecField;
+    const std::pair<F, const char*> kFlags[] = {
+        {F::kDataset, "--dataset"},
+        {F::kPath, f.dataset == "trace" ? "--trace" : "--dataset-path"},
+        {F::kInputLen, "--input-len"},
+        {F::kOutputLen, "--output-len"},
+        {F::kRangeRatio, "--range-ratio"},
+        {F::kPrefixLen, "--prefix-len"},
+        {F::kSharegptOutputLen, "--output-len"},
+        {F::kTraceFormat, "--trace-format"},
+        {F::kTraceBlockTokens, "--trace-block-tokens"},
+        {F::kGspNumGroups, "--gsp-num-groups"},
+        {F::kGspPromptsPerGroup, "--gsp-prompts-per-group"},
+        {F::kGspSystemPromptLen, "--gsp-system-prompt-len"},
+        {F::kGspQuestionLen, "--gsp-question-len"},
+        {F::kGspOutputLen, "--gsp-output-len"},
+        {F::kMtTurns, "--mt-turns"},
+        {F::kMtSystemPromptLen, "--mt-system-prompt-len"},
+        {F::kMtMessageLen, "--mt-message-len"},
+        {F::kThinkTimeMs, "--think-time-ms"},
+        {F::kMaxThinkTimeMs, "--max-think-time-ms"},
+        {F::kCancelFraction, "--cancel-fraction"},
+        {F::kCancelAfterTokens, "--cancel-after-tokens"},
+        {F::kCancelAfterMs, "--cancel-after-ms"},
+        {F::kIdealBlockTokens, "--ideal-block-tokens"},
+        {F::kSeed, "--seed"}};
     std::string flag;
     for (const auto& [field, name] : kFlags)
       if (field == bad->field) flag = name;
@@ -385,54 +430,13 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (w.dataset.kind != workload::DatasetKind::kTrace && given("--trace")) {
     return InvalidArgument("--trace needs --dataset trace");
   }
-  FRONTIER_ASSIGN_OR_RETURN(w.dataset.trace_format, workload::ParseTraceFormat(f.trace_format));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--trace-block-tokens", f.trace_block_tokens, 1, 1'000'000));
-  w.dataset.trace_block_tokens = static_cast<int32_t>(f.trace_block_tokens);
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-num-groups", f.gsp_num_groups, 1, kMaxRunRequests));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-prompts-per-group", f.gsp_prompts_per_group, 1, kMaxRunRequests));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-system-prompt-len", f.gsp_system_prompt_len, 0, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-question-len", f.gsp_question_len, 1, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gsp-output-len", f.gsp_output_len, 1, kMaxRequestLength));
-  w.dataset.shared_prefix.num_groups = f.gsp_num_groups;
-  w.dataset.shared_prefix.prompts_per_group = f.gsp_prompts_per_group;
-  w.dataset.shared_prefix.system_prompt_len = static_cast<int32_t>(f.gsp_system_prompt_len);
-  w.dataset.shared_prefix.question_len = static_cast<int32_t>(f.gsp_question_len);
-  w.dataset.shared_prefix.output_len = static_cast<int32_t>(f.gsp_output_len);
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-turns", f.mt_turns, 1, 10'000));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-system-prompt-len", f.mt_system_prompt_len, 0, kMaxRequestLength));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--mt-message-len", f.mt_message_len, 1, kMaxRequestLength));
-  w.dataset.multi_turn.turns = static_cast<int32_t>(f.mt_turns);
-  w.dataset.multi_turn.system_prompt_len = static_cast<int32_t>(f.mt_system_prompt_len);
-  w.dataset.multi_turn.message_len = static_cast<int32_t>(f.mt_message_len);
-  w.dataset.multi_turn.output_len = static_cast<int32_t>(f.output_len);
-  w.dataset.multi_turn.range_ratio = f.range_ratio;
-  if (!(f.think_time_ms >= 0 && f.think_time_ms <= 1e9))
-    return InvalidArgument("--think-time-ms must be in [0, 1e9], got " + FormatNumber(f.think_time_ms));
-  if (!(f.max_think_time_ms >= 0 && f.max_think_time_ms <= 1e9))
-    return InvalidArgument("--max-think-time-ms must be in [0, 1e9], got " + FormatNumber(f.max_think_time_ms));
-  w.dataset.think.mean_ms = f.think_time_ms;
-  w.dataset.think.max_ms = f.max_think_time_ms;
-  if (!w.sessions)
-    for (const char* flag : {"--think-time-ms", "--max-think-time-ms", "--session-rate"})
-      if (given(flag)) return InvalidArgument(std::string(flag) + " needs a session workload (--dataset trace or multi-turn)");
   if (w.sessions)
     for (const char* flag : {"--request-rate", "--warmup"})
       if (given(flag))
         return InvalidArgument(std::string(flag) + " cannot be given with --dataset " +
                                workload::DatasetKindName(w.dataset.kind) +
                                ": sessions start at --session-rate (or the trace's arrivals), without warm-up");
-  w.dataset.cancel.fraction = f.cancel_fraction;
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--cancel-after-tokens", f.cancel_after_tokens, 0, kMaxRequestLength));
-  if (!(f.cancel_after_ms >= 0 && f.cancel_after_ms <= 1e9))
-    return InvalidArgument("--cancel-after-ms must be in [0, 1e9], got " + FormatNumber(f.cancel_after_ms));
-  w.dataset.cancel.after_tokens = static_cast<int32_t>(f.cancel_after_tokens);
-  w.dataset.cancel.after_ns = static_cast<Nanos>(std::llround(f.cancel_after_ms * kNanosPerMilli));
-  FRONTIER_RETURN_IF_ERROR(workload::CheckCancelOptions(w.dataset.cancel));
-  if (f.cancel_fraction == 0 && (given("--cancel-after-tokens") || given("--cancel-after-ms")))
-    return InvalidArgument("--cancel-after-tokens and --cancel-after-ms need --cancel-fraction F > 0");
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--ideal-block-tokens", f.ideal_block_tokens, 1, 1'000'000));
   w.ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
-  w.dataset.seed = f.seed;
   if (f.prompt_format == "token-ids") {
     w.dataset.random.format = workload::PromptFormat::kTokenIds;
   } else if (f.prompt_format == "text") {

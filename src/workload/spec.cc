@@ -2,46 +2,135 @@
 
 #include <cmath>
 
+#include "core/clock.h"
 #include "core/limits.h"
 #include "core/parse.h"
 
 namespace frontier::workload {
 namespace {
 
-std::optional<SpecProblem> Length(SpecField field, int64_t value, int64_t min) {
-  if (value >= min && value <= kMaxRequestLength) return std::nullopt;
-  return SpecProblem{field, "must be an integer in [" + std::to_string(min) + ", " +
-                                std::to_string(kMaxRequestLength) + "], got " + std::to_string(value)};
+std::optional<SpecProblem> Integer(SpecField field, int64_t value, int64_t min, int64_t max) {
+  if (value >= min && value <= max) return std::nullopt;
+  return SpecProblem{field, "must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                                "], got " + std::to_string(value)};
 }
+
+std::optional<SpecProblem> Length(SpecField field, int64_t value, int64_t min) {
+  return Integer(field, value, min, kMaxRequestLength);
+}
+
+std::optional<SpecProblem> Number(SpecField field, double value, double min, double max) {
+  if (std::isfinite(value) && value >= min && value <= max) return std::nullopt;
+  return SpecProblem{field, "must be a number in [" + FormatNumber(min) + ", " + FormatNumber(max) + "], got " +
+                                FormatNumber(value)};
+}
+
+struct FieldName {
+  SpecField field;
+  const char* name;
+};
+constexpr FieldName kNames[] = {
+    {SpecField::kDataset, "dataset"},
+    {SpecField::kPath, "path"},
+    {SpecField::kInputLen, "input_len"},
+    {SpecField::kOutputLen, "output_len"},
+    {SpecField::kRangeRatio, "range_ratio"},
+    {SpecField::kPrefixLen, "prefix_len"},
+    {SpecField::kSharegptOutputLen, "sharegpt_output_len"},
+    {SpecField::kTraceFormat, "trace_format"},
+    {SpecField::kTraceBlockTokens, "trace_block_tokens"},
+    {SpecField::kGspNumGroups, "gsp_num_groups"},
+    {SpecField::kGspPromptsPerGroup, "gsp_prompts_per_group"},
+    {SpecField::kGspSystemPromptLen, "gsp_system_prompt_len"},
+    {SpecField::kGspQuestionLen, "gsp_question_len"},
+    {SpecField::kGspOutputLen, "gsp_output_len"},
+    {SpecField::kMtTurns, "mt_turns"},
+    {SpecField::kMtSystemPromptLen, "mt_system_prompt_len"},
+    {SpecField::kMtMessageLen, "mt_message_len"},
+    {SpecField::kThinkTimeMs, "think_time_ms"},
+    {SpecField::kMaxThinkTimeMs, "max_think_time_ms"},
+    {SpecField::kCancelFraction, "cancel_fraction"},
+    {SpecField::kCancelAfterTokens, "cancel_after_tokens"},
+    {SpecField::kCancelAfterMs, "cancel_after_ms"},
+    {SpecField::kIdealBlockTokens, "ideal_block_tokens"},
+    {SpecField::kSeed, "seed"},
+};
 
 }  // namespace
 
 const char* SpecFieldName(SpecField field) {
-  switch (field) {
-    case SpecField::kDataset: return "dataset";
-    case SpecField::kPath: return "path";
-    case SpecField::kInputLen: return "input_len";
-    case SpecField::kOutputLen: return "output_len";
-    case SpecField::kRangeRatio: return "range_ratio";
-    case SpecField::kPrefixLen: return "prefix_len";
-    case SpecField::kSharegptOutputLen: return "sharegpt_output_len";
-  }
+  for (const auto& n : kNames)
+    if (n.field == field) return n.name;
   return "?";
 }
 
+std::optional<SpecField> SpecFieldByName(std::string_view name) {
+  for (const auto& n : kNames)
+    if (name == n.name) return n.field;
+  return std::nullopt;
+}
+
+bool SpecFieldApplies(SpecField field, DatasetKind kind) {
+  using F = SpecField;
+  using K = DatasetKind;
+  switch (field) {
+    case F::kDataset: case F::kCancelFraction: case F::kCancelAfterTokens: case F::kCancelAfterMs:
+    case F::kIdealBlockTokens: case F::kSeed:
+      return true;
+    case F::kPath: return kind == K::kShareGpt || kind == K::kJsonl || kind == K::kTrace;
+    case F::kInputLen: case F::kPrefixLen: return kind == K::kRandom;
+    case F::kOutputLen: case F::kRangeRatio: return kind == K::kRandom || kind == K::kMultiTurn;
+    case F::kSharegptOutputLen: return kind == K::kShareGpt;
+    case F::kTraceFormat: case F::kTraceBlockTokens: return kind == K::kTrace;
+    case F::kGspNumGroups: case F::kGspPromptsPerGroup: case F::kGspSystemPromptLen: case F::kGspQuestionLen:
+    case F::kGspOutputLen:
+      return kind == K::kSharedPrefix;
+    case F::kMtTurns: case F::kMtSystemPromptLen: case F::kMtMessageLen: return kind == K::kMultiTurn;
+    case F::kThinkTimeMs: case F::kMaxThinkTimeMs: return IsSessionKind(kind);
+  }
+  return false;
+}
+
 std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& s) {
+  using F = SpecField;
   const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
-  if (!kind.ok()) return SpecProblem{SpecField::kDataset, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" + s.dataset + "'"};
-  if (auto p = Length(SpecField::kInputLen, s.input_len, 1)) return p;
-  if (auto p = Length(SpecField::kOutputLen, s.output_len, 1)) return p;
+  if (!kind.ok()) return SpecProblem{F::kDataset, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" + s.dataset + "'"};
+  if (auto p = Length(F::kInputLen, s.input_len, 1)) return p;
+  if (auto p = Length(F::kOutputLen, s.output_len, 1)) return p;
   if (!(s.range_ratio >= 0 && s.range_ratio < 1))
-    return SpecProblem{SpecField::kRangeRatio, "must be in [0, 1), got " + FormatNumber(s.range_ratio)};
-  if (auto p = Length(SpecField::kPrefixLen, s.prefix_len, 0)) return p;
+    return SpecProblem{F::kRangeRatio, "must be in [0, 1), got " + FormatNumber(s.range_ratio)};
+  if (auto p = Length(F::kPrefixLen, s.prefix_len, 0)) return p;
   if (s.sharegpt_output_len)
-    if (auto p = Length(SpecField::kSharegptOutputLen, *s.sharegpt_output_len, 1)) return p;
+    if (auto p = Length(F::kSharegptOutputLen, *s.sharegpt_output_len, 1)) return p;
+  if (!ParseTraceFormat(s.trace_format).ok())
+    return SpecProblem{F::kTraceFormat, "must be auto, frontier, mooncake or agentic, got '" + s.trace_format + "'"};
+  if (auto p = Integer(F::kTraceBlockTokens, s.trace_block_tokens, 1, 1'000'000)) return p;
+  if (auto p = Integer(F::kGspNumGroups, s.gsp_num_groups, 1, kMaxRunRequests)) return p;
+  if (auto p = Integer(F::kGspPromptsPerGroup, s.gsp_prompts_per_group, 1, kMaxRunRequests)) return p;
+  if (auto p = Length(F::kGspSystemPromptLen, s.gsp_system_prompt_len, 0)) return p;
+  if (auto p = Length(F::kGspQuestionLen, s.gsp_question_len, 1)) return p;
+  if (auto p = Length(F::kGspOutputLen, s.gsp_output_len, 1)) return p;
+  if (auto p = Integer(F::kMtTurns, s.mt_turns, 1, 10'000)) return p;
+  if (auto p = Length(F::kMtSystemPromptLen, s.mt_system_prompt_len, 0)) return p;
+  if (auto p = Length(F::kMtMessageLen, s.mt_message_len, 1)) return p;
+  if (auto p = Number(F::kThinkTimeMs, s.think_time_ms, 0, 1e9)) return p;
+  if (auto p = Number(F::kMaxThinkTimeMs, s.max_think_time_ms, 0, 1e9)) return p;
+  if (s.think_time_ms > 0 && !IsSessionKind(*kind))
+    return SpecProblem{F::kThinkTimeMs, "needs a session workload (dataset trace or multi-turn), got dataset " + s.dataset};
+  if (auto p = Number(F::kCancelFraction, s.cancel_fraction, 0, 1)) return p;
+  if (auto p = Length(F::kCancelAfterTokens, s.cancel_after_tokens, 0)) return p;
+  if (auto p = Number(F::kCancelAfterMs, s.cancel_after_ms, 0, 1e9)) return p;
+  const bool by_tokens = s.cancel_after_tokens > 0, by_time = s.cancel_after_ms > 0;
+  if (s.cancel_fraction > 0 && by_tokens == by_time)
+    return SpecProblem{F::kCancelFraction, "> 0 needs exactly one of cancel_after_tokens K >= 1 and "
+                                           "cancel_after_ms T > 0, where requests are cancelled"};
+  if (s.cancel_fraction == 0 && (by_tokens || by_time))
+    return SpecProblem{by_tokens ? F::kCancelAfterTokens : F::kCancelAfterMs,
+                       "needs cancel_fraction F > 0 (the fraction of requests cancelled)"};
+  if (auto p = Integer(F::kIdealBlockTokens, s.ideal_block_tokens, 1, 1'000'000)) return p;
   const bool needs_file = *kind == DatasetKind::kShareGpt || *kind == DatasetKind::kJsonl || *kind == DatasetKind::kTrace;
   if (needs_file && s.path.empty())
-    return SpecProblem{SpecField::kPath, "is required for dataset " + s.dataset};
+    return SpecProblem{F::kPath, "is required for dataset " + s.dataset};
   return std::nullopt;
 }
 
@@ -50,11 +139,30 @@ DatasetOptions ToDatasetOptions(const WorkloadSpec& s) {
   const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
   d.kind = kind.ok() ? *kind : DatasetKind::kRandom;
   d.path = s.path;
+  d.seed = s.seed;
   d.random.input_len = static_cast<int32_t>(s.input_len);
   d.random.output_len = static_cast<int32_t>(s.output_len);
   d.random.range_ratio = s.range_ratio;
   d.random.prefix_len = static_cast<int32_t>(s.prefix_len);
   if (s.sharegpt_output_len) d.sharegpt_output_len = static_cast<int32_t>(*s.sharegpt_output_len);
+  const Result<TraceFormat> format = ParseTraceFormat(s.trace_format);
+  d.trace_format = format.ok() ? *format : TraceFormat::kAuto;
+  d.trace_block_tokens = static_cast<int32_t>(s.trace_block_tokens);
+  d.shared_prefix.num_groups = s.gsp_num_groups;
+  d.shared_prefix.prompts_per_group = s.gsp_prompts_per_group;
+  d.shared_prefix.system_prompt_len = static_cast<int32_t>(s.gsp_system_prompt_len);
+  d.shared_prefix.question_len = static_cast<int32_t>(s.gsp_question_len);
+  d.shared_prefix.output_len = static_cast<int32_t>(s.gsp_output_len);
+  d.multi_turn.turns = static_cast<int32_t>(s.mt_turns);
+  d.multi_turn.system_prompt_len = static_cast<int32_t>(s.mt_system_prompt_len);
+  d.multi_turn.message_len = static_cast<int32_t>(s.mt_message_len);
+  d.multi_turn.output_len = static_cast<int32_t>(s.output_len);
+  d.multi_turn.range_ratio = s.range_ratio;
+  d.think.mean_ms = s.think_time_ms;
+  d.think.max_ms = s.max_think_time_ms;
+  d.cancel.fraction = s.cancel_fraction;
+  d.cancel.after_tokens = static_cast<int32_t>(s.cancel_after_tokens);
+  d.cancel.after_ns = static_cast<Nanos>(std::llround(s.cancel_after_ms * kNanosPerMilli));
   return d;
 }
 

@@ -1,13 +1,24 @@
 // spec.h: a workload as a user writes it, on the command line (the workload
 // flags of bench, simulate and search) or in a sweep plan's `workloads`
 // entry: one struct, one validator, one conversion to the dataset options
-// LoadDataset takes. Callers name the fields their own way ("--input-len",
-// "workloads[0].input_len") and put the validator's words after the name.
+// LoadDataset and LoadSessionWorkload take. Callers name the fields their own
+// way ("--gsp-num-groups", "workloads[0].gsp_num_groups") and put the
+// validator's words after the name.
 //
 //   workload::WorkloadSpec spec;              // filled from flags or YAML
 //   if (auto bad = workload::CheckWorkloadSpec(spec))
 //     return InvalidArgument(FlagName(bad->field) + " " + bad->message);
 //   workload::DatasetOptions d = workload::ToDatasetOptions(spec);
+//
+// Which fields a dataset reads (the others keep their defaults; a plan
+// rejects a field its dataset does not read, see SpecFieldApplies):
+//   random         input_len, output_len, range_ratio, prefix_len
+//   sharegpt       path, sharegpt_output_len
+//   jsonl          path
+//   shared-prefix  gsp_*
+//   trace          path, trace_format, trace_block_tokens, think times
+//   multi-turn     mt_*, output_len, range_ratio, think times
+//   every dataset  cancel_*, ideal_block_tokens, seed
 //
 // Thread safety: values and pure functions.
 #pragma once
@@ -15,25 +26,70 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "workload/dataset.h"
 
 namespace frontier::workload {
 
 struct WorkloadSpec {
-  std::string dataset = "random";              // random | sharegpt | jsonl
-  std::string path;                            // sharegpt / jsonl file (required for them)
+  std::string dataset = "random";              // random | sharegpt | jsonl | shared-prefix | trace | multi-turn
+  std::string path;                            // sharegpt / jsonl / trace file (required for them)
   int64_t input_len = 1024;                    // random: mean prompt tokens, [1, kMaxRequestLength]
-  int64_t output_len = 128;                    // random: mean output tokens, [1, kMaxRequestLength]
-  double range_ratio = 0;                      // random: lengths uniform in [(1-r)L, (1+r)L], [0, 1)
+  int64_t output_len = 128;                    // random, multi-turn: mean output tokens, [1, kMaxRequestLength]
+  double range_ratio = 0;                      // random, multi-turn: lengths uniform in [(1-r)L, (1+r)L], [0, 1)
   int64_t prefix_len = 0;                      // random: shared prefix tokens, [0, kMaxRequestLength]
   std::optional<int64_t> sharegpt_output_len;  // sharegpt: fixed output length, [1, kMaxRequestLength]
+  // trace (workload/trace.h).
+  std::string trace_format = "auto";           // auto | frontier | mooncake | agentic
+  int64_t trace_block_tokens = kMooncakeBlockTokens;  // tokens per hash_ids block, [1, 1000000]
+  // shared-prefix (workload/generators.h): G x P prompts.
+  int64_t gsp_num_groups = 64;                 // G, [1, kMaxRunRequests]
+  int64_t gsp_prompts_per_group = 16;          // P, [1, kMaxRunRequests]
+  int64_t gsp_system_prompt_len = 2048;        // S, [0, kMaxRequestLength]
+  int64_t gsp_question_len = 128;              // Q, [1, kMaxRequestLength]
+  int64_t gsp_output_len = 256;                // O, [1, kMaxRequestLength]
+  // multi-turn (workload/generators.h); answers ask for output_len tokens.
+  int64_t mt_turns = 5;                        // T, [1, 10000]
+  int64_t mt_system_prompt_len = 0;            // S, [0, kMaxRequestLength]
+  int64_t mt_message_len = 256;                // U, [1, kMaxRequestLength]
+  // Session workloads (trace, multi-turn): think time between turns.
+  double think_time_ms = 0;                    // mean (exponential), [0, 1e9]; > 0 needs a session dataset
+  double max_think_time_ms = 60'000;           // cap, [0, 1e9]
+  // Cancellation (workload/cancel.h): exactly one of the two points when the fraction is > 0.
+  double cancel_fraction = 0;                  // [0, 1]
+  int64_t cancel_after_tokens = 0;             // K, [0, kMaxRequestLength]; 0 = not used
+  double cancel_after_ms = 0;                  // T, [0, 1e9]; 0 = not used
+  // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h).
+  int64_t ideal_block_tokens = 16;             // [1, 1000000]
+  uint64_t seed = 0;                           // seeds the prompts, think times and cancellation
 };
 
-enum class SpecField { kDataset, kPath, kInputLen, kOutputLen, kRangeRatio, kPrefixLen, kSharegptOutputLen };
+enum class SpecField {
+  kDataset, kPath, kInputLen, kOutputLen, kRangeRatio, kPrefixLen, kSharegptOutputLen,
+  kTraceFormat, kTraceBlockTokens,
+  kGspNumGroups, kGspPromptsPerGroup, kGspSystemPromptLen, kGspQuestionLen, kGspOutputLen,
+  kMtTurns, kMtSystemPromptLen, kMtMessageLen,
+  kThinkTimeMs, kMaxThinkTimeMs,
+  kCancelFraction, kCancelAfterTokens, kCancelAfterMs,
+  kIdealBlockTokens, kSeed,
+};
 
-// The field as a plan spells it: "dataset", "path", "input_len", ...
+// The field as a plan spells it: "dataset", "path", "input_len", "gsp_num_groups", ...
 const char* SpecFieldName(SpecField field);
+// The field a plan key names, or nothing for an unknown key.
+std::optional<SpecField> SpecFieldByName(std::string_view name);
+// Every field, in declaration order (for lists of allowed keys).
+inline constexpr SpecField kAllSpecFields[] = {
+    SpecField::kDataset, SpecField::kPath, SpecField::kInputLen, SpecField::kOutputLen, SpecField::kRangeRatio,
+    SpecField::kPrefixLen, SpecField::kSharegptOutputLen, SpecField::kTraceFormat, SpecField::kTraceBlockTokens,
+    SpecField::kGspNumGroups, SpecField::kGspPromptsPerGroup, SpecField::kGspSystemPromptLen,
+    SpecField::kGspQuestionLen, SpecField::kGspOutputLen, SpecField::kMtTurns, SpecField::kMtSystemPromptLen,
+    SpecField::kMtMessageLen, SpecField::kThinkTimeMs, SpecField::kMaxThinkTimeMs, SpecField::kCancelFraction,
+    SpecField::kCancelAfterTokens, SpecField::kCancelAfterMs, SpecField::kIdealBlockTokens, SpecField::kSeed};
+
+// Whether a dataset of `kind` reads `field` (the table in the file comment).
+bool SpecFieldApplies(SpecField field, DatasetKind kind);
 
 struct SpecProblem {
   SpecField field;
@@ -41,12 +97,12 @@ struct SpecProblem {
 };
 
 // The first rule `spec` breaks (ranges: docs/limits.md, core/limits.h), or
-// nothing when it is a workload LoadDataset can build.
+// nothing when it is a workload LoadDataset / LoadSessionWorkload can build.
 std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& spec);
 
 // REQUIRES: CheckWorkloadSpec(spec) found nothing. The dataset options of
-// `spec`; num_prompts, seed, allow_repeat and the prompt format are the
-// caller's.
+// `spec` with its seed; num_prompts, allow_repeat and the prompt format are
+// the caller's (multi_turn.output_len is output_len).
 DatasetOptions ToDatasetOptions(const WorkloadSpec& spec);
 
 }  // namespace frontier::workload

@@ -155,5 +155,90 @@ TEST(WorkloadSpecTest, TheFirstBrokenRuleIsNamedWithItsRange) {
   EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got 'csv'");
 }
 
+
+// The generators', traces', sessions' and cancellation's settings are the
+// spec's too, each checked under its own name.
+TEST(WorkloadSpecTest, GeneratorTraceSessionAndCancelFieldsAreCheckedByName) {
+  WorkloadSpec s;
+  s.dataset = "shared-prefix";
+  s.gsp_num_groups = 0;
+  auto bad = CheckWorkloadSpec(s);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_STREQ(SpecFieldName(bad->field), "gsp_num_groups");
+  EXPECT_EQ(bad->message, "must be an integer in [1, 10000000], got 0");
+  s.gsp_num_groups = 4;
+  s.gsp_question_len = 0;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kGspQuestionLen);
+  s.gsp_question_len = 32;
+  // Think time needs sessions.
+  s.think_time_ms = 100;
+  bad = CheckWorkloadSpec(s);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->field, SpecField::kThinkTimeMs);
+  EXPECT_EQ(bad->message, "needs a session workload (dataset trace or multi-turn), got dataset shared-prefix");
+  s.dataset = "multi-turn";
+  EXPECT_FALSE(CheckWorkloadSpec(s).has_value());
+  s.mt_turns = 10001;
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be an integer in [1, 10000], got 10001");
+  s.mt_turns = 3;
+  s.max_think_time_ms = -1;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kMaxThinkTimeMs);
+  s.max_think_time_ms = 500;
+  // Cancellation: a fraction needs exactly one cancel point, and a point needs a fraction.
+  s.cancel_fraction = 0.25;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kCancelFraction);
+  s.cancel_after_tokens = 4;
+  s.cancel_after_ms = 10;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kCancelFraction);
+  s.cancel_after_ms = 0;
+  EXPECT_FALSE(CheckWorkloadSpec(s).has_value());
+  s.cancel_fraction = 1.5;
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be a number in [0, 1], got 1.5");
+  s.cancel_fraction = 0;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kCancelAfterTokens);
+  s.cancel_fraction = 0.25;
+  // Traces: the format and the block size.
+  s.dataset = "trace";
+  s.path = "t.jsonl";
+  s.trace_format = "csv";
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be auto, frontier, mooncake or agentic, got 'csv'");
+  s.trace_format = "agentic";
+  s.trace_block_tokens = 0;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kTraceBlockTokens);
+  s.trace_block_tokens = 64;
+  s.ideal_block_tokens = 0;
+  EXPECT_EQ(CheckWorkloadSpec(s)->field, SpecField::kIdealBlockTokens);
+  s.ideal_block_tokens = 32;
+  ASSERT_FALSE(CheckWorkloadSpec(s).has_value());
+
+  // Every value reaches the dataset options.
+  s.seed = 42;
+  s.cancel_after_tokens = 0;
+  s.cancel_after_ms = 12.5;
+  DatasetOptions d = ToDatasetOptions(s);
+  EXPECT_EQ(d.kind, DatasetKind::kTrace);
+  EXPECT_EQ(d.trace_format, TraceFormat::kAgentic);
+  EXPECT_EQ(d.trace_block_tokens, 64);
+  EXPECT_EQ(d.seed, 42u);
+  EXPECT_DOUBLE_EQ(d.think.mean_ms, 100);
+  EXPECT_DOUBLE_EQ(d.think.max_ms, 500);
+  EXPECT_DOUBLE_EQ(d.cancel.fraction, 0.25);
+  EXPECT_EQ(d.cancel.after_ns, 12'500'000);
+  EXPECT_EQ(d.shared_prefix.num_groups, 4);
+  EXPECT_EQ(d.shared_prefix.question_len, 32);
+  EXPECT_EQ(d.multi_turn.turns, 3);
+  EXPECT_EQ(d.multi_turn.output_len, 128);
+
+  // Names go both ways, and each dataset reads its own fields.
+  for (SpecField f : kAllSpecFields) EXPECT_EQ(SpecFieldByName(SpecFieldName(f)), f) << SpecFieldName(f);
+  EXPECT_FALSE(SpecFieldByName("gsp_groups").has_value());
+  EXPECT_TRUE(SpecFieldApplies(SpecField::kMtTurns, DatasetKind::kMultiTurn));
+  EXPECT_FALSE(SpecFieldApplies(SpecField::kMtTurns, DatasetKind::kRandom));
+  EXPECT_FALSE(SpecFieldApplies(SpecField::kThinkTimeMs, DatasetKind::kSharedPrefix));
+  EXPECT_TRUE(SpecFieldApplies(SpecField::kThinkTimeMs, DatasetKind::kTrace));
+  EXPECT_TRUE(SpecFieldApplies(SpecField::kCancelFraction, DatasetKind::kJsonl));
+  EXPECT_FALSE(SpecFieldApplies(SpecField::kInputLen, DatasetKind::kMultiTurn));
+}
+
 }  // namespace
 }  // namespace frontier::workload
