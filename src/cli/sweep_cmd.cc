@@ -10,6 +10,8 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/version.h"
+#include "loadgen/scenario.h"
+#include "sim/data_dir.h"
 #include "store/store.h"
 #include "sweep/executor.h"
 #include "sweep/plan.h"
@@ -39,7 +41,7 @@ int RunSweepCmd(int argc, char** argv) {
                "results store",
                "sweep");
   std::string plan_path, db = store::DefaultLocation();
-  std::string executor, system, log_dir;
+  std::string executor, system, log_dir, scenario;
   bool resume = false, quiet = false;
   app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
   app.add_option("--db", db, kDbHelp)->capture_default_str();
@@ -53,11 +55,23 @@ int RunSweepCmd(int argc, char** argv) {
   app.add_option("--system", system, "Run only this system of the plan (its points go into the same run); only this system's servers left "
                  "running by an earlier sweep are stopped");
   app.add_option("--log-dir", log_dir, "Slurm job scripts and logs [<db>.logs/slurm]");
+  app.add_option("--scenario", scenario,
+                 "Run every point under this MLPerf scenario (offline, server or interactive) and judge it; the "
+                 "plan's load must be request_rate: [...], each value a point's target QPS (docs/sweep.md) "
+                 "[the plan's scenario:]");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
   if (executor.empty()) executor = plan->executor;
+  if (!scenario.empty()) {
+    if (executor == "slurm")
+      return UsageError("sweep", "--scenario with the slurm executor: the batch jobs read the plan file, so put "
+                                 "`scenario: " + scenario + "` in the plan instead");
+    Result<sweep::Plan> judged = sweep::WithScenario(std::move(*plan), scenario);
+    if (!judged.ok()) return UsageError("sweep", judged.status().message());
+    plan = std::move(judged);
+  }
   if (!system.empty()) {
     Result<sweep::Plan> one = sweep::PlanForSystem(*plan, system);
     if (!one.ok()) return UsageError("sweep", one.status().message());
@@ -69,6 +83,11 @@ int RunSweepCmd(int argc, char** argv) {
 
   sweep::SweepOptions o;
   o.resume = resume;
+  if (plan->scenario && (plan->scenario->scenario || !plan->scenario->benchmark.empty())) {
+    Result<std::vector<loadgen::MlperfBenchmark>> table = loadgen::LoadMlperfBenchmarks(sim::DefaultDataDir());
+    if (!table.ok()) return Fail("sweep", table.status());
+    o.mlperf_benchmarks = std::move(*table);
+  }
   o.stop = &g_stop;
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);

@@ -85,6 +85,20 @@ std::string SummaryToJson(const metrics::Summary& s) {
   put("itl", s.itl_ms);
   put("e2el", s.e2el_ms);
   if (!s.failures_by_reason.empty()) j["failures_by_reason"] = s.failures_by_reason;
+  if (s.cancelled > 0) j["cancelled"] = s.cancelled;
+  // Session workloads and the ideal prefix-cache hit rate, under the result JSON's names.
+  if (s.has_sessions) {
+    j["sessions_completed"] = s.sessions_completed;
+    j["sessions_failed"] = s.sessions_failed;
+    if (!s.session_end_reasons.empty()) j["session_end_reasons"] = s.session_end_reasons;
+    put("turn_ttft", s.turn_ttft_ms);
+    put("turn_e2el", s.turn_e2el_ms);
+    put("session_latency", s.session_latency_ms);
+  }
+  if (s.ideal_prefix_hit_rate >= 0) {
+    j["ideal_prefix_hit_rate"] = s.ideal_prefix_hit_rate;
+    j["ideal_hit_block_tokens"] = s.ideal_hit_block_tokens;
+  }
   return j.dump();
 }
 

@@ -323,33 +323,70 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
   return Status::Ok();
 }
 
-Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f, WorkloadSpec* w) {
+Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f, uint64_t plan_seed,
+                     WorkloadSpec* w) {
+  using F = workload::SpecField;
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "dataset", "input_len", "output_len",
-                                              "range_ratio", "prefix_len", "path",
-                                              "sharegpt_output_len"}));
+  std::set<std::string> allowed = {"name"};
+  for (F field : workload::kAllSpecFields) allowed.insert(workload::SpecFieldName(field));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, allowed));
   w->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &w->name, true));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "dataset", &w->dataset));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "path", &w->path));
-  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "input_len", &w->input_len));
-  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "output_len", &w->output_len));
-  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "range_ratio", &w->range_ratio));
-  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "prefix_len", &w->prefix_len));
-  if (n["sharegpt_output_len"].IsDefined()) {
-    int64_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "sharegpt_output_len", &v));
-    w->sharegpt_output_len = v;
+  w->seed = plan_seed;  // unless the workload gives its own
+  for (F field : workload::kAllSpecFields) {
+    const char* key = workload::SpecFieldName(field);
+    switch (field) {
+      case F::kDataset: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->dataset)); break;
+      case F::kPath: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->path)); break;
+      case F::kTraceFormat: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->trace_format)); break;
+      case F::kInputLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->input_len)); break;
+      case F::kOutputLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->output_len)); break;
+      case F::kRangeRatio: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->range_ratio)); break;
+      case F::kPrefixLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->prefix_len)); break;
+      case F::kSharegptOutputLen:
+        if (n[key].IsDefined() && !n[key].IsNull()) {
+          int64_t v = 0;
+          FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &v));
+          w->sharegpt_output_len = v;
+        }
+        break;
+      case F::kTraceBlockTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->trace_block_tokens)); break;
+      case F::kGspNumGroups: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->gsp_num_groups)); break;
+      case F::kGspPromptsPerGroup: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->gsp_prompts_per_group)); break;
+      case F::kGspSystemPromptLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->gsp_system_prompt_len)); break;
+      case F::kGspQuestionLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->gsp_question_len)); break;
+      case F::kGspOutputLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->gsp_output_len)); break;
+      case F::kMtTurns: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->mt_turns)); break;
+      case F::kMtSystemPromptLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->mt_system_prompt_len)); break;
+      case F::kMtMessageLen: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->mt_message_len)); break;
+      case F::kThinkTimeMs: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->think_time_ms)); break;
+      case F::kMaxThinkTimeMs: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->max_think_time_ms)); break;
+      case F::kCancelFraction: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->cancel_fraction)); break;
+      case F::kCancelAfterTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->cancel_after_tokens)); break;
+      case F::kCancelAfterMs: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->cancel_after_ms)); break;
+      case F::kIdealBlockTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->ideal_block_tokens)); break;
+      case F::kSeed: FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &w->seed, 0, 9.0e15)); break;
+    }
   }
   // The rules are the workload spec's, the same as the command line's flags.
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(*w)) {
     const char* key = workload::SpecFieldName(bad->field);
     return c.Error(n[key].IsDefined() ? n[key] : n, f + "." + key, bad->message);
   }
+  // A field the dataset does not read is a mistake (a generator's setting
+  // under another dataset), not something to ignore.
+  const workload::DatasetKind kind = workload::ToDatasetOptions(*w).kind;
+  for (F field : workload::kAllSpecFields) {
+    const char* key = workload::SpecFieldName(field);
+    if (n[key].IsDefined() && !workload::SpecFieldApplies(field, kind))
+      return c.Error(n[key], f + "." + key,
+                     std::string("is not read by dataset ") + workload::DatasetKindName(kind) +
+                         " (docs/workloads.md lists each dataset's fields)");
+  }
   return Status::Ok();
 }
 
-Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
+Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, LoadSpec* l) {
   const std::string f = "load";
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"concurrency", "request_rate",
@@ -389,7 +426,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_concurrency", &v, 1, 1e6));
     l->max_concurrency = v;
   }
-  if (has_r && !l->num_prompts) {
+  if (has_r && !l->num_prompts && !scenario) {
     return c.Error(n, f + ".num_prompts", "is required with request_rate");
   }
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
@@ -400,12 +437,85 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, LoadSpec* l) {
       (l->num_prompts ? static_cast<double>(*l->num_prompts)
                       : static_cast<double>(l->prompts_per_concurrency) * biggest) +
       static_cast<double>(l->warmup);
-  if (requests > static_cast<double>(kMaxRunRequests)) {
+  if (requests > static_cast<double>(kMaxRunRequests) && !scenario) {
     return c.Error(n, f, "the largest point sends " + FormatNumber(requests) + " requests (num_prompts or " +
                              "prompts_per_concurrency x concurrency, plus warmup); at most " +
                              std::to_string(kMaxRunRequests) + " per point");
   }
   return Status::Ok();
+}
+
+Status ParseScenarioBlock(const Checker& c, const YAML::Node& n, Plan* plan) {
+  const std::string f = "scenario";
+  loadgen::ScenarioRequest q;
+  plan->scenario_line = n.Mark().line + 1;
+  auto name = [&](const YAML::Node& v, const std::string& field) -> Status {
+    Result<loadgen::Scenario> s = v.IsScalar() ? loadgen::ParseScenario(v.Scalar()) : Result<loadgen::Scenario>(InvalidArgument(""));
+    if (!s.ok())
+      return c.Error(v, field, "must be offline, server or interactive, got '" + Shorten(v.IsScalar() ? v.Scalar() : "a list or map") + "'");
+    q.scenario = *s;
+    return Status::Ok();
+  };
+  if (n.IsScalar()) {
+    FRONTIER_RETURN_IF_ERROR(name(n, f));
+  } else {
+    FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "min_duration_s", "min_query_count", "mlperf_benchmark",
+                                                "slo", "min_interactivity"}));
+    if (n["name"].IsDefined() && !n["name"].IsNull()) FRONTIER_RETURN_IF_ERROR(name(n["name"], f + ".name"));
+    if (n["min_duration_s"].IsDefined()) {
+      double v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_duration_s", &v, 1e-3, 1e9));
+      q.min_duration_s = v;
+    }
+    if (n["min_query_count"].IsDefined()) {
+      int64_t v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_query_count", &v, 1, static_cast<double>(kMaxRunRequests)));
+      q.min_query_count = v;
+    }
+    FRONTIER_RETURN_IF_ERROR(c.String(n, f, "mlperf_benchmark", &q.benchmark));
+    if (n["min_interactivity"].IsDefined()) {
+      double v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_interactivity", &v, 1e-6, 1e9));
+      q.min_interactivity = v;
+    }
+    const YAML::Node slo = n["slo"];
+    if (slo.IsDefined() && !slo.IsNull()) {
+      std::vector<std::string> items;
+      if (!slo.IsSequence()) return c.Error(slo, f + ".slo", "must be a list such as [ttft_p99:450, tpot_p99:40]");
+      for (size_t i = 0; i < slo.size(); ++i) {
+        if (!slo[i].IsScalar())
+          return c.Error(slo[i], f + ".slo[" + std::to_string(i) + "]", "must be metric_pP:MS, such as ttft_p99:450");
+        items.push_back(slo[i].Scalar());
+      }
+      Result<std::vector<loadgen::LatencyConstraint>> parsed = loadgen::ParseSlo(items, "slo");
+      if (!parsed.ok()) return c.Error(slo, f + ".slo", parsed.status().message());
+      q.slo = std::move(*parsed);
+    }
+  }
+  plan->scenario = std::move(q);
+  return Status::Ok();
+}
+
+// Why the plan's load and workloads cannot run under its scenario ("" when
+// they can): a named scenario sets the arrivals and the run length itself.
+std::string ScenarioMisfit(const Plan& plan) {
+  if (!plan.scenario) return "";
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {
+    const auto kind = workload::ToDatasetOptions(plan.workloads[i]).kind;
+    if (workload::IsSessionKind(kind))
+      return std::string("scenarios take single-turn workloads; workloads[") + std::to_string(i) + "] (" +
+             plan.workloads[i].name + ") is " + workload::DatasetKindName(kind);
+  }
+  if (!plan.scenario->scenario) return "";
+  if (plan.load.kind != "request_rate")
+    return "a scenario needs `load: {request_rate: [...]}`, each value a point's target QPS (the scenario sets "
+           "the arrivals; a concurrency cap is not one of its loads)";
+  if (plan.load.num_prompts)
+    return "a scenario sets the run length (min_duration_s, min_query_count): remove load.num_prompts";
+  if (plan.load.max_concurrency) return "a scenario sets the arrivals: remove load.max_concurrency";
+  if (plan.load.burstiness != 1.0) return "a scenario's arrivals are Poisson: remove load.burstiness";
+  return "";
 }
 
 uint64_t Fnv1a(const std::string& s) {
@@ -472,8 +582,8 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
   plan.hash = hash;
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load",
-                                                  "repetitions", "slo", "seed", "executor", "slurm"}));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load", "repetitions", "slo",
+                                                  "seed", "executor", "slurm", "scenario"}));
   FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan.name, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan.repetitions, 1, 1000));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan.seed, 0, 9.0e15));
@@ -502,14 +612,27 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   for (size_t i = 0; i < workloads.size(); ++i) {
     WorkloadSpec w;
     const std::string f = "workloads[" + std::to_string(i) + "]";
-    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, &w));
+    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, plan.seed, &w));
     if (!names.insert(w.name).second) {
       return c.Error(workloads[i]["name"], f + ".name", "'" + w.name + "' is used twice");
     }
     plan.workloads.push_back(std::move(w));
   }
+  if (root["scenario"].IsDefined() && !root["scenario"].IsNull())
+    FRONTIER_RETURN_IF_ERROR(ParseScenarioBlock(c, root["scenario"], &plan));
   if (!root["load"].IsDefined()) return c.Error(root, "load", "is required");
-  FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], &plan.load));
+  FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], plan.scenario && plan.scenario->scenario, &plan.load));
+  if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
+    return c.Error(root["scenario"], "scenario", misfit);
+  // Sessions run without warm-up (loadgen/session_runner.h).
+  for (size_t i = 0; i < plan.workloads.size() && plan.load.warmup > 0; ++i) {
+    const auto kind = workload::ToDatasetOptions(plan.workloads[i]).kind;
+    if (workload::IsSessionKind(kind))
+      return c.Error(root["load"]["warmup"], "load.warmup",
+                     std::string("must be 0 with a session workload (workloads[") + std::to_string(i) + "], " +
+                         plan.workloads[i].name + ", is " + workload::DatasetKindName(kind) +
+                         "): sessions run without warm-up");
+  }
   const double points = static_cast<double>(plan.systems.size()) * static_cast<double>(plan.workloads.size()) *
                         static_cast<double>(plan.load.values.size()) * plan.repetitions;
   if (points > static_cast<double>(kMaxMatrixPoints)) {
@@ -524,7 +647,7 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
                           static_cast<double>(plan.load.warmup);
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
     const WorkloadSpec& w = plan.workloads[i];
-    if (w.dataset != "random") continue;
+    if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
     const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);
     if (tokens > static_cast<double>(kMaxRunPromptTokens)) {
       return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]",
@@ -600,6 +723,22 @@ Result<Plan> LoadPlan(const std::string& path) {
   return ParsePlan(text, path);
 }
 
+Result<Plan> WithScenario(Plan plan, const std::string& name) {
+  Result<loadgen::Scenario> s = loadgen::ParseScenario(name);
+  if (!s.ok()) return InvalidArgument("--scenario must be offline, server or interactive, got '" + Shorten(name) + "'");
+  if (!plan.scenario) plan.scenario = loadgen::ScenarioRequest{};
+  plan.scenario->scenario = *s;
+  // Points judged under a scenario are another sweep than the plan's own:
+  // `--resume` must not mix the two in one run.
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(Fnv1a(plan.text + "\n# --scenario " + name + "\n")));
+  plan.hash = hash;
+  if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
+    return InvalidArgument("--scenario " + name + " cannot run plan " + plan.file + ": " + misfit);
+  return plan;
+}
+
 std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
   std::vector<PointSpec> out;
   for (size_t s = 0; s < plan.systems.size(); ++s) {
@@ -621,7 +760,7 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
             p.num_prompts = std::max<int64_t>(p.num_prompts, 4 * static_cast<int64_t>(std::ceil(v)));
           // Repetitions draw different prompts (so they sample the workload's
           // spread); every load point of a repetition uses the same stream.
-          p.seed = plan.seed + static_cast<uint64_t>(rep);
+          p.seed = plan.workloads[w].seed + static_cast<uint64_t>(rep);
           p.key = store::PointKey(plan.workloads[w].name, plan.load.kind, v, rep);
           out.push_back(std::move(p));
         }

@@ -20,11 +20,16 @@
 //                health: "http://127.0.0.1:8000/health", timeout_s: 900}
 //   workloads:
 //     - {name: 1k1k, dataset: random, input_len: 1024, output_len: 1024, range_ratio: 0.8}
+//     - {name: chat, dataset: multi-turn, mt_turns: 8, mt_system_prompt_len: 4096,
+//        mt_message_len: 512, output_len: 256, think_time_ms: 3000}   # sessions
+//     - {name: agent, dataset: trace, path: traces/agentic.jsonl, trace_format: agentic}
+//     - {name: gsp, dataset: shared-prefix, gsp_num_groups: 16, gsp_prompts_per_group: 8}
 //   load:
 //     concurrency: [1, 2, 4, 8]               # or request_rate: [...]
 //     prompts_per_concurrency: 10             # num_prompts = 10 x concurrency (at least 4x)
 //   repetitions: 3
 //   slo: {ttft_ms: 450, tpot_ms: 40}
+//   scenario: {name: server, min_duration_s: 60, mlperf_benchmark: llama2-70b}  # or `scenario: server`
 //   executor: slurm                          # default local (sweep/executor.h)
 //   slurm: {partition: gpu, gres: "gpu:8", time: "04:00:00", sbatch_args: ["--account=perf"]}
 //
@@ -34,6 +39,18 @@
 // A system is exactly one of: `sim` (simulated; `live: true` serves the
 // simulator over HTTP in real time instead of virtual time) or `base_url`
 // (a server, started and stopped by frontier when `launch` is given).
+// A workload entry holds the fields of workload::WorkloadSpec, under their
+// names there; a field its dataset does not read is an error. A session
+// workload (trace, multi-turn) counts sessions: a concurrency point caps the
+// sessions open at once, num_prompts / prompts_per_concurrency count sessions,
+// and warmup must be 0. Its seed defaults to the plan's.
+// `scenario:` runs every point under an MLPerf scenario (loadgen/scenario.h)
+// and judges it: with a scenario name the load must be `request_rate: [...]`,
+// each value the point's target QPS (Offline: the expected QPS that sizes its
+// query), with neither num_prompts, max_concurrency nor burstiness (the
+// scenario sets the arrivals and the run length); without a name the
+// constraints (`slo`, `min_interactivity`) are a plain SLO judged on any
+// load. Scenarios take single-turn workloads only.
 //
 // Thread safety: values; LoadPlan reads one file.
 #pragma once
@@ -46,6 +63,7 @@
 
 #include "core/limits.h"
 #include "core/status.h"
+#include "loadgen/scenario.h"
 #include "metrics/summary.h"
 #include "sim/config.h"
 #include "workload/spec.h"
@@ -130,6 +148,9 @@ struct Plan {
   uint64_t seed = 0;
   std::string executor = "local";           // "local" or "slurm"
   SlurmSpec slurm;
+  // `scenario:` (target_qps unset: each point's load value). Unset: no verdict.
+  std::optional<loadgen::ScenarioRequest> scenario;
+  int scenario_line = 0;                    // where `scenario:` is defined (0: not given)
 };
 
 // Bounds on a plan (docs/limits.md): the points of its matrix; each point is
@@ -144,6 +165,12 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& file);
 // Reads (at most kMaxPlanBytes, core/atomic_file.h) and parses a plan file;
 // NotFound naming the path if it is missing.
 Result<Plan> LoadPlan(const std::string& path);
+
+// `plan` with its scenario set to `name` (`frontier sweep --scenario`): the
+// plan's other scenario fields are kept. InvalidArgument naming --scenario
+// when the name is unknown or the plan's load or workloads cannot run under
+// a scenario.
+Result<Plan> WithScenario(Plan plan, const std::string& name);
 
 // One point of the matrix.
 struct PointSpec {

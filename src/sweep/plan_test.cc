@@ -141,7 +141,7 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 7200000000 tokens (requests x "
             "(input_len x (1 + range_ratio) + prefix_len)); at most 1000000000 per point");
   EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 1000\nx: [" + std::string("1, ") + "2]"),
-            "plans/t.yaml:20: x: unknown field; allowed: executor, load, name, repetitions, seed, slo, slurm, systems, workloads");
+            "plans/t.yaml:20: x: unknown field; allowed: executor, load, name, repetitions, scenario, seed, slo, slurm, systems, workloads");
   EXPECT_EQ(ErrorFor("base_url: http://127.0.0.1:8000", "base_url: http://127.0.0.1:99999"),
             "plans/t.yaml:12: systems[1].base_url: the port of http://127.0.0.1:99999 must be an integer in "
             "[1, 65535], got '99999'");
@@ -232,6 +232,142 @@ load:
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("systems[0].sim.acceptance_rate"), std::string::npos)
       << bad.status().message();
+}
+
+const char* kSessions = R"(name: s
+seed: 9
+systems:
+  - {name: a, hardware: h200, gpus: 1, sim: {model: llama-3.1-8b}}
+workloads:
+  - {name: chat, dataset: multi-turn, mt_turns: 3, mt_system_prompt_len: 1024, mt_message_len: 128,
+     output_len: 64, think_time_ms: 250, max_think_time_ms: 1000, ideal_block_tokens: 16}
+  - {name: gsp, dataset: shared-prefix, gsp_num_groups: 4, gsp_prompts_per_group: 8, gsp_system_prompt_len: 512,
+     gsp_question_len: 32, gsp_output_len: 16, seed: 3, cancel_fraction: 0.5, cancel_after_tokens: 4}
+  - {name: agent, dataset: trace, path: traces/a.jsonl, trace_format: agentic, trace_block_tokens: 64}
+load:
+  concurrency: [2, 4]
+  num_prompts: 8
+)";
+
+std::string SessionsErrorFor(const std::string& from, const std::string& to) {
+  std::string text = kSessions;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  auto p = ParsePlan(text, "s.yaml");
+  EXPECT_FALSE(p.ok()) << "accepted: " << to;
+  return p.ok() ? "" : p.status().message();
+}
+
+TEST(Plan, ListsGeneratorsTracesAndSessionWorkloads) {
+  auto p = ParsePlan(kSessions, "s.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->workloads.size(), 3u);
+  const WorkloadSpec& chat = p->workloads[0];
+  EXPECT_EQ(chat.mt_turns, 3);
+  EXPECT_EQ(chat.mt_system_prompt_len, 1024);
+  EXPECT_EQ(chat.mt_message_len, 128);
+  EXPECT_EQ(chat.output_len, 64);
+  EXPECT_DOUBLE_EQ(chat.think_time_ms, 250);
+  EXPECT_DOUBLE_EQ(chat.max_think_time_ms, 1000);
+  EXPECT_EQ(chat.seed, 9u);  // the plan's
+  const WorkloadSpec& gsp = p->workloads[1];
+  EXPECT_EQ(gsp.gsp_num_groups, 4);
+  EXPECT_EQ(gsp.gsp_prompts_per_group, 8);
+  EXPECT_EQ(gsp.gsp_system_prompt_len, 512);
+  EXPECT_EQ(gsp.gsp_output_len, 16);
+  EXPECT_DOUBLE_EQ(gsp.cancel_fraction, 0.5);
+  EXPECT_EQ(gsp.cancel_after_tokens, 4);
+  EXPECT_EQ(gsp.seed, 3u);  // its own
+  const WorkloadSpec& agent = p->workloads[2];
+  EXPECT_EQ(agent.trace_format, "agentic");
+  EXPECT_EQ(agent.trace_block_tokens, 64);
+  // Points are seeded from their workload's seed, repetition by repetition.
+  auto m = ExpandMatrix(*p);
+  ASSERT_EQ(m.size(), 3u * 2);
+  EXPECT_EQ(m[0].seed, 9u);
+  EXPECT_EQ(m[2].seed, 3u);
+  EXPECT_EQ(m[0].num_prompts, 8);  // sessions
+  EXPECT_EQ(m[1].key, "chat|concurrency=4|rep=0");
+}
+
+TEST(Plan, GeneratorAndSessionFieldErrorsNameFileLineAndField) {
+  EXPECT_EQ(SessionsErrorFor("gsp_num_groups: 4", "gsp_num_groups: 0"),
+            "s.yaml:8: workloads[1].gsp_num_groups: must be an integer in [1, 10000000], got 0");
+  EXPECT_EQ(SessionsErrorFor("mt_turns: 3", "mt_turns: three"),
+            "s.yaml:6: workloads[0].mt_turns: must be an integer, got 'three'");
+  EXPECT_EQ(SessionsErrorFor("cancel_after_tokens: 4}", "cancel_after_tokens: 4, cancel_after_ms: 5}"),
+            "s.yaml:9: workloads[1].cancel_fraction: > 0 needs exactly one of cancel_after_tokens K >= 1 and "
+            "cancel_after_ms T > 0, where requests are cancelled");
+  EXPECT_EQ(SessionsErrorFor("trace_format: agentic", "trace_format: csv"),
+            "s.yaml:10: workloads[2].trace_format: must be auto, frontier, mooncake or agentic, got 'csv'");
+  EXPECT_EQ(SessionsErrorFor("path: traces/a.jsonl, ", ""), "s.yaml:10: workloads[2].path: is required for dataset trace");
+  // A field the dataset does not read is an error, not ignored.
+  EXPECT_EQ(SessionsErrorFor("gsp_question_len: 32", "gsp_question_len: 32, mt_turns: 2"),
+            "s.yaml:9: workloads[1].mt_turns: is not read by dataset shared-prefix (docs/workloads.md lists each "
+            "dataset's fields)");
+  EXPECT_EQ(SessionsErrorFor("gsp_question_len: 32", "gsp_question_len: 32, think_time_ms: 5"),
+            "s.yaml:9: workloads[1].think_time_ms: needs a session workload (dataset trace or multi-turn), got "
+            "dataset shared-prefix");
+  EXPECT_EQ(SessionsErrorFor("gsp_num_groups: 4", "gsp_groups: 4").rfind(
+                "s.yaml:8: workloads[1].gsp_groups: unknown field; allowed: ", 0),
+            0u);
+  // Sessions run without warm-up.
+  EXPECT_EQ(SessionsErrorFor("num_prompts: 8\n", "num_prompts: 8\n  warmup: 2\n"),
+            "s.yaml:14: load.warmup: must be 0 with a session workload (workloads[0], chat, is multi-turn): "
+            "sessions run without warm-up");
+}
+
+TEST(Plan, ScenarioBlockAndTheLoadsItTakes) {
+  std::string text = kGood;
+  const std::string grid = "  concurrency: [1, 2, 4]\n  prompts_per_concurrency: 10\n";
+  text.replace(text.find(grid), grid.size(), "  request_rate: [2, 4]\n");
+  text += "scenario: {name: server, min_duration_s: 30, min_query_count: 50, slo: [ttft_p99:450, tpot_p99:40]}\n";
+  auto p = ParsePlan(text, "plans/t.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_TRUE(p->scenario.has_value());
+  EXPECT_EQ(p->scenario->scenario, loadgen::Scenario::kServer);
+  EXPECT_DOUBLE_EQ(*p->scenario->min_duration_s, 30);
+  EXPECT_EQ(*p->scenario->min_query_count, 50);
+  ASSERT_EQ(p->scenario->slo.size(), 2u);
+  EXPECT_DOUBLE_EQ(p->scenario->slo[1].limit_ms, 40);
+  EXPECT_EQ(p->scenario_line, 20);
+  EXPECT_FALSE(p->load.num_prompts.has_value());  // the scenario sets the run length
+
+  // A named scenario sets the arrivals: a concurrency sweep is not one of its loads.
+  EXPECT_EQ(ErrorFor("slo: {ttft_ms: 450, tpot_ms: 40}\n", "scenario: offline\n"),
+            "plans/t.yaml:20: scenario: a scenario needs `load: {request_rate: [...]}`, each value a point's target "
+            "QPS (the scenario sets the arrivals; a concurrency cap is not one of its loads)");
+  EXPECT_EQ(ErrorFor("slo: {ttft_ms: 450, tpot_ms: 40}\n", "scenario: {name: sever}\n"),
+            "plans/t.yaml:20: scenario.name: must be offline, server or interactive, got 'sever'");
+  EXPECT_EQ(ErrorFor("slo: {ttft_ms: 450, tpot_ms: 40}\n", "scenario: {slo: [ttft_p99]}\n").rfind(
+                "plans/t.yaml:20: scenario.slo: ", 0),
+            0u);
+  // Without a name it is a plain SLO, judged on any load.
+  std::string plain = kGood;
+  plain += "scenario: {slo: [ttft_p99:450]}\n";
+  auto q = ParsePlan(plain, "plans/t.yaml");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_FALSE(q->scenario->scenario.has_value());
+  // `frontier sweep --scenario` on a concurrency plan, and on a rate plan, which it turns into another sweep.
+  auto concurrency = WithScenario(*q, "server");
+  ASSERT_FALSE(concurrency.ok());
+  EXPECT_NE(concurrency.status().message().find("--scenario server cannot run plan plans/t.yaml: a scenario needs"),
+            std::string::npos)
+      << concurrency.status().message();
+  EXPECT_FALSE(WithScenario(*p, "batch").ok());
+  auto offline = WithScenario(*p, "offline");
+  ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+  EXPECT_EQ(offline->scenario->scenario, loadgen::Scenario::kOffline);
+  EXPECT_DOUBLE_EQ(*offline->scenario->min_duration_s, 30);  // the plan's other fields are kept
+  EXPECT_NE(offline->hash, p->hash);
+  // Scenarios take single-turn workloads.
+  std::string sessions = kSessions;
+  sessions += "scenario: {slo: [ttft_p99:450]}\n";
+  auto s = ParsePlan(sessions, "s.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "s.yaml:14: scenario: scenarios take single-turn workloads; workloads[0] (chat) is "
+                                  "multi-turn");
 }
 
 TEST(Plan, EveryExamplePlanInDataIsValid) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/parse.h"
+#include "loadgen/verdict.h"
 #include "metrics/summary.h"
 #include "store/records.h"
 
@@ -13,8 +15,9 @@ std::string Source(const SystemSpec& s) {
 }
 
 store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const PointSpec& p,
-                              const RunResult& result, const metrics::Summary& summary,
-                              int attempts) {
+                              const loadgen::PointOutcome& outcome, int attempts) {
+  const RunResult& result = outcome.run;
+  const metrics::Summary& summary = outcome.summary;
   const WorkloadSpec& w = plan.workloads[p.workload];
   store::PointRecord r;
   r.key = p.key;
@@ -31,6 +34,12 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   r.settings["input_len"] = std::to_string(w.input_len);
   r.settings["output_len"] = std::to_string(w.output_len);
   r.settings["dataset"] = w.dataset;
+  if (summary.has_sessions) r.settings["load_unit"] = "sessions";  // num_prompts and concurrency count sessions
+  if (outcome.verdict) r.settings["num_prompts"] = std::to_string(outcome.verdict->queries);  // the scenario's
+  if (plan.scenario && plan.scenario->scenario) {
+    r.settings["scenario"] = loadgen::ScenarioName(*plan.scenario->scenario);
+    r.settings["target_qps"] = FormatNumber(p.load_value);
+  }
   r.metrics = store::MetricsFromSummary(summary, system.gpus);
   r.summary_json = store::SummaryToJson(summary);
   return r;
@@ -61,6 +70,21 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
                                   : -1;
     if (options.on_progress) options.on_progress(prog);
   };
+
+  // The scenario's rules of a system at a load value; every system's are
+  // checked before anything runs.
+  auto rules_for = [&](const SystemSpec& sys, double load_value) -> Result<std::optional<loadgen::ScenarioRules>> {
+    if (!plan.scenario) return std::optional<loadgen::ScenarioRules>();
+    loadgen::ScenarioRequest q = *plan.scenario;
+    if (q.scenario) q.target_qps = load_value;
+    Result<loadgen::ScenarioRules> r =
+        loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
+    if (!r.ok())
+      return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
+                             ": " + r.status().message());
+    return std::optional<loadgen::ScenarioRules>(std::move(*r));
+  };
+  for (const SystemSpec& sys : plan.systems) FRONTIER_RETURN_IF_ERROR(rules_for(sys, plan.load.values.front()).status());
 
   // Servers that a sweep launched and died before stopping are stopped first
   // (they would hold ports, GPUs, and answer for the servers launched now).
@@ -151,10 +175,13 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       const PointSpec& p = *todo[i];
       prog.point = p.key;
       std::string last_error;
+      std::string verdict;  // the scenario's, when there is one
       bool stored = false;
       for (int attempt = 1; attempt <= options.max_attempts && !stored; ++attempt) {
         const Nanos start = options.clock->Now();
-        Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, point_options);
+        loadgen::PointOptions at = point_options;
+        FRONTIER_ASSIGN_OR_RETURN(at.rules, rules_for(sys, p.load_value));
+        Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, at);
         run_time += options.clock->Now() - start;
         run_requests += p.num_prompts;
         if (r.ok() && r->run.interrupted) {
@@ -173,7 +200,11 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
           last_error = r.status().message();
         }
         if (last_error.empty()) {
-          store::PointRecord rec = MakeRecord(plan, sys, p, r->run, r->summary, attempt);
+          store::PointRecord rec = MakeRecord(plan, sys, p, *r, attempt);
+          if (r->verdict) {
+            verdict = r->verdict->valid ? "VALID" : "INVALID";
+            if (!r->verdict->reasons.empty()) verdict += ": " + r->verdict->reasons.front();
+          }
           rec.run_id = runs[s].id;
           FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(r->run)));
           (void)id;
@@ -194,7 +225,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++out.ran;
       ++prog.done;
       left_requests -= p.num_prompts;
-      report("done");
+      report("done", verdict);
     }
     if (!broken && !out.interrupted && !runs[s].status.ok()) {
       FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));

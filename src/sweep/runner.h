@@ -10,6 +10,14 @@
 // Progress covers the whole sweep: points done / total and an ETA from the
 // time per request of the points run so far.
 //
+// Scenario: with the plan's `scenario:`, each point runs under its rules
+// (loadgen::ResolveScenario per system, the system's model picking the MLPerf
+// benchmark unless the plan names one; a named scenario's target QPS is the
+// point's load value), passed to the Session in PointOptions::rules; the
+// point's verdict comes back in PointOutcome::verdict and is reported with the
+// point's "done" event. Rules that cannot be resolved for a system fail the
+// sweep before anything runs.
+//
 // Resume: a point is identified by (plan name, plan hash, system, point key),
 // so `--resume` after a crash or SIGKILL runs exactly the points that are not
 // stored; a point is stored whole or not at all, never twice.
@@ -77,6 +85,9 @@ struct SweepOptions {
   // Run first: stops servers an earlier sweep launched and left behind
   // (sessions.h's StopOrphanedServers); each line is reported as "orphan".
   std::function<Result<std::vector<std::string>>(store::Store&)> stop_orphans;
+  // The MLPerf benchmarks' constraints (loadgen::LoadMlperfBenchmarks), read
+  // when the plan's scenario names a scenario or a benchmark.
+  std::vector<loadgen::MlperfBenchmark> mlperf_benchmarks;
 };
 
 struct SweepOutcome {

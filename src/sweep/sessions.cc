@@ -29,8 +29,9 @@ class SimSession final : public Session {
       : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs) {}
 
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
-    FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
-    const workload::LoadOptions load = PointLoad(plan_, point);
+    FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
+                              PointLoad(plan_, point, options.rules ? &*options.rules : nullptr));
+    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests, PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr));
     sim::SimConfig config = config_;
     if (auto_seqs_ && load.max_concurrency) {
       // max_num_seqs: auto raises the engine's cap to the point's concurrency.
@@ -41,7 +42,9 @@ class SimSession final : public Session {
     sim::SimTarget target(config, sim::SimulateOptions{});
     loadgen::PointOptions o = options;
     o.run = sim::VirtualRunOptions(/*observed=*/false);
-    return loadgen::RunPoint(target, requests, load, o, nullptr, &target.stop());
+    o.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
+    if (requests.sessions) o.sessions = &*requests.sessions;
+    return loadgen::RunPoint(target, requests.specs, load, o, nullptr, &target.stop());
   }
 
  private:
@@ -79,9 +82,13 @@ class HttpSession final : public Session {
 
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
-    FRONTIER_ASSIGN_OR_RETURN(auto requests, PointRequests(plan_, point));
+    FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
+                              PointLoad(plan_, point, options.rules ? &*options.rules : nullptr));
+    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests, PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr));
     loadgen::BenchOptions b;
     static_cast<loadgen::PointOptions&>(b) = options;
+    b.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
+    if (requests.sessions) b.sessions = &*requests.sessions;
     b.client.base_url = base_url_;
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
@@ -90,7 +97,7 @@ class HttpSession final : public Session {
     b.requested_settings["system"] = system_.name;
     b.requested_settings["base_url"] = base_url_;
     b.requested_settings["model"] = model_;
-    return loadgen::RunBenchmark(b, requests, PointLoad(plan_, point), &progress, options_.stop);
+    return loadgen::RunBenchmark(b, requests.specs, load, &progress, options_.stop);
   }
 
   std::unique_ptr<ServerProcess> process_;
@@ -107,24 +114,52 @@ class HttpSession final : public Session {
 
 }  // namespace
 
-Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const PointSpec& point) {
+Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
+                                    const loadgen::ScenarioRules* rules) {
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.path = Resolve(plan, w.path);
-  d.num_prompts = point.num_prompts + plan.load.warmup;
   d.seed = point.seed;
   d.allow_repeat = true;
+  PointWorkload out;
+  if (workload::IsSessionKind(d.kind)) {
+    // Sessions: a trace is read whole (RunSessions reuses its sessions
+    // cyclically when the point asks for more); the generator makes the
+    // point's count.
+    d.num_prompts = d.kind == workload::DatasetKind::kTrace ? 0 : point.num_prompts;
+    Result<workload::SessionWorkload> s = workload::LoadSessionWorkload(d);
+    if (!s.ok()) return s.status().WithContext("workload " + w.name);
+    out.sessions = std::move(*s);
+    return out;
+  }
+  d.num_prompts = point.num_prompts + plan.load.warmup;
+  if (rules != nullptr && rules->scenario) {
+    // A scenario sets the run length: a pool of distinct prompts (the
+    // benchmark's performance sample count, else 1000, as `frontier bench
+    // --scenario` draws it) reused cyclically.
+    const int64_t pool = rules->performance_sample_count > 0 ? rules->performance_sample_count : 1000;
+    d.num_prompts = std::min<int64_t>(load.num_prompts, pool) + load.warmup;
+  }
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
-  return specs;
+  out.specs = std::move(*specs);
+  return out;
 }
 
-workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point) {
+Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point, const loadgen::ScenarioRules* rules) {
   workload::LoadOptions l;
   l.num_prompts = point.num_prompts;
   l.warmup = plan.load.warmup;
   l.seed = point.seed;
   l.burstiness = plan.load.burstiness;
+  if (rules != nullptr && rules->scenario) {
+    // The scenario sets the arrivals and the run length (the plan's load
+    // values are its target QPS, in the rules).
+    workload::LoadOptions base;
+    base.warmup = l.warmup;
+    base.seed = l.seed;
+    return loadgen::ScenarioLoad(*rules, base);
+  }
   if (plan.load.kind == "concurrency") {
     l.max_concurrency = static_cast<int64_t>(point.load_value);
   } else {

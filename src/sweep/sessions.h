@@ -8,9 +8,14 @@
 //     systems are measured over HTTP with the load generator (loadgen's
 //     RunBenchmark, so RunPoint), exactly as `frontier bench` measures them.
 //
-// Workloads are built by workload::LoadDataset from the plan's workload
-// entry, with num_prompts = the point's count plus the plan's warm-up, and
-// the point's seed.
+// Workloads are built from the plan's workload entry (workload/spec.h) with
+// the point's seed: a single-turn dataset by workload::LoadDataset, num_prompts
+// = the point's count plus the plan's warm-up; a session workload (trace,
+// multi-turn) by workload::LoadSessionWorkload, the point's count being
+// sessions (a concurrency point caps the sessions open at once, a rate point
+// starts that many sessions per second; loadgen/session_runner.h).
+// With the plan's scenario (PointOptions::rules with a scenario), the load
+// is the scenario's (loadgen::ScenarioLoad) at the point's target QPS.
 //
 // Thread safety: one thread per session.
 #pragma once
@@ -18,24 +23,38 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "loadgen/scenario.h"
 #include "store/store.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
+#include "workload/session.h"
 
 namespace frontier::sweep {
 
-// The requests of one point.
-Result<std::vector<workload::RequestSpec>> PointRequests(const Plan& plan, const PointSpec& point);
+// The requests of one point: the specs of a single-turn dataset, or the
+// session workload of a session dataset (then `specs` is empty).
+struct PointWorkload {
+  std::vector<workload::RequestSpec> specs;
+  std::optional<workload::SessionWorkload> sessions;
+};
+// `load` is the point's (PointLoad); with `rules` naming a scenario, the
+// scenario's run length sizes a pool of distinct prompts reused cyclically.
+// Errors name the workload.
+Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
+                                    const loadgen::ScenarioRules* rules = nullptr);
 
-// The load options of one point.
-workload::LoadOptions PointLoad(const Plan& plan, const PointSpec& point);
+// The load options of one point; with `rules` naming a scenario, the
+// scenario's load (loadgen::ScenarioLoad) at the point's target QPS.
+Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point,
+                                        const loadgen::ScenarioRules* rules = nullptr);
 
 // A session on the simulator; NotFound / InvalidArgument / FailedPrecondition
 // from the simulator's catalog when the system cannot be built (unknown
