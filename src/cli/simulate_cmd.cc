@@ -208,7 +208,7 @@ int RunSimulate(int argc, char** argv) {
   WorkloadFlags wf;
   sim::SimSpec spec;
   AddSimSpecFlags(app, &spec);
-  app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each")->group("Load");
+  app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each (open sessions, for a session workload)")->group("Load");
   AddClientRttFlag(app, &f.client_rtt_us);
   app.add_option("--max-requests", f.max_requests,
                  "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
@@ -284,9 +284,12 @@ int RunSimulate(int argc, char** argv) {
     if (app.count("--duration"))
       return UsageError(kCmd, "--concurrency sizes each point by requests (at least 4x the concurrency); leave out "
                               "--duration");
-    // Each point sends at least 4x its concurrency: draw enough for the largest.
+    // Each point sends at least 4x its concurrency (sessions, for a session
+    // workload): draw enough for the largest. A trace is read whole and its
+    // sessions reused cyclically.
     const int64_t most = sim::SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
-    w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
+    if (w->dataset.kind != workload::DatasetKind::kTrace)
+      w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
   } else if (f.best_deployment) {
     return UsageError(kCmd, "--best-deployment sweeps: give --concurrency 1,2,4,...");
   }
@@ -303,9 +306,9 @@ int RunSimulate(int argc, char** argv) {
                               "--max-concurrency, or a number");
     }
   }
-  if (w->sessions && (!f.concurrency.empty() || f.best_deployment))
-    return UsageError(kCmd, "--concurrency and --best-deployment sweep single-turn workloads; run a session "
-                            "workload as one point (--max-concurrency counts sessions)");
+  if (w->sessions && f.best_deployment)
+    return UsageError(kCmd, "--best-deployment searches single-turn workloads; sweep a session workload with "
+                            "--concurrency (it counts open sessions)");
   Result<PreparedWorkload> prepared = PrepareWorkload(&*w);
   if (!prepared.ok()) return Fail(kCmd, prepared.status());
   const std::vector<workload::RequestSpec>* requests = &prepared->specs;
@@ -341,6 +344,8 @@ int RunSimulate(int argc, char** argv) {
     if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
   sim::SweepOptions sweep(sim_options);
   sweep.max_num_seqs_auto = spec.max_num_seqs_auto;
+  if (prepared->sessions) sweep.sessions = &*prepared->sessions;  // concurrency counts open sessions
+  sweep.ideal_block_tokens = w->ideal_block_tokens;
   if (f.best_deployment) return BestDeployment(spec, *requests, *w, levels, so, sweep, f.search_disagg);
 
   std::printf("%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "analysis/frontier.h"
+#include "loadgen/point.h"
+#include "sim/sim_target.h"
 
 namespace frontier::sim {
 
@@ -34,6 +36,7 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
   for (int64_t c : concurrencies) {
     if (c < 1) return InvalidArgument("--concurrency values must be at least 1, got " + std::to_string(c));
+    if (options.sessions != nullptr) continue;  // sessions are reused cyclically
     const int64_t n = std::min<int64_t>(static_cast<int64_t>(requests.size()),
                                         SweepPrompts(load.num_prompts, c, options.min_rounds));
     if (n < options.min_rounds * c)
@@ -51,8 +54,10 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
   std::vector<Slot> slots(count);
   auto run_point = [&](size_t i) {
     const int64_t c = concurrencies[i];
-    const int64_t n = std::min<int64_t>(static_cast<int64_t>(requests.size()),
-                                        SweepPrompts(load.num_prompts, c, options.min_rounds));
+    const int64_t n = options.sessions != nullptr
+                          ? SweepPrompts(load.num_prompts, c, options.min_rounds)
+                          : std::min<int64_t>(static_cast<int64_t>(requests.size()),
+                                              SweepPrompts(load.num_prompts, c, options.min_rounds));
     Slot& slot = slots[i];
     SweepPoint& p = slot.point;
     SimConfig point_config = config;
@@ -71,6 +76,26 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     p.num_prompts = n;
     p.max_running = static_cast<int64_t>(point_config.max_num_seqs) * point_config.dp;
     p.capped = p.max_running < c;
+    if (options.sessions != nullptr) {
+      // Sessions: the point through the one load core for them (RunPoint
+      // summarises it with the same options as a single-turn point).
+      SimTarget target(point_config, options.sim);
+      loadgen::PointOptions po;
+      po.run = VirtualRunOptions(/*observed=*/false);
+      po.summary = summary_options;
+      po.model = point_config.model.name;
+      po.sessions = options.sessions;
+      po.ideal_block_tokens = options.ideal_block_tokens;
+      Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, {}, l, po, nullptr, &target.stop());
+      if (!out.ok()) {
+        slot.run = out.status();
+        return;
+      }
+      p.stats = target.stats();
+      p.summary = std::move(out->summary);
+      slot.run = std::move(out->run);
+      return;
+    }
     // The warm-up requests come first, then n measured ones.
     const size_t used_n = std::min(requests.size(), static_cast<size_t>(n + std::max<int64_t>(load.warmup, 0)));
     const std::span<const workload::RequestSpec> used(requests.data(), used_n);

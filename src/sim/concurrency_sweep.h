@@ -22,6 +22,7 @@
 #include "sim/simulate.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
+#include "workload/session.h"
 
 namespace frontier::sim {
 
@@ -42,13 +43,21 @@ struct SweepOptions {
   bool max_num_seqs_auto = false;  // raise max_num_seqs (per DP rank) to each concurrency
   int threads = 0;                 // points simulated at once; 0: the hardware's threads
   int min_rounds = 4;              // each point sends at least min_rounds x its concurrency
+  // When set, each point runs this session workload (loadgen::RunSessions
+  // through loadgen::RunPoint) instead of `requests`: the concurrency caps the
+  // sessions open at once and num_prompts counts sessions (at least
+  // min_rounds x c, the workload's sessions reused cyclically). Must outlive
+  // the sweep.
+  const workload::SessionWorkload* sessions = nullptr;
+  int ideal_block_tokens = 16;     // block size of the sessions' ideal prefix-cache hit rate
 };
 
 // Runs `load` once per concurrency c (replacing load.max_concurrency) on the
 // first max(load.num_prompts, min_rounds x c) of `requests`: a closed loop
 // needs several rounds of c requests to reach its steady state, so a point
 // never measures fewer (which made high-concurrency points repeat one
-// another). Fails with InvalidArgument when `requests` holds fewer. With
+// another). Fails with InvalidArgument when `requests` holds fewer (a
+// session workload, options.sessions, is reused cyclically instead). With
 // max_num_seqs_auto each point's engine admits c sequences. `on_point` (may
 // be empty) sees each point's full RunResult before it is dropped; an error
 // from it stops the sweep.

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -57,6 +58,32 @@ TEST(WorkloadsCliTest, TraceSessionsRunToTheEnd) {
   EXPECT_GT(j["mean_session_latency_ms"].get<double>(), j["mean_turn_e2el_ms"].get<double>());
   EXPECT_GT(j["ideal_prefix_hit_rate"].get<double>(), 0.5);
   std::remove(path.c_str());
+}
+
+TEST(WorkloadsCliTest, ConcurrencySweepOfSessionsCountsOpenSessions) {
+  const std::string path = ::testing::TempDir() + "/frontier_mtsweep_" + std::to_string(::getpid()) + ".json";
+  auto [status, text] = RunFrontier(kSim + "--dataset multi-turn --mt-turns 3 --mt-system-prompt-len 1024 "
+                                   "--mt-message-len 128 --output-len 64 --num-prompts 8 --concurrency 2,4 "
+                                   "--result-json " + path);
+  ASSERT_EQ(status, 0) << text;
+  // At least 4 x the concurrency of sessions: 8 at 2, 16 at 4. Per session
+  // (S = 1024, U = 128, O = 64, 3 turns) 3S + 6U + 3O = 4032 prompt tokens,
+  // of which an infinite cache hits 3S + 3U + 3O = 3648, less S in the first session.
+  for (int c : {2, 4}) {
+    const std::string at = path.substr(0, path.size() - 5) + ".c" + std::to_string(c) + ".json";
+    const auto j = ReadJson(at);
+    const int n = std::max(8, 4 * c);
+    EXPECT_EQ(j["max_concurrency"], c);
+    EXPECT_EQ(j["num_prompts"], n);
+    EXPECT_EQ(j["sessions_completed"], n);
+    EXPECT_EQ(j["completed"], 3 * n);
+    EXPECT_LE(j["max_concurrent_requests"].get<int>(), c);  // one turn in flight per open session
+    EXPECT_DOUBLE_EQ(j["ideal_prefix_hit_rate"].get<double>(), (3648.0 * n - 1024) / (4032.0 * n));
+    std::remove(at.c_str());
+  }
+  // A row per point.
+  EXPECT_NE(text.find("\n     2       8 "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n     4      16 "), std::string::npos) << text;
 }
 
 TEST(WorkloadsCliTest, MultiTurnCancellationCountedApart) {
