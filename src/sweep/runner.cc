@@ -1,6 +1,8 @@
 #include "sweep/runner.h"
 
 #include <algorithm>
+#include <cstring>
+#include <utility>
 
 #include "core/parse.h"
 #include "loadgen/verdict.h"
@@ -79,9 +81,20 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     if (q.scenario) q.target_qps = load_value;
     Result<loadgen::ScenarioRules> r =
         loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
-    if (!r.ok())
+    if (!r.ok()) {
+      // The rules speak the flags' names; a plan spells them as its fields.
+      std::string m = r.status().message();
+      static const std::pair<const char*, const char*> kNames[] = {
+          {"--mlperf-benchmark", "scenario.mlperf_benchmark"}, {"--min-interactivity", "scenario.min_interactivity"},
+          {"--min-query-count", "scenario.min_query_count"},   {"--min-duration", "scenario.min_duration_s"},
+          {"--target-qps", "load.request_rate"},               {"--scenario", "scenario"},
+          {"--slo", "scenario.slo"}};
+      for (const auto& [flag, field] : kNames)
+        for (size_t at = m.find(flag); at != std::string::npos; at = m.find(flag, at + std::strlen(field)))
+          m.replace(at, std::strlen(flag), field);
       return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
-                             ": " + r.status().message());
+                             ": " + m);
+    }
     return std::optional<loadgen::ScenarioRules>(std::move(*r));
   };
   for (const SystemSpec& sys : plan.systems) FRONTIER_RETURN_IF_ERROR(rules_for(sys, plan.load.values.front()).status());

@@ -5,6 +5,7 @@
 
 #include "store/sqlite_store.h"
 #include "sweep/runner.h"
+#include "loadgen/verdict.h"
 
 namespace frontier::sweep {
 namespace {
@@ -48,6 +49,7 @@ struct Script {
   int64_t stop_after = -1;           // set *stop after this many calls
   std::atomic<bool>* stop = nullptr;
   ManualClock* clock = nullptr;        // advanced 1 ms per request of a point
+  std::vector<std::optional<loadgen::ScenarioRules>> rules;  // as each point got them
 };
 
 class FakeSession final : public Session {
@@ -55,6 +57,7 @@ class FakeSession final : public Session {
   FakeSession(Script* s, std::string system) : s_(s), system_(std::move(system)) {}
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& p, const loadgen::PointOptions& o) override {
     s_->calls.push_back(system_ + "|" + p.key);
+    s_->rules.push_back(o.rules);
     if (s_->clock) s_->clock->Advance(p.num_prompts * kNanosPerMilli);
     if (s_->stop && static_cast<int64_t>(s_->calls.size()) == s_->stop_after) s_->stop->store(true);
     auto it = s_->fail.find(system_ + "|" + p.key);
@@ -65,6 +68,12 @@ class FakeSession final : public Session {
     loadgen::PointOutcome out;
     out.run = FakeRun(p.num_prompts);
     out.summary = metrics::Summarize(out.run, o.summary);
+    if (o.rules) {  // as RunPoint judges: INVALID at the highest rate, for the test
+      out.verdict = loadgen::Verdict{};
+      out.verdict->valid = p.load_value < 4;
+      out.verdict->queries = 7;
+      if (!out.verdict->valid) out.verdict->reasons = {"scripted reason"};
+    }
     return out;
   }
 
@@ -216,6 +225,60 @@ TEST(Runner, ResumeRunsOnlyMissingPointsAndNeverDuplicates) {
   auto changed = ParsePlan(std::string(kPlan) + "seed: 7\n", "fake.yaml");
   auto fresh = RunSweep(*changed, *store, Factory(&third), r);
   EXPECT_EQ(fresh->ran, 12);
+}
+
+// A plan's scenario reaches every point as rules (the point's load value its
+// target QPS), and the point's verdict is reported with it.
+TEST(Runner, ScenarioRulesReachEachPointAndTheVerdictIsReported) {
+  std::string text = kPlan;
+  const std::string grid = "  concurrency: [1, 2, 4]\n  prompts_per_concurrency: 4\n";
+  text.replace(text.find(grid), grid.size(), "  request_rate: [2, 4]\n");
+  text += "scenario: {name: server, min_duration_s: 5, slo: [ttft_p99:450]}\n";
+  auto plan = ParsePlan(text, "fake.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto store = FreshStore("scenario");
+  Script script;
+  std::vector<std::string> done;
+  SweepOptions o;
+  o.on_progress = [&](const SweepProgress& p) {
+    if (p.event == "done") done.push_back(p.point + " " + p.detail);
+  };
+  auto out = RunSweep(*plan, *store, Factory(&script), o);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(script.rules.size(), 8u);  // 2 systems x 2 rates x 2 repetitions
+  for (size_t i = 0; i < script.rules.size(); ++i) {
+    ASSERT_TRUE(script.rules[i].has_value()) << i;
+    EXPECT_EQ(script.rules[i]->scenario, loadgen::Scenario::kServer);
+    EXPECT_DOUBLE_EQ(*script.rules[i]->target_qps, (i / 2) % 2 == 0 ? 2 : 4) << script.calls[i];
+    EXPECT_DOUBLE_EQ(script.rules[i]->min_duration_s, 5);
+    ASSERT_EQ(script.rules[i]->constraints.size(), 1u);
+    EXPECT_DOUBLE_EQ(script.rules[i]->constraints[0].limit_ms, 450);
+  }
+  ASSERT_EQ(done.size(), 8u);
+  EXPECT_EQ(done[0], "w|request_rate=2|rep=0 VALID");
+  EXPECT_EQ(done[2], "w|request_rate=4|rep=0 INVALID: scripted reason");
+  auto points = store->ListPoints(out->run_ids[0]);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 4u);
+  EXPECT_EQ((*points)[0].settings.at("scenario"), "server");
+  EXPECT_EQ((*points)[0].settings.at("target_qps"), "2");
+  EXPECT_EQ((*points)[0].settings.at("num_prompts"), "7");  // the count the scenario issued
+
+  // Rules a system cannot have (a Server scenario with no constraints: no
+  // benchmark for model m, no slo) fail the sweep before anything runs.
+  std::string bare = text;
+  bare.replace(bare.find(", slo: [ttft_p99:450]"), 21, "");
+  auto unjudged = ParsePlan(bare, "fake.yaml");
+  ASSERT_TRUE(unjudged.ok()) << unjudged.status().ToString();
+  auto empty = FreshStore("scenario_bad");
+  Script none;
+  auto bad = RunSweep(*unjudged, *empty, Factory(&none), SweepOptions{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "fake.yaml:10: scenario: system a: scenario server needs latency constraints: scenario.mlperf_benchmark "
+            "NAME (data/mlperf/benchmarks.json) or scenario.slo ttft_p99:MS tpot_p99:MS");
+  EXPECT_TRUE(none.calls.empty());
+  EXPECT_TRUE(empty->ListRuns()->empty());
 }
 
 }  // namespace
