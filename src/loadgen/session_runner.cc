@@ -54,8 +54,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       cancels = cancels || t.request.cancel_after_ns > 0 || t.request.cancel_after_tokens > 0;
       for (const auto& r : t.subagents) cancels = cancels || r.cancel_after_ns > 0 || r.cancel_after_tokens > 0;
     }
-  if (cancels && !target.SupportsCancel())
-    return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
+  FRONTIER_RETURN_IF_ERROR(Ending::CheckCancels(target, cancels));
 
   const Clock& clock = target.clock();
   const int64_t total = load.num_prompts == std::numeric_limits<int64_t>::max() && load.duration_s
@@ -96,16 +95,15 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
   std::vector<Live> lives;
   std::vector<size_t> free_lives;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
-  using Due = std::pair<Nanos, int64_t>;
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due;
   std::vector<size_t> owner;  // request id -> index in lives
   std::unordered_map<int64_t, std::unique_ptr<workload::RequestSpec>> built;  // growing prompts in flight
   workload::PrefixHitCounter ideal(ideal_block_tokens);
   bool ideal_valid = true;
   int64_t answers_missing = 0;
   int64_t open = 0, next_session = 0;
-  bool issuing_done = false, stop_seen = false, aborted = false;
-  Nanos stop_deadline = 0, next_progress = t0;
+  bool issuing_done = false;
+  Nanos next_progress = t0;
+  Ending ending(target, books, stop, options.grace);
   const Nanos end_of_issue = load.duration_s ? t0 + SecondsToNanos(*load.duration_s) : 0;
 
   auto close = [&](size_t li, const std::string& reason) {
@@ -184,7 +182,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     SessionRecord& s = run.sessions[l.record];
     if (s.start_ns < 0) s.start_ns = clock.Now() - t0;
     target.Issue(id, spec);
-    if (spec.cancel_after_ns > 0) cancel_due.emplace(clock.Now() + spec.cancel_after_ns, id);
+    ending.Issued(id, spec);
   };
 
   auto issue_step = [&](const Ready& e) {
@@ -224,7 +222,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     p.in_flight = static_cast<int64_t>(target.InFlight());
     p.elapsed_ns = now - t0;
     p.duration_s = load.duration_s.value_or(0);
-    p.stopping = stop_seen;
+    p.stopping = ending.stopping();
     observer->OnProgress(p);
   };
 
@@ -236,20 +234,11 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
 
   while (true) {
     Nanos now = clock.Now();
-    if (!stop_seen && stop && stop->load(std::memory_order_relaxed)) {
-      stop_seen = true;
+    if (ending.NoticeStop(now)) {
       issuing_done = true;
-      stop_deadline = now + options.grace;
       end_all(failure::kInterrupted);
     }
-    while (!cancel_due.empty() && cancel_due.top().first <= now) {
-      if (books.Pending(cancel_due.top().second)) target.Cancel(cancel_due.top().second, books);
-      cancel_due.pop();
-    }
-    if (stop_seen && !aborted && now >= stop_deadline && target.InFlight() > 0) {
-      target.AbortAll(failure::kInterrupted, books);
-      aborted = true;
-    }
+    ending.Act(now, books);
     if (!issuing_done && load.duration_s && now >= end_of_issue) {
       issuing_done = true;
       end_all("duration");
@@ -299,13 +288,11 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       if (next_session < total && open < cap) deadline = std::min(deadline, t0 + plan[static_cast<size_t>(next_session)]);
       if (load.duration_s) deadline = std::min(deadline, end_of_issue);
     }
-    if (stop_seen && !aborted) deadline = std::min(deadline, stop_deadline);
-    if (!cancel_due.empty()) deadline = std::min(deadline, cancel_due.top().first);
-    target.Poll(deadline, books);
+    target.Poll(ending.Deadline(deadline), books);
   }
   report(clock.Now());
 
-  run.interrupted = stop_seen;
+  run.interrupted = ending.stopping();
   run.served_model = target.ServedModel();
   run.requests = books.Take();
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
