@@ -279,7 +279,7 @@ inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
   add(app.add_option("--prefix-len", f->prefix_len, "random: shared prefix tokens [0]")
           ->group("Workload"));
   add(app.add_option("--prompt-format", f->prompt_format,
-                     "random: send prompts as token-ids (exact length) or text [token-ids]")
+                     "random, multi-turn: send prompts as token-ids (exact length) or text; multi-turn over HTTP needs text [token-ids]")
           ->group("Workload"));
   add(app.add_flag("--ignore-eos,!--no-ignore-eos", f->ignore_eos,
                    "Ask the server to ignore EOS so outputs reach max_tokens [on for random]")

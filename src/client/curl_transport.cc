@@ -88,10 +88,11 @@ class CurlTransport final : public Transport {
     return true;
   }
 
-  void Start(int64_t id, int32_t max_tokens, std::string body, Nanos sent) override {
+  void Start(const StreamSpec& spec, std::string body, Nanos sent) override {
+    const int64_t id = spec.id;
     auto t = std::make_unique<CurlTransfer>();
     t->owner = this;
-    t->rs.Begin(id, max_tokens, sent);
+    t->rs.Begin(spec, sent);
     t->body = std::move(body);
     CURL* e;
     if (!spare_.empty()) {
@@ -159,6 +160,18 @@ class CurlTransport final : public Transport {
     std::vector<RequestRecord> out;
     out.swap(finished_);
     for (auto& r : out) done(std::move(r));
+  }
+
+  bool Cancel(int64_t id, const OnDone& done) override {
+    for (auto& t : active_) {
+      if (t->rs.record().id != id) continue;
+      Finish(*t, CURLE_OK, failure::kCancelled, SteadyClock::MonotonicNow());  // removes the handle: closes it
+      std::vector<RequestRecord> out;
+      out.swap(finished_);
+      for (auto& r : out) done(std::move(r));
+      return true;
+    }
+    return false;
   }
 
   size_t InFlight() const override { return active_.size() + finished_.size(); }
@@ -234,6 +247,7 @@ class CurlTransport final : public Transport {
       detail = t.errbuf[0] ? t.errbuf : curl_easy_strerror(code);
     }
     finished_.push_back(t.rs.Finish(end, forced, transport, std::move(detail)));
+    if (t.rs.keeps_text()) ctx_.texts[finished_.back().id] = t.rs.TakeText();
     Release(t);
     const size_t i = t.index;
     if (i + 1 != active_.size()) {

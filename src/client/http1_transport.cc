@@ -69,9 +69,10 @@ class Http1Transport final : public Transport {
 
   bool Init() { return poller_.ok() && waker_.fd() >= 0 && poller_.Add(waker_.fd(), EPOLLIN, nullptr); }
 
-  void Start(int64_t id, int32_t max_tokens, std::string body, Nanos sent) override {
+  void Start(const StreamSpec& spec, std::string body, Nanos sent) override {
+    const int64_t id = spec.id;
     Transfer* t = NewTransfer();
-    t->rs.Begin(id, max_tokens, sent);
+    t->rs.Begin(spec, sent);
     t->out.clear();
     t->out += head_prefix_;
     if (opt_.send_request_id) {
@@ -119,6 +120,16 @@ class Http1Transport final : public Transport {
       End(t, reason, nullptr, "", now);
     }
     Deliver(done);
+  }
+
+  bool Cancel(int64_t id, const OnDone& done) override {
+    for (Transfer* t : active_) {
+      if (t->rs.record().id != id) continue;
+      End(t, failure::kCancelled, nullptr, "cancelled by the client", SteadyClock::MonotonicNow());
+      Deliver(done);
+      return true;
+    }
+    return false;
   }
 
   size_t InFlight() const override { return active_.size() + finished_.size(); }
@@ -388,6 +399,7 @@ class Http1Transport final : public Transport {
       CloseConn(c);
     }
     finished_.push_back(t->rs.Finish(at, forced, transport, detail));
+    if (t->rs.keeps_text()) ctx_.texts[finished_.back().id] = t->rs.TakeText();
     const size_t i = t->index;
     if (i + 1 != active_.size()) {
       active_[i] = active_.back();

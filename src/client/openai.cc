@@ -102,7 +102,13 @@ simdjson::error_code ReadUsage(od::value v, Chunk* out) {
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) {
+// Appends string value `v` unescaped to `*text` (when text is set).
+void AppendText(od::value v, std::string* text) {
+  std::string_view s;
+  if (text != nullptr && v.get_string().get(s) == simdjson::SUCCESS) text->append(s);
+}
+
+simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, std::string* text) {
   for (auto field : choice) {
     od::raw_json_string key;
     if (auto e = field.key().get(key)) return e;
@@ -111,7 +117,10 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) 
     if (key == "finish_reason") {
       if (!IsNull(v)) out->finish = true;
     } else if (dialect == Dialect::kCompletions && key == "text") {
-      if (NonEmptyString(v)) out->content = true;
+      if (NonEmptyString(v)) {
+        out->content = true;
+        AppendText(v, text);
+      }
     } else if (dialect == Dialect::kChat && key == "delta") {
       od::object delta;
       if (v.get_object().get(delta) != simdjson::SUCCESS) continue;
@@ -120,7 +129,10 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out) 
         if (auto e = d.key().get(dk)) return e;
         if (dk == "content" || dk == "reasoning_content" || dk == "reasoning") {
           od::value dv;
-          if (d.value().get(dv) == simdjson::SUCCESS && NonEmptyString(dv)) out->content = true;
+          if (d.value().get(dv) == simdjson::SUCCESS && NonEmptyString(dv)) {
+            out->content = true;
+            if (dk == "content") AppendText(dv, text);
+          }
         }
       }
     }
@@ -158,7 +170,7 @@ std::string Quote(std::string_view data) {
 }  // namespace
 
 bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, Chunk* out,
-                       std::string* why) {
+                       std::string* why, std::string* text) {
   *out = Chunk{};
   od::document doc;
   auto fail = [&](simdjson::error_code e) {
@@ -186,7 +198,7 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
       for (auto c : choices) {  // choices[0] only (n = 1)
         od::object choice;
         if (c.get_object().get(choice) == simdjson::SUCCESS) {
-          if (auto e = ReadChoice(choice, dialect, out)) return fail(e);
+          if (auto e = ReadChoice(choice, dialect, out, text)) return fail(e);
         }
         break;
       }

@@ -81,8 +81,11 @@ class ChunkReader {
   ~ChunkReader();
   // Parses one SSE data payload (JSON). REQUIRES: kSsePadding (sse.h)
   // readable bytes follow `data`. Returns false with `*why` set for invalid
-  // JSON.
-  bool Read(std::string_view data, Dialect dialect, bool want_model, Chunk* out, std::string* why);
+  // JSON. With `text` set, the generated text the chunk carries (unescaped:
+  // completions' choices[0].text, chat's choices[0].delta.content, not
+  // reasoning) is appended to it; else no text is copied.
+  bool Read(std::string_view data, Dialect dialect, bool want_model, Chunk* out, std::string* why,
+            std::string* text = nullptr);
 
   // The server's words from an error payload (an SSE `error:` field's text,
   // JSON or not): its "message" when it is JSON with one, else the text.

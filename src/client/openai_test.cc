@@ -19,6 +19,30 @@ Chunk Parse(std::string s, Dialect d = Dialect::kCompletions, bool* ok = nullptr
   return c;
 }
 
+// The text a chunk carries, appended unescaped when asked for.
+std::string TextOf(std::string s, Dialect d) {
+  ChunkReader r;
+  Chunk c;
+  std::string why, text = "so far:";
+  s.reserve(s.size() + kSsePadding);
+  EXPECT_TRUE(r.Read(s, d, false, &c, &why, &text)) << why;
+  return text;
+}
+
+TEST(OpenAiTest, KeepsTheGeneratedTextOnlyWhenAsked) {
+  EXPECT_EQ(TextOf(R"({"choices":[{"text":" a\"b\nc\u00e9","finish_reason":null}]})", Dialect::kCompletions),
+            "so far: a\"b\nc\xc3\xa9");
+  EXPECT_EQ(TextOf(R"({"choices":[{"delta":{"content":" hi"},"finish_reason":null}]})", Dialect::kChat),
+            "so far: hi");
+  // Reasoning is a token but not the answer a next turn carries.
+  EXPECT_EQ(TextOf(R"({"choices":[{"delta":{"reasoning_content":"hmm"}}]})", Dialect::kChat), "so far:");
+  EXPECT_EQ(TextOf(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", Dialect::kCompletions),
+            "so far:");
+  bool ok = false;
+  EXPECT_TRUE(Parse(R"({"choices":[{"text":" x"}]})", Dialect::kCompletions, &ok).content);
+  EXPECT_TRUE(ok);
+}
+
 TEST(OpenAiTest, CompletionsBodyWithTokenIds) {
   BodyOptions o;
   o.model = "m";

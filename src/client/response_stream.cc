@@ -4,10 +4,17 @@
 
 namespace frontier::client {
 
-void ResponseStream::Begin(int64_t id, int32_t max_tokens, Nanos sent_ns) {
+void ResponseStream::Begin(const StreamSpec& spec, Nanos sent_ns) {
+  const int32_t max_tokens = spec.max_tokens;
   rec_ = RequestRecord{};
-  rec_.id = id;
+  rec_.id = spec.id;
   rec_.requested_output_tokens = max_tokens;
+  // A request that cannot outgrow K ends with its K-th token: it ends normally.
+  cancel_after_ = spec.cancel_after_tokens > 0 && spec.cancel_after_tokens < max_tokens ? spec.cancel_after_tokens : 0;
+  keep_text_ = spec.keep_text;
+  text_.clear();
+  cancelled_ = false;
+  tokens_seen_ = 0;
   rec_.sent_ns = sent_ns;
   // One slot per token the server may send, plus slack: no allocation per event.
   rec_.events.reserve(static_cast<size_t>(std::clamp<int32_t>(max_tokens, 0, 1 << 16)) + 2);
@@ -26,6 +33,7 @@ void ResponseStream::OnStatus(int status) {
 }
 
 bool ResponseStream::OnBody(std::string_view bytes, Nanos t, StreamContext& ctx) {
+  if (cancelled_) return false;
   if (http_error_) {
     const size_t room = ctx.max_error_body > error_body_.size() ? ctx.max_error_body - error_body_.size() : 0;
     error_body_.append(bytes.substr(0, room));
@@ -38,7 +46,7 @@ bool ResponseStream::OnBody(std::string_view bytes, Nanos t, StreamContext& ctx)
     fail_detail_ = sse_.error();
     return false;
   }
-  return fail_ == nullptr;
+  return fail_ == nullptr && !cancelled_;
 }
 
 void ResponseStream::Conflict(std::string why) {
@@ -58,7 +66,7 @@ bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, S
   }
   Chunk c;
   std::string why;
-  if (!ctx.reader.Read(data, ctx.dialect, ctx.served_model.empty(), &c, &why)) {
+  if (!ctx.reader.Read(data, ctx.dialect, ctx.served_model.empty(), &c, &why, keep_text_ ? &text_ : nullptr)) {
     fail_ = failure::kMalformed;
     fail_detail_ = std::move(why);
     return false;
@@ -86,11 +94,16 @@ bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, S
       }
     }
     rec_.events.push_back({t, static_cast<int32_t>(std::min<int64_t>(k, 1 << 30))});
+    tokens_seen_ += k;
   }
   if (c.has_usage) {
     have_usage_ = true;
     completion_tokens_ = c.completion_tokens;
     prompt_tokens_ = c.prompt_tokens;
+  }
+  if (cancel_after_ > 0 && c.content && !c.finish && tokens_seen_ >= cancel_after_) {
+    cancelled_ = true;  // the client leaves here: nothing after this event is read
+    return false;
   }
   return true;
 }
@@ -101,6 +114,11 @@ RequestRecord ResponseStream::Finish(Nanos end, const char* forced, const char* 
   if (forced) {
     r.failure = forced;
     r.failure_detail = std::move(detail);
+    r.cancelled = std::string_view(forced) == failure::kCancelled;
+  } else if (cancelled_) {
+    r.failure = failure::kCancelled;
+    r.failure_detail = "cancelled by the client after " + std::to_string(tokens_seen_) + " output tokens";
+    r.cancelled = true;
   } else if (fail_) {
     r.failure = fail_;
     r.failure_detail = std::move(fail_detail_);

@@ -15,6 +15,15 @@
 //   [DONE] or a finish reason (closed_mid_stream, status kept); no token
 //   (zero_tokens); else ok.
 //
+// Cancellation: a request started with cancel_after_tokens = K < max_tokens
+// stops at the event that brings its K-th output token, unless that event
+// also finishes the response (as the simulator does, sim/sim_target.h): the
+// rest of the read is not parsed, the transport closes the connection (the
+// server sees the client leave), and the record ends cancelled (failure
+// kCancelled) with exactly the tokens of the events received. A forced end
+// with failure::kCancelled (the load core's time-based cancel) is cancelled
+// too.
+//
 // Usage that contradicts the events received (completion_tokens that fall,
 // or that do not grow on a content event while usage is in every chunk, or
 // a total below the number of content events) is not trusted: the tokens are
@@ -27,6 +36,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "client/openai.h"
 #include "client/sse.h"
@@ -42,12 +52,23 @@ struct StreamContext {
   ChunkReader reader;
   std::string served_model;  // the "model" the server named, "" until one did
   int64_t events = 0;        // SSE events handled (capacity bench)
+  // The generated text of ended requests begun with keep_text, by id, until
+  // StreamClient::TakeText takes it.
+  std::unordered_map<int64_t, std::string> texts;
+};
+
+// What a transport needs to know of one request besides its body.
+struct StreamSpec {
+  int64_t id = 0;
+  int32_t max_tokens = 0;
+  int32_t cancel_after_tokens = 0;  // K > 0: stop after K output tokens (see above)
+  bool keep_text = false;           // keep the generated text (TakeText)
 };
 
 class ResponseStream {
  public:
-  // Starts a request: id, requested tokens, and when it was handed over.
-  void Begin(int64_t id, int32_t max_tokens, Nanos sent_ns);
+  // Starts a request, handed over at `sent_ns`.
+  void Begin(const StreamSpec& spec, Nanos sent_ns);
 
   // The response's status line arrived.
   void OnStatus(int status);
@@ -66,6 +87,11 @@ class ResponseStream {
   RequestRecord Finish(Nanos end, const char* forced, const char* transport, std::string detail);
 
   const RequestRecord& record() const { return rec_; }
+  bool cancelled() const { return cancelled_; }
+  // The generated text so far (the content events' text concatenated), when
+  // begun with keep_text; moved out.
+  bool keeps_text() const { return keep_text_; }
+  std::string TakeText() { return std::move(text_); }
   bool has_events() const { return !rec_.events.empty(); }
 
  private:
@@ -79,6 +105,11 @@ class ResponseStream {
   bool done_seen_ = false, finish_seen_ = false, have_usage_ = false;
   int64_t prompt_tokens_ = 0, completion_tokens_ = 0;
   int64_t content_events_ = 0;
+  int64_t tokens_seen_ = 0;          // output tokens of the content events so far
+  int32_t cancel_after_ = 0;         // 0: never
+  bool keep_text_ = false;
+  std::string text_;
+  bool cancelled_ = false;
   const char* fail_ = nullptr;
   std::string fail_detail_;
   std::string usage_conflict_;

@@ -139,7 +139,12 @@ void StreamClient::Start(const StreamRequest& req) {
     s.unbuilt.push_back(std::move(r));
     return;
   }
-  s.transport->Start(req.id, req.max_tokens, std::move(*body), sent);
+  StreamSpec spec;
+  spec.id = req.id;
+  spec.max_tokens = req.max_tokens;
+  spec.cancel_after_tokens = req.cancel_after_tokens;
+  spec.keep_text = req.keep_text;
+  s.transport->Start(spec, std::move(*body), sent);
 }
 
 void StreamClient::Poll(Nanos deadline, const OnDone& done) {
@@ -159,6 +164,27 @@ void StreamClient::AbortAll(const char* reason, const OnDone& done) {
   out.swap(s.unbuilt);
   for (auto& r : out) done(std::move(r));
   s.transport->AbortAll(reason, done);
+}
+
+bool StreamClient::Cancel(int64_t id, const OnDone& done) {
+  Impl& s = *impl_;
+  for (size_t i = 0; i < s.unbuilt.size(); ++i) {
+    if (s.unbuilt[i].id != id) continue;
+    RequestRecord r = std::move(s.unbuilt[i]);
+    s.unbuilt.erase(s.unbuilt.begin() + static_cast<std::ptrdiff_t>(i));
+    done(std::move(r));  // it never left: it ends as it failed, not cancelled
+    return true;
+  }
+  return s.transport->Cancel(id, done);
+}
+
+std::string StreamClient::TakeText(int64_t id) {
+  auto& texts = impl_->transport->context().texts;
+  auto it = texts.find(id);
+  if (it == texts.end()) return "";
+  std::string text = std::move(it->second);
+  texts.erase(it);
+  return text;
 }
 
 void StreamClient::Wake() { impl_->transport->Wake(); }

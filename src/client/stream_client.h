@@ -26,6 +26,8 @@
 //   closed_mid_stream, with the status that came; finished without a
 //   token-bearing event -> zero_tokens. A kept-alive connection the server
 //   closed before answering anything is retried once on a new connection.
+//   A request the client abandons on purpose (StreamRequest's
+//   cancel_after_tokens, or Cancel) ends cancelled, neither ok nor failed.
 //
 // Thread safety: not thread-safe; one StreamClient per thread. Times are
 // SteadyClock::MonotonicNow() readings.
@@ -69,6 +71,10 @@ struct StreamRequest {
   std::span<const int32_t> prompt_token_ids;  // used when non-empty
   std::string_view prompt_text;
   int32_t max_tokens = 16;
+  // K > 0: the client leaves after the K-th output token (response_stream.h).
+  int32_t cancel_after_tokens = 0;
+  // Keep the generated text, for TakeText.
+  bool keep_text = false;
 };
 
 class StreamClient {
@@ -95,6 +101,18 @@ class StreamClient {
 
   // Ends every request in flight with failure `reason`, each handed to `done`.
   void AbortAll(const char* reason, const OnDone& done);
+
+  // Ends request `id` now as cancelled (RequestRecord::cancelled, failure
+  // kCancelled): its connection is closed, so the server sees the client
+  // leave. The record goes to `done` before it returns. False when `id` is
+  // not in flight.
+  bool Cancel(int64_t id, const OnDone& done);
+
+  // The generated text of ended request `id` (started with keep_text): its
+  // content events' text concatenated as received (completions' text, chat's
+  // delta.content), unescaped; moved out, so a second call returns "". Kept
+  // until taken: take it for every request that asked.
+  std::string TakeText(int64_t id);
 
   size_t InFlight() const;
   // Safe from any thread: makes a Poll in progress (or the next) return at

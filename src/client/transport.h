@@ -22,10 +22,13 @@ class Transport {
  public:
   using OnDone = StreamClient::OnDone;
   virtual ~Transport() = default;
-  // Starts request `id` with the request body built; sent_ns is `sent`.
-  virtual void Start(int64_t id, int32_t max_tokens, std::string body, Nanos sent) = 0;
+  // Starts request spec.id with the request body built; sent_ns is `sent`.
+  virtual void Start(const StreamSpec& spec, std::string body, Nanos sent) = 0;
   virtual void Poll(Nanos deadline, const OnDone& done) = 0;
   virtual void AbortAll(const char* reason, const OnDone& done) = 0;
+  // Ends request `id` now as cancelled (its connection closed), handed to
+  // `done`; false when it is not in flight.
+  virtual bool Cancel(int64_t id, const OnDone& done) = 0;
   virtual size_t InFlight() const = 0;
   // Any thread: makes a Poll in progress (or the next one) return at once.
   void Wake() { waker_.Wake(); }

@@ -51,6 +51,20 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
                                   const std::atomic<bool>* stop) {
   std::unique_ptr<Target> target;
   if (o.workers > 1) {
+    // The pool's workers own their streams on their own threads: a timed
+    // cancel and a streamed answer would have to cross them.
+    bool cancels = false;
+    for (const auto& s : specs) cancels = cancels || s.cancel_after_ns > 0 || s.cancel_after_tokens > 0;
+    if (o.sessions != nullptr)
+      for (const auto& s : o.sessions->sessions)
+        for (const auto& t : s.turns) {
+          cancels = cancels || t.request.cancel_after_ns > 0 || t.request.cancel_after_tokens > 0;
+          for (const auto& r : t.subagents) cancels = cancels || r.cancel_after_ns > 0 || r.cancel_after_tokens > 0;
+        }
+    if (cancels) return InvalidArgument("--cancel-fraction needs --workers 1 (cancels are not carried across workers)");
+    if (o.sessions != nullptr && o.sessions->grow_context)
+      return InvalidArgument("--dataset multi-turn needs --workers 1 (the answers a session carries are not "
+                             "handed across workers)");
     FRONTIER_ASSIGN_OR_RETURN(target, WorkerPool::Create(o.client, o.workers));
   } else {
     FRONTIER_ASSIGN_OR_RETURN(target, HttpTarget::Create(o.client));

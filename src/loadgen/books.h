@@ -1,12 +1,18 @@
-// books.h: the load core's record keeping, shared by RunLoad (runner.h) and
-// RunSessions (session_runner.h): rebases a Target's absolute times to the
-// run's start, keeps one record per issued id and counts outcomes.
+// books.h: what RunLoad (runner.h) and RunSessions (session_runner.h) share
+// besides their schedules: Books, the record keeping (rebases a Target's
+// absolute times to the run's start, keeps one record per issued id and counts
+// outcomes), and Ending, the rules by which requests end early (a stop
+// request, time-based cancellation, the abort after the stop's grace).
 //
 // Thread safety: the timing core's thread only.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <queue>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -123,6 +129,74 @@ class Books final : public CompletionSink {
   }
   std::function<void(RequestRecord&)> on_stored_;
   int64_t warmup_done_ = 0, completed_ = 0, failed_ = 0, cancelled_ = 0;
+};
+
+// How requests end before their time, the same in every load core:
+//   * a stop (*stop became true, SIGINT): seen once by NoticeStop, after
+//     which the core issues nothing; requests in flight get `grace` to end,
+//     then Act aborts the rest with failure::kInterrupted;
+//   * time-based cancellation (workload/cancel.h): a spec with
+//     cancel_after_ns is cancelled through Target::Cancel that long after it
+//     was issued (token-based cancellation is the Target's own).
+// Each pass of a core's loop calls NoticeStop, then Act, and bounds its Poll
+// with Deadline.
+class Ending {
+ public:
+  Ending(Target& target, CompletionSink& sink, const std::atomic<bool>* stop, Nanos grace)
+      : target_(target), sink_(sink), stop_(stop), grace_(grace) {}
+
+  // InvalidArgument when a workload that cancels meets a Target that cannot.
+  static Status CheckCancels(const Target& target, bool cancels) {
+    if (cancels && !target.SupportsCancel())
+      return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
+    return Status::Ok();
+  }
+
+  // Call right after target.Issue(id, spec): plans its time-based cancel.
+  void Issued(int64_t id, const workload::RequestSpec& spec) {
+    if (spec.cancel_after_ns > 0) cancel_due_.emplace(target_.clock().Now() + spec.cancel_after_ns, id);
+  }
+
+  // True once, on the pass that first sees the stop flag raised.
+  bool NoticeStop(Nanos now) {
+    if (stopping_ || stop_ == nullptr || !stop_->load(std::memory_order_relaxed)) return false;
+    stopping_ = true;
+    stop_deadline_ = now + grace_;
+    return true;
+  }
+
+  // Cancels the requests whose time has come (those still pending in
+  // `books`), and aborts what is in flight once a stop's grace ran out.
+  void Act(Nanos now, const Books& books) {
+    while (!cancel_due_.empty() && cancel_due_.top().first <= now) {
+      if (books.Pending(cancel_due_.top().second)) target_.Cancel(cancel_due_.top().second, sink_);
+      cancel_due_.pop();
+    }
+    if (stopping_ && !aborted_ && now >= stop_deadline_ && target_.InFlight() > 0) {
+      target_.AbortAll(failure::kInterrupted, sink_);
+      aborted_ = true;
+    }
+  }
+
+  // `deadline`, brought forward to the next cancel or the stop's abort.
+  Nanos Deadline(Nanos deadline) const {
+    if (stopping_ && !aborted_) deadline = std::min(deadline, stop_deadline_);
+    if (!cancel_due_.empty()) deadline = std::min(deadline, cancel_due_.top().first);
+    return deadline;
+  }
+
+  bool stopping() const { return stopping_; }
+
+ private:
+  Target& target_;
+  CompletionSink& sink_;
+  const std::atomic<bool>* stop_;
+  const Nanos grace_;
+  bool stopping_ = false, aborted_ = false;
+  Nanos stop_deadline_ = 0;
+  // Time-based cancellations due: (absolute time, id), earliest first.
+  using Due = std::pair<Nanos, int64_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due_;
 };
 
 

@@ -10,6 +10,7 @@
 
 #include "client/stream_client.h"
 #include "loadgen/target.h"
+#include "loadgen/text_answers.h"
 
 namespace frontier::loadgen {
 
@@ -20,7 +21,7 @@ std::string HostName();
 // target's Describe() records.
 void DescribeHttp(const client::ClientOptions& options, RunResult* run);
 
-class HttpTarget final : public Target {
+class HttpTarget final : public Target, public TextAnswers {
  public:
   // InvalidArgument naming the flag for bad client options.
   static Result<std::unique_ptr<HttpTarget>> Create(const client::ClientOptions& options);
@@ -32,6 +33,8 @@ class HttpTarget final : public Target {
     r.prompt_token_ids = spec.prompt_token_ids;
     r.prompt_text = spec.prompt_text;
     r.max_tokens = spec.output_len;
+    r.cancel_after_tokens = spec.cancel_after_tokens;
+    r.keep_text = spec.want_output_ids;  // answers come back as text (TakeAnswerText)
     client_->Start(r);
   }
   void Poll(Nanos deadline, CompletionSink& sink) override {
@@ -40,9 +43,17 @@ class HttpTarget final : public Target {
   void AbortAll(const char* reason, CompletionSink& sink) override {
     client_->AbortAll(reason, [&sink](RequestRecord&& r) { sink.OnComplete(std::move(r)); });
   }
+  // Cancellation closes the request's connection (stream_client.h): after
+  // its K-th output token, or at once on Cancel.
+  bool SupportsCancel() const override { return true; }
+  bool Cancel(int64_t id, CompletionSink& sink) override {
+    return client_->Cancel(id, [&sink](RequestRecord&& r) { sink.OnComplete(std::move(r)); });
+  }
   size_t InFlight() const override { return client_->InFlight(); }
   std::string ServedModel() const override { return client_->served_model(); }
   void Describe(RunResult* run) const override { DescribeHttp(options_, run); }
+
+  std::string TakeAnswerText(int64_t id) override { return client_->TakeText(id); }
 
   client::StreamClient& client() { return *client_; }
 

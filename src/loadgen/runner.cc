@@ -4,7 +4,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <queue>
 
 #include "loadgen/books.h"
 #include "workload/arrival.h"
@@ -28,8 +27,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
 
   bool cancels = false;
   for (const auto& s : specs) cancels = cancels || s.cancel_after_ns > 0 || s.cancel_after_tokens > 0;
-  if (cancels && !target.SupportsCancel())
-    return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
+  FRONTIER_RETURN_IF_ERROR(Ending::CheckCancels(target, cancels));
 
   const Clock& clock = target.clock();
   const int64_t warm = load.warmup;
@@ -69,15 +67,12 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   own();
   bool measuring = warm == 0;
   Nanos measured_start = t0;
-  bool issuing_done = false, stop_seen = false, aborted = false;
-  Nanos stop_deadline = 0;
+  bool issuing_done = false;
   Nanos next_progress = t0;
-  // Time-based cancellations due: (absolute time, id), earliest first.
-  using Due = std::pair<Nanos, int64_t>;
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due;
+  Ending ending(target, books, stop, options.grace);
   auto issue = [&](int64_t id, const workload::RequestSpec& spec) {
     target.Issue(id, spec);
-    if (spec.cancel_after_ns > 0) cancel_due.emplace(clock.Now() + spec.cancel_after_ns, id);
+    ending.Issued(id, spec);
   };
 
   auto report = [&](Nanos now) {
@@ -92,25 +87,14 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     p.warmup_left = warm - books.warmup_done();
     p.elapsed_ns = measuring ? now - measured_start : 0;
     p.duration_s = load.duration_s.value_or(0);
-    p.stopping = stop_seen;
+    p.stopping = ending.stopping();
     observer->OnProgress(p);
   };
 
   while (true) {
     Nanos now = clock.Now();
-    if (!stop_seen && stop && stop->load(std::memory_order_relaxed)) {
-      stop_seen = true;
-      issuing_done = true;
-      stop_deadline = now + options.grace;
-    }
-    while (!cancel_due.empty() && cancel_due.top().first <= now) {
-      if (books.Pending(cancel_due.top().second)) target.Cancel(cancel_due.top().second, books);
-      cancel_due.pop();
-    }
-    if (stop_seen && !aborted && now >= stop_deadline && target.InFlight() > 0) {
-      target.AbortAll(failure::kInterrupted, books);
-      aborted = true;
-    }
+    if (ending.NoticeStop(now)) issuing_done = true;
+    ending.Act(now, books);
     if (!issuing_done && !measuring) {
       while (next_warm < warm && static_cast<int64_t>(target.InFlight()) < cap) {
         books.Issued(next_warm, now - t0, specs[static_cast<size_t>(next_warm)].input_len,
@@ -150,14 +134,12 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
       deadline = std::min(deadline, measured_start + planned(next));
     if (measuring && !issuing_done && load.duration_s)
       deadline = std::min(deadline, measured_start + SecondsToNanos(*load.duration_s));
-    if (stop_seen && !aborted) deadline = std::min(deadline, stop_deadline);
-    if (!cancel_due.empty()) deadline = std::min(deadline, cancel_due.top().first);
-    target.Poll(deadline, books);
+    target.Poll(ending.Deadline(deadline), books);
   }
   report(clock.Now());
 
   RunResult run;
-  run.interrupted = stop_seen;
+  run.interrupted = ending.stopping();
   run.served_model = target.ServedModel();
   run.requests = books.Take();
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();

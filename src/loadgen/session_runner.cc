@@ -6,9 +6,12 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "loadgen/books.h"
+#include "loadgen/text_answers.h"
 #include "workload/arrival.h"
 #include "workload/prefix_blocks.h"
 
@@ -23,8 +26,15 @@ struct Live {
   bool subagents_sent = false;    // turn's subagents are out
   int32_t outstanding = 0;        // requests in flight
   bool ended = false;             // no more requests will be sent
-  std::vector<int32_t> context;   // growing sessions: prompts and answers so far
+  // Growing sessions: prompts and answers so far, as token ids or as text
+  // (with its length in tokens).
+  std::vector<int32_t> context;
+  std::string context_text;
+  int64_t context_tokens = 0;
 };
+
+// Between the conversation so far and a growing text session's next message.
+constexpr std::string_view kTurnSeparator = "\n";
 
 enum class Step { kTurn, kSubagents };
 
@@ -54,8 +64,15 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       cancels = cancels || t.request.cancel_after_ns > 0 || t.request.cancel_after_tokens > 0;
       for (const auto& r : t.subagents) cancels = cancels || r.cancel_after_ns > 0 || r.cancel_after_tokens > 0;
     }
-  if (cancels && !target.SupportsCancel())
-    return InvalidArgument("the " + target.Name() + " target cannot cancel requests; drop --cancel-fraction");
+  FRONTIER_RETURN_IF_ERROR(Ending::CheckCancels(target, cancels));
+  TextAnswers* const text_answers = dynamic_cast<TextAnswers*>(&target);
+  if (w.grow_context && text_answers != nullptr)
+    for (const auto& s : w.sessions)
+      for (const auto& t : s.turns)
+        if (!t.request.prompt_token_ids.empty())
+          return InvalidArgument("a growing session sent to the " + target.Name() +
+                                 " target needs text prompts: add --prompt-format text (the server answers in "
+                                 "text, and without its tokenizer the answer cannot join token-id prompts)");
 
   const Clock& clock = target.clock();
   const int64_t total = load.num_prompts == std::numeric_limits<int64_t>::max() && load.duration_s
@@ -96,16 +113,15 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
   std::vector<Live> lives;
   std::vector<size_t> free_lives;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
-  using Due = std::pair<Nanos, int64_t>;
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> cancel_due;
   std::vector<size_t> owner;  // request id -> index in lives
   std::unordered_map<int64_t, std::unique_ptr<workload::RequestSpec>> built;  // growing prompts in flight
   workload::PrefixHitCounter ideal(ideal_block_tokens);
   bool ideal_valid = true;
   int64_t answers_missing = 0;
   int64_t open = 0, next_session = 0;
-  bool issuing_done = false, stop_seen = false, aborted = false;
-  Nanos stop_deadline = 0, next_progress = t0;
+  bool issuing_done = false;
+  Nanos next_progress = t0;
+  Ending ending(target, books, stop, options.grace);
   const Nanos end_of_issue = load.duration_s ? t0 + SecondsToNanos(*load.duration_s) : 0;
 
   auto close = [&](size_t li, const std::string& reason) {
@@ -121,6 +137,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     }
     if (l.outstanding > 0) return;  // its slot frees when the last request ends
     l.context = {};
+    l.context_text = {};
     l.session = nullptr;
     free_lives.push_back(li);
     --open;
@@ -134,7 +151,18 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     --l.outstanding;
     s.end_ns = std::max(s.end_ns, r.end_ns);
     auto it = built.find(r.id);
-    if (r.ok && w.grow_context && r.subagent < 0) {
+    const bool text = it != built.end() && it->second->prompt_token_ids.empty();
+    if (r.ok && w.grow_context && r.subagent < 0 && text) {
+      // The conversation as sent, then the answer as the Target streamed it
+      // (a Target that answers in ids, the simulator, needs only the lengths).
+      const std::string answer = text_answers != nullptr ? text_answers->TakeAnswerText(r.id) : std::string();
+      if (text_answers != nullptr && answer.empty() && r.output_tokens > 0) ++answers_missing;
+      l.context_text = std::move(it->second->prompt_text);
+      l.context_text += answer;
+      l.context_tokens = it->second->input_len + static_cast<int64_t>(r.output_tokens);
+    } else if (text && text_answers != nullptr) {
+      text_answers->TakeAnswerText(r.id);  // a turn that failed: its text is not carried
+    } else if (r.ok && w.grow_context && r.subagent < 0) {
       if (r.output_token_ids.empty() && r.output_tokens > 0) ++answers_missing;
       std::vector<int32_t>& ctx = l.context;
       if (it != built.end()) ctx = std::move(it->second->prompt_token_ids);
@@ -184,7 +212,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     SessionRecord& s = run.sessions[l.record];
     if (s.start_ns < 0) s.start_ns = clock.Now() - t0;
     target.Issue(id, spec);
-    if (spec.cancel_after_ns > 0) cancel_due.emplace(clock.Now() + spec.cancel_after_ns, id);
+    ending.Issued(id, spec);
   };
 
   auto issue_step = [&](const Ready& e) {
@@ -202,6 +230,21 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       return;
     }
     auto spec = std::make_unique<workload::RequestSpec>(turn.request);
+    if (turn.request.prompt_token_ids.empty()) {  // text
+      if (!l.context_text.empty()) {
+        spec->prompt_text = l.context_text;
+        spec->prompt_text += kTurnSeparator;
+        spec->prompt_text += turn.request.prompt_text;
+      }
+      spec->input_len = static_cast<int32_t>(
+          std::min<int64_t>(l.context_tokens + turn.request.input_len, std::numeric_limits<int32_t>::max()));
+      spec->want_output_ids = text_answers != nullptr;  // the simulator needs only the lengths
+      const int64_t id = books.issued();
+      workload::RequestSpec& ref = *spec;
+      built.emplace(id, std::move(spec));
+      send(e.live, ref, e.at, -1);
+      return;
+    }
     std::vector<int32_t> prompt = l.context;
     prompt.insert(prompt.end(), turn.request.prompt_token_ids.begin(), turn.request.prompt_token_ids.end());
     spec->prompt_token_ids = std::move(prompt);
@@ -224,7 +267,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
     p.in_flight = static_cast<int64_t>(target.InFlight());
     p.elapsed_ns = now - t0;
     p.duration_s = load.duration_s.value_or(0);
-    p.stopping = stop_seen;
+    p.stopping = ending.stopping();
     observer->OnProgress(p);
   };
 
@@ -236,20 +279,11 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
 
   while (true) {
     Nanos now = clock.Now();
-    if (!stop_seen && stop && stop->load(std::memory_order_relaxed)) {
-      stop_seen = true;
+    if (ending.NoticeStop(now)) {
       issuing_done = true;
-      stop_deadline = now + options.grace;
       end_all(failure::kInterrupted);
     }
-    while (!cancel_due.empty() && cancel_due.top().first <= now) {
-      if (books.Pending(cancel_due.top().second)) target.Cancel(cancel_due.top().second, books);
-      cancel_due.pop();
-    }
-    if (stop_seen && !aborted && now >= stop_deadline && target.InFlight() > 0) {
-      target.AbortAll(failure::kInterrupted, books);
-      aborted = true;
-    }
+    ending.Act(now, books);
     if (!issuing_done && load.duration_s && now >= end_of_issue) {
       issuing_done = true;
       end_all("duration");
@@ -299,13 +333,11 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       if (next_session < total && open < cap) deadline = std::min(deadline, t0 + plan[static_cast<size_t>(next_session)]);
       if (load.duration_s) deadline = std::min(deadline, end_of_issue);
     }
-    if (stop_seen && !aborted) deadline = std::min(deadline, stop_deadline);
-    if (!cancel_due.empty()) deadline = std::min(deadline, cancel_due.top().first);
-    target.Poll(deadline, books);
+    target.Poll(ending.Deadline(deadline), books);
   }
   report(clock.Now());
 
-  run.interrupted = stop_seen;
+  run.interrupted = ending.stopping();
   run.served_model = target.ServedModel();
   run.requests = books.Take();
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();

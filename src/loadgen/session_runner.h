@@ -30,10 +30,20 @@
 // flight for an ended session run to completion.
 //
 // Growing sessions (grow_context): turn k's prompt is the session's context
-// (every earlier prompt and answer) plus turn k's message; the answer is the
-// record's output_token_ids (requested with want_output_ids and moved out of
-// the record into the context). When the Target returns no token ids the
-// answer cannot be appended; the result's effective settings say how often
+// (turn k-1's prompt as sent, then the answer it got) plus turn k's message.
+//   * Token-id prompts: the answer is the record's output_token_ids
+//     (requested with want_output_ids and moved out of the record into the
+//     context). A Target that answers as text (TextAnswers, text_answers.h:
+//     HTTP) is refused (InvalidArgument): without the server's tokenizer its text
+//     cannot join token ids.
+//   * Text prompts: the context is turn k-1's prompt text, the answer's text
+//     as the Target streamed it (TextAnswers::TakeAnswerText, requested with
+//     want_output_ids), "\n", then turn k's message text; the prompt's
+//     input_len is turn k-1's input_len plus the answer's output tokens plus
+//     the message's. A Target that answers in ids (the simulator) is asked
+//     for no text: it reads only the lengths.
+// A turn whose answer was expected and did not come (tokens generated, no
+// ids or text returned) is counted in the result's effective settings
 // ("session_answers_missing").
 //
 // Ideal hit rate: every token-id prompt is fed to a PrefixHitCounter

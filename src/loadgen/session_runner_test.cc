@@ -33,6 +33,7 @@ class ScriptTarget final : public Target {
     const Nanos now = clock_.Now();
     inflight_[id] = {now, now + latency_(id), spec};
     prompts_[id] = spec.prompt_token_ids;
+    specs_[id] = spec;
     max_inflight_ = std::max(max_inflight_, inflight_.size());
   }
   bool Cancel(int64_t id, CompletionSink& sink) override {
@@ -78,6 +79,7 @@ class ScriptTarget final : public Target {
 
   std::function<bool(int64_t)> fail = [](int64_t) { return false; };
   std::map<int64_t, std::vector<int32_t>> prompts_;
+  std::map<int64_t, workload::RequestSpec> specs_;
   size_t max_inflight_ = 0;
 
  private:
@@ -207,6 +209,43 @@ TEST(SessionRunnerTest, GrowingContextCarriesTheRealAnswers) {
   EXPECT_EQ(r->effective_settings.at("session_answers_missing"), "0");
   // Ideal hit rate, 1-token blocks: 0 of 2, then 5 of 7 (the context), then 10 of 12.
   EXPECT_DOUBLE_EQ(r->ideal_prefix_hit_rate, 15.0 / 21.0);
+}
+
+TEST(SessionRunnerTest, GrowingTextContextOnATargetAnsweringInIdsGrowsByLength) {
+  // The simulator's case: text prompts, answers that come back as ids (none
+  // here: the script sends ids only when asked); the lengths still add up.
+  ManualClock clock;
+  ScriptTarget target(clock, [](int64_t) { return 10 * kMs; });
+  workload::SessionWorkload w;
+  w.grow_context = true;
+  workload::Session s;
+  for (int k = 0; k < 3; ++k) {
+    workload::Turn t;
+    t.request.prompt_text = "m" + std::to_string(k) + " w";
+    t.request.input_len = 2;
+    t.request.output_len = 3;
+    t.think_ns = 0;
+    s.turns.push_back(t);
+  }
+  w.sessions.push_back(s);
+  workload::LoadOptions load;
+  load.num_prompts = 1;
+  auto r = RunSessions(target, w, load, RunOptions{}, nullptr, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(target.specs_.size(), 3u);
+  EXPECT_EQ(target.specs_[0].prompt_text, "m0 w");
+  EXPECT_EQ(target.specs_[1].prompt_text, "m0 w\nm1 w");
+  EXPECT_EQ(target.specs_[2].prompt_text, "m0 w\nm1 w\nm2 w");
+  // 2; then 2 + 3 answered + 2; then 7 + 3 + 2.
+  EXPECT_EQ(target.specs_[0].input_len, 2);
+  EXPECT_EQ(target.specs_[1].input_len, 7);
+  EXPECT_EQ(target.specs_[2].input_len, 12);
+  for (const auto& [id, spec] : target.specs_) {
+    EXPECT_FALSE(spec.want_output_ids) << "a Target answering in ids is asked for no answer: lengths suffice";
+    EXPECT_TRUE(spec.prompt_token_ids.empty());
+  }
+  EXPECT_EQ(r->effective_settings.at("session_answers_missing"), "0");
+  EXPECT_LT(r->ideal_prefix_hit_rate, 0) << "text prompts have no known tokens";
 }
 
 TEST(SessionRunnerTest, FailedTurnEndsOnlyItsSession) {

@@ -44,6 +44,9 @@ class WorkerPool final : public Target {
   void Poll(Nanos deadline, CompletionSink& sink) override;
   void AbortAll(const char* reason, CompletionSink& sink) override;
   size_t InFlight() const override { return in_flight_total_; }
+  // Cancellation is not supported across the workers' threads, nor are the
+  // answers of growing sessions carried (no TextAnswers): RunBenchmark
+  // refuses both (use one worker).
   std::string ServedModel() const override;
   void Describe(RunResult* run) const override;
 

@@ -278,6 +278,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     g.trace.id = id;
     g.trace.arrival_ns = g.arrival_ns;
     g.trace.prompt_tokens = g.prompt_tokens;
+    g.trace.body = req.body;
   }
   c->gen_id = id;
   const bool stream = g.stream;
@@ -345,9 +346,10 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
     }
     const size_t upto = finish ? g.text.size() : (g.text.size() > g.holdback ? g.text.size() - g.holdback : 0);
     if (upto > g.sent_len || finish) {
-      AppendContentEvent(payload, g.kind, g.head,
-                         std::string_view(g.text).substr(g.sent_len, upto > g.sent_len ? upto - g.sent_len : 0),
-                         finish, cu);
+      const std::string_view delta =
+          std::string_view(g.text).substr(g.sent_len, upto > g.sent_len ? upto - g.sent_len : 0);
+      AppendContentEvent(payload, g.kind, g.head, delta, finish, cu);
+      if (options_.record_traces) g.trace.text += delta;
       g.sent_len = std::max(g.sent_len, upto);
     }
     if (g.stop.empty()) {  // nothing will search the text: keep only what is unsent (none)
@@ -421,6 +423,7 @@ void Server::Impl::FinishGeneration(Generation& g, const char* reason) {
     RequestTrace trace = std::move(g.trace);
     trace.completion_tokens = g.generated;
     trace.finish_reason = reason;
+    if (!g.stream) trace.text = g.text;
     std::lock_guard<std::mutex> lock(shared_mu_);
     traces_.push_back(std::move(trace));
   }

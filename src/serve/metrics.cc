@@ -116,6 +116,9 @@ std::string ServeMetrics::Render(const std::string& model) const {
   Sample(out, "frontier_serve_open_connections", "", static_cast<double>(open_connections));
   Header(out, "frontier_serve_engine_steps_total", "counter", "Engine iterations run.");
   Sample(out, "frontier_serve_engine_steps_total", "", static_cast<double>(engine_steps));
+  Header(out, "frontier_serve_client_disconnects_total", "counter",
+         "Generations stopped because the client closed its connection mid-response.");
+  Sample(out, "frontier_serve_client_disconnects_total", "", static_cast<double>(client_disconnects));
   Header(out, "frontier_serve_http_responses_total", "counter", "HTTP responses by status code.");
   for (const auto& [code, n] : http_responses)
     Sample(out, "frontier_serve_http_responses_total", "code=\"" + std::to_string(code) + "\"",

@@ -49,6 +49,9 @@ struct ServeMetrics {
   std::map<int, uint64_t> http_responses;       // status code -> responses
   std::map<std::string, uint64_t> faults;       // kind -> injected faults
   uint64_t engine_steps = 0;
+  // Generations stopped because their client closed the connection
+  // mid-response (a client that cancels; not injected disconnects).
+  uint64_t client_disconnects = 0;
   // Histograms (seconds).
   Histogram ttft, tpot, e2e, emission_lag;
 

@@ -206,6 +206,7 @@ void Server::Impl::PublishSnapshot() {
   snapshot_.engine_waiting = s.waiting;
   snapshot_.kv_usage = s.kv_usage;
   snapshot_.requests_admitted = next_id_ - 1;
+  snapshot_.client_disconnects = metrics_.client_disconnects;
 }
 
 void Server::Impl::RunDue(Nanos now) {
@@ -271,6 +272,11 @@ void Server::Impl::Close(Connection* c) {
   }
 }
 
+void Server::Impl::ClientLeft(Connection* c) {
+  if (!c->closed && c->gen_id != 0 && gens_.count(c->gen_id) != 0) ++metrics_.client_disconnects;
+  Close(c);  // aborts the generation: its slot and KV blocks are freed now
+}
+
 void Server::Impl::Linger(Connection* c) {
   if (c->lingering) return;
   c->lingering = true;
@@ -300,7 +306,7 @@ void Server::Impl::CloseExpiredLingerers(Nanos now) {
 
 void Server::Impl::OnConnEvent(Connection* c, uint32_t ev) {
   if (ev & (EPOLLERR | EPOLLHUP)) {
-    Close(c);
+    ClientLeft(c);
     return;
   }
   if (ev & EPOLLOUT) {
@@ -338,12 +344,12 @@ void Server::Impl::ReadFrom(Connection* c) {
       continue;
     }
     if (n == 0) {  // the peer closed: free its slot and KV blocks now
-      Close(c);
+      ClientLeft(c);
       return;
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-    Close(c);
+    ClientLeft(c);
     return;
   }
   if (!c->busy) ProcessInput(c);
@@ -366,7 +372,7 @@ bool Server::Impl::Flush(Connection* c) {
       SetInterest(c, c->events | EPOLLOUT);
       return true;
     }
-    Close(c);
+    ClientLeft(c);  // EPIPE, ECONNRESET: the client is gone
     return false;
   }
   c->out.clear();

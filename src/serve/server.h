@@ -75,6 +75,8 @@ struct RequestTrace {
   int64_t completion_tokens = 0;
   std::string finish_reason;        // "stop", "length", or "abort" (client left / fault)
   std::vector<TraceEvent> events;   // content events in order
+  std::string body;                 // the request body as received
+  std::string text;                 // the generated text as sent (streamed deltas, or the whole answer)
 };
 
 struct ServerSnapshot {
@@ -83,6 +85,9 @@ struct ServerSnapshot {
   int64_t engine_running = 0, engine_waiting = 0;
   double kv_usage = 0;
   uint64_t requests_admitted = 0;
+  // Generations stopped because the client closed its connection
+  // mid-response (frontier_serve_client_disconnects_total).
+  uint64_t client_disconnects = 0;
 };
 
 class Server {

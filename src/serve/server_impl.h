@@ -102,6 +102,9 @@ class Server::Impl {
   bool Flush(Connection* c);
   void SetInterest(Connection* c, uint32_t events);
   void Close(Connection* c);
+  // The client closed or reset `c`: counts a generation it leaves behind
+  // (ServeMetrics::client_disconnects), then Close.
+  void ClientLeft(Connection* c);
   // After an error answered before the whole request was read: half-close so
   // the client reads the answer instead of a reset, discard what it still
   // sends, close on its EOF or after 2 s.

@@ -261,6 +261,7 @@ Result<SessionWorkload> LoadSessionWorkload(const DatasetOptions& o) {
     m.num_sessions = o.num_prompts;
     m.seed = o.seed;
     m.vocab_size = o.random.vocab_size;
+    m.format = o.random.format;
     FRONTIER_ASSIGN_OR_RETURN(w, MakeMultiTurn(m));
   } else {
     return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) + " is not a session workload");

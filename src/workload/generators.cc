@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "core/limits.h"
 #include "workload/random_dataset.h"
@@ -86,6 +87,7 @@ Result<SessionWorkload> MakeMultiTurn(const MultiTurnOptions& o) {
       t.request.prompt_token_ids.insert(t.request.prompt_token_ids.end(), m.begin(), m.end());
       t.request.input_len = static_cast<int32_t>(t.request.prompt_token_ids.size());
       t.request.output_len = o.output_len;
+      if (o.format == PromptFormat::kText) t.request.prompt_text = TokenIdsAsText(std::exchange(t.request.prompt_token_ids, {}));
       s.turns.push_back(std::move(t));
     }
     w.sessions.push_back(std::move(s));

@@ -16,6 +16,9 @@
 // tokens, and think times are sampled by SampleThinkTimes.
 //
 // Token ids are uniform in [kFirstTokenId, vocab_size), all from the seed.
+// Multi-turn prompts in text form (format kText) are the same ids written as
+// words (TokenIdsAsText, random_dataset.h), the form a growing session needs
+// over HTTP, where answers come back as text (loadgen/session_runner.h).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "workload/random_dataset.h"
 #include "workload/request_spec.h"
 #include "workload/session.h"
 
@@ -50,6 +54,7 @@ struct MultiTurnOptions {
   double range_ratio = 0;          // r in [0, 1)
   int32_t output_len = 128;        // O, tokens
   int32_t vocab_size = 32000;
+  PromptFormat format = PromptFormat::kTokenIds;
   uint64_t seed = 0;
 };
 

@@ -44,6 +44,16 @@ int32_t DrawLength(std::mt19937_64& rng, int32_t mean, double r) {
 
 }  // namespace
 
+std::string TokenIdsAsText(std::span<const int32_t> ids) {
+  std::string text;
+  text.reserve(ids.size() * 5);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (k) text.push_back(' ');
+    text += kWords[static_cast<size_t>(ids[k]) % kNumWords];
+  }
+  return text;
+}
+
 Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o) {
   FRONTIER_RETURN_IF_ERROR(CheckOptions(o));
   // Separate streams so changing one option does not reshuffle the others.
@@ -68,13 +78,7 @@ Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o
     if (o.format == PromptFormat::kTokenIds) {
       r.prompt_token_ids = std::move(ids);
     } else {
-      std::string text;
-      text.reserve(ids.size() * 5);
-      for (size_t k = 0; k < ids.size(); ++k) {
-        if (k) text.push_back(' ');
-        text += kWords[static_cast<size_t>(ids[k]) % kNumWords];
-      }
-      r.prompt_text = std::move(text);
+      r.prompt_text = TokenIdsAsText(ids);
     }
     out.push_back(std::move(r));
   }

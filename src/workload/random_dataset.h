@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -36,6 +38,9 @@ struct RandomDatasetOptions {
 };
 
 inline constexpr int32_t kFirstTokenId = 100;  // skip special tokens at the low ids
+
+// The text form of token ids: one word per id, separated by single spaces.
+std::string TokenIdsAsText(std::span<const int32_t> ids);
 
 // Fails with InvalidArgument naming the option when a value is out of range.
 Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& options);

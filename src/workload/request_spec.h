@@ -18,8 +18,10 @@ struct RequestSpec {
   std::vector<int32_t> prompt_token_ids; // set when the prompt is sent as token ids
   std::string prompt_text;               // set when the prompt is sent as text
   // For chat datasets: the prompt as one user message; the client wraps prompt_text.
-  // Ask the Target to hand back the generated token ids
-  // (RequestRecord::output_token_ids), for sessions whose next turn carries them.
+  // Ask the Target to hand back the answer, for sessions whose next turn
+  // carries it: the generated token ids (RequestRecord::output_token_ids),
+  // or the generated text from a Target that answers in text
+  // (loadgen/text_answers.h).
   bool want_output_ids = false;
   // Cancellation (workload/cancel.h): the client abandons the request after
   // this many output tokens, or this long after it was sent; 0 = never.

@@ -64,6 +64,39 @@ TEST(BenchAgainstServe, FixedProfileFiguresAreTheSchedule) {
   ExpectHealthy(server->port());
 }
 
+TEST(BenchAgainstServe, CancelledRequestsAndGrowingTextSessionsEndToEnd) {
+  ServeOptions o = TestOptions();
+  o.model_name = "fixed";
+  o.record_traces = false;
+  auto server = StartFixed(5, 10, 1, o);
+  ASSERT_TRUE(server);
+  // 3 of 10 requests (round(0.3 x 10)) leave after 4 of their 40 tokens.
+  const json c = RunFrontier({"bench", "--base-url", server->address(), "--model", "fixed", "--num-prompts", "10",
+                              "--input-len", "8", "--output-len", "40", "--cancel-fraction", "0.3",
+                              "--cancel-after-tokens", "4", "--no-progress"});
+  ASSERT_TRUE(c.is_object());
+  EXPECT_EQ(c["cancelled"], 3);
+  EXPECT_EQ(c["completed"], 7);
+  EXPECT_EQ(c["failed"], 0);
+  EXPECT_EQ(c["total_output_tokens"], 7 * 40) << "cancelled requests enter no throughput figure";
+  const Nanos give_up = SteadyClock::MonotonicNow() + 10 * kNanosPerSecond;
+  while (server->Snapshot().client_disconnects < 3 && SteadyClock::MonotonicNow() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(server->Snapshot().client_disconnects, 3u) << "the server saw each cancelled client leave";
+
+  // Two sessions of three turns, each turn carrying the answers streamed so far.
+  const json s = RunFrontier({"bench", "--base-url", server->address(), "--model", "fixed", "--dataset",
+                              "multi-turn", "--prompt-format", "text", "--num-prompts", "2", "--mt-turns", "3",
+                              "--mt-message-len", "8", "--output-len", "6", "--no-progress"});
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["sessions_completed"], 2);
+  EXPECT_EQ(s["completed"], 6);
+  EXPECT_EQ(s["frontier"]["effective_settings"]["session_answers_missing"], "0");
+  // Turn 3's prompt: 3 messages of 8 words and 2 answers of 6 words (the server counts one token a word).
+  EXPECT_EQ(s["total_input_tokens"], 2 * (8 + 22 + 36));
+  ExpectHealthy(server->port());
+}
+
 TEST(BenchAgainstServe, SimProfileMatchesFrontierSimulateAtConcurrencyOne) {
   ProfileSpec ps;
   ps.sim.model = "llama-3.1-70b";
