@@ -84,7 +84,8 @@ class HttpSession final : public Session {
     if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
                               PointLoad(plan_, point, options.rules ? &*options.rules : nullptr));
-    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests, PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr));
+    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests,
+                              PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true));
     loadgen::BenchOptions b;
     static_cast<loadgen::PointOptions&>(b) = options;
     b.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
@@ -115,7 +116,7 @@ class HttpSession final : public Session {
 }  // namespace
 
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
-                                    const loadgen::ScenarioRules* rules) {
+                                    const loadgen::ScenarioRules* rules, bool live) {
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.path = Resolve(plan, w.path);
@@ -127,6 +128,7 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
     // cyclically when the point asks for more); the generator makes the
     // point's count.
     d.num_prompts = d.kind == workload::DatasetKind::kTrace ? 0 : point.num_prompts;
+    if (live && d.kind == workload::DatasetKind::kMultiTurn) d.random.format = workload::PromptFormat::kText;
     Result<workload::SessionWorkload> s = workload::LoadSessionWorkload(d);
     if (!s.ok()) return s.status().WithContext("workload " + w.name);
     out.sessions = std::move(*s);

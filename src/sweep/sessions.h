@@ -47,9 +47,11 @@ struct PointWorkload {
 };
 // `load` is the point's (PointLoad); with `rules` naming a scenario, the
 // scenario's run length sizes a pool of distinct prompts reused cyclically.
-// Errors name the workload.
+// With `live`, a multi-turn workload is written as text: each turn then
+// carries the server's streamed answer, which the client cannot turn back
+// into token ids (docs/workloads.md). Errors name the workload.
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
-                                    const loadgen::ScenarioRules* rules = nullptr);
+                                    const loadgen::ScenarioRules* rules = nullptr, bool live = false);
 
 // The load options of one point; with `rules` naming a scenario, the
 // scenario's load (loadgen::ScenarioLoad) at the point's target QPS.
