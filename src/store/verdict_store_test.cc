@@ -43,7 +43,7 @@ TEST(VerdictStore, SqliteRoundTripsVerdictsTrialsAndTheSearch) {
   {
     auto s = OpenStore(path);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
-    ASSERT_EQ((*s)->SchemaVersion(), 4);
+    ASSERT_EQ((*s)->SchemaVersion(), kSchemaVersion);
     ASSERT_GT(RoundTripVerdicts(**s), 0);
   }
   // The verdict column answers a query by itself; no verdict and no trial are NULL.
@@ -91,7 +91,7 @@ TEST(VerdictStore, ASchema3DatabaseKeepsItsRowsAndGainsVerdicts) {
   }
   auto w = OpenStore(path, OpenMode::kReadWrite);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_EQ((*w)->SchemaVersion(), 4);
+  EXPECT_EQ((*w)->SchemaVersion(), kSchemaVersion);
   auto points = (*w)->ListPoints(0);
   ASSERT_TRUE(points.ok()) << points.status().ToString();
   ASSERT_EQ(points->size(), 1u);

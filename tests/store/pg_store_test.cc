@@ -223,7 +223,7 @@ TEST(PgStore, RoundTripsVerdictsTrialsAndTheSearchAndMigratesSchema3) {
   }
   auto s = store::OpenStore(url);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ((*s)->SchemaVersion(), 4);
+  EXPECT_EQ((*s)->SchemaVersion(), store::kSchemaVersion);
   EXPECT_EQ(pg.Query(url, "SELECT output_throughput FROM points WHERE point_key = 'k'"), "10");
   const int64_t run = store::testing_verdict::RoundTripVerdicts(**s);
   ASSERT_GT(run, 0);
