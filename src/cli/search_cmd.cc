@@ -2,6 +2,8 @@
 // or the best throughput per GPU under an SLO, on a simulated system (virtual
 // time) or a live server. Parsing and printing only; the search is
 // loadgen/search.h.
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -9,6 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +24,14 @@
 #include "cli/target_flags.h"
 #include "cli/workload_flags.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
+#include "core/version.h"
 #include "loadgen/live_trial.h"
 #include "loadgen/search.h"
 #include "sim/data_dir.h"
 #include "sim/search_trial.h"
+#include "store/store.h"
+#include "sweep/search_store.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -44,6 +52,8 @@ struct SearchFlags {
   int max_trials = 20;
   bool no_saturation_stop = false;
   double client_rtt_us = kDefaultClientRttUs;
+  std::string db;                   // "" = trials are not stored
+  std::string run_label = "search";
 };
 
 std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
@@ -82,6 +92,14 @@ int RunSearch(int argc, char** argv) {
                "Do not stop (or mark) trials whose queue grows without bound")
       ->group("Search");
   AddClientRttFlag(app, &f.client_rtt_us);  // simulated systems only
+  app.add_option("--db", f.db,
+                 std::string(kDbHelp) + "; when given, every trial is stored as a point of one run, with its "
+                                        "verdict and the search's decision, and the answer with the run "
+                                        "(created if missing; not stored without --db)")
+      ->group("Results");
+  app.add_option("--run-label", f.run_label,
+                 "Name of the stored run (its sweep name in `frontier db ls` and reports) [search]")
+      ->group("Results");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
@@ -104,6 +122,9 @@ int RunSearch(int argc, char** argv) {
       if (app.count(flag)) return UsageError(kCmd, std::string(flag) + " is for a live server: give --base-url too");
   }
   if (!wf.requests_jsonl.empty()) return UsageError(kCmd, "--requests-jsonl is per run; a search writes --result-json");
+  if (app.count("--run-label") && f.db.empty())
+    return UsageError(kCmd, "--run-label names the run stored in --db: give --db too");
+  if (f.run_label.empty()) return UsageError(kCmd, "--run-label must not be empty");
 
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
@@ -167,7 +188,8 @@ int RunSearch(int argc, char** argv) {
   const std::string command_line = CommandLine(argc, argv);
   std::vector<std::string> own_flags = SimSpecFlagNames();
   own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
-                                     "--max-value", "--no-saturation-stop", "--client-rtt-us"});
+                                     "--max-value", "--no-saturation-stop", "--client-rtt-us", "--db",
+                                     "--run-label"});
   const std::map<std::string, std::string> given = GivenFlags(app, own_flags);
   o.point.command_line = command_line;
   o.point.requested_settings = w->requested;
@@ -197,6 +219,40 @@ int RunSearch(int argc, char** argv) {
     runner = std::make_unique<sim::SimTrialRunner>(*config, &*specs, sim_options);
   }
 
+  std::optional<sweep::SearchRecorder> recorder;
+  std::unique_ptr<store::Store> db;
+  if (!f.db.empty()) {
+    Result<std::unique_ptr<store::Store>> st = store::OpenStore(f.db, store::OpenMode::kCreate);
+    if (!st.ok()) return Fail(kCmd, st.status());
+    db = std::move(*st);
+    if (db->Created()) std::cerr << "frontier search: created results database " << store::RedactUrl(f.db) << "\n";
+    store::RunInfo run;
+    run.sweep = f.run_label;
+    run.plan_text = command_line;
+    run.system = runner->Name();
+    run.source = live ? store::source::kMeasured : store::source::kSimulated;
+    run.config = o.point.effective_settings;
+    run.config["model"] = live ? spec.model : config->model.name;
+    // The keys the report and dashboard look prices and power up by, as a sweep's run has them.
+    run.config["gpus"] = std::to_string(o.point.summary.num_gpus);
+    if (!live) run.config["hardware"] = config->hardware.name;
+    run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
+    run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    run.provenance = {{"frontier_version", kVersion},
+                      {"command_line", command_line},
+                      {"host", host},
+                      {"started_utc", UtcTimestampNow()}};
+    const auto& r = w->dataset.random;
+    const std::string workload = w->dataset.kind == workload::DatasetKind::kRandom
+                                     ? std::to_string(r.input_len) + "/" + std::to_string(r.output_len)
+                                     : std::string(workload::DatasetKindName(w->dataset.kind));
+    Result<sweep::SearchRecorder> started = sweep::SearchRecorder::Start(*db, std::move(run), workload);
+    if (!started.ok()) return Fail(kCmd, started.status());
+    recorder.emplace(std::move(*started));
+  }
+
   std::printf("search: %s, %s over %s, on %s\n", loadgen::SearchGoalName(o.goal),
               server ? (std::string(loadgen::ScenarioName(*o.rules.scenario)) +
                         (o.rules.benchmark.empty() ? "" : " (" + o.rules.benchmark + ")"))
@@ -207,6 +263,7 @@ int RunSearch(int argc, char** argv) {
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
     std::printf("%s\n", Row(t, o.axis).c_str());
     std::fflush(stdout);
+    if (recorder) FRONTIER_RETURN_IF_ERROR(recorder->Record(t, so_far, o, runner->Name()));
     if (w->result_json.empty()) return Status::Ok();
     return WriteFileAtomically(w->result_json, loadgen::SearchResultJson(so_far, o, runner->Name()).dump(2) + "\n");
   };
@@ -233,6 +290,10 @@ int RunSearch(int argc, char** argv) {
     std::printf("%s", loadgen::FormatVerdict(b.verdict, best_rules).c_str());
   }
   if (!w->result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", w->result_json.c_str());
+  if (recorder) {
+    std::fprintf(stderr, "frontier search: stored %zu trials as run %s in %s\n", result->trials.size(),
+                 recorder->run().Label().c_str(), store::RedactUrl(f.db).c_str());
+  }
   return result->stop_reason == "interrupted" ? 130 : 0;
 }
 

@@ -363,5 +363,36 @@ TEST_F(ApiTest, StoredStringsCannotCloseATagInTheJson) {
   EXPECT_EQ(SafeJson(json{{"a", std::string("\xff")}}), "{\"a\":\"\xEF\xBF\xBD\"}");
 }
 
+// A judged point shows its verdict with the first reason in the frontier's
+// points and its whole verdict and trial on its page; others show none.
+TEST_F(ApiTest, AJudgedPointShowsItsVerdictAndTrial) {
+  store::PointRecord p = testing::KnownPoint(2, 96, 0, 10, 100, 50, 60);
+  p.verdict_json = R"({"result":"INVALID","reasons":["TPOT p99 61.0 ms > 40 ms","min duration"],"scenario":"Server"})";
+  p.trial_json = R"({"index":3,"step":"bisect","decision":"invalid: bisecting [64, 128) at 96"})";
+  auto id = writer_->AddPoint(p, {});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  json j = Get("/api/frontier", "run=2");
+  int judged = 0, plain = 0;
+  for (const auto& pt : j["series"][0]["points"]) {
+    if (pt["load"] == 96) {
+      EXPECT_EQ(pt["verdict"], "INVALID: TPOT p99 61.0 ms > 40 ms");
+      EXPECT_EQ(pt["trial"], 3);
+      EXPECT_EQ(pt["decision"], "invalid: bisecting [64, 128) at 96");
+      ++judged;
+    } else {
+      EXPECT_EQ(pt["verdict"], "");
+      EXPECT_TRUE(pt["trial"].is_null());
+      ++plain;
+    }
+  }
+  EXPECT_EQ(judged, 1);
+  EXPECT_GT(plain, 0);
+  json d = Get("/api/point", "id=" + std::to_string(*id));
+  EXPECT_EQ(d["point"]["verdict"]["result"], "INVALID");
+  EXPECT_EQ(d["point"]["verdict"]["reasons"][1], "min duration");
+  EXPECT_EQ(d["point"]["trial"]["step"], "bisect");
+  EXPECT_TRUE(d["run"]["search"].is_null());
+}
+
 }  // namespace
 }  // namespace frontier::dashboard

@@ -108,7 +108,11 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                      {"p99_ttft_ms", Ci(p.p99_ttft_ms)},
                      {"median_tpot_ms", Ci(p.median_tpot_ms)},
                      {"median_e2el_ms", Ci(p.median_e2el_ms)},
-                     {"settings", p.settings}});
+                     {"settings", p.settings},
+                     // "VALID", "INVALID: <first reason>", "" when not judged (report/model.h).
+                     {"verdict", report::VerdictCell(p.verdict)},
+                     {"trial", p.trial.is_trial ? json(p.trial.index) : json(nullptr)},
+                     {"decision", p.trial.decision}});
     }
     series.push_back({{"name", s.name},
                       {"run_id", s.run.id},
@@ -121,6 +125,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       {"price_per_gpu_hour", price},
                       {"price_source", s.facts ? s.facts->price_source : ""},
                       {"tdp_w", tdp},
+                      {"search", s.search},
                       {"points", pts}});
   }
   json iso = json::array();
@@ -233,6 +238,13 @@ json Timeslices(const std::vector<store::RequestRow>& rows) {
   return out;
 }
 
+// A stored JSON text as JSON; null when empty (or unreadable).
+json ParsedOrNull(const std::string& text) {
+  if (text.empty()) return nullptr;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
 json Reproduce(const store::RunInfo& run, const store::PointRecord& p) {
   auto prov = [&](const char* k) { return run.provenance.count(k) ? run.provenance.at(k) : std::string(); };
   json out = {{"original_command", prov("command_line")}, {"plan_text", run.plan_text}};
@@ -281,7 +293,8 @@ json PointJson(const DashboardData::PointDetail& d) {
   json run = {{"id", d.run.id},       {"label", d.run.Label()},       {"sweep", d.run.sweep},
               {"system", d.run.system}, {"source", d.run.source},     {"status", d.run.status.ToString()},
               {"created_utc", d.run.created_utc}, {"config", d.run.config},
-              {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash}};
+              {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash},
+              {"search", ParsedOrNull(d.run.search_json)}};
   json metrics = {{"num_gpus", m.num_gpus}, {"completed", m.completed}, {"failed", m.failed},
                   {"total_input_tokens", m.total_input_tokens}, {"total_output_tokens", m.total_output_tokens},
                   {"duration_s", m.duration_s}, {"request_throughput", m.request_throughput},
@@ -292,7 +305,9 @@ json PointJson(const DashboardData::PointDetail& d) {
   return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
                      {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
                      {"attempts", p.attempts}, {"created_utc", p.created_utc}, {"settings", p.settings},
-                     {"metrics", metrics}}},
+                     {"metrics", metrics},
+                     {"verdict", ParsedOrNull(p.verdict_json)},
+                     {"trial", ParsedOrNull(p.trial_json)}}},
           {"run", run},
           {"percentiles", Percentiles(summary)},
           {"summary", summary},

@@ -169,6 +169,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
         done = true;
       } else {
         next = std::min(cap, integer ? std::ceil(x * o.growth) : x * o.growth);
+        t.step = "bracket";
         t.decision = fmt::format("{}: bracketing up to {}", outcome, Value(o.axis, next));
       }
     } else if (!lo) {
@@ -177,6 +178,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
         done = true;
       } else {
         next = std::max(floor_value, integer ? std::floor(x / o.growth) : x / o.growth);
+        t.step = "bracket";
         t.decision = fmt::format("{}: bracketing down to {}", outcome, Value(o.axis, next));
       }
     } else {
@@ -189,11 +191,15 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
         done = true;
       } else {
         next = integer ? std::floor((*lo + *hi) / 2) : (*lo + *hi) / 2;
+        t.step = "bisect";
         t.decision = fmt::format("{}: bisecting [{}, {}) at {}", outcome, Value(o.axis, *lo), Value(o.axis, *hi),
                                  Value(o.axis, next));
       }
     }
-    if (done) t.decision = outcome + ": " + out.stop_reason;
+    if (done) {
+      t.step = "stop";
+      t.decision = outcome + ": " + out.stop_reason;
+    }
     out.trials.push_back(std::move(t));
     out.valid_below = lo;
     out.invalid_above = hi;
@@ -211,6 +217,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
     }
     if (o.interrupt != nullptr && o.interrupt->load() && !done) {
       out.stop_reason = "interrupted";
+      out.trials.back().step = "stop";
       out.trials.back().decision = outcome + ": the search was interrupted";
       done = true;
     }
@@ -221,7 +228,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
   return out;
 }
 
-nlohmann::json SearchResultJson(const SearchResult& r, const SearchOptions& o, const std::string& runner) {
+nlohmann::json SearchOutcomeJson(const SearchResult& r, const SearchOptions& o, const std::string& runner) {
   nlohmann::json j;
   j["goal"] = SearchGoalName(o.goal);
   j["axis"] = SearchAxisName(o.axis);
@@ -259,15 +266,23 @@ nlohmann::json SearchResultJson(const SearchResult& r, const SearchOptions& o, c
   }
   if (o.goal == SearchGoal::kMaxValidQps)
     j["max_valid_qps"] = r.best ? nlohmann::json(r.trials[*r.best].value) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json TrialJson(const Trial& t, const SearchOptions& o) {
+  return {{"index", t.index},
+          {"value", t.value},
+          {"verdict", VerdictJson(t.verdict, TrialRules(o, t.value))},
+          {"decision", t.decision},
+          {"step", t.step},
+          {"stopped_early", t.stopped_early},
+          {"result", t.result}};
+}
+
+nlohmann::json SearchResultJson(const SearchResult& r, const SearchOptions& o, const std::string& runner) {
+  nlohmann::json j = SearchOutcomeJson(r, o, runner);
   nlohmann::json trials = nlohmann::json::array();
-  for (const auto& t : r.trials) {
-    trials.push_back({{"index", t.index},
-                      {"value", t.value},
-                      {"verdict", VerdictJson(t.verdict, TrialRules(o, t.value))},
-                      {"decision", t.decision},
-                      {"stopped_early", t.stopped_early},
-                      {"result", t.result}});
-  }
+  for (const auto& t : r.trials) trials.push_back(TrialJson(t, o));
   j["trials"] = trials;
   return j;
 }

@@ -103,6 +103,7 @@ struct Trial {
   metrics::Summary summary;
   bool stopped_early = false;    // a live trial stopped as over-saturated
   std::string decision;          // what the search did next, and why
+  std::string step;              // that step: "bracket", "bisect" or "stop"
   nlohmann::json result;         // metrics::ResultToJson of the trial (vLLM names + provenance)
 };
 
@@ -126,7 +127,12 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& options, c
 Result<workload::LoadOptions> TrialLoad(const SearchOptions& options, double value);
 
 // {"goal", "axis", "runner", "rules", "answer": {...} | null, "max_valid_qps" (kMaxValidQps),
-//  "stop_reason", "bracket", "trials": [{"index", "value", "verdict", "decision", "stopped_early", "result"}]}
+//  "stop_reason", "bracket", "trials": [{"index", "value", "verdict", "decision", "step", "stopped_early", "result"}]}
 nlohmann::json SearchResultJson(const SearchResult& result, const SearchOptions& options, const std::string& runner);
+// SearchResultJson without "trials": the search's outcome so far.
+nlohmann::json SearchOutcomeJson(const SearchResult& result, const SearchOptions& options, const std::string& runner);
+// One entry of SearchResultJson's "trials"; its "verdict" is judged against
+// the trial's own rules (its target QPS).
+nlohmann::json TrialJson(const Trial& trial, const SearchOptions& options);
 
 }  // namespace frontier::loadgen

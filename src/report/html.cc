@@ -199,9 +199,12 @@ void CostTable(std::ostream& out, const Report& r, const WorkloadReport& w) {
 void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "<h3>" << HtmlEscape(s.name) << " <span class=\"muted\">" << HtmlEscape(s.run.Label()) << ", "
       << HtmlEscape(s.run.source) << (!s.run.status.ok() ? ", " + HtmlEscape(s.run.status.ToString()) : "")
-      << "</span></h3>\n<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
+      << "</span></h3>\n";
+  if (!s.search.empty()) out << "<p>" << HtmlEscape(s.search) << "</p>\n";
+  out << "<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
       << "</th><th>reps</th><th>tok/s/user</th><th>total tok/s/GPU</th><th>output tok/s/GPU</th>"
-         "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th></tr>\n";
+         "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th>"
+      << (s.judged ? "<th>verdict</th>" : "") << (s.trials ? "<th>trial</th><th>decision</th>" : "") << "</tr>\n";
   for (const auto& p : s.points) {
     out << "<tr>" << Td(p.key.substr(p.key.find('|') + 1)) << Td(std::to_string(p.repetitions.size()))
         << Td(WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1))
@@ -210,7 +213,10 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
         << Td(WithCi(p.median_ttft_ms.mean, p.median_ttft_ms.half_width, p.median_ttft_ms.measured, 1))
         << Td(Fixed(p.p99_ttft_ms.mean, 1))
         << Td(WithCi(p.median_tpot_ms.mean, p.median_tpot_ms.half_width, p.median_tpot_ms.measured, 2))
-        << Td(p.on_total_frontier ? "total" : "") << "</tr>\n";
+        << Td(p.on_total_frontier ? "total" : "");
+    if (s.judged) out << Td(VerdictCell(p.verdict), true);
+    if (s.trials) out << Td(p.trial.is_trial ? std::to_string(p.trial.index) : "") << Td(p.trial.decision, true);
+    out << "</tr>\n";
   }
   out << "</table>\n";
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/cost.h"
 #include "core/clock.h"
@@ -42,6 +45,37 @@ std::vector<analysis::OperatingPoint> OperatingPoints(const SeriesReport& s) {
     out.push_back(o);
   }
   return out;
+}
+
+std::string VerdictCell(const store::VerdictView& v) {
+  if (!v.judged) return "";
+  return v.valid || v.first_reason.empty() ? v.Label() : v.Label() + ": " + v.first_reason;
+}
+
+std::string SearchLine(const std::string& search_json) {
+  if (search_json.empty()) return "";
+  const auto j = nlohmann::json::parse(search_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return "search: (unreadable outcome)";
+  auto text = [&](const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; };
+  auto number = [](const nlohmann::json& v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v.is_number() ? v.get<double>() : 0.0);
+    return std::string(buf);
+  };
+  std::string line = "search " + text("goal") + " over " + text("axis") + ": ";
+  const auto answer = j.find("answer");
+  if (answer != j.end() && answer->is_object()) {
+    line += "answer " + number(answer->value("value", nlohmann::json(0))) + " (trial " +
+            std::to_string(answer->value("trial", 0)) + ", " +
+            number(answer->value("output_throughput_per_gpu", nlohmann::json(0))) + " output tok/s/GPU)";
+  } else {
+    line += "no valid trial";
+  }
+  const std::string stop = text("stop_reason");
+  line += stop.empty() ? ", running" : "; " + stop;
+  if (j.contains("trial_count") && j["trial_count"].is_number_integer())
+    line += " after " + std::to_string(j["trial_count"].get<int64_t>()) + " trials";
+  return line;
 }
 
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
@@ -84,6 +118,7 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
       auto hw = run.config.find("hardware");
       s.hardware = hw != run.config.end() ? Lower(hw->second) : "";
       if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
+      s.search = SearchLine(run.search_json);
       std::map<std::string, std::vector<store::PointRecord>> groups;
       std::vector<std::string> order;
       for (auto& p : by_workload[w]) {
@@ -106,6 +141,16 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
         a.p99_ttft_ms = Ci(reps, &store::PointMetrics::p99_ttft_ms);
         a.median_e2el_ms = Ci(reps, &store::PointMetrics::median_e2el_ms);
         a.repetitions = reps;
+        for (const auto& rep : reps) {
+          // Rows that do not parse were refused when read (store::CheckPoint).
+          Result<store::VerdictView> parsed = store::ParseVerdict(rep.verdict_json);
+          const store::VerdictView v = parsed.ok() ? *parsed : store::VerdictView{};
+          if (v.judged && (!a.verdict.judged || (a.verdict.valid && !v.valid))) a.verdict = v;
+        }
+        Result<store::TrialView> trial = store::ParseTrial(reps.front().trial_json);
+        a.trial = trial.ok() ? *trial : store::TrialView{};
+        s.judged = s.judged || a.verdict.judged;
+        s.trials = s.trials || a.trial.is_trial;
         s.points.push_back(std::move(a));
       }
       std::stable_sort(s.points.begin(), s.points.end(),

@@ -48,7 +48,16 @@ struct AggregatedPoint {
   analysis::MeanCi median_ttft_ms, median_tpot_ms, p99_ttft_ms, median_e2el_ms;
   std::vector<store::PointRecord> repetitions;
   bool on_total_frontier = false, on_output_frontier = false;
+  // The MLPerf verdict shown: INVALID with the first reason of the first
+  // invalid repetition when any is, else VALID when one is judged; not judged
+  // when no repetition has a verdict.
+  store::VerdictView verdict;
+  // A search trial's step and decision (from its first repetition).
+  store::TrialView trial;
 };
+
+// "VALID", "INVALID: <first reason>", or "" when not judged.
+std::string VerdictCell(const store::VerdictView& v);
 
 struct SeriesReport {
   std::string name;                // "<system>" or "<system> (<workload>)" when ambiguous
@@ -57,7 +66,14 @@ struct SeriesReport {
   std::string hardware;
   std::vector<AggregatedPoint> points;  // by load ascending
   std::optional<HardwareFacts> facts;
+  bool judged = false;             // some point has a verdict
+  bool trials = false;             // some point is a search trial
+  // A search run's outcome in one line (goal, answer, stop reason); "" otherwise.
+  std::string search;
 };
+
+// The line SeriesReport::search shows for a run's search_json ("" when empty).
+std::string SearchLine(const std::string& search_json);
 
 struct CostRow {
   double interactivity = 0;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -152,6 +153,83 @@ TEST(Compare, StoredRunsWithAKnownDifference) {
   EXPECT_EQ(ResolveRunRef(*s, "test/base~2").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(ResolveRunRef(*s, "test/nothing").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(ResolveRunRef(*s, "test/base~x").status().code(), StatusCode::kNotFound);
+}
+
+// A hand-made failing point: the terminal and HTML reports show INVALID with
+// its first reason, the passing one VALID, and a search run its trials,
+// decisions and answer.
+TEST(Report, ShowsVerdictsAndASearchsTrials) {
+  auto s = FreshStore("verdict");
+  store::RunInfo run;
+  run.sweep = "search";
+  run.system = "h200-sim";
+  run.source = "simulated";
+  run.config = {{"hardware", "h200"}, {"gpus", "8"}};
+  auto r = s->CreateRun(run);
+  ASSERT_TRUE(r.ok());
+  const struct {
+    double rate;
+    const char* verdict;
+    const char* trial;
+  } rows[] = {
+      {4, R"({"result":"VALID","reasons":[],"scenario":"Server"})",
+       R"({"index":0,"value":4.0,"valid":true,"step":"bracket","decision":"valid: bracketing up to 8 req/s"})"},
+      {8, R"j({"result":"INVALID","reasons":["TTFT p99 912.5 ms > 450 ms (llama2-70b Interactive)","second"],)j"
+          R"("scenario":"Server"})",
+       R"({"index":1,"value":8.0,"valid":false,"step":"stop","decision":"invalid: converged"})"},
+  };
+  for (const auto& row : rows) {
+    store::PointRecord p;
+    p.run_id = r->id;
+    p.workload = "512/128";
+    p.load_kind = "request_rate";
+    p.load_value = row.rate;
+    p.key = store::PointKey(p.workload, p.load_kind, row.rate, 0) + "|trial=" + (row.rate == 4 ? "0" : "1");
+    p.source = "simulated";
+    p.metrics.interactivity = 100 / row.rate;
+    p.metrics.total_tput_per_gpu = 100 * row.rate;
+    p.verdict_json = row.verdict;
+    p.trial_json = row.trial;
+    ASSERT_TRUE(s->AddPoint(p, {}).ok());
+  }
+  ASSERT_TRUE(s->SetRunSearch(r->id, R"({"goal":"max_valid_qps","axis":"request_rate","answer":{"trial":0,)"
+                                     R"("value":4.0,"output_throughput_per_gpu":200.0},"stop_reason":"converged",)"
+                                     R"("trial_count":2})")
+                  .ok());
+  // A run without verdicts shows no verdict column.
+  AddRun(*s, "plain", "h200", 1.0, {1, 2}, 1);
+
+  auto rep = BuildReport(*s, ReportOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  ASSERT_EQ(rep->series.size(), 2u);
+  const SeriesReport& sr = rep->series[0];
+  EXPECT_TRUE(sr.judged);
+  EXPECT_TRUE(sr.trials);
+  ASSERT_EQ(sr.points.size(), 2u);
+  EXPECT_EQ(VerdictCell(sr.points[0].verdict), "VALID");
+  EXPECT_EQ(VerdictCell(sr.points[1].verdict), "INVALID: TTFT p99 912.5 ms > 450 ms (llama2-70b Interactive)");
+  EXPECT_EQ(sr.points[1].trial.index, 1);
+  EXPECT_EQ(sr.search,
+            "search max_valid_qps over request_rate: answer 4 (trial 0, 200 output tok/s/GPU); converged after 2 trials");
+  EXPECT_FALSE(rep->series[1].judged);
+
+  std::ostringstream text;
+  PrintReport(*rep, text);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("INVALID: TTFT p99 912.5 ms > 450 ms (llama2-70b Interactive)"), std::string::npos) << t;
+  EXPECT_EQ(t.find("second"), std::string::npos) << "only the first reason is shown";
+  EXPECT_NE(t.find("invalid: converged"), std::string::npos) << t;
+  EXPECT_NE(t.find("answer 4 (trial 0"), std::string::npos) << t;
+  // The plain run's table has no verdict column: "verdict" is a header once.
+  size_t headers = 0;
+  for (size_t at = t.find("verdict"); at != std::string::npos; at = t.find("verdict", at + 1)) ++headers;
+  EXPECT_EQ(headers, 1u) << t;
+
+  const std::string html = RenderHtml(*rep);
+  EXPECT_NE(html.find("<th>verdict</th>"), std::string::npos);
+  EXPECT_NE(html.find("INVALID: TTFT p99 912.5 ms &gt; 450 ms (llama2-70b Interactive)"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">VALID</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>decision</th>"), std::string::npos);
 }
 
 }  // namespace

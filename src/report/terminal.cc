@@ -17,20 +17,30 @@ void PrintReport(const Report& r, std::ostream& out) {
           << (s.run.config.count("gpus") ? s.run.config.at("gpus") + " x " : "")
           << (s.hardware.empty() ? "?" : s.hardware) << "]"
           << (!s.run.status.ok() ? "  status: " + s.run.status.ToString() : "") << "\n";
-      TextTable t({s.points.empty() ? "load" : s.points.front().load_kind, "reps", "tok/s/user",
-                   "total tok/s/GPU", "output tok/s/GPU", "TTFT p50 ms", "TPOT p50 ms", "frontier"});
+      if (!s.search.empty()) out << s.search << "\n";
+      std::vector<std::string> header = {s.points.empty() ? "load" : s.points.front().load_kind, "reps", "tok/s/user",
+                                         "total tok/s/GPU", "output tok/s/GPU", "TTFT p50 ms", "TPOT p50 ms",
+                                         "frontier"};
+      if (s.judged) header.push_back("verdict");
+      if (s.trials) header.insert(header.end(), {"trial", "decision"});
+      TextTable t(header);
       for (const auto& p : s.points) {
         std::string load = Fixed(p.load, p.load == static_cast<int64_t>(p.load) ? 0 : 2);
         if (p.key.find("|tp=") != std::string::npos) load += " (" + p.key.substr(p.key.find("|tp=") + 1) + ")";
-        t.Add({load, std::to_string(p.repetitions.size()),
-               WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1),
-               WithCi(p.total_tput_per_gpu.mean, p.total_tput_per_gpu.half_width,
-                      p.total_tput_per_gpu.measured, 1),
-               WithCi(p.output_tput_per_gpu.mean, p.output_tput_per_gpu.half_width,
-                      p.output_tput_per_gpu.measured, 1),
-               WithCi(p.median_ttft_ms.mean, p.median_ttft_ms.half_width, p.median_ttft_ms.measured, 1),
-               WithCi(p.median_tpot_ms.mean, p.median_tpot_ms.half_width, p.median_tpot_ms.measured, 2),
-               p.on_total_frontier ? "*" : ""});
+        std::vector<std::string> cells = {
+            load, std::to_string(p.repetitions.size()),
+            WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1),
+            WithCi(p.total_tput_per_gpu.mean, p.total_tput_per_gpu.half_width, p.total_tput_per_gpu.measured, 1),
+            WithCi(p.output_tput_per_gpu.mean, p.output_tput_per_gpu.half_width, p.output_tput_per_gpu.measured, 1),
+            WithCi(p.median_ttft_ms.mean, p.median_ttft_ms.half_width, p.median_ttft_ms.measured, 1),
+            WithCi(p.median_tpot_ms.mean, p.median_tpot_ms.half_width, p.median_tpot_ms.measured, 2),
+            p.on_total_frontier ? "*" : ""};
+        if (s.judged) cells.push_back(VerdictCell(p.verdict));
+        if (s.trials) {
+          cells.push_back(p.trial.is_trial ? std::to_string(p.trial.index) : "");
+          cells.push_back(p.trial.decision);
+        }
+        t.Add(cells);
       }
       t.Print(out);
     }

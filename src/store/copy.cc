@@ -61,6 +61,8 @@ Result<CopyOutcome> CopyRuns(Store& from, Store& to, const std::vector<int64_t>&
       ++out.points_copied;
     }
     if (dest.status != run.status) FRONTIER_RETURN_IF_ERROR(to.SetRunStatus(dest.id, run.status));
+    if (dest.search_json != run.search_json && !run.search_json.empty())
+      FRONTIER_RETURN_IF_ERROR(to.SetRunSearch(dest.id, run.search_json));
   }
   return out;
 }

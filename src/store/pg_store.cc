@@ -87,8 +87,8 @@ class PgStore final : public Store {
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
     Params p;
-    codec::BindRun(p, run);
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(), p, "insert run"));
+    codec::BindRun(p, run, version_);
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version_), p, "insert run"));
     run.id = Row(r.get(), 0).Int(0);
     return run;
   }
@@ -98,6 +98,14 @@ class PgStore final : public Store {
     p.Bind(1, status.ToString());
     p.Bind(2, run_id);
     return Exec(sql::SetRunStatus(), p, "update run status").status();
+  }
+
+  Status SetRunSearch(int64_t run_id, const std::string& search_json) override {
+    if (version_ < kVerdictVersion) return FailedPrecondition(loc_ + " is schema " + std::to_string(version_) + ": it keeps no search outcome");
+    Params p;
+    p.Bind(1, search_json);
+    p.Bind(2, run_id);
+    return Exec(sql::SetRunSearch(), p, "update run search").status();
   }
 
   Result<std::vector<RunInfo>> ListRuns() override { return QueryRuns("ORDER BY id", Params()); }
@@ -126,6 +134,7 @@ class PgStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& point, const std::vector<RequestRow>& requests) override {
+    FRONTIER_RETURN_IF_ERROR(CheckVerdictAndTrial(point).WithContext(loc_));
     FRONTIER_RETURN_IF_ERROR(Command("BEGIN"));
     Result<int64_t> id = InsertPoint(point, requests);
     if (id.ok()) {
@@ -229,7 +238,7 @@ class PgStore final : public Store {
   }
 
   Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p) {
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(tail), p, "list runs"));
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail), p, "list runs"));
     std::vector<RunInfo> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);

@@ -169,10 +169,56 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
         {"max_concurrent_requests", m.max_concurrent_requests, static_cast<double>(kMaxRequests)},
     };
     for (const auto& f : fields) FRONTIER_RETURN_IF_ERROR(CheckRange(f.name, f.value, 0, f.max));
-    return Status::Ok();
+    FRONTIER_RETURN_IF_ERROR(ParseVerdict(p.verdict_json).status());
+    return ParseTrial(p.trial_json).status();
   };
   Status s = check();
   return s.ok() ? s : s.WithContext(where);
+}
+
+Result<VerdictView> ParseVerdict(const std::string& verdict_json) {
+  VerdictView v;
+  if (verdict_json.empty()) return v;
+  const auto j = nlohmann::json::parse(verdict_json, nullptr, /*allow_exceptions=*/false);
+  const auto result = j.is_object() ? j.find("result") : j.end();
+  if (!j.is_object() || result == j.end() || !result->is_string() ||
+      (*result != "VALID" && *result != "INVALID")) {
+    return InvalidArgument("verdict_json must be a JSON object whose \"result\" is VALID or INVALID, got '" +
+                           verdict_json.substr(0, 60) + "'");
+  }
+  v.judged = true;
+  v.valid = *result == "VALID";
+  if (auto sc = j.find("scenario"); sc != j.end() && sc->is_string()) v.scenario = sc->get<std::string>();
+  if (auto rs = j.find("reasons"); rs != j.end()) {
+    if (!rs->is_array()) return InvalidArgument("verdict_json.reasons must be an array of strings");
+    for (const auto& r : *rs) {
+      if (!r.is_string()) return InvalidArgument("verdict_json.reasons must be an array of strings");
+      if (v.first_reason.empty()) v.first_reason = r.get<std::string>();
+    }
+  }
+  return v;
+}
+
+Result<TrialView> ParseTrial(const std::string& trial_json) {
+  TrialView t;
+  if (trial_json.empty()) return t;
+  const auto j = nlohmann::json::parse(trial_json, nullptr, /*allow_exceptions=*/false);
+  const auto index = j.is_object() ? j.find("index") : j.end();
+  if (!j.is_object() || index == j.end() || !index->is_number_integer()) {
+    return InvalidArgument("trial_json must be a JSON object with an integer \"index\", got '" +
+                           trial_json.substr(0, 60) + "'");
+  }
+  t.is_trial = true;
+  t.index = index->get<int64_t>();
+  if (auto d = j.find("decision"); d != j.end() && d->is_string()) t.decision = d->get<std::string>();
+  if (auto st = j.find("step"); st != j.end() && st->is_string()) t.step = st->get<std::string>();
+  return t;
+}
+
+Status CheckVerdictAndTrial(const PointRecord& p) {
+  Status s = ParseVerdict(p.verdict_json).status();
+  if (s.ok()) s = ParseTrial(p.trial_json).status();
+  return s.ok() ? s : s.WithContext("point '" + p.key + "'");
 }
 
 Status CheckRequestRow(const RequestRow& r, const std::string& where) {

@@ -80,6 +80,9 @@ struct RunInfo {
   std::map<std::string, std::string> config;
   // Who/what/where: frontier version, host, command line, source file, ...
   std::map<std::string, std::string> provenance;
+  // A search run's outcome as JSON text (goal, axis, rules, answer,
+  // max_valid_qps, stop_reason, bracket, trial_count); "" for other runs.
+  std::string search_json;
 
   // "<sweep>/<system>#<id>", the name reports and `db ls` show.
   std::string Label() const;
@@ -126,7 +129,39 @@ struct PointRecord {
   std::map<std::string, std::string> settings;
   PointMetrics metrics;
   std::string summary_json;       // the full summary, vLLM-named, as JSON text ("" if none)
+  // The point's MLPerf verdict as JSON text (loadgen's VerdictJson: result
+  // VALID|INVALID, reasons, scenario, constraints with their early-stopping
+  // estimates); "" when the point was not judged.
+  std::string verdict_json;
+  // A search trial's place in its search as JSON text ({"index", "value",
+  // "valid", "step", "decision", "stopped_early"}); "" when the point is not a
+  // trial. The search's answer is its run's search_json.
+  std::string trial_json;
 };
+
+// What a report shows of a point's verdict.
+struct VerdictView {
+  bool judged = false;            // the point has a verdict
+  bool valid = false;
+  std::string scenario;           // "Server", ... ("" for an SLO without a scenario)
+  std::string first_reason;       // "" when valid
+  std::string Label() const { return judged ? (valid ? "VALID" : "INVALID") : ""; }
+};
+// The view of `verdict_json` ("" reads as not judged). InvalidArgument naming
+// the field unless it is a JSON object whose "result" is VALID or INVALID and
+// whose "reasons", when present, is an array of strings.
+Result<VerdictView> ParseVerdict(const std::string& verdict_json);
+
+// A search trial's place in its search (PointRecord::trial_json).
+struct TrialView {
+  bool is_trial = false;
+  int64_t index = 0;
+  std::string step;               // "bracket", "bisect" or "stop"
+  std::string decision;           // what the search did next, and why
+};
+// The view of `trial_json` ("" reads as not a trial); InvalidArgument unless an
+// object with an integer "index".
+Result<TrialView> ParseTrial(const std::string& trial_json);
 
 // The identity of a point within its run, e.g. "1k1k|concurrency=16|rep=0".
 std::string PointKey(const std::string& workload, const std::string& load_kind,
@@ -151,9 +186,14 @@ struct RequestRow {
 
 std::vector<RequestRow> RowsFromRun(const RunResult& run);
 
-// OK when every number of the point (or row) is within `bounds`; else
-// InvalidArgument "<where>: <field> must be ... in [min, max], got <value>".
+// OK when every number of the point (or row) is within `bounds` and its
+// verdict and trial texts parse; else InvalidArgument "<where>: <field> must
+// be ... in [min, max], got <value>".
 Status CheckPoint(const PointRecord& point, const std::string& where);
 Status CheckRequestRow(const RequestRow& row, const std::string& where);
+// OK when the point's verdict_json and trial_json parse (ParseVerdict,
+// ParseTrial); else their InvalidArgument, naming the point's key. Every
+// back end's AddPoint checks this before it writes.
+Status CheckVerdictAndTrial(const PointRecord& point);
 
 }  // namespace frontier::store

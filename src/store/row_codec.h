@@ -35,11 +35,13 @@ RunInfo DecodeRun(Row& s) {
   r.created_utc = s.Text(7);
   r.config = JsonToMap(s.Text(8));
   r.provenance = JsonToMap(s.Text(9));
+  r.search_json = s.Text(10);
   return r;
 }
 
+// The parameters of sql::InsertRun(version).
 template <class Binder>
-void BindRun(Binder& b, const RunInfo& run) {
+void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(1, run.sweep);
   b.Bind(2, run.plan_hash);
   b.Bind(3, run.plan_text);
@@ -49,6 +51,7 @@ void BindRun(Binder& b, const RunInfo& run) {
   b.Bind(7, run.created_utc);
   b.Bind(8, MapToJson(run.config));
   b.Bind(9, MapToJson(run.provenance));
+  if (version >= kVerdictVersion) b.Bind(10, run.search_json);
 }
 
 // A row of sql::SelectPoints into `p` (p.id is set first, for the message).
@@ -74,6 +77,8 @@ Status DecodePoint(Row& s, PointRecord& p) {
   FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_output_tokens, s.Int(16, "total_output_tokens", 0, kMaxTokens));
   int col = 17;
   for (int i = 0; i < kNumDoubleColumns; ++i) p.metrics.*kDoubleColumns[i].member = s.Real(col++);
+  p.verdict_json = s.Text(col++);
+  p.trial_json = s.Text(col++);
   return CheckPoint(p, "");
 }
 
@@ -99,6 +104,13 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   int param = 17;
   for (int i = 0; i < kNumDoubleColumns; ++i)
     if (version >= kDoubleColumns[i].since) b.Bind(param++, p.metrics.*kDoubleColumns[i].member);
+  if (version >= kVerdictVersion) {
+    // A verdict that does not parse was refused by CheckPoint before it got here.
+    const Result<VerdictView> v = ParseVerdict(p.verdict_json);
+    b.Bind(param++, v.ok() ? v->Label() : std::string());
+    b.Bind(param++, p.verdict_json);
+    b.Bind(param++, p.trial_json);
+  }
 }
 
 // A row of sql::SelectRequests into `r` (r.idx is set first, for the message).

@@ -49,6 +49,16 @@ CREATE TABLE launches(
   host TEXT NOT NULL, boot_id TEXT NOT NULL, pgid {int} NOT NULL, marker TEXT NOT NULL,
   command TEXT NOT NULL, started_utc TEXT NOT NULL, stopped_utc TEXT);
 )sql",
+    // 3 -> 4: a point's MLPerf verdict and a search's decisions, NULL where there are none.
+    // points.verdict is VALID or INVALID (for queries); points.verdict_json the whole verdict
+    // (scenario, reasons, constraints, early-stopping estimates); points.trial_json a search
+    // trial's step and decision; runs.search_json a search's answer and stop reason.
+    R"sql(
+ALTER TABLE points ADD COLUMN verdict TEXT;
+ALTER TABLE points ADD COLUMN verdict_json TEXT;
+ALTER TABLE points ADD COLUMN trial_json TEXT;
+ALTER TABLE runs ADD COLUMN search_json TEXT;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");
@@ -122,20 +132,28 @@ std::string NumberPlaceholders(const std::string& sql) {
 
 namespace sql {
 
-std::string InsertRun() {
+std::string InsertRun(int version) {
+  if (version < kVerdictVersion) {
+    return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
+           "config_json, provenance_json) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id";
+  }
   return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
-         "config_json, provenance_json) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id";
+         "config_json, provenance_json, search_json) VALUES(?,?,?,?,?,?,?,?,?,NULLIF(?, '')) RETURNING id";
 }
 
-std::string SelectRuns(const std::string& tail) {
-  return "SELECT id, sweep, plan_hash, plan_text, system, source, status, created_utc, config_json, "
-         "provenance_json FROM runs " + tail;
+std::string SelectRuns(int version, const std::string& tail) {
+  return std::string("SELECT id, sweep, plan_hash, plan_text, system, source, status, created_utc, config_json, "
+                     "provenance_json, ") +
+         (version >= kVerdictVersion ? "search_json" : "NULL AS search_json") + " FROM runs " + tail;
 }
+
+std::string SetRunSearch() { return "UPDATE runs SET search_json = NULLIF(?, '') WHERE id = ?"; }
 
 std::string SelectPoints(int version, const std::string& tail) {
   std::string s = std::string("SELECT ") + kPointHead;
   for (const auto& c : kDoubleColumns)
     s += version >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
+  s += version >= kVerdictVersion ? ", verdict_json, trial_json" : ", NULL AS verdict_json, NULL AS trial_json";
   return s + " FROM points " + tail;
 }
 
@@ -146,6 +164,11 @@ std::string InsertPoint(int version) {
     if (version < c.since) continue;
     s += std::string(", ") + c.name;
     values += ",?";
+  }
+  if (version >= kVerdictVersion) {
+    // An empty text is stored as NULL: no verdict, not a search trial.
+    s += ", verdict, verdict_json, trial_json";
+    values += ",NULLIF(?, ''),NULLIF(?, ''),NULLIF(?, '')";
   }
   return s + ") VALUES(" + values + ") RETURNING id";
 }

@@ -25,7 +25,9 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
+// The version that added points.verdict, verdict_json, trial_json and runs.search_json.
+inline constexpr int kVerdictVersion = 4;
 
 enum class Dialect { kSqlite, kPostgres };
 
@@ -48,16 +50,22 @@ extern const DoubleColumn kDoubleColumns[];
 extern const int kNumDoubleColumns;
 
 namespace sql {
-// Stores a run: 9 parameters (sweep, plan_hash, plan_text, system, source,
-// status, created_utc, config_json, provenance_json); returns its id.
-std::string InsertRun();
-// Every column of runs, in RunInfo's order, then `tail` (WHERE ..., ORDER BY ...).
-std::string SelectRuns(const std::string& tail);
-// Every point column a database of `version` holds (later ones read as 0),
-// then `tail`. Columns: id, run_id, point_key, ... total_output_tokens, then kDoubleColumns.
+// Stores a run into a database of `version`: 9 parameters (sweep, plan_hash,
+// plan_text, system, source, status, created_utc, config_json,
+// provenance_json), then search_json from kVerdictVersion; returns its id.
+std::string InsertRun(int version);
+// Every column of runs, in RunInfo's order (search_json reads as NULL before
+// kVerdictVersion), then `tail` (WHERE ..., ORDER BY ...).
+std::string SelectRuns(int version, const std::string& tail);
+// Sets runs.search_json (search_json, run id); "" stores NULL.
+std::string SetRunSearch();
+// Every point column a database of `version` holds (later ones read as 0 or
+// NULL), then `tail`. Columns: id, run_id, point_key, ... total_output_tokens,
+// then kDoubleColumns, then verdict_json, trial_json.
 std::string SelectPoints(int version, const std::string& tail);
-// Stores a point into a database of `version`: 16 parameters then one per
-// kDoubleColumns entry that version has; returns its id.
+// Stores a point into a database of `version`: 16 parameters, one per
+// kDoubleColumns entry that version has, then (from kVerdictVersion) verdict,
+// verdict_json and trial_json, each "" for NULL; returns its id.
 std::string InsertPoint(int version);
 // Stores `rows` requests: 13 parameters per row.
 std::string InsertRequests(int rows);

@@ -70,9 +70,9 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
-    Stmt s(db_, sql::InsertRun());
+    Stmt s(db_, sql::InsertRun(version_));
     if (!s.ok()) return Error("prepare insert run");
-    codec::BindRun(s, run);
+    codec::BindRun(s, run, version_);
     FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
     return run;
   }
@@ -82,6 +82,15 @@ class SqliteStore final : public Store {
     s.Bind(1, status.ToString());
     s.Bind(2, run_id);
     if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run status");
+    return Status::Ok();
+  }
+
+  Status SetRunSearch(int64_t run_id, const std::string& search_json) override {
+    if (version_ < kVerdictVersion) return FailedPrecondition(path_ + " is schema " + std::to_string(version_) + ": it keeps no search outcome");
+    Stmt s(db_, sql::SetRunSearch());
+    s.Bind(1, search_json);
+    s.Bind(2, run_id);
+    if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run search");
     return Status::Ok();
   }
 
@@ -106,6 +115,7 @@ class SqliteStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& p, const std::vector<RequestRow>& requests) override {
+    FRONTIER_RETURN_IF_ERROR(CheckVerdictAndTrial(p).WithContext(path_));
     if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
       return Error("begin transaction");
     Result<int64_t> id = InsertPoint(p, requests);
@@ -226,7 +236,7 @@ class SqliteStore final : public Store {
 
   Result<std::vector<RunInfo>> QueryRuns(const std::string& where,
                                          const std::vector<std::string>& args) {
-    Stmt s(db_, sql::SelectRuns(where));
+    Stmt s(db_, sql::SelectRuns(version_, where));
     if (!s.ok()) return Error("prepare list runs");
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;

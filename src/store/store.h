@@ -60,6 +60,10 @@ class Store {
   virtual Result<RunInfo> CreateRun(RunInfo run) = 0;
   // Updates a run's status (stored as SystemStatus::ToString()).
   virtual Status SetRunStatus(int64_t run_id, const SystemStatus& status) = 0;
+  // Updates a run's search outcome (RunInfo::search_json; "" clears it).
+  // FailedPrecondition on a database older than schema version 4 (kReadWrite
+  // and kCreate migrate, so only a test's older target version meets it).
+  virtual Status SetRunSearch(int64_t run_id, const std::string& search_json) = 0;
   // Every run, oldest first.
   virtual Result<std::vector<RunInfo>> ListRuns() = 0;
   // NotFound naming the id when there is no such run.
@@ -71,7 +75,9 @@ class Store {
 
   // Stores a point and its requests in one transaction; returns the point id.
   // FailedPrecondition if the run already has a point with the same key (a
-  // point is never stored twice).
+  // point is never stored twice); InvalidArgument for a verdict_json or
+  // trial_json that does not parse (CheckVerdictAndTrial). A database older
+  // than schema version 4 keeps no verdict or trial.
   virtual Result<int64_t> AddPoint(const PointRecord& point,
                                    const std::vector<RequestRow>& requests) = 0;
   // The points of one run (run_id > 0) or of every run (run_id == 0), by id.

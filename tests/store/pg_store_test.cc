@@ -3,10 +3,16 @@
 // exactly, a point is stored once, read-only sessions cannot write, and the
 // errors for a missing, empty or foreign database.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+
+#include "store/copy.h"
 #include "store/pg_store.h"
 #include "store/schema.h"
+#include "store/sqlite_store.h"
 #include "store/store.h"
+#include "store/verdict_test_util.h"
 #include "tests/store/pg_server.h"
 
 namespace frontier {
@@ -191,6 +197,55 @@ TEST(PgStore, AnOlderSchemaIsMigratedForWritersAndReadAsItIsByReaders) {
             std::to_string(store::kSchemaVersion));
   EXPECT_EQ(pg.Query(url, "SELECT count(*) FROM points"), "1");
   EXPECT_EQ(pg.Query(url, "SELECT count(*) FROM launches"), "0");
+}
+
+TEST(PgStore, RoundTripsVerdictsTrialsAndTheSearchAndMigratesSchema3) {
+  PgServer pg;
+  if (!pg.ok()) GTEST_SKIP() << "PostgreSQL could not start: " << pg.why();
+  const std::string url = pg.CreateDatabase("verdicts");
+  ASSERT_FALSE(url.empty()) << pg.why();
+  {
+    // A schema-3 database with a point, migrated by the writer below.
+    auto v3 = store::OpenPgStore(url, store::OpenMode::kCreate, 3);
+    ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+    store::RunInfo run;
+    run.sweep = "old";
+    run.system = "x";
+    auto created = (*v3)->CreateRun(run);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    ASSERT_TRUE((*v3)->AddPoint(Point(created->id, "k", 10), {}).ok());
+    auto reader = store::OpenStore(url, store::OpenMode::kReadOnly);
+    ASSERT_TRUE(reader.ok());
+    auto points = (*reader)->ListPoints(0);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    EXPECT_EQ(points->front().verdict_json, "");
+    EXPECT_EQ((*reader)->ListRuns()->front().search_json, "");
+  }
+  auto s = store::OpenStore(url);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->SchemaVersion(), store::kSchemaVersion);
+  EXPECT_EQ(pg.Query(url, "SELECT output_throughput FROM points WHERE point_key = 'k'"), "10");
+  const int64_t run = store::testing_verdict::RoundTripVerdicts(**s);
+  ASSERT_GT(run, 0);
+  EXPECT_EQ(pg.Query(url, "SELECT string_agg(coalesce(verdict, 'NULL'), ',' ORDER BY id) FROM points"),
+            "NULL,INVALID,VALID,NULL");
+
+  // Copied from PostgreSQL into SQLite, verdicts and the search come along.
+  const std::string file = ::testing::TempDir() + "/frontier_pg_verdicts_" + std::to_string(::getpid()) + ".db";
+  std::remove(file.c_str());
+  auto lite = store::OpenStore(file);
+  ASSERT_TRUE(lite.ok()) << lite.status().ToString();
+  auto copied = store::CopyRuns(**s, **lite, {run});
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(copied->points_copied, 3);
+  auto points = (*lite)->ListPoints(0);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 3u);
+  EXPECT_EQ((*points)[0].verdict_json, store::testing_verdict::kInvalidVerdict);
+  EXPECT_EQ((*points)[1].trial_json, store::testing_verdict::kTrial);
+  EXPECT_EQ((*lite)->ListRuns()->front().search_json, store::testing_verdict::kSearch);
+  lite->reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::remove((file + ext).c_str());
 }
 
 TEST(PgStore, MissingEmptyForeignAndNewerDatabasesAreNamedErrors) {

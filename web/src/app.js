@@ -399,16 +399,26 @@ function renderIso(box, data) {
 
 function renderPoints(box, data, xLabel, yLabel) {
   const rows = [];
+  // The verdict column when a point was judged, the trial columns when a series is a search.
+  const judged = data.series.some(s => s.points.some(p => p.verdict));
+  const trials = data.series.some(s => s.points.some(p => p.trial !== null && p.trial !== undefined));
   for (const s of data.series) {
     for (const p of s.points) {
+      const extra = [];
+      if (judged) extra.push(el('td', { class: 'verdict' + (p.verdict.startsWith('INVALID') ? ' invalid' : '') }, p.verdict));
+      if (trials) extra.push(el('td', { class: 'num' }, p.trial ?? ''), el('td', {}, p.decision));
       rows.push(el('tr', {}, el('td', {}, s.name), el('td', {}, s.workload), el('td', { class: 'num' }, p.load),
         el('td', { class: 'num' }, p.n), el('td', { class: 'num' }, fmt(p.x, 2) + (p.x_err > 0 ? ' ± ' + fmt(p.x_err, 2) : '')),
         el('td', { class: 'num' }, fmt(p.y, 1) + (p.y_err > 0 ? ' ± ' + fmt(p.y_err, 1) : '')),
-        el('td', {}, p.frontier ? '*' : ''), el('td', {}, p.ids.map((id, i) => [i ? ' ' : '', pointLink(id, '#' + id)]))));
+        el('td', {}, p.frontier ? '*' : ''), el('td', {}, p.ids.map((id, i) => [i ? ' ' : '', pointLink(id, '#' + id)])), ...extra));
     }
   }
-  box.replaceChildren(el('h2', {}, 'Points'), table(['series', 'workload', el('th', { class: 'num' }, 'load'), el('th', { class: 'num' }, 'reps'),
-    el('th', { class: 'num' }, xLabel), el('th', { class: 'num' }, yLabel), 'frontier', 'details'], rows));
+  const headers = ['series', 'workload', el('th', { class: 'num' }, 'load'), el('th', { class: 'num' }, 'reps'),
+    el('th', { class: 'num' }, xLabel), el('th', { class: 'num' }, yLabel), 'frontier', 'details'];
+  if (judged) headers.push('verdict');
+  if (trials) headers.push(el('th', { class: 'num' }, 'trial'), 'decision');
+  const searches = data.series.filter(s => s.search).map(s => el('p', { class: 'note' }, s.name + ': ' + s.search));
+  box.replaceChildren(el('h2', {}, 'Points'), ...searches, table(headers, rows, { id: 'points-table' }));
 }
 
 async function pagePoint(app) {
@@ -422,6 +432,9 @@ async function pagePoint(app) {
     ['total tok/s/GPU', fmt(m.total_tput_per_gpu, 1)], ['output tok/s/GPU', fmt(m.output_tput_per_gpu, 1)],
     ['interactivity (tok/s/user)', fmt(m.interactivity, 2)], ['request throughput (req/s)', fmt(m.request_throughput, 3)],
     ['peak concurrent requests', m.max_concurrent_requests], ['stored (UTC)', p.created_utc],
+    ...(p.verdict ? [['verdict', p.verdict.result + (p.verdict.scenario ? ' (' + p.verdict.scenario + ')' : '')],
+      ...(p.verdict.reasons || []).map((why, i) => [i ? '' : 'reasons', why])] : []),
+    ...(p.trial ? [['search trial', '#' + p.trial.index + ' (' + p.trial.step + ')'], ['decision', p.trial.decision]] : []),
   ].map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, v))), { class: 'kv', id: 'point-metrics' }));
 
   put(app, el('h2', {}, 'Latency percentiles (ms)'));
