@@ -110,7 +110,7 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   f["format_version"] = kResultFormatVersion;
   f["version"] = run.frontier_version.empty() ? std::string(kVersion) : run.frontier_version;
   f["command_line"] = run.command_line;
-  f["source"] = run.source;
+  f["source"] = RunSourceName(run.source);
   f["base_url"] = run.base_url;
   f["endpoint"] = run.endpoint;
   f["model"] = run.model;

@@ -325,7 +325,7 @@ void SimTarget::AbortAll(const char* reason, loadgen::CompletionSink& sink) {
 }
 
 void SimTarget::Describe(RunResult* run) const {
-  run->source = "simulated";
+  run->source = RunSource::kSimulated;
   run->host = "frontier simulator";
   run->served_model = config_.model.name;
   for (auto& [k, v] : config_.EffectiveSettings()) run->effective_settings[k] = v;
