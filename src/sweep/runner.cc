@@ -38,29 +38,34 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
 
 }  // namespace
 
+ProgressReporter::ProgressReporter(int64_t total, const SweepOptions& options)
+    : options_(options), t0_(options.clock->Now()) {
+  prog_.total = total;
+}
+
+void ProgressReporter::Ran(Nanos took, int64_t requests) {
+  run_time_ += took;
+  run_requests_ += requests;
+}
+
+void ProgressReporter::Report(const std::string& event, const std::string& detail) {
+  prog_.event = event;
+  prog_.detail = detail;
+  prog_.elapsed_s = NanosToSeconds(options_.clock->Now() - t0_);
+  prog_.eta_s = run_requests_ > 0 ? NanosToSeconds(run_time_) / static_cast<double>(run_requests_) *
+                                         static_cast<double>(pending_requests_)
+                                   : -1;
+  if (options_.on_progress) options_.on_progress(prog_);
+}
+
 Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
                               const SweepOptions& options) {
   const std::vector<PointSpec> matrix = ExpandMatrix(plan);
   SweepOutcome out;
   out.total = static_cast<int64_t>(matrix.size());
-  SweepProgress prog;
-  prog.total = out.total;
-  const Nanos t0 = options.clock->Now();
-  // The ETA weighs points by their request count: a point at concurrency 256
-  // sends 256 times the requests of one at concurrency 1 and takes about as
-  // much longer.
-  Nanos run_time = 0;          // time spent in points run now
-  int64_t run_requests = 0;    // requests of those points
-  int64_t left_requests = 0;   // requests of the points not done yet
-  auto report = [&](const std::string& event, const std::string& detail = "") {
-    prog.event = event;
-    prog.detail = detail;
-    prog.elapsed_s = NanosToSeconds(options.clock->Now() - t0);
-    prog.eta_s = run_requests > 0 ? NanosToSeconds(run_time) / static_cast<double>(run_requests) *
-                                        static_cast<double>(left_requests)
-                                  : -1;
-    if (options.on_progress) options.on_progress(prog);
-  };
+  ProgressReporter progress(out.total, options);
+  SweepProgress& prog = progress.progress();
+  auto report = [&](const std::string& event, const std::string& detail = "") { progress.Report(event, detail); };
 
   // Servers that a sweep launched and died before stopping are stopped first
   // (they would hold ports, GPUs, and answer for the servers launched now).
@@ -103,7 +108,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++prog.done;
       ++prog.skipped;
     } else {
-      left_requests += p.num_prompts;
+      progress.AddPending(p.num_prompts);
     }
   }
   out.skipped = prog.skipped;
@@ -123,7 +128,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     prog.point.clear();
     auto mark_broken = [&](const std::string& reason, size_t from) -> Status {
       const int64_t lost = static_cast<int64_t>(todo.size() - from);
-      for (size_t k = from; k < todo.size(); ++k) left_requests -= todo[k]->num_prompts;
+      for (size_t k = from; k < todo.size(); ++k) progress.Settled(todo[k]->num_prompts);
       prog.failed += lost;
       prog.done += lost;
       out.failed += lost;
@@ -155,8 +160,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       for (int attempt = 1; attempt <= options.max_attempts && !stored; ++attempt) {
         const Nanos start = options.clock->Now();
         Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, point_options);
-        run_time += options.clock->Now() - start;
-        run_requests += p.num_prompts;
+        progress.Ran(options.clock->Now() - start, p.num_prompts);
         if (r.ok() && r->run.interrupted) {
           out.interrupted = true;  // partial: not stored, so --resume runs it again
           break;
@@ -193,7 +197,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++prog.ran;
       ++out.ran;
       ++prog.done;
-      left_requests -= p.num_prompts;
+      progress.Settled(p.num_prompts);
       report("done");
     }
     if (!broken && !out.interrupted && !runs[s].status.ok()) {
