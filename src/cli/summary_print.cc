@@ -34,7 +34,7 @@ void PrintDistribution(const std::string& title, const std::string& short_name,
 
 void PrintSummary(const RunResult& run, const metrics::Summary& s) {
   const std::string title =
-      run.source == "simulated" ? " Serving Benchmark Result (simulated) " : " Serving Benchmark Result ";
+      run.source == RunSource::kSimulated ? " Serving Benchmark Result (simulated) " : " Serving Benchmark Result ";
   const int pad = std::max<int>(0, 62 - static_cast<int>(title.size()));
   std::cout << std::string(pad / 2, '=') << title << std::string(pad - pad / 2, '=') << "\n";
   if (run.interrupted) Row("Interrupted:", "yes (partial result)");

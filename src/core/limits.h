@@ -1,12 +1,14 @@
 // limits.h: bounds on the size of one run, shared by every way of asking for
 // one (bench and simulate flags, sweep plans, the simulator). A request for
 // more is refused with a message naming the bound; docs/limits.md lists them
-// with the bounds on files (core/atomic_file.h) and numbers (store/records.h).
+// with the bounds on files (core/atomic_file.h), and bounds on the numbers a
+// result holds.
 //
 // Thread safety: constants.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace frontier {
 
@@ -20,5 +22,24 @@ inline constexpr int64_t kMaxRequestLength = 10'000'000;
 // Memory one simulated run may spend on its request records, by default
 // (frontier simulate --max-memory-mb overrides it).
 inline constexpr int64_t kDefaultSimMemoryBytes = int64_t{1} << 30;
+
+// The physical range of every number a result holds, checked where a number
+// comes in from outside (a result file read back or imported, a database
+// row): wider than any real system, narrow enough that sums and ratios of
+// them stay finite. docs/limits.md lists them.
+namespace bounds {
+inline constexpr int64_t kMaxGpus = 1'000'000;
+inline constexpr int64_t kMaxRequests = 1'000'000'000'000;         // per point
+inline constexpr int64_t kMaxTokens = 1'000'000'000'000'000;       // per point, input or output
+inline constexpr int64_t kMaxRequestTokens = std::numeric_limits<int32_t>::max();  // one request
+inline constexpr double kMaxThroughput = 1e9;     // tokens or requests per second
+inline constexpr double kMaxLatencyMs = 1e9;      // about 11.6 days
+inline constexpr double kMaxDurationS = 1e9;
+inline constexpr double kMaxConcurrency = 1e7;    // load value of a concurrency point
+inline constexpr double kMaxRequestRate = 1e9;    // load value of a finite request-rate point
+inline constexpr double kInfiniteRate = 1e300;    // load value of request_rate=inf (SQLite has no inf)
+inline constexpr int64_t kMaxRepetition = 1'000'000;
+inline constexpr int64_t kMaxAttempts = 1'000;
+}  // namespace bounds
 
 }  // namespace frontier

@@ -114,8 +114,15 @@ struct ServerMetrics {
   std::vector<ServerSample> samples;      // in time order
 };
 
+// Where a run's records came from: a server measured over HTTP, or the
+// simulator. Written as "measured" / "simulated" only at the edges (result
+// JSON, the terminal, the results database).
+enum class RunSource { kMeasured, kSimulated };
+
+inline const char* RunSourceName(RunSource s) { return s == RunSource::kSimulated ? "simulated" : "measured"; }
+
 struct RunResult {
-  std::string source = "measured";   // "measured" or "simulated"
+  RunSource source = RunSource::kMeasured;
   std::string frontier_version;
   std::string command_line;
   std::string start_time_utc;        // ISO-8601

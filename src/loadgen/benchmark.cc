@@ -40,7 +40,7 @@ std::string HostName() {
 }
 
 void DescribeHttp(const client::ClientOptions& options, RunResult* run) {
-  run->source = "measured";
+  run->source = RunSource::kMeasured;
   run->host = HostName();
   run->base_url = options.base_url;
   run->endpoint = options.endpoint;

@@ -370,7 +370,7 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
     if (meta["shard_index"] == 0) first = &meta;
   m.schedule = (*first)["schedule"];
   const nlohmann::json& run = (*first)["run"];
-  m.run.source = "measured";
+  m.run.source = RunSource::kMeasured;
   m.run.base_url = run.value("base_url", "");
   m.run.endpoint = run.value("endpoint", "");
   m.run.model = run.value("model", "");

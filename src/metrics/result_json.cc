@@ -4,9 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <utility>
 
 #include "core/atomic_file.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "core/version.h"
+#include "metrics/json_fields.h"
 
 namespace frontier::metrics {
 namespace {
@@ -32,29 +37,104 @@ void PutDistribution(json& j, const std::string& name, const Distribution& d) {
   for (const auto& [p, v] : d.percentiles) j[PercentileKey(p) + "_" + name + "_ms"] = v;
 }
 
-double NumberOr(const json& j, const char* key, double fallback = 0) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-Distribution ReadDistribution(const json& doc, const std::string& name) {
+// A distribution's mean, median, std and every p<P> key, each in [0, kMaxLatencyMs].
+Result<Distribution> ReadDistribution(const JsonFields& f, const json& doc, const std::string& name) {
   Distribution d;
-  d.mean = NumberOr(doc, ("mean_" + name + "_ms").c_str());
-  d.median = NumberOr(doc, ("median_" + name + "_ms").c_str());
-  d.std = NumberOr(doc, ("std_" + name + "_ms").c_str());
+  const std::pair<const char*, double Distribution::*> moments[] = {
+      {"mean_", &Distribution::mean}, {"median_", &Distribution::median}, {"std_", &Distribution::std}};
+  for (const auto& [prefix, member] : moments) {
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<double> v, f.Number(prefix + name + "_ms", 0, bounds::kMaxLatencyMs));
+    d.*member = v.value_or(0);
+  }
   const std::string suffix = "_" + name + "_ms";
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string& k = it.key();
-    if (k.size() <= suffix.size() + 1 || k[0] != 'p' || !it->is_number()) continue;
+    if (k.size() <= suffix.size() + 1 || k[0] != 'p' || it->is_null()) continue;
     if (k.compare(k.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string num = k.substr(1, k.size() - 1 - suffix.size());
     char* end = nullptr;
     const double p = std::strtod(num.c_str(), &end);
     if (end != num.c_str() + num.size() || !(p >= 0 && p <= 100)) continue;
-    d.percentiles.emplace_back(p, it->get<double>());
+    FRONTIER_ASSIGN_OR_RETURN(const double v, f.Value(*it, k, 0, bounds::kMaxLatencyMs));
+    d.percentiles.emplace_back(p, v);
   }
   std::sort(d.percentiles.begin(), d.percentiles.end());
   return d;
+}
+
+// {reason: count} with every count in [0, kMaxRequests].
+Result<std::map<std::string, int64_t>> ReadCounts(const JsonFields& f, const std::string& key) {
+  std::map<std::string, int64_t> out;
+  const json* v = f.Find(key);
+  if (v == nullptr) return out;
+  if (!v->is_object())
+    return InvalidArgument(f.where() + ": " + key + " must be an object of counts, got " + ShownJson(*v));
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    FRONTIER_ASSIGN_OR_RETURN(out[it.key()], f.IntegerValue(*it, key + "." + it.key(), 0, bounds::kMaxRequests));
+  }
+  return out;
+}
+
+// The per-request lists (vLLM's --save-detailed), times in seconds.
+Result<std::vector<ResultRequest>> ReadRequests(const JsonFields& f) {
+  std::vector<ResultRequest> rows;
+  const json* ttfts = f.Find("ttfts");
+  if (ttfts == nullptr) return rows;
+  const std::string& file = f.where();
+  if (!ttfts->is_array()) return InvalidArgument(file + ": ttfts must be a list of seconds, got " + ShownJson(*ttfts));
+  const size_t n = ttfts->size();
+  // Every other per-request list, when present, is a list with one entry per request.
+  for (const char* key : {"itls", "input_lens", "output_lens", "errors"}) {
+    const json* v = f.Find(key);
+    if (v == nullptr) continue;
+    if (!v->is_array()) {
+      return InvalidArgument(file + ": " + key + " must be a list with one entry per request, got " + ShownJson(*v));
+    }
+    if (v->size() != n) {
+      return InvalidArgument(file + ": " + key + " has " + std::to_string(v->size()) + " entries but ttfts has " +
+                             std::to_string(n) + "; the per-request lists must be as long as each other");
+    }
+  }
+  const json* itls = f.Find("itls");
+  const json* inputs = f.Find("input_lens");
+  const json* outputs = f.Find("output_lens");
+  const json* errors = f.Find("errors");
+  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
+  constexpr double kMaxRequestSeconds = bounds::kMaxLatencyMs / 1000.0;
+  rows.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    ResultRequest r;
+    if (inputs) {
+      FRONTIER_ASSIGN_OR_RETURN(r.input_len, f.IntegerValue((*inputs)[i], "input_lens" + at, 0, kTokens));
+    }
+    if (outputs) {
+      FRONTIER_ASSIGN_OR_RETURN(r.output_len, f.IntegerValue((*outputs)[i], "output_lens" + at, 0, kTokens));
+    }
+    FRONTIER_ASSIGN_OR_RETURN(r.ttft_s, f.Value((*ttfts)[i], "ttfts" + at, 0, kMaxRequestSeconds));
+    r.end_s = r.ttft_s;
+    if (itls) {
+      const json& gaps = (*itls)[i];
+      if (!gaps.is_array())
+        return InvalidArgument(file + ": itls" + at + " must be a list of seconds, got " + ShownJson(gaps));
+      if (gaps.size() > static_cast<size_t>(kTokens))
+        return InvalidArgument(file + ": itls" + at + " has more entries than a request has tokens");
+      for (size_t k = 0; k < gaps.size(); ++k) {
+        FRONTIER_ASSIGN_OR_RETURN(const double g, f.Value(gaps[k], "itls" + at + "[" + std::to_string(k) + "]",
+                                                         0, kMaxRequestSeconds));
+        r.end_s += g;
+      }
+      if (r.end_s > kMaxRequestSeconds) {
+        return InvalidArgument(file + ": request " + std::to_string(i) + " lasts " + FormatNumber(r.end_s) +
+                               " s (ttft + itls), more than the " + FormatNumber(kMaxRequestSeconds) + " s bound");
+      }
+    }
+    if (errors && !(*errors)[i].is_string() && !(*errors)[i].is_null())
+      return InvalidArgument(file + ": errors" + at + " must be a string, got " + ShownJson((*errors)[i]));
+    if (r.ttft_s > 0) r.chunks = 1 + (itls ? static_cast<int32_t>((*itls)[i].size()) : 0);
+    rows.push_back(r);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -110,7 +190,7 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   f["format_version"] = kResultFormatVersion;
   f["version"] = run.frontier_version.empty() ? std::string(kVersion) : run.frontier_version;
   f["command_line"] = run.command_line;
-  f["source"] = run.source;
+  f["source"] = RunSourceName(run.source);
   f["base_url"] = run.base_url;
   f["endpoint"] = run.endpoint;
   f["model"] = run.model;
@@ -163,51 +243,106 @@ Status WriteResultJson(const std::string& path, const RunResult& run, const Summ
   return WriteFileAtomically(path, ResultToJson(run, s, o, extra).dump(2) + "\n");
 }
 
-Result<Summary> SummaryFromResultJson(const json& doc, const std::string& source_name) {
-  if (!doc.is_object() || !doc.contains("completed") || !doc["completed"].is_number())
-    return InvalidArgument(source_name + ": not a benchmark result (no numeric \"completed\" field)");
-  Summary s;
-  s.completed = static_cast<int64_t>(NumberOr(doc, "completed"));
-  s.failed = static_cast<int64_t>(NumberOr(doc, "failed"));
-  s.warmup = static_cast<int64_t>(NumberOr(doc, "warmup_requests"));
-  s.total_input_tokens = static_cast<int64_t>(NumberOr(doc, "total_input_tokens"));
-  s.total_output_tokens = static_cast<int64_t>(NumberOr(doc, "total_output_tokens"));
-  s.duration_s = NumberOr(doc, "duration");
-  s.request_throughput = NumberOr(doc, "request_throughput");
-  s.goodput_requested = doc.contains("request_goodput") && doc["request_goodput"].is_number();
-  s.request_goodput = NumberOr(doc, "request_goodput");
-  s.output_throughput = NumberOr(doc, "output_throughput");
-  s.total_token_throughput = NumberOr(doc, "total_token_throughput");
-  const double gpus = std::max(1.0, NumberOr(doc, "num_gpus", 1));
-  s.output_throughput_per_gpu = NumberOr(doc, "output_throughput_per_gpu", s.output_throughput / gpus);
-  s.total_token_throughput_per_gpu =
-      NumberOr(doc, "total_token_throughput_per_gpu", s.total_token_throughput / gpus);
-  s.max_concurrent_requests = static_cast<int64_t>(NumberOr(doc, "max_concurrent_requests"));
-  if (doc.contains("usage_from_server") && doc["usage_from_server"].is_boolean())
-    s.usage_from_server = doc["usage_from_server"].get<bool>();
-  for (const auto& nd : kDistributions)
-    s.*(nd.field) = ReadDistribution(doc, nd.name);
-  s.interactivity = NumberOr(doc, "interactivity",
-                             s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0);
-  if (doc.contains("failures_by_reason") && doc["failures_by_reason"].is_object()) {
-    for (auto it = doc["failures_by_reason"].begin(); it != doc["failures_by_reason"].end(); ++it)
-      if (it->is_number()) s.failures_by_reason[it.key()] = it->get<int64_t>();
+Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& where) {
+  using namespace bounds;
+  if (!doc.is_object()) return InvalidArgument(where + ": a result is one JSON object");
+  const JsonFields f(doc, where);
+  ResultDocument d;
+  FRONTIER_ASSIGN_OR_RETURN(d.model_id, f.Name("model_id"));
+  FRONTIER_ASSIGN_OR_RETURN(d.backend, f.Name("backend"));
+  FRONTIER_ASSIGN_OR_RETURN(d.date, f.Name("date"));
+  FRONTIER_ASSIGN_OR_RETURN(d.max_concurrency, f.Integer("max_concurrency", 1, static_cast<int64_t>(kMaxConcurrency)));
+  if (const json* r = f.Find("request_rate")) {
+    if (r->is_string() && (*r == "inf" || *r == "Infinity")) {
+      d.request_rate = std::numeric_limits<double>::infinity();
+    } else {
+      FRONTIER_ASSIGN_OR_RETURN(d.request_rate, f.Number("request_rate", 1e-9, kMaxRequestRate));
+    }
   }
-  s.cancelled = static_cast<int64_t>(NumberOr(doc, "cancelled"));
-  s.ideal_prefix_hit_rate = NumberOr(doc, "ideal_prefix_hit_rate", -1);
-  s.ideal_hit_block_tokens = static_cast<int>(NumberOr(doc, "ideal_hit_block_tokens"));
-  if (doc.contains("sessions_completed")) {
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> burstiness, f.Number("burstiness", 1e-9, 1e9));
+  (void)burstiness;
+  for (const char* k : {"num_prompts", "request_rate", "burstiness", "max_concurrency", "tokenizer_id"}) {
+    FRONTIER_ASSIGN_OR_RETURN(std::string v, f.Text(k));
+    if (f.Find(k)) d.settings[k] = v;
+  }
+
+  Summary& s = d.summary;
+  FRONTIER_ASSIGN_OR_RETURN(s.completed, f.RequiredInteger("completed", 0, kMaxRequests, kResultHint));
+  FRONTIER_ASSIGN_OR_RETURN(d.num_prompts, f.Integer("num_prompts", 1, kMaxRequests));
+  if (d.num_prompts && s.completed > *d.num_prompts) {
+    return InvalidArgument(where + ": completed (" + std::to_string(s.completed) + ") exceeds num_prompts (" +
+                           std::to_string(*d.num_prompts) + "); the file contradicts itself");
+  }
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> failed, f.Integer("failed", 0, kMaxRequests));
+  s.failed = failed ? *failed : d.num_prompts ? *d.num_prompts - s.completed : 0;
+  const std::pair<const char*, int64_t Summary::*> counts[] = {
+      {"warmup_requests", &Summary::warmup}, {"cancelled", &Summary::cancelled}};
+  for (const auto& [key, member] : counts) {
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> v, f.Integer(key, 0, kMaxRequests));
+    s.*member = v.value_or(0);
+  }
+  const std::pair<const char*, int64_t Summary::*> tokens[] = {
+      {"total_input_tokens", &Summary::total_input_tokens}, {"total_output_tokens", &Summary::total_output_tokens}};
+  for (const auto& [key, member] : tokens) {
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> v, f.Integer(key, 0, kMaxTokens));
+    s.*member = v.value_or(0);
+  }
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> duration, f.Number("duration", 0, kMaxDurationS));
+  s.duration_s = duration.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> req_tput,
+                            f.Number("request_throughput", 0, kMaxThroughput));
+  s.request_throughput = req_tput.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> goodput, f.Number("request_goodput", 0, kMaxThroughput));
+  s.goodput_requested = goodput.has_value();  // vLLM writes null when no SLO was given
+  s.request_goodput = goodput.value_or(0);
+  FRONTIER_ASSIGN_OR_RETURN(s.output_throughput,
+                            f.RequiredNumber("output_throughput", 0, kMaxThroughput, kResultHint));
+  FRONTIER_ASSIGN_OR_RETURN(s.total_token_throughput,
+                            f.RequiredNumber("total_token_throughput", 0, kMaxThroughput, kResultHint));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> gpus, f.Integer("num_gpus", 1, kMaxGpus));
+  const double n_gpus = static_cast<double>(gpus.value_or(1));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> out_per_gpu,
+                            f.Number("output_throughput_per_gpu", 0, kMaxThroughput));
+  s.output_throughput_per_gpu = out_per_gpu.value_or(s.output_throughput / n_gpus);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> total_per_gpu,
+                            f.Number("total_token_throughput_per_gpu", 0, kMaxThroughput));
+  s.total_token_throughput_per_gpu = total_per_gpu.value_or(s.total_token_throughput / n_gpus);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> peak,
+                            f.Number("max_concurrent_requests", 0, static_cast<double>(kMaxRequests)));
+  s.max_concurrent_requests = static_cast<int64_t>(peak.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<bool> usage, f.Bool("usage_from_server"));
+  if (usage) s.usage_from_server = *usage;
+  for (const auto& nd : kDistributions) {
+    FRONTIER_ASSIGN_OR_RETURN(s.*(nd.field), ReadDistribution(f, doc, nd.name));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> interactivity,
+                            f.Number("interactivity", 0, kMaxThroughput));
+  s.interactivity = interactivity.value_or(s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0);
+  FRONTIER_ASSIGN_OR_RETURN(s.failures_by_reason, ReadCounts(f, "failures_by_reason"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> ideal, f.Number("ideal_prefix_hit_rate", 0, 1));
+  s.ideal_prefix_hit_rate = ideal.value_or(-1);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> ideal_block,
+                            f.Integer("ideal_hit_block_tokens", 0, kMaxRequestTokens));
+  s.ideal_hit_block_tokens = static_cast<int>(ideal_block.value_or(0));
+  if (f.Find("sessions_completed") != nullptr) {
     s.has_sessions = true;
-    s.sessions_completed = static_cast<int64_t>(NumberOr(doc, "sessions_completed"));
-    s.sessions_failed = static_cast<int64_t>(NumberOr(doc, "sessions_failed"));
-    if (doc.contains("session_end_reasons") && doc["session_end_reasons"].is_object())
-      for (auto it = doc["session_end_reasons"].begin(); it != doc["session_end_reasons"].end(); ++it)
-        if (it->is_number()) s.session_end_reasons[it.key()] = it->get<int64_t>();
-    s.turn_ttft_ms = ReadDistribution(doc, "turn_ttft");
-    s.turn_e2el_ms = ReadDistribution(doc, "turn_e2el");
-    s.session_latency_ms = ReadDistribution(doc, "session_latency");
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> done, f.Integer("sessions_completed", 0, kMaxRequests));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> lost, f.Integer("sessions_failed", 0, kMaxRequests));
+    s.sessions_completed = done.value_or(0);
+    s.sessions_failed = lost.value_or(0);
+    FRONTIER_ASSIGN_OR_RETURN(s.session_end_reasons, ReadCounts(f, "session_end_reasons"));
+    FRONTIER_ASSIGN_OR_RETURN(s.turn_ttft_ms, ReadDistribution(f, doc, "turn_ttft"));
+    FRONTIER_ASSIGN_OR_RETURN(s.turn_e2el_ms, ReadDistribution(f, doc, "turn_e2el"));
+    FRONTIER_ASSIGN_OR_RETURN(s.session_latency_ms, ReadDistribution(f, doc, "session_latency"));
   }
-  return s;
+  FRONTIER_ASSIGN_OR_RETURN(d.requests, ReadRequests(f));
+  d.has_errors = f.Find("errors") != nullptr;
+  return d;
+}
+
+Result<Summary> SummaryFromResultJson(const json& doc, const std::string& where) {
+  FRONTIER_ASSIGN_OR_RETURN(ResultDocument d, ReadResultDocument(doc, where));
+  return std::move(d.summary);
 }
 
 Result<Summary> ReadResultSummary(const std::string& path) {

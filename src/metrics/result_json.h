@@ -28,6 +28,10 @@
 // "<series>": [...], ...}} (ServerMetricsToJson).
 // An infinite request rate is written as the string "inf" (JSON has no infinity).
 //
+// Both ways live here: ResultToJson writes the keys and ReadResultDocument
+// reads them back (frontier's files and vLLM's), with the bounds of every
+// figure; the store's importer and every other reader of such files use it.
+//
 // Request records: one JSON object a line, keys as in RequestRecord, times in
 // ns relative to the run's start; "events" is [[t_ns, tokens], ...].
 //
@@ -35,9 +39,13 @@
 // RequestJsonlWriter is not thread-safe (one writer thread).
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -63,11 +71,52 @@ Status WriteResultJson(const std::string& path, const RunResult& run, const Summ
                        const SummaryOptions& options,
                        const nlohmann::json* extra_top_level = nullptr);
 
-// The metrics of a result document (frontier's or vLLM's): the vLLM-named
-// fields back into a Summary; fields a file lacks stay 0. Percentiles are
-// recovered from every p<P>_<metric>_ms key. Fails with InvalidArgument naming
-// `source_name` when the document is not an object or lacks "completed".
-Result<Summary> SummaryFromResultJson(const nlohmann::json& doc, const std::string& source_name);
+// Reading a result back. One reader for frontier's result files and for
+// `vllm bench serve --save-result` files (the same keys): every figure is
+// checked against core/limits.h's bounds, so a hostile or broken file is an
+// InvalidArgument naming `where`, the field, the value and the allowed range
+// ("v.json: mean_ttft_ms must be a number in [0, 1000000000], got 'fast'"),
+// never a crash or a silent 0. A field a file lacks stays at its default;
+// "completed", "output_throughput" and "total_token_throughput" are required.
+// Percentiles are recovered from every p<P>_<metric>_ms key. "failed" is the
+// file's, else num_prompts - completed when num_prompts is given (and
+// completed > num_prompts is refused as a contradiction). Interactivity is
+// the file's, else 1000 / median TPOT; per-GPU throughputs the file's, else
+// the throughput over its num_gpus (1 when absent).
+
+// One request of a result's per-request lists (vLLM's --save-detailed:
+// ttfts, itls, input_lens, output_lens, errors), times in seconds from the
+// request's send. A request with ttft 0 failed.
+struct ResultRequest {
+  int64_t input_len = 0;   // 0 when the file has no input_lens
+  int64_t output_len = 0;  // 0 when the file has no output_lens
+  double ttft_s = 0;
+  double end_s = 0;        // ttft + the sum of its itls
+  int32_t chunks = 0;      // content events: 1 + its itls entries; 0 when failed
+};
+
+struct ResultDocument {
+  Summary summary;
+  std::string model_id, backend, date;
+  std::optional<int64_t> num_prompts;
+  std::optional<int64_t> max_concurrency;
+  std::optional<double> request_rate;  // +infinity for "inf"
+  // The load's descriptive fields as the file wrote them (num_prompts,
+  // request_rate, burstiness, max_concurrency, tokenizer_id), when present.
+  std::map<std::string, std::string> settings;
+  std::vector<ResultRequest> requests;  // empty without "ttfts"
+  bool has_errors = false;              // the file has an "errors" list
+};
+
+// The hint a missing required field's message ends with.
+inline constexpr const char* kResultHint = "is this a `vllm bench serve` result?";
+
+// The document as above. Total: any JSON value is read or refused (anything
+// but an object is an InvalidArgument), never a throw.
+Result<ResultDocument> ReadResultDocument(const nlohmann::json& doc, const std::string& where);
+
+// ReadResultDocument(doc, where)'s summary.
+Result<Summary> SummaryFromResultJson(const nlohmann::json& doc, const std::string& where);
 
 // Reads and parses a result file; then as SummaryFromResultJson.
 Result<Summary> ReadResultSummary(const std::string& path);

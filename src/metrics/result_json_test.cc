@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
+#include <utility>
 
 #include "core/atomic_file.h"
 
@@ -97,6 +99,107 @@ TEST(ResultJsonTest, ReadsAVllmFile) {
   EXPECT_DOUBLE_EQ(*s->ttft_ms.At(99), 45.0);
   EXPECT_DOUBLE_EQ(s->interactivity, 1000.0 / 12.0);
   EXPECT_FALSE(SummaryFromResultJson(nlohmann::json::array(), "x").ok());
+}
+
+TEST(ResultJsonTest, EveryFigureWrittenIsReadBack) {
+  // A session run's summary, cancellations and ideal hit rate: fields only
+  // some results carry, each set to a value the reader must return as is.
+  Summary s;
+  s.completed = 7;
+  s.failed = 2;
+  s.cancelled = 1;
+  s.warmup = 3;
+  s.output_throughput = 50;
+  s.total_token_throughput = 500;
+  s.output_throughput_per_gpu = 25;
+  s.total_token_throughput_per_gpu = 250;
+  s.tpot_ms.median = 20;
+  s.interactivity = 50;
+  s.ideal_prefix_hit_rate = 0.375;
+  s.ideal_hit_block_tokens = 16;
+  s.has_sessions = true;
+  s.sessions_completed = 4;
+  s.sessions_failed = 1;
+  s.session_end_reasons["turn_failed"] = 1;
+  s.turn_ttft_ms.median = 11;
+  s.turn_ttft_ms.percentiles = {{99, 31}};
+  s.session_latency_ms.mean = 900;
+  s.failures_by_reason["http_500"] = 2;
+  SummaryOptions o;
+  o.num_gpus = 2;
+  const nlohmann::json doc = ResultToJson(RunResult{}, s, o);
+  Result<ResultDocument> back = ReadResultDocument(doc, "r.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  const Summary& r = back->summary;
+  EXPECT_EQ(r.completed, 7);
+  EXPECT_EQ(r.failed, 2);
+  EXPECT_EQ(r.cancelled, 1);
+  EXPECT_EQ(r.warmup, 3);
+  EXPECT_DOUBLE_EQ(r.output_throughput_per_gpu, 25);
+  EXPECT_DOUBLE_EQ(r.interactivity, 50);
+  EXPECT_DOUBLE_EQ(r.ideal_prefix_hit_rate, 0.375);
+  EXPECT_EQ(r.ideal_hit_block_tokens, 16);
+  EXPECT_TRUE(r.has_sessions);
+  EXPECT_EQ(r.sessions_completed, 4);
+  EXPECT_EQ(r.sessions_failed, 1);
+  EXPECT_EQ(r.session_end_reasons.at("turn_failed"), 1);
+  EXPECT_DOUBLE_EQ(r.turn_ttft_ms.median, 11);
+  EXPECT_DOUBLE_EQ(*r.turn_ttft_ms.At(99), 31);
+  EXPECT_DOUBLE_EQ(r.session_latency_ms.mean, 900);
+  EXPECT_EQ(r.failures_by_reason.at("http_500"), 2);
+  EXPECT_TRUE(back->requests.empty());
+}
+
+TEST(ResultJsonTest, AVllmFileGivesItsLoadAndItsRequests) {
+  auto doc = nlohmann::json::parse(R"({"backend": "vllm", "model_id": "m", "completed": 2,
+    "num_prompts": 3, "request_rate": "inf", "max_concurrency": 4, "output_throughput": 10,
+    "total_token_throughput": 110, "ttfts": [0.1, 0, 0.2], "itls": [[0.02, 0.03], [], []],
+    "input_lens": [50, 50, 60], "output_lens": [3, 0, 1], "errors": ["", "boom", ""]})");
+  Result<ResultDocument> d = ReadResultDocument(doc, "v.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->summary.failed, 1);  // num_prompts - completed
+  EXPECT_EQ(d->max_concurrency, 4);
+  ASSERT_TRUE(d->request_rate.has_value());
+  EXPECT_TRUE(std::isinf(*d->request_rate));
+  EXPECT_EQ(d->settings.at("request_rate"), "inf");
+  EXPECT_EQ(d->settings.at("max_concurrency"), "4");
+  EXPECT_TRUE(d->has_errors);
+  ASSERT_EQ(d->requests.size(), 3u);
+  EXPECT_EQ(d->requests[0].input_len, 50);
+  EXPECT_EQ(d->requests[0].output_len, 3);
+  EXPECT_DOUBLE_EQ(d->requests[0].end_s, 0.1 + 0.02 + 0.03);
+  EXPECT_EQ(d->requests[0].chunks, 3);  // the first token, then one per gap
+  EXPECT_EQ(d->requests[1].chunks, 0);  // ttft 0: failed
+  EXPECT_EQ(d->requests[2].chunks, 1);
+  // The file's own "failed" wins over num_prompts - completed (a frontier
+  // result counts cancelled requests in neither).
+  doc["failed"] = 0;
+  EXPECT_EQ(ReadResultDocument(doc, "v.json")->summary.failed, 0);
+}
+
+TEST(ResultJsonTest, AFigureOutOfItsRangeNamesTheFieldTheValueAndTheRange) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"p99_itl_ms": -3})", "r.json: p99_itl_ms must be a number in [0, 1000000000], got -3"},
+      {R"({"std_e2el_ms": "slow"})", "r.json: std_e2el_ms must be a number in [0, 1000000000], got 'slow'"},
+      {R"({"failures_by_reason": {"http_500": "x"}})",
+       "r.json: failures_by_reason.http_500 must be an integer in [0, 1000000000000], got \"x\""},
+      {R"({"failures_by_reason": [1]})", "r.json: failures_by_reason must be an object of counts, got [1]"},
+      {R"({"ideal_prefix_hit_rate": 1.5})", "r.json: ideal_prefix_hit_rate must be a number in [0, 1], got 1.5"},
+      {R"({"num_gpus": 0})", "r.json: num_gpus must be an integer in [1, 1000000], got 0"},
+      {R"({"usage_from_server": 1})", "r.json: usage_from_server must be true or false, got 1"},
+      {R"({"sessions_completed": -1})",
+       "r.json: sessions_completed must be an integer in [0, 1000000000000], got -1"},
+      {R"({"output_throughput": null})",
+       "r.json: field 'output_throughput' is missing; is this a `vllm bench serve` result?"},
+  };
+  for (const auto& [patch, message] : cases) {
+    auto doc = nlohmann::json::parse(R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2})");
+    doc.merge_patch(nlohmann::json::parse(patch));
+    Result<ResultDocument> d = ReadResultDocument(doc, "r.json");
+    ASSERT_FALSE(d.ok()) << patch;
+    EXPECT_EQ(d.status().code(), StatusCode::kInvalidArgument) << patch;
+    EXPECT_EQ(d.status().message(), message) << patch;
+  }
 }
 
 TEST(ResultJsonTest, RequestRecordsRoundTripThroughJsonl) {

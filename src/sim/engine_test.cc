@@ -200,7 +200,7 @@ TEST(SimulateTest, RecordsLookLikeAMeasuredRun) {
   load.num_prompts = 8;  // measured, after the 2 warm-up requests
   Result<RunResult> run = Simulate(c, Requests(10, 128, 16), load);
   ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->source, "simulated");
+  EXPECT_EQ(run->source, RunSource::kSimulated);
   ASSERT_EQ(run->requests.size(), 10u);
   EXPECT_TRUE(run->requests[0].warmup);
   EXPECT_FALSE(run->requests[2].warmup);

@@ -106,7 +106,6 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   f.input = spec.input_len;
   f.output = spec.output_len;
   f.in_engine = false;
-  f.want_ids = spec.want_output_ids;
   f.cancel_after_tokens = spec.cancel_after_tokens;
   f.hashes.clear();
   f.output_ids.clear();
@@ -117,13 +116,8 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
     const std::span<const int32_t> key =
         ids ? std::span<const int32_t>(spec.prompt_token_ids) : std::span<const int32_t>(own_key);
     std::vector<int32_t> answer = SyntheticOutputIds(key, std::max(spec.output_len, 0), config_.model.vocab);
-    if (ids && config_.prefix_caching) {
-      std::vector<int32_t> all;
-      all.reserve(spec.prompt_token_ids.size() + answer.size());
-      all.insert(all.end(), spec.prompt_token_ids.begin(), spec.prompt_token_ids.end());
-      all.insert(all.end(), answer.begin(), answer.end());
-      f.hashes = workload::ChainedBlockHashes(all, config_.block_size);
-    }
+    if (ids && config_.prefix_caching)
+      f.hashes = workload::ChainedBlockHashes(spec.prompt_token_ids, answer, config_.block_size);
     if (spec.want_output_ids) f.output_ids = std::move(answer);
   }
   RequestRecord& r = f.record;
@@ -228,7 +222,7 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
     if (!f.live) continue;  // cancelled during the step
     RequestRecord& r = f.record;
     r.events.push_back(TokenEvent{now_, e.tokens});
-    if (f.want_ids) {
+    if (!f.output_ids.empty()) {
       // The simulator generates no text: the answer's ids (SyntheticOutputIds,
       // the ones prefix caching hashed) arrive as their tokens are emitted,
       // so a session's next turn carries what was really delivered.
@@ -325,7 +319,7 @@ void SimTarget::AbortAll(const char* reason, loadgen::CompletionSink& sink) {
 }
 
 void SimTarget::Describe(RunResult* run) const {
-  run->source = "simulated";
+  run->source = RunSource::kSimulated;
   run->host = "frontier simulator";
   run->served_model = config_.model.name;
   for (auto& [k, v] : config_.EffectiveSettings()) run->effective_settings[k] = v;

@@ -114,10 +114,11 @@ class SimTarget final : public loadgen::Target {
     RequestRecord record;
     int32_t input = 0, output = 0;
     std::vector<uint64_t> hashes;       // of prompt + answer blocks (prefix caching)
-    std::vector<int32_t> output_ids;    // the answer, when the request asked for it
+    // The answer, when the request asked for it (RequestSpec::want_output_ids);
+    // empty otherwise, so a request wants ids exactly when it has some to get.
+    std::vector<int32_t> output_ids;
     bool live = false;       // issued and not ended
     bool in_engine = false;  // arrived and admitted
-    bool want_ids = false;   // RequestSpec::want_output_ids
     int32_t cancel_after_tokens = 0;
   };
   struct Arrival {

@@ -351,19 +351,21 @@ void Worker::RunStep(Step* out) {
     if (e.finished) any_finished = true;
     out->emissions.push_back(e);
   }
-  if (any_finished) {
-    size_t w = 0;
-    for (size_t r = 0; r < running_.size(); ++r) {
-      const int32_t slot = running_[r];
-      if (seqs_[slot].generated >= seqs_[slot].output) {
-        Free(slot);
-        if (role_ != Role::kPrefill) ++stats_.finished;
-      } else {
-        running_[w++] = slot;
-      }
+  if (any_finished) RetireFinished();
+}
+
+void Worker::RetireFinished() {
+  size_t w = 0;
+  for (size_t r = 0; r < running_.size(); ++r) {
+    const int32_t slot = running_[r];
+    if (seqs_[slot].generated >= seqs_[slot].output) {
+      Free(slot);
+      if (role_ != Role::kPrefill) ++stats_.finished;
+    } else {
+      running_[w++] = slot;
     }
-    running_.resize(w);
   }
+  running_.resize(w);
 }
 
 bool Worker::RunDecodeStep(Step* out) {
@@ -434,19 +436,7 @@ bool Worker::RunDecodeStep(Step* out) {
   out->duration_ns = std::max<Nanos>(1, decode_cost_.At(k, k));
   ++stats_.steps;
   plain_decodes_ = true;
-  if (any_finished) {
-    size_t w = 0;
-    for (size_t r = 0; r < running_.size(); ++r) {
-      const int32_t slot = running_[r];
-      if (seqs_[slot].generated >= seqs_[slot].output) {
-        Free(slot);
-        if (role_ != Role::kPrefill) ++stats_.finished;
-      } else {
-        running_[w++] = slot;
-      }
-    }
-    running_.resize(w);
-  }
+  if (any_finished) RetireFinished();
   return true;
 }
 

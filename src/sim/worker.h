@@ -167,6 +167,9 @@ class Worker {
   bool PromptSchedulable() const;
   void Preempt(int32_t slot);
   void Free(int32_t slot);
+  // Frees every running request that has generated all its tokens (after a
+  // step), keeping the others in admission order.
+  void RetireFinished();
   // Drops the request's pages: private ones freed, cached ones released.
   void DropPages(Seq& s);
   // Pages the request covers, private and cached.

@@ -12,6 +12,8 @@
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/parse.h"
+#include "metrics/json_fields.h"
+#include "metrics/result_json.h"
 
 namespace frontier::store {
 namespace {
@@ -20,117 +22,9 @@ using nlohmann::json;
 
 // Deeper than any result file; keeps recursive walks of the document shallow.
 constexpr int64_t kMaxJsonDepth = 64;
-// The longest a request may take in an imported file (and stay in int64 ns).
-constexpr double kMaxRequestSeconds = bounds::kMaxLatencyMs / 1000.0;
 
-std::string Shown(const json& v) {
-  std::string d = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (d.size() > 40) d = d.substr(0, 40) + "...";
-  return d;
-}
-
-// The fields of one object of an imported file, read with their bounds. An
-// absent or null field is "not given"; a present one of the wrong type or
-// outside its range is an error "<where>: <field> must be ..., got <value>".
-class Fields {
- public:
-  Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
-
-  const json* Find(const std::string& key) const {
-    auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  // A number (or a numeric string) in [min, max].
-  Result<std::optional<double>> Number(const std::string& key, double min, double max) const {
-    const json* v = Find(key);
-    if (v == nullptr) return std::optional<double>();
-    FRONTIER_ASSIGN_OR_RETURN(const double d, Value(*v, key, min, max));
-    return std::optional<double>(d);
-  }
-  Result<double> RequiredNumber(const std::string& key, double min, double max, const char* hint) const {
-    if (Find(key) == nullptr) return Missing(key, hint);
-    FRONTIER_ASSIGN_OR_RETURN(std::optional<double> v, Number(key, min, max));
-    return *v;
-  }
-  Result<double> Value(const json& v, const std::string& field, double min, double max) const {
-    if (v.is_number()) {
-      const double d = v.get<double>();
-      Status in = CheckRange(field, d, min, max);
-      if (!in.ok()) return in.WithContext(where_);
-      return d;
-    }
-    if (v.is_string()) {
-      Result<double> d = ParseNumber(field, v.get_ref<const std::string&>(), min, max);
-      if (!d.ok()) return d.status().WithContext(where_);
-      return *d;
-    }
-    return InvalidArgument(where_ + ": " + field + " must be a number in [" + FormatNumber(min) + ", " +
-                           FormatNumber(max) + "], got " + Shown(v));
-  }
-
-  // A whole number in [min, max] (1e3 and "1000" are whole; 2.5 is not).
-  Result<std::optional<int64_t>> Integer(const std::string& key, int64_t min, int64_t max) const {
-    const json* v = Find(key);
-    if (v == nullptr) return std::optional<int64_t>();
-    FRONTIER_ASSIGN_OR_RETURN(int64_t i, IntegerValue(*v, key, min, max));
-    return std::optional<int64_t>(i);
-  }
-  Result<int64_t> RequiredInteger(const std::string& key, int64_t min, int64_t max, const char* hint) const {
-    if (Find(key) == nullptr) return Missing(key, hint);
-    FRONTIER_ASSIGN_OR_RETURN(std::optional<int64_t> v, Integer(key, min, max));
-    return *v;
-  }
-  Result<int64_t> IntegerValue(const json& v, const std::string& field, int64_t min, int64_t max) const {
-    auto bad = [&] {
-      return InvalidArgument(where_ + ": " + field + " must be an integer in [" + std::to_string(min) + ", " +
-                             std::to_string(max) + "], got " + Shown(v));
-    };
-    if (v.is_number_unsigned()) {
-      const uint64_t u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(max)) return bad();
-      return IntegerValue(json(static_cast<int64_t>(u)), field, min, max);
-    }
-    if (v.is_number_integer()) {
-      const int64_t i = v.get<int64_t>();
-      if (i < min || i > max) return bad();
-      return i;
-    }
-    if (v.is_number_float() || v.is_string()) {
-      Result<double> d = Value(v, field, static_cast<double>(min), static_cast<double>(max));
-      if (!d.ok() || *d != std::floor(*d)) return bad();
-      return static_cast<int64_t>(*d);
-    }
-    return bad();
-  }
-
-  // A string; "" when absent. Numbers are written as they are (isl: 1024 -> "1024").
-  Result<std::string> Text(const std::string& key) const {
-    const json* v = Find(key);
-    if (v == nullptr) return std::string();
-    if (v->is_string()) return v->get<std::string>();
-    if (v->is_number() || v->is_boolean()) return v->dump();
-    return InvalidArgument(where_ + ": " + key + " must be a string, got " + Shown(*v));
-  }
-
-  // A string and nothing else; "" when absent.
-  Result<std::string> Name(const std::string& key) const {
-    const json* v = Find(key);
-    if (v == nullptr) return std::string();
-    if (v->is_string()) return v->get<std::string>();
-    return InvalidArgument(where_ + ": " + key + " must be a string, got " + Shown(*v));
-  }
-
-  const std::string& where() const { return where_; }
-
- private:
-  Status Missing(const std::string& key, const char* hint) const {
-    return InvalidArgument(where_ + ": field '" + key + "' is missing; " + hint);
-  }
-
-  const json& j_;
-  std::string where_;
-};
+// Every field of an imported object is read with its type and range.
+using Fields = metrics::JsonFields;
 
 // OK unless a lower percentile exceeds a higher one of the same metric.
 Status CheckOrder(const PointMetrics& m, const std::string& where) {
@@ -155,158 +49,38 @@ Status CheckOrder(const PointMetrics& m, const std::string& where) {
   return Status::Ok();
 }
 
-constexpr const char* kVllmHint = "is this a `vllm bench serve` result?";
-
-// The per-request arrays of a vLLM result (--save-detailed), times in seconds.
-Result<std::vector<RequestRow>> ParseVllmRequests(const Fields& f) {
-  std::vector<RequestRow> rows;
-  const json* ttfts = f.Find("ttfts");
-  if (ttfts == nullptr) return rows;
-  const std::string& file = f.where();
-  if (!ttfts->is_array()) return InvalidArgument(file + ": ttfts must be a list of seconds, got " + Shown(*ttfts));
-  const size_t n = ttfts->size();
-  // Every other per-request list, when present, is a list with one entry per request.
-  for (const char* key : {"itls", "input_lens", "output_lens", "errors"}) {
-    const json* v = f.Find(key);
-    if (v == nullptr) continue;
-    if (!v->is_array()) {
-      return InvalidArgument(file + ": " + key + " must be a list with one entry per request, got " + Shown(*v));
-    }
-    if (v->size() != n) {
-      return InvalidArgument(file + ": " + key + " has " + std::to_string(v->size()) + " entries but ttfts has " +
-                             std::to_string(n) + "; the per-request lists must be as long as each other");
-    }
-  }
-  const json* itls = f.Find("itls");
-  const json* inputs = f.Find("input_lens");
-  const json* outputs = f.Find("output_lens");
-  const json* errors = f.Find("errors");
-  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
-  rows.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const std::string at = "[" + std::to_string(i) + "]";
-    RequestRow r;
-    r.idx = static_cast<int64_t>(i);
-    r.sent_ns = r.scheduled_ns = 0;
-    if (inputs) {
-      FRONTIER_ASSIGN_OR_RETURN(r.prompt_tokens, f.IntegerValue((*inputs)[i], "input_lens" + at, 0, kTokens));
-    }
-    if (outputs) {
-      FRONTIER_ASSIGN_OR_RETURN(r.output_tokens, f.IntegerValue((*outputs)[i], "output_lens" + at, 0, kTokens));
-    }
-    FRONTIER_ASSIGN_OR_RETURN(const double ttft, f.Value((*ttfts)[i], "ttfts" + at, 0, kMaxRequestSeconds));
-    double end = ttft;
-    if (itls) {
-      const json& gaps = (*itls)[i];
-      if (!gaps.is_array())
-        return InvalidArgument(file + ": itls" + at + " must be a list of seconds, got " + Shown(gaps));
-      if (gaps.size() > static_cast<size_t>(kTokens))
-        return InvalidArgument(file + ": itls" + at + " has more entries than a request has tokens");
-      for (size_t k = 0; k < gaps.size(); ++k) {
-        FRONTIER_ASSIGN_OR_RETURN(const double g, f.Value(gaps[k], "itls" + at + "[" + std::to_string(k) + "]",
-                                                         0, kMaxRequestSeconds));
-        end += g;
-      }
-      if (end > kMaxRequestSeconds) {
-        return InvalidArgument(file + ": request " + std::to_string(i) + " lasts " + FormatNumber(end) +
-                               " s (ttft + itls), more than the " + FormatNumber(kMaxRequestSeconds) + " s bound");
-      }
-    }
-    if (errors && !(*errors)[i].is_string() && !(*errors)[i].is_null())
-      return InvalidArgument(file + ": errors" + at + " must be a string, got " + Shown((*errors)[i]));
-    r.ok = ttft > 0;
-    if (r.ok) {
-      r.first_token_ns = SecondsToNanos(ttft);
-      r.events = 1 + (itls ? static_cast<int32_t>((*itls)[i].size()) : 0);
-      r.end_ns = SecondsToNanos(end);
-    } else if (errors) {
-      r.failure = "other";
-    }
-    rows.push_back(r);
-  }
-  return rows;
-}
-
+// A vLLM (or frontier) result through metrics' one reader of the format; the
+// store adds what an import is: its run, its point and its request rows.
 Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const ImportOptions& o) {
   using namespace bounds;
   FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{o.num_gpus}, 1, kMaxGpus));
-  const Fields f(j, file);
+  FRONTIER_ASSIGN_OR_RETURN(const metrics::ResultDocument d, metrics::ReadResultDocument(j, file));
   ParsedRun pr;
-  FRONTIER_ASSIGN_OR_RETURN(const std::string model, f.Name("model_id"));
-  FRONTIER_ASSIGN_OR_RETURN(const std::string backend, f.Name("backend"));
-  FRONTIER_ASSIGN_OR_RETURN(const std::string date, f.Name("date"));
   pr.run.sweep = "import";
-  pr.run.system = !o.system.empty() ? o.system : (backend.empty() ? "vllm" : backend) + ":" + model;
+  pr.run.system = !o.system.empty() ? o.system : (d.backend.empty() ? "vllm" : d.backend) + ":" + d.model_id;
   pr.run.source = source::kImported;
-  pr.run.config = {{"model", model}, {"engine", backend}, {"gpus", std::to_string(o.num_gpus)}};
+  pr.run.config = {{"model", d.model_id}, {"engine", d.backend}, {"gpus", std::to_string(o.num_gpus)}};
   if (!o.hardware.empty()) pr.run.config["hardware"] = o.hardware;
-  pr.run.provenance = {{"format", "vllm bench serve"}, {"file", file}, {"date", date}};
+  pr.run.provenance = {{"format", "vllm bench serve"}, {"file", file}, {"date", d.date}};
 
   PointRecord p;
   p.source = source::kImported;
-  FRONTIER_ASSIGN_OR_RETURN(auto conc, f.Integer("max_concurrency", 1, static_cast<int64_t>(kMaxConcurrency)));
-  std::optional<double> rate;
-  if (const json* r = f.Find("request_rate")) {
-    if (r->is_string() && (*r == "inf" || *r == "Infinity")) {
-      rate = kInfiniteRate;
-    } else {
-      FRONTIER_ASSIGN_OR_RETURN(rate, f.Number("request_rate", 1e-9, kMaxRequestRate));
-    }
-  }
-  FRONTIER_ASSIGN_OR_RETURN(auto burstiness, f.Number("burstiness", 1e-9, 1e9));
-  (void)burstiness;
-  if (conc) {
+  if (d.max_concurrency) {
     p.load_kind = "concurrency";
-    p.load_value = static_cast<double>(*conc);
+    p.load_value = static_cast<double>(*d.max_concurrency);
   } else {
     p.load_kind = "request_rate";
-    p.load_value = rate.value_or(kInfiniteRate);  // "inf" sorts last
+    // "inf" (or no rate at all) sorts last.
+    p.load_value = d.request_rate && std::isfinite(*d.request_rate) ? *d.request_rate : kInfiniteRate;
   }
   p.workload = "vllm";
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
-  for (auto& k : {"num_prompts", "request_rate", "burstiness", "max_concurrency", "tokenizer_id"}) {
-    FRONTIER_ASSIGN_OR_RETURN(std::string v, f.Text(k));
-    if (f.Find(k)) p.settings[k] = v;
-  }
+  p.settings = d.settings;
+  // The file does not say how many GPUs served it: per-GPU figures divide by --gpus.
   PointMetrics& m = p.metrics;
-  m.num_gpus = o.num_gpus;
-  FRONTIER_ASSIGN_OR_RETURN(m.completed, f.RequiredInteger("completed", 0, kMaxRequests, kVllmHint));
-  FRONTIER_ASSIGN_OR_RETURN(auto num_prompts, f.Integer("num_prompts", 1, kMaxRequests));
-  if (num_prompts) {
-    if (m.completed > *num_prompts) {
-      return InvalidArgument(file + ": completed (" + std::to_string(m.completed) + ") exceeds num_prompts (" +
-                             std::to_string(*num_prompts) + "); the file contradicts itself");
-    }
-    m.failed = *num_prompts - m.completed;
-  }
-  FRONTIER_ASSIGN_OR_RETURN(auto in_tokens, f.Integer("total_input_tokens", 0, kMaxTokens));
-  FRONTIER_ASSIGN_OR_RETURN(auto out_tokens, f.Integer("total_output_tokens", 0, kMaxTokens));
-  m.total_input_tokens = in_tokens.value_or(0);
-  m.total_output_tokens = out_tokens.value_or(0);
-  FRONTIER_ASSIGN_OR_RETURN(auto duration, f.Number("duration", 0, kMaxDurationS));
-  m.duration_s = duration.value_or(0);
-  FRONTIER_ASSIGN_OR_RETURN(auto req_tput, f.Number("request_throughput", 0, kMaxThroughput));
-  m.request_throughput = req_tput.value_or(0);
-  FRONTIER_ASSIGN_OR_RETURN(m.output_throughput, f.RequiredNumber("output_throughput", 0, kMaxThroughput, kVllmHint));
-  FRONTIER_ASSIGN_OR_RETURN(m.total_token_throughput,
-                            f.RequiredNumber("total_token_throughput", 0, kMaxThroughput, kVllmHint));
+  m = MetricsFromSummary(d.summary, o.num_gpus);
   m.output_tput_per_gpu = m.output_throughput / o.num_gpus;
   m.total_tput_per_gpu = m.total_token_throughput / o.num_gpus;
-  const std::pair<const char*, double PointMetrics::*> latencies[] = {
-      {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},     {"median_ttft_ms", &PointMetrics::median_ttft_ms},
-      {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},       {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
-      {"median_tpot_ms", &PointMetrics::median_tpot_ms}, {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
-      {"mean_itl_ms", &PointMetrics::mean_itl_ms},       {"median_itl_ms", &PointMetrics::median_itl_ms},
-      {"p99_itl_ms", &PointMetrics::p99_itl_ms},         {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
-      {"median_e2el_ms", &PointMetrics::median_e2el_ms}, {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
-  };
-  for (const auto& [key, member] : latencies) {
-    FRONTIER_ASSIGN_OR_RETURN(auto v, f.Number(key, 0, kMaxLatencyMs));
-    m.*member = v.value_or(0);
-  }
-  FRONTIER_ASSIGN_OR_RETURN(auto peak, f.Number("max_concurrent_requests", 0, static_cast<double>(kMaxRequests)));
-  m.max_concurrent_requests = peak.value_or(0);
-  m.interactivity = m.median_tpot_ms > 0 ? 1000.0 / m.median_tpot_ms : 0;
   FRONTIER_RETURN_IF_ERROR(CheckOrder(m, file));
   FRONTIER_RETURN_IF_ERROR(CheckPoint(p, file));
   json summary = json::object();
@@ -314,7 +88,25 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
     if (v.is_number() || v.is_string()) summary[k] = v;
   p.summary_json = summary.dump(-1, ' ', false, json::error_handler_t::replace);
 
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestRow> rows, ParseVllmRequests(f));
+  std::vector<RequestRow> rows;
+  rows.reserve(d.requests.size());
+  for (size_t i = 0; i < d.requests.size(); ++i) {
+    const metrics::ResultRequest& q = d.requests[i];
+    RequestRow r;
+    r.idx = static_cast<int64_t>(i);
+    r.sent_ns = r.scheduled_ns = 0;
+    r.prompt_tokens = static_cast<int32_t>(q.input_len);
+    r.output_tokens = static_cast<int32_t>(q.output_len);
+    r.ok = q.ttft_s > 0;
+    if (r.ok) {
+      r.first_token_ns = SecondsToNanos(q.ttft_s);
+      r.events = q.chunks;
+      r.end_ns = SecondsToNanos(q.end_s);
+    } else if (d.has_errors) {
+      r.failure = "other";
+    }
+    rows.push_back(r);
+  }
   pr.points.push_back(std::move(p));
   pr.requests.push_back(std::move(rows));
   return pr;

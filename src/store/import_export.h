@@ -47,10 +47,12 @@ enum class ImportFormat { kVllm, kInferenceX };
 
 // Parses `text` (the contents of `file_name`) as `format`, or detecting it
 // when unset: a list, or an object with `tput_per_gpu`, is InferenceX; an
-// object with `output_throughput` is vLLM. Every number is checked against
-// the bounds of records.h and the lists and figures against each other
-// (per-request lists of one length, completed <= num_prompts, median <= p99,
-// output throughput <= total); the first problem is an InvalidArgument naming
+// object with `output_throughput` is vLLM, read by metrics' one reader of
+// result files (metrics/result_json.h: ReadResultDocument). Every number is
+// checked against the bounds of core/limits.h and the lists and figures
+// against each other (per-request lists of one length, completed <=
+// num_prompts, median <= p99, output throughput <= total); the first
+// problem is an InvalidArgument naming
 // the file, the record, the field, the value and the allowed range. Total:
 // no input makes it throw, crash or read past the bounds.
 Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text,

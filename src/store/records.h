@@ -17,30 +17,16 @@
 #include <utility>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "metrics/summary.h"
 
 namespace frontier::store {
 
-// The physical range of every number the store keeps, checked where a number
-// comes in from outside (an imported file, a database row): wider than any
-// real system, narrow enough that sums and ratios of them stay finite.
-// docs/limits.md lists them.
-namespace bounds {
-inline constexpr int64_t kMaxGpus = 1'000'000;
-inline constexpr int64_t kMaxRequests = 1'000'000'000'000;         // per point
-inline constexpr int64_t kMaxTokens = 1'000'000'000'000'000;       // per point, input or output
-inline constexpr int64_t kMaxRequestTokens = std::numeric_limits<int32_t>::max();  // one request
-inline constexpr double kMaxThroughput = 1e9;     // tokens or requests per second
-inline constexpr double kMaxLatencyMs = 1e9;      // about 11.6 days
-inline constexpr double kMaxDurationS = 1e9;
-inline constexpr double kMaxConcurrency = 1e7;    // load value of a concurrency point
-inline constexpr double kMaxRequestRate = 1e9;    // load value of a finite request-rate point
-inline constexpr double kInfiniteRate = 1e300;    // load value of request_rate=inf (SQLite has no inf)
-inline constexpr int64_t kMaxRepetition = 1'000'000;
-inline constexpr int64_t kMaxAttempts = 1'000;
-}  // namespace bounds
+// The physical range of every number the store keeps (core/limits.h),
+// checked where a number comes in from outside (an imported file, a database row).
+namespace bounds = frontier::bounds;
 
 // Where a point's numbers came from. Stable strings: they are stored.
 namespace source {

@@ -28,7 +28,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   r.load_value = p.load_value;
   r.repetition = p.repetition;
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
-  r.source = result.source == "simulated" ? store::source::kSimulated : Source(system);
+  r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : Source(system);
   r.attempts = attempts;
   r.settings = result.effective_settings;
   r.settings["num_prompts"] = std::to_string(p.num_prompts);
@@ -49,29 +49,34 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
 
 }  // namespace
 
+ProgressReporter::ProgressReporter(int64_t total, const SweepOptions& options)
+    : options_(options), t0_(options.clock->Now()) {
+  prog_.total = total;
+}
+
+void ProgressReporter::Ran(Nanos took, int64_t requests) {
+  run_time_ += took;
+  run_requests_ += requests;
+}
+
+void ProgressReporter::Report(const std::string& event, const std::string& detail) {
+  prog_.event = event;
+  prog_.detail = detail;
+  prog_.elapsed_s = NanosToSeconds(options_.clock->Now() - t0_);
+  prog_.eta_s = run_requests_ > 0 ? NanosToSeconds(run_time_) / static_cast<double>(run_requests_) *
+                                         static_cast<double>(pending_requests_)
+                                   : -1;
+  if (options_.on_progress) options_.on_progress(prog_);
+}
+
 Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
                               const SweepOptions& options) {
   const std::vector<PointSpec> matrix = ExpandMatrix(plan);
   SweepOutcome out;
   out.total = static_cast<int64_t>(matrix.size());
-  SweepProgress prog;
-  prog.total = out.total;
-  const Nanos t0 = options.clock->Now();
-  // The ETA weighs points by their request count: a point at concurrency 256
-  // sends 256 times the requests of one at concurrency 1 and takes about as
-  // much longer.
-  Nanos run_time = 0;          // time spent in points run now
-  int64_t run_requests = 0;    // requests of those points
-  int64_t left_requests = 0;   // requests of the points not done yet
-  auto report = [&](const std::string& event, const std::string& detail = "") {
-    prog.event = event;
-    prog.detail = detail;
-    prog.elapsed_s = NanosToSeconds(options.clock->Now() - t0);
-    prog.eta_s = run_requests > 0 ? NanosToSeconds(run_time) / static_cast<double>(run_requests) *
-                                        static_cast<double>(left_requests)
-                                  : -1;
-    if (options.on_progress) options.on_progress(prog);
-  };
+  ProgressReporter progress(out.total, options);
+  SweepProgress& prog = progress.progress();
+  auto report = [&](const std::string& event, const std::string& detail = "") { progress.Report(event, detail); };
 
   // The scenario's rules of a system at a load value; every system's are
   // checked before anything runs.
@@ -140,7 +145,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++prog.done;
       ++prog.skipped;
     } else {
-      left_requests += p.num_prompts;
+      progress.AddPending(p.num_prompts);
     }
   }
   out.skipped = prog.skipped;
@@ -160,7 +165,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     prog.point.clear();
     auto mark_broken = [&](const std::string& reason, size_t from) -> Status {
       const int64_t lost = static_cast<int64_t>(todo.size() - from);
-      for (size_t k = from; k < todo.size(); ++k) left_requests -= todo[k]->num_prompts;
+      for (size_t k = from; k < todo.size(); ++k) progress.Settled(todo[k]->num_prompts);
       prog.failed += lost;
       prog.done += lost;
       out.failed += lost;
@@ -195,8 +200,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
         loadgen::PointOptions at = point_options;
         FRONTIER_ASSIGN_OR_RETURN(at.rules, rules_for(sys, p.load_value));
         Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, at);
-        run_time += options.clock->Now() - start;
-        run_requests += p.num_prompts;
+        progress.Ran(options.clock->Now() - start, p.num_prompts);
         if (r.ok() && r->run.interrupted) {
           out.interrupted = true;  // partial: not stored, so --resume runs it again
           break;
@@ -240,7 +244,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       ++prog.ran;
       ++out.ran;
       ++prog.done;
-      left_requests -= p.num_prompts;
+      progress.Settled(p.num_prompts);
       report("done", verdict);
     }
     if (!broken && !out.interrupted && !runs[s].status.ok()) {

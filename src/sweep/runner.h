@@ -90,6 +90,38 @@ struct SweepOptions {
   std::vector<loadgen::MlperfBenchmark> mlperf_benchmarks;
 };
 
+// A sweep's progress as both executors report it: the counts of `progress()`,
+// the time since it was made (options.clock) and, once a point has run, an
+// ETA from the time per request of the points run so far times the requests
+// still to run (a point at concurrency 256 sends 256 times the requests of
+// one at concurrency 1 and takes about as much longer). Each Report() hands a
+// copy to options.on_progress, when set.
+class ProgressReporter {
+ public:
+  // REQUIRES: `options` outlives the reporter.
+  ProgressReporter(int64_t total, const SweepOptions& options);
+
+  SweepProgress& progress() { return prog_; }
+  const SweepProgress& progress() const { return prog_; }
+
+  // Requests of points still to run (added up front), of a point that ran for
+  // `took` (an attempt), and of points run or given up (no longer to run).
+  void AddPending(int64_t requests) { pending_requests_ += requests; }
+  void Ran(Nanos took, int64_t requests);
+  void Settled(int64_t requests) { pending_requests_ -= requests; }
+
+  // Sets event and detail, the elapsed time and the ETA, and reports.
+  void Report(const std::string& event, const std::string& detail = "");
+
+ private:
+  const SweepOptions& options_;
+  SweepProgress prog_;
+  Nanos t0_;
+  Nanos run_time_ = 0;            // time spent in points run now
+  int64_t run_requests_ = 0;      // requests of those points
+  int64_t pending_requests_ = 0;  // requests of the points not done yet
+};
+
 struct SweepOutcome {
   int64_t total = 0, ran = 0, skipped = 0, failed = 0;
   std::vector<std::string> broken;               // "system: reason"

@@ -25,7 +25,7 @@ repetitions: 2
 // A run of `n` requests, each 10 in + 5 out tokens, 1 ms per token.
 RunResult FakeRun(int64_t n) {
   RunResult r;
-  r.source = "simulated";
+  r.source = RunSource::kSimulated;
   for (int64_t i = 0; i < n; ++i) {
     RequestRecord q;
     q.id = i;

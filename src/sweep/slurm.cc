@@ -176,15 +176,12 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
   const std::vector<PointSpec> matrix = ExpandMatrix(plan);
   SweepOutcome out;
   out.total = static_cast<int64_t>(matrix.size());
-  SweepProgress prog;
-  prog.total = out.total;
-  const Nanos t0 = options.clock->Now();
+  // The jobs' run times are not seen from here: no ETA, eta_s stays -1.
+  ProgressReporter progress(out.total, options);
+  SweepProgress& prog = progress.progress();
   auto report = [&](const std::string& system, const std::string& event, const std::string& detail) {
     prog.system = system;
-    prog.event = event;
-    prog.detail = detail;
-    prog.elapsed_s = NanosToSeconds(options.clock->Now() - t0);
-    if (options.on_progress) options.on_progress(prog);
+    progress.Report(event, detail);
   };
 
   std::vector<Job> jobs(plan.systems.size());

@@ -18,14 +18,23 @@ uint64_t Mix(uint64_t x) {
 }  // namespace
 
 std::vector<uint64_t> ChainedBlockHashes(std::span<const int32_t> tokens, int block_tokens) {
+  return ChainedBlockHashes(tokens, {}, block_tokens);
+}
+
+std::vector<uint64_t> ChainedBlockHashes(std::span<const int32_t> head, std::span<const int32_t> tail,
+                                         int block_tokens) {
   std::vector<uint64_t> out;
   if (block_tokens < 1) return out;
   const size_t b = static_cast<size_t>(block_tokens);
-  out.reserve(tokens.size() / b);
+  const size_t n = head.size() + tail.size();
+  out.reserve(n / b);
   uint64_t parent = 0x6a09e667f3bcc908ULL;  // the hash before the first block
-  for (size_t start = 0; start + b <= tokens.size(); start += b) {
+  for (size_t start = 0; start + b <= n; start += b) {
     uint64_t h = Mix(parent ^ static_cast<uint64_t>(block_tokens));
-    for (size_t i = start; i < start + b; ++i) h = Mix(h ^ static_cast<uint32_t>(tokens[i]));
+    for (size_t i = start; i < start + b; ++i) {
+      const int32_t token = i < head.size() ? head[i] : tail[i - head.size()];
+      h = Mix(h ^ static_cast<uint32_t>(token));
+    }
     out.push_back(h);
     parent = h;
   }

@@ -8,6 +8,7 @@
 // tokens and block i-1's hash, so equal hashes mean equal prefixes.
 //
 //   std::vector<uint64_t> h = ChainedBlockHashes(spec.prompt_token_ids, 16);
+//   std::vector<uint64_t> both = ChainedBlockHashes(prompt, answer, 16);  // prompt + answer
 //
 // Trace token blocks: a trace names prompt blocks by integer hash ids
 // (Mooncake's `hash_ids`); HashIdTokens(id, n) gives the same n tokens for
@@ -41,6 +42,10 @@ inline constexpr int kIdealHitBlockTokens = 16;
 
 // Hashes of the full blocks of `tokens`, chained. REQUIRES: block_tokens >= 1.
 std::vector<uint64_t> ChainedBlockHashes(std::span<const int32_t> tokens, int block_tokens);
+// The hashes of `head` followed by `tail` (a prompt and its answer) as one
+// sequence: equal to those of their concatenation, without making it.
+std::vector<uint64_t> ChainedBlockHashes(std::span<const int32_t> head, std::span<const int32_t> tail,
+                                         int block_tokens);
 
 // `count` token ids in [kFirstTokenId, vocab_size) determined by (hash_id,
 // salt) alone. REQUIRES: vocab_size > kFirstTokenId.

@@ -35,6 +35,30 @@ TEST(PrefixBlocksTest, HashesChainOverFullBlocksOnly) {
   EXPECT_TRUE(ChainedBlockHashes(std::vector<int32_t>(15, 1), 16).empty());
 }
 
+TEST(PrefixBlocksTest, APromptAndItsAnswerHashAsTheirConcatenation) {
+  // The values the hash had before it took two spans (tokens 0..39, blocks
+  // of 16): the keys of caches and trace blocks stay what they were.
+  std::vector<int32_t> a(40);
+  for (int i = 0; i < 40; ++i) a[i] = i;
+  const std::vector<uint64_t> pinned = {0xbaba26d859b91e4dULL, 0x7c4fce553ddfa3e2ULL};
+  EXPECT_EQ(ChainedBlockHashes(a, 16), pinned);
+  // Every split of a 70-token sequence into prompt + answer, a block boundary
+  // or not, an empty side included, gives the hashes of the whole.
+  std::vector<int32_t> all(70);
+  for (int i = 0; i < 70; ++i) all[i] = 1000 + 7 * i;
+  for (int block : {1, 4, 16}) {
+    const std::vector<uint64_t> whole = ChainedBlockHashes(all, block);
+    ASSERT_EQ(whole.size(), static_cast<size_t>(70 / block));
+    for (size_t cut = 0; cut <= all.size(); ++cut) {
+      const std::span<const int32_t> s(all);
+      EXPECT_EQ(ChainedBlockHashes(s.first(cut), s.subspan(cut), block), whole)
+          << "block " << block << " cut " << cut;
+    }
+  }
+  EXPECT_EQ(ChainedBlockHashes(a, {}, 16), pinned);
+  EXPECT_EQ(ChainedBlockHashes({}, a, 16), pinned);
+}
+
 TEST(RandomDatasetTest, LengthsStayInRangeAndPrefixIsShared) {
   RandomDatasetOptions o;
   o.num_prompts = 500;

@@ -90,7 +90,7 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
 
   for (const loadgen::PointOutcome* out : {&*sim_out, &*measured}) {
     const metrics::Summary& s = out->summary;
-    SCOPED_TRACE(out->run.source);
+    SCOPED_TRACE(RunSourceName(out->run.source));
     EXPECT_EQ(s.completed, 10);
     EXPECT_EQ(s.failed, 0);
     EXPECT_EQ(s.warmup, 2);
@@ -111,8 +111,8 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
     EXPECT_FALSE(out->run.start_time_utc.empty());
     EXPECT_FALSE(out->verdict.has_value());
   }
-  EXPECT_EQ(sim_out->run.source, "simulated");
-  EXPECT_EQ(measured->run.source, "measured");
+  EXPECT_EQ(sim_out->run.source, RunSource::kSimulated);
+  EXPECT_EQ(measured->run.source, RunSource::kMeasured);
   EXPECT_EQ(sim_out->run.model, config->model.name);
   EXPECT_EQ(measured->run.model, "test-model");  // what the server reported serving
 
