@@ -102,6 +102,11 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
     PutDistribution(j, "turn_e2el", s.turn_e2el_ms);
     PutDistribution(j, "session_latency", s.session_latency_ms);
   }
+  // The steady-state span's throughputs beside the whole run's (null: no steady span).
+  const Timeslices& ts = s.timeslices;
+  j["steady_output_throughput"] = ts.steady ? json(ts.steady_output_throughput) : json(nullptr);
+  j["steady_request_throughput"] = ts.steady ? json(ts.steady_request_throughput) : json(nullptr);
+  if (!ts.slices.empty()) j["timeslices"] = TimeslicesToJson(ts);
   if (extra && extra->is_object()) {
     for (auto it = extra->begin(); it != extra->end(); ++it) j[it.key()] = *it;
   }
@@ -194,6 +199,11 @@ Result<Summary> SummaryFromResultJson(const json& doc, const std::string& source
       if (it->is_number()) s.failures_by_reason[it.key()] = it->get<int64_t>();
   }
   s.cancelled = static_cast<int64_t>(NumberOr(doc, "cancelled"));
+  if (doc.contains("steady_output_throughput") && doc["steady_output_throughput"].is_number()) {
+    s.timeslices.steady = true;
+    s.timeslices.steady_output_throughput = NumberOr(doc, "steady_output_throughput");
+    s.timeslices.steady_request_throughput = NumberOr(doc, "steady_request_throughput");
+  }
   s.ideal_prefix_hit_rate = NumberOr(doc, "ideal_prefix_hit_rate", -1);
   s.ideal_hit_block_tokens = static_cast<int>(NumberOr(doc, "ideal_hit_block_tokens"));
   if (doc.contains("sessions_completed")) {
