@@ -111,6 +111,20 @@ struct PointMetrics {
 // The metrics of a summary (p99 is 0 when the summary did not compute it).
 PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus);
 
+// A point's series over time, as JSON text ("" when it has none): the
+// server's scraped metrics (metrics::ServerMetricsToJson) and its per-window
+// metrics with the steady span (metrics::TimeslicesToJson). Kept in their own
+// table (schema version 4), read with Store::GetPointSeries.
+struct PointSeries {
+  std::string server_metrics_json;
+  std::string timeslices_json;
+  bool empty() const { return server_metrics_json.empty() && timeslices_json.empty(); }
+};
+
+// The series of a run as a point keeps them (ServerMetricsToJson and
+// TimeslicesToJson of the summary's timeslices; "" for what the run lacks).
+PointSeries SeriesFromRun(const RunResult& run, const metrics::Summary& summary);
+
 struct PointRecord {
   int64_t id = 0;                 // assigned by the store
   int64_t run_id = 0;
@@ -126,6 +140,8 @@ struct PointRecord {
   std::map<std::string, std::string> settings;
   PointMetrics metrics;
   std::string summary_json;       // the full summary, vLLM-named, as JSON text ("" if none)
+  // Stored by AddPoint (version >= 4); ListPoints leaves it empty: GetPointSeries reads it.
+  PointSeries series;
 };
 
 // The identity of a point within its run, e.g. "1k1k|concurrency=16|rep=0".

@@ -25,7 +25,7 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 enum class Dialect { kSqlite, kPostgres };
 
@@ -63,6 +63,10 @@ std::string InsertPoint(int version);
 std::string InsertRequests(int rows);
 // The requests of one point (1 parameter), by index.
 std::string SelectRequests();
+// A point's series (3 parameters: point id, server_metrics_json,
+// timeslices_json), and the series of one point (1 parameter). Version >= 4.
+std::string InsertPointSeries();
+std::string SelectPointSeries();
 std::string SetRunStatus();       // (status, run id)
 std::string SelectPointKeys();    // (run id)
 std::string InsertLaunch();  // 7 parameters; returns its id
