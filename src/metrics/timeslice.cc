@@ -122,23 +122,17 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
   }
   out.plateau_in_flight = Percentile(levels, 50);
   if (n < static_cast<size_t>(kMinWindowsForSteady) || !(out.plateau_in_flight > 0)) return out;
-  // The longest run of level windows.
+  // From the first level window to the last.
+  auto level = [&](size_t i) {
+    return std::abs(out.slices[i].mean_in_flight - out.plateau_in_flight) <=
+           o.steady_tolerance * out.plateau_in_flight;
+  };
   size_t best_from = 0, best_len = 0;
-  for (size_t k = 0; k < n;) {
-    auto level = [&](size_t i) {
-      return std::abs(out.slices[i].mean_in_flight - out.plateau_in_flight) <=
-             o.steady_tolerance * out.plateau_in_flight;
-    };
-    if (!level(k)) {
-      ++k;
-      continue;
-    }
-    size_t j = k;
-    while (j < n && level(j)) ++j;
-    if (j - k > best_len) best_from = k, best_len = j - k;
-    k = j;
-  }
+  while (best_from < n && !level(best_from)) ++best_from;
+  for (size_t k = best_from; k < n; ++k)
+    if (level(k)) best_len = k - best_from + 1;
   out.steady = best_len > 0;
+  if (!out.steady) return out;
   for (size_t k = 0; k < n; ++k) {
     Timeslice& w = out.slices[k];
     w.phase = k < best_from ? Phase::kRampUp : k < best_from + best_len ? Phase::kSteady : Phase::kRampDown;

@@ -19,9 +19,11 @@
 //
 // Steady state (the rule): the plateau is the median of the windows' mean
 // in-flight counts; a window is level when its mean in flight is within
-// `steady_tolerance` (10%) of the plateau; the steady span is the longest run
-// of consecutive level windows (the earliest of equally long ones). Windows
-// before it are ramp-up, after it ramp-down. A run of fewer than
+// `steady_tolerance` (10%) of the plateau; the steady span runs from the first
+// level window (the ramp-up is over) to the last one (the drain has not
+// begun), windows between that stray from the plateau included, so the noise
+// of an open-loop arrival process does not cut the span short. Windows before
+// it are ramp-up, after it ramp-down. A run of fewer than
 // kMinWindowsForSteady windows, or with nothing in flight, has no steady span.
 // Steady throughputs are the tokens and completions inside the span over its
 // length.

@@ -149,6 +149,35 @@ TEST(TimesliceTest, WindowPercentilesUsageRemainderAndExclusions) {
   for (const auto& w : t.slices) EXPECT_EQ(w.phase, Phase::kNone);
 }
 
+// An open loop's noise: windows that stray from the plateau between the
+// first and the last level window stay in the steady span.
+TEST(TimesliceTest, WindowsThatStrayBetweenLevelOnesStaySteady) {
+  // In flight per 1 s window: 2, 8, 6, 9, 8, 8, 1 (requests [k, k+1 s)).
+  const int counts[] = {2, 8, 6, 9, 8, 8, 1};
+  RunResult run;
+  for (int k = 0; k < 7; ++k)
+    for (int i = 0; i < counts[k]; ++i) {
+      RequestRecord r = OneSecond(static_cast<int64_t>(run.requests.size()), k);
+      run.requests.push_back(r);
+    }
+  TimesliceOptions o;
+  o.slice_s = 1;
+  const Timeslices t = ComputeTimeslices(run, o);
+  ASSERT_EQ(t.slices.size(), 7u);
+  // Median of {1, 2, 6, 8, 8, 8, 9} = 8; level within [7.2, 8.8]: windows 1, 4, 5.
+  EXPECT_DOUBLE_EQ(t.plateau_in_flight, 8);
+  ASSERT_TRUE(t.steady);
+  EXPECT_DOUBLE_EQ(t.steady_start_s, 1);
+  EXPECT_DOUBLE_EQ(t.steady_end_s, 6);
+  const Phase phase[] = {Phase::kRampUp, Phase::kSteady, Phase::kSteady, Phase::kSteady,
+                         Phase::kSteady, Phase::kSteady, Phase::kRampDown};
+  for (size_t k = 0; k < 7; ++k) EXPECT_EQ(t.slices[k].phase, phase[k]) << k;
+  // Tokens in [1, 6 s): 9 a request in its own window, 1 in the next: windows 1-5
+  // hold 9 x (8 + 6 + 9 + 8 + 8) + (2 + 8 + 6 + 9 + 8) = 351 + 33 = 384.
+  EXPECT_EQ(t.steady_output_tokens, 384);
+  EXPECT_DOUBLE_EQ(t.steady_output_throughput, 384.0 / 5);
+}
+
 TEST(TimesliceTest, AutomaticWindowAndBadOptions) {
   EXPECT_DOUBLE_EQ(AutoSliceSeconds(600), 20);   // 600 / 30 = 20
   EXPECT_DOUBLE_EQ(AutoSliceSeconds(61), 5);     // 2.03 -> 5
