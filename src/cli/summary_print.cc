@@ -57,6 +57,15 @@ void PrintSummary(const RunResult& run, const metrics::Summary& s) {
   }
   Row("Peak concurrent requests:", std::to_string(s.max_concurrent_requests));
   Num("Interactivity (tok/s/user):", s.interactivity);
+  const metrics::Timeslices& ts = s.timeslices;
+  if (ts.steady) {
+    Row("Steady state (s):", fmt::format("{:.2f} to {:.2f} of {:.2f} ({} windows of {:g} s)", ts.steady_start_s,
+                                         ts.steady_end_s, s.duration_s, ts.slices.size(), ts.slice_s));
+    Num("Steady output token throughput (tok/s):", ts.steady_output_throughput);
+    Num("Steady request throughput (req/s):", ts.steady_request_throughput);
+  } else if (!ts.slices.empty()) {
+    Row("Steady state:", fmt::format("none found ({} windows of {:g} s)", ts.slices.size(), ts.slice_s));
+  }
   if (s.ideal_prefix_hit_rate >= 0)
     Row("Ideal prefix-cache hit rate:",
         fmt::format("{:.2f}% ({}-token blocks)", 100 * s.ideal_prefix_hit_rate, s.ideal_hit_block_tokens));

@@ -23,6 +23,7 @@
 //   --seed N [0]  --num-prompts N [1000]  --duration S  --warmup N [0]
 //   --max-concurrency N  --request-rate R|inf [inf]  --burstiness K|inf [1]
 //   --percentiles 50,90,95,99,99.9  --goodput ttft:MS tpot:MS e2el:MS  --num-gpus N [1]
+//   --timeslice S [0: automatic]
 //   --result-json FILE  --requests-jsonl FILE
 //   --scenario offline|server|interactive  --target-qps Q  --min-duration S [600]
 //   --min-query-count N  --mlperf-benchmark NAME  --slo ttft_p99:MS tpot_p99:MS
@@ -110,6 +111,7 @@ struct WorkloadFlags {
   std::string percentiles = "50,90,95,99,99.9";
   std::vector<std::string> goodput;
   int num_gpus = 1;
+  double timeslice_s = 0;  // 0: automatic (metrics/timeslice.h)
   std::string result_json;
   std::string requests_jsonl;
   std::string scenario;
@@ -310,6 +312,10 @@ inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
   add(app.add_option("--goodput", f->goodput, "SLOs for goodput: ttft:MS tpot:MS e2el:MS")
           ->group("Metrics"));
   add(app.add_option("--num-gpus", f->num_gpus, "GPUs serving the endpoint, for per-GPU throughput [1]")
+          ->group("Metrics"));
+  add(app.add_option("--timeslice", f->timeslice_s,
+                     "Window in seconds of the per-window metrics and the steady-state span; 0 = the run's "
+                     "duration / 30 rounded up to 1, 2 or 5 x 10^k s [0]")
           ->group("Metrics"));
   add(app.add_option("--result-json", f->result_json, "Write the result JSON here (atomically)")
           ->group("Output"));
@@ -542,6 +548,8 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
                              "--prefix-len)); at most " + std::to_string(kMaxRunPromptTokens));
   }
   w.summary.num_gpus = f.num_gpus;
+  w.summary.timeslice.slice_s = f.timeslice_s;
+  FRONTIER_RETURN_IF_ERROR(metrics::CheckTimesliceOptions(w.summary.timeslice));
   w.result_json = f.result_json;
   w.requests_jsonl = f.requests_jsonl;
 
@@ -633,6 +641,7 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (w.summary.goodput.tpot_ms) e["goodput_tpot_ms"] = num(*w.summary.goodput.tpot_ms);
   if (w.summary.goodput.e2el_ms) e["goodput_e2el_ms"] = num(*w.summary.goodput.e2el_ms);
   e["num_gpus"] = std::to_string(w.summary.num_gpus);
+  e["timeslice_s"] = w.summary.timeslice.slice_s > 0 ? num(w.summary.timeslice.slice_s) : "auto";
   return w;
 }
 

@@ -182,6 +182,11 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
     PutDistribution(j, "turn_e2el", s.turn_e2el_ms);
     PutDistribution(j, "session_latency", s.session_latency_ms);
   }
+  // The steady-state span's throughputs beside the whole run's (null: no steady span).
+  const Timeslices& ts = s.timeslices;
+  j["steady_output_throughput"] = ts.steady ? json(ts.steady_output_throughput) : json(nullptr);
+  j["steady_request_throughput"] = ts.steady ? json(ts.steady_request_throughput) : json(nullptr);
+  if (!ts.slices.empty()) j["timeslices"] = TimeslicesToJson(ts);
   if (extra && extra->is_object()) {
     for (auto it = extra->begin(); it != extra->end(); ++it) j[it.key()] = *it;
   }
@@ -324,6 +329,15 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
   FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> ideal_block,
                             f.Integer("ideal_hit_block_tokens", 0, kMaxRequestTokens));
   s.ideal_hit_block_tokens = static_cast<int>(ideal_block.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> steady_out,
+                            f.Number("steady_output_throughput", 0, kMaxThroughput));
+  if (steady_out) {
+    s.timeslices.steady = true;
+    s.timeslices.steady_output_throughput = *steady_out;
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> steady_req,
+                              f.Number("steady_request_throughput", 0, kMaxThroughput));
+    s.timeslices.steady_request_throughput = steady_req.value_or(0);
+  }
   if (f.Find("sessions_completed") != nullptr) {
     s.has_sessions = true;
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> done, f.Integer("sessions_completed", 0, kMaxRequests));

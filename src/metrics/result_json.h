@@ -15,7 +15,10 @@
 //   and, only when they apply: cancelled (requests the client cancelled),
 //   ideal_prefix_hit_rate with ideal_hit_block_tokens, and for session
 //   workloads sessions_completed, sessions_failed, session_end_reasons
-//   {reason: count}, {mean,median,std,p<P>}_{turn_ttft,turn_e2el,session_latency}_ms,
+//   {reason: count}, {mean,median,std,p<P>}_{turn_ttft,turn_e2el,session_latency}_ms;
+//   steady_output_throughput and steady_request_throughput (null when the
+//   run has no steady span) and "timeslices" (TimeslicesToJson, when the
+//   run has a window; metrics/timeslice.h),
 // and a versioned "frontier" object with the run's provenance:
 //   {"format_version": kResultFormatVersion, "version", "command_line",
 //    "source": "measured"|"simulated", "base_url", "endpoint", "model",

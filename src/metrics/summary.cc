@@ -162,6 +162,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   if (s.completed == 0) s.usage_from_server = false;
   s.ideal_prefix_hit_rate = run.ideal_prefix_hit_rate;
   s.ideal_hit_block_tokens = run.ideal_hit_block_tokens;
+  s.timeslices = ComputeTimeslices(run, o.timeslice);
   if (!run.sessions.empty()) {
     s.has_sessions = true;
     std::vector<double> latency;

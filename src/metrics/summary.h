@@ -18,6 +18,8 @@
 //   interactivity = 1000 / median TPOT (tokens/s per user)
 //   per-GPU throughputs divide by num_gpus
 //   max_concurrent_requests = most requests between send and end at one time
+//   timeslices = the run per window of time and its steady-state span, with
+//     the steady output and request throughput (metrics/timeslice.h)
 // Cancelled requests (abandoned by the client on purpose, workload/cancel.h)
 // are counted in `cancelled` only: neither completed nor failed, and in no
 // latency or throughput figure.
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "core/run_result.h"
+#include "metrics/timeslice.h"
 
 namespace frontier::metrics {
 
@@ -59,6 +62,7 @@ struct SummaryOptions {
   std::vector<double> percentiles = {50, 90, 95, 99, 99.9};
   GoodputSlo goodput;
   int num_gpus = 1;
+  TimesliceOptions timeslice;  // window length (0: automatic) and steady-state tolerance
 };
 
 struct Summary {
@@ -90,6 +94,8 @@ struct Summary {
   // The run's ideal prefix-cache hit rate (< 0: not computed) and its block size.
   double ideal_prefix_hit_rate = -1;
   int ideal_hit_block_tokens = 0;
+  // Per-window metrics and the steady span (timeslices.steady false: none found).
+  Timeslices timeslices;
 };
 
 Summary Summarize(const RunResult& run, const SummaryOptions& options);

@@ -1,5 +1,6 @@
 #include "report/html.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "report/svg.h"
@@ -17,7 +18,7 @@ svg.chart{background:#fff;border:1px solid #e3e3e3;border-radius:4px}
 svg .plot{fill:#fcfcfc;stroke:#bbb} svg .grid{stroke:#eee} svg .tick{font-size:11px;fill:#555}
 svg .axis{font-size:12px;fill:#333} svg .ctitle{font-size:13px;font-weight:600;fill:#222}
 svg .legend{font-size:11px;fill:#333} svg .err{stroke-width:1.2;fill:none;opacity:.8}
-svg circle{cursor:pointer;stroke-width:1.5} svg circle.rep{opacity:.35}
+svg circle{cursor:pointer;stroke-width:1.5} svg circle.rep{opacity:.35} svg rect.band{fill:#2ca02c;opacity:.12}
 table{border-collapse:collapse;font-size:13px;margin:6px 0 14px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:right} th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left} td.l{text-align:left}
@@ -221,6 +222,60 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "</table>\n";
 }
 
+std::string Short(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// One chart of curves over a run's time, with its steady span shaded.
+void TimeChart(std::ostream& out, const std::vector<Curve>& curves, const PointOverTime& t, const std::string& title,
+               const std::string& y_label) {
+  std::vector<ChartSeries> cs;
+  for (size_t i = 0; i < curves.size(); ++i) {
+    ChartSeries c;
+    c.name = curves[i].name;
+    c.color = PaletteColor(i);
+    c.line = curves[i].points;
+    cs.push_back(std::move(c));
+  }
+  ChartOptions o;
+  o.title = title;
+  o.x_label = "seconds from the run's start";
+  o.y_label = y_label;
+  o.width = 440;
+  o.height = 260;
+  if (t.steady) o.x_bands.push_back({t.steady_start_s, t.steady_end_s, "steady"});
+  out << RenderChart(cs, o);
+}
+
+// The points of a series that have series over time: timeslice throughput
+// with the steady span, and the server's KV cache, queue and hit rate.
+void OverTime(std::ostream& out, const Report& r, const SeriesReport& s) {
+  for (const auto& p : s.points) {
+    for (const auto& rep : p.repetitions) {
+      auto it = r.over_time.find(rep.id);
+      if (it == r.over_time.end()) continue;
+      const PointOverTime& t = it->second;
+      out << "<details><summary>Over time: " << HtmlEscape(rep.key) << " (point " << rep.id << ")";
+      if (t.steady) {
+        out << " · steady " << Fixed(t.steady_start_s, 1) << "–" << Fixed(t.steady_end_s, 1) << " s, "
+            << Fixed(t.steady_output_tput, 1) << " output tok/s (whole run "
+            << Fixed(rep.metrics.output_throughput, 1) << ")";
+      } else {
+        out << " · no steady span found";
+      }
+      out << "</summary>\n<div class=\"charts\">\n";
+      if (!t.output_tput.points.empty())
+        TimeChart(out, {t.output_tput}, t, "Output tokens/s per " + Short(t.slice_s) + " s window", "tokens/s");
+      if (!t.kv_usage.empty()) TimeChart(out, t.kv_usage, t, "KV cache usage (server)", "% used");
+      if (!t.queue.empty()) TimeChart(out, t.queue, t, "Requests running and waiting (server)", "requests");
+      if (!t.hit_rate.empty()) TimeChart(out, t.hit_rate, t, "Prefix-cache hit rate (server)", "% of prompt tokens");
+      out << "</div></details>\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string RenderHtml(const Report& r) {
@@ -252,7 +307,10 @@ std::string RenderHtml(const Report& r) {
              "bound: GPUs draw at most TDP).</div>\n";
       CostTable(out, r, w);
     }
-    for (size_t idx : w.series) SeriesTable(out, r.series[idx]);
+    for (size_t idx : w.series) {
+      SeriesTable(out, r.series[idx]);
+      OverTime(out, r, r.series[idx]);
+    }
   }
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>source</th><th>status</th><th>created (UTC)</th>"
          "<th>configuration</th><th>provenance</th></tr>\n";

@@ -103,6 +103,11 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
     std::map<std::string, std::vector<store::PointRecord>> by_workload;
     std::vector<std::string> workload_order;
     for (auto& p : points) {
+      FRONTIER_ASSIGN_OR_RETURN(store::PointSeries series, store.GetPointSeries(p.id));
+      if (!series.empty()) {
+        PointOverTime t = ParseOverTime(series);
+        if (!t.empty()) report.over_time.emplace(p.id, std::move(t));
+      }
       if (!by_workload.count(p.workload)) workload_order.push_back(p.workload);
       by_workload[p.workload].push_back(std::move(p));
     }

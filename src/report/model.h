@@ -22,6 +22,7 @@
 #include "analysis/iso.h"
 #include "analysis/repetitions.h"
 #include "core/status.h"
+#include "report/over_time.h"
 #include "store/store.h"
 
 namespace frontier::report {
@@ -95,6 +96,8 @@ struct Report {
   std::vector<WorkloadReport> workloads;
   int64_t stored_points = 0;
   std::string generated_utc;
+  // Each stored point's series over time, by point id (points without any are absent).
+  std::map<int64_t, PointOverTime> over_time;
 };
 
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options);

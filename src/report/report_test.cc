@@ -122,6 +122,65 @@ TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
   EXPECT_NE(text.str().find("broken: health check timed out"), std::string::npos);
 }
 
+// A point stored with its series: three 1 s windows (steady in the middle)
+// and three scrapes of a vLLM server.
+store::PointSeries KnownSeries() {
+  store::PointSeries s;
+  s.timeslices_json = R"({"slice_s":1,"steady":{"start_s":1,"end_s":2,"output_throughput":40},
+      "windows":{"start_s":[0,1,2],"end_s":[1,2,3],"output_throughput":[10,40,20]}})";
+  s.server_metrics_json = R"({"samples":{"t_s":[0.5,1.5,2.5],"vllm:kv_cache_usage_perc":[0.1,0.5,null],
+      "vllm:num_requests_running":[1,4,2],"vllm:num_requests_waiting":[0,3,0],
+      "vllm:prefix_cache_queries_total":[0,100,300],"vllm:prefix_cache_hits_total":[0,50,200]}})";
+  return s;
+}
+
+TEST(Report, OverTimeChartsReadThePointSeries) {
+  const PointOverTime t = ParseOverTime(KnownSeries());
+  EXPECT_DOUBLE_EQ(t.slice_s, 1);
+  ASSERT_TRUE(t.steady);
+  EXPECT_DOUBLE_EQ(t.steady_start_s, 1);
+  EXPECT_DOUBLE_EQ(t.steady_end_s, 2);
+  // A step line: each window's rate from its start to its end.
+  const std::vector<std::pair<double, double>> steps = {{0, 10}, {1, 10}, {1, 40}, {2, 40}, {2, 20}, {3, 20}};
+  EXPECT_EQ(t.output_tput.points, steps);
+  ASSERT_EQ(t.kv_usage.size(), 1u);
+  const std::vector<std::pair<double, double>> kv = {{0.5, 10}, {1.5, 50}};  // the null sample is skipped
+  EXPECT_EQ(t.kv_usage[0].points, kv);
+  ASSERT_EQ(t.queue.size(), 2u);
+  EXPECT_EQ(t.queue[1].name, "waiting");
+  EXPECT_DOUBLE_EQ(t.queue[1].points[1].second, 3);
+  // Hit rate per scrape interval: 50 of 100, then 150 of 200.
+  ASSERT_EQ(t.hit_rate.size(), 1u);
+  const std::vector<std::pair<double, double>> hit = {{1.5, 50}, {2.5, 75}};
+  EXPECT_EQ(t.hit_rate[0].points, hit);
+  // Text that is not the JSON expected reads as nothing.
+  EXPECT_TRUE(ParseOverTime({"not json", R"({"windows":{"start_s":"x"},"steady":7})"}).empty());
+
+  auto s = FreshStore("over_time");
+  const int64_t run = AddRun(*s, "alpha", "h200", 1.0, {1}, 1);
+  store::PointRecord p;
+  p.run_id = run;
+  p.workload = "1k1k";
+  p.load_value = 2;
+  p.key = store::PointKey("1k1k", "concurrency", 2, 0);
+  p.source = "measured";
+  p.metrics.interactivity = 100;
+  p.metrics.output_throughput = 23.3;
+  p.series = KnownSeries();
+  auto id = s->AddPoint(p, {});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto r = BuildReport(*s, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->over_time.size(), 1u);  // the point without series has none
+  EXPECT_TRUE(r->over_time.count(*id));
+  const std::string html = RenderHtml(*r);
+  EXPECT_NE(html.find("Over time: 1k1k|concurrency=2|rep=0 (point " + std::to_string(*id) + ")"), std::string::npos);
+  EXPECT_NE(html.find("steady 1.0–2.0 s, 40.0 output tok/s (whole run 23.3)"), std::string::npos);
+  EXPECT_NE(html.find("class=\"band\""), std::string::npos);
+  EXPECT_NE(html.find("KV cache usage (server)"), std::string::npos);
+  EXPECT_NE(html.find("Prefix-cache hit rate (server)"), std::string::npos);
+}
+
 TEST(Compare, StoredRunsWithAKnownDifference) {
   auto s = FreshStore("compare");
   const int64_t base = AddRun(*s, "base", "h200", 1.0, {1, 2}, 3, 1);

@@ -115,6 +115,15 @@ std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptio
   svg += "<text x=\"" + F(left) + "\" y=\"20\" class=\"ctitle\">" + HtmlEscape(o.title) + "</text>\n";
   svg += "<rect x=\"" + F(left) + "\" y=\"" + F(top) + "\" width=\"" + F(pw) + "\" height=\"" + F(ph) +
          "\" class=\"plot\"/>\n";
+  for (const auto& b : o.x_bands) {
+    if (!std::isfinite(b.from) || !std::isfinite(b.to) || b.to <= b.from || (o.x_log2 && b.from <= 0)) continue;
+    const double x0 = std::max(left, X(b.from)), x1 = std::min(left + pw, X(b.to));
+    if (x1 <= x0) continue;
+    svg += "<rect class=\"band\" x=\"" + F(x0) + "\" y=\"" + F(top) + "\" width=\"" + F(x1 - x0) + "\" height=\"" +
+           F(ph) + "\"><title>" + HtmlEscape(b.label) + "</title></rect>\n<text class=\"tick\" x=\"" +
+           F((x0 + x1) / 2) + "\" y=\"" + F(top + 12) + "\" text-anchor=\"middle\">" + HtmlEscape(b.label) +
+           "</text>\n";
+  }
   for (double t : xt) {
     if (t < xmin - 1e-9 || t > xmax + 1e-9) continue;
     svg += "<line class=\"grid\" x1=\"" + F(X(t)) + "\" x2=\"" + F(X(t)) + "\" y1=\"" + F(top) +

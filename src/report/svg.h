@@ -37,6 +37,12 @@ struct ChartOptions {
   int width = 640, height = 400;
   bool y_from_zero = true;
   bool x_from_zero = true;
+  // Shaded spans of x behind the series (e.g. a run's steady state), each with a label.
+  struct Band {
+    double from = 0, to = 0;
+    std::string label;
+  };
+  std::vector<Band> x_bands;
 };
 
 std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptions& options);

@@ -54,6 +54,7 @@ Result<CopyOutcome> CopyRuns(Store& from, Store& to, const std::vector<int64_t>&
         continue;
       }
       FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestRow> rows, from.ListRequests(p.id));
+      FRONTIER_ASSIGN_OR_RETURN(p.series, from.GetPointSeries(p.id));
       p.run_id = dest.id;
       p.id = 0;
       FRONTIER_ASSIGN_OR_RETURN(int64_t id, to.AddPoint(p, rows));

@@ -8,7 +8,8 @@
 // hash, system, source, creation time, configuration and provenance are
 // equal; copying into a database that already has it adds only the points it
 // lacks (by point key), so copying twice, or back again, duplicates nothing.
-// Each point is one transaction with its requests. Launch records are not
+// Each point is one transaction with its requests and its series (server
+// metrics and timeslices, when stored). Launch records are not
 // copied: they name processes on the host that wrote them.
 //
 // Thread safety: functions over Stores the caller owns.

@@ -87,6 +87,11 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
   for (auto& [k, v] : j.items())
     if (v.is_number() || v.is_string()) summary[k] = v;
   p.summary_json = summary.dump(-1, ' ', false, json::error_handler_t::replace);
+  // A frontier result's series over time stay with the point (readers parse them defensively).
+  if (auto it = j.find("server_metrics"); it != j.end() && it->is_object())
+    p.series.server_metrics_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
+  if (auto it = j.find("timeslices"); it != j.end() && it->is_object())
+    p.series.timeslices_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
 
   std::vector<RequestRow> rows;
   rows.reserve(d.requests.size());

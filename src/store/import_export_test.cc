@@ -119,6 +119,24 @@ std::string InferenceXWith(const std::string& patch) {
   return nlohmann::json::array({j}).dump();
 }
 
+// A frontier result's series over time (scraped samples, timeslices) come
+// with the point; a file without them gives a point without.
+TEST(Import, AFrontierResultKeepsItsSeriesOverTime) {
+  auto with = ParseResultFile(VllmWith(R"({"server_metrics": {"samples": {"t_s": [0.5]}},
+                                           "timeslices": {"slice_s": 2, "plateau_in_flight": 4}})"),
+                              "v.json", {});
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  ASSERT_EQ(with->size(), 1u);
+  ASSERT_EQ(with->front().points.size(), 1u);
+  const PointSeries& s = with->front().points[0].series;
+  EXPECT_EQ(nlohmann::json::parse(s.server_metrics_json), nlohmann::json::parse(R"({"samples": {"t_s": [0.5]}})"));
+  EXPECT_EQ(nlohmann::json::parse(s.timeslices_json),
+            nlohmann::json::parse(R"({"slice_s": 2, "plateau_in_flight": 4})"));
+  auto without = ParseResultFile(VllmWith("{}"), "v.json", {});
+  ASSERT_TRUE(without.ok());
+  EXPECT_TRUE(without->front().points[0].series.empty());
+}
+
 TEST(Import, AWrongTypeAnywhereIsAnErrorNamingTheFieldNotACrash) {
   // Each of these aborted the process (an uncaught JSON type error) or was
   // silently read as 0.

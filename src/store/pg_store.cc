@@ -182,6 +182,17 @@ class PgStore final : public Store {
     return out;
   }
 
+  Result<PointSeries> GetPointSeries(int64_t point_id) override {
+    PointSeries out;
+    if (version_ < kSeriesVersion) return out;  // read as it is: no series stored
+    Params p;
+    p.Bind(1, point_id);
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectPointSeries(), p, "read point series"));
+    if (PQntuples(r.get()) == 0) return out;
+    Row row(r.get(), 0);
+    return codec::DecodePointSeries(row);
+  }
+
   Result<int64_t> AddLaunch(const LaunchRecord& launch) override {
     Params p;
     codec::BindLaunch(p, launch);
@@ -284,6 +295,11 @@ class PgStore final : public Store {
       for (size_t k = 0; k < n; ++k) codec::BindRequest(q, static_cast<int>(k * 13 + 1), point_id, requests[from + k]);
       FRONTIER_RETURN_IF_ERROR(
           Exec(sql::InsertRequests(static_cast<int>(n)), q, "insert requests of point " + point.key).status());
+    }
+    if (version_ >= kSeriesVersion && !point.series.empty()) {
+      Params s;
+      codec::BindPointSeries(s, point_id, point.series);
+      FRONTIER_RETURN_IF_ERROR(Exec(sql::InsertPointSeries(), s, "insert series of point " + point.key).status());
     }
     return point_id;
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/parse.h"
+#include "metrics/result_json.h"
 
 namespace frontier::store {
 
@@ -58,6 +59,15 @@ std::string PointKey(const std::string& workload, const std::string& load_kind,
   return workload + "|" + load_kind + "=" + value + "|rep=" + std::to_string(repetition);
 }
 
+PointSeries SeriesFromRun(const RunResult& run, const metrics::Summary& summary) {
+  PointSeries out;
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;  // a server's odd bytes, never a throw
+  if (run.server_metrics) out.server_metrics_json = metrics::ServerMetricsToJson(*run.server_metrics).dump(-1, ' ', false, kReplace);
+  if (!summary.timeslices.slices.empty())
+    out.timeslices_json = metrics::TimeslicesToJson(summary.timeslices).dump(-1, ' ', false, kReplace);
+  return out;
+}
+
 std::string SummaryToJson(const metrics::Summary& s) {
   nlohmann::json j;
   j["completed"] = s.completed;
@@ -73,6 +83,10 @@ std::string SummaryToJson(const metrics::Summary& s) {
   j["total_token_throughput_per_gpu"] = s.total_token_throughput_per_gpu;
   j["interactivity"] = s.interactivity;
   j["max_concurrent_requests"] = s.max_concurrent_requests;
+  if (s.timeslices.steady) {
+    j["steady_output_throughput"] = s.timeslices.steady_output_throughput;
+    j["steady_request_throughput"] = s.timeslices.steady_request_throughput;
+  }
   auto put = [&](const char* name, const metrics::Distribution& d) {
     std::string n = name;
     j["mean_" + n + "_ms"] = d.mean;

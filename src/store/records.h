@@ -100,6 +100,20 @@ struct PointMetrics {
 // The metrics of a summary (p99 is 0 when the summary did not compute it).
 PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus);
 
+// A point's series over time, as JSON text ("" when it has none): the
+// server's scraped metrics (metrics::ServerMetricsToJson) and its per-window
+// metrics with the steady span (metrics::TimeslicesToJson). Kept in their own
+// table (schema version 5), read with Store::GetPointSeries.
+struct PointSeries {
+  std::string server_metrics_json;
+  std::string timeslices_json;
+  bool empty() const { return server_metrics_json.empty() && timeslices_json.empty(); }
+};
+
+// The series of a run as a point keeps them (ServerMetricsToJson and
+// TimeslicesToJson of the summary's timeslices; "" for what the run lacks).
+PointSeries SeriesFromRun(const RunResult& run, const metrics::Summary& summary);
+
 struct PointRecord {
   int64_t id = 0;                 // assigned by the store
   int64_t run_id = 0;
@@ -123,6 +137,8 @@ struct PointRecord {
   // "valid", "step", "decision", "stopped_early"}); "" when the point is not a
   // trial. The search's answer is its run's search_json.
   std::string trial_json;
+  // Stored by AddPoint (version >= 4); ListPoints leaves it empty: GetPointSeries reads it.
+  PointSeries series;
 };
 
 // What a report shows of a point's verdict.

@@ -150,6 +150,23 @@ void BindRequest(Binder& b, int first, int64_t point_id, const RequestRow& q) {
   b.Bind(first + 12, static_cast<int64_t>(q.http_status));
 }
 
+// The parameters of sql::InsertPointSeries.
+template <class Binder>
+void BindPointSeries(Binder& b, int64_t point_id, const PointSeries& s) {
+  b.Bind(1, point_id);
+  b.Bind(2, s.server_metrics_json);
+  b.Bind(3, s.timeslices_json);
+}
+
+// A row of sql::SelectPointSeries.
+template <class Row>
+PointSeries DecodePointSeries(Row& s) {
+  PointSeries out;
+  out.server_metrics_json = s.Text(0);
+  out.timeslices_json = s.Text(1);
+  return out;
+}
+
 // A row of sql::SelectOpenLaunches (pgid checked: a process group id > 1).
 template <class Row>
 Status DecodeLaunch(Row& s, LaunchRecord& l) {

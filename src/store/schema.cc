@@ -59,6 +59,13 @@ ALTER TABLE points ADD COLUMN verdict_json TEXT;
 ALTER TABLE points ADD COLUMN trial_json TEXT;
 ALTER TABLE runs ADD COLUMN search_json TEXT;
 )sql",
+    // 4 -> 5: a point's series over time: the server's scraped metrics and the
+    // per-window metrics (timeslices), as JSON; one row per point that has any.
+    R"sql(
+CREATE TABLE point_series(
+  point_id {int} NOT NULL PRIMARY KEY REFERENCES points(id),
+  server_metrics_json TEXT NOT NULL, timeslices_json TEXT NOT NULL);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");
@@ -190,6 +197,14 @@ std::string SelectRequests() {
 std::string SetRunStatus() { return "UPDATE runs SET status = ? WHERE id = ?"; }
 
 std::string SelectPointKeys() { return "SELECT point_key FROM points WHERE run_id = ?"; }
+
+std::string InsertPointSeries() {
+  return "INSERT INTO point_series(point_id, server_metrics_json, timeslices_json) VALUES(?,?,?)";
+}
+
+std::string SelectPointSeries() {
+  return "SELECT server_metrics_json, timeslices_json FROM point_series WHERE point_id = ?";
+}
 
 std::string SetLaunchStopped() { return "UPDATE launches SET stopped_utc = ? WHERE id = ?"; }
 

@@ -25,9 +25,11 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 // The version that added points.verdict, verdict_json, trial_json and runs.search_json.
 inline constexpr int kVerdictVersion = 4;
+// The version that added the point_series table.
+inline constexpr int kSeriesVersion = 5;
 
 enum class Dialect { kSqlite, kPostgres };
 
@@ -71,6 +73,10 @@ std::string InsertPoint(int version);
 std::string InsertRequests(int rows);
 // The requests of one point (1 parameter), by index.
 std::string SelectRequests();
+// A point's series (3 parameters: point id, server_metrics_json,
+// timeslices_json), and the series of one point (1 parameter). Version >= 5.
+std::string InsertPointSeries();
+std::string SelectPointSeries();
 std::string SetRunStatus();       // (status, run id)
 std::string SelectPointKeys();    // (run id)
 std::string InsertLaunch();  // 7 parameters; returns its id

@@ -184,6 +184,18 @@ class SqliteStore final : public Store {
     return out;
   }
 
+  Result<PointSeries> GetPointSeries(int64_t point_id) override {
+    PointSeries out;
+    if (version_ < kSeriesVersion) return out;  // read as it is: no series stored
+    Stmt s(db_, sql::SelectPointSeries());
+    if (!s.ok()) return Error("prepare point series");
+    s.Bind(1, point_id);
+    const int rc = s.Step();
+    if (rc == SQLITE_ROW) return codec::DecodePointSeries(s);
+    if (rc != SQLITE_DONE) return Error("read point series");
+    return out;
+  }
+
   Result<int64_t> AddLaunch(const LaunchRecord& l) override {
     Stmt s(db_, sql::InsertLaunch());
     if (!s.ok()) return Error("prepare insert launch");
@@ -265,6 +277,12 @@ class SqliteStore final : public Store {
       r.Reset();
       codec::BindRequest(r, 1, point_id, q);
       if (r.Step() != SQLITE_DONE) return Error("insert request " + std::to_string(q.idx));
+    }
+    if (version_ >= kSeriesVersion && !p.series.empty()) {
+      Stmt ps(db_, sql::InsertPointSeries());
+      if (!ps.ok()) return Error("prepare insert point series");
+      codec::BindPointSeries(ps, point_id, p.series);
+      if (ps.Step() != SQLITE_DONE) return Error("insert point series");
     }
     return point_id;
   }

@@ -73,7 +73,8 @@ class Store {
                                                  const std::string& plan_hash,
                                                  const std::string& system) = 0;
 
-  // Stores a point and its requests in one transaction; returns the point id.
+  // Stores a point, its requests and its series (when not empty) in one
+  // transaction; returns the point id.
   // FailedPrecondition if the run already has a point with the same key (a
   // point is never stored twice); InvalidArgument for a verdict_json or
   // trial_json that does not parse (CheckVerdictAndTrial). A database older
@@ -89,6 +90,10 @@ class Store {
   virtual Result<std::set<std::string>> PointKeys(int64_t run_id) = 0;
   // The stored requests of one point, by index.
   virtual Result<std::vector<RequestRow>> ListRequests(int64_t point_id) = 0;
+
+  // The series stored with a point (empty when none was, or the database
+  // predates schema version 5).
+  virtual Result<PointSeries> GetPointSeries(int64_t point_id) = 0;
 
   // Records a launched server; returns its id.
   virtual Result<int64_t> AddLaunch(const LaunchRecord& launch) = 0;

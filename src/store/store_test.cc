@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "store/copy.h"
 #include "store/sqlite_store.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -68,8 +69,14 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
     rows[i].end_ns = 1000 + i;
     rows[i].failure = i == 2 ? "connect" : "";
   }
-  auto pid = (*store)->AddPoint(MakePoint(created->id, 16, 0, 1234.5), rows);
+  PointRecord with_series = MakePoint(created->id, 16, 0, 1234.5);
+  with_series.series.server_metrics_json = R"({"samples":{"t_s":[1,2],"vllm:gpu_cache_usage_perc":[0.25,0.5]}})";
+  with_series.series.timeslices_json = R"({"slice_s":1,"steady":{"start_s":1,"end_s":5}})";
+  auto pid = (*store)->AddPoint(with_series, rows);
   ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  // A point without series stores no series row.
+  auto bare = (*store)->AddPoint(MakePoint(created->id, 32, 0, 2000), rows);
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
 
   // The same key again is refused and leaves nothing behind.
   auto dup = (*store)->AddPoint(MakePoint(created->id, 16, 0, 99), rows);
@@ -81,9 +88,14 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
   ASSERT_TRUE(reopened.ok());
   auto points = (*reopened)->ListPoints(created->id);
   ASSERT_TRUE(points.ok());
-  ASSERT_EQ(points->size(), 1u);
+  ASSERT_EQ(points->size(), 2u);
   const PointRecord& p = points->front();
   EXPECT_EQ(p.key, "1k1k|concurrency=16|rep=0");
+  auto series = (*reopened)->GetPointSeries(p.id);
+  ASSERT_TRUE(series.ok()) << series.status().ToString();
+  EXPECT_EQ(series->server_metrics_json, with_series.series.server_metrics_json);
+  EXPECT_EQ(series->timeslices_json, with_series.series.timeslices_json);
+  EXPECT_TRUE((*reopened)->GetPointSeries(*bare)->empty());
   EXPECT_DOUBLE_EQ(p.metrics.total_tput_per_gpu, 1234.5);
   EXPECT_DOUBLE_EQ(p.metrics.interactivity, 1000.0 / 16);
   EXPECT_DOUBLE_EQ(p.metrics.max_concurrent_requests, 16);
@@ -98,7 +110,7 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
 
   auto keys = (*reopened)->PointKeys(created->id);
   ASSERT_TRUE(keys.ok());
-  EXPECT_EQ(keys->size(), 1u);
+  EXPECT_EQ(keys->size(), 2u);
   auto found = (*reopened)->FindRun("quickstart", "abc", "h200-sim");
   ASSERT_TRUE(found.ok());
   ASSERT_TRUE(found->has_value());
@@ -148,6 +160,37 @@ TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
   // The column added by migration 2 works.
   ASSERT_TRUE((*v2)->AddPoint(MakePoint(runs->front().id, 4, 0, 10), {}).ok());
   EXPECT_DOUBLE_EQ((*v2)->ListPoints(0)->front().metrics.max_concurrent_requests, 4);
+}
+
+// `db copy` carries a point's series; a point stored before version 5 (no
+// series) copies as one without.
+TEST(SqliteStore, CopyCarriesThePointSeries) {
+  const std::string from_path = TempDb("copy_from"), to_path = TempDb("copy_to");
+  auto from = OpenStore(from_path);
+  ASSERT_TRUE(from.ok());
+  RunInfo run;
+  run.sweep = "s";
+  run.system = "x";
+  auto created = (*from)->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  PointRecord p = MakePoint(created->id, 8, 0, 100);
+  p.series.server_metrics_json = R"({"samples":{"t_s":[0.25]}})";
+  p.series.timeslices_json = R"({"slice_s":2})";
+  ASSERT_TRUE((*from)->AddPoint(p, {}).ok());
+  ASSERT_TRUE((*from)->AddPoint(MakePoint(created->id, 16, 0, 200), {}).ok());
+  auto to = OpenStore(to_path);
+  ASSERT_TRUE(to.ok());
+  auto copied = CopyRuns(**from, **to, {});
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(copied->points_copied, 2);
+  auto points = (*to)->ListPoints(0);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u);
+  auto series = (*to)->GetPointSeries(points->at(0).id);
+  ASSERT_TRUE(series.ok());
+  EXPECT_EQ(series->server_metrics_json, p.series.server_metrics_json);
+  EXPECT_EQ(series->timeslices_json, p.series.timeslices_json);
+  EXPECT_TRUE((*to)->GetPointSeries(points->at(1).id)->empty());
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {
@@ -237,6 +280,9 @@ TEST(SqliteStore, ReadOnlyOpenReadsAnOlderSchemaAsItIsWithoutMigrating) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ((*s)->SchemaVersion(), 1);
   EXPECT_EQ((*s)->ListPointsAfter(0)->size(), 0u);
+  auto series = (*s)->GetPointSeries(1);  // no point_series table before version 5
+  ASSERT_TRUE(series.ok()) << series.status().ToString();
+  EXPECT_TRUE(series->empty());
   s->reset();
   auto again = OpenStore(path, OpenMode::kReadOnly);
   ASSERT_TRUE(again.ok());

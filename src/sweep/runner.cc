@@ -44,6 +44,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   }
   r.metrics = store::MetricsFromSummary(summary, system.gpus);
   r.summary_json = store::SummaryToJson(summary);
+  r.series = store::SeriesFromRun(result, summary);
   return r;
 }
 

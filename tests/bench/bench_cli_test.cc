@@ -62,6 +62,7 @@ TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
         {"bench", "--model", "m", "--base-url", "localhost:8000"},
         {"bench", "--model", "m", "--endpoint", "/v2/x"},
         {"bench", "--model", "m", "--goodput", "ttft"},
+        {"bench", "--model", "m", "--timeslice", "-5"},
         {"bench", "--model", "m", "--dataset", "sharegpt"},
         {"bench", "--model", "m", "--endpoint", "/v1/chat/completions"},
         {"bench", "--model", "m", "--unknown-flag"}}) {
@@ -105,6 +106,15 @@ TEST(BenchCliTest, RunWritesResultAndRecords) {
   EXPECT_EQ(j["frontier"]["effective_settings"]["max_concurrency"], "4");
   EXPECT_EQ(j["frontier"]["requested_settings"]["num-prompts"], "20");
   EXPECT_NE(j["frontier"]["command_line"].get<std::string>().find("--num-prompts 20"), std::string::npos);
+  // The timeslices account for every measured request and token, warm-up left out.
+  const auto& windows = j["timeslices"]["windows"];
+  int64_t completed = 0, tokens = 0;
+  for (const auto& v : windows["completed"]) completed += v.get<int64_t>();
+  for (const auto& v : windows["output_tokens"]) tokens += v.get<int64_t>();
+  EXPECT_EQ(completed, 20);
+  EXPECT_EQ(tokens, 20 * 10);
+  EXPECT_EQ(windows["phase"].size(), windows["start_s"].size());
+  EXPECT_EQ(j["frontier"]["effective_settings"]["timeslice_s"], "auto");
   std::ifstream in(records);
   std::string line;
   int n = 0, warm = 0;

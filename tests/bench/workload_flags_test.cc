@@ -110,6 +110,8 @@ TEST(WorkloadFlagsTest, BadValuesNameTheFlag) {
       {{"--goodput", "ttft"}, "--goodput"},
       {{"--goodput", "latency:5"}, "--goodput"},
       {{"--num-gpus", "0"}, "--num-gpus"},
+      {{"--timeslice", "-1"}, "--timeslice"},
+      {{"--timeslice", "0.0001"}, "--timeslice"},
       {{"--duration", "10"}, "--duration"},
       {{"--input-len", "abc"}, "--input-len"},
       {{"--scenario", "batch"}, "--scenario"},

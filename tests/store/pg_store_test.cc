@@ -38,6 +38,8 @@ store::PointRecord Point(int64_t run_id, const std::string& key, double tput) {
   p.metrics.p99_tpot_ms = 0.5;
   p.metrics.max_concurrent_requests = 16;
   p.summary_json = R"({"completed": 3})";
+  p.series.server_metrics_json = R"({"samples":{"t_s":[0.5,1.5],"vllm:num_requests_running":[3,4]}})";
+  p.series.timeslices_json = R"({"slice_s":1,"steady":null})";
   return p;
 }
 
@@ -101,6 +103,7 @@ TEST(PgStore, MigratesAnEmptyDatabaseAndReadsBackExactlyWhatItStored) {
   EXPECT_NE(again.status().message().find("already has point 'w|concurrency=16|rep=0'"), std::string::npos);
   EXPECT_EQ(pg.Query(url, "SELECT count(*) FROM points"), "1");
   EXPECT_EQ(pg.Query(url, "SELECT count(*) FROM requests"), "2500");
+  EXPECT_EQ(pg.Query(url, "SELECT count(*) FROM point_series"), "1");
 
   // Read back from a second, read-only connection.
   auto r = store::OpenStore(url, store::OpenMode::kReadOnly);
@@ -120,6 +123,12 @@ TEST(PgStore, MigratesAnEmptyDatabaseAndReadsBackExactlyWhatItStored) {
   EXPECT_EQ(p.metrics.max_concurrent_requests, 16);
   EXPECT_EQ(p.metrics.total_input_tokens, 3072);
   EXPECT_EQ(p.summary_json, R"({"completed": 3})");
+  EXPECT_TRUE(p.series.empty());  // ListPoints leaves the series to GetPointSeries
+  auto series = (*r)->GetPointSeries(p.id);
+  ASSERT_TRUE(series.ok()) << series.status().ToString();
+  EXPECT_EQ(series->server_metrics_json, Point(0, "", 0).series.server_metrics_json);
+  EXPECT_EQ(series->timeslices_json, R"({"slice_s":1,"steady":null})");
+  EXPECT_TRUE((*r)->GetPointSeries(p.id + 1)->empty());
   auto rows = (*r)->ListRequests(p.id);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 2500u);
