@@ -263,6 +263,15 @@ TEST(Runner, ScenarioRulesReachEachPointAndTheVerdictIsReported) {
   EXPECT_EQ((*points)[0].settings.at("scenario"), "server");
   EXPECT_EQ((*points)[0].settings.at("target_qps"), "2");
   EXPECT_EQ((*points)[0].settings.at("num_prompts"), "7");  // the count the scenario issued
+  // Each point's verdict is stored with it: VALID at 2 QPS, INVALID with its reason at 4.
+  for (const auto& pt : *points) {
+    auto v = store::ParseVerdict(pt.verdict_json);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    ASSERT_TRUE(v->judged) << pt.key;
+    const bool at_two = pt.settings.at("target_qps") == "2";
+    EXPECT_EQ(v->valid, at_two) << pt.key;
+    EXPECT_EQ(v->first_reason, at_two ? "" : "scripted reason") << pt.key;
+  }
 
   // Rules a system cannot have (a Server scenario with no constraints: no
   // benchmark for model m, no slo) fail the sweep before anything runs.
