@@ -225,8 +225,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
           }
           rec.run_id = runs[s].id;
           // A point judged against a scenario keeps its verdict beside its metrics.
-          if (r->verdict && point_options.rules)
-            rec.verdict_json = loadgen::VerdictJson(*r->verdict, *point_options.rules).dump();
+          if (r->verdict && at.rules) rec.verdict_json = loadgen::VerdictJson(*r->verdict, *at.rules).dump();
           FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(r->run)));
           (void)id;
           stored = true;
