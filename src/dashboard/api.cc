@@ -68,6 +68,7 @@ Result<json> Api::Route(const std::string& path, const Query& q, const std::stri
   if (path == "/api/runs") return Runs(q);
   if (path == "/api/frontier") return Frontier(q);
   if (path == "/api/point") return Point(q);
+  if (path == "/api/run") return Run(q);
   if (path == "/api/compare") return Compare(q);
   if (path == "/api/over-time") return OverTime(q);
   if (path == "/api/import") return Import(q, body);
@@ -222,6 +223,14 @@ Result<json> Api::Point(const Query& q) {
   if (!id) return InvalidArgument("query parameter 'id' is missing; give a point id (/point?id=12)");
   FRONTIER_ASSIGN_OR_RETURN(DashboardData::PointDetail d, data_.Point(*id));
   return PointJson(d);
+}
+
+Result<json> Api::Run(const Query& q) {
+  FRONTIER_RETURN_IF_ERROR(q.OnlyKnown({"id"}));
+  FRONTIER_ASSIGN_OR_RETURN(auto id, q.Id("id"));
+  if (!id) return InvalidArgument("query parameter 'id' is missing; give a run id (/run?id=3)");
+  FRONTIER_ASSIGN_OR_RETURN(auto points, data_.RunPoints(*id));
+  return RunViewJson(*data_.FindRun(*id), points);
 }
 
 Result<json> Api::Compare(const Query& q) {

@@ -7,8 +7,11 @@
 //                  &from=&to=&q=&sort=&limit=&offset=        runs, filtered, sorted
 //   GET  /api/frontier?run=&y=&x=&at=  series (means, 95% intervals), frontier
 //                                       flags, iso-interactivity table
+//   GET  /api/run?id=                   one run: its points with verdicts, a
+//                                       search's outcome and trials in order
 //   GET  /api/point?id=                 one point: percentiles, histograms,
-//                                       timeslices, provenance, reproduce command
+//                                       series over time (timeslices, server
+//                                       samples), provenance, reproduce command
 //   GET  /api/compare?baseline=&candidate=&min_change=&threshold=&confidence=
 //   GET  /api/over-time?config=SWEEP/SYSTEM&workload=&at=
 //   GET  /api/live?since=               points stored after `since`, sweep progress
@@ -67,6 +70,7 @@ class Api {
   Result<nlohmann::json> Runs(const Query& q);
   Result<nlohmann::json> Frontier(const Query& q);
   Result<nlohmann::json> Point(const Query& q);
+  Result<nlohmann::json> Run(const Query& q);
   Result<nlohmann::json> Compare(const Query& q);
   Result<nlohmann::json> OverTime(const Query& q);
   Result<nlohmann::json> Import(const Query& q, const std::string& body);

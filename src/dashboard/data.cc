@@ -98,7 +98,15 @@ Result<DashboardData::PointDetail> DashboardData::Point(int64_t point_id) {
     if (p.id == point_id) d.point = std::move(p);
   }
   FRONTIER_ASSIGN_OR_RETURN(d.requests, store_.ListRequests(point_id));
+  FRONTIER_ASSIGN_OR_RETURN(d.series, store_.GetPointSeries(point_id));
   return d;
+}
+
+Result<std::vector<store::PointRecord>> DashboardData::RunPoints(int64_t run_id) {
+  if (!FindRun(run_id)) {
+    return NotFound("run " + std::to_string(run_id) + " is not in the database; the Runs page lists the runs");
+  }
+  return store_.ListPoints(run_id);
 }
 
 Result<report::Report> DashboardData::BuildReport(const std::vector<int64_t>& run_ids,

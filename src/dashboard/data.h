@@ -71,13 +71,20 @@ class DashboardData {
   // settings or summary; PointDetail has those).
   std::vector<store::PointRecord> PointsAfter(int64_t after_id, size_t limit) const;
 
-  // One stored point with its settings and summary, and its run. NotFound naming the id.
+  // One stored point with its settings and summary, its run, its request rows
+  // and the series stored with it (empty when none were). NotFound naming the id.
   struct PointDetail {
     store::PointRecord point;
     store::RunInfo run;
     std::vector<store::RequestRow> requests;
+    store::PointSeries series;
   };
   Result<PointDetail> Point(int64_t point_id);
+
+  // Every stored point of one run, by id, with settings, summary, verdict and
+  // trial (read from the store, not the snapshot). NotFound naming the id when
+  // there is no such run.
+  Result<std::vector<store::PointRecord>> RunPoints(int64_t run_id);
 
   // `frontier report`'s model of these runs, at these interactivity targets
   // (empty: its defaults). NotFound naming a run id that does not exist.

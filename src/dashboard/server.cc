@@ -36,7 +36,7 @@ constexpr std::string_view kSecurityHeaders =
 
 // The pages of the single-page front end: each is index.html, which reads its path and query.
 bool IsPage(const std::string& path) {
-  static const char* const kPages[] = {"/", "/runs", "/frontier", "/point", "/compare", "/over-time", "/live"};
+  static const char* const kPages[] = {"/", "/runs", "/run", "/frontier", "/point", "/compare", "/over-time", "/live"};
   for (const char* p : kPages)
     if (path == p) return true;
   return false;

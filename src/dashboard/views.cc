@@ -4,11 +4,13 @@
 #include <cmath>
 #include <map>
 #include <regex>
-#include <set>
 
 #include "analysis/cost.h"
 #include "analysis/frontier.h"
 #include "analysis/iso.h"
+#include "metrics/timeslice.h"
+#include "report/over_time.h"
+#include "store/records.h"
 
 namespace frontier::dashboard {
 
@@ -194,55 +196,62 @@ json Percentiles(const json& summary) {
   return out;
 }
 
-json Timeslices(const std::vector<store::RequestRow>& rows) {
-  std::vector<const store::RequestRow*> done;
-  std::set<Nanos> sends;
-  for (const auto& r : rows) {
-    if (r.warmup || r.end_ns < 0 || r.end_ns < r.sent_ns) continue;
-    done.push_back(&r);
-    sends.insert(r.sent_ns);
-  }
-  json out = json::array();
-  // Requests that all "start" at one instant (imported per-request arrays) have no timeline.
-  if (done.size() < 2 || sends.size() < 2) return out;
-  Nanos t0 = INT64_MAX, t1 = INT64_MIN;
-  for (const auto* r : done) {
-    t0 = std::min(t0, r->sent_ns);
-    t1 = std::max(t1, r->end_ns);
-  }
-  if (t1 <= t0) return out;
-  const int n = static_cast<int>(std::min<size_t>(20, done.size()));
-  const double len = static_cast<double>(t1 - t0) / n;
-  auto overlap = [](double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); };
-  for (int i = 0; i < n; ++i) {
-    const double a = static_cast<double>(t0) + len * i, b = a + len;
-    int64_t started = 0, ended = 0;
-    double busy = 0, tokens = 0;
-    for (const auto* r : done) {
-      const double s = static_cast<double>(r->sent_ns), e = static_cast<double>(r->end_ns);
-      if (s >= a && (s < b || i == n - 1)) ++started;
-      if (e >= a && (e < b || i == n - 1)) ++ended;
-      busy += overlap(s, e, a, b);
-      // Output tokens spread evenly from the first token to the end.
-      const double f = r->first_token_ns >= 0 ? static_cast<double>(r->first_token_ns) : s;
-      if (e > f) tokens += r->output_tokens * overlap(f, e, a, b) / (e - f);
-      else if (e >= a && e < b) tokens += r->output_tokens;
-    }
-    out.push_back({{"t0_s", (a - static_cast<double>(t0)) / 1e9},
-                   {"t1_s", (b - static_cast<double>(t0)) / 1e9},
-                   {"started", started},
-                   {"completed", ended},
-                   {"in_flight", busy / len},
-                   {"output_tok_s", tokens / (len / 1e9)}});
-  }
-  return out;
-}
-
 // A stored JSON text as JSON; null when empty (or unreadable).
 json ParsedOrNull(const std::string& text) {
   if (text.empty()) return nullptr;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   return j.is_discarded() ? json(nullptr) : j;
+}
+
+// Whether request rows were sent at two instants or more: a vLLM result's
+// per-request arrays are all stored as sent at 0 and have no timeline.
+bool HasTimeline(const std::vector<store::RequestRow>& rows) {
+  const store::RequestRow* first = nullptr;
+  for (const auto& r : rows) {
+    if (r.warmup) continue;
+    if (first && r.sent_ns != first->sent_ns) return true;
+    if (!first) first = &r;
+  }
+  return false;
+}
+
+json Curves(const std::vector<report::Curve>& curves) {
+  json out = json::array();
+  for (const auto& c : curves) {
+    json t = json::array(), v = json::array();
+    for (const auto& [x, y] : c.points) {
+      t.push_back(x);
+      v.push_back(y);
+    }
+    out.push_back({{"name", c.name}, {"t_s", t}, {"values", v}});
+  }
+  return out;
+}
+
+// The point's windows and server samples. The windows are the ones stored
+// with the point (metrics::TimeslicesToJson, cut when it ran); for a point
+// stored without them, metrics::ComputeTimeslices over its request rows, the
+// same rule, with each request's tokens at its end (token times are not
+// stored). The server samples as `frontier report` reads them.
+json SeriesJson(const DashboardData::PointDetail& d) {
+  json out = {{"timeslices", nullptr}, {"timeslices_from", nullptr}};
+  const json stored = ParsedOrNull(d.series.timeslices_json);
+  if (stored.is_object() && stored.contains("windows") && stored["windows"].is_object()) {
+    out["timeslices"] = stored;
+    out["timeslices_from"] = "stored";
+  } else if (HasTimeline(d.requests)) {
+    const metrics::Timeslices t = metrics::ComputeTimeslices(store::RunFromRows(d.requests), {});
+    if (!t.slices.empty()) {
+      out["timeslices"] = metrics::TimeslicesToJson(t);
+      out["timeslices_from"] = "request rows";
+    }
+  }
+  store::PointSeries server;
+  server.server_metrics_json = d.series.server_metrics_json;
+  const report::PointOverTime o = report::ParseOverTime(server);
+  out["server"] = {{"kv_usage_pct", Curves(o.kv_usage)}, {"queue", Curves(o.queue)},
+                   {"prefix_hit_rate_pct", Curves(o.hit_rate)}};
+  return out;
 }
 
 json Reproduce(const store::RunInfo& run, const store::PointRecord& p) {
@@ -314,8 +323,57 @@ json PointJson(const DashboardData::PointDetail& d) {
           {"requests", {{"stored", d.requests.size()}, {"ok", ok}, {"failed", failed}, {"warmup", warmup}}},
           {"histograms", {{"ttft_ms", Histogram(ttft, kBins)}, {"tpot_ms", Histogram(tpot, kBins)},
                           {"itl_ms", Histogram(itl, kBins)}, {"e2el_ms", Histogram(e2el, kBins)}}},
-          {"timeslices", Timeslices(d.requests)},
+          {"series", SeriesJson(d)},
           {"reproduce", Reproduce(d.run, p)}};
+}
+
+json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& points) {
+  struct Entry {
+    const store::PointRecord* p;
+    json trial;
+  };
+  std::vector<Entry> entries;
+  for (const auto& p : points) entries.push_back({&p, ParsedOrNull(p.trial_json)});
+  auto trial_index = [](const Entry& e) -> std::optional<int64_t> {
+    if (!e.trial.is_object() || !e.trial.contains("index") || !e.trial["index"].is_number_integer()) return std::nullopt;
+    return e.trial["index"].get<int64_t>();
+  };
+  // Trials by index, then the rest by id (stable: points come by id).
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    const auto ia = trial_index(a), ib = trial_index(b);
+    if (ia && ib) return *ia < *ib;
+    return ia.has_value() && !ib.has_value();
+  });
+  json list = json::array();
+  int64_t judged = 0, invalid = 0, trials = 0;
+  for (const auto& e : entries) {
+    const store::PointRecord& p = *e.p;
+    const store::PointMetrics& m = p.metrics;
+    auto view = store::ParseVerdict(p.verdict_json);
+    const std::string cell = view.ok() ? report::VerdictCell(*view) : "unreadable verdict";
+    if (view.ok() && view->judged) {
+      ++judged;
+      if (!view->valid) ++invalid;
+    }
+    if (trial_index(e)) ++trials;
+    list.push_back({{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
+                    {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
+                    {"created_utc", p.created_utc}, {"completed", m.completed}, {"failed", m.failed},
+                    {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_tput_per_gpu},
+                    {"output_tput_per_gpu", m.output_tput_per_gpu}, {"median_ttft_ms", m.median_ttft_ms},
+                    {"p99_ttft_ms", m.p99_ttft_ms}, {"median_tpot_ms", m.median_tpot_ms},
+                    {"verdict_cell", cell}, {"verdict", ParsedOrNull(p.verdict_json)}, {"trial", e.trial}});
+  }
+  json run = RunJson(row);
+  run["config"] = row.run.config;
+  run["provenance"] = row.run.provenance;
+  return {{"run", run},
+          {"search", ParsedOrNull(row.run.search_json)},
+          {"search_line", report::SearchLine(row.run.search_json)},
+          {"judged", judged},
+          {"invalid", invalid},
+          {"trials", trials},
+          {"points", list}};
 }
 
 json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline, const RunRow& candidate,

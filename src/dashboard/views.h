@@ -38,9 +38,20 @@ std::vector<int64_t> DefaultRuns(const DashboardData& data);
 nlohmann::json FrontierJson(const report::Report& rep, const std::string& y, const std::string& x,
                             DashboardData& data);
 
-// A point: metrics, latency percentiles from its summary, per-request
-// histograms, timeslices, its run's provenance and the command that reproduces it.
+// A point: metrics, verdict and trial, latency percentiles from its summary,
+// per-request histograms, its series over time ("series": the timeslices
+// stored with it, else metrics::ComputeTimeslices over its request rows, and
+// the server's samples as `frontier report` reads them), its run's provenance
+// and the command that reproduces it.
 nlohmann::json PointJson(const DashboardData::PointDetail& d);
+
+// One run: its figures, its configuration and provenance, its search outcome
+// (runs.search_json as stored, null for a run that is not a search, and
+// `frontier report`'s line of it) and every stored point with its metrics, its
+// verdict (result, scenario, every reason; null when not judged) and its place
+// in the search (null when not a trial). A search's trials come first, in the
+// order the search ran them, then the other points by id.
+nlohmann::json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& points);
 
 // `frontier compare`'s verdicts with their noise bounds.
 nlohmann::json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline,

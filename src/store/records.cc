@@ -138,6 +138,28 @@ std::vector<RequestRow> RowsFromRun(const RunResult& run) {
   return rows;
 }
 
+RunResult RunFromRows(const std::vector<RequestRow>& rows) {
+  RunResult run;
+  run.requests.reserve(rows.size());
+  for (const auto& row : rows) {
+    RequestRecord r;
+    r.id = row.idx;
+    r.ok = row.ok;
+    r.warmup = row.warmup;
+    r.prompt_tokens = row.prompt_tokens;
+    r.output_tokens = row.output_tokens;
+    r.scheduled_ns = row.scheduled_ns;
+    r.sent_ns = row.sent_ns;
+    r.first_token_ns = row.first_token_ns;
+    r.end_ns = row.end_ns;
+    r.failure = row.failure;
+    r.http_status = row.http_status;
+    r.cancelled = row.failure == failure::kCancelled;
+    run.requests.push_back(std::move(r));
+  }
+  return run;
+}
+
 Status CheckPoint(const PointRecord& p, const std::string& where) {
   using namespace bounds;
   auto check = [&]() -> Status {

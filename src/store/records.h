@@ -188,6 +188,12 @@ struct RequestRow {
 
 std::vector<RequestRow> RowsFromRun(const RunResult& run);
 
+// The requests of stored rows as a run's, for the metrics that read a
+// RunResult (metrics::ComputeTimeslices). Token events are not stored, so each
+// request has none: its output tokens count at its end. A row whose failure is
+// failure::kCancelled is cancelled.
+RunResult RunFromRows(const std::vector<RequestRow>& rows);
+
 // OK when every number of the point (or row) is within `bounds` and its
 // verdict and trial texts parse; else InvalidArgument "<where>: <field> must
 // be ... in [min, max], got <value>".

@@ -251,7 +251,8 @@ async function pageRuns(app, meta) {
       el('td', { class: 'num' }, r.points + (r.planned_points > 0 ? ' / ' + r.planned_points : '')),
       numTd(r.peak_total_tput_per_gpu, 0), numTd(r.peak_interactivity, 1),
       el('td', {}, r.created_utc.replace('T', ' ').replace(/:\d\dZ$/, '')),
-      el('td', {}, el('a', { href: '/over-time?config=' + encodeURIComponent(r.sweep + '/' + r.system) }, 'over time'))));
+      el('td', {}, el('a', { href: '/run?id=' + r.id, class: 'run-points' }, 'points'), ' · ',
+        el('a', { href: '/over-time?config=' + encodeURIComponent(r.sweep + '/' + r.system) }, 'over time'))));
     body.replaceChildren();
     put(body, el('div', { class: 'scroll' }, table(['', 'id', 'run', 'model', 'hardware', 'precision', 'stack', 'workloads', 'source', 'status',
       el('th', { class: 'num' }, 'points'), el('th', { class: 'num' }, 'peak tok/s/GPU'), el('th', { class: 'num' }, 'top tok/s/user'),
@@ -417,15 +418,68 @@ function renderPoints(box, data, xLabel, yLabel) {
     el('th', { class: 'num' }, xLabel), el('th', { class: 'num' }, yLabel), 'frontier', 'details'];
   if (judged) headers.push('verdict');
   if (trials) headers.push(el('th', { class: 'num' }, 'trial'), 'decision');
-  const searches = data.series.filter(s => s.search).map(s => el('p', { class: 'note' }, s.name + ': ' + s.search));
+  const searches = data.series.filter(s => s.search).map(s => el('p', { class: 'note' }, s.name + ': ' + s.search + ' ',
+    el('a', { href: '/run?id=' + s.run_id }, 'trials in order')));
   box.replaceChildren(el('h2', {}, 'Points'), ...searches, table(headers, rows, { id: 'points-table' }));
+}
+
+// A verdict cell: VALID / INVALID with its first reason; every reason on hover (title) and
+// in a list that opens on click.
+function verdictCell(pt) {
+  const v = pt.verdict;
+  if (!v) return el('td', { class: 'verdict-cell muted' }, pt.verdict_cell || '');
+  const reasons = Array.isArray(v.reasons) ? v.reasons : [];
+  const cls = 'verdict-cell ' + (v.result === 'INVALID' ? 'invalid' : 'valid');
+  const label = v.result + (v.scenario ? ' (' + v.scenario + ')' : '');
+  if (!reasons.length) return el('td', { class: cls }, label);
+  return el('td', { class: cls, title: reasons.join('\n') },
+    el('details', {}, el('summary', {}, label + ': ' + reasons[0] + (reasons.length > 1 ? ` (+${reasons.length - 1})` : '')),
+      el('ul', { class: 'reasons' }, reasons.map(r => el('li', {}, r)))));
+}
+
+async function pageRun(app) {
+  const d = await api('run', params());
+  const r = d.run;
+  put(app, el('h1', {}, 'Run ', el('span', { id: 'run-label' }, r.label), ' ',
+    el('a', { class: 'note', href: '/frontier?run=' + r.id }, '(frontier)')));
+  put(app, el('p', { class: 'note' }, [r.model, (r.gpus ? r.gpus + ' x ' : '') + r.hardware, r.precision, r.stack + (r.version ? ' ' + r.version : ''),
+    r.source, r.status, r.created_utc].filter(x => x).join(' · ')));
+  const s = d.search;
+  if (s) {
+    const a = s.answer;
+    const rules = s.rules || {};
+    const bracket = s.bracket || {};
+    put(app, el('h2', {}, 'Search'), el('p', { id: 'search-line' }, d.search_line), table(['', ''], [
+      ['goal', (s.goal || '') + ' over ' + (s.axis || '')],
+      ['answer', a ? `${fmt(a.value, 3)} (trial ${a.trial}): ${fmt(a.output_throughput_per_gpu, 1)} output tok/s/GPU, ${fmt(a.request_throughput, 3)} req/s, ${fmt(a.interactivity, 1)} tok/s/user` : 'no valid trial'],
+      ['stopped', s.stop_reason || '(no stop reason stored)'],
+      ['bracket', `valid ${bracket.valid ?? '-'} · invalid ${bracket.invalid ?? '-'}`],
+      ['rules', [rules.scenario ? 'scenario ' + rules.scenario : '', rules.benchmark || '', ...(rules.constraints || [])].filter(x => x).join(' · ') || '-'],
+      ['trials', s.trial_count ?? d.trials],
+    ].map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', { dataset: { field: k } }, v))), { class: 'kv', id: 'search' }));
+  }
+  const trials = d.trials > 0;
+  put(app, el('h2', {}, trials ? 'Trials, in the order the search ran them' : 'Points'),
+    d.judged ? el('p', { class: 'note' }, `${d.judged} judged, ${d.invalid} INVALID. Hover a verdict for its reasons, or click it to list them.`) : null);
+  const headers = [trials ? el('th', { class: 'num' }, 'trial') : null, 'point', 'load', el('th', { class: 'num' }, 'tok/s/user'),
+    el('th', { class: 'num' }, 'total tok/s/GPU'), el('th', { class: 'num' }, 'output tok/s/GPU'), el('th', { class: 'num' }, 'TTFT p50 ms'),
+    el('th', { class: 'num' }, 'TPOT p50 ms'), 'verdict', trials ? 'step' : null, trials ? 'decision' : null].filter(h => h);
+  put(app, el('div', { class: 'scroll' }, table(headers, d.points.map(pt => el('tr', { dataset: { point: pt.id, trial: pt.trial ? pt.trial.index : null } },
+    trials ? el('td', { class: 'num' }, pt.trial ? pt.trial.index : '') : null,
+    el('td', { title: pt.key }, pointLink(pt.id, '#' + pt.id)), el('td', {}, pt.load_kind + ' ' + fmt(pt.load, 3).replace(/\.?0+$/, '')),
+    numTd(pt.interactivity, 1), numTd(pt.total_tput_per_gpu, 1), numTd(pt.output_tput_per_gpu, 1), numTd(pt.median_ttft_ms, 1),
+    numTd(pt.median_tpot_ms, 2), verdictCell(pt),
+    trials ? el('td', {}, pt.trial ? pt.trial.step : '') : null, trials ? el('td', { class: 'decision' }, pt.trial ? pt.trial.decision : '') : null)),
+  { id: 'run-points' })));
+  markReady();
 }
 
 async function pagePoint(app) {
   const q = params();
   const d = await api('point', q);
   const p = d.point, r = d.run, m = p.metrics;
-  put(app, el('h1', {}, 'Point ', el('span', { id: 'point-key' }, p.key), ' of ', el('a', { href: '/frontier?run=' + r.id }, r.label)));
+  put(app, el('h1', {}, 'Point ', el('span', { id: 'point-key' }, p.key), ' of ', el('a', { href: '/run?id=' + r.id, id: 'run-link' }, r.label),
+    ' ', el('a', { class: 'note', href: '/frontier?run=' + r.id }, '(frontier)')));
   put(app, table(['', ''], [
     ['source', p.source], ['workload', p.workload], [p.load_kind, p.load], ['repetition', p.repetition], ['attempts', p.attempts],
     ['GPUs', m.num_gpus], ['completed / failed', m.completed + ' / ' + m.failed], ['duration (s)', fmt(m.duration_s, 2)],
@@ -455,21 +509,7 @@ async function pagePoint(app) {
   barPlot(hists, 'ITL (mean per request)', d.histograms.itl_ms, 'ms');
   barPlot(hists, 'E2E latency', d.histograms.e2el_ms, 'ms');
 
-  put(app, el('h2', {}, 'Timeslices'));
-  if (d.timeslices.length) {
-    const ts = d.timeslices;
-    const box = el('div', { class: 'plot', id: 'timeslices' });
-    put(app, box);
-    new uPlot({ width: 860, height: 220, hooks: PLOT_HOOKS, cursor: { drag: { x: false, y: false } }, scales: { x: { time: false } },
-      axes: [{ label: 'seconds from the first send' }, { label: 'output tok/s', size: 70 }, { side: 1, scale: 'n', label: 'requests in flight', grid: { show: false } }],
-      series: [{}, { label: 'output tok/s', stroke: '#2557d6', width: 2 }, { label: 'in flight', stroke: '#d6452b', scale: 'n' }] },
-    [ts.map(t => (t.t0_s + t.t1_s) / 2), ts.map(t => t.output_tok_s), ts.map(t => t.in_flight)], box);
-    put(app, table([el('th', { class: 'num' }, 'from s'), el('th', { class: 'num' }, 'to s'), el('th', { class: 'num' }, 'started'),
-      el('th', { class: 'num' }, 'completed'), el('th', { class: 'num' }, 'in flight'), el('th', { class: 'num' }, 'output tok/s')],
-    ts.map(t => el('tr', {}, numTd(t.t0_s, 2), numTd(t.t1_s, 2), numTd(t.started, 0), numTd(t.completed, 0), numTd(t.in_flight, 1), numTd(t.output_tok_s, 0)))));
-  } else {
-    put(app, el('p', { class: 'muted' }, 'No timeline: the stored requests have no send times (an imported summary).'));
-  }
+  renderSeries(app, d.series, p);
 
   put(app, el('h2', {}, 'Reproduce'), el('pre', { id: 'reproduce' }, d.reproduce.command || '(no command stored)'),
     el('p', { class: 'note' }, d.reproduce.note || ''));
@@ -483,6 +523,101 @@ async function pagePoint(app) {
     el('div', {}, el('h2', {}, 'run provenance'), table(['key', 'value'], kv(r.provenance), { class: 'kv', id: 'provenance' })),
     el('div', {}, el('h2', {}, 'point settings'), table(['key', 'value'], kv(p.settings), { class: 'kv' }))));
   markReady();
+}
+
+// Lines over one time axis: curves [{name, t, values, color, scale}] merged onto the union of
+// their times (a curve without a sample at a time leaves a gap its line spans).
+// axes: [{scale, label}] (the first on the left). shade: [from, to] seconds drawn behind.
+function timePlot(container, { id, title, curves, axes, shade, stepped, height }) {
+  const xs = [...new Set(curves.flatMap(c => c.t))].sort((a, b) => a - b);
+  const index = new Map(xs.map((x, i) => [x, i]));
+  const data = [xs].concat(curves.map(c => {
+    const ys = new Array(xs.length).fill(null);
+    c.t.forEach((t, i) => { ys[index.get(t)] = c.values[i]; });
+    return ys;
+  }));
+  const box = el('div', { class: 'plot', id }, el('div', { class: 'note' }, title));
+  container.append(box);
+  const drawShade = u => {
+    if (!shade) return;
+    const a = u.valToPos(shade[0], 'x', true), b = u.valToPos(shade[1], 'x', true);
+    u.ctx.save();
+    u.ctx.fillStyle = 'rgba(15, 157, 88, .12)';
+    u.ctx.fillRect(a, u.bbox.top, b - a, u.bbox.height);
+    u.ctx.restore();
+  };
+  return new uPlot({
+    width: 860, height: height || 220, cursor: { drag: { x: false, y: false } },
+    hooks: { draw: [notePlot], drawAxes: [drawShade] },
+    scales: { x: { time: false } },
+    axes: [{ label: 'seconds from the first send' }].concat(axes.map((a, i) => ({
+      scale: a.scale, label: a.label, size: 70, side: i === 0 ? 3 : 1, grid: { show: i === 0 } }))),
+    series: [{}].concat(curves.map(c => ({ label: c.name, stroke: c.color, width: 2, scale: c.scale, spanGaps: true,
+      dash: c.dash, paths: stepped ? uPlot.paths.stepped({ align: 1 }) : undefined, points: { show: !stepped && xs.length < 60 } }))),
+  }, data, box);
+}
+
+// A point's series over time: its timeslices (throughput with the steady span shaded, TTFT and
+// TPOT per window, in flight) and the server's samples when they were scraped.
+function renderSeries(app, series, point) {
+  put(app, el('h2', {}, 'Over time'));
+  const ts = series.timeslices;
+  const w = ts && ts.windows;
+  if (!w || !Array.isArray(w.start_s) || !w.start_s.length) {
+    put(app, el('p', { class: 'muted', id: 'no-timeslices' }, point.source === 'imported'
+      ? 'No timeslices: an imported result keeps no send times.'
+      : 'No timeslices: this point was stored without them or its request rows.'));
+  } else {
+    const from = series.timeslices_from === 'stored'
+      ? 'Windows stored with the point when it ran.'
+      : 'Windows computed from the stored request rows by the same rule (token times are not stored, so each request\'s output tokens count in the window it ended).';
+    const st = ts.steady;
+    put(app, el('p', { class: 'note', id: 'timeslices-source', dataset: { from: series.timeslices_from } },
+      `${w.start_s.length} windows of ${fmt(ts.slice_s, 3)} s. ${from} ` +
+      (st ? `Steady state ${fmt(st.start_s, 2)} – ${fmt(st.end_s, 2)} s (shaded): ${fmt(st.output_throughput, 1)} output tok/s, ${fmt(st.request_throughput, 3)} req/s.`
+        : 'No steady span (fewer than 3 windows, or nothing in flight).')));
+    const n = w.start_s.length;
+    const edges = w.start_s.concat([w.end_s[n - 1]]);
+    const last = a => (a || []).concat([(a || [])[n - 1] ?? null]);
+    // Latencies of a window where no request ended are 0 in the JSON: drawn as a gap.
+    const ended = a => last((a || []).map((v, i) => (w.completed || [])[i] > 0 ? v : null));
+    const shade = st ? [st.start_s, st.end_s] : null;
+    const plots = el('div', { class: 'plots', id: 'timeslices' });
+    put(app, plots);
+    timePlot(plots, { id: 'ts-throughput', title: 'output tokens/s and requests in flight per window', shade, stepped: true,
+      axes: [{ scale: 'tok', label: 'output tok/s' }, { scale: 'n', label: 'in flight' }],
+      curves: [{ name: 'output tok/s', t: edges, values: last(w.output_throughput), color: '#2557d6', scale: 'tok' },
+        { name: 'in flight', t: edges, values: last(w.mean_in_flight), color: '#d6452b', scale: 'n' }] });
+    timePlot(plots, { id: 'ts-latency', title: 'TTFT and TPOT p50 / p99 of the requests that ended in each window (ms)', shade, stepped: true,
+      axes: [{ scale: 'ttft', label: 'TTFT ms' }, { scale: 'tpot', label: 'TPOT ms' }],
+      curves: [{ name: 'TTFT p50', t: edges, values: ended(w.ttft_p50_ms), color: '#0f9d58', scale: 'ttft' },
+        { name: 'TTFT p99', t: edges, values: ended(w.ttft_p99_ms), color: '#0f9d58', scale: 'ttft', dash: [5, 4] },
+        { name: 'TPOT p50', t: edges, values: ended(w.tpot_p50_ms), color: '#9c27b0', scale: 'tpot' },
+        { name: 'TPOT p99', t: edges, values: ended(w.tpot_p99_ms), color: '#9c27b0', scale: 'tpot', dash: [5, 4] }] });
+    const col = (name, i) => (w[name] || [])[i];
+    put(app, el('details', {}, el('summary', {}, 'windows'), table(['from s', 'to s', 'phase', 'completed', 'output tokens', 'output tok/s',
+      'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'in flight'].map(h => el('th', { class: h === 'phase' ? '' : 'num' }, h)),
+    w.start_s.map((_, i) => el('tr', { class: col('phase', i) === 'steady' ? 'steady' : '' },
+      numTd(col('start_s', i), 2), numTd(col('end_s', i), 2), el('td', {}, col('phase', i)), numTd(col('completed', i), 0),
+      numTd(col('output_tokens', i), 0), numTd(col('output_throughput', i), 1), numTd(col('ttft_p50_ms', i), 1),
+      numTd(col('ttft_p99_ms', i), 1), numTd(col('tpot_p50_ms', i), 2), numTd(col('tpot_p99_ms', i), 2),
+      numTd(col('mean_in_flight', i), 2))), { id: 'timeslice-table' })));
+  }
+  const sv = series.server || {};
+  const kv = (sv.kv_usage_pct || []).concat(sv.prefix_hit_rate_pct || []), queue = sv.queue || [];
+  if (!kv.length && !queue.length) {
+    put(app, el('p', { class: 'muted', id: 'no-server-metrics' }, 'No server samples: the server\'s /metrics was not scraped for this point.'));
+    return;
+  }
+  const plots = el('div', { class: 'plots', id: 'server-metrics' });
+  put(app, el('h2', {}, 'Server samples'), plots);
+  const color = ['#2557d6', '#d6452b', '#0f9d58', '#ef8e00'];
+  const curves = kv.map((c, i) => ({ name: c.name, t: c.t_s, values: c.values, color: color[i % 4], scale: 'pct' }))
+    .concat(queue.map((c, i) => ({ name: c.name, t: c.t_s, values: c.values, color: ['#9c27b0', '#ef8e00', '#00838f', '#795548'][i % 4], scale: 'req', dash: [5, 4] })));
+  const axes = [];
+  if (kv.length) axes.push({ scale: 'pct', label: '%' });
+  if (queue.length) axes.push({ scale: 'req', label: 'requests' });
+  timePlot(plots, { id: 'server-plot', title: 'KV-cache use and prefix-cache hit rate (%), requests running / waiting, as the server reported them', curves, axes });
 }
 
 async function pageCompare(app) {
@@ -593,7 +728,7 @@ async function main() {
   try {
     const meta = await api('meta');
     document.getElementById('dbinfo').textContent = `${meta.db} · ${meta.runs} runs · frontier ${meta.version}`;
-    const pages = { runs: pageRuns, frontier: pageFrontier, point: pagePoint, compare: pageCompare, 'over-time': pageOverTime, live: pageLive };
+    const pages = { runs: pageRuns, run: pageRun, frontier: pageFrontier, point: pagePoint, compare: pageCompare, 'over-time': pageOverTime, live: pageLive };
     if (!pages[page]) throw new Error('no page ' + path);
     await pages[page](app, meta);
   } catch (e) {

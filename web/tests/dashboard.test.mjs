@@ -150,7 +150,19 @@ test('double-clicking a point opens its detail: percentiles, histograms, timesli
   const p99 = detail.percentiles.ttft.find(s => s.stat === 'p99').value;
   assert.equal(num(await page.textContent('#percentiles td[data-metric=ttft][data-stat=p99]')), Number(p99.toFixed(2)));
   assert.equal(await page.locator('#histograms .plot').count(), 4);
-  assert.ok(await page.locator('#timeslices canvas').count() >= 1);
+  // The windows stored with the point (the sweep keeps metrics' timeslices): throughput with the
+  // steady span, TTFT/TPOT per window, and a table row per window.
+  const w = detail.series.timeslices.windows;
+  assert.equal(detail.series.timeslices_from, 'stored');
+  assert.equal(await page.getAttribute('#timeslices-source', 'data-from'), 'stored');
+  assert.ok(await page.locator('#ts-throughput canvas').count() >= 1);
+  assert.ok(await page.locator('#ts-latency canvas').count() >= 1);
+  assert.equal(await page.locator('#timeslice-table tbody tr').count(), w.start_s.length);
+  const tokens = w.output_tokens.reduce((a, b) => a + b, 0);
+  assert.equal(tokens, detail.point.metrics.total_output_tokens);  // the windows hold every token
+  assert.equal(await page.locator('#timeslice-table tbody tr.steady').count(), w.phase.filter(x => x === 'steady').length);
+  // A simulated point has no scraped server samples; the page says so.
+  assert.match(await page.textContent('#no-server-metrics'), /not scraped/);
   assert.match(await page.textContent('#reproduce'), /^frontier sweep .*small\.yaml --db reproduce\.db$/);
   assert.match(await page.textContent('#provenance'), /command_line/);
   await shot('point');
@@ -218,4 +230,33 @@ test('a bad query parameter is a 400 whose message the page shows', async () => 
   assert.equal(r.status, 400);
   assert.match(r.body.error, /'limit'/);
   assert.deepEqual(pageErrors, []);
+});
+
+test('a search run shows its answer and its trials in order, each verdict with its reasons', async () => {
+  frontier('search', '--model', 'llama-3.1-8b', '--hardware', 'h200', '--gpus', '1', '--precision', 'fp8',
+    '--input-len', '128', '--output-len', '32', '--num-prompts', '128', '--slo', 'ttft_p99:100', 'tpot_p99:5',
+    '--start', '32', '--max-trials', '6', '--db', db, '--run-label', 'web-search');
+  const run = (await apiJson('/api/runs?q=web-search')).body.runs[0];
+  const api = (await apiJson('/api/run?id=' + run.id)).body;
+  assert.ok(api.search && api.trials >= 2, JSON.stringify(api.search));
+  await open('/run?id=' + run.id);
+  assert.equal(await page.textContent('#search-line'), api.search_line);
+  const rows = page.locator('#run-points tbody tr');
+  assert.equal(await rows.count(), api.points.length);
+  for (let i = 0; i < api.points.length; i++) {
+    assert.equal(await rows.nth(i).getAttribute('data-trial'), String(i));  // in the order the search ran them
+    assert.ok((await rows.nth(i).textContent()).includes(api.points[i].trial.decision));
+  }
+  const bad = api.points.findIndex(p => p.verdict && p.verdict.result === 'INVALID');
+  assert.ok(bad >= 0, 'the search met an INVALID trial');
+  assert.ok(api.points[bad].verdict.reasons.length >= 2, 'an INVALID trial with more than one reason');
+  const cell = rows.nth(bad).locator('td.verdict-cell');
+  assert.equal(await cell.getAttribute('title'), api.points[bad].verdict.reasons.join('\n'));  // on hover
+  await cell.locator('summary').click();  // and listed when opened
+  assert.equal(await cell.locator('li').count(), api.points[bad].verdict.reasons.length);
+  const good = api.points.find(p => p.verdict && p.verdict.result === 'VALID');
+  if (good) assert.match(await page.textContent(`#run-points tr[data-point="${good.id}"] td.verdict-cell`), /^VALID/);
+  if (api.search.answer) assert.match(await page.textContent('#search td[data-field=answer]'), new RegExp('\\(trial ' + api.search.answer.trial + '\\)'));
+  assert.deepEqual(pageErrors, []);
+  await shot('search-run');
 });
