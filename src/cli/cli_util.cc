@@ -134,9 +134,10 @@ std::string CommandLine(int argc, char** argv) {
 
 void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const std::string& default_label) {
   flags->run_label = default_label;
+  // No default database here: without --db nothing is stored.
   app.add_option("--db", flags->db,
-                 std::string(kDbHelp) + "; when given, " + what + " (created if missing; nothing is stored "
-                                                                  "without --db)")
+                 "Results database to store into: a SQLite file (created if missing), or "
+                 "postgresql://USER@HOST[:PORT]/DB; when given, " + what + " (nothing is stored without --db)")
       ->group("Results");
   app.add_option("--run-label", flags->run_label,
                  "Name of the stored run (its sweep name in `frontier db ls` and reports) [" + default_label + "]")
