@@ -165,7 +165,7 @@ int RunBench(int argc, char** argv) {
       ->group("Shards");
   DbFlags db;
   AddDbFlags(app, &db,
-             "the point is stored as a run of its own when it ends: summary, verdict (with --scenario), "
+             "the point is stored as a run of its own when it ends: summary, verdict (with --scenario or --slo), "
              "per-request rows and series, source measured",
              "bench");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;

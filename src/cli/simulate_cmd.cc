@@ -235,7 +235,7 @@ int RunSimulate(int argc, char** argv) {
   DbFlags db;
   AddDbFlags(app, &db,
              "the simulated points are stored as one run, each point when it ends: summary, verdict (with "
-             "--scenario), per-request rows and series, source simulated",
+             "--scenario or --slo), per-request rows and series, source simulated",
              "simulate");
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   if (const std::string bad = CheckDbFlags(app, db); !bad.empty()) return UsageError(kCmd, bad);

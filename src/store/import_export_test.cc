@@ -385,7 +385,8 @@ TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
     std::string text, message;
   } cases[] = {
       {run + R"("points":[]}]})", ""},
-      {R"({"schema_version":5,"runs":{}})", "e.json: runs must be a list; is this a `frontier db export` JSON file?"},
+      {R"({"schema_version":5,"runs":{}})",
+       "e.json: runs must be a list; is this a `frontier db export` JSON file?"},
       {R"({"schema_version":5,"runs":[{"sweep":"s","system":"h200","source":"guessed"}]})",
        "e.json: runs[0]: source must be measured, simulated or imported, got 'guessed'"},
       {run + point + R"(,"verdict_json":"{\"result\":\"MAYBE\"}"}]}]})",
