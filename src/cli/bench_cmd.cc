@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "sim/data_dir.h"
+#include "store/records.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -161,7 +163,13 @@ int RunBench(int argc, char** argv) {
   app.add_option("--rendezvous-timeout", rendezvous_timeout, "Seconds to wait for every shard [60]")
       ->check(CLI::Range(1.0, 86400.0))
       ->group("Shards");
+  DbFlags db;
+  AddDbFlags(app, &db,
+             "the point is stored as a run of its own when it ends: summary, verdict (with --scenario or --slo), "
+             "per-request rows and series, source measured",
+             "bench");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (const std::string bad = CheckDbFlags(app, db); !bad.empty()) return UsageError("bench", bad);
   if (!(scrape_interval_s >= 0.05 && scrape_interval_s <= 3600))
     return UsageError("bench", "--scrape-interval must be a number of seconds in [0.05, 3600], got " +
                                    std::to_string(scrape_interval_s));
@@ -175,6 +183,9 @@ int RunBench(int argc, char** argv) {
     const loadgen::ShardSpec& sh = **shard;
     if (w->requests_jsonl.empty())
       return UsageError("bench", "--shard needs --requests-jsonl FILE (one per shard): `bench merge` joins them");
+    if (!db.db.empty())
+      return UsageError("bench", "--db with --shard: a shard holds part of the run; store the merged result "
+                                 "(`bench merge --result-json FILE`, then `frontier db import FILE`)");
     if (w->load.warmup > 0)
       return UsageError("bench", "--warmup with --shard: warm the server with a separate run first (shards share "
                                  "one measured schedule)");
@@ -217,6 +228,25 @@ int RunBench(int argc, char** argv) {
   if (prepared->sessions) o.sessions = &*prepared->sessions;
   o.ideal_block_tokens = w->ideal_block_tokens;
 
+  // The database is opened, and the run created, before anything is sent: a
+  // database that cannot be written fails now, not after the measurement.
+  std::optional<PointRecorder> recorder;
+  if (!db.db.empty()) {
+    store::RunInfo run;
+    run.plan_text = o.command_line;
+    run.system = o.client.base_url;
+    run.source = store::source::kMeasured;
+    run.config = w->effective;
+    run.config["kind"] = "server";
+    run.config["model"] = tf.model;
+    run.config["base_url"] = o.client.base_url;
+    run.config["endpoint"] = o.client.endpoint;
+    run.config["gpus"] = std::to_string(w->summary.num_gpus);
+    auto started = PointRecorder::Start("bench", db, std::move(run));
+    if (!started.ok()) return Fail("bench", started.status());
+    recorder.emplace(std::move(*started));
+  }
+
   loadgen::ShardClock shard_clock;
   if (*shard) {
     const loadgen::ShardSpec& sh = **shard;
@@ -236,7 +266,10 @@ int RunBench(int argc, char** argv) {
   auto out = loadgen::RunBenchmark(o, prepared->specs, w->load, &progress, &g_stop);
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
-  if (!out.ok()) return Fail("bench", out.status());
+  if (!out.ok()) {
+    if (recorder) (void)recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
+    return Fail("bench", out.status());
+  }
   if (*shard) {
     nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
     schedule["seed"] = whole_load.seed;
@@ -268,6 +301,15 @@ int RunBench(int argc, char** argv) {
   }
   if (out->verdict) std::cout << loadgen::FormatVerdict(*out->verdict, **rules);
   if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
+  if (recorder) {
+    // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
+    const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, **rules).dump() : "";
+    if (Status st = recorder->Record(WorkloadName(w->dataset), w->load, out->run, out->summary, verdict); !st.ok())
+      return Fail("bench", st);
+    std::cerr << "frontier bench: " << (recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
+              << recorder->run().Label() << " in " << store::RedactUrl(db.db)
+              << (out->run.interrupted ? " (interrupted: a cut-short point is not stored)" : "") << "\n";
+  }
   if (out->run.interrupted) return 130;
   if (out->summary.completed == 0) {
     std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out->run);

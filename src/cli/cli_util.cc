@@ -1,12 +1,17 @@
 #include "cli/cli_util.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <map>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/parse.h"
+#include "core/version.h"
 
 namespace frontier::cli {
 
@@ -125,6 +130,91 @@ std::string CommandLine(int argc, char** argv) {
     }
   }
   return out;
+}
+
+void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const std::string& default_label) {
+  flags->run_label = default_label;
+  // No default database here: without --db nothing is stored.
+  app.add_option("--db", flags->db,
+                 "Results database to store into: a SQLite file (created if missing), or "
+                 "postgresql://USER@HOST[:PORT]/DB; when given, " + what + " (nothing is stored without --db)")
+      ->group("Results");
+  app.add_option("--run-label", flags->run_label,
+                 "Name of the stored run (its sweep name in `frontier db ls` and reports) [" + default_label + "]")
+      ->group("Results");
+}
+
+std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags) {
+  if (app.count("--run-label") && flags.db.empty()) return "--run-label names the run stored in --db: give --db too";
+  if (app.count("--db") && flags.db.empty())
+    return "--db must name a results database (a SQLite file or a postgresql:// URL), got ''";
+  if (flags.run_label.empty()) return "--run-label must not be empty";
+  return "";
+}
+
+Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location) {
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, store::OpenStore(location, store::OpenMode::kCreate));
+  if (db->Created())
+    std::cerr << "frontier " << command << ": created results database " << store::RedactUrl(location) << "\n";
+  return db;
+}
+
+std::map<std::string, std::string> RunProvenance(const std::string& command_line) {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  return {{"frontier_version", kVersion},
+          {"command_line", command_line},
+          {"host", host},
+          {"started_utc", UtcTimestampNow()}};
+}
+
+std::string WorkloadName(const workload::DatasetOptions& dataset) {
+  if (dataset.kind == workload::DatasetKind::kRandom)
+    return std::to_string(dataset.random.input_len) + "/" + std::to_string(dataset.random.output_len);
+  return workload::DatasetKindName(dataset.kind);
+}
+
+Result<PointRecorder> PointRecorder::Start(const std::string& command, const DbFlags& flags, store::RunInfo run) {
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, OpenResultsDb(command, flags.db));
+  run.sweep = flags.run_label;
+  if (run.provenance.empty()) run.provenance = RunProvenance(run.plan_text);
+  FRONTIER_ASSIGN_OR_RETURN(store::RunInfo created, db->CreateRun(std::move(run)));
+  return PointRecorder(std::move(db), std::move(created), flags.db);
+}
+
+Status PointRecorder::MarkBroken(const std::string& reason) {
+  return db_->SetRunStatus(run_.id, store::SystemStatus::Broken(reason));
+}
+
+Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
+                             const metrics::Summary& summary, const std::string& verdict_json) {
+  if (run.interrupted) return Status::Ok();
+  if (summary.completed == 0) {
+    std::string why;
+    for (const auto& [reason, n] : summary.failures_by_reason)
+      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+    return MarkBroken("no request completed (" + (why.empty() ? "no requests" : why) + ")");
+  }
+  store::PointRecord p = store::PointFromRun(run, summary, run.num_gpus);
+  p.run_id = run_.id;
+  p.workload = workload;
+  if (load.max_concurrency) {
+    p.load_kind = "concurrency";
+    p.load_value = static_cast<double>(*load.max_concurrency);
+  } else {
+    p.load_kind = "request_rate";
+    // All at once sorts last, as an imported "inf" does (the store keeps no infinity).
+    p.load_value = std::isfinite(load.request_rate) ? load.request_rate : store::bounds::kInfiniteRate;
+  }
+  if (load.num_prompts > 0) p.settings["num_prompts"] = std::to_string(load.num_prompts);
+  if (load.max_concurrency) p.settings["max_concurrency"] = std::to_string(*load.max_concurrency);
+  p.repetition = 0;
+  p.key = store::PointKey(p.workload, p.load_kind, p.load_value, p.repetition);
+  p.verdict_json = verdict_json;
+  FRONTIER_ASSIGN_OR_RETURN(const int64_t id, db_->AddPoint(p, store::RowsFromRun(run)));
+  (void)id;
+  ++stored_;
+  return Status::Ok();
 }
 
 }  // namespace frontier::cli

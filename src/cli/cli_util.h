@@ -6,10 +6,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "metrics/summary.h"
+#include "store/store.h"
+#include "workload/dataset.h"
+#include "workload/load.h"
 
 namespace frontier::cli {
 
@@ -38,5 +45,78 @@ std::string TopFailureReasons(const RunResult& run, size_t top = 3);
 
 // The full command line, shell-quoted where needed, for provenance.
 std::string CommandLine(int argc, char** argv);
+
+// --- Storing what a verb runs in the results database -----------------------
+//
+// `frontier bench`, `simulate` and `search` take the same two flags; with
+// --db each invocation is one run of the database and each point it measures
+// or simulates is stored as it finishes (the same record a sweep stores,
+// store::PointFromRun), so an interrupted command keeps what it finished.
+
+struct DbFlags {
+  std::string db;          // "" = nothing is stored
+  std::string run_label;   // the stored run's sweep name (`db ls`, reports)
+};
+
+// Registers --db and --run-label (default `default_label`) in the "Results"
+// group; `what` says what is stored, e.g. "every point is stored as ...".
+void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const std::string& default_label);
+
+// "" when the parsed flags fit together, else the usage message: --run-label
+// without --db, or an empty --run-label.
+std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags);
+
+// Opens `location` for writing (a missing SQLite file is created, and
+// "frontier <command>: created results database ..." printed), before
+// anything runs: a missing folder, a read-only file or a foreign file is an
+// error then, not after the run. The store's error otherwise.
+Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location);
+
+// The provenance a stored run carries: frontier_version, command_line, host
+// and started_utc.
+std::map<std::string, std::string> RunProvenance(const std::string& command_line);
+
+// A workload's name in stored point keys: "<input_len>/<output_len>" for
+// random prompts, else the dataset's kind ("sharegpt", "trace", ...).
+std::string WorkloadName(const workload::DatasetOptions& dataset);
+
+// The points of one `bench --db` or `simulate --db` invocation, stored as one
+// run as each point finishes.
+//
+//   FRONTIER_ASSIGN_OR_RETURN(PointRecorder rec, PointRecorder::Start("bench", flags, run));  // before the run
+//   ...
+//   FRONTIER_RETURN_IF_ERROR(rec.Record(workload, load, out.run, out.summary, verdict_json));
+class PointRecorder {
+ public:
+  // Opens flags.db (OpenResultsDb) and creates `run` in it with sweep
+  // flags.run_label, the run's provenance and status ok.
+  static Result<PointRecorder> Start(const std::string& command, const DbFlags& flags, store::RunInfo run);
+
+  // Stores the point `run` + `summary` (store::PointFromRun) at `load` (its
+  // max_concurrency when set, else its request rate: the key an imported
+  // vLLM result of the same load gets) with its per-request rows, its series
+  // and `verdict_json` ("" when not judged); its settings say the load's
+  // num_prompts and max_concurrency. Stores nothing for an
+  // interrupted run (its remaining requests were cut short) or one where no
+  // request completed: that marks the stored run broken with the reasons.
+  // The store's error when a write fails.
+  Status Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
+                const metrics::Summary& summary, const std::string& verdict_json);
+
+  // Marks the stored run broken with `reason` (a point failed to run at all).
+  Status MarkBroken(const std::string& reason);
+
+  const store::RunInfo& run() const { return run_; }
+  int64_t stored() const { return stored_; }
+  const std::string& location() const { return location_; }
+
+ private:
+  PointRecorder(std::unique_ptr<store::Store> db, store::RunInfo run, std::string location)
+      : db_(std::move(db)), run_(std::move(run)), location_(std::move(location)) {}
+  std::unique_ptr<store::Store> db_;
+  store::RunInfo run_;
+  std::string location_;
+  int64_t stored_ = 0;
+};
 
 }  // namespace frontier::cli

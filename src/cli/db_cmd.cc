@@ -24,12 +24,16 @@ int RunDb(int argc, char** argv) {
 
   auto* ls = app.add_subcommand("ls", "List runs with their point counts");
 
-  auto* exp = app.add_subcommand("export", "Write every run and point as JSON or CSV");
+  auto* exp = app.add_subcommand("export", "Write every run and point as JSON (verdicts, trials, search outcomes "
+                                          "and series as text; `db import` reads it back) or CSV (one row per "
+                                          "point, with its verdict)");
   std::string format = "json", out_path;
   exp->add_option("--format", format, "json or csv")->check(CLI::IsMember({"json", "csv"}))->capture_default_str();
   exp->add_option("-o,--output", out_path, "File to write (default: stdout)");
 
-  auto* imp = app.add_subcommand("import", "Import a vLLM `bench serve` result JSON or an InferenceX agg_*.json");
+  auto* imp = app.add_subcommand("import", "Import a vLLM `bench serve` result JSON, an InferenceX agg_*.json, or "
+                                          "a `frontier db export` JSON (runs kept as they were: sources, verdicts, "
+                                          "trials, search outcomes, series)");
   std::vector<std::string> files;
   store::ImportOptions io;
   imp->add_option("files", files, "Result files")->required();

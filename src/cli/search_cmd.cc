@@ -52,8 +52,7 @@ struct SearchFlags {
   int max_trials = 20;
   bool no_saturation_stop = false;
   double client_rtt_us = kDefaultClientRttUs;
-  std::string db;                   // "" = trials are not stored
-  std::string run_label = "search";
+  DbFlags db;                       // db.db == "": trials are not stored
 };
 
 std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
@@ -92,14 +91,10 @@ int RunSearch(int argc, char** argv) {
                "Do not stop (or mark) trials whose queue grows without bound")
       ->group("Search");
   AddClientRttFlag(app, &f.client_rtt_us);  // simulated systems only
-  app.add_option("--db", f.db,
-                 std::string(kDbHelp) + "; when given, every trial is stored as a point of one run, with its "
-                                        "verdict and the search's decision, and the answer with the run "
-                                        "(created if missing; not stored without --db)")
-      ->group("Results");
-  app.add_option("--run-label", f.run_label,
-                 "Name of the stored run (its sweep name in `frontier db ls` and reports) [search]")
-      ->group("Results");
+  AddDbFlags(app, &f.db,
+             "every trial is stored as a point of one run, with its verdict and the search's decision, and the "
+             "answer with the run",
+             "search");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
@@ -122,9 +117,7 @@ int RunSearch(int argc, char** argv) {
       if (app.count(flag)) return UsageError(kCmd, std::string(flag) + " is for a live server: give --base-url too");
   }
   if (!wf.requests_jsonl.empty()) return UsageError(kCmd, "--requests-jsonl is per run; a search writes --result-json");
-  if (app.count("--run-label") && f.db.empty())
-    return UsageError(kCmd, "--run-label names the run stored in --db: give --db too");
-  if (f.run_label.empty()) return UsageError(kCmd, "--run-label must not be empty");
+  if (const std::string bad = CheckDbFlags(app, f.db); !bad.empty()) return UsageError(kCmd, bad);
 
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
@@ -221,13 +214,12 @@ int RunSearch(int argc, char** argv) {
 
   std::optional<sweep::SearchRecorder> recorder;
   std::unique_ptr<store::Store> db;
-  if (!f.db.empty()) {
-    Result<std::unique_ptr<store::Store>> st = store::OpenStore(f.db, store::OpenMode::kCreate);
+  if (!f.db.db.empty()) {
+    Result<std::unique_ptr<store::Store>> st = OpenResultsDb(kCmd, f.db.db);
     if (!st.ok()) return Fail(kCmd, st.status());
     db = std::move(*st);
-    if (db->Created()) std::cerr << "frontier search: created results database " << store::RedactUrl(f.db) << "\n";
     store::RunInfo run;
-    run.sweep = f.run_label;
+    run.sweep = f.db.run_label;
     run.plan_text = command_line;
     run.system = runner->Name();
     run.source = live ? store::source::kMeasured : store::source::kSimulated;
@@ -238,17 +230,9 @@ int RunSearch(int argc, char** argv) {
     if (!live) run.config["hardware"] = config->hardware.name;
     run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
     run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-    char host[256] = {0};
-    ::gethostname(host, sizeof host - 1);
-    run.provenance = {{"frontier_version", kVersion},
-                      {"command_line", command_line},
-                      {"host", host},
-                      {"started_utc", UtcTimestampNow()}};
-    const auto& r = w->dataset.random;
-    const std::string workload = w->dataset.kind == workload::DatasetKind::kRandom
-                                     ? std::to_string(r.input_len) + "/" + std::to_string(r.output_len)
-                                     : std::string(workload::DatasetKindName(w->dataset.kind));
-    Result<sweep::SearchRecorder> started = sweep::SearchRecorder::Start(*db, std::move(run), workload);
+    run.provenance = RunProvenance(command_line);
+    Result<sweep::SearchRecorder> started =
+        sweep::SearchRecorder::Start(*db, std::move(run), WorkloadName(w->dataset));
     if (!started.ok()) return Fail(kCmd, started.status());
     recorder.emplace(std::move(*started));
   }
@@ -292,7 +276,7 @@ int RunSearch(int argc, char** argv) {
   if (!w->result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", w->result_json.c_str());
   if (recorder) {
     std::fprintf(stderr, "frontier search: stored %zu trials as run %s in %s\n", result->trials.size(),
-                 recorder->run().Label().c_str(), store::RedactUrl(f.db).c_str());
+                 recorder->run().Label().c_str(), store::RedactUrl(f.db.db).c_str());
   }
   return result->stop_reason == "interrupted" ? 130 : 0;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli/cli_util.h"
@@ -25,6 +26,7 @@
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sim/step_model.h"
+#include "store/records.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -230,7 +232,17 @@ int RunSimulate(int argc, char** argv) {
                "With --best-deployment: also try disaggregated prefill / decode splits")
       ->group("Load");
   AddWorkloadFlags(app, &wf);
+  DbFlags db;
+  AddDbFlags(app, &db,
+             "the simulated points are stored as one run, each point when it ends: summary, verdict (with "
+             "--scenario or --slo), per-request rows and series, source simulated",
+             "simulate");
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (const std::string bad = CheckDbFlags(app, db); !bad.empty()) return UsageError(kCmd, bad);
+  if (!db.db.empty() && (f.list || f.best_deployment))
+    return UsageError(kCmd, std::string("--db stores simulated points; ") +
+                                (f.list ? "--list simulates none"
+                                        : "--best-deployment compares layouts without storing them"));
   if (f.list) {
     PrintCatalogs(sim::DefaultDataDir());
     return 0;
@@ -323,12 +335,52 @@ int RunSimulate(int argc, char** argv) {
   if (prepared->sessions) point.sessions = &*prepared->sessions;
   point.ideal_block_tokens = w->ideal_block_tokens;
 
+  // The database is opened, and the run created, before anything is
+  // simulated: a database that cannot be written fails now.
+  std::optional<PointRecorder> recorder;
+  if (!db.db.empty() && !f.best_deployment) {
+    const sim::SimConfig& c = *config;
+    store::RunInfo run;
+    run.plan_text = point.command_line;
+    run.system = "simulated " + c.model.name + " on " + std::to_string(c.gpus) + "x " + c.hardware.name;
+    run.source = store::source::kSimulated;
+    run.config = w->effective;
+    run.config["kind"] = "simulated";
+    run.config["model"] = c.model.name;
+    run.config["hardware"] = c.hardware.name;
+    run.config["gpus"] = std::to_string(c.gpus);
+    run.config["tp"] = std::to_string(c.tp);
+    run.config["ep"] = std::to_string(c.ep);
+    run.config["dp"] = std::to_string(c.dp);
+    run.config["precision"] = sim::PrecisionName(c.precision);
+    run.config["kv_precision"] = sim::PrecisionName(c.kv_precision);
+    run.config["stack"] = c.stack.id();
+    auto started = PointRecorder::Start(kCmd, db, std::move(run));
+    if (!started.ok()) return Fail(kCmd, started.status());
+    recorder.emplace(std::move(*started));
+  }
+  const std::string workload_name = WorkloadName(w->dataset);
+  auto stored_note = [&] {
+    if (recorder)
+      std::cerr << "frontier simulate: stored " << recorder->stored() << " point(s) as run "
+                << recorder->run().Label() << " in " << store::RedactUrl(db.db) << "\n";
+  };
+
   if (!f.best_deployment) PrintConfig(*config);
   if (f.concurrency.empty()) {
     if (*rules) point.rules = **rules;
     sim::SimTarget target(*config, sim_options);
     Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &target.stop());
-    if (!out.ok()) return Fail(kCmd, out.status());
+    if (!out.ok()) {
+      if (recorder) (void)recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
+      return Fail(kCmd, out.status());
+    }
+    if (recorder) {
+      const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, **rules).dump() : "";
+      if (Status st = recorder->Record(workload_name, w->load, out->run, out->summary, verdict); !st.ok())
+        return Fail(kCmd, st);
+      stored_note();
+    }
     PrintSummary(out->run, out->summary);
     if (const sim::SimulationStats st = target.stats(); st.prefix_queries > 0)
       std::printf("prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
@@ -364,11 +416,19 @@ int RunSimulate(int argc, char** argv) {
     workload::LoadOptions load = w->load;
     load.max_concurrency = p.concurrency;
     load.num_prompts = p.num_prompts;
-    return loadgen::WritePointFiles(at, load, out, /*with_requests=*/true);
+    FRONTIER_RETURN_IF_ERROR(loadgen::WritePointFiles(at, load, out, /*with_requests=*/true));
+    // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
+    if (recorder) FRONTIER_RETURN_IF_ERROR(recorder->Record(workload_name, load, out.run, out.summary, ""));
+    return Status::Ok();
   };
   Result<std::vector<sim::SweepPoint>> swept =
       sim::SweepConcurrency(*config, *requests, w->load, levels, so, sweep, on_point);
-  if (!swept.ok()) return Fail(kCmd, swept.status());
+  if (!swept.ok()) {
+    if (recorder) (void)recorder->MarkBroken(swept.status().message());  // the points before it stay stored
+    stored_note();
+    return Fail(kCmd, swept.status());
+  }
+  stored_note();
   const std::vector<sim::SweepPoint>& points = *swept;
   bool any_capped = false;
   for (const auto& p : points) {

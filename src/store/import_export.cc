@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -231,6 +232,168 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
   return out;
 }
 
+constexpr const char* kExportHint = "is this a `frontier db export` JSON file?";
+
+// An object of strings (a run's config or provenance, a point's settings).
+Result<std::map<std::string, std::string>> StringMap(const Fields& f, const std::string& key) {
+  std::map<std::string, std::string> out;
+  const json* v = f.Find(key);
+  if (v == nullptr) return out;
+  if (!v->is_object()) return InvalidArgument(f.where() + ": " + key + " must be an object of strings");
+  for (const auto& [k, item] : v->items()) {
+    if (!item.is_string())
+      return InvalidArgument(f.where() + ": " + key + "." + k + " must be a string, got " + metrics::ShownJson(item));
+    out[k] = item.get<std::string>();
+  }
+  return out;
+}
+
+// A text field that holds JSON (search_json, a verdict, a series), shallow
+// enough to parse safely; "" when absent.
+Result<std::string> ShallowJsonText(const Fields& f, const std::string& key) {
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, f.Name(key));
+  if (JsonNestingDepth(text) > kMaxJsonDepth)
+    return InvalidArgument(f.where() + ": " + key + " is nested deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels");
+  return text;
+}
+
+// As ShallowJsonText, and "" or a JSON object (what the store's readers expect).
+Result<std::string> JsonText(const Fields& f, const std::string& key) {
+  FRONTIER_ASSIGN_OR_RETURN(std::string text, ShallowJsonText(f, key));
+  if (text.empty()) return text;
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object())
+    return InvalidArgument(f.where() + ": " + key + " must be \"\" or a JSON object as text, got '" +
+                           text.substr(0, 60) + "'");
+  return text;
+}
+
+Status CheckSource(const std::string& s, const std::string& where) {
+  if (s == source::kMeasured || s == source::kSimulated || s == source::kImported) return Status::Ok();
+  return InvalidArgument(where + ": source must be measured, simulated or imported, got '" + s.substr(0, 40) + "'");
+}
+
+// A point of an exported run; `run_source` is its source when it names none.
+Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where, const std::string& run_source) {
+  using namespace bounds;
+  if (!jp.is_object()) return InvalidArgument(where + ": expected an object");
+  const Fields f(jp, where);
+  PointRecord p;
+  FRONTIER_ASSIGN_OR_RETURN(p.key, f.Name("key"));
+  if (p.key.empty()) return InvalidArgument(where + ": field 'key' is missing or empty; " + kExportHint);
+  FRONTIER_ASSIGN_OR_RETURN(p.workload, f.Name("workload"));
+  FRONTIER_ASSIGN_OR_RETURN(p.load_kind, f.Name("load_kind"));
+  if (const json* v = f.Find("load_value"); v != nullptr && v->is_string() && *v == "inf") {
+    p.load_value = kInfiniteRate;
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(p.load_value, f.RequiredNumber("load_value", 0, kMaxRequestRate, kExportHint));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(const auto rep, f.Integer("repetition", 0, kMaxRepetition));
+  p.repetition = static_cast<int>(rep.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(p.source, f.Name("source"));
+  if (p.source.empty()) p.source = run_source;
+  FRONTIER_RETURN_IF_ERROR(CheckSource(p.source, where));
+  FRONTIER_ASSIGN_OR_RETURN(const auto attempts, f.Integer("attempts", 1, kMaxAttempts));
+  p.attempts = static_cast<int>(attempts.value_or(1));
+  FRONTIER_ASSIGN_OR_RETURN(p.created_utc, f.Name("created_utc"));
+  FRONTIER_ASSIGN_OR_RETURN(p.settings, StringMap(f, "settings"));
+  PointMetrics& m = p.metrics;
+  FRONTIER_ASSIGN_OR_RETURN(const auto gpus, f.Integer("num_gpus", 1, kMaxGpus));
+  m.num_gpus = static_cast<int>(gpus.value_or(1));
+  const std::pair<const char*, int64_t PointMetrics::*> counts[] = {
+      {"completed", &PointMetrics::completed}, {"failed", &PointMetrics::failed},
+      {"total_input_tokens", &PointMetrics::total_input_tokens},
+      {"total_output_tokens", &PointMetrics::total_output_tokens}};
+  for (const auto& [key, member] : counts) {
+    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Integer(key, 0, kMaxTokens));
+    m.*member = v.value_or(0);
+  }
+  // The export's names (PointJson) for the metrics' members; CheckPoint bounds each below.
+  const std::pair<const char*, double PointMetrics::*> numbers[] = {
+      {"duration", &PointMetrics::duration_s},
+      {"request_throughput", &PointMetrics::request_throughput},
+      {"output_throughput", &PointMetrics::output_throughput},
+      {"total_token_throughput", &PointMetrics::total_token_throughput},
+      {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu},
+      {"tput_per_gpu", &PointMetrics::total_tput_per_gpu},
+      {"interactivity", &PointMetrics::interactivity},
+      {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},
+      {"median_ttft_ms", &PointMetrics::median_ttft_ms},
+      {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},
+      {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
+      {"median_tpot_ms", &PointMetrics::median_tpot_ms},
+      {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
+      {"mean_itl_ms", &PointMetrics::mean_itl_ms},
+      {"median_itl_ms", &PointMetrics::median_itl_ms},
+      {"p99_itl_ms", &PointMetrics::p99_itl_ms},
+      {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
+      {"median_e2el_ms", &PointMetrics::median_e2el_ms},
+      {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
+      {"max_concurrent_requests", &PointMetrics::max_concurrent_requests}};
+  for (const auto& [key, member] : numbers) {
+    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Number(key, 0, static_cast<double>(kMaxRequests)));
+    m.*member = v.value_or(0);
+  }
+  FRONTIER_ASSIGN_OR_RETURN(p.summary_json, JsonText(f, "summary_json"));
+  FRONTIER_ASSIGN_OR_RETURN(p.verdict_json, ShallowJsonText(f, "verdict_json"));  // CheckPoint parses them
+  FRONTIER_ASSIGN_OR_RETURN(p.trial_json, ShallowJsonText(f, "trial_json"));
+  if (const json* series = f.Find("series"); series != nullptr) {
+    if (!series->is_object()) return InvalidArgument(where + ": series must be an object");
+    const Fields fs(*series, where + ": series");
+    FRONTIER_ASSIGN_OR_RETURN(p.series.server_metrics_json, JsonText(fs, "server_metrics_json"));
+    FRONTIER_ASSIGN_OR_RETURN(p.series.timeslices_json, JsonText(fs, "timeslices_json"));
+  }
+  FRONTIER_RETURN_IF_ERROR(CheckOrder(m, where));
+  FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));  // bounds, load kind, verdict and trial texts
+  return p;
+}
+
+// A `frontier db export` JSON document: its runs as they were, sources,
+// statuses, verdicts, trials, search outcomes and series included (ids are
+// renumbered by the store; per-request rows are not exported).
+Result<std::vector<ParsedRun>> ParseFrontierExport(const json& doc, const std::string& file) {
+  const auto found = doc.find("runs");
+  if (found == doc.end() || !found->is_array()) return InvalidArgument(file + ": runs must be a list; " + kExportHint);
+  const json& runs = *found;
+  std::vector<ParsedRun> out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string where = file + ": runs[" + std::to_string(i) + "]";
+    const json& jr = runs[i];
+    if (!jr.is_object()) return InvalidArgument(where + ": expected an object");
+    const Fields f(jr, where);
+    ParsedRun pr;
+    RunInfo& r = pr.run;
+    FRONTIER_ASSIGN_OR_RETURN(r.sweep, f.Name("sweep"));
+    FRONTIER_ASSIGN_OR_RETURN(r.system, f.Name("system"));
+    if (r.system.empty()) return InvalidArgument(where + ": field 'system' is missing or empty; " + kExportHint);
+    FRONTIER_ASSIGN_OR_RETURN(r.source, f.Name("source"));
+    FRONTIER_RETURN_IF_ERROR(CheckSource(r.source, where));
+    FRONTIER_ASSIGN_OR_RETURN(const std::string status, f.Name("status"));
+    r.status = status.empty() ? SystemStatus{} : ParseSystemStatus(status);
+    FRONTIER_ASSIGN_OR_RETURN(r.created_utc, f.Name("created_utc"));
+    FRONTIER_ASSIGN_OR_RETURN(r.plan_hash, f.Name("plan_hash"));
+    FRONTIER_ASSIGN_OR_RETURN(r.plan_text, f.Name("plan_text"));
+    FRONTIER_ASSIGN_OR_RETURN(r.config, StringMap(f, "config"));
+    FRONTIER_ASSIGN_OR_RETURN(r.provenance, StringMap(f, "provenance"));
+    FRONTIER_ASSIGN_OR_RETURN(r.search_json, JsonText(f, "search_json"));
+    r.provenance["imported_from"] = file;
+    const json* points = f.Find("points");
+    if (points != nullptr && !points->is_array()) return InvalidArgument(where + ": points must be a list");
+    std::set<std::string> keys;
+    for (size_t k = 0; points != nullptr && k < points->size(); ++k) {
+      const std::string at = where + ": points[" + std::to_string(k) + "]";
+      FRONTIER_ASSIGN_OR_RETURN(PointRecord p, ParseExportedPoint((*points)[k], at, r.source));
+      // A run keeps a point once (the store would stop half way through the import).
+      if (!keys.insert(p.key).second) return InvalidArgument(at + ": key '" + p.key + "' appears twice in its run");
+      pr.points.push_back(std::move(p));
+      pr.requests.emplace_back();
+    }
+    out.push_back(std::move(pr));
+  }
+  return out;
+}
+
 std::string Num(double v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.10g", v);
@@ -257,6 +420,12 @@ Result<std::vector<ParsedRun>> ParseResultFile(const std::string& text, const st
     if (j.is_discarded()) return InvalidArgument(file + ": not valid JSON");
     const bool list = j.is_array();
     if (!list && !j.is_object()) return InvalidArgument(file + ": expected a JSON object or list");
+    // A frontier export (ExportJson) is an object with its schema version and its runs.
+    if (!format && !list && j.contains("schema_version") && j.contains("runs")) format = ImportFormat::kFrontierExport;
+    if (format == ImportFormat::kFrontierExport) {
+      if (!j.is_object()) return InvalidArgument(file + ": a frontier export is one JSON object");
+      return ParseFrontierExport(j, file);
+    }
     const bool vllm = !list && !j.contains("tput_per_gpu") && j.contains("output_throughput");
     if (!format) {
       if (!list && !j.contains("tput_per_gpu") && !vllm) {
@@ -297,6 +466,7 @@ Result<std::vector<RunInfo>> StoreParsedRuns(Store& store, std::vector<ParsedRun
   std::vector<RunInfo> runs;
   for (auto& pr : parsed) {
     pr.run.provenance["imported_utc"] = UtcTimestampNow();
+
     FRONTIER_ASSIGN_OR_RETURN(RunInfo run, store.CreateRun(pr.run));
     for (size_t i = 0; i < pr.points.size(); ++i) {
       pr.points[i].run_id = run.id;
@@ -354,22 +524,39 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
             {"mean_e2el_ms", m.mean_e2el_ms},
             {"median_e2el_ms", m.median_e2el_ms},
             {"p99_e2el_ms", m.p99_e2el_ms},
-            {"max_concurrent_requests", m.max_concurrent_requests}};
+            {"max_concurrent_requests", m.max_concurrent_requests},
+            // The texts the store keeps as they are, exported as strings so an import
+            // stores them byte for byte ("" when the point has none).
+            {"summary_json", p.summary_json},
+            {"verdict_json", p.verdict_json},
+            {"trial_json", p.trial_json},
+            {"series", {{"server_metrics_json", p.series.server_metrics_json},
+                        {"timeslices_json", p.series.timeslices_json}}}};
   return j;
+}
+
+// The exported points with their series (ListPoints leaves them out).
+Result<std::vector<PointRecord>> PointsWithSeries(Store& store) {
+  FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(0));
+  for (auto& p : points) {
+    FRONTIER_ASSIGN_OR_RETURN(p.series, store.GetPointSeries(p.id));
+  }
+  return points;
 }
 
 }  // namespace
 
 Result<std::string> ExportJson(Store& store) {
   FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
-  FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(0));
+  FRONTIER_ASSIGN_OR_RETURN(auto points, PointsWithSeries(store));
   nlohmann::ordered_json out = {{"schema_version", store.SchemaVersion()},
                                 {"runs", nlohmann::ordered_json::array()}};
   for (const auto& r : runs) {
     nlohmann::ordered_json jr = {{"id", r.id},           {"label", r.Label()},   {"sweep", r.sweep},
                {"system", r.system},   {"source", r.source},   {"status", r.status.ToString()},
-               {"created_utc", r.created_utc}, {"plan_hash", r.plan_hash},
-               {"config", r.config},   {"provenance", r.provenance}, {"points", nlohmann::ordered_json::array()}};
+               {"created_utc", r.created_utc}, {"plan_hash", r.plan_hash}, {"plan_text", r.plan_text},
+               {"config", r.config},   {"provenance", r.provenance}, {"search_json", r.search_json},
+               {"points", nlohmann::ordered_json::array()}};
     for (const auto& p : points)
       if (p.run_id == r.id) jr["points"].push_back(PointJson(p));
     out["runs"].push_back(std::move(jr));
@@ -387,7 +574,11 @@ Result<std::string> ExportCsv(Store& store) {
   bool header_done = false;
   for (const auto& p : points) {
     nlohmann::ordered_json j = PointJson(p);
-    j.erase("settings");
+    // The texts stay in the JSON export; a row says the verdict in words.
+    for (const char* k : {"settings", "summary_json", "verdict_json", "trial_json", "series"}) j.erase(k);
+    const Result<VerdictView> verdict = ParseVerdict(p.verdict_json);  // checked when stored
+    j["verdict"] = verdict.ok() ? verdict->Label() : "";
+    j["verdict_reason"] = verdict.ok() ? verdict->first_reason : "";
     if (!header_done) {
       for (auto& [k, v] : j.items()) {
         cols.push_back(k);

@@ -13,10 +13,21 @@
 //     else num_prefill_gpu + num_decode_gpu, else tp. Records that share hw,
 //     framework, precision, model, isl and osl form one run (one frontier line);
 //     identical configurations at the same concurrency become repetitions.
-// Every imported point has source "imported"; the run's provenance names the file.
+//   * frontier's own export (ExportJson below): the runs as they were stored,
+//     with their sources (measured, simulated, imported), statuses, search
+//     outcomes, and each point's verdict, trial, summary and series texts,
+//     stored byte for byte; ids are renumbered, created_utc kept.
+// A vLLM or InferenceX point has source "imported"; every imported run's
+// provenance names the file (and, for an export, "imported_from").
 //
 // Export writes every run and point as JSON (runs with nested points) or CSV
-// (one row per point).
+// (one row per point). The JSON keeps what the store keeps as text (a run's
+// plan_text and search_json; a point's summary_json, verdict_json,
+// trial_json and series {server_metrics_json, timeslices_json}) as strings,
+// "" when absent, so that export -> import round-trips them exactly; it has
+// no per-request rows (`frontier db copy` carries those). The CSV has the
+// scalar columns plus `verdict` (VALID, INVALID or "") and `verdict_reason`
+// (the first reason of an INVALID verdict).
 //
 // Thread safety: functions over a Store the caller owns.
 #pragma once
@@ -43,10 +54,11 @@ struct ParsedRun {
   std::vector<std::vector<RequestRow>> requests;  // parallel to points (may be empty)
 };
 
-enum class ImportFormat { kVllm, kInferenceX };
+enum class ImportFormat { kVllm, kInferenceX, kFrontierExport };
 
 // Parses `text` (the contents of `file_name`) as `format`, or detecting it
-// when unset: a list, or an object with `tput_per_gpu`, is InferenceX; an
+// when unset: an object with `schema_version` and `runs` is a frontier
+// export; a list, or an object with `tput_per_gpu`, is InferenceX; an
 // object with `output_throughput` is vLLM, read by metrics' one reader of
 // result files (metrics/result_json.h: ReadResultDocument). Every number is
 // checked against the bounds of core/limits.h and the lists and figures

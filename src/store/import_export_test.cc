@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "store/import_export.h"
 #include "store/sqlite_store.h"
+#include "store/verdict_test_util.h"
 
 namespace frontier::store {
 namespace {
@@ -275,6 +279,136 @@ TEST(Export, JsonAndCsvCarryEveryPoint) {
   EXPECT_EQ(lines, 1u + 5u);  // header + 5 points
   EXPECT_NE(csv->find("mi325x-sglang-fp8"), std::string::npos);
   EXPECT_EQ(csv->rfind("run_id,run,system,hardware,id,", 0), 0u);
+}
+
+}  // namespace
+}  // namespace frontier::store
+
+// --- frontier's own export, read back by import --------------------------------
+
+namespace frontier::store {
+namespace {
+
+// The texts of every point of `s`, in id order, with their series: key ->
+// {verdict_json, trial_json, summary_json, server_metrics_json, timeslices_json}.
+std::map<std::string, std::vector<std::string>> PointTexts(Store& s) {
+  std::map<std::string, std::vector<std::string>> out;
+  auto points = s.ListPoints(0);
+  EXPECT_TRUE(points.ok());
+  if (!points.ok()) return out;
+  for (const auto& p : *points) {
+    auto series = s.GetPointSeries(p.id);
+    EXPECT_TRUE(series.ok());
+    out[p.key] = {p.verdict_json, p.trial_json, p.summary_json, series.ok() ? series->server_metrics_json : "?",
+                  series.ok() ? series->timeslices_json : "?"};
+  }
+  return out;
+}
+
+TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForByte) {
+  auto from = FreshStore("export_from");
+  const int64_t run_id = testing_verdict::RoundTripVerdicts(*from);
+  ASSERT_GT(run_id, 0);
+  // A fourth point with a summary and both series, as a measured run stores them.
+  PointRecord p = testing_verdict::JudgedPoint(run_id, 16, testing_verdict::kValidVerdict, "");
+  p.summary_json = R"({"completed":2000,"mean_ttft_ms":12.5})";
+  p.series.server_metrics_json = R"({"kind":"vllm","samples":{"t_s":[0.5,1.0],"vllm:num_requests_running":[3,4]}})";
+  p.series.timeslices_json = R"({"window_s":1.0,"windows":{"completed":[7,9],"phase":["warmup","steady"]}})";
+  ASSERT_TRUE(from->AddPoint(p, {}).ok());
+  ASSERT_TRUE(from->SetRunStatus(run_id, SystemStatus::Broken("server died at concurrency 32")).ok());
+
+  auto text = ExportJson(*from);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  auto parsed = ParseResultFile(*text, "export.json", {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->size(), 1u);
+  auto to = FreshStore("export_to");
+  auto runs = StoreParsedRuns(*to, std::move(*parsed));
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+
+  auto before = from->GetRun(run_id), after = to->GetRun(runs->front().id);
+  ASSERT_TRUE(before.ok() && after.ok());
+  EXPECT_EQ(after->search_json, testing_verdict::kSearch);
+  EXPECT_EQ(after->search_json, before->search_json);
+  EXPECT_EQ(after->source, "simulated");  // the run stays what it was, not "imported"
+  EXPECT_EQ(after->status.reason, "server died at concurrency 32");
+  EXPECT_EQ(after->created_utc, before->created_utc);
+  EXPECT_EQ(after->provenance.at("imported_from"), "export.json");
+
+  const auto want = PointTexts(*from), got = PointTexts(*to);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got, want);
+  const auto& judged = got.at(PointKey("w", "request_rate", 8, 0));
+  EXPECT_EQ(judged[0], testing_verdict::kInvalidVerdict);
+  EXPECT_EQ(got.at(PointKey("w", "request_rate", 4, 0))[1], testing_verdict::kTrial);
+  EXPECT_EQ(got.at(PointKey("w", "request_rate", 16, 0))[3], p.series.server_metrics_json);
+  EXPECT_EQ(got.at(PointKey("w", "request_rate", 16, 0))[4], p.series.timeslices_json);
+
+  // Exported again, the import is the same document but for ids and the import's provenance.
+  auto again = ExportJson(*to);
+  ASSERT_TRUE(again.ok());
+  auto a = nlohmann::json::parse(*text), b = nlohmann::json::parse(*again);
+  for (auto* doc : {&a, &b})
+    for (auto& r : (*doc)["runs"]) {
+      r.erase("id");
+      r.erase("label");
+      r.erase("provenance");
+      for (auto& q : r["points"]) q.erase("id");
+    }
+  EXPECT_EQ(a, b);
+}
+
+TEST(ExportImport, CsvSaysEachPointsVerdict) {
+  auto s = FreshStore("csv_verdict");
+  ASSERT_GT(testing_verdict::RoundTripVerdicts(*s), 0);
+  auto csv = ExportCsv(*s);
+  ASSERT_TRUE(csv.ok());
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < csv->size();) {
+    const size_t nl = csv->find('\n', at);
+    lines.push_back(csv->substr(at, nl - at));
+    at = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 4u);  // header and three points
+  EXPECT_NE(lines[0].find(",verdict,verdict_reason,settings"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0].find("verdict_json"), std::string::npos);
+  EXPECT_NE(lines[1].find(",INVALID,TTFT p99 640.25 ms > 450 ms,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find(",VALID,,"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find(",,,"), std::string::npos) << lines[3];
+}
+
+TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
+  const std::string run = R"({"schema_version":5,"runs":[{"sweep":"s","system":"h200","source":"simulated",)";
+  const std::string point = R"("points":[{"key":"w|concurrency=4|rep=0","load_kind":"concurrency","load_value":4,)"
+                            R"("num_gpus":8,"completed":10)";
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {run + R"("points":[]}]})", ""},
+      {R"({"schema_version":5,"runs":{}})",
+       "e.json: runs must be a list; is this a `frontier db export` JSON file?"},
+      {R"({"schema_version":5,"runs":[{"sweep":"s","system":"h200","source":"guessed"}]})",
+       "e.json: runs[0]: source must be measured, simulated or imported, got 'guessed'"},
+      {run + point + R"(,"verdict_json":"{\"result\":\"MAYBE\"}"}]}]})",
+       "e.json: runs[0]: points[0]: verdict_json must be a JSON object whose \"result\" is VALID or INVALID, got "
+       "'{\"result\":\"MAYBE\"}'"},
+      {run + point + R"(,"series":{"timeslices_json":"[1]"}}]}]})",
+       "e.json: runs[0]: points[0]: series: timeslices_json must be \"\" or a JSON object as text, got '[1]'"},
+      {run + point + "}," + point.substr(std::string(R"("points":[)").size()) + "}]}]}",
+       "e.json: runs[0]: points[1]: key 'w|concurrency=4|rep=0' appears twice in its run"},
+      {run + R"("points":[{"key":"k","load_kind":"concurrency","load_value":4,"num_gpus":0}]}]})",
+       "e.json: runs[0]: points[0]: num_gpus must be an integer in [1, 1000000], got 0"},
+      {run + R"("search_json":")" + std::string(200, '[') + R"("}]})",
+       "e.json: runs[0]: search_json is nested deeper than 64 levels"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseResultFile(c.text, "e.json", {});
+    if (c.message.empty()) {
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+    } else {
+      EXPECT_EQ(r.status().message(), c.message) << c.text;
+    }
+  }
 }
 
 }  // namespace

@@ -160,6 +160,16 @@ RunResult RunFromRows(const std::vector<RequestRow>& rows) {
   return run;
 }
 
+PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, int num_gpus) {
+  PointRecord r;
+  r.source = run.source == RunSource::kSimulated ? source::kSimulated : source::kMeasured;
+  r.settings = run.effective_settings;
+  r.metrics = MetricsFromSummary(summary, num_gpus);
+  r.summary_json = SummaryToJson(summary);
+  r.series = SeriesFromRun(run, summary);
+  return r;
+}
+
 Status CheckPoint(const PointRecord& p, const std::string& where) {
   using namespace bounds;
   auto check = [&]() -> Status {

@@ -194,6 +194,13 @@ std::vector<RequestRow> RowsFromRun(const RunResult& run);
 // failure::kCancelled is cancelled.
 RunResult RunFromRows(const std::vector<RequestRow>& rows);
 
+// The point a run (measured or simulated) is stored as, whoever ran it
+// (`frontier sweep`, `bench --db`, `simulate --db`): source from run.source,
+// settings from its effective settings, metrics (per GPU over `num_gpus`),
+// summary JSON and series from `summary`. The caller sets what only it knows:
+// key, workload, load_kind, load_value, repetition, attempts, verdict_json.
+PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, int num_gpus);
+
 // OK when every number of the point (or row) is within `bounds` and its
 // verdict and trial texts parse; else InvalidArgument "<where>: <field> must
 // be ... in [min, max], got <value>".

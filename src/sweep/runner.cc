@@ -21,7 +21,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   const RunResult& result = outcome.run;
   const metrics::Summary& summary = outcome.summary;
   const WorkloadSpec& w = plan.workloads[p.workload];
-  store::PointRecord r;
+  store::PointRecord r = store::PointFromRun(result, summary, system.gpus);
   r.key = p.key;
   r.workload = w.name;
   r.load_kind = plan.load.kind;
@@ -30,7 +30,6 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
   r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : Source(system);
   r.attempts = attempts;
-  r.settings = result.effective_settings;
   r.settings["num_prompts"] = std::to_string(p.num_prompts);
   r.settings["seed"] = std::to_string(p.seed);
   r.settings["input_len"] = std::to_string(w.input_len);
@@ -42,9 +41,6 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
     r.settings["scenario"] = loadgen::ScenarioName(*plan.scenario->scenario);
     r.settings["target_qps"] = FormatNumber(p.load_value);
   }
-  r.metrics = store::MetricsFromSummary(summary, system.gpus);
-  r.summary_json = store::SummaryToJson(summary);
-  r.series = store::SeriesFromRun(result, summary);
   return r;
 }
 
