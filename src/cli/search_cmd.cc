@@ -28,6 +28,7 @@
 #include "core/version.h"
 #include "loadgen/live_trial.h"
 #include "loadgen/search.h"
+#include "metrics/verdict_label.h"
 #include "sim/data_dir.h"
 #include "sim/search_trial.h"
 #include "store/store.h"
@@ -61,7 +62,7 @@ std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
   const auto& s = t.summary;
   std::string line = fmt::format("trial {:>2}  {:>14}  {:>7}  {:8.2f} req/s {:10.1f} tok/s/GPU {:7.1f} tok/s/user  "
                                  "TTFT p99 {:8.1f} ms  TPOT p99 {:7.2f} ms",
-                                 t.index, value, t.verdict.valid ? "VALID" : "INVALID", s.request_throughput,
+                                 t.index, value, metrics::VerdictLabel(t.verdict.valid), s.request_throughput,
                                  s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.At(99).value_or(0),
                                  s.tpot_ms.At(99).value_or(0));
   if (!t.verdict.valid && !t.verdict.reasons.empty()) line += "\n          " + t.verdict.reasons.front();

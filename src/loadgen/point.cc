@@ -1,6 +1,5 @@
 #include "loadgen/point.h"
 
-#include <cmath>
 #include <limits>
 
 #include "core/clock.h"
@@ -44,13 +43,13 @@ void StampProvenance(const PointOptions& o, const std::string& served_model, Run
 }
 
 nlohmann::json LoadResultFields(const workload::LoadOptions& load) {
-  nlohmann::json j = nlohmann::json::object();
-  j["request_rate"] = std::isinf(load.request_rate) ? nlohmann::json("inf") : nlohmann::json(load.request_rate);
-  j["burstiness"] = load.burstiness;
-  j["max_concurrency"] = load.max_concurrency ? nlohmann::json(*load.max_concurrency) : nlohmann::json(nullptr);
-  j["num_prompts"] = load.num_prompts == std::numeric_limits<int64_t>::max() ? nlohmann::json(nullptr)
-                                                                               : nlohmann::json(load.num_prompts);
-  return j;
+  metrics::ResultLoad r;
+  r.request_rate = load.request_rate;
+  r.burstiness = load.burstiness;
+  r.max_concurrency = load.max_concurrency;
+  // The largest count means "bounded by duration only" (workload/load.h).
+  if (load.num_prompts != std::numeric_limits<int64_t>::max()) r.num_prompts = load.num_prompts;
+  return metrics::ResultLoadToJson(r);
 }
 
 namespace {

@@ -95,9 +95,10 @@ void SetIdealHitRate(std::span<const workload::RequestSpec> specs, int64_t warmu
 // and settings. `start_time_utc` is kept when already set.
 void StampProvenance(const PointOptions& options, const std::string& served_model, RunResult* run);
 
-// vLLM's descriptive result fields for `load`: request_rate ("inf" for
-// all at once), burstiness, max_concurrency (null: none) and num_prompts
-// (null: bounded by duration only).
+// vLLM's descriptive result fields for `load` (request_rate, burstiness,
+// max_concurrency, num_prompts), written by metrics::ResultLoadToJson, the one
+// writer of the result's keys, from the load's values (num_prompts unset when
+// the load is bounded by duration only).
 nlohmann::json LoadResultFields(const workload::LoadOptions& load);
 
 // The result document of a point: metrics::ResultToJson with `extra`, the

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/stats.h"
+#include "metrics/verdict_label.h"
 
 namespace frontier::loadgen {
 
@@ -143,7 +144,7 @@ std::string FormatVerdict(const Verdict& v, const ScenarioRules& rules) {
       line(fmt::format("Completed tokens per second : {:.2f}", v.output_tokens_per_s));
     }
   }
-  line(fmt::format("Result is : {}", v.valid ? "VALID" : "INVALID"));
+  line(fmt::format("Result is : {}", metrics::VerdictLabel(v.valid)));
   if (!rules.constraints.empty()) line(fmt::format("  Performance constraints satisfied : {}", yes(v.constraints_met)));
   if (rules.scenario) {
     line(fmt::format("  Min duration satisfied : {}", yes(v.min_duration_met)));
@@ -184,7 +185,7 @@ std::string FormatVerdict(const Verdict& v, const ScenarioRules& rules) {
 
 nlohmann::json VerdictJson(const Verdict& v, const ScenarioRules& rules) {
   nlohmann::json j;
-  j["result"] = v.valid ? "VALID" : "INVALID";
+  j["result"] = metrics::VerdictLabel(v.valid);
   j["reasons"] = v.reasons;
   j["scenario"] = rules.scenario ? nlohmann::json(ScenarioName(*rules.scenario)) : nlohmann::json(nullptr);
   j["benchmark"] = rules.benchmark;

@@ -86,7 +86,7 @@ void MarkOverSaturated(Verdict& v, const std::string& detail);
 // satisfied or not, the reasons, each early-stopping result.
 std::string FormatVerdict(const Verdict& v, const ScenarioRules& rules);
 
-// {"result": "VALID"|"INVALID", "reasons": [...], "scenario": ..., "benchmark": ...,
+// {"result": "VALID"|"INVALID" (metrics::VerdictLabel), "reasons": [...], "scenario": ..., "benchmark": ...,
 //  "constraints": [{"metric", "percentile", "limit_ms", "value_ms", "met", "early_stopping": {...}}], ...}
 nlohmann::json VerdictJson(const Verdict& v, const ScenarioRules& rules);
 

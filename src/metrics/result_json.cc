@@ -139,11 +139,8 @@ Result<std::vector<ResultRequest>> ReadRequests(const JsonFields& f) {
 
 }  // namespace
 
-json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& o,
-                  const json* extra) {
+json SummaryToJson(const Summary& s) {
   json j = json::object();
-  j["date"] = run.start_time_utc;
-  j["model_id"] = run.model;
   j["duration"] = s.duration_s;
   j["completed"] = s.completed;
   j["failed"] = s.failed;
@@ -160,7 +157,6 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   j["max_concurrent_requests"] = s.max_concurrent_requests;
   for (const auto& nd : kDistributions) PutDistribution(j, nd.name, s.*(nd.field));
   j["interactivity"] = s.interactivity;
-  j["num_gpus"] = std::max(1, o.num_gpus);
   j["output_throughput_per_gpu"] = s.output_throughput_per_gpu;
   j["total_token_throughput_per_gpu"] = s.total_token_throughput_per_gpu;
   j["warmup_requests"] = s.warmup;
@@ -186,7 +182,25 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   const Timeslices& ts = s.timeslices;
   j["steady_output_throughput"] = ts.steady ? json(ts.steady_output_throughput) : json(nullptr);
   j["steady_request_throughput"] = ts.steady ? json(ts.steady_request_throughput) : json(nullptr);
-  if (!ts.slices.empty()) j["timeslices"] = TimeslicesToJson(ts);
+  return j;
+}
+
+json ResultLoadToJson(const ResultLoad& load) {
+  json j = json::object();
+  j["request_rate"] = std::isinf(load.request_rate) ? json("inf") : json(load.request_rate);  // JSON has no infinity
+  j["burstiness"] = load.burstiness;
+  j["max_concurrency"] = load.max_concurrency ? json(*load.max_concurrency) : json(nullptr);
+  j["num_prompts"] = load.num_prompts ? json(*load.num_prompts) : json(nullptr);
+  return j;
+}
+
+json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& o,
+                  const json* extra) {
+  json j = SummaryToJson(s);
+  j["date"] = run.start_time_utc;
+  j["model_id"] = run.model;
+  j["num_gpus"] = std::max(1, o.num_gpus);
+  if (!s.timeslices.slices.empty()) j["timeslices"] = TimeslicesToJson(s.timeslices);
   if (extra && extra->is_object()) {
     for (auto it = extra->begin(); it != extra->end(); ++it) j[it.key()] = *it;
   }
@@ -264,8 +278,7 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
       FRONTIER_ASSIGN_OR_RETURN(d.request_rate, f.Number("request_rate", 1e-9, kMaxRequestRate));
     }
   }
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> burstiness, f.Number("burstiness", 1e-9, 1e9));
-  (void)burstiness;
+  FRONTIER_ASSIGN_OR_RETURN(d.burstiness, f.Number("burstiness", 1e-9, 1e9));
   for (const char* k : {"num_prompts", "request_rate", "burstiness", "max_concurrency", "tokenizer_id"}) {
     FRONTIER_ASSIGN_OR_RETURN(std::string v, f.Text(k));
     if (f.Find(k)) d.settings[k] = v;

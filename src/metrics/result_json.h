@@ -34,6 +34,11 @@
 // Both ways live here: ResultToJson writes the keys and ReadResultDocument
 // reads them back (frontier's files and vLLM's), with the bounds of every
 // figure; the store's importer and every other reader of such files use it.
+// The summary's own keys are written by SummaryToJson alone: the result file
+// embeds them and the store keeps them as a point's summary, so a stored
+// point and its result file carry the same keys with the same values. The
+// load's keys are written by ResultLoadToJson from values the load generator
+// passes.
 //
 // Request records: one JSON object a line, keys as in RequestRecord, times in
 // ns relative to the run's start; "events" is [[t_ns, tokens], ...].
@@ -44,6 +49,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,9 +64,32 @@
 
 namespace frontier::metrics {
 
-// The whole result document. `extra_top_level` (may be null) is merged into the
-// top level for vLLM's descriptive fields the RunResult does not carry
-// (backend, num_prompts, request_rate, burstiness, max_concurrency).
+// The summary's keys of a result document: every key above that comes from
+// the Summary alone (vLLM's figures, frontier's own metrics, the optional
+// cancelled / prefix / session keys and steady_*_throughput), that is all
+// but date, model_id, num_gpus, "timeslices" (kept by the store in its own
+// table), the load's and other extra fields, "frontier" and "server_metrics".
+nlohmann::json SummaryToJson(const Summary& summary);
+
+// The load a run was driven with, as vLLM's descriptive fields. Plain values
+// so that metrics needs no workload types; loadgen fills it from its
+// LoadOptions (loadgen/point.h).
+struct ResultLoad {
+  double request_rate = std::numeric_limits<double>::infinity();  // req/s; inf = all at once
+  double burstiness = 1.0;                                         // Gamma shape; 1 = Poisson
+  std::optional<int64_t> max_concurrency;                          // unset: no cap
+  std::optional<int64_t> num_prompts;                              // unset: bounded by duration only
+};
+
+// {"request_rate": r | "inf", "burstiness": b, "max_concurrency": n | null,
+//  "num_prompts": n | null}: the keys ReadResultDocument reads back into
+// request_rate, max_concurrency, num_prompts and settings.
+nlohmann::json ResultLoadToJson(const ResultLoad& load);
+
+// The whole result document: SummaryToJson, the run's keys and provenance.
+// `extra_top_level` (may be null) is merged into the top level for vLLM's
+// descriptive fields the RunResult does not carry (backend, and the load's
+// fields: ResultLoadToJson).
 nlohmann::json ResultToJson(const RunResult& run, const Summary& summary,
                             const SummaryOptions& options,
                             const nlohmann::json* extra_top_level = nullptr);
@@ -104,6 +133,7 @@ struct ResultDocument {
   std::optional<int64_t> num_prompts;
   std::optional<int64_t> max_concurrency;
   std::optional<double> request_rate;  // +infinity for "inf"
+  std::optional<double> burstiness;
   // The load's descriptive fields as the file wrote them (num_prompts,
   // request_rate, burstiness, max_concurrency, tokenizer_id), when present.
   std::map<std::string, std::string> settings;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/atomic_file.h"
+#include "metrics/verdict_label.h"
 
 namespace frontier::metrics {
 namespace {
@@ -175,6 +176,53 @@ TEST(ResultJsonTest, AVllmFileGivesItsLoadAndItsRequests) {
   // result counts cancelled requests in neither).
   doc["failed"] = 0;
   EXPECT_EQ(ReadResultDocument(doc, "v.json")->summary.failed, 0);
+}
+
+TEST(ResultJsonTest, TheLoadIsWrittenWithVllmsKeysAndReadBack) {
+  // All at once, no cap, bounded by duration only: vLLM's "inf" and nulls.
+  EXPECT_EQ(ResultLoadToJson(ResultLoad{}).dump(),
+            R"({"burstiness":1.0,"max_concurrency":null,"num_prompts":null,"request_rate":"inf"})");
+  ResultLoad load;
+  load.request_rate = 4.5;
+  load.burstiness = 0.5;
+  load.max_concurrency = 16;
+  load.num_prompts = 200;
+  nlohmann::json doc = ResultLoadToJson(load);
+  EXPECT_EQ(doc.dump(), R"({"burstiness":0.5,"max_concurrency":16,"num_prompts":200,"request_rate":4.5})");
+  doc.update(nlohmann::json::parse(R"({"completed": 150, "output_throughput": 1, "total_token_throughput": 2})"));
+  Result<ResultDocument> d = ReadResultDocument(doc, "r.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->request_rate, 4.5);
+  EXPECT_EQ(d->burstiness, 0.5);
+  EXPECT_EQ(d->max_concurrency, 16);
+  EXPECT_EQ(d->num_prompts, 200);
+  EXPECT_EQ(d->summary.failed, 50);  // num_prompts - completed: the file has no "failed"
+  EXPECT_EQ(d->settings.at("request_rate"), "4.5");
+  EXPECT_EQ(d->settings.at("burstiness"), "0.5");
+}
+
+TEST(ResultJsonTest, TheSummaryKeysAreTheResultsLessTheRunsKeys) {
+  RunResult run = TwoRequestRun();
+  SummaryOptions o;
+  o.num_gpus = 4;
+  const Summary s = Summarize(run, o);
+  nlohmann::json file = ResultToJson(run, s, o);
+  // The run's keys, and the windows the store keeps in a table of their own.
+  for (const char* k : {"date", "model_id", "num_gpus", "frontier", "timeslices"}) {
+    ASSERT_TRUE(file.contains(k)) << k;
+    file.erase(k);
+  }
+  EXPECT_EQ(SummaryToJson(s), file);
+}
+
+TEST(VerdictLabelTest, TheTwoWordsBothWays) {
+  static_assert(std::string_view(VerdictLabel(true)) == "VALID");
+  static_assert(std::string_view(VerdictLabel(false)) == "INVALID");
+  EXPECT_EQ(ParseVerdictLabel("VALID"), true);
+  EXPECT_EQ(ParseVerdictLabel("INVALID"), false);
+  EXPECT_EQ(ParseVerdictLabel("valid"), std::nullopt);
+  EXPECT_EQ(ParseVerdictLabel(""), std::nullopt);
+  EXPECT_EQ(ParseVerdictLabel("VALID "), std::nullopt);
 }
 
 TEST(ResultJsonTest, AFigureOutOfItsRangeNamesTheFieldTheValueAndTheRange) {

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "core/parse.h"
 #include "metrics/result_json.h"
+#include "metrics/verdict_label.h"
 
 namespace frontier::store {
 
@@ -69,51 +71,8 @@ PointSeries SeriesFromRun(const RunResult& run, const metrics::Summary& summary)
 }
 
 std::string SummaryToJson(const metrics::Summary& s) {
-  nlohmann::json j;
-  j["completed"] = s.completed;
-  j["failed"] = s.failed;
-  j["duration"] = s.duration_s;
-  j["total_input_tokens"] = s.total_input_tokens;
-  j["total_output_tokens"] = s.total_output_tokens;
-  j["request_throughput"] = s.request_throughput;
-  if (s.goodput_requested) j["request_goodput"] = s.request_goodput;
-  j["output_throughput"] = s.output_throughput;
-  j["total_token_throughput"] = s.total_token_throughput;
-  j["output_throughput_per_gpu"] = s.output_throughput_per_gpu;
-  j["total_token_throughput_per_gpu"] = s.total_token_throughput_per_gpu;
-  j["interactivity"] = s.interactivity;
-  j["max_concurrent_requests"] = s.max_concurrent_requests;
-  if (s.timeslices.steady) {
-    j["steady_output_throughput"] = s.timeslices.steady_output_throughput;
-    j["steady_request_throughput"] = s.timeslices.steady_request_throughput;
-  }
-  auto put = [&](const char* name, const metrics::Distribution& d) {
-    std::string n = name;
-    j["mean_" + n + "_ms"] = d.mean;
-    j["median_" + n + "_ms"] = d.median;
-    j["std_" + n + "_ms"] = d.std;
-    for (auto& [p, v] : d.percentiles) j[metrics::PercentileKey(p) + "_" + n + "_ms"] = v;
-  };
-  put("ttft", s.ttft_ms);
-  put("tpot", s.tpot_ms);
-  put("itl", s.itl_ms);
-  put("e2el", s.e2el_ms);
-  if (!s.failures_by_reason.empty()) j["failures_by_reason"] = s.failures_by_reason;
-  if (s.cancelled > 0) j["cancelled"] = s.cancelled;
-  // Session workloads and the ideal prefix-cache hit rate, under the result JSON's names.
-  if (s.has_sessions) {
-    j["sessions_completed"] = s.sessions_completed;
-    j["sessions_failed"] = s.sessions_failed;
-    if (!s.session_end_reasons.empty()) j["session_end_reasons"] = s.session_end_reasons;
-    put("turn_ttft", s.turn_ttft_ms);
-    put("turn_e2el", s.turn_e2el_ms);
-    put("session_latency", s.session_latency_ms);
-  }
-  if (s.ideal_prefix_hit_rate >= 0) {
-    j["ideal_prefix_hit_rate"] = s.ideal_prefix_hit_rate;
-    j["ideal_hit_block_tokens"] = s.ideal_hit_block_tokens;
-  }
-  return j.dump();
+  // metrics owns the keys; the store only chooses the text (compact, odd bytes replaced, never a throw).
+  return metrics::SummaryToJson(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<RequestRow> RowsFromRun(const RunResult& run) {
@@ -227,13 +186,16 @@ Result<VerdictView> ParseVerdict(const std::string& verdict_json) {
   if (verdict_json.empty()) return v;
   const auto j = nlohmann::json::parse(verdict_json, nullptr, /*allow_exceptions=*/false);
   const auto result = j.is_object() ? j.find("result") : j.end();
-  if (!j.is_object() || result == j.end() || !result->is_string() ||
-      (*result != "VALID" && *result != "INVALID")) {
-    return InvalidArgument("verdict_json must be a JSON object whose \"result\" is VALID or INVALID, got '" +
+  const std::optional<bool> valid = result != j.end() && result->is_string()
+                                        ? metrics::ParseVerdictLabel(result->get_ref<const std::string&>())
+                                        : std::nullopt;
+  if (!valid) {
+    return InvalidArgument(std::string("verdict_json must be a JSON object whose \"result\" is ") +
+                           metrics::VerdictLabel(true) + " or " + metrics::VerdictLabel(false) + ", got '" +
                            verdict_json.substr(0, 60) + "'");
   }
   v.judged = true;
-  v.valid = *result == "VALID";
+  v.valid = *valid;
   if (auto sc = j.find("scenario"); sc != j.end() && sc->is_string()) v.scenario = sc->get<std::string>();
   if (auto rs = j.find("reasons"); rs != j.end()) {
     if (!rs->is_array()) return InvalidArgument("verdict_json.reasons must be an array of strings");

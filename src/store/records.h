@@ -21,6 +21,7 @@
 #include "core/run_result.h"
 #include "core/status.h"
 #include "metrics/summary.h"
+#include "metrics/verdict_label.h"
 
 namespace frontier::store {
 
@@ -128,7 +129,9 @@ struct PointRecord {
   // Settings that identify the configuration (tp, ep, precision, isl, osl, num_prompts, ...).
   std::map<std::string, std::string> settings;
   PointMetrics metrics;
-  std::string summary_json;       // the full summary, vLLM-named, as JSON text ("" if none)
+  // The full summary, vLLM-named, as JSON text ("" if none): SummaryToJson for
+  // a point frontier ran; an imported result's own number and string fields.
+  std::string summary_json;
   // The point's MLPerf verdict as JSON text (loadgen's VerdictJson: result
   // VALID|INVALID, reasons, scenario, constraints with their early-stopping
   // estimates); "" when the point was not judged.
@@ -147,7 +150,8 @@ struct VerdictView {
   bool valid = false;
   std::string scenario;           // "Server", ... ("" for an SLO without a scenario)
   std::string first_reason;       // "" when valid
-  std::string Label() const { return judged ? (valid ? "VALID" : "INVALID") : ""; }
+  // metrics::VerdictLabel(valid), or "" when not judged.
+  std::string Label() const { return judged ? metrics::VerdictLabel(valid) : ""; }
 };
 // The view of `verdict_json` ("" reads as not judged). InvalidArgument naming
 // the field unless it is a JSON object whose "result" is VALID or INVALID and
@@ -169,7 +173,9 @@ Result<TrialView> ParseTrial(const std::string& trial_json);
 std::string PointKey(const std::string& workload, const std::string& load_kind,
                      double load_value, int repetition);
 
-// The summary as a JSON object with vLLM's result keys (mean_ttft_ms, ...).
+// The text a point keeps as its summary_json: metrics::SummaryToJson, the
+// summary's keys exactly as the result file writes them (vLLM's names:
+// mean_ttft_ms, ...), as compact JSON.
 std::string SummaryToJson(const metrics::Summary& s);
 
 // One stored request: the scalars of a RequestRecord (token events are

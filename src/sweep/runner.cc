@@ -7,6 +7,7 @@
 #include "core/parse.h"
 #include "loadgen/verdict.h"
 #include "metrics/summary.h"
+#include "metrics/verdict_label.h"
 #include "store/records.h"
 
 namespace frontier::sweep {
@@ -216,7 +217,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
         if (last_error.empty()) {
           store::PointRecord rec = MakeRecord(plan, sys, p, *r, attempt);
           if (r->verdict) {
-            verdict = r->verdict->valid ? "VALID" : "INVALID";
+            verdict = metrics::VerdictLabel(r->verdict->valid);
             if (!r->verdict->reasons.empty()) verdict += ": " + r->verdict->reasons.front();
           }
           rec.run_id = runs[s].id;
