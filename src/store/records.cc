@@ -124,7 +124,7 @@ PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, 
   r.source = run.source == RunSource::kSimulated ? source::kSimulated : source::kMeasured;
   r.settings = run.effective_settings;
   r.metrics = MetricsFromSummary(summary, num_gpus);
-  r.summary_json = SummaryToJson(summary);
+  r.summary_json = store::SummaryToJson(summary);
   r.series = SeriesFromRun(run, summary);
   return r;
 }
