@@ -109,7 +109,7 @@ Status ApplySearchRequest(const SearchRequest& r, SearchOptions* o) {
   if (over == "rate") {
     o->axis = SearchAxis::kRate;
   } else if (over == "concurrency") {
-    if (server) return InvalidArgument("--over concurrency: a scenario searches the Poisson rate; leave it out");
+    if (server) return InvalidArgument("--over must be rate under a scenario (it searches the Poisson rate), got 'concurrency'");
     o->axis = SearchAxis::kConcurrency;
   } else {
     return InvalidArgument("--over must be rate or concurrency, got '" + r.over + "'");
