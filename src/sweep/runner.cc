@@ -53,6 +53,23 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   return r;
 }
 
+// The rules of the plan's scenario (set) for `sys`, a named scenario's
+// target QPS `target_qps`; the system's model picks the MLPerf benchmark
+// unless the plan names one. Errors name the plan's line and fields.
+Result<loadgen::ScenarioRules> SystemRules(const Plan& plan, const SystemSpec& sys, double target_qps,
+                                           const SweepOptions& options) {
+  loadgen::ScenarioRequest q = *plan.scenario;
+  if (q.scenario) q.target_qps = target_qps;
+  Result<loadgen::ScenarioRules> r =
+      loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
+  if (!r.ok()) {
+    // The rules speak the flags' names; a plan spells them as its fields.
+    return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
+                           ": " + workload::InPlanTerms(r.status().message()));
+  }
+  return r;
+}
+
 // A session's trials, as a search runs them: each one the workload's
 // requests at the search's load (Session::RunTrial).
 class SessionTrials final : public loadgen::TrialRunner {
@@ -110,14 +127,8 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
   // before anything runs; the first trial's target lets a Server scenario resolve.
   std::vector<loadgen::ScenarioRules> rules;
   for (const SystemSpec& sys : plan.systems) {
-    loadgen::ScenarioRequest q = *plan.scenario;  // a search plan has one (ParsePlan)
-    if (q.scenario) q.target_qps = plan.search->request.start;
-    Result<loadgen::ScenarioRules> r =
-        loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
-    if (!r.ok())
-      return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
-                             ": " + workload::InPlanTerms(r.status().message()));
-    rules.push_back(std::move(*r));
+    FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, plan.search->request.start, options));
+    rules.push_back(std::move(r));
   }
   if (options.stop_orphans) {
     FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, options.stop_orphans(store));
@@ -291,16 +302,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
   // checked before anything runs.
   auto rules_for = [&](const SystemSpec& sys, double load_value) -> Result<std::optional<loadgen::ScenarioRules>> {
     if (!plan.scenario) return std::optional<loadgen::ScenarioRules>();
-    loadgen::ScenarioRequest q = *plan.scenario;
-    if (q.scenario) q.target_qps = load_value;
-    Result<loadgen::ScenarioRules> r =
-        loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
-    if (!r.ok()) {
-      // The rules speak the flags' names; a plan spells them as its fields.
-      return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
-                             ": " + workload::InPlanTerms(r.status().message()));
-    }
-    return std::optional<loadgen::ScenarioRules>(std::move(*r));
+    FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, load_value, options));
+    return std::optional<loadgen::ScenarioRules>(std::move(r));
   };
   for (const SystemSpec& sys : plan.systems) FRONTIER_RETURN_IF_ERROR(rules_for(sys, plan.load.values.front()).status());
 
