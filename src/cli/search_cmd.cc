@@ -48,9 +48,8 @@ extern "C" void OnSearchSigint(int) {
 }
 
 struct SearchFlags {
-  std::string over;                 // rate | concurrency
-  double start = 1, growth = 2, tolerance = 0.02, min_value = 0, max_value = 0;
-  int max_trials = 20;
+  loadgen::SearchRequest request;   // --over ... --no-saturation-stop (checked by ApplySearchRequest)
+  double min_value = 0, max_value = 0;
   bool no_saturation_stop = false;
   double client_rtt_us = kDefaultClientRttUs;
   DbFlags db;                       // db.db == "": trials are not stored
@@ -79,13 +78,13 @@ int RunSearch(int argc, char** argv) {
   TargetFlags tf;
   AddTargetFlags(app, &tf, /*with_model=*/false);
   SearchFlags f;
-  app.add_option("--over", f.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]")
+  app.add_option("--over", f.request.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]")
       ->group("Search");
-  app.add_option("--start", f.start, "First load: req/s or concurrency [1]")->group("Search");
-  app.add_option("--growth", f.growth, "Bracketing factor, > 1 [2]")->group("Search");
-  app.add_option("--tolerance", f.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]")
+  app.add_option("--start", f.request.start, "First load: req/s or concurrency [1]")->group("Search");
+  app.add_option("--growth", f.request.growth, "Bracketing factor, > 1 [2]")->group("Search");
+  app.add_option("--tolerance", f.request.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]")
       ->group("Search");
-  app.add_option("--max-trials", f.max_trials, "Most trials to run [20]")->group("Search");
+  app.add_option("--max-trials", f.request.max_trials, "Most trials to run [20]")->group("Search");
   app.add_option("--min-value", f.min_value, "Lowest load to try [rate 0.01, concurrency 1]")->group("Search");
   app.add_option("--max-value", f.max_value, "Highest load to try [rate 1e6, concurrency 65536]")->group("Search");
   app.add_flag("--no-saturation-stop", f.no_saturation_stop,
@@ -122,10 +121,6 @@ int RunSearch(int argc, char** argv) {
 
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
-  if (!w->scenario)
-    return UsageError(kCmd, "say what a trial must meet: --scenario server|interactive (the highest valid QPS), or "
-                            "--slo / --min-interactivity (the best throughput per GPU)");
-
   std::optional<sim::SimConfig> config;
   sim::SimulateOptions sim_options;
   if (!live) {
@@ -140,43 +135,27 @@ int RunSearch(int argc, char** argv) {
   if (app.count("--target-qps"))
     return UsageError(kCmd, "--target-qps is what the search finds; leave it out (--start sets the first rate)");
   // Each trial sets its own target; the first one's lets the rules resolve.
-  if (w->scenario->scenario) w->scenario->target_qps = f.start;
+  if (!w->scenario)  // said here before the rules are resolved (ApplySearchRequest says it too)
+    return UsageError(kCmd, "say what a trial must meet: --scenario server|interactive (the highest valid QPS), or "
+                            "--slo / --min-interactivity (the best throughput per GPU)");
+  if (w->scenario->scenario) w->scenario->target_qps = f.request.start;
   auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), live ? spec.model : config->model.name);
   if (!rules.ok()) return Fail(kCmd, rules.status());
 
   loadgen::SearchOptions o;
   o.rules = **rules;
-  const bool server = o.rules.scenario.has_value();
-  if (server && *o.rules.scenario == loadgen::Scenario::kOffline)
-    return UsageError(kCmd, "--scenario offline queues everything at once: there is no load to search");
-  o.goal = server ? loadgen::SearchGoal::kMaxValidQps : loadgen::SearchGoal::kMaxThroughput;
-  if (f.over.empty()) f.over = server ? "rate" : "concurrency";
-  if (f.over == "rate") {
-    o.axis = loadgen::SearchAxis::kRate;
-  } else if (f.over == "concurrency") {
-    if (server) return UsageError(kCmd, "--scenario searches the Poisson rate: leave out --over concurrency");
-    o.axis = loadgen::SearchAxis::kConcurrency;
-  } else {
-    return UsageError(kCmd, "--over must be rate or concurrency, got '" + f.over + "'");
-  }
-  const bool rate = o.axis == loadgen::SearchAxis::kRate;
-  if (!server) {
-    if (rate && app.count("--request-rate")) return UsageError(kCmd, "--over rate varies the rate: leave out --request-rate");
-    if (!rate && app.count("--max-concurrency"))
-      return UsageError(kCmd, "--over concurrency varies the concurrency: leave out --max-concurrency");
-  }
   o.base = w->load;
+  if (app.count("--min-value")) f.request.min_value = f.min_value;
+  if (app.count("--max-value")) f.request.max_value = f.max_value;
+  f.request.saturation_stop = !f.no_saturation_stop;
+  // The same checks as a plan's `search:` block.
+  if (Status s = loadgen::ApplySearchRequest(f.request, &o); !s.ok()) return UsageError(kCmd, s.message());
+  const bool server = o.goal == loadgen::SearchGoal::kMaxValidQps;
+  const bool rate = o.axis == loadgen::SearchAxis::kRate;
   if (server) {
     // Each trial's load comes from the scenario; the prompts are a pool reused cyclically.
     UseScenarioPromptPool(o.rules, kUnboundedPrompts, &*w);
   }
-  o.start = f.start;
-  o.growth = f.growth;
-  o.rel_tolerance = f.tolerance;
-  o.max_trials = f.max_trials;
-  o.min_value = app.count("--min-value") ? f.min_value : rate ? 0.01 : 1;
-  o.max_value = app.count("--max-value") ? f.max_value : rate ? 1e6 : 65536;
-  if (f.no_saturation_stop) o.saturation.reset();
   o.point.summary = w->summary;
   o.interrupt = &g_stop;
   const std::string command_line = CommandLine(argc, argv);

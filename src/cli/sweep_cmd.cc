@@ -37,8 +37,8 @@ std::string Duration(double s) {
 }
 
 int RunSweepCmd(int argc, char** argv) {
-  CLI::App app("Run a sweep plan (systems x workloads x load points x repetitions) into the "
-               "results store",
+  CLI::App app("Run a sweep plan (systems x workloads x load points x repetitions, or one search per system and "
+               "workload with `search:`) into the results store",
                "sweep");
   std::string plan_path, db = store::DefaultLocation();
   std::string executor, system, log_dir, scenario;
@@ -46,7 +46,8 @@ int RunSweepCmd(int argc, char** argv) {
   app.add_option("plan", plan_path, "Plan file (YAML); see data/plans/ and docs/sweep.md")->required();
   app.add_option("--db", db, kDbHelp)->capture_default_str();
   app.add_flag("--resume", resume,
-               "Continue the latest sweep of this plan in --db: run only the points not stored");
+               "Continue the latest sweep of this plan in --db: run only the points not stored (with `search:`, "
+               "the searches not finished, each from its first trial)");
   app.add_flag("-q,--quiet", quiet, "Print only the summary, not each point");
   app.add_option("--executor", executor,
                  "Where the points run: local (this process) or slurm (one batch job per system, "
@@ -64,6 +65,8 @@ int RunSweepCmd(int argc, char** argv) {
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
   if (executor.empty()) executor = plan->executor;
+  if (plan->search && executor == "slurm")
+    return UsageError("sweep", "the slurm executor runs load grids; a plan with `search:` runs with --executor local");
   if (!scenario.empty()) {
     if (executor == "slurm")
       return UsageError("sweep", "--scenario with the slurm executor: the batch jobs read the plan file, so put "
@@ -150,9 +153,10 @@ int RunSweepCmd(int argc, char** argv) {
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
   if (!out.ok()) return Fail("sweep", out.status());
-  std::cout << "sweep " << plan->name << ": " << out->ran << " points run, " << out->skipped
-            << " already stored, " << out->failed << " failed, of " << out->total << " into " << store::RedactUrl(db)
-            << "\n";
+  const char* unit = plan->search ? " searches" : " points";
+  std::cout << "sweep " << plan->name << ": " << out->ran << unit << " run, " << out->skipped
+            << (plan->search ? " already finished, " : " already stored, ") << out->failed << " failed, of "
+            << out->total << " into " << store::RedactUrl(db) << "\n";
   for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
   if (out->interrupted) {
     std::cout << "  interrupted: `frontier sweep " << plan_path << " --db '" << db << "'"

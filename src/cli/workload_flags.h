@@ -84,6 +84,7 @@
 #include "metrics/summary.h"
 #include "workload/dataset.h"
 #include "workload/load.h"
+#include "workload/option_names.h"
 #include "workload/spec.h"
 
 namespace frontier::cli {
@@ -392,38 +393,9 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   spec.cancel_after_ms = f.cancel_after_ms;
   spec.ideal_block_tokens = f.ideal_block_tokens;
   spec.seed = f.seed;
-  if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec)) {
-    using F = workload::SpecField;
-    const std::pair<F, const char*> kFlags[] = {
-        {F::kDataset, "--dataset"},
-        {F::kPath, f.dataset == "trace" ? "--trace" : "--dataset-path"},
-        {F::kInputLen, "--input-len"},
-        {F::kOutputLen, "--output-len"},
-        {F::kRangeRatio, "--range-ratio"},
-        {F::kPrefixLen, "--prefix-len"},
-        {F::kSharegptOutputLen, "--output-len"},
-        {F::kTraceFormat, "--trace-format"},
-        {F::kTraceBlockTokens, "--trace-block-tokens"},
-        {F::kGspNumGroups, "--gsp-num-groups"},
-        {F::kGspPromptsPerGroup, "--gsp-prompts-per-group"},
-        {F::kGspSystemPromptLen, "--gsp-system-prompt-len"},
-        {F::kGspQuestionLen, "--gsp-question-len"},
-        {F::kGspOutputLen, "--gsp-output-len"},
-        {F::kMtTurns, "--mt-turns"},
-        {F::kMtSystemPromptLen, "--mt-system-prompt-len"},
-        {F::kMtMessageLen, "--mt-message-len"},
-        {F::kThinkTimeMs, "--think-time-ms"},
-        {F::kMaxThinkTimeMs, "--max-think-time-ms"},
-        {F::kCancelFraction, "--cancel-fraction"},
-        {F::kCancelAfterTokens, "--cancel-after-tokens"},
-        {F::kCancelAfterMs, "--cancel-after-ms"},
-        {F::kIdealBlockTokens, "--ideal-block-tokens"},
-        {F::kSeed, "--seed"}};
-    std::string flag;
-    for (const auto& [field, name] : kFlags)
-      if (field == bad->field) flag = name;
-    return InvalidArgument(flag + " " + bad->message);
-  }
+  if (given("--prompt-format")) spec.prompt_format = f.prompt_format;  // else the dataset's default
+  if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec))
+    return InvalidArgument(std::string(workload::SpecFieldFlag(bad->field, f.dataset)) + " " + bad->message);
   w.dataset = workload::ToDatasetOptions(spec);
   const bool random = w.dataset.kind == workload::DatasetKind::kRandom;
   const bool file_dataset = w.dataset.kind == workload::DatasetKind::kShareGpt ||
@@ -443,13 +415,6 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
                                workload::DatasetKindName(w.dataset.kind) +
                                ": sessions start at --session-rate (or the trace's arrivals), without warm-up");
   w.ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
-  if (f.prompt_format == "token-ids") {
-    w.dataset.random.format = workload::PromptFormat::kTokenIds;
-  } else if (f.prompt_format == "text") {
-    w.dataset.random.format = workload::PromptFormat::kText;
-  } else {
-    return InvalidArgument("--prompt-format must be token-ids or text, got '" + f.prompt_format + "'");
-  }
   w.ignore_eos = given("--ignore-eos") ? f.ignore_eos : random;
 
   // Load.

@@ -72,23 +72,64 @@ std::string Value(SearchAxis axis, double v) {
   return axis == SearchAxis::kRate ? fmt::format("{:.4g} req/s", v) : fmt::format("concurrency {:.0f}", v);
 }
 
-Status Validate(const SearchOptions& o) {
+}  // namespace
+
+Status CheckSearchOptions(const SearchOptions& o) {
   if (o.goal == SearchGoal::kMaxValidQps && (!IsServerLike(o.rules) || o.axis != SearchAxis::kRate))
     return InvalidArgument("the highest valid QPS needs --scenario server or interactive, searched over request rate");
   if (o.rules.scenario && *o.rules.scenario == Scenario::kOffline)
     return InvalidArgument("--scenario offline queues everything at once: there is no load to search");
-  if (!(o.growth > 1)) return InvalidArgument("search growth must be above 1");
-  if (o.max_trials < 1) return InvalidArgument("--max-trials must be at least 1");
-  if (!(o.rel_tolerance > 0)) return InvalidArgument("--tolerance must be above 0");
-  if (!(o.min_value > 0 && o.min_value <= o.max_value)) return InvalidArgument("search bounds must be 0 < min <= max");
+  if (!(o.growth > 1)) return InvalidArgument(fmt::format("--growth must be above 1, got {:g}", o.growth));
+  if (o.max_trials < 1 || o.max_trials > kMaxSearchTrials)
+    return InvalidArgument(fmt::format("--max-trials must be in [1, {}], got {}", kMaxSearchTrials, o.max_trials));
+  if (!(o.rel_tolerance > 0 && o.rel_tolerance < 1))
+    return InvalidArgument(fmt::format("--tolerance must be in (0, 1), got {:g}", o.rel_tolerance));
+  if (!(o.min_value > 0)) return InvalidArgument(fmt::format("--min-value must be above 0, got {:g}", o.min_value));
+  if (!(o.min_value <= o.max_value))
+    return InvalidArgument(fmt::format("--max-value {:g} must not be below --min-value {:g}", o.max_value, o.min_value));
   if (!(o.start >= o.min_value && o.start <= o.max_value))
-    return InvalidArgument(fmt::format("--start {:g} must lie in [{:g}, {:g}]", o.start, o.min_value, o.max_value));
+    return InvalidArgument(fmt::format("--start {:g} must lie in [{:g}, {:g}] (--min-value, --max-value)", o.start,
+                                       o.min_value, o.max_value));
   if (o.axis == SearchAxis::kConcurrency && o.start != std::floor(o.start))
-    return InvalidArgument("--start must be a whole number of requests on the concurrency axis");
+    return InvalidArgument(fmt::format("--start must be a whole number of requests on the concurrency axis, got {:g}",
+                                       o.start));
   return Status::Ok();
 }
 
-}  // namespace
+Status ApplySearchRequest(const SearchRequest& r, SearchOptions* o) {
+  const ScenarioRules& rules = o->rules;
+  if (!rules.scenario && rules.constraints.empty() && !rules.min_interactivity)
+    return InvalidArgument("say what a trial must meet: --scenario server|interactive (the highest valid QPS), or "
+                           "--slo / --min-interactivity (the best throughput per GPU)");
+  if (rules.scenario && *rules.scenario == Scenario::kOffline)
+    return InvalidArgument("--scenario offline queues everything at once: there is no load to search");
+  const bool server = IsServerLike(rules);
+  o->goal = server ? SearchGoal::kMaxValidQps : SearchGoal::kMaxThroughput;
+  const std::string over = r.over.empty() ? (server ? "rate" : "concurrency") : r.over;
+  if (over == "rate") {
+    o->axis = SearchAxis::kRate;
+  } else if (over == "concurrency") {
+    if (server) return InvalidArgument("--over must be rate under a scenario (it searches the Poisson rate), got 'concurrency'");
+    o->axis = SearchAxis::kConcurrency;
+  } else {
+    return InvalidArgument("--over must be rate or concurrency, got '" + r.over + "'");
+  }
+  const bool rate = o->axis == SearchAxis::kRate;
+  if (!server && rate && std::isfinite(o->base.request_rate))
+    return InvalidArgument("--request-rate is what --over rate varies: leave it out");
+  if (!rate && o->base.max_concurrency)
+    return InvalidArgument("--max-concurrency is what --over concurrency varies: leave it out");
+  if (r.max_trials < 1 || r.max_trials > kMaxSearchTrials)
+    return InvalidArgument(fmt::format("--max-trials must be in [1, {}], got {}", kMaxSearchTrials, r.max_trials));
+  o->start = r.start;
+  o->growth = r.growth;
+  o->rel_tolerance = r.tolerance;
+  o->max_trials = static_cast<int>(r.max_trials);
+  o->min_value = r.min_value.value_or(rate ? 0.01 : 1);
+  o->max_value = r.max_value.value_or(rate ? 1e6 : 65536);
+  if (!r.saturation_stop) o->saturation.reset();
+  return CheckSearchOptions(*o);
+}
 
 Result<workload::LoadOptions> TrialLoad(const SearchOptions& o, double value) {
   if (o.axis == SearchAxis::kRate && IsServerLike(o.rules)) return ScenarioLoad(TrialRules(o, value), o.base);
@@ -102,7 +143,7 @@ Result<workload::LoadOptions> TrialLoad(const SearchOptions& o, double value) {
 }
 
 Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const TrialCallback& on_trial) {
-  FRONTIER_RETURN_IF_ERROR(Validate(o));
+  FRONTIER_RETURN_IF_ERROR(CheckSearchOptions(o));
   const bool integer = o.axis == SearchAxis::kConcurrency;
   const double floor_value = integer ? std::max(1.0, std::ceil(o.min_value)) : o.min_value;
   const double cap = integer ? std::floor(o.max_value) : o.max_value;

@@ -29,6 +29,7 @@
 // Thread safety: Search runs on the calling thread and calls the runner there.
 #pragma once
 
+#include <cstdint>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -117,6 +118,36 @@ struct SearchResult {
 // Called after each trial (to print it, write the result file as the search
 // goes); an error stops the search and is returned.
 using TrialCallback = std::function<Status(const Trial& trial, const SearchResult& so_far)>;
+
+// What a user asks of a search, as `frontier search`'s flags and a sweep
+// plan's `search:` block give it; ApplySearchRequest turns it into options.
+struct SearchRequest {
+  std::string over;                  // "rate" | "concurrency"; "" = rate under a Server or
+                                     // Interactive scenario, else concurrency
+  double start = 1;                  // first load: req/s or concurrency
+  double growth = 2;                 // bracketing factor, > 1
+  double tolerance = 0.02;           // rate: bisect until hi / lo - 1 <= this
+  int64_t max_trials = 20;           // [1, kMaxSearchTrials]
+  std::optional<double> min_value;   // lowest load to try [rate 0.01, concurrency 1]
+  std::optional<double> max_value;   // highest load to try [rate 1e6, concurrency 65536]
+  bool saturation_stop = true;       // stop (and mark) trials whose queue grows without bound
+};
+
+inline constexpr int64_t kMaxSearchTrials = 10'000;
+
+// Sets o's goal (a Server or Interactive scenario in o->rules: the highest
+// valid QPS; otherwise the best throughput per GPU under the rules' SLO),
+// axis, start, growth, tolerance, trial count, bounds and saturation stop
+// from `request`, and checks them as Search will, against o->base too (the
+// axis' own setting must not be fixed there). InvalidArgument naming the
+// flag ("--over must be rate or concurrency, got 'x'"; a plan says its own
+// field names through workload/option_names.h).
+// REQUIRES: o->rules and o->base are set.
+Status ApplySearchRequest(const SearchRequest& request, SearchOptions* o);
+
+// The checks Search runs first (see Search below): Ok, or InvalidArgument
+// naming the flag.
+Status CheckSearchOptions(const SearchOptions& options);
 
 // InvalidArgument for inconsistent options (kMaxValidQps without a Server or
 // Interactive scenario or on the concurrency axis, growth <= 1, start outside

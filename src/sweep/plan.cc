@@ -14,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "store/records.h"
+#include "workload/option_names.h"
 
 namespace frontier::sweep {
 namespace {
@@ -366,6 +367,7 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
       case F::kCancelAfterMs: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->cancel_after_ms)); break;
       case F::kIdealBlockTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->ideal_block_tokens)); break;
       case F::kSeed: FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &w->seed, 0, 9.0e15)); break;
+      case F::kPromptFormat: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->prompt_format)); break;
     }
   }
   // The rules are the workload spec's, the same as the command line's flags.
@@ -386,13 +388,36 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
   return Status::Ok();
 }
 
-Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, LoadSpec* l) {
+Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool search, LoadSpec* l) {
   const std::string f = "load";
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"concurrency", "request_rate",
                                               "prompts_per_concurrency", "num_prompts",
                                               "burstiness", "warmup", "max_concurrency"}));
   const bool has_c = n["concurrency"].IsDefined(), has_r = n["request_rate"].IsDefined();
+  if (search) {
+    // The search picks each trial's load: the plan gives only what the trials share.
+    for (const char* key : {"concurrency", "request_rate", "prompts_per_concurrency"})
+      if (n[key].IsDefined())
+        return c.Error(n[key], f + "." + key,
+                       "is a load grid, and `search:` picks each trial's load itself: remove it (search.start, "
+                       "min_value and max_value bound the loads tried)");
+    if (n["num_prompts"].IsDefined()) {
+      int64_t v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "num_prompts", &v, 1, static_cast<double>(kMaxRunRequests)));
+      l->num_prompts = v;
+    }
+    if (n["max_concurrency"].IsDefined()) {
+      int64_t v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_concurrency", &v, 1, 1e6));
+      l->max_concurrency = v;
+    }
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
+    if (l->num_prompts.value_or(kDefaultSearchPrompts) + l->warmup > kMaxRunRequests && !scenario)
+      return c.Error(n, f, "a trial sends num_prompts + warmup requests; at most " + std::to_string(kMaxRunRequests));
+    return Status::Ok();
+  }
   if (has_c == has_r) {
     return c.Error(n, f, "give exactly one of `concurrency: [...]` and `request_rate: [...]`");
   }
@@ -497,6 +522,78 @@ Status ParseScenarioBlock(const Checker& c, const YAML::Node& n, Plan* plan) {
   return Status::Ok();
 }
 
+Status ParseSearchBlock(const Checker& c, const YAML::Node& n, Plan* plan) {
+  const std::string f = "search";
+  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"over", "start", "growth", "tolerance", "max_trials", "min_value",
+                                              "max_value", "saturation_stop"}));
+  SearchSpec s;
+  s.line = n.Mark().line + 1;
+  loadgen::SearchRequest& r = s.request;
+  // Types here; ranges and consistency are loadgen::ApplySearchRequest's (SearchMisfit).
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "over", &r.over));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "start", &r.start));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "growth", &r.growth));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "tolerance", &r.tolerance));
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "max_trials", &r.max_trials));
+  for (auto [key, out] : {std::pair{"min_value", &r.min_value}, {"max_value", &r.max_value}}) {
+    if (!n[key].IsDefined() || n[key].IsNull()) continue;
+    double v = 0;
+    FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &v));
+    *out = v;
+  }
+  FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "saturation_stop", &r.saturation_stop));
+  plan->search = std::move(s);
+  return Status::Ok();
+}
+
+// A problem of a plan, by the field it is in.
+struct FieldProblem {
+  std::string field;    // "search.start", "scenario", ...
+  std::string message;  // what is wrong and what is allowed
+};
+
+// Why the plan's `search:` cannot run (nothing when it can): the same checks
+// as `frontier search`'s flags (loadgen::ApplySearchRequest), with the
+// scenario's goal and the plan's load, said in the plan's terms. Sets
+// plan->load.kind to the search's axis.
+std::optional<FieldProblem> SearchMisfit(Plan* plan) {
+  if (!plan->search) return std::nullopt;
+  if (!plan->scenario)
+    return FieldProblem{"search", "needs `scenario:` to say what a trial must meet: a scenario name (server or "
+                                  "interactive: the highest valid QPS) or `slo` / `min_interactivity` (the best "
+                                  "throughput per GPU under them)"};
+  if (plan->repetitions != 1)
+    return FieldProblem{"repetitions", "must be 1 with `search:` (a search runs its trials once; repeat the "
+                                       "sweep under another seed to sample its spread)"};
+  loadgen::SearchOptions o;
+  o.rules.scenario = plan->scenario->scenario;
+  o.rules.constraints = plan->scenario->slo;
+  o.rules.min_interactivity = plan->scenario->min_interactivity;
+  if (o.rules.constraints.empty() && !plan->scenario->benchmark.empty()) {
+    // The benchmark's constraints are looked up when the sweep runs; any
+    // constraint stands for them in this check of the search's settings.
+    o.rules.constraints.push_back({loadgen::LatencyMetric::kTtft, 99, 1});
+  }
+  o.base = SearchBaseLoad(*plan, plan->workloads.front());
+  if (Status st = loadgen::ApplySearchRequest(plan->search->request, &o); !st.ok()) {
+    // The checks speak the flags' names: "--start 0.5 must lie in ...".
+    std::string m = st.message();
+    std::string field = "search";
+    if (m.rfind("--", 0) == 0) {
+      const size_t end = m.find(' ');
+      if (std::optional<std::string> f = workload::PlanFieldOfFlag(m.substr(0, end))) {
+        field = *f;
+        m = end == std::string::npos ? "" : m.substr(end + 1);
+      }
+    }
+    if (field == "search.saturation_stop") field = "search";
+    return FieldProblem{field, workload::InPlanTerms(m)};
+  }
+  plan->load.kind = loadgen::SearchAxisName(o.axis);
+  return std::nullopt;
+}
+
 // Why the plan's load and workloads cannot run under its scenario ("" when
 // they can): a named scenario sets the arrivals and the run length itself.
 std::string ScenarioMisfit(const Plan& plan) {
@@ -583,7 +680,7 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
   plan.hash = hash;
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load", "repetitions", "slo",
-                                                  "seed", "executor", "slurm", "scenario"}));
+                                                  "seed", "executor", "slurm", "scenario", "search"}));
   FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan.name, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan.repetitions, 1, 1000));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan.seed, 0, 9.0e15));
@@ -620,10 +717,40 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   }
   if (root["scenario"].IsDefined() && !root["scenario"].IsNull())
     FRONTIER_RETURN_IF_ERROR(ParseScenarioBlock(c, root["scenario"], &plan));
-  if (!root["load"].IsDefined()) return c.Error(root, "load", "is required");
-  FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], plan.scenario && plan.scenario->scenario, &plan.load));
+  if (root["search"].IsDefined() && !root["search"].IsNull())
+    FRONTIER_RETURN_IF_ERROR(ParseSearchBlock(c, root["search"], &plan));
+  const bool named_scenario = plan.scenario && plan.scenario->scenario;
+  if (plan.search) {
+    if (root["load"].IsDefined() && !root["load"].IsNull())
+      FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/true, &plan.load));
+    if (std::optional<FieldProblem> bad = SearchMisfit(&plan)) {
+      // The node the field names, else the block the problem is about.
+      const std::string& field = bad->field;
+      YAML::Node at = root["search"];
+      if (field == "scenario" || field.rfind("scenario.", 0) == 0) at = root["scenario"];
+      if (field == "repetitions") at = root["repetitions"];
+      for (const char* block : {"search", "load"}) {
+        const std::string prefix = std::string(block) + ".";
+        if (field.rfind(prefix, 0) == 0 && root[block].IsMap() && root[block][field.substr(prefix.size())].IsDefined())
+          at = root[block][field.substr(prefix.size())];
+      }
+      return c.Error(at, field, bad->message);
+    }
+  } else {
+    if (!root["load"].IsDefined()) return c.Error(root, "load", "is required (or `search:`, docs/sweep.md)");
+    FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/false, &plan.load));
+  }
   if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
     return c.Error(root["scenario"], "scenario", misfit);
+  // A multi-turn workload goes to a server or a live system as text; token ids are an error there.
+  for (size_t s = 0; s < plan.systems.size(); ++s) {
+    if (plan.systems[s].simulated() && !plan.systems[s].live) continue;
+    for (size_t i = 0; i < plan.workloads.size(); ++i)
+      if (std::optional<workload::SpecProblem> bad = workload::CheckPromptFormatOverHttp(plan.workloads[i]))
+        return c.Error(workloads[i]["prompt_format"], "workloads[" + std::to_string(i) + "].prompt_format",
+                       bad->message + " (system " + plan.systems[s].name + " is measured over HTTP)");
+    break;
+  }
   // Sessions run without warm-up (loadgen/session_runner.h).
   for (size_t i = 0; i < plan.workloads.size() && plan.load.warmup > 0; ++i) {
     const auto kind = workload::ToDatasetOptions(plan.workloads[i]).kind;
@@ -634,17 +761,21 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
                          "): sessions run without warm-up");
   }
   const double points = static_cast<double>(plan.systems.size()) * static_cast<double>(plan.workloads.size()) *
-                        static_cast<double>(plan.load.values.size()) * plan.repetitions;
+                        (plan.search ? static_cast<double>(plan.search->request.max_trials)
+                                     : static_cast<double>(plan.load.values.size()) * plan.repetitions);
   if (points > static_cast<double>(kMaxMatrixPoints)) {
     return c.Error(root, "load", "the plan has " + FormatNumber(points) +
-                                     " points (systems x workloads x load values x repetitions); at most " +
+                                     " points (systems x workloads x load values x repetitions, or x search.max_trials); at most " +
                                      std::to_string(kMaxMatrixPoints));
   }
   // Prompts of random workloads are held in memory as token ids.
-  const double biggest = *std::max_element(plan.load.values.begin(), plan.load.values.end());
-  const double requests = (plan.load.num_prompts ? static_cast<double>(*plan.load.num_prompts)
-                                                 : static_cast<double>(plan.load.prompts_per_concurrency) * biggest) +
-                          static_cast<double>(plan.load.warmup);
+  const double biggest =
+      plan.search ? 0 : *std::max_element(plan.load.values.begin(), plan.load.values.end());
+  const double requests =
+      (plan.search ? static_cast<double>(plan.load.num_prompts.value_or(kDefaultSearchPrompts))
+       : plan.load.num_prompts ? static_cast<double>(*plan.load.num_prompts)
+                               : static_cast<double>(plan.load.prompts_per_concurrency) * biggest) +
+      static_cast<double>(plan.load.warmup);
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
     const WorkloadSpec& w = plan.workloads[i];
     if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
@@ -673,6 +804,8 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   if (plan.executor != "local" && plan.executor != "slurm") {
     return c.Error(root["executor"], "executor", "must be local or slurm, got '" + Shorten(plan.executor) + "'");
   }
+  if (plan.search && plan.executor == "slurm")
+    return c.Error(root["executor"], "executor", "slurm runs load grids; a plan with `search:` runs with local");
   if (root["slurm"].IsDefined()) {
     const YAML::Node sl = root["slurm"];
     FRONTIER_RETURN_IF_ERROR(c.Map(sl, "slurm"));
@@ -734,13 +867,27 @@ Result<Plan> WithScenario(Plan plan, const std::string& name) {
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a(plan.text + "\n# --scenario " + name + "\n")));
   plan.hash = hash;
+  if (std::optional<FieldProblem> bad = SearchMisfit(&plan))
+    return InvalidArgument("--scenario " + name + " cannot run plan " + plan.file + ": " + bad->field + ": " +
+                           bad->message);
   if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
     return InvalidArgument("--scenario " + name + " cannot run plan " + plan.file + ": " + misfit);
   return plan;
 }
 
+workload::LoadOptions SearchBaseLoad(const Plan& plan, const WorkloadSpec& w) {
+  workload::LoadOptions l;
+  l.num_prompts = plan.load.num_prompts.value_or(kDefaultSearchPrompts);
+  l.warmup = plan.load.warmup;
+  l.burstiness = plan.load.burstiness;
+  l.max_concurrency = plan.load.max_concurrency;
+  l.seed = w.seed;
+  return l;
+}
+
 std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
   std::vector<PointSpec> out;
+  if (plan.search) return out;
   for (size_t s = 0; s < plan.systems.size(); ++s) {
     for (size_t w = 0; w < plan.workloads.size(); ++w) {
       for (double v : plan.load.values) {

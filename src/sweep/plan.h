@@ -51,6 +51,23 @@
 // scenario sets the arrivals and the run length); without a name the
 // constraints (`slo`, `min_interactivity`) are a plain SLO judged on any
 // load. Scenarios take single-turn workloads only.
+// `search:` runs a search (loadgen/search.h) instead of the load grid, once
+// per system and workload:
+//   search: {over: rate, start: 4, growth: 2, tolerance: 0.02, max_trials: 20,
+//            min_value: 0.5, max_value: 64, saturation_stop: true}
+// Its fields are `frontier search`'s flags (--over ... --no-saturation-stop)
+// under their plan names (workload/option_names.h), checked by the same
+// loadgen::ApplySearchRequest. It needs `scenario:` to say what a trial must
+// meet: a scenario name (server or interactive: the highest valid QPS, over
+// rate) or `slo` / `min_interactivity` (the best throughput per GPU, over
+// concurrency by default). `load:` is then optional and holds no grid
+// (`concurrency` / `request_rate` are errors): only num_prompts (each trial's
+// requests without a named scenario, default kDefaultSearchPrompts), warmup,
+// burstiness and max_concurrency (a cap on rate trials). repetitions must be 1.
+// A workload's `prompt_format` (token-ids or text) says how its prompts are
+// sent; unset, multi-turn workloads go to servers as text
+// (workload::PromptFormatFor), and `prompt_format: token-ids` on a multi-turn
+// workload of a plan with a server or live system is an error.
 //
 // Thread safety: values; LoadPlan reads one file.
 #pragma once
@@ -64,8 +81,10 @@
 #include "core/limits.h"
 #include "core/status.h"
 #include "loadgen/scenario.h"
+#include "loadgen/search.h"
 #include "metrics/summary.h"
 #include "sim/config.h"
+#include "workload/load.h"
 #include "workload/spec.h"
 
 namespace frontier::sweep {
@@ -134,6 +153,15 @@ struct SlurmSpec {
   int line = 0;                             // where `slurm:` is defined (0: not given)
 };
 
+// A plan's `search:` block.
+struct SearchSpec {
+  loadgen::SearchRequest request;
+  int line = 0;                             // where `search:` is defined
+};
+
+// Requests of each search trial without a named scenario (`frontier search`'s --num-prompts default).
+inline constexpr int64_t kDefaultSearchPrompts = 1000;
+
 struct Plan {
   std::string name;
   std::string file;         // as given
@@ -151,6 +179,10 @@ struct Plan {
   // `scenario:` (target_qps unset: each point's load value). Unset: no verdict.
   std::optional<loadgen::ScenarioRequest> scenario;
   int scenario_line = 0;                    // where `scenario:` is defined (0: not given)
+  // `search:`: one search per system and workload instead of the load grid;
+  // load.kind is then the search's axis ("request_rate" or "concurrency") and
+  // load.values is empty.
+  std::optional<SearchSpec> search;
 };
 
 // Bounds on a plan (docs/limits.md): the points of its matrix; each point is
@@ -183,7 +215,14 @@ struct PointSpec {
   std::string key;          // store::PointKey
 };
 
-// systems x workloads x load values x repetitions, in that nesting order.
+// systems x workloads x load values x repetitions, in that nesting order
+// (empty for a plan with `search:`, whose trials the search picks).
 std::vector<PointSpec> ExpandMatrix(const Plan& plan);
+
+// The base load of a search plan's trials for `workload`: its seed, the
+// plan's warm-up, burstiness and max_concurrency, and num_prompts
+// (kDefaultSearchPrompts unless load.num_prompts); the search sets each
+// trial's rate or concurrency (loadgen::TrialLoad).
+workload::LoadOptions SearchBaseLoad(const Plan& plan, const WorkloadSpec& workload);
 
 }  // namespace frontier::sweep

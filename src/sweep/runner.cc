@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/parse.h"
@@ -9,6 +12,8 @@
 #include "metrics/summary.h"
 #include "metrics/verdict_label.h"
 #include "store/records.h"
+#include "sweep/search_store.h"
+#include "workload/option_names.h"
 
 namespace frontier::sweep {
 namespace {
@@ -45,9 +50,222 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   return r;
 }
 
+// The rules of the plan's scenario (set) for `sys`, a named scenario's
+// target QPS `target_qps`; the system's model picks the MLPerf benchmark
+// unless the plan names one. Errors name the plan's line and fields.
+Result<loadgen::ScenarioRules> SystemRules(const Plan& plan, const SystemSpec& sys, double target_qps,
+                                           const SweepOptions& options) {
+  loadgen::ScenarioRequest q = *plan.scenario;
+  if (q.scenario) q.target_qps = target_qps;
+  Result<loadgen::ScenarioRules> r =
+      loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
+  if (!r.ok()) {
+    // The rules speak the flags' names; a plan spells them as its fields.
+    return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
+                           ": " + workload::InPlanTerms(r.status().message()));
+  }
+  return r;
+}
+
+// A session's trials, as a search runs them: each one the workload's
+// requests at the search's load (Session::RunTrial).
+class SessionTrials final : public loadgen::TrialRunner {
+ public:
+  SessionTrials(Session& session, PointSpec point, std::string name)
+      : session_(session), point_(std::move(point)), name_(std::move(name)) {}
+  std::string Name() const override { return name_; }
+  Result<loadgen::PointOutcome> Run(const workload::LoadOptions& load, const loadgen::PointOptions& options,
+                                    loadgen::Observer* observer, const std::atomic<bool>* stop) override {
+    PointSpec p = point_;
+    p.num_prompts = load.num_prompts;  // without a named scenario, the requests drawn (PointRequests)
+    return session_.RunTrial(p, load, options, observer, stop);
+  }
+
+ private:
+  Session& session_;
+  PointSpec point_;
+  std::string name_;
+};
+
+// Whether a search run holds a final outcome (not cut short by an interrupt,
+// a crash or an error).
+bool SearchFinished(const store::RunInfo& run) {
+  if (run.search_json.empty()) return false;
+  const nlohmann::json j = nlohmann::json::parse(run.search_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("stop_reason") || !j["stop_reason"].is_string()) return false;
+  const std::string reason = j["stop_reason"];
+  return !reason.empty() && reason != "interrupted";
+}
+
+// One line for a search's answer.
+std::string Answer(const loadgen::SearchResult& r, const loadgen::SearchOptions& o) {
+  if (!r.best) return "no trial was valid (" + r.stop_reason + ")";
+  const loadgen::Trial& b = r.trials[*r.best];
+  if (o.goal == loadgen::SearchGoal::kMaxValidQps)
+    return fmt::format("max valid QPS {:.4g} (trial {}), {:.1f} tok/s/GPU; {}", b.value, b.index,
+                       b.summary.output_throughput_per_gpu, r.stop_reason);
+  return fmt::format("best {:.1f} tok/s/GPU at {} {:.4g} (trial {}), {:.1f} tok/s/user; {}",
+                     b.summary.output_throughput_per_gpu, o.axis == loadgen::SearchAxis::kRate ? "rate" : "concurrency",
+                     b.value, b.index, b.summary.interactivity, r.stop_reason);
+}
+
 }  // namespace
 
-ProgressReporter::ProgressReporter(int64_t total, const SweepOptions& options)
+Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const SessionFactory& factory,
+                                 const SweepOptions& options) {
+  SweepOutcome out;
+  const size_t n_workloads = plan.workloads.size();
+  out.total = static_cast<int64_t>(plan.systems.size() * n_workloads);
+  ProgressReporter progress(out.total, options);
+  SweepProgress& prog = progress.progress();
+  auto report = [&](const std::string& event, const std::string& detail = "") { progress.Report(event, detail); };
+
+  // Each system's rules (its model picks the MLPerf benchmark), all resolved
+  // before anything runs; the first trial's target lets a Server scenario resolve.
+  std::vector<loadgen::ScenarioRules> rules;
+  for (const SystemSpec& sys : plan.systems) {
+    FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, plan.search->request.start, options));
+    rules.push_back(std::move(r));
+  }
+  if (options.stop_orphans) {
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, options.stop_orphans(store));
+    for (const auto& line : orphans) report("orphan", line);
+  }
+
+  // The latest run of each search (system x workload) in the store, with --resume.
+  std::vector<std::optional<store::RunInfo>> previous(static_cast<size_t>(out.total));
+  if (options.resume) {
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RunInfo> all, store.ListRuns());
+    for (store::RunInfo& run : all) {
+      if (run.sweep != plan.name || run.plan_hash != plan.hash) continue;
+      const auto it = run.config.find("workload");
+      if (it == run.config.end()) continue;
+      for (size_t s = 0; s < plan.systems.size(); ++s)
+        for (size_t w = 0; w < n_workloads; ++w) {
+          auto& slot = previous[s * n_workloads + w];
+          if (run.system == plan.systems[s].name && it->second == plan.workloads[w].name &&
+              (!slot || run.id > slot->id))
+            slot = run;
+        }
+    }
+    for (const auto& p : previous)
+      if (p && SearchFinished(*p)) ++prog.skipped;
+    prog.done = prog.skipped;
+    out.skipped = prog.skipped;
+    if (prog.skipped > 0) report("skip", std::to_string(prog.skipped) + " searches already finished");
+  }
+
+  for (size_t s = 0; s < plan.systems.size() && !out.interrupted; ++s) {
+    const SystemSpec& sys = plan.systems[s];
+    std::vector<size_t> todo;
+    for (size_t w = 0; w < n_workloads; ++w) {
+      const auto& p = previous[s * n_workloads + w];
+      if (!p || !SearchFinished(*p)) todo.push_back(w);
+    }
+    if (todo.empty()) continue;
+    if (options.stop && options.stop->load()) {
+      out.interrupted = true;
+      break;
+    }
+    prog.system = sys.name;
+    prog.point.clear();
+    std::unique_ptr<Session> session;
+    std::string broken;  // why the system's remaining searches cannot run
+    if (Result<std::unique_ptr<Session>> made = factory(plan, sys); made.ok()) {
+      session = std::move(*made);
+    } else {
+      broken = made.status().message();
+    }
+    for (size_t k = 0; k < todo.size(); ++k) {
+      const WorkloadSpec& w = plan.workloads[todo[k]];
+      prog.point = w.name;
+      loadgen::SearchOptions o;
+      o.rules = rules[s];
+      o.base = SearchBaseLoad(plan, w);
+      FRONTIER_RETURN_IF_ERROR(loadgen::ApplySearchRequest(plan.search->request, &o));  // checked by ParsePlan
+      o.point.summary.percentiles = options.percentiles;
+      o.point.summary.num_gpus = sys.gpus;
+      o.point.summary.goodput = plan.slo;
+      const auto cl = options.provenance.find("command_line");
+      if (cl != options.provenance.end()) o.point.command_line = cl->second;
+      o.point.effective_settings = {{"workload", w.name},
+                                    {"dataset", w.dataset},
+                                    {"input_len", std::to_string(w.input_len)},
+                                    {"output_len", std::to_string(w.output_len)},
+                                    {"num_prompts", std::to_string(o.base.num_prompts)},
+                                    {"warmup", std::to_string(o.base.warmup)},
+                                    {"seed", std::to_string(w.seed)}};
+      o.interrupt = options.stop;
+
+      store::RunInfo info;
+      info.sweep = plan.name;
+      info.plan_hash = plan.hash;
+      info.plan_text = plan.text;
+      info.system = sys.name;
+      info.source = Source(sys);
+      info.config = sys.Config();
+      info.config["workload"] = w.name;
+      info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
+      info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
+      info.provenance = options.provenance;
+      info.provenance["plan_file"] = plan.file;
+      FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder, SearchRecorder::Start(store, std::move(info), w.name));
+      // A search cut short before is run again from its first trial; its run keeps its trials, marked.
+      if (const auto& before = previous[s * n_workloads + todo[k]])
+        FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(
+            before->id, store::SystemStatus::Broken("search interrupted; run again as run " +
+                                                    std::to_string(recorder.run().id))));
+      auto give_up = [&](const std::string& why) -> Status {
+        ++prog.failed;
+        ++prog.done;
+        ++out.failed;
+        report("broken", why);
+        return store.SetRunStatus(recorder.run().id, store::SystemStatus::Broken(why));
+      };
+      if (!broken.empty()) {
+        FRONTIER_RETURN_IF_ERROR(give_up(broken));
+        continue;
+      }
+      report("start", std::string(loadgen::SearchGoalName(o.goal)) + " over " + loadgen::SearchAxisName(o.axis));
+      PointSpec point;
+      point.system = s;
+      point.workload = todo[k];
+      point.num_prompts = o.base.num_prompts;
+      point.seed = w.seed;
+      point.key = w.name;
+      SessionTrials trials(*session, point, sys.name);
+      auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
+        FRONTIER_RETURN_IF_ERROR(recorder.Record(t, so_far, o, trials.Name()));
+        prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
+        std::string detail = t.verdict.valid ? "VALID" : "INVALID";
+        if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
+        report("trial", detail + " -> " + t.decision);
+        return Status::Ok();
+      };
+      Result<loadgen::SearchResult> r = loadgen::Search(trials, o, on_trial);
+      prog.point = w.name;
+      if (!r.ok()) {
+        // The session or the store failed: the system's remaining searches are not run.
+        broken = "search of workload " + w.name + " failed: " + r.status().message();
+        FRONTIER_RETURN_IF_ERROR(give_up(broken));
+        continue;
+      }
+      if (r->stop_reason == "interrupted") {
+        out.interrupted = true;
+        break;
+      }
+      ++prog.ran;
+      ++prog.done;
+      ++out.ran;
+      report("done", Answer(*r, o));
+    }
+    if (!broken.empty()) out.broken.push_back(sys.name + ": " + broken);
+  }
+  return out;
+}
+
+ProgressReporter::ProgressReporter(
+int64_t total, const SweepOptions& options)
     : options_(options), t0_(options.clock->Now()) {
   prog_.total = total;
 }
@@ -69,6 +287,7 @@ void ProgressReporter::Report(const std::string& event, const std::string& detai
 
 Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
                               const SweepOptions& options) {
+  if (plan.search) return RunSearches(plan, store, factory, options);
   const std::vector<PointSpec> matrix = ExpandMatrix(plan);
   SweepOutcome out;
   out.total = static_cast<int64_t>(matrix.size());
@@ -80,25 +299,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
   // checked before anything runs.
   auto rules_for = [&](const SystemSpec& sys, double load_value) -> Result<std::optional<loadgen::ScenarioRules>> {
     if (!plan.scenario) return std::optional<loadgen::ScenarioRules>();
-    loadgen::ScenarioRequest q = *plan.scenario;
-    if (q.scenario) q.target_qps = load_value;
-    Result<loadgen::ScenarioRules> r =
-        loadgen::ResolveScenario(q, options.mlperf_benchmarks, sys.sim ? sys.sim->model : sys.model);
-    if (!r.ok()) {
-      // The rules speak the flags' names; a plan spells them as its fields.
-      std::string m = r.status().message();
-      static const std::pair<const char*, const char*> kNames[] = {
-          {"--mlperf-benchmark", "scenario.mlperf_benchmark"}, {"--min-interactivity", "scenario.min_interactivity"},
-          {"--min-query-count", "scenario.min_query_count"},   {"--min-duration", "scenario.min_duration_s"},
-          {"--target-qps", "load.request_rate"},               {"--scenario", "scenario"},
-          {"--slo", "scenario.slo"}};
-      for (const auto& [flag, field] : kNames)
-        for (size_t at = m.find(flag); at != std::string::npos; at = m.find(flag, at + std::strlen(field)))
-          m.replace(at, std::strlen(flag), field);
-      return InvalidArgument(plan.file + ":" + std::to_string(plan.scenario_line) + ": scenario: system " + sys.name +
-                             ": " + m);
-    }
-    return std::optional<loadgen::ScenarioRules>(std::move(*r));
+    FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, load_value, options));
+    return std::optional<loadgen::ScenarioRules>(std::move(r));
   };
   for (const SystemSpec& sys : plan.systems) FRONTIER_RETURN_IF_ERROR(rules_for(sys, plan.load.values.front()).status());
 

@@ -18,6 +18,20 @@
 // point's "done" event. Rules that cannot be resolved for a system fail the
 // sweep before anything runs.
 //
+// Search: with the plan's `search:`, each system runs one search
+// (loadgen::Search) per workload instead of the grid, its trials run by the
+// session (Session::RunTrial) and stored as they end by sweep::SearchRecorder
+// into a run of their own (config "workload" names the workload; the run's
+// search_json holds the outcome so far). Progress reports "start" per
+// search, "trial" per trial (detail: the verdict and the search's next step)
+// and "done" per search (detail: the answer); total counts searches.
+// With `--resume`, a search whose run holds a final outcome (a stop reason
+// other than "interrupted") is not run again; an interrupted or failed one
+// is run again from its first trial into a new run, and the old run, which
+// keeps its trials, is marked broken ("search interrupted; run again as
+// run N"), so reports take the finished one. The Slurm executor runs grids
+// only: a plan with `search:` runs with the local one.
+//
 // Resume: a point is identified by (plan name, plan hash, system, point key),
 // so `--resume` after a crash or SIGKILL runs exactly the points that are not
 // stored; a point is stored whole or not at all, never twice.
@@ -54,6 +68,17 @@ class Session {
   // `options` (summary, rules, provenance) from the runner; an error or a
   // result without a completed request is a failed attempt.
   virtual Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) = 0;
+  // Runs one trial of a search (loadgen::TrialRunner::Run): `load` as given
+  // (the search's, not the plan's grid), the requests of `point`'s workload
+  // and seed, each request reported to `observer` as it ends, and the trial
+  // ended early when *stop becomes true (what was measured is kept,
+  // run.interrupted). Sessions that cannot run trials answer Unimplemented.
+  virtual Result<loadgen::PointOutcome> RunTrial(const PointSpec& point, const workload::LoadOptions& load,
+                                                 const loadgen::PointOptions& options, loadgen::Observer* observer,
+                                                 const std::atomic<bool>* stop) {
+    (void)point, (void)load, (void)options, (void)observer, (void)stop;
+    return FailedPrecondition("this session cannot run a search's trials");
+  }
 };
 
 // Starts a session for `system` (launching and health-waiting a server if needed).
@@ -70,7 +95,7 @@ struct SweepProgress {
   double eta_s = -1;          // -1 until a point has been run
   std::string system;         // current
   std::string point;          // current point key
-  std::string event;          // "start", "done", "retry", "failed", "broken", "skip", "orphan"
+  std::string event;          // "start", "done", "retry", "failed", "broken", "skip", "orphan", "trial"
   std::string detail;         // error message for retry/failed/broken
 };
 
@@ -123,7 +148,7 @@ class ProgressReporter {
 };
 
 struct SweepOutcome {
-  int64_t total = 0, ran = 0, skipped = 0, failed = 0;
+  int64_t total = 0, ran = 0, skipped = 0, failed = 0;  // points, or searches with `search:`
   std::vector<std::string> broken;               // "system: reason"
   std::vector<int64_t> run_ids;                  // one per system, in plan order
   bool interrupted = false;
@@ -131,5 +156,10 @@ struct SweepOutcome {
 
 Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
                               const SweepOptions& options);
+
+// The searches of a plan with `search:` (RunSweep calls it for such a plan;
+// see "Search" above). REQUIRES: plan.search and plan.scenario are set.
+Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const SessionFactory& factory,
+                                 const SweepOptions& options);
 
 }  // namespace frontier::sweep

@@ -14,6 +14,7 @@
 #include "sim/simulate.h"
 #include "sweep/process.h"
 #include "workload/dataset.h"
+#include "workload/option_names.h"
 
 namespace frontier::sweep {
 namespace {
@@ -31,6 +32,19 @@ class SimSession final : public Session {
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
                               PointLoad(plan_, point, options.rules ? &*options.rules : nullptr));
+    return Run(point, load, options, nullptr, nullptr);
+  }
+
+  Result<loadgen::PointOutcome> RunTrial(const PointSpec& point, const workload::LoadOptions& load,
+                                         const loadgen::PointOptions& options, loadgen::Observer* observer,
+                                         const std::atomic<bool>* stop) override {
+    return Run(point, load, options, observer, stop);
+  }
+
+ private:
+  Result<loadgen::PointOutcome> Run(const PointSpec& point, const workload::LoadOptions& load,
+                                    const loadgen::PointOptions& options, loadgen::Observer* observer,
+                                    const std::atomic<bool>* stop) {
     FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests, PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr));
     sim::SimConfig config = config_;
     if (auto_seqs_ && load.max_concurrency) {
@@ -39,15 +53,17 @@ class SimSession final : public Session {
       FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqs(config_, per_rank));
     }
     // The target says it is simulated and adds the deployment's settings (Describe).
-    sim::SimTarget target(config, sim::SimulateOptions{});
+    // A search's trial is watched as it goes (over-saturation) and stopped on request, in virtual time.
+    sim::SimulateOptions so;
+    so.stop = stop;
+    sim::SimTarget target(config, so);
     loadgen::PointOptions o = options;
-    o.run = sim::VirtualRunOptions(/*observed=*/false);
+    o.run = sim::VirtualRunOptions(/*observed=*/observer != nullptr);
     o.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
     if (requests.sessions) o.sessions = &*requests.sessions;
-    return loadgen::RunPoint(target, requests.specs, load, o, nullptr, &target.stop());
+    return loadgen::RunPoint(target, requests.specs, load, o, observer, &target.stop());
   }
 
- private:
   const Plan& plan_;
   sim::SimConfig config_;
   bool auto_seqs_;
@@ -81,9 +97,28 @@ class HttpSession final : public Session {
   }
 
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
-    if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
                               PointLoad(plan_, point, options.rules ? &*options.rules : nullptr));
+    ProgressForwarder progress(options_);
+    return Run(point, load, options, &progress, options_.stop);
+  }
+
+  Result<loadgen::PointOutcome> RunTrial(const PointSpec& point, const workload::LoadOptions& load,
+                                         const loadgen::PointOptions& options, loadgen::Observer* observer,
+                                         const std::atomic<bool>* stop) override {
+    return Run(point, load, options, observer, stop);
+  }
+
+  std::unique_ptr<ServerProcess> process_;
+  int64_t launch_id_ = 0;    // its store::LaunchRecord
+  int check_port_ = 0;       // base_url's port, checked before each point (0: not checked)
+  std::unique_ptr<serve::Server> server_;
+
+ private:
+  Result<loadgen::PointOutcome> Run(const PointSpec& point, const workload::LoadOptions& load,
+                                    const loadgen::PointOptions& options, loadgen::Observer* observer,
+                                    const std::atomic<bool>* stop) {
+    if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
     FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests,
                               PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true));
     loadgen::BenchOptions b;
@@ -94,19 +129,12 @@ class HttpSession final : public Session {
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
     b.run.progress_interval = options_.point_progress_interval;
-    ProgressForwarder progress(options_);
     b.requested_settings["system"] = system_.name;
     b.requested_settings["base_url"] = base_url_;
     b.requested_settings["model"] = model_;
-    return loadgen::RunBenchmark(b, requests.specs, load, &progress, options_.stop);
+    return loadgen::RunBenchmark(b, requests.specs, load, observer, stop);
   }
 
-  std::unique_ptr<ServerProcess> process_;
-  int64_t launch_id_ = 0;    // its store::LaunchRecord
-  int check_port_ = 0;       // base_url's port, checked before each point (0: not checked)
-  std::unique_ptr<serve::Server> server_;
-
- private:
   const Plan& plan_;
   const SystemSpec& system_;
   SessionOptions options_;
@@ -119,6 +147,7 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
                                     const loadgen::ScenarioRules* rules, bool live) {
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
+  d.random.format = workload::PromptFormatFor(w, /*over_http=*/live);
   d.path = Resolve(plan, w.path);
   d.seed = point.seed;
   d.allow_repeat = true;
@@ -128,7 +157,6 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
     // cyclically when the point asks for more); the generator makes the
     // point's count.
     d.num_prompts = d.kind == workload::DatasetKind::kTrace ? 0 : point.num_prompts;
-    if (live && d.kind == workload::DatasetKind::kMultiTurn) d.random.format = workload::PromptFormat::kText;
     Result<workload::SessionWorkload> s = workload::LoadSessionWorkload(d);
     if (!s.ok()) return s.status().WithContext("workload " + w.name);
     out.sessions = std::move(*s);
@@ -172,37 +200,10 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
 }
 
 // The simulator names its settings as `frontier simulate` flags; a plan
-// writes them as fields of its system. Says the fields' names instead.
+// writes them as fields of its system. Says the fields' names instead
+// (workload/option_names.h, the one table of both spellings).
 static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& system) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"--max-num-batched-tokens", "sim.max_num_batched_tokens"},
-      {"--gpu-memory-utilization", "sim.gpu_memory_utilization"},
-      {"--max-num-seqs", "sim.max_num_seqs"},
-      {"--kv-precision", "sim.kv_precision"},
-      {"--spec-tokens", "sim.spec_tokens"},
-      {"--acceptance", "sim.acceptance"},
-      {"--precision", "sim.precision"},
-      {"--hardware", "hardware"},
-      {"--model", "sim.model"},
-      {"--stack", "sim.stack"},
-      {"--gpus", "gpus"},
-      {"--tp", "sim.tp"},
-      {"--ep", "sim.ep"},
-      {"--dp", "sim.dp"},
-  };
-  std::string m = s.message();
-  for (const auto& [flag, field] : kNames) {
-    for (size_t at = m.find(flag); at != std::string::npos; at = m.find(flag, at)) {
-      const size_t end = at + std::strlen(flag);
-      if (end < m.size() && (std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '-')) {
-        at = end;
-        continue;
-      }
-      m.replace(at, end - at, field);
-      at += std::strlen(field);
-    }
-  }
-  return Status(s.code(), plan.file + ":" + std::to_string(system.line) + ": " + m);
+  return Status(s.code(), plan.file + ":" + std::to_string(system.line) + ": " + workload::InPlanTerms(s.message()));
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
@@ -210,6 +211,10 @@ Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSp
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
   return std::unique_ptr<Session>(
       std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
+}
+
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config) {
+  return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(config), false));
 }
 
 Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,

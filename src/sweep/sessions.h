@@ -30,6 +30,7 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "loadgen/scenario.h"
+#include "sim/config.h"
 #include "store/store.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
@@ -47,9 +48,9 @@ struct PointWorkload {
 };
 // `load` is the point's (PointLoad); with `rules` naming a scenario, the
 // scenario's run length sizes a pool of distinct prompts reused cyclically.
-// With `live`, a multi-turn workload is written as text: each turn then
-// carries the server's streamed answer, which the client cannot turn back
-// into token ids (docs/workloads.md). Errors name the workload.
+// `live` (sent over HTTP) picks the prompt format's default
+// (workload::PromptFormatFor: text for a multi-turn workload, whose turns
+// carry the server's streamed answer). Errors name the workload.
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
                                     const loadgen::ScenarioRules* rules = nullptr, bool live = false);
 
@@ -62,6 +63,10 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
 // from the simulator's catalog when the system cannot be built (unknown
 // model, does not fit, ...).
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system);
+
+// A session on the simulator for an already resolved deployment (tests:
+// a hand-built configuration whose capacity is known).
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config);
 
 struct SessionOptions {
   std::string log_dir = "frontier.logs";   // launched servers' logs: <log_dir>/<system>.log

@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "workload/option_names.h"
 
 namespace frontier::workload {
 namespace {
@@ -25,48 +26,17 @@ std::optional<SpecProblem> Number(SpecField field, double value, double min, dou
                                 FormatNumber(value)};
 }
 
-struct FieldName {
-  SpecField field;
-  const char* name;
-};
-constexpr FieldName kNames[] = {
-    {SpecField::kDataset, "dataset"},
-    {SpecField::kPath, "path"},
-    {SpecField::kInputLen, "input_len"},
-    {SpecField::kOutputLen, "output_len"},
-    {SpecField::kRangeRatio, "range_ratio"},
-    {SpecField::kPrefixLen, "prefix_len"},
-    {SpecField::kSharegptOutputLen, "sharegpt_output_len"},
-    {SpecField::kTraceFormat, "trace_format"},
-    {SpecField::kTraceBlockTokens, "trace_block_tokens"},
-    {SpecField::kGspNumGroups, "gsp_num_groups"},
-    {SpecField::kGspPromptsPerGroup, "gsp_prompts_per_group"},
-    {SpecField::kGspSystemPromptLen, "gsp_system_prompt_len"},
-    {SpecField::kGspQuestionLen, "gsp_question_len"},
-    {SpecField::kGspOutputLen, "gsp_output_len"},
-    {SpecField::kMtTurns, "mt_turns"},
-    {SpecField::kMtSystemPromptLen, "mt_system_prompt_len"},
-    {SpecField::kMtMessageLen, "mt_message_len"},
-    {SpecField::kThinkTimeMs, "think_time_ms"},
-    {SpecField::kMaxThinkTimeMs, "max_think_time_ms"},
-    {SpecField::kCancelFraction, "cancel_fraction"},
-    {SpecField::kCancelAfterTokens, "cancel_after_tokens"},
-    {SpecField::kCancelAfterMs, "cancel_after_ms"},
-    {SpecField::kIdealBlockTokens, "ideal_block_tokens"},
-    {SpecField::kSeed, "seed"},
-};
-
 }  // namespace
 
 const char* SpecFieldName(SpecField field) {
-  for (const auto& n : kNames)
-    if (n.field == field) return n.name;
+  for (const OptionName& n : OptionNames())
+    if (n.spec && n.field == field) return n.plan;
   return "?";
 }
 
 std::optional<SpecField> SpecFieldByName(std::string_view name) {
-  for (const auto& n : kNames)
-    if (name == n.name) return n.field;
+  for (const OptionName& n : OptionNames())
+    if (n.spec && name == n.plan) return n.field;
   return std::nullopt;
 }
 
@@ -79,6 +49,7 @@ bool SpecFieldApplies(SpecField field, DatasetKind kind) {
       return true;
     case F::kPath: return kind == K::kShareGpt || kind == K::kJsonl || kind == K::kTrace;
     case F::kInputLen: case F::kPrefixLen: return kind == K::kRandom;
+    case F::kPromptFormat: return kind == K::kRandom || kind == K::kMultiTurn;
     case F::kOutputLen: case F::kRangeRatio: return kind == K::kRandom || kind == K::kMultiTurn;
     case F::kSharegptOutputLen: return kind == K::kShareGpt;
     case F::kTraceFormat: case F::kTraceBlockTokens: return kind == K::kTrace;
@@ -128,6 +99,8 @@ std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& s) {
     return SpecProblem{by_tokens ? F::kCancelAfterTokens : F::kCancelAfterMs,
                        "needs cancel_fraction F > 0 (the fraction of requests cancelled)"};
   if (auto p = Integer(F::kIdealBlockTokens, s.ideal_block_tokens, 1, 1'000'000)) return p;
+  if (!s.prompt_format.empty() && s.prompt_format != "token-ids" && s.prompt_format != "text")
+    return SpecProblem{F::kPromptFormat, "must be token-ids or text, got '" + s.prompt_format + "'"};
   const bool needs_file = *kind == DatasetKind::kShareGpt || *kind == DatasetKind::kJsonl || *kind == DatasetKind::kTrace;
   if (needs_file && s.path.empty())
     return SpecProblem{F::kPath, "is required for dataset " + s.dataset};
@@ -163,7 +136,22 @@ DatasetOptions ToDatasetOptions(const WorkloadSpec& s) {
   d.cancel.fraction = s.cancel_fraction;
   d.cancel.after_tokens = static_cast<int32_t>(s.cancel_after_tokens);
   d.cancel.after_ns = static_cast<Nanos>(std::llround(s.cancel_after_ms * kNanosPerMilli));
+  d.random.format = PromptFormatFor(s, /*over_http=*/false);
   return d;
+}
+
+PromptFormat PromptFormatFor(const WorkloadSpec& s, bool over_http) {
+  if (s.prompt_format == "text") return PromptFormat::kText;
+  if (s.prompt_format == "token-ids") return PromptFormat::kTokenIds;
+  return over_http && s.dataset == "multi-turn" ? PromptFormat::kText : PromptFormat::kTokenIds;
+}
+
+std::optional<SpecProblem> CheckPromptFormatOverHttp(const WorkloadSpec& s) {
+  if (s.dataset != "multi-turn" || s.prompt_format != "token-ids") return std::nullopt;
+  return SpecProblem{SpecField::kPromptFormat,
+                     "token-ids cannot carry a multi-turn session to a server: each turn resends the server's "
+                     "streamed answer, which arrives as text and cannot be turned back into token ids without the "
+                     "server's tokenizer; use text (the default there)"};
 }
 
 }  // namespace frontier::workload

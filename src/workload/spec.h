@@ -12,12 +12,12 @@
 //
 // Which fields a dataset reads (the others keep their defaults; a plan
 // rejects a field its dataset does not read, see SpecFieldApplies):
-//   random         input_len, output_len, range_ratio, prefix_len
+//   random         input_len, output_len, range_ratio, prefix_len, prompt_format
 //   sharegpt       path, sharegpt_output_len
 //   jsonl          path
 //   shared-prefix  gsp_*
 //   trace          path, trace_format, trace_block_tokens, think times
-//   multi-turn     mt_*, output_len, range_ratio, think times
+//   multi-turn     mt_*, output_len, range_ratio, think times, prompt_format
 //   every dataset  cancel_*, ideal_block_tokens, seed
 //
 // Thread safety: values and pure functions.
@@ -39,6 +39,9 @@ struct WorkloadSpec {
   int64_t output_len = 128;                    // random, multi-turn: mean output tokens, [1, kMaxRequestLength]
   double range_ratio = 0;                      // random, multi-turn: lengths uniform in [(1-r)L, (1+r)L], [0, 1)
   int64_t prefix_len = 0;                      // random: shared prefix tokens, [0, kMaxRequestLength]
+  // random, multi-turn: how prompts are sent, "token-ids" (exact lengths) or
+  // "text"; "" = the default for where they go (PromptFormatFor).
+  std::string prompt_format;
   std::optional<int64_t> sharegpt_output_len;  // sharegpt: fixed output length, [1, kMaxRequestLength]
   // trace (workload/trace.h).
   std::string trace_format = "auto";           // auto | frontier | mooncake | agentic
@@ -72,7 +75,7 @@ enum class SpecField {
   kMtTurns, kMtSystemPromptLen, kMtMessageLen,
   kThinkTimeMs, kMaxThinkTimeMs,
   kCancelFraction, kCancelAfterTokens, kCancelAfterMs,
-  kIdealBlockTokens, kSeed,
+  kIdealBlockTokens, kSeed, kPromptFormat,
 };
 
 // The field as a plan spells it: "dataset", "path", "input_len", "gsp_num_groups", ...
@@ -86,7 +89,8 @@ inline constexpr SpecField kAllSpecFields[] = {
     SpecField::kGspNumGroups, SpecField::kGspPromptsPerGroup, SpecField::kGspSystemPromptLen,
     SpecField::kGspQuestionLen, SpecField::kGspOutputLen, SpecField::kMtTurns, SpecField::kMtSystemPromptLen,
     SpecField::kMtMessageLen, SpecField::kThinkTimeMs, SpecField::kMaxThinkTimeMs, SpecField::kCancelFraction,
-    SpecField::kCancelAfterTokens, SpecField::kCancelAfterMs, SpecField::kIdealBlockTokens, SpecField::kSeed};
+    SpecField::kCancelAfterTokens, SpecField::kCancelAfterMs, SpecField::kIdealBlockTokens, SpecField::kSeed,
+    SpecField::kPromptFormat};
 
 // Whether a dataset of `kind` reads `field` (the table in the file comment).
 bool SpecFieldApplies(SpecField field, DatasetKind kind);
@@ -101,8 +105,20 @@ struct SpecProblem {
 std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& spec);
 
 // REQUIRES: CheckWorkloadSpec(spec) found nothing. The dataset options of
-// `spec` with its seed; num_prompts, allow_repeat and the prompt format are
-// the caller's (multi_turn.output_len is output_len).
+// `spec` with its seed and the prompt format PromptFormatFor(spec, false);
+// num_prompts and allow_repeat are the caller's (multi_turn.output_len is
+// output_len).
 DatasetOptions ToDatasetOptions(const WorkloadSpec& spec);
+
+// The prompt format of `spec`'s requests when they are sent `over_http` (to
+// a server, not to the simulator in virtual time): prompt_format when given;
+// by default token ids, except text for a multi-turn workload sent over HTTP
+// (each turn carries the server's streamed answer, which arrives as text and
+// cannot be turned back into token ids without the server's tokenizer).
+PromptFormat PromptFormatFor(const WorkloadSpec& spec, bool over_http);
+
+// Why `spec`'s prompts cannot be sent over HTTP as it asks (nothing when they
+// can): prompt_format token-ids on a multi-turn workload.
+std::optional<SpecProblem> CheckPromptFormatOverHttp(const WorkloadSpec& spec);
 
 }  // namespace frontier::workload

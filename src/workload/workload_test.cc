@@ -5,6 +5,7 @@
 
 #include "core/stats.h"
 #include "workload/arrival.h"
+#include "workload/option_names.h"
 #include "workload/prefix_blocks.h"
 #include "workload/random_dataset.h"
 #include "workload/spec.h"
@@ -262,6 +263,57 @@ TEST(WorkloadSpecTest, GeneratorTraceSessionAndCancelFieldsAreCheckedByName) {
   EXPECT_TRUE(SpecFieldApplies(SpecField::kThinkTimeMs, DatasetKind::kTrace));
   EXPECT_TRUE(SpecFieldApplies(SpecField::kCancelFraction, DatasetKind::kJsonl));
   EXPECT_FALSE(SpecFieldApplies(SpecField::kInputLen, DatasetKind::kMultiTurn));
+}
+
+// One table spells every option both ways: each workload field has a plan
+// name and a flag, and messages in flag terms read in plan terms.
+TEST(OptionNamesTest, EveryWorkloadFieldHasBothSpellings) {
+  for (SpecField f : kAllSpecFields) {
+    const char* name = SpecFieldName(f);
+    ASSERT_STRNE(name, "?");
+    EXPECT_EQ(SpecFieldByName(name), f) << name;
+    EXPECT_EQ(std::string(SpecFieldFlag(f, "random")).rfind("--", 0), 0u) << name;
+  }
+  EXPECT_STREQ(SpecFieldFlag(SpecField::kPath, "trace"), "--trace");
+  EXPECT_STREQ(SpecFieldFlag(SpecField::kPath, "sharegpt"), "--dataset-path");
+  EXPECT_STREQ(SpecFieldFlag(SpecField::kSharegptOutputLen, "sharegpt"), "--output-len");
+  EXPECT_STREQ(SpecFieldFlag(SpecField::kPromptFormat, "random"), "--prompt-format");
+  EXPECT_EQ(PlanFieldOfFlag("--input-len"), "workloads[].input_len");
+  EXPECT_EQ(PlanFieldOfFlag("--min-duration"), "scenario.min_duration_s");
+  EXPECT_EQ(PlanFieldOfFlag("--max-trials"), "search.max_trials");
+  EXPECT_FALSE(PlanFieldOfFlag("--db").has_value());
+}
+
+TEST(OptionNamesTest, MessagesInFlagTermsReadInPlanTerms) {
+  EXPECT_EQ(InPlanTerms("--start 0.5 must lie in [1, 8] (--min-value, --max-value)"),
+            "search.start 0.5 must lie in [1, 8] (search.min_value, search.max_value)");
+  EXPECT_EQ(InPlanTerms("--scenario server needs --target-qps or --slo"),
+            "scenario server needs load.request_rate or scenario.slo");
+  // Whole flags only; unknown flags are left as they are.
+  EXPECT_EQ(InPlanTerms("--max-num-seqs-auto and --max-num-seqs=4, --db x, --"),
+            "--max-num-seqs-auto and sim.max_num_seqs=4, --db x, --");
+  EXPECT_EQ(InPlanTerms("--tp 3 does not divide --gpus 8"), "sim.tp 3 does not divide gpus 8");
+}
+
+TEST(PromptFormatTest, TheFieldOrTheDefaultForWhereThePromptsGo) {
+  WorkloadSpec random;
+  EXPECT_EQ(PromptFormatFor(random, false), PromptFormat::kTokenIds);
+  EXPECT_EQ(PromptFormatFor(random, true), PromptFormat::kTokenIds);
+  WorkloadSpec chat;
+  chat.dataset = "multi-turn";
+  EXPECT_EQ(PromptFormatFor(chat, false), PromptFormat::kTokenIds);
+  EXPECT_EQ(PromptFormatFor(chat, true), PromptFormat::kText);  // turns carry the server's text answers
+  EXPECT_FALSE(CheckPromptFormatOverHttp(chat).has_value());
+  chat.prompt_format = "token-ids";
+  EXPECT_EQ(PromptFormatFor(chat, true), PromptFormat::kTokenIds);
+  ASSERT_TRUE(CheckPromptFormatOverHttp(chat).has_value());
+  EXPECT_EQ(CheckPromptFormatOverHttp(chat)->field, SpecField::kPromptFormat);
+  random.prompt_format = "text";
+  EXPECT_EQ(ToDatasetOptions(random).random.format, PromptFormat::kText);
+  EXPECT_FALSE(CheckPromptFormatOverHttp(random).has_value());
+  random.prompt_format = "tokens";
+  ASSERT_TRUE(CheckWorkloadSpec(random).has_value());
+  EXPECT_EQ(CheckWorkloadSpec(random)->message, "must be token-ids or text, got 'tokens'");
 }
 
 }  // namespace

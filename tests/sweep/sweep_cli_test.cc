@@ -89,6 +89,44 @@ TEST(SweepCli, PlanErrorsNameFileLineAndField) {
   EXPECT_EQ(out, "frontier sweep: " + plan + ":3: systems[0].gpus: must be an integer in [1, 100000], got 'lots'\n");
 }
 
+// The example search plan through the binary: one search per system, each
+// run holding its trials and its answer; --resume runs none again; a bad
+// search setting is a usage error naming the plan's field.
+TEST(SweepCli, TheExampleSearchPlanStoresEachSystemsAnswerAndResumes) {
+  Tmp tmp("search");
+  const std::string plan = std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans/search-interactive.yaml";
+  const std::string db = (tmp.dir / "s.db").string();
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("sweep search-interactive: 2 searches run, 0 already finished, 0 failed, of 2"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("trial  elapsed"), std::string::npos) << out;
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok());
+  auto runs = (*s)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& run : *runs) {
+    EXPECT_NE(run.search_json.find("\"max_valid_qps\":"), std::string::npos) << run.search_json;
+    EXPECT_NE(run.search_json.find("\"stop_reason\":\"converged"), std::string::npos) << run.search_json;
+    auto points = (*s)->ListPoints(run.id);
+    ASSERT_TRUE(points.ok());
+    EXPECT_GE(points->size(), 3u);
+    for (const auto& p : *points) EXPECT_FALSE(p.verdict_json.empty()) << p.key;
+  }
+  auto [rc2, again] = Frontier("sweep " + plan + " --db " + db + " --resume");
+  EXPECT_EQ(rc2, 0) << again;
+  EXPECT_NE(again.find("0 searches run, 2 already finished"), std::string::npos) << again;
+
+  std::string text = Slurp(plan);
+  text.replace(text.find("max_trials: 16"), 14, "max_trials: 0 ");
+  const std::string bad = tmp.Write("bad.yaml", text);
+  auto [rc3, err] = Frontier("sweep " + bad + " --db " + db);
+  EXPECT_EQ(rc3, 2);
+  EXPECT_NE(err.find(bad + ":28: search.max_trials: must be in [1, 10000], got 0"), std::string::npos) << err;
+}
+
 TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
   Tmp tmp("flow");
   const std::string db = (tmp.dir / "f.db").string();
