@@ -237,6 +237,12 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
                                  Value(o.axis, next));
       }
     }
+    // The last trial allowed ends the search here, so that the outcome handed
+    // to on_trial (and stored) already says why it stopped.
+    if (!done && index + 1 >= o.max_trials) {
+      out.stop_reason = fmt::format("stopped after --max-trials {} trials", o.max_trials);
+      done = true;
+    }
     if (done) {
       t.step = "stop";
       t.decision = outcome + ": " + out.stop_reason;

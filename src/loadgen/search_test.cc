@@ -235,5 +235,36 @@ TEST(SearchTest, NoValidTrialMeansNoAnswer) {
   EXPECT_TRUE(SearchResultJson(*result, o, "slots")["max_valid_qps"].is_null());
 }
 
+// A search cut by --max-trials stops at its last trial: the outcome handed to
+// the callback with that trial (the one a recorder stores) already holds the
+// stop reason, and no trial runs past the cap. Concurrency from 1 doubling
+// with an SLO met up to 16 (see above): 1, 2, 4 are all valid, still bracketing.
+TEST(SearchTest, MaxTrialsStopIsKnownWhenTheLastTrialIsReported) {
+  SlotsRunner runner(8);
+  SearchOptions o;
+  o.goal = SearchGoal::kMaxThroughput;
+  o.axis = SearchAxis::kConcurrency;
+  o.rules.constraints = {{LatencyMetric::kTtft, 99, 150}};
+  o.base.num_prompts = 100;
+  o.start = 1;
+  o.max_trials = 3;
+  std::vector<std::string> reasons;
+  auto result = Search(runner, o, [&](const Trial&, const SearchResult& so_far) {
+    reasons.push_back(so_far.stop_reason);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(runner.runs(), 3);
+  ASSERT_EQ(reasons.size(), 3u);
+  EXPECT_EQ(reasons[0], "");
+  EXPECT_EQ(reasons[1], "");
+  EXPECT_EQ(reasons[2], "stopped after --max-trials 3 trials");
+  EXPECT_EQ(result->stop_reason, reasons[2]);
+  EXPECT_EQ(result->trials.back().value, 4);
+  EXPECT_EQ(result->trials.back().step, "stop");
+  EXPECT_EQ(result->trials.back().decision, "valid: stopped after --max-trials 3 trials");
+  EXPECT_EQ(result->trials[1].step, "bracket");
+}
+
 }  // namespace
 }  // namespace frontier::loadgen

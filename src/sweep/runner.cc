@@ -237,7 +237,7 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
       auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
         FRONTIER_RETURN_IF_ERROR(recorder.Record(t, so_far, o, trials.Name()));
         prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
-        std::string detail = t.verdict.valid ? "VALID" : "INVALID";
+        std::string detail = metrics::VerdictLabel(t.verdict.valid);
         if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
         report("trial", detail + " -> " + t.decision);
         return Status::Ok();
