@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "analysis/cost.h"
 #include "analysis/frontier.h"
 #include "analysis/iso.h"
+#include "metrics/result_json.h"
 #include "metrics/timeslice.h"
 #include "report/over_time.h"
 #include "store/records.h"
@@ -175,22 +175,14 @@ json Histogram(const std::vector<double>& values, int bins) {
 
 namespace {
 
-// mean/median/std/pNN of each latency in a summary's vLLM keys, in a fixed order.
+// The latency statistics of a stored summary, per metric, as metrics reads them.
 json Percentiles(const json& summary) {
-  static const std::regex key(R"(^(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms$)");
-  std::map<std::string, std::vector<std::pair<double, std::pair<std::string, double>>>> by_metric;
-  for (auto& [k, v] : summary.items()) {
-    std::smatch m;
-    if (!v.is_number() || !std::regex_match(k, m, key)) continue;
-    const std::string stat = m[1];
-    const double order = stat == "mean" ? -3 : stat == "std" ? -2 : stat == "median" ? 50 : std::stod(stat.substr(1));
-    by_metric[m[2]].push_back({order, {stat, v.get<double>()}});
-  }
   json out = json::object();
-  for (auto& [metric, stats] : by_metric) {
-    std::sort(stats.begin(), stats.end());
+  for (const char* metric : {"ttft", "tpot", "itl", "e2el"}) {
+    const auto stats = metrics::LatencyStats(summary, metric);
+    if (stats.empty()) continue;
     json list = json::array();
-    for (auto& [order, sv] : stats) list.push_back({{"stat", sv.first}, {"value", sv.second}});
+    for (const auto& [stat, value] : stats) list.push_back({{"stat", stat}, {"value", value}});
     out[metric] = list;
   }
   return out;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "core/atomic_file.h"
@@ -260,6 +261,39 @@ json ServerMetricsToJson(const ServerMetrics& m) {
 Status WriteResultJson(const std::string& path, const RunResult& run, const Summary& s,
                        const SummaryOptions& o, const json* extra) {
   return WriteFileAtomically(path, ResultToJson(run, s, o, extra).dump(2) + "\n");
+}
+
+std::vector<std::pair<std::string, double>> LatencyStats(const json& summary, const std::string& metric) {
+  std::vector<std::pair<std::string, double>> out;
+  if (!summary.is_object()) return out;
+  const std::string suffix = "_" + metric + "_ms";
+  std::vector<std::tuple<double, std::string, double>> stats;  // (order, stat, value)
+  for (auto it = summary.begin(); it != summary.end(); ++it) {
+    const std::string& k = it.key();
+    if (!it->is_number() || k.size() <= suffix.size() ||
+        k.compare(k.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string stat = k.substr(0, k.size() - suffix.size());
+    double order = 0;
+    if (stat == "mean") {
+      order = -2;
+    } else if (stat == "std") {
+      order = -1;
+    } else if (stat == "median") {
+      order = 50;
+    } else if (stat.size() > 1 && stat[0] == 'p') {
+      const std::string num = stat.substr(1);
+      char* end = nullptr;
+      order = std::strtod(num.c_str(), &end);
+      if (end != num.c_str() + num.size() || !(order >= 0 && order <= 100)) continue;
+    } else {
+      continue;
+    }
+    stats.emplace_back(order, stat, it->get<double>());
+  }
+  std::sort(stats.begin(), stats.end());
+  for (auto& [order, stat, value] : stats) out.emplace_back(std::move(stat), value);
+  return out;
 }
 
 Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& where) {

@@ -71,6 +71,14 @@ namespace frontier::metrics {
 // table), the load's and other extra fields, "frontier" and "server_metrics".
 nlohmann::json SummaryToJson(const Summary& summary);
 
+// One latency metric's statistics as a summary JSON holds them (the keys
+// SummaryToJson writes: mean_<m>_ms, std_<m>_ms, median_<m>_ms,
+// p<P>_<m>_ms), in display order: mean, std, then median and the
+// percentiles by P (median before p50). Only keys present with a numeric
+// value; none for a metric the summary does not hold. Total: never throws.
+//   LatencyStats(j, "ttft")  // {{"mean", 75}, {"std", 5}, {"median", 74}, {"p99", 90}}
+std::vector<std::pair<std::string, double>> LatencyStats(const nlohmann::json& summary, const std::string& metric);
+
 // The load a run was driven with, as vLLM's descriptive fields. Plain values
 // so that metrics needs no workload types; loadgen fills it from its
 // LoadOptions (loadgen/point.h).

@@ -215,6 +215,28 @@ TEST(ResultJsonTest, TheSummaryKeysAreTheResultsLessTheRunsKeys) {
   EXPECT_EQ(SummaryToJson(s), file);
 }
 
+// A stored summary's latency statistics, read by key as SummaryToJson writes
+// them: mean, std, median, then the percentiles by P; other metrics' keys,
+// non-numbers and unknown stats are left out.
+TEST(ResultJsonTest, LatencyStatsInDisplayOrder) {
+  Summary s;
+  s.ttft_ms.mean = 75;
+  s.ttft_ms.std = 5;
+  s.ttft_ms.median = 74;
+  s.ttft_ms.percentiles = {{99.9, 98}, {50, 74}, {99, 90}};
+  s.tpot_ms.mean = 10;
+  nlohmann::json j = SummaryToJson(s);
+  j["p95_ttft_ms"] = "fast";   // not a number
+  j["max_ttft_ms"] = 120;      // not a statistic of the schema
+  j["pxx_ttft_ms"] = 1;        // not a percentile
+  const std::vector<std::pair<std::string, double>> want = {{"mean", 75}, {"std", 5},  {"median", 74},
+                                                             {"p50", 74},  {"p99", 90}, {"p99.9", 98}};
+  EXPECT_EQ(LatencyStats(j, "ttft"), want);
+  EXPECT_EQ(LatencyStats(j, "tpot").front(), (std::pair<std::string, double>{"mean", 10}));
+  EXPECT_TRUE(LatencyStats(j, "nope").empty());
+  EXPECT_TRUE(LatencyStats(nlohmann::json::array(), "ttft").empty());
+}
+
 TEST(VerdictLabelTest, TheTwoWordsBothWays) {
   static_assert(std::string_view(VerdictLabel(true)) == "VALID");
   static_assert(std::string_view(VerdictLabel(false)) == "INVALID");
