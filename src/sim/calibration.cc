@@ -301,7 +301,28 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     return InvalidArgument("the " + std::to_string(models.size()) + " points identify none of the parameters to fit "
                            "(" + list + ")");
   }
-  Fitter fitter(stack.params, stack.priors, coords, o, &out);
+  // The file this fit writes withdraws every earlier fit of a parameter it
+  // does not fit: the parameter goes back to its prior, or to its parent's
+  // value (WriteCalibratedStack). The fit starts from those values, so the
+  // predictions the file records are those of the parameters it holds.
+  StackParams start = stack.params;
+  bool withdrawn = false;
+  for (const ParamInfo& info : StackParamInfo()) {
+    const auto origin = stack.origins.find(info.name);
+    if (origin == stack.origins.end() || !origin->second.fitted()) continue;
+    if (std::find(out.free.begin(), out.free.end(), info.name) != out.free.end()) continue;
+    const double prior = GetParam(stack.priors, info.name);
+    if (GetParam(start, info.name) == prior) continue;
+    SetParam(start, info.name, prior);
+    withdrawn = true;
+  }
+  if (withdrawn) {
+    for (auto& m : models) {
+      FRONTIER_RETURN_IF_ERROR(m.Simulate(start).status());
+      ++out.simulations;
+    }
+  }
+  Fitter fitter(start, stack.priors, coords, o, &out);
   std::vector<ResultModel*> all;
   for (auto& m : models) all.push_back(&m);
 
@@ -327,7 +348,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     std::vector<Loo> loo(models.size());
     auto refit = [&](size_t i) {
       Loo& l = loo[i];
-      const Fitter own(stack.params, stack.priors, coords, o, &l.stats);
+      const Fitter own(start, stack.priors, coords, o, &l.stats);
       // On the other points only. Models whose replay is exact are shared
       // (their traces do not depend on the parameters; Replay() only reads);
       // the others are copies that follow this refit's own outer rounds, so

@@ -124,6 +124,38 @@ TEST(CalibrationTest, UnseenParameterStaysAtItsPriorAndBadNamesFail) {
   EXPECT_NE(bad.status().message().find("no.such.parameter"), std::string::npos);
 }
 
+// A parameter an earlier fit set and this one does not fit goes back to its
+// prior in the file written (WriteCalibratedStack); the fit runs with that
+// value too, so each recorded prediction is what the written parameters give.
+TEST(CalibrationTest, AnEarlierFitThisOneDropsIsWithdrawnBeforeTheFit) {
+  StackParams truth = testing::IdealParams();
+  truth.gemm_bf16 = Curve{0.6, 48};
+  truth.kernel_us = 3;
+  StackParams start = truth;
+  start.gemm_bf16 = Curve{0.9, 150};
+  start.kernel_us = 9;  // an earlier fit's value; its prior is the truth's 3
+  std::vector<ResultModel> models = Measure(truth, start);
+  Stack stack;
+  stack.params = start;
+  stack.priors = start;
+  stack.priors.kernel_us = 3;
+  stack.origins["overhead.kernel_us"].kind = ParamOrigin::Kind::kFitted;
+  CalibrationOptions o;
+  o.free = {"gemm.bf16.max", "gemm.bf16.half"};
+  o.leave_one_out = false;
+  Result<CalibrationResult> r = Calibrate(stack, models, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->params.kernel_us, 3);
+  // With the floor back at the truth's, the fit finds the truth's GEMM curve.
+  EXPECT_NEAR(r->params.gemm_bf16.max / 0.6, 1.0, 0.02);
+  ASSERT_EQ(r->points.size(), models.size());
+  for (size_t i = 0; i < models.size(); ++i) {
+    Result<double> fresh = models[i].Simulate(r->params);
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_NEAR(r->points[i].predicted / *fresh, 1.0, 1e-6) << r->points[i].id;
+  }
+}
+
 // The fit re-costs recorded steps instead of simulating again: for a closed
 // loop and a batch the replay under new parameters equals a fresh simulation.
 TEST(CalibrationTest, ReplayEqualsAFreshSimulation) {
