@@ -1,7 +1,5 @@
 #include "cli/cli_util.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "core/parse.h"
 #include "core/version.h"
 
@@ -160,11 +159,9 @@ Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, 
 }
 
 std::map<std::string, std::string> RunProvenance(const std::string& command_line) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
   return {{"frontier_version", kVersion},
           {"command_line", command_line},
-          {"host", host},
+          {"host", HostName()},
           {"started_utc", UtcTimestampNow()}};
 }
 

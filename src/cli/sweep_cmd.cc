@@ -1,6 +1,4 @@
 // `frontier sweep PLAN.yaml`: runs a plan's matrix into the results store.
-#include <unistd.h>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -9,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/host_name.h"
 #include "core/version.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
@@ -92,11 +91,9 @@ int RunSweepCmd(int argc, char** argv) {
     o.mlperf_benchmarks = std::move(*table);
   }
   o.stop = &g_stop;
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
   o.provenance = {{"frontier_version", kVersion},
                   {"command_line", CommandLine(argc, argv)},
-                  {"host", host},
+                  {"host", HostName()},
                   {"started_utc", UtcTimestampNow()}};
   o.on_progress = [&](const sweep::SweepProgress& p) {
     const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip" || p.event == "orphan";
