@@ -7,8 +7,6 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "core/host_name.h"
-#include "core/version.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
 #include "store/store.h"
@@ -91,10 +89,8 @@ int RunSweepCmd(int argc, char** argv) {
     o.mlperf_benchmarks = std::move(*table);
   }
   o.stop = &g_stop;
-  o.provenance = {{"frontier_version", kVersion},
-                  {"command_line", CommandLine(argc, argv)},
-                  {"host", HostName()},
-                  {"started_utc", UtcTimestampNow()}};
+  // The keys every stored run carries; the runner adds the plan's own (plan_file, planned_points).
+  o.provenance = RunProvenance(CommandLine(argc, argv));
   o.on_progress = [&](const sweep::SweepProgress& p) {
     const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip" || p.event == "orphan";
     if (quiet && !always) return;
