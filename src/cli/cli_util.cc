@@ -186,12 +186,7 @@ Status PointRecorder::MarkBroken(const std::string& reason) {
 Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
                              const metrics::Summary& summary, const std::string& verdict_json) {
   if (run.interrupted) return Status::Ok();
-  if (summary.completed == 0) {
-    std::string why;
-    for (const auto& [reason, n] : summary.failures_by_reason)
-      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-    return MarkBroken("no request completed (" + (why.empty() ? "no requests" : why) + ")");
-  }
+  if (summary.completed == 0) return MarkBroken(metrics::NoRequestCompleted(summary.failures_by_reason));
   store::PointRecord p = store::PointFromRun(run, summary, run.num_gpus);
   p.run_id = run_.id;
   p.workload = workload;

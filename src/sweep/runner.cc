@@ -407,12 +407,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
         }
         if (r.ok()) {
           const metrics::Summary& summary = r->summary;
-          if (summary.completed == 0) {
-            std::string why;
-            for (auto& [reason, n] : summary.failures_by_reason)
-              why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-            last_error = "no request completed (" + (why.empty() ? "no requests" : why) + ")";
-          }
+          if (summary.completed == 0) last_error = metrics::NoRequestCompleted(summary.failures_by_reason);
         } else {
           last_error = r.status().message();
         }

@@ -135,6 +135,31 @@ TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
   }
 }
 
+// A server that answers every request with HTTP 500: nothing completes, so no
+// point is stored and the run is marked broken with the reasons and counts.
+TEST(BenchDb, ARunWhereNoRequestCompletedIsStoredBrokenWithItsReasons) {
+  testing::ScriptedServer::Options o;
+  o.script = [](const testing::RequestInfo&) {
+    testing::Script s;
+    s.fault = testing::Fault::kHttpError;
+    s.http_status = 500;
+    return s;
+  };
+  auto server = testing::ScriptedServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const std::string db = Folder("none") + "/r.db";
+  auto [rc, out] = Frontier(BenchArgs(**server, 3, 1) + " --db " + Quote(db));
+  EXPECT_EQ(rc, 1) << out;  // docs/bench.md: 1 when no request succeeded
+  EXPECT_EQ((*server)->requests(), 3) << out;
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().ToString() << "\n" << out;
+  auto runs = (*s)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u) << out;
+  EXPECT_EQ(runs->front().status.ToString(), "broken: no request completed (3 http_status)") << out;
+  EXPECT_EQ(testing_store::StoredPoints(db), 0);
+}
+
 TEST(BenchDb, AMissingFolderIsAnErrorBeforeAnyRequestIsSent) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
