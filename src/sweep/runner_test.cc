@@ -111,6 +111,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   ManualClock clock(0);
   SweepOptions o;
   o.clock = &clock;
+  o.provenance = {{"command_line", "frontier sweep fake.yaml"}};
   o.on_progress = [&](const SweepProgress& p) {
     seen.push_back(p);
     clock.Advance(kNanosPerSecond);
@@ -138,6 +139,20 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 2u);
   for (const auto& r : *runs) EXPECT_EQ(r.provenance.at("planned_points"), "6");
+  // Each is its system of the plan, with the sweep's provenance and the plan's file.
+  const char* systems[] = {"a", "b"};
+  for (size_t i = 0; i < 2; ++i) {
+    const store::RunInfo& r = (*runs)[i];
+    EXPECT_EQ(r.sweep, "fake");
+    EXPECT_EQ(r.plan_hash, plan->hash);
+    EXPECT_EQ(r.plan_text, kPlan);
+    EXPECT_EQ(r.system, systems[i]);
+    EXPECT_EQ(r.source, "simulated");
+    EXPECT_EQ(r.config, plan->systems[i].Config());
+    EXPECT_EQ(r.provenance, (std::map<std::string, std::string>{{"command_line", "frontier sweep fake.yaml"},
+                                                                {"plan_file", "fake.yaml"},
+                                                                {"planned_points", "6"}}));
+  }
 }
 
 TEST(Runner, EtaWeighsPointsByTheirRequests) {
