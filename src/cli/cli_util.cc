@@ -1,7 +1,5 @@
 #include "cli/cli_util.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "core/parse.h"
 #include "core/version.h"
 
@@ -160,11 +159,9 @@ Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, 
 }
 
 std::map<std::string, std::string> RunProvenance(const std::string& command_line) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
   return {{"frontier_version", kVersion},
           {"command_line", command_line},
-          {"host", host},
+          {"host", HostName()},
           {"started_utc", UtcTimestampNow()}};
 }
 
@@ -189,12 +186,7 @@ Status PointRecorder::MarkBroken(const std::string& reason) {
 Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
                              const metrics::Summary& summary, const std::string& verdict_json) {
   if (run.interrupted) return Status::Ok();
-  if (summary.completed == 0) {
-    std::string why;
-    for (const auto& [reason, n] : summary.failures_by_reason)
-      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-    return MarkBroken("no request completed (" + (why.empty() ? "no requests" : why) + ")");
-  }
+  if (summary.completed == 0) return MarkBroken(metrics::NoRequestCompleted(summary.failures_by_reason));
   store::PointRecord p = store::PointFromRun(run, summary, run.num_gpus);
   p.run_id = run_.id;
   p.workload = workload;

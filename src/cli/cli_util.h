@@ -72,8 +72,9 @@ std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags);
 // error then, not after the run. The store's error otherwise.
 Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location);
 
-// The provenance a stored run carries: frontier_version, command_line, host
-// and started_utc.
+// The provenance every stored run carries: frontier_version, command_line, host
+// and started_utc. bench, simulate, search and sweep all start from it (a
+// sweep's runner adds its plan's plan_file and, for a grid, planned_points).
 std::map<std::string, std::string> RunProvenance(const std::string& command_line);
 
 // A workload's name in stored point keys: "<input_len>/<output_len>" for

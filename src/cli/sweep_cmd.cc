@@ -1,6 +1,4 @@
 // `frontier sweep PLAN.yaml`: runs a plan's matrix into the results store.
-#include <unistd.h>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -9,7 +7,6 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "core/version.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
 #include "store/store.h"
@@ -92,12 +89,8 @@ int RunSweepCmd(int argc, char** argv) {
     o.mlperf_benchmarks = std::move(*table);
   }
   o.stop = &g_stop;
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  o.provenance = {{"frontier_version", kVersion},
-                  {"command_line", CommandLine(argc, argv)},
-                  {"host", host},
-                  {"started_utc", UtcTimestampNow()}};
+  // The keys every stored run carries; the runner adds the plan's own (plan_file, planned_points).
+  o.provenance = RunProvenance(CommandLine(argc, argv));
   o.on_progress = [&](const sweep::SweepProgress& p) {
     const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip" || p.event == "orphan";
     if (quiet && !always) return;

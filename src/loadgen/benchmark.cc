@@ -4,9 +4,8 @@
 
 #include "loadgen/metrics_scraper.h"
 
-#include <unistd.h>
-
 #include "client/models.h"
+#include "core/host_name.h"
 #include "loadgen/http_target.h"
 #include "loadgen/worker_pool.h"
 
@@ -31,12 +30,6 @@ std::string ResolveVocabulary(const client::ClientOptions& client, int64_t vocab
   (*effective)["vocab_size"] = std::to_string(dataset->random.vocab_size);
   (*effective)["vocab_size_source"] = source;
   return note;
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "";
-  return buf;
 }
 
 void DescribeHttp(const client::ClientOptions& options, RunResult* run) {

@@ -14,10 +14,7 @@
 
 namespace frontier::loadgen {
 
-// The machine's host name, for provenance.
-std::string HostName();
-
-// source "measured", host HostName(), base_url, endpoint: what an HTTP
+// source "measured", host HostName() (core/host_name.h), base_url, endpoint: what an HTTP
 // target's Describe() records.
 void DescribeHttp(const client::ClientOptions& options, RunResult* run);
 

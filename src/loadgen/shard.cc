@@ -18,6 +18,7 @@
 
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "core/parse.h"
 #include "metrics/result_json.h"
 
@@ -259,12 +260,10 @@ std::string ShardMetaPath(const std::string& jsonl) { return jsonl + ".shard.jso
 
 Status WriteShardMeta(const std::string& jsonl, const ShardSpec& shard, const ShardClock& clock,
                       const nlohmann::json& schedule, const nlohmann::json& run_fields) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
   nlohmann::json j = {{"shard_index", shard.index},
                       {"shard_count", shard.count},
                       {"shard_from", shard.from},
-                      {"host", host},
+                      {"host", HostName()},
                       {"clock_offset_ns", clock.offset_ns},
                       {"clock_offset_bound_ns", clock.bound_ns},
                       {"clock_rtt_ns", clock.rtt_ns},

@@ -71,6 +71,13 @@ std::string PercentileKey(double p) {
   return "p" + s;
 }
 
+std::string NoRequestCompleted(const std::map<std::string, int64_t>& failures_by_reason) {
+  std::string why;
+  for (const auto& [reason, n] : failures_by_reason)
+    why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+  return "no request completed (" + (why.empty() ? "no requests" : why) + ")";
+}
+
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
   std::vector<double> ttft, tpot, itl, e2el, icl, queue, turn_ttft, turn_e2el;

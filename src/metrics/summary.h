@@ -103,4 +103,11 @@ Summary Summarize(const RunResult& run, const SummaryOptions& options);
 // vLLM's key for a percentile: 99 -> "p99", 99.9 -> "p99.9".
 std::string PercentileKey(double p);
 
+// Why a run that completed no request is not stored: "no request completed
+// (" + each reason with its count, in the map's order + ")", e.g.
+// "no request completed (2 connect, 5 http_500)"; "no request completed (no
+// requests)" for an empty map. The sweep's failed point and a bench or
+// simulate run marked broken in the store both say it in these words.
+std::string NoRequestCompleted(const std::map<std::string, int64_t>& failures_by_reason);
+
 }  // namespace frontier::metrics

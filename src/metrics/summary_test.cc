@@ -93,6 +93,29 @@ TEST(SummaryTest, ThroughputGoodputAndConcurrency) {
   EXPECT_DOUBLE_EQ(s.icl_ms.median, 100.0);
 }
 
+TEST(SummaryTest, NoRequestCompletedListsEveryReasonWithItsCount) {
+  EXPECT_EQ(NoRequestCompleted({}), "no request completed (no requests)");
+  EXPECT_EQ(NoRequestCompleted({{"timeout", 3}}), "no request completed (3 timeout)");
+  // The map's order (by reason), whatever the counts.
+  EXPECT_EQ(NoRequestCompleted({{"http_500", 5}, {"connect", 2}, {"timeout", 1}}),
+            "no request completed (2 connect, 5 http_500, 1 timeout)");
+}
+
+// A run whose every request failed: the reasons as Summarize counts them.
+TEST(SummaryTest, NoRequestCompletedFromASummarisedRun) {
+  RunResult run;
+  for (int i = 0; i < 3; ++i) {
+    RequestRecord r;
+    r.id = i;
+    r.ok = false;
+    r.failure = i < 2 ? "http_429" : "connect";
+    run.requests.push_back(r);
+  }
+  const Summary s = Summarize(run, SummaryOptions{});
+  EXPECT_EQ(s.completed, 0);
+  EXPECT_EQ(NoRequestCompleted(s.failures_by_reason), "no request completed (1 connect, 2 http_429)");
+}
+
 TEST(SummaryTest, PercentileKeysMatchVllm) {
   EXPECT_EQ(PercentileKey(99), "p99");
   EXPECT_EQ(PercentileKey(99.9), "p99.9");

@@ -15,6 +15,7 @@
 #include "core/parse.h"
 #include "metrics/json_fields.h"
 #include "metrics/result_json.h"
+#include "store/schema.h"
 
 namespace frontier::store {
 namespace {
@@ -309,31 +310,12 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
     FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Integer(key, 0, kMaxTokens));
     m.*member = v.value_or(0);
   }
-  // The export's names (PointJson) for the metrics' members; CheckPoint bounds each below.
-  const std::pair<const char*, double PointMetrics::*> numbers[] = {
-      {"duration", &PointMetrics::duration_s},
-      {"request_throughput", &PointMetrics::request_throughput},
-      {"output_throughput", &PointMetrics::output_throughput},
-      {"total_token_throughput", &PointMetrics::total_token_throughput},
-      {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu},
-      {"tput_per_gpu", &PointMetrics::total_tput_per_gpu},
-      {"interactivity", &PointMetrics::interactivity},
-      {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},
-      {"median_ttft_ms", &PointMetrics::median_ttft_ms},
-      {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},
-      {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
-      {"median_tpot_ms", &PointMetrics::median_tpot_ms},
-      {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
-      {"mean_itl_ms", &PointMetrics::mean_itl_ms},
-      {"median_itl_ms", &PointMetrics::median_itl_ms},
-      {"p99_itl_ms", &PointMetrics::p99_itl_ms},
-      {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
-      {"median_e2el_ms", &PointMetrics::median_e2el_ms},
-      {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
-      {"max_concurrent_requests", &PointMetrics::max_concurrent_requests}};
-  for (const auto& [key, member] : numbers) {
-    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Number(key, 0, static_cast<double>(kMaxRequests)));
-    m.*member = v.value_or(0);
+  // Under the keys PointJson writes them with, each within its column's bound
+  // (so a figure out of range is named as the file names it).
+  for (int i = 0; i < kNumDoubleColumns; ++i) {
+    const DoubleColumn& c = kDoubleColumns[i];
+    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Number(c.ExportName(), 0, c.max));
+    m.*c.member = v.value_or(0);
   }
   FRONTIER_ASSIGN_OR_RETURN(p.summary_json, JsonText(f, "summary_json"));
   FRONTIER_ASSIGN_OR_RETURN(p.verdict_json, ShallowJsonText(f, "verdict_json"));  // CheckPoint parses them
@@ -504,34 +486,16 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
             {"completed", m.completed},
             {"failed", m.failed},
             {"total_input_tokens", m.total_input_tokens},
-            {"total_output_tokens", m.total_output_tokens},
-            {"duration", m.duration_s},
-            {"request_throughput", m.request_throughput},
-            {"output_throughput", m.output_throughput},
-            {"total_token_throughput", m.total_token_throughput},
-            {"output_tput_per_gpu", m.output_tput_per_gpu},
-            {"tput_per_gpu", m.total_tput_per_gpu},
-            {"interactivity", m.interactivity},
-            {"mean_ttft_ms", m.mean_ttft_ms},
-            {"median_ttft_ms", m.median_ttft_ms},
-            {"p99_ttft_ms", m.p99_ttft_ms},
-            {"mean_tpot_ms", m.mean_tpot_ms},
-            {"median_tpot_ms", m.median_tpot_ms},
-            {"p99_tpot_ms", m.p99_tpot_ms},
-            {"mean_itl_ms", m.mean_itl_ms},
-            {"median_itl_ms", m.median_itl_ms},
-            {"p99_itl_ms", m.p99_itl_ms},
-            {"mean_e2el_ms", m.mean_e2el_ms},
-            {"median_e2el_ms", m.median_e2el_ms},
-            {"p99_e2el_ms", m.p99_e2el_ms},
-            {"max_concurrent_requests", m.max_concurrent_requests},
-            // The texts the store keeps as they are, exported as strings so an import
-            // stores them byte for byte ("" when the point has none).
-            {"summary_json", p.summary_json},
-            {"verdict_json", p.verdict_json},
-            {"trial_json", p.trial_json},
-            {"series", {{"server_metrics_json", p.series.server_metrics_json},
-                        {"timeslices_json", p.series.timeslices_json}}}};
+            {"total_output_tokens", m.total_output_tokens}};
+  // The metric columns, in the table's order, under the export's names.
+  for (int i = 0; i < kNumDoubleColumns; ++i) j[kDoubleColumns[i].ExportName()] = m.*kDoubleColumns[i].member;
+  // The texts the store keeps as they are, exported as strings so an import
+  // stores them byte for byte ("" when the point has none).
+  j["summary_json"] = p.summary_json;
+  j["verdict_json"] = p.verdict_json;
+  j["trial_json"] = p.trial_json;
+  j["series"] = {{"server_metrics_json", p.series.server_metrics_json},
+                 {"timeslices_json", p.series.timeslices_json}};
   return j;
 }
 

@@ -21,7 +21,10 @@
 // provenance names the file (and, for an export, "imported_from").
 //
 // Export writes every run and point as JSON (runs with nested points) or CSV
-// (one row per point). The JSON keeps what the store keeps as text (a run's
+// (one row per point). A point's metrics are keyed by kDoubleColumns
+// (store/schema.h): the column names, but `duration` and `tput_per_gpu` for
+// duration_s and total_tput_per_gpu, as export files always had them; import
+// reads the same keys. The JSON keeps what the store keeps as text (a run's
 // plan_text and search_json; a point's summary_json, verdict_json,
 // trial_json and series {server_metrics_json, timeslices_json}) as strings,
 // "" when absent, so that export -> import round-trips them exactly; it has

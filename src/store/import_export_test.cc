@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -400,6 +402,11 @@ TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
        "e.json: runs[0]: points[0]: num_gpus must be an integer in [1, 1000000], got 0"},
       {run + R"("search_json":")" + std::string(200, '[') + R"("}]})",
        "e.json: runs[0]: search_json is nested deeper than 64 levels"},
+      // A figure out of its column's range is named as the file names it (the column is total_tput_per_gpu).
+      {run + point + R"(,"tput_per_gpu":2e9}]}]})",
+       "e.json: runs[0]: points[0]: tput_per_gpu must be a number in [0, 1000000000], got 2000000000"},
+      {run + point + R"(,"duration":5e11}]}]})",
+       "e.json: runs[0]: points[0]: duration must be a number in [0, 1000000000], got 500000000000"},
   };
   for (const auto& c : cases) {
     auto r = ParseResultFile(c.text, "e.json", {});
@@ -409,6 +416,59 @@ TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
       EXPECT_EQ(r.status().message(), c.message) << c.text;
     }
   }
+}
+
+// export_v5.json and export_v5.csv were written by `frontier db export` before
+// the export read its keys from the schema's column table (store/schema.cc):
+// the file format users hold, with `duration` and `tput_per_gpu` where the
+// columns are duration_s and total_tput_per_gpu.
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
+  auto s = FreshStore("v5");
+  auto runs = ImportFile(*s, kData + "/export_v5.json", {});
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  auto points = s->ListPoints(runs->front().id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 1u);
+  const PointMetrics& m = points->front().metrics;
+  EXPECT_EQ(m.duration_s, 12.5);                  // "duration"
+  EXPECT_EQ(m.total_tput_per_gpu, 153.84375);     // "tput_per_gpu"
+  EXPECT_EQ(m.output_tput_per_gpu, 51.3125);
+  EXPECT_EQ(m.request_throughput, 3.25);
+  EXPECT_EQ(m.output_throughput, 410.5);
+  EXPECT_EQ(m.total_token_throughput, 1230.75);
+  EXPECT_EQ(m.interactivity, 41.5);
+  EXPECT_EQ(m.mean_ttft_ms, 120.5);
+  EXPECT_EQ(m.median_ttft_ms, 110.25);
+  EXPECT_EQ(m.p99_ttft_ms, 310.75);
+  EXPECT_EQ(m.mean_tpot_ms, 24.5);
+  EXPECT_EQ(m.median_tpot_ms, 24.0);
+  EXPECT_EQ(m.p99_tpot_ms, 30.5);
+  EXPECT_EQ(m.mean_itl_ms, 23.5);
+  EXPECT_EQ(m.median_itl_ms, 22.75);
+  EXPECT_EQ(m.p99_itl_ms, 40.25);
+  EXPECT_EQ(m.mean_e2el_ms, 3100.5);
+  EXPECT_EQ(m.median_e2el_ms, 3000.25);
+  EXPECT_EQ(m.p99_e2el_ms, 4100.75);
+  EXPECT_EQ(m.max_concurrent_requests, 16);
+}
+
+TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
+  auto s = FreshStore("v5_again");
+  ASSERT_TRUE(ImportFile(*s, kData + "/export_v5.json", {}).ok());
+  auto csv = ExportCsv(*s);
+  ASSERT_TRUE(csv.ok());
+  EXPECT_EQ(*csv, Slurp(kData + "/export_v5.csv"));
+  auto js = ExportJson(*s);
+  ASSERT_TRUE(js.ok());
+  // The import adds its own provenance (the file, the time); the file had none.
+  auto doc = nlohmann::ordered_json::parse(*js);
+  doc["runs"][0]["provenance"] = nlohmann::ordered_json::object();
+  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v5.json"));
 }
 
 }  // namespace

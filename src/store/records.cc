@@ -9,6 +9,7 @@
 #include "core/parse.h"
 #include "metrics/result_json.h"
 #include "metrics/verdict_label.h"
+#include "store/schema.h"
 
 namespace frontier::store {
 
@@ -148,32 +149,10 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     } else {
       return InvalidArgument("load_kind must be concurrency or request_rate, got '" + p.load_kind + "'");
     }
-    const struct {
-      const char* name;
-      double value, max;
-    } fields[] = {
-        {"duration_s", m.duration_s, kMaxDurationS},
-        {"request_throughput", m.request_throughput, kMaxThroughput},
-        {"output_throughput", m.output_throughput, kMaxThroughput},
-        {"total_token_throughput", m.total_token_throughput, kMaxThroughput},
-        {"output_tput_per_gpu", m.output_tput_per_gpu, kMaxThroughput},
-        {"total_tput_per_gpu", m.total_tput_per_gpu, kMaxThroughput},
-        {"interactivity", m.interactivity, kMaxThroughput},
-        {"mean_ttft_ms", m.mean_ttft_ms, kMaxLatencyMs},
-        {"median_ttft_ms", m.median_ttft_ms, kMaxLatencyMs},
-        {"p99_ttft_ms", m.p99_ttft_ms, kMaxLatencyMs},
-        {"mean_tpot_ms", m.mean_tpot_ms, kMaxLatencyMs},
-        {"median_tpot_ms", m.median_tpot_ms, kMaxLatencyMs},
-        {"p99_tpot_ms", m.p99_tpot_ms, kMaxLatencyMs},
-        {"mean_itl_ms", m.mean_itl_ms, kMaxLatencyMs},
-        {"median_itl_ms", m.median_itl_ms, kMaxLatencyMs},
-        {"p99_itl_ms", m.p99_itl_ms, kMaxLatencyMs},
-        {"mean_e2el_ms", m.mean_e2el_ms, kMaxLatencyMs},
-        {"median_e2el_ms", m.median_e2el_ms, kMaxLatencyMs},
-        {"p99_e2el_ms", m.p99_e2el_ms, kMaxLatencyMs},
-        {"max_concurrent_requests", m.max_concurrent_requests, static_cast<double>(kMaxRequests)},
-    };
-    for (const auto& f : fields) FRONTIER_RETURN_IF_ERROR(CheckRange(f.name, f.value, 0, f.max));
+    for (int i = 0; i < kNumDoubleColumns; ++i) {
+      const DoubleColumn& c = kDoubleColumns[i];
+      FRONTIER_RETURN_IF_ERROR(CheckRange(c.name, m.*c.member, 0, c.max));
+    }
     FRONTIER_RETURN_IF_ERROR(ParseVerdict(p.verdict_json).status());
     return ParseTrial(p.trial_json).status();
   };

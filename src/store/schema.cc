@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/limits.h"
 #include "core/parse.h"
 
 namespace frontier::store {
@@ -90,27 +91,29 @@ const char* const kPointHead =
 
 }  // namespace
 
+// In the order of the points table's columns, which is also the order the
+// export writes them in (its file format).
 const DoubleColumn kDoubleColumns[] = {
-    {"duration_s", &PointMetrics::duration_s},
-    {"request_throughput", &PointMetrics::request_throughput},
-    {"output_throughput", &PointMetrics::output_throughput},
-    {"total_token_throughput", &PointMetrics::total_token_throughput},
-    {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu},
-    {"total_tput_per_gpu", &PointMetrics::total_tput_per_gpu},
-    {"interactivity", &PointMetrics::interactivity},
-    {"mean_ttft_ms", &PointMetrics::mean_ttft_ms},
-    {"median_ttft_ms", &PointMetrics::median_ttft_ms},
-    {"p99_ttft_ms", &PointMetrics::p99_ttft_ms},
-    {"mean_tpot_ms", &PointMetrics::mean_tpot_ms},
-    {"median_tpot_ms", &PointMetrics::median_tpot_ms},
-    {"p99_tpot_ms", &PointMetrics::p99_tpot_ms},
-    {"mean_itl_ms", &PointMetrics::mean_itl_ms},
-    {"median_itl_ms", &PointMetrics::median_itl_ms},
-    {"p99_itl_ms", &PointMetrics::p99_itl_ms},
-    {"mean_e2el_ms", &PointMetrics::mean_e2el_ms},
-    {"median_e2el_ms", &PointMetrics::median_e2el_ms},
-    {"p99_e2el_ms", &PointMetrics::p99_e2el_ms},
-    {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, 2},
+    {"duration_s", &PointMetrics::duration_s, bounds::kMaxDurationS, 1, "duration"},
+    {"request_throughput", &PointMetrics::request_throughput, bounds::kMaxThroughput},
+    {"output_throughput", &PointMetrics::output_throughput, bounds::kMaxThroughput},
+    {"total_token_throughput", &PointMetrics::total_token_throughput, bounds::kMaxThroughput},
+    {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu, bounds::kMaxThroughput},
+    {"total_tput_per_gpu", &PointMetrics::total_tput_per_gpu, bounds::kMaxThroughput, 1, "tput_per_gpu"},
+    {"interactivity", &PointMetrics::interactivity, bounds::kMaxThroughput},
+    {"mean_ttft_ms", &PointMetrics::mean_ttft_ms, bounds::kMaxLatencyMs},
+    {"median_ttft_ms", &PointMetrics::median_ttft_ms, bounds::kMaxLatencyMs},
+    {"p99_ttft_ms", &PointMetrics::p99_ttft_ms, bounds::kMaxLatencyMs},
+    {"mean_tpot_ms", &PointMetrics::mean_tpot_ms, bounds::kMaxLatencyMs},
+    {"median_tpot_ms", &PointMetrics::median_tpot_ms, bounds::kMaxLatencyMs},
+    {"p99_tpot_ms", &PointMetrics::p99_tpot_ms, bounds::kMaxLatencyMs},
+    {"mean_itl_ms", &PointMetrics::mean_itl_ms, bounds::kMaxLatencyMs},
+    {"median_itl_ms", &PointMetrics::median_itl_ms, bounds::kMaxLatencyMs},
+    {"p99_itl_ms", &PointMetrics::p99_itl_ms, bounds::kMaxLatencyMs},
+    {"mean_e2el_ms", &PointMetrics::mean_e2el_ms, bounds::kMaxLatencyMs},
+    {"median_e2el_ms", &PointMetrics::median_e2el_ms, bounds::kMaxLatencyMs},
+    {"p99_e2el_ms", &PointMetrics::p99_e2el_ms, bounds::kMaxLatencyMs},
+    {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, static_cast<double>(bounds::kMaxRequests), 2},
 };
 const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
 

@@ -41,12 +41,19 @@ std::string MigrationSql(int from, Dialect dialect);
 // The statements of this file hold no `?` inside a string literal.
 std::string NumberPlaceholders(const std::string& sql);
 
-// The REAL metric columns, where they live in PointMetrics, and the schema
-// version that added them (an older database read as it is reads them as 0).
+// The REAL metric columns of a point: the one list the database's statements,
+// the row codec, CheckPoint's bounds and `db export` / `db import` all read.
 struct DoubleColumn {
-  const char* name;
-  double PointMetrics::*member;
-  int since = 1;
+  const char* name;               // the column
+  double PointMetrics::*member;   // where it lives in PointMetrics
+  double max;                     // its upper bound (CheckPoint); the lower is 0
+  int since = 1;                  // the schema version that added it (read as 0 before)
+  // The key `db export` writes it under and `db import` reads it by, where
+  // that differs from `name`: export files named two figures as vLLM and
+  // InferenceX do (duration, tput_per_gpu) before the columns had their
+  // names, and files users hold keep those keys. nullptr: `name`.
+  const char* export_name = nullptr;
+  const char* ExportName() const { return export_name != nullptr ? export_name : name; }
 };
 extern const DoubleColumn kDoubleColumns[];
 extern const int kNumDoubleColumns;

@@ -22,6 +22,23 @@ std::string Source(const SystemSpec& s) {
   return s.simulated() && !s.live ? store::source::kSimulated : store::source::kMeasured;
 }
 
+// The run a system of the plan is stored as, grid or search alike: the plan
+// (name, hash, text), the system (name, source, configuration) and the
+// sweep's provenance with the plan's file. Each caller adds its own keys
+// (a grid's planned_points, a search's workload, goal and axis).
+store::RunInfo PlanRun(const Plan& plan, const SystemSpec& sys, const SweepOptions& options) {
+  store::RunInfo info;
+  info.sweep = plan.name;
+  info.plan_hash = plan.hash;
+  info.plan_text = plan.text;
+  info.system = sys.name;
+  info.source = Source(sys);
+  info.config = sys.Config();
+  info.provenance = options.provenance;
+  info.provenance["plan_file"] = plan.file;
+  return info;
+}
+
 store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const PointSpec& p,
                               const loadgen::PointOutcome& outcome, int attempts) {
   const RunResult& result = outcome.run;
@@ -197,18 +214,10 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
                                     {"seed", std::to_string(w.seed)}};
       o.interrupt = options.stop;
 
-      store::RunInfo info;
-      info.sweep = plan.name;
-      info.plan_hash = plan.hash;
-      info.plan_text = plan.text;
-      info.system = sys.name;
-      info.source = Source(sys);
-      info.config = sys.Config();
+      store::RunInfo info = PlanRun(plan, sys, options);
       info.config["workload"] = w.name;
       info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
       info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-      info.provenance = options.provenance;
-      info.provenance["plan_file"] = plan.file;
       FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder, SearchRecorder::Start(store, std::move(info), w.name));
       // A search cut short before is run again from its first trial; its run keeps its trials, marked.
       if (const auto& before = previous[s * n_workloads + todo[k]])
@@ -324,15 +333,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       runs[s] = *found;
       FRONTIER_ASSIGN_OR_RETURN(have[s], store.PointKeys(found->id));
     } else {
-      store::RunInfo info;
-      info.sweep = plan.name;
-      info.plan_hash = plan.hash;
-      info.plan_text = plan.text;
-      info.system = sys.name;
-      info.source = Source(sys);
-      info.config = sys.Config();
-      info.provenance = options.provenance;
-      info.provenance["plan_file"] = plan.file;
+      store::RunInfo info = PlanRun(plan, sys, options);
       // How many points the run will hold when whole (the dashboard's progress).
       info.provenance["planned_points"] = std::to_string(
           std::count_if(matrix.begin(), matrix.end(), [&](const PointSpec& p) { return p.system == s; }));
@@ -407,12 +408,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
         }
         if (r.ok()) {
           const metrics::Summary& summary = r->summary;
-          if (summary.completed == 0) {
-            std::string why;
-            for (auto& [reason, n] : summary.failures_by_reason)
-              why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-            last_error = "no request completed (" + (why.empty() ? "no requests" : why) + ")";
-          }
+          if (summary.completed == 0) last_error = metrics::NoRequestCompleted(summary.failures_by_reason);
         } else {
           last_error = r.status().message();
         }

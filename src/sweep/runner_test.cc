@@ -44,6 +44,7 @@ RunResult FakeRun(int64_t n) {
 // Scripted session: fails the points named in `fail` as many times as given.
 struct Script {
   std::map<std::string, int> fail;   // "system|key" -> failures left
+  std::map<std::string, std::string> fail_requests;  // "system|key" -> every request fails for this reason
   std::set<std::string> start_fails; // systems whose session cannot start
   std::vector<std::string> calls;
   int64_t stop_after = -1;           // set *stop after this many calls
@@ -67,6 +68,11 @@ class FakeSession final : public Session {
     }
     loadgen::PointOutcome out;
     out.run = FakeRun(p.num_prompts);
+    if (auto f = s_->fail_requests.find(system_ + "|" + p.key); f != s_->fail_requests.end())
+      for (auto& q : out.run.requests) {
+        q.ok = false;
+        q.failure = f->second;
+      }
     out.summary = metrics::Summarize(out.run, o.summary);
     if (o.rules) {  // as RunPoint judges: INVALID at the highest rate, for the test
       out.verdict = loadgen::Verdict{};
@@ -105,6 +111,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   ManualClock clock(0);
   SweepOptions o;
   o.clock = &clock;
+  o.provenance = {{"command_line", "frontier sweep fake.yaml"}};
   o.on_progress = [&](const SweepProgress& p) {
     seen.push_back(p);
     clock.Advance(kNanosPerSecond);
@@ -132,6 +139,20 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 2u);
   for (const auto& r : *runs) EXPECT_EQ(r.provenance.at("planned_points"), "6");
+  // Each is its system of the plan, with the sweep's provenance and the plan's file.
+  const char* systems[] = {"a", "b"};
+  for (size_t i = 0; i < 2; ++i) {
+    const store::RunInfo& r = (*runs)[i];
+    EXPECT_EQ(r.sweep, "fake");
+    EXPECT_EQ(r.plan_hash, plan->hash);
+    EXPECT_EQ(r.plan_text, kPlan);
+    EXPECT_EQ(r.system, systems[i]);
+    EXPECT_EQ(r.source, "simulated");
+    EXPECT_EQ(r.config, plan->systems[i].Config());
+    EXPECT_EQ(r.provenance, (std::map<std::string, std::string>{{"command_line", "frontier sweep fake.yaml"},
+                                                                {"plan_file", "fake.yaml"},
+                                                                {"planned_points", "6"}}));
+  }
 }
 
 TEST(Runner, EtaWeighsPointsByTheirRequests) {
@@ -173,6 +194,21 @@ TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
   auto pts = store->ListPoints((*runs)[0].id);
   ASSERT_EQ(pts->size(), 2u);
   EXPECT_EQ((*pts)[1].attempts, 2);
+}
+
+TEST(Runner, APointWhereNoRequestCompletedSaysWhyEachFailed) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  auto store = FreshStore("none");
+  Script script;
+  script.fail_requests["b|w|concurrency=1|rep=0"] = "http_429";  // each of its 4 requests, on both attempts
+  auto out = RunSweep(*plan, *store, Factory(&script), {});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->broken, (std::vector<std::string>{
+                             "b: point w|concurrency=1|rep=0 failed twice: no request completed (4 http_429)"}));
+  auto runs = store->ListRuns();
+  EXPECT_EQ((*runs)[1].status.ToString(),
+            "broken: point w|concurrency=1|rep=0 failed twice: no request completed (4 http_429)");
+  EXPECT_EQ(store->ListPoints((*runs)[1].id)->size(), 0u);
 }
 
 TEST(Runner, ASessionThatCannotStartBreaksOnlyItsSystem) {

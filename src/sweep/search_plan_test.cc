@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -66,6 +68,7 @@ TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   std::vector<std::string> events;
   SweepOptions o;
+  o.provenance = {{"command_line", "frontier sweep plans/tiny.yaml"}};
   o.on_progress = [&](const SweepProgress& p) { events.push_back(p.event); };
   Result<SweepOutcome> out = RunSweep(*plan, **store, TinyFactory(), o);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -79,8 +82,17 @@ TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   const store::RunInfo& run = runs->front();
   EXPECT_EQ(run.sweep, "tiny-search");
   EXPECT_EQ(run.system, "tiny");
-  EXPECT_EQ(run.config.at("workload"), "one-in");
-  EXPECT_EQ(run.config.at("search_goal"), "max_valid_qps");
+  // The system's run as a grid stores it, plus the search's own keys.
+  EXPECT_EQ(run.plan_hash, plan->hash);
+  EXPECT_EQ(run.plan_text, kPlan);
+  EXPECT_EQ(run.source, "simulated");
+  std::map<std::string, std::string> config = plan->systems[0].Config();
+  config["workload"] = "one-in";
+  config["search_goal"] = "max_valid_qps";
+  config["search_axis"] = "request_rate";
+  EXPECT_EQ(run.config, config);
+  EXPECT_EQ(run.provenance, (std::map<std::string, std::string>{{"command_line", "frontier sweep plans/tiny.yaml"},
+                                                                {"plan_file", "plans/tiny.yaml"}}));
   const nlohmann::json outcome = nlohmann::json::parse(run.search_json);
   ASSERT_TRUE(outcome["max_valid_qps"].is_number()) << run.search_json;
   const double qps = outcome["max_valid_qps"];

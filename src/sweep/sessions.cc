@@ -1,11 +1,10 @@
 #include "sweep/sessions.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <cstring>
 #include <filesystem>
 
+#include "core/host_name.h"
 #include "loadgen/benchmark.h"
 #include "serve/profile.h"
 #include "serve/server.h"
@@ -241,9 +240,7 @@ Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const Syste
     if (options.store != nullptr) {
       store::LaunchRecord rec;
       rec.system = system.name;
-      char host[256] = {0};
-      ::gethostname(host, sizeof host - 1);
-      rec.host = host;
+      rec.host = HostName();
       rec.boot_id = BootId();
       rec.pgid = session->process_->pid();
       rec.marker = session->process_->marker();
@@ -292,8 +289,7 @@ Result<std::vector<std::string>> StopOrphanedServers(store::Store& store, const 
   FRONTIER_ASSIGN_OR_RETURN(std::vector<store::LaunchRecord> open, store.ListOpenLaunches());
   std::vector<std::string> lines;
   if (open.empty()) return lines;
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
+  const std::string host = HostName();
   const std::string boot = BootId();
   for (const auto& l : open) {
     if (l.host != host) continue;  // another machine's sweep: not ours to stop

@@ -1,6 +1,7 @@
 // `frontier bench --db`, `frontier simulate --db` and `frontier db export` /
-// `db import` through the binary: what each stores, with known counts, and a
-// database that cannot be written refused before anything runs.
+// `db import` through the binary: what each stores, with known counts, a
+// database that cannot be written refused before anything runs, and a
+// sweep's run carrying the same provenance keys as a bench run's.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +10,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -132,6 +135,31 @@ TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
   }
 }
 
+// A server that answers every request with HTTP 500: nothing completes, so no
+// point is stored and the run is marked broken with the reasons and counts.
+TEST(BenchDb, ARunWhereNoRequestCompletedIsStoredBrokenWithItsReasons) {
+  testing::ScriptedServer::Options o;
+  o.script = [](const testing::RequestInfo&) {
+    testing::Script s;
+    s.fault = testing::Fault::kHttpError;
+    s.http_status = 500;
+    return s;
+  };
+  auto server = testing::ScriptedServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const std::string db = Folder("none") + "/r.db";
+  auto [rc, out] = Frontier(BenchArgs(**server, 3, 1) + " --db " + Quote(db));
+  EXPECT_EQ(rc, 1) << out;  // docs/bench.md: 1 when no request succeeded
+  EXPECT_EQ((*server)->requests(), 3) << out;
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().ToString() << "\n" << out;
+  auto runs = (*s)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u) << out;
+  EXPECT_EQ(runs->front().status.ToString(), "broken: no request completed (3 http_status)") << out;
+  EXPECT_EQ(testing_store::StoredPoints(db), 0);
+}
+
 TEST(BenchDb, AMissingFolderIsAnErrorBeforeAnyRequestIsSent) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
@@ -178,6 +206,55 @@ TEST(BenchDb, FlagsThatDoNotFitAreUsageErrors) {
     EXPECT_EQ(rc, 2) << args;
     EXPECT_EQ(out, message + "\n") << args;
   }
+}
+
+// A run stored by `frontier sweep` carries the provenance keys of one stored by
+// `frontier bench --db`, plus the plan's own two, so a query over runs reads
+// the same keys whatever stored them.
+TEST(BenchDb, ASweepRunCarriesTheProvenanceKeysOfABenchRunPlusItsPlans) {
+  auto server = FourTokenServer();
+  ASSERT_NE(server, nullptr);
+  const std::string dir = Folder("provenance"), db = dir + "/r.db", plan = dir + "/plan.yaml";
+  std::ofstream(plan) << R"(name: nightly
+systems:
+  - {name: h100, hardware: h100, gpus: 1, sim: {model: llama-3.1-8b}}
+workloads:
+  - {name: w, input_len: 64, output_len: 8}
+load:
+  concurrency: [2]
+  prompts_per_concurrency: 4
+)";
+  auto [rc_b, out_b] = Frontier(BenchArgs(*server, 4, 1) + " --db " + Quote(db));
+  ASSERT_EQ(rc_b, 0) << out_b;
+  auto [rc_s, out_s] = Frontier("sweep " + Quote(plan) + " --db " + Quote(db) + " -q");
+  ASSERT_EQ(rc_s, 0) << out_s;
+
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto runs = (*s)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  const store::RunInfo& bench = (*runs)[0];
+  const store::RunInfo& sweep = (*runs)[1];
+  ASSERT_EQ(bench.sweep, "bench");
+  ASSERT_EQ(sweep.sweep, "nightly");
+  auto keys = [](const std::map<std::string, std::string>& m) {
+    std::set<std::string> k;
+    for (const auto& [key, value] : m) k.insert(key);
+    return k;
+  };
+  const std::set<std::string> want = {"command_line", "frontier_version", "host", "started_utc"};
+  EXPECT_EQ(keys(bench.provenance), want);
+  std::set<std::string> sweep_keys = keys(sweep.provenance);
+  EXPECT_EQ(sweep.provenance.at("plan_file"), plan);
+  EXPECT_EQ(sweep.provenance.at("planned_points"), "1");
+  sweep_keys.erase("plan_file");
+  sweep_keys.erase("planned_points");
+  EXPECT_EQ(sweep_keys, want);
+  // The same machine and build wrote both.
+  EXPECT_EQ(sweep.provenance.at("host"), bench.provenance.at("host"));
+  EXPECT_EQ(sweep.provenance.at("frontier_version"), bench.provenance.at("frontier_version"));
+  EXPECT_NE(sweep.provenance.at("command_line").find("sweep"), std::string::npos);
 }
 
 TEST(SimulateDb, ASweepStoresEachConcurrencyAsASimulatedPoint) {
