@@ -302,12 +302,12 @@ nlohmann::json SearchOutcomeJson(const SearchResult& r, const SearchOptions& o, 
   j["trial_count"] = r.trials.size();
   if (r.best) {
     const Trial& b = r.trials[*r.best];
-    j["answer"] = {{"trial", b.index},
-                   {"value", b.value},
-                   {"request_throughput", b.summary.request_throughput},
-                   {"output_throughput", b.summary.output_throughput},
-                   {"output_throughput_per_gpu", b.summary.output_throughput_per_gpu},
-                   {"interactivity", b.summary.interactivity}};
+    // The answer's figures under the summary's own keys, as metrics writes them.
+    const nlohmann::json summary = metrics::SummaryToJson(b.summary);
+    nlohmann::json answer = {{"trial", b.index}, {"value", b.value}};
+    for (const char* key : {"request_throughput", "output_throughput", "output_throughput_per_gpu", "interactivity"})
+      answer[key] = summary.at(key);
+    j["answer"] = std::move(answer);
   } else {
     j["answer"] = nullptr;
   }
