@@ -202,7 +202,8 @@ Status CheckFits(const SimConfig& c, const char* pool) {
         (c.ep > 1 ? " --ep " + std::to_string(c.ep) : "") + " in " + PrecisionName(c.precision) + where +
         ": each GPU needs " + Gb(p.weights) + " of weights + " + Gb(p.activations) + " of activations + " +
         Gb(p.runtime_reserve) + " runtime reserve, but only " + Gb(p.budget) + " is usable (" +
-        Num(c.stack.gpu_memory_utilization * 100) + "% of " + Num(c.hardware.hbm_gb) + " GB); short by " +
+        Num(c.stack.gpu_memory_utilization * 100) + "% of " + Num(c.hardware.hbm_gb) + " GiB, " +
+        Gb(c.hardware.HbmBytes()) + "); short by " +
         Gb(-p.kv) + " per GPU. Use more GPUs (--tp), a narrower --precision, or larger-memory hardware");
   }
   const int64_t min_tokens = static_cast<int64_t>(c.block_size) * c.max_num_seqs / 16 + c.block_size;

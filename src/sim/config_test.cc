@@ -69,8 +69,9 @@ TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
   EXPECT_NEAR(c->memory.weights, 17'638'096'896.0, 1.0);
   EXPECT_DOUBLE_EQ(c->memory.kv_bytes_per_token, 40'960.0);
   EXPECT_EQ(c->kv_precision, Precision::kBf16);
-  // Capacity: what is left of 90% of 80 GB, in 40,960-byte tokens.
-  const double left = 80e9 * c->stack.gpu_memory_utilization - c->memory.weights - c->memory.activations -
+  // Capacity: what is left of 90% of 80 GiB (the vendors' gigabytes are
+  // binary: 85,899,345,920 bytes), in 40,960-byte tokens.
+  const double left = 85'899'345'920.0 * c->stack.gpu_memory_utilization - c->memory.weights - c->memory.activations -
                       c->memory.runtime_reserve;
   EXPECT_EQ(c->memory.kv_capacity_tokens, static_cast<int64_t>(left / 40'960.0));
   EXPECT_GT(c->memory.kv_capacity_tokens, 1'000'000);  // ~1.2M tokens: 45+ GB free per GPU

@@ -42,7 +42,12 @@ struct Hardware {
   double bf16_tflops = 0;     // dense (no sparsity) peak
   double fp8_tflops = 0;      // dense peak; 0 = unsupported
   double fp4_tflops = 0;      // dense peak; 0 = unsupported
-  double hbm_gb = 0;          // capacity, 1e9 bytes
+  // Capacity in the vendors' gigabytes, which are binary (2^30 bytes): HBM
+  // stacks hold power-of-two dies, and the drivers report just under the
+  // figure in GiB (H200 "141 GB": 143,771 MiB = 140.4 GiB; B200 "180 GB":
+  // 183,359 MiB = 179.1 GiB; MI300X "192 GB": 206,141,652,992 bytes = 191.98
+  // GiB; sources in docs/simulate.md, "GPU memory").
+  double hbm_gb = 0;
   double hbm_tbps = 0;        // peak bandwidth, 1e12 bytes/s
   Topology topology = Topology::kSwitch;
   // kSwitch: per-GPU bandwidth to the switch, one direction (GB/s).
@@ -68,7 +73,7 @@ struct Hardware {
   // one GPU's peers sit in its own domain and how many outside it.
   int PeersInDomain(int group) const { return (group < scale_up_gpus ? group : scale_up_gpus) - 1; }
   int PeersOutsideDomain(int group) const { return group > scale_up_gpus ? group - scale_up_gpus : 0; }
-  double HbmBytes() const { return hbm_gb * 1e9; }
+  double HbmBytes() const { return hbm_gb * 1073741824.0; }
 };
 
 // Loads by catalog name or alias (case-insensitive). An unknown name fails
