@@ -278,16 +278,25 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     infos.push_back(info);
   }
 
-  // Traces at the starting point.
+  // The fit starts from the priors: every earlier fit of this version is
+  // withdrawn (to its parent's value, or the prior its file keeps), so what
+  // the fit finds, which parameters it finds identified and every
+  // leave-one-out refit depend on the points and the priors only, never on
+  // the values a previous fit left in the file. Refitting a fitted file, or
+  // `frontier validate` refitting it, gives the fit it records. The file this
+  // fit writes withdraws the earlier fits of what it does not fit, too
+  // (WriteCalibratedStack), so its predictions are those of the parameters
+  // it holds.
+  const StackParams start = stack.priors;
   for (auto& m : models) {
-    FRONTIER_RETURN_IF_ERROR(m.Simulate(stack.params).status());
+    FRONTIER_RETURN_IF_ERROR(m.Simulate(start).status());
     ++out.simulations;
   }
   // Fit only what the points identify; the rest keep their values (their
   // predecessor's, or their own source's).
   std::vector<Coord> coords;
   for (const ParamInfo* info : infos) {
-    const std::string why = Unidentified(*info, stack.params, models);
+    const std::string why = Unidentified(*info, start, models);
     if (!why.empty()) {
       out.not_identified.push_back({info->name, why});
       continue;
@@ -300,27 +309,6 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     for (const auto& [name, why] : out.not_identified) list += (list.empty() ? "" : "; ") + name + ": " + why;
     return InvalidArgument("the " + std::to_string(models.size()) + " points identify none of the parameters to fit "
                            "(" + list + ")");
-  }
-  // The file this fit writes withdraws every earlier fit of a parameter it
-  // does not fit: the parameter goes back to its prior, or to its parent's
-  // value (WriteCalibratedStack). The fit starts from those values, so the
-  // predictions the file records are those of the parameters it holds.
-  StackParams start = stack.params;
-  bool withdrawn = false;
-  for (const ParamInfo& info : StackParamInfo()) {
-    const auto origin = stack.origins.find(info.name);
-    if (origin == stack.origins.end() || !origin->second.fitted()) continue;
-    if (std::find(out.free.begin(), out.free.end(), info.name) != out.free.end()) continue;
-    const double prior = GetParam(stack.priors, info.name);
-    if (GetParam(start, info.name) == prior) continue;
-    SetParam(start, info.name, prior);
-    withdrawn = true;
-  }
-  if (withdrawn) {
-    for (auto& m : models) {
-      FRONTIER_RETURN_IF_ERROR(m.Simulate(start).status());
-      ++out.simulations;
-    }
   }
   Fitter fitter(start, stack.priors, coords, o, &out);
   std::vector<ResultModel*> all;
