@@ -289,6 +289,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   // it holds.
   const StackParams start = stack.priors;
   for (auto& m : models) {
+    m.ColdStart();
     FRONTIER_RETURN_IF_ERROR(m.Simulate(start).status());
     ++out.simulations;
   }

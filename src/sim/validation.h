@@ -116,6 +116,14 @@ class ResultModel {
   // parameters of the last successful one returns its figure without
   // simulating again (the simulation is deterministic).
   Result<double> Simulate(const StackParams& params);
+  // Forgets the last Simulate(): the next one simulates again and searches a
+  // Server result's rate over the whole range, as a new model would, instead
+  // of near the rate it last sustained. A fit calls it before its first
+  // simulation so that its result does not depend on what ran before.
+  void ColdStart() {
+    simulated_at_.reset();
+    server_ratio_ = 1;
+  }
   // The prediction under `params` from the last trace (server results scale
   // the offline steady state by the ratio the last Simulate() found).
   double Replay(const StackParams& params) const;
