@@ -20,6 +20,14 @@
 namespace frontier::sim {
 namespace {
 
+// The points a stack file's calibration record holds (empty when unfitted).
+nlohmann::json RecordedPoints(const Stack& stack) {
+  std::ifstream in(stack.file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  if (!j.contains("calibration") || !j["calibration"].contains("points")) return nlohmann::json::array();
+  return j["calibration"]["points"];
+}
+
 TEST(ValidationSetTest, HoldsDatedSourcedResultsOnBothVendorsWithMoE) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok()) << set.status().ToString();
@@ -57,10 +65,7 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
   ASSERT_TRUE(set.ok());
   int checked = 0;
   for (const Stack& stack : ListStackVersions()) {
-    std::ifstream in(stack.file);
-    const nlohmann::json j = nlohmann::json::parse(in);
-    if (!j.contains("calibration") || !j["calibration"].contains("points")) continue;
-    for (const auto& p : j["calibration"]["points"]) {
+    for (const auto& p : RecordedPoints(stack)) {
       const std::string id = p["id"].get<std::string>();
       for (const auto& r : set->results) {
         if (r.id != id || (r.scenario != Scenario::kClosedLoop && r.scenario != Scenario::kBatch)) continue;
@@ -84,9 +89,8 @@ TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
   ASSERT_TRUE(set.ok());
   int stacks = 0;
   for (const Stack& stack : ListStackVersions()) {
-    std::ifstream in(stack.file);
-    const nlohmann::json j = nlohmann::json::parse(in);
-    if (!j.contains("calibration") || !j["calibration"].contains("points")) continue;
+    const nlohmann::json recorded = RecordedPoints(stack);
+    if (recorded.empty()) continue;
     std::vector<ResultModel> models;
     bool cheap = true;
     for (const auto& r : set->results) {
@@ -101,7 +105,7 @@ TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
     ASSERT_TRUE(fit.ok()) << stack.id() << ": " << fit.status().ToString();
     std::map<std::string, const CalibratedPoint*> by_id;
     for (const auto& p : fit->points) by_id[p.id] = &p;
-    for (const auto& p : j["calibration"]["points"]) {
+    for (const auto& p : recorded) {
       const std::string id = p["id"].get<std::string>();
       ASSERT_TRUE(by_id.count(id)) << stack.id() << ": " << id;
       EXPECT_NEAR(by_id[id]->predicted / p["predicted"].get<double>(), 1.0, 0.001) << id;
@@ -177,12 +181,8 @@ TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   // Each leave-one-out error is the one its stack file records (the fit
   // starts from the priors and cold, whatever ran before it).
   std::map<std::string, double> recorded;
-  for (const Stack& stack : ListStackVersions()) {
-    std::ifstream in(stack.file);
-    const nlohmann::json j = nlohmann::json::parse(in);
-    if (!j.contains("calibration") || !j["calibration"].contains("points")) continue;
-    for (const auto& p : j["calibration"]["points"]) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
-  }
+  for (const Stack& stack : ListStackVersions())
+    for (const auto& p : RecordedPoints(stack)) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
   for (const auto& row : report->rows) {
     ASSERT_TRUE(row.loo_error.has_value()) << row.published.id;
     ASSERT_TRUE(recorded.count(row.published.id)) << row.published.id;
