@@ -61,8 +61,7 @@ void Engine::Cancel(int64_t id) {
                    transfers_.end());
 }
 
-bool Engine::Idle() const {
-  if (single_) return single_->Idle();
+bool Engine::PoolsIdle() const {
   if (!transfers_.empty()) return false;
   for (const auto& s : prefill_)
     if (s->busy || !s->worker.Idle()) return false;
@@ -194,11 +193,6 @@ EngineStats Engine::stats() const {
   }
   out.waiting += static_cast<int64_t>(transfers_.size());
   return out;
-}
-
-double Engine::kv_usage() const {
-  if (single_) return single_->kv_usage();
-  return stats().kv_usage();
 }
 
 }  // namespace frontier::sim

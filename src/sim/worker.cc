@@ -120,7 +120,7 @@ bool Worker::Reserve(int64_t need) {
   return true;
 }
 
-void Worker::CacheFilled(Seq& s) {
+void Worker::OfferFilled(Seq& s) {
   const int64_t filled = std::min<int64_t>(s.computed / block_, static_cast<int64_t>(s.hashes.size()));
   for (; s.hashed < filled; ++s.hashed) {
     const uint64_t h = s.hashes[static_cast<size_t>(s.hashed)];
@@ -317,7 +317,7 @@ void Worker::RunStep(Step* out) {
     int32_t emitted = 0;
     if (pending > 1) {
       s.computed += q;
-      if (caching_) CacheFilled(s);
+      CacheFilled(s);
       if (s.computed >= known) {
         if (role_ == Role::kPrefill) {
           // The prompt is done: the request leaves with its KV cache.
@@ -337,7 +337,7 @@ void Worker::RunStep(Step* out) {
         accepted = std::clamp<int32_t>(accepted, 1, q);
       }
       s.computed += accepted;
-      if (caching_) CacheFilled(s);
+      CacheFilled(s);
       emitted = accepted;
     }
     if (emitted == 0) continue;
@@ -414,7 +414,7 @@ bool Worker::RunDecodeStep(Step* out) {
       }
     }
     s.computed += 1;
-    if (caching_) CacheFilled(s);  // a filled answer block joins the cache, as on the general path
+    CacheFilled(s);  // a filled answer block joins the cache, as on the general path
     e->id = s.id;
     e->tokens = std::min<int32_t>(1, s.output - s.generated);
     e->first = s.generated == 0;

@@ -177,8 +177,13 @@ class Worker {
   // Frees `need` pages, evicting free cached blocks as needed. False (having
   // evicted what it could) when even that is not enough.
   bool Reserve(int64_t need);
-  // Offers the blocks the request has filled to the cache.
-  void CacheFilled(Seq& s);
+  // Offers the blocks the request has filled to the cache. Inline and a
+  // couple of comparisons until the request's next hashed block is full (it
+  // runs per request per step; a request without hashes never offers any).
+  void CacheFilled(Seq& s) {
+    if (static_cast<size_t>(s.hashed) < s.hashes.size() && s.computed >= (s.hashed + 1) * block_) OfferFilled(s);
+  }
+  void OfferFilled(Seq& s);
 
   int32_t Slot();
   // A new sequence in a free slot, at the back of the waiting queue.
