@@ -87,7 +87,10 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   size_t gaps = 0;
   for (const auto& r : run.requests)
     if (!r.warmup && r.ok && r.events.size() > 1) gaps += r.events.size() - 1;
-  itl.reserve(gaps);
+  // While every event carries one token there are exactly `gaps` ITL samples:
+  // sized once, `written` of them so far.
+  itl.resize(gaps);
+  size_t written = 0;
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -124,9 +127,18 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       tpot_ms = (e2el_ms - ttft_ms) / (r.output_tokens - 1);
       tpot.push_back(tpot_ms);
     }
-    for (size_t i = 1; i < r.events.size(); ++i) {
-      const double gap = NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns);
-      const int k = std::max<int32_t>(1, r.events[i].tokens);
+    const std::vector<TokenEvent>& ev = r.events;
+    size_t i = 1;
+    if (!multi_token_events) {
+      // The common case: each gap is one ITL sample, written in place.
+      double* out = itl.data() + written;
+      for (; i < ev.size() && ev[i].tokens <= 1; ++i) *out++ = NanosToMillis(ev[i].t_ns - ev[i - 1].t_ns);
+      written = static_cast<size_t>(out - itl.data());
+      if (i < ev.size()) itl.resize(written);  // an event of several tokens: appended from here on
+    }
+    for (; i < ev.size(); ++i) {
+      const double gap = NanosToMillis(ev[i].t_ns - ev[i - 1].t_ns);
+      const int k = std::max<int32_t>(1, ev[i].tokens);
       if (k > 1 && !multi_token_events) {
         multi_token_events = true;
         icl = itl;  // every earlier event carried one token
@@ -146,6 +158,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       if (ok) ++good;
     }
   }
+  if (!multi_token_events) itl.resize(written);
   if (t1 > t0) s.duration_s = NanosToSeconds(t1 - t0);
   if (s.duration_s > 0) {
     s.request_throughput = s.completed / s.duration_s;
