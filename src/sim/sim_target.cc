@@ -120,6 +120,7 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
       f.hashes = workload::ChainedBlockHashes(spec.prompt_token_ids, answer, config_.block_size);
     if (spec.want_output_ids) f.output_ids = std::move(answer);
   }
+  f.plain = f.output_ids.empty() && f.cancel_after_tokens <= 0;
   RequestRecord& r = f.record;
   r.id = id;
   r.sent_ns = now_;
@@ -222,6 +223,10 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
     if (!f.live) continue;  // cancelled during the step
     RequestRecord& r = f.record;
     r.events.push_back(TokenEvent{now_, e.tokens});
+    if (f.plain && !e.first && !e.finished) {  // most tokens
+      r.output_tokens += e.tokens;
+      continue;
+    }
     if (!f.output_ids.empty()) {
       // The simulator generates no text: the answer's ids (SyntheticOutputIds,
       // the ones prefix caching hashed) arrive as their tokens are emitted,

@@ -120,6 +120,9 @@ class SimTarget final : public loadgen::Target {
     bool live = false;       // issued and not ended
     bool in_engine = false;  // arrived and admitted
     int32_t cancel_after_tokens = 0;
+    // No answer ids to hand over and no cancel point: a token event that is
+    // neither its first nor its last only joins the record.
+    bool plain = true;
   };
   struct Arrival {
     Nanos at;
