@@ -3,13 +3,39 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <span>
+#include <utility>
 
 #include "core/stats.h"
 
 namespace frontier::metrics {
 namespace {
 
-Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
+// std::allocator, except that resize() leaves new doubles uninitialised:
+// the millions of inter-token gaps of a run are written right after.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using GapSamples = std::vector<double, UninitializedAllocator<double>>;
+
+// May reorder x.
+Distribution Describe(std::span<double> x, const std::vector<double>& percentiles) {
   Distribution d;
   d.count = x.size();
   // The median and the requested percentiles in one selection pass.
@@ -80,7 +106,8 @@ std::string NoRequestCompleted(const std::map<std::string, int64_t>& failures_by
 
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
-  std::vector<double> ttft, tpot, itl, e2el, icl, queue, turn_ttft, turn_e2el;
+  std::vector<double> ttft, tpot, e2el, queue, turn_ttft, turn_e2el;
+  GapSamples itl, icl;
   // ICL and ITL are the same samples until an event carries several tokens;
   // only then is ICL kept apart (from a copy of the ITL samples so far).
   bool multi_token_events = false;
@@ -132,7 +159,9 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
     if (!multi_token_events) {
       // The common case: each gap is one ITL sample, written in place.
       double* out = itl.data() + written;
-      for (; i < ev.size() && ev[i].tokens <= 1; ++i) *out++ = NanosToMillis(ev[i].t_ns - ev[i - 1].t_ns);
+      const TokenEvent* e = ev.data();
+      const size_t m = ev.size();
+      for (; i < m && e[i].tokens <= 1; ++i) *out++ = NanosToMillis(e[i].t_ns - e[i - 1].t_ns);
       written = static_cast<size_t>(out - itl.data());
       if (i < ev.size()) itl.resize(written);  // an event of several tokens: appended from here on
     }
@@ -170,13 +199,13 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   const int gpus = std::max(1, o.num_gpus);
   s.output_throughput_per_gpu = s.output_throughput / gpus;
   s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
-  s.ttft_ms = Describe(std::move(ttft), o.percentiles);
-  s.tpot_ms = Describe(std::move(tpot), o.percentiles);
-  s.itl_ms = Describe(std::move(itl), o.percentiles);
-  s.e2el_ms = Describe(std::move(e2el), o.percentiles);
+  s.ttft_ms = Describe(ttft, o.percentiles);
+  s.tpot_ms = Describe(tpot, o.percentiles);
+  s.itl_ms = Describe(itl, o.percentiles);
+  s.e2el_ms = Describe(e2el, o.percentiles);
   // With one token per event the ICL samples are the ITL samples: describe them once.
-  s.icl_ms = multi_token_events ? Describe(std::move(icl), o.percentiles) : s.itl_ms;
-  s.client_queue_ms = Describe(std::move(queue), o.percentiles);
+  s.icl_ms = multi_token_events ? Describe(icl, o.percentiles) : s.itl_ms;
+  s.client_queue_ms = Describe(queue, o.percentiles);
   s.interactivity = s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0;
   s.max_concurrent_requests = MaxConcurrent(run);
   if (s.completed == 0) s.usage_from_server = false;
@@ -195,9 +224,9 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
         ++s.session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];
       }
     }
-    s.turn_ttft_ms = Describe(std::move(turn_ttft), o.percentiles);
-    s.turn_e2el_ms = Describe(std::move(turn_e2el), o.percentiles);
-    s.session_latency_ms = Describe(std::move(latency), o.percentiles);
+    s.turn_ttft_ms = Describe(turn_ttft, o.percentiles);
+    s.turn_e2el_ms = Describe(turn_e2el, o.percentiles);
+    s.session_latency_ms = Describe(latency, o.percentiles);
   }
   return s;
 }
