@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace frontier::sim {
 
@@ -110,6 +111,7 @@ void Worker::DropPages(Seq& s) {
   cache_.Release(s.held);
   s.held.clear();
   s.hashed = 0;
+  s.cache_due = 0;
 }
 
 bool Worker::Reserve(int64_t need) {
@@ -130,6 +132,8 @@ void Worker::OfferFilled(Seq& s) {
     s.held.push_back(h);
     s.units -= block_units_;  // the page moves from the request to the cache
   }
+  s.cache_due = static_cast<size_t>(s.hashed) < s.hashes.size() ? (static_cast<int64_t>(s.hashed) + 1) * block_
+                                                                   : std::numeric_limits<int64_t>::max();
 }
 
 void Worker::Free(int32_t slot) {

@@ -157,6 +157,7 @@ class Worker {
     std::vector<uint64_t> hashes;  // of its full blocks (prompt, then output)
     std::vector<uint64_t> held;    // cached blocks it holds (not in `units`)
     int32_t hashed = 0;            // leading blocks offered to the cache
+    int64_t cache_due = 0;         // `computed` at which the next hashed block is full (0: look now)
   };
   int64_t UnitsFor(int64_t tokens) const;
   // Plans and accounts a step in which every running request decodes one
@@ -177,12 +178,13 @@ class Worker {
   // Frees `need` pages, evicting free cached blocks as needed. False (having
   // evicted what it could) when even that is not enough.
   bool Reserve(int64_t need);
-  // Offers the blocks the request has filled to the cache. Inline and a
-  // couple of comparisons until the request's next hashed block is full (it
-  // runs per request per step; a request without hashes never offers any).
+  // Offers the blocks the request has filled to the cache. Inline and one
+  // comparison until the request's next hashed block is full (it runs per
+  // request per step; a request without hashes never offers any).
   void CacheFilled(Seq& s) {
-    if (static_cast<size_t>(s.hashed) < s.hashes.size() && s.computed >= (s.hashed + 1) * block_) OfferFilled(s);
+    if (s.computed >= s.cache_due) OfferFilled(s);
   }
+  // Sets s.cache_due past what it offers.
   void OfferFilled(Seq& s);
 
   int32_t Slot();
