@@ -177,12 +177,13 @@ Worker::Step Worker::RunStep() {
 void Worker::RunStep(Step* out) {
   out->duration_ns = 0;
   out->handoffs.clear();
-  static const BatchShape kEmpty{};
-  out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->preempted = 0;
   // The decode step overwrites the emissions in place (a batch of the same
-  // size constructs none); every other step starts from none.
+  // size constructs none) and sets the whole shape; every other step starts
+  // from none and an empty shape.
   if (!Idle() && RunDecodeStep(out)) return;
+  static const BatchShape kEmpty{};
+  out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->emissions.clear();
   if (Idle()) return;
   plain_decodes_ = false;
@@ -419,16 +420,22 @@ bool Worker::RunDecodeStep(Step* out) {
     }
     s.computed += 1;
     CacheFilled(s);  // a filled answer block joins the cache, as on the general path
-    e->id = s.id;
-    e->tokens = std::min<int32_t>(1, s.output - s.generated);
-    e->first = s.generated == 0;
-    s.generated += e->tokens;
-    e->finished = s.generated >= s.output;
-    any_finished |= e->finished;
+    // The request's fields read before the emission is written (its stores
+    // could alias them, which would cost a reload each).
+    const int64_t id = s.id;
+    const int32_t generated = s.generated, left = s.output - generated;
+    const int32_t emitted = std::min<int32_t>(1, left);
+    const bool finished = emitted >= left;
+    s.generated = generated + emitted;
+    e->id = id;
+    e->tokens = emitted;
+    e->first = generated == 0;
+    e->finished = finished;
     ++e;
+    any_finished |= finished;
   }
   const double k = static_cast<double>(keys);
-  BatchShape& shape = out->shape;
+  BatchShape shape;  // every other field 0
   shape.decode_seqs = n;
   shape.decode_tokens = n;
   shape.sampled = n;
@@ -436,6 +443,7 @@ bool Worker::RunDecodeStep(Step* out) {
   shape.decode_keys_swa = k;
   shape.decode_pairs_full = k;
   shape.decode_pairs_swa = k;
+  out->shape = shape;
   if (decode_cost_.seqs != n) decode_cost_ = model_.DecodeStep(n);
   out->duration_ns = std::max<Nanos>(1, decode_cost_.At(k, k));
   ++stats_.steps;
