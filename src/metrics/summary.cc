@@ -34,8 +34,24 @@ struct UninitializedAllocator : std::allocator<T> {
 };
 using GapSamples = std::vector<double, UninitializedAllocator<double>>;
 
-// May reorder x.
-Distribution Describe(std::span<double> x, const std::vector<double>& percentiles) {
+// A sample's sums for its mean and deviation, shifted by its first value
+// (which keeps them small and the subtraction exact enough), and its minimum
+// and maximum, which the percentile selection needs: gathered in one pass,
+// by Describe or by the code that produces the sample.
+struct Moments {
+  explicit Moments(double first) : shift(first), lo(first), hi(first) {}
+  void Add(double s) {
+    const double y = s - shift;
+    sum += y;
+    sum_sq += y * y;
+    lo = s < lo ? s : lo;
+    hi = s > hi ? s : hi;
+  }
+  double shift, sum = 0, sum_sq = 0, lo, hi;
+};
+
+// May reorder x. `known`: x's moments, every sample added in order.
+Distribution Describe(std::span<double> x, const std::vector<double>& percentiles, const Moments* known = nullptr) {
   Distribution d;
   d.count = x.size();
   // The median and the requested percentiles in one selection pass.
@@ -45,22 +61,16 @@ Distribution Describe(std::span<double> x, const std::vector<double>& percentile
   if (x.empty()) {
     v = Percentiles(x, ps);
   } else {
-    // Mean and population standard deviation, and the minimum and maximum
-    // the percentile selection needs, in one pass (the sums shifted by the
-    // first sample, which keeps them small and the subtraction exact enough).
-    const double shift = x.front();
-    double sum = 0, sum_sq = 0, lo = shift, hi = shift;
-    for (double s : x) {
-      const double y = s - shift;
-      sum += y;
-      sum_sq += y * y;
-      lo = s < lo ? s : lo;
-      hi = s > hi ? s : hi;
+    Moments m(x.front());
+    if (known != nullptr) {
+      m = *known;
+    } else {
+      for (double s : x) m.Add(s);
     }
     const double n = static_cast<double>(x.size());
-    d.mean = shift + sum / n;
-    d.std = std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
-    v = Percentiles(x, ps, lo, hi);
+    d.mean = m.shift + m.sum / n;
+    d.std = std::sqrt(std::max(0.0, m.sum_sq / n - (m.sum / n) * (m.sum / n)));
+    v = Percentiles(x, ps, m.lo, m.hi);
   }
   d.median = v.back();
   for (size_t i = 0; i < percentiles.size(); ++i) d.percentiles.emplace_back(percentiles[i], v[i]);
@@ -118,6 +128,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   // sized once, `written` of them so far.
   itl.resize(gaps);
   size_t written = 0;
+  Moments itl_moments(0);  // of the samples written, from the first one on
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -161,7 +172,12 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       double* out = itl.data() + written;
       const TokenEvent* e = ev.data();
       const size_t m = ev.size();
-      for (; i < m && e[i].tokens <= 1; ++i) *out++ = NanosToMillis(e[i].t_ns - e[i - 1].t_ns);
+      if (written == 0 && m > 1 && e[1].tokens <= 1) itl_moments = Moments(NanosToMillis(e[1].t_ns - e[0].t_ns));
+      for (; i < m && e[i].tokens <= 1; ++i) {
+        const double gap = NanosToMillis(e[i].t_ns - e[i - 1].t_ns);
+        *out++ = gap;
+        itl_moments.Add(gap);
+      }
       written = static_cast<size_t>(out - itl.data());
       if (i < ev.size()) itl.resize(written);  // an event of several tokens: appended from here on
     }
@@ -201,7 +217,8 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
   s.ttft_ms = Describe(ttft, o.percentiles);
   s.tpot_ms = Describe(tpot, o.percentiles);
-  s.itl_ms = Describe(itl, o.percentiles);
+  // The moments gathered as the gaps were written hold while no event carried several tokens.
+  s.itl_ms = Describe(itl, o.percentiles, multi_token_events ? nullptr : &itl_moments);
   s.e2el_ms = Describe(e2el, o.percentiles);
   // With one token per event the ICL samples are the ITL samples: describe them once.
   s.icl_ms = multi_token_events ? Describe(icl, o.percentiles) : s.itl_ms;
