@@ -101,12 +101,7 @@ Engine::Step Engine::RunStep() {
   return step;
 }
 
-void Engine::RunStep(Step* out) {
-  if (single_) {
-    single_->RunStep(out);
-    out->pool = 0;
-    return;
-  }
+void Engine::RunPools(Step* out) {
   out->duration_ns = 0;
   out->emissions.clear();
   out->handoffs.clear();

@@ -67,7 +67,11 @@ class Engine {
   // returns a zero step.
   Step RunStep();
   // As RunStep(), reusing `out`'s storage (the simulator's hot path).
-  void RunStep(Step* out);
+  void RunStep(Step* out) {
+    if (!single_) return RunPools(out);
+    single_->RunStep(out);
+    out->pool = 0;
+  }
 
   // Disaggregated engines only (aggregated ones have no step in flight
   // between calls): starts every idle worker that has work and returns the
@@ -92,6 +96,7 @@ class Engine {
                           bool prefilled, std::vector<uint64_t> block_hashes = {});
   void StartIdle();
   bool PoolsIdle() const;  // Idle() of a disaggregated engine
+  void RunPools(Step* out);  // RunStep() of a disaggregated engine
 
   SimConfig config_;
   std::unique_ptr<Worker> single_;  // aggregated deployments
