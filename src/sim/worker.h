@@ -150,6 +150,7 @@ class Worker {
     int32_t computed = 0;   // tokens whose KV is cached
     int64_t units = 0;      // KV pages held
     int64_t unit_tokens = 0;  // tokens those pages cover (no new page needed up to here)
+    int64_t cache_due = 0;    // `computed` at which the next hashed block is full (0: look now)
     double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
     bool running = false;
     bool live = false;
@@ -157,7 +158,6 @@ class Worker {
     std::vector<uint64_t> hashes;  // of its full blocks (prompt, then output)
     std::vector<uint64_t> held;    // cached blocks it holds (not in `units`)
     int32_t hashed = 0;            // leading blocks offered to the cache
-    int64_t cache_due = 0;         // `computed` at which the next hashed block is full (0: look now)
   };
   int64_t UnitsFor(int64_t tokens) const;
   // Plans and accounts a step in which every running request decodes one
