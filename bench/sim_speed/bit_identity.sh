@@ -63,8 +63,8 @@ sim() {
 }
 
 # Dense, the speed benchmark's system, mixed lengths, an explicit window.
-sim dense --explain --model llama-3.1-70b --hardware h200 --tp 8 --precision fp8 --num-prompts 600 --max-concurrency 64 \
-  --input-len 1024 --output-len 256 --range-ratio 0.5 --timeslice 0.5 --seed 3
+sim dense --explain --model llama-3.1-70b --hardware h200 --tp 8 --precision fp8 --num-prompts 600 \
+  --max-concurrency 64 --input-len 1024 --output-len 256 --range-ratio 0.5 --timeslice 0.5 --seed 3
 # MoE.
 sim moe --model mixtral-8x7b --hardware h100-sxm --tp 2 --num-prompts 500 --max-concurrency 128 --output-len 200
 # MLA on three stacks: chunked prompts apart from decodes, whole prompts mixed, chunked mixed.
