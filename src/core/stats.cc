@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 namespace frontier {
@@ -70,13 +71,14 @@ namespace {
 // Order statistics of a large sample by counting: the values are bucketed by
 // a monotone map (so bucket order is value order), the buckets holding the
 // ranks asked for are found from the counts, and only their members are
-// gathered (one more pass) and sorted. Exact.
+// gathered (one more pass, over the bucket numbers kept from the first) and
+// sorted. Exact.
 class BucketSelect {
  public:
   // REQUIRES: x is not empty; every rank < x.size().
   // `range`: the samples' minimum and maximum when the caller knows them
   // (else one pass finds them).
-  BucketSelect(const std::vector<double>& x, const std::vector<size_t>& ranks,
+  BucketSelect(std::span<const double> x, const std::vector<size_t>& ranks,
                const std::pair<double, double>* range) {
     double hi;
     if (range != nullptr) {
@@ -101,7 +103,12 @@ class BucketSelect {
     }
     scale_ = hi > lo_ ? static_cast<double>(kBuckets - 1) / (hi - lo_) : 0.0;
     std::vector<size_t> below(kBuckets + 1, 0);  // below[b]: values in buckets < b
-    for (double v : x) ++below[Bucket(v) + 1];
+    const std::unique_ptr<uint16_t[]> bucket(new uint16_t[x.size()]);  // every one written below
+    for (size_t i = 0; i < x.size(); ++i) {
+      const size_t b = Bucket(x[i]);
+      bucket[i] = static_cast<uint16_t>(b);
+      ++below[b + 1];
+    }
     for (size_t b = 1; b <= kBuckets; ++b) below[b] += below[b - 1];
     std::vector<int32_t> slot(kBuckets, -1);
     for (size_t k : ranks) {
@@ -113,9 +120,9 @@ class BucketSelect {
       }
       where_.push_back(slot[b]);
     }
-    for (double v : x) {
-      const int32_t s = slot[Bucket(v)];
-      if (s >= 0) members_[static_cast<size_t>(s)].push_back(v);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const int32_t s = slot[bucket[i]];
+      if (s >= 0) members_[static_cast<size_t>(s)].push_back(x[i]);
     }
     for (auto& m : members_) std::sort(m.begin(), m.end());
     ranks_ = ranks;
@@ -127,7 +134,7 @@ class BucketSelect {
   }
 
  private:
-  static constexpr size_t kBuckets = 1 << 16;
+  static constexpr size_t kBuckets = 1 << 16;  // bucket numbers fit 16 bits
   size_t Bucket(double v) const {
     const double f = (v - lo_) * scale_;
     // f >= 0 (v >= lo_): a signed conversion is one instruction, an unsigned one a branch more.
@@ -143,7 +150,7 @@ class BucketSelect {
 
 namespace {
 
-std::vector<double> PercentilesImpl(std::vector<double>& x, std::span<const double> ps, PercentileMethod method,
+std::vector<double> PercentilesImpl(std::span<double> x, std::span<const double> ps, PercentileMethod method,
                                     const std::pair<double, double>* range) {
   std::vector<double> out(ps.size(), 0.0);
   if (x.empty()) return out;
@@ -185,11 +192,11 @@ std::vector<double> PercentilesImpl(std::vector<double>& x, std::span<const doub
 
 }  // namespace
 
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, PercentileMethod method) {
+std::vector<double> Percentiles(std::span<double> x, std::span<const double> ps, PercentileMethod method) {
   return PercentilesImpl(x, ps, method, nullptr);
 }
 
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, double min, double max,
+std::vector<double> Percentiles(std::span<double> x, std::span<const double> ps, double min, double max,
                                 PercentileMethod method) {
   const std::pair<double, double> range{min, max};
   return PercentilesImpl(x, ps, method, &range);

@@ -44,12 +44,12 @@ double Median(std::span<const double> x);
 // samples by counting into value buckets and sorting only the buckets that
 // hold the ranks asked for (two passes over the data). May reorder `x`.
 // Returns the values in the order of `ps`; each p must be in [0, 100].
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps,
+std::vector<double> Percentiles(std::span<double> x, std::span<const double> ps,
                                 PercentileMethod method = PercentileMethod::kLinear);
 // As above, for a caller that already knows the samples' minimum and maximum
 // (found while it gathered them), which saves a pass over a large sample.
 // REQUIRES: min and max are the smallest and largest element of a non-empty x.
-std::vector<double> Percentiles(std::vector<double>& x, std::span<const double> ps, double min, double max,
+std::vector<double> Percentiles(std::span<double> x, std::span<const double> ps, double min, double max,
                                 PercentileMethod method = PercentileMethod::kLinear);
 
 }  // namespace frontier

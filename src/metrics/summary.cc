@@ -3,13 +3,55 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <span>
+#include <utility>
 
 #include "core/stats.h"
 
 namespace frontier::metrics {
 namespace {
 
-Distribution Describe(std::vector<double> x, const std::vector<double>& percentiles) {
+// std::allocator, except that resize() leaves new doubles uninitialised:
+// the millions of inter-token gaps of a run are written right after.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using GapSamples = std::vector<double, UninitializedAllocator<double>>;
+
+// A sample's sums for its mean and deviation, shifted by its first value
+// (which keeps them small and the subtraction exact enough), and its minimum
+// and maximum, which the percentile selection needs: gathered in one pass,
+// by Describe or by the code that produces the sample.
+struct Moments {
+  explicit Moments(double first) : shift(first), lo(first), hi(first) {}
+  void Add(double s) {
+    const double y = s - shift;
+    sum += y;
+    sum_sq += y * y;
+    lo = s < lo ? s : lo;
+    hi = s > hi ? s : hi;
+  }
+  double shift, sum = 0, sum_sq = 0, lo, hi;
+};
+
+// May reorder x. `known`: x's moments, every sample added in order.
+Distribution Describe(std::span<double> x, const std::vector<double>& percentiles, const Moments* known = nullptr) {
   Distribution d;
   d.count = x.size();
   // The median and the requested percentiles in one selection pass.
@@ -19,22 +61,16 @@ Distribution Describe(std::vector<double> x, const std::vector<double>& percenti
   if (x.empty()) {
     v = Percentiles(x, ps);
   } else {
-    // Mean and population standard deviation, and the minimum and maximum
-    // the percentile selection needs, in one pass (the sums shifted by the
-    // first sample, which keeps them small and the subtraction exact enough).
-    const double shift = x.front();
-    double sum = 0, sum_sq = 0, lo = shift, hi = shift;
-    for (double s : x) {
-      const double y = s - shift;
-      sum += y;
-      sum_sq += y * y;
-      lo = s < lo ? s : lo;
-      hi = s > hi ? s : hi;
+    Moments m(x.front());
+    if (known != nullptr) {
+      m = *known;
+    } else {
+      for (double s : x) m.Add(s);
     }
     const double n = static_cast<double>(x.size());
-    d.mean = shift + sum / n;
-    d.std = std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
-    v = Percentiles(x, ps, lo, hi);
+    d.mean = m.shift + m.sum / n;
+    d.std = std::sqrt(std::max(0.0, m.sum_sq / n - (m.sum / n) * (m.sum / n)));
+    v = Percentiles(x, ps, m.lo, m.hi);
   }
   d.median = v.back();
   for (size_t i = 0; i < percentiles.size(); ++i) d.percentiles.emplace_back(percentiles[i], v[i]);
@@ -80,14 +116,19 @@ std::string NoRequestCompleted(const std::map<std::string, int64_t>& failures_by
 
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
-  std::vector<double> ttft, tpot, itl, e2el, icl, queue, turn_ttft, turn_e2el;
+  std::vector<double> ttft, tpot, e2el, queue, turn_ttft, turn_e2el;
+  GapSamples itl, icl;
   // ICL and ITL are the same samples until an event carries several tokens;
   // only then is ICL kept apart (from a copy of the ITL samples so far).
   bool multi_token_events = false;
   size_t gaps = 0;
   for (const auto& r : run.requests)
     if (!r.warmup && r.ok && r.events.size() > 1) gaps += r.events.size() - 1;
-  itl.reserve(gaps);
+  // While every event carries one token there are exactly `gaps` ITL samples:
+  // sized once, `written` of them so far.
+  itl.resize(gaps);
+  size_t written = 0;
+  Moments itl_moments(0);  // of the samples written, from the first one on
   Nanos t0 = std::numeric_limits<Nanos>::max(), t1 = std::numeric_limits<Nanos>::min();
   int64_t good = 0;
   for (const auto& r : run.requests) {
@@ -124,9 +165,25 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       tpot_ms = (e2el_ms - ttft_ms) / (r.output_tokens - 1);
       tpot.push_back(tpot_ms);
     }
-    for (size_t i = 1; i < r.events.size(); ++i) {
-      const double gap = NanosToMillis(r.events[i].t_ns - r.events[i - 1].t_ns);
-      const int k = std::max<int32_t>(1, r.events[i].tokens);
+    const std::vector<TokenEvent>& ev = r.events;
+    size_t i = 1;
+    if (!multi_token_events) {
+      // The common case: each gap is one ITL sample, written in place.
+      double* out = itl.data() + written;
+      const TokenEvent* e = ev.data();
+      const size_t m = ev.size();
+      if (written == 0 && m > 1 && e[1].tokens <= 1) itl_moments = Moments(NanosToMillis(e[1].t_ns - e[0].t_ns));
+      for (; i < m && e[i].tokens <= 1; ++i) {
+        const double gap = NanosToMillis(e[i].t_ns - e[i - 1].t_ns);
+        *out++ = gap;
+        itl_moments.Add(gap);
+      }
+      written = static_cast<size_t>(out - itl.data());
+      if (i < ev.size()) itl.resize(written);  // an event of several tokens: appended from here on
+    }
+    for (; i < ev.size(); ++i) {
+      const double gap = NanosToMillis(ev[i].t_ns - ev[i - 1].t_ns);
+      const int k = std::max<int32_t>(1, ev[i].tokens);
       if (k > 1 && !multi_token_events) {
         multi_token_events = true;
         icl = itl;  // every earlier event carried one token
@@ -146,6 +203,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       if (ok) ++good;
     }
   }
+  if (!multi_token_events) itl.resize(written);
   if (t1 > t0) s.duration_s = NanosToSeconds(t1 - t0);
   if (s.duration_s > 0) {
     s.request_throughput = s.completed / s.duration_s;
@@ -157,13 +215,14 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   const int gpus = std::max(1, o.num_gpus);
   s.output_throughput_per_gpu = s.output_throughput / gpus;
   s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
-  s.ttft_ms = Describe(std::move(ttft), o.percentiles);
-  s.tpot_ms = Describe(std::move(tpot), o.percentiles);
-  s.itl_ms = Describe(std::move(itl), o.percentiles);
-  s.e2el_ms = Describe(std::move(e2el), o.percentiles);
+  s.ttft_ms = Describe(ttft, o.percentiles);
+  s.tpot_ms = Describe(tpot, o.percentiles);
+  // The moments gathered as the gaps were written hold while no event carried several tokens.
+  s.itl_ms = Describe(itl, o.percentiles, multi_token_events ? nullptr : &itl_moments);
+  s.e2el_ms = Describe(e2el, o.percentiles);
   // With one token per event the ICL samples are the ITL samples: describe them once.
-  s.icl_ms = multi_token_events ? Describe(std::move(icl), o.percentiles) : s.itl_ms;
-  s.client_queue_ms = Describe(std::move(queue), o.percentiles);
+  s.icl_ms = multi_token_events ? Describe(icl, o.percentiles) : s.itl_ms;
+  s.client_queue_ms = Describe(queue, o.percentiles);
   s.interactivity = s.tpot_ms.median > 0 ? 1000.0 / s.tpot_ms.median : 0.0;
   s.max_concurrent_requests = MaxConcurrent(run);
   if (s.completed == 0) s.usage_from_server = false;
@@ -182,9 +241,9 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
         ++s.session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];
       }
     }
-    s.turn_ttft_ms = Describe(std::move(turn_ttft), o.percentiles);
-    s.turn_e2el_ms = Describe(std::move(turn_e2el), o.percentiles);
-    s.session_latency_ms = Describe(std::move(latency), o.percentiles);
+    s.turn_ttft_ms = Describe(turn_ttft, o.percentiles);
+    s.turn_e2el_ms = Describe(turn_e2el, o.percentiles);
+    s.session_latency_ms = Describe(latency, o.percentiles);
   }
   return s;
 }

@@ -93,6 +93,27 @@ TEST(SummaryTest, ThroughputGoodputAndConcurrency) {
   EXPECT_DOUBLE_EQ(s.icl_ms.median, 100.0);
 }
 
+TEST(SummaryTest, IntertokenGapsAcrossRequestsWhenOneEventCarriesSeveralTokens) {
+  RunResult run;
+  run.requests.push_back(Req(0, 0, {{10, 1}, {20, 1}, {30, 1}}));           // gaps 10, 10
+  run.requests.push_back(Req(1, 0, {{5, 1}, {25, 1}, {45, 2}, {50, 1}}));   // 20, 20 (2 tokens), 5
+  run.requests.push_back(Req(2, 0, {{40, 1}, {100, 1}}));                   // 60
+  run.requests.push_back(Req(3, 0, {{70, 1}}));                             // none
+  RequestRecord warm = Req(4, 0, {{1, 1}, {2, 1}, {3, 1}});
+  warm.warmup = true;
+  run.requests.push_back(warm);
+  const Summary s = Summarize(run, SummaryOptions{});
+  // ITL: 10, 10, 20, 10, 10 (the 2-token gap split), 5, 60.
+  EXPECT_EQ(s.itl_ms.count, 7u);
+  EXPECT_NEAR(s.itl_ms.mean, 125.0 / 7, 1e-9);
+  EXPECT_DOUBLE_EQ(s.itl_ms.median, 10.0);
+  EXPECT_NEAR(*s.itl_ms.At(99), 20 + 0.94 * 40, 1e-9);  // rank 5.94: between 20 and 60
+  // ICL: the six raw gaps 10, 10, 20, 20, 5, 60.
+  EXPECT_EQ(s.icl_ms.count, 6u);
+  EXPECT_NEAR(s.icl_ms.mean, 125.0 / 6, 1e-9);
+  EXPECT_DOUBLE_EQ(s.icl_ms.median, 15.0);
+}
+
 TEST(SummaryTest, NoRequestCompletedListsEveryReasonWithItsCount) {
   EXPECT_EQ(NoRequestCompleted({}), "no request completed (no requests)");
   EXPECT_EQ(NoRequestCompleted({{"timeout", 3}}), "no request completed (3 timeout)");

@@ -97,14 +97,36 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
     samples[end_k].ttft.push_back(NanosToMillis(r.first_token_ns - r.sent_ns));
     if (r.output_tokens > 1)
       samples[end_k].tpot.push_back(NanosToMillis(r.end_ns - r.first_token_ns) / (r.output_tokens - 1));
-    // Tokens when their event arrived, never more than the request's count; the rest at its end.
-    int64_t left = r.output_tokens;
+    // Tokens when their event arrived, never more than the request's count;
+    // the rest at its end. After its first event a request has had
+    // min(sum of its events' tokens, count) counted, so each window gets what
+    // that grew by across the events in it. A request's events come in time
+    // order, so the window of the last event and its bounds are kept and an
+    // event's window is looked up only when it falls outside them (a few
+    // times a request, not once per token). The first window takes
+    // everything before t0, the last everything from its start on, as
+    // window_of does.
+    const int64_t count = r.output_tokens;
+    int64_t sum = 0, counted = 0;  // counted: up to the kept window
+    size_t run_k = n;              // the kept window; n: none yet
+    Nanos run_lo = 0, run_hi = 0;
+    auto close_run = [&] {
+      if (run_k == n) return;
+      const int64_t now = std::min(sum, count);
+      out.slices[run_k].output_tokens += now - counted;
+      counted = now;
+    };
     for (const auto& e : r.events) {
-      const int64_t k = std::min<int64_t>(left, std::max<int32_t>(0, e.tokens));
-      out.slices[window_of(e.t_ns)].output_tokens += k;
-      left -= k;
+      if (e.t_ns < run_lo || e.t_ns >= run_hi) {
+        close_run();
+        run_k = window_of(e.t_ns);
+        run_lo = run_k == 0 ? std::numeric_limits<Nanos>::min() : t0 + static_cast<Nanos>(run_k) * slice_ns;
+        run_hi = run_k == n - 1 ? std::numeric_limits<Nanos>::max() : t0 + static_cast<Nanos>(run_k + 1) * slice_ns;
+      }
+      sum += std::max<int32_t>(0, e.tokens);
     }
-    w.output_tokens += left;
+    close_run();
+    w.output_tokens += count - counted;
   }
   std::vector<double> levels;
   for (size_t k = 0; k < n; ++k) {

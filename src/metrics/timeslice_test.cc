@@ -149,6 +149,39 @@ TEST(TimesliceTest, WindowPercentilesUsageRemainderAndExclusions) {
   for (const auto& w : t.slices) EXPECT_EQ(w.phase, Phase::kNone);
 }
 
+// Tokens go to the window of their event, in whatever order the events come,
+// capped at the request's count (the rest of the count at its end); events
+// before t0 count in the first window, after the last end in the last.
+TEST(TimesliceTest, TokensByEventOutOfOrderCappedAndOutsideTheRun) {
+  RunResult run;
+  RequestRecord a;  // 7 tokens: events of 2, 3, 1 (out of order), 4 (capped to 1), 2 (nothing left)
+  a.id = 0;
+  a.ok = true;
+  a.scheduled_ns = a.sent_ns = 0;
+  a.events = {{kS / 2, 2}, {5 * kS / 2, 3}, {3 * kS / 2, 1}, {7 * kS / 2, 4}, {37 * kTenth, 2}};
+  a.first_token_ns = kS / 2;
+  a.end_ns = 4 * kS;  // the run's end: four 1 s windows
+  a.output_tokens = 7;
+  RequestRecord b;  // 10 tokens: events of 1 (before t0), -2 (none), 2 (at 1 s), 3 (after t1); 4 at its end
+  b.id = 1;
+  b.ok = true;
+  b.scheduled_ns = b.sent_ns = 0;
+  b.events = {{-kS, 1}, {9 * kTenth, -2}, {kS, 2}, {10 * kS, 3}};
+  b.first_token_ns = kTenth;
+  b.end_ns = 32 * kTenth;
+  b.output_tokens = 10;
+  run.requests = {a, b};
+  TimesliceOptions o;
+  o.slice_s = 1;
+  const Timeslices t = ComputeTimeslices(run, o);
+  ASSERT_EQ(t.slices.size(), 4u);
+  // a: 2, 1, 3, 1; b: 1, 2, 0, 3 + 4.
+  EXPECT_EQ(t.slices[0].output_tokens, 3);
+  EXPECT_EQ(t.slices[1].output_tokens, 3);
+  EXPECT_EQ(t.slices[2].output_tokens, 3);
+  EXPECT_EQ(t.slices[3].output_tokens, 8);
+}
+
 // An open loop's noise: windows that stray from the plateau between the
 // first and the last level window stay in the steady span.
 TEST(TimesliceTest, WindowsThatStrayBetweenLevelOnesStaySteady) {

@@ -61,8 +61,7 @@ void Engine::Cancel(int64_t id) {
                    transfers_.end());
 }
 
-bool Engine::Idle() const {
-  if (single_) return single_->Idle();
+bool Engine::PoolsIdle() const {
   if (!transfers_.empty()) return false;
   for (const auto& s : prefill_)
     if (s->busy || !s->worker.Idle()) return false;
@@ -102,12 +101,7 @@ Engine::Step Engine::RunStep() {
   return step;
 }
 
-void Engine::RunStep(Step* out) {
-  if (single_) {
-    single_->RunStep(out);
-    out->pool = 0;
-    return;
-  }
+void Engine::RunPools(Step* out) {
   out->duration_ns = 0;
   out->emissions.clear();
   out->handoffs.clear();
@@ -194,11 +188,6 @@ EngineStats Engine::stats() const {
   }
   out.waiting += static_cast<int64_t>(transfers_.size());
   return out;
-}
-
-double Engine::kv_usage() const {
-  if (single_) return single_->kv_usage();
-  return stats().kv_usage();
 }
 
 }  // namespace frontier::sim

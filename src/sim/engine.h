@@ -61,13 +61,17 @@ class Engine {
   // Drops a request wherever it is, freeing its KV pages. No-op for unknown ids.
   void Cancel(int64_t id);
   // Nothing running, waiting or in transfer.
-  bool Idle() const;
+  bool Idle() const { return single_ ? single_->Idle() : PoolsIdle(); }
 
   // Advances to the next event (see the file comment). An idle engine
   // returns a zero step.
   Step RunStep();
   // As RunStep(), reusing `out`'s storage (the simulator's hot path).
-  void RunStep(Step* out);
+  void RunStep(Step* out) {
+    if (!single_) return RunPools(out);
+    single_->RunStep(out);
+    out->pool = 0;
+  }
 
   // Disaggregated engines only (aggregated ones have no step in flight
   // between calls): starts every idle worker that has work and returns the
@@ -82,7 +86,7 @@ class Engine {
 
   EngineStats stats() const;
   // Fraction of KV pages in use (decode pool for disaggregated engines).
-  double kv_usage() const;
+  double kv_usage() const { return single_ ? single_->kv_usage() : stats().kv_usage(); }
   const SimConfig& config() const { return config_; }
 
  private:
@@ -91,6 +95,8 @@ class Engine {
   Status AddToLeastLoaded(std::vector<std::unique_ptr<Slot>>& pool, int64_t id, int32_t in, int32_t out,
                           bool prefilled, std::vector<uint64_t> block_hashes = {});
   void StartIdle();
+  bool PoolsIdle() const;  // Idle() of a disaggregated engine
+  void RunPools(Step* out);  // RunStep() of a disaggregated engine
 
   SimConfig config_;
   std::unique_ptr<Worker> single_;  // aggregated deployments

@@ -120,6 +120,7 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
       f.hashes = workload::ChainedBlockHashes(spec.prompt_token_ids, answer, config_.block_size);
     if (spec.want_output_ids) f.output_ids = std::move(answer);
   }
+  f.plain = f.output_ids.empty() && f.cancel_after_tokens <= 0;
   RequestRecord& r = f.record;
   r.id = id;
   r.sent_ns = now_;
@@ -217,11 +218,19 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
   bool ended = false;
   for (int32_t slot : free_after_step_) free_.push_back(slot);
   free_after_step_.clear();
+  const Nanos now = now_;
   for (const auto& e : step_.emissions) {
     Flight& f = flights_[static_cast<size_t>(e.id)];
     if (!f.live) continue;  // cancelled during the step
     RequestRecord& r = f.record;
-    r.events.push_back(TokenEvent{now_, e.tokens});
+    // Read before the record grows (which the compiler must assume could change them).
+    const int32_t tokens = e.tokens;
+    const bool plain = f.plain & !(e.first | e.finished);  // most tokens (no branches: all three are read anyway)
+    r.events.push_back(TokenEvent{now, tokens});
+    if (plain) {
+      r.output_tokens += tokens;
+      continue;
+    }
     if (!f.output_ids.empty()) {
       // The simulator generates no text: the answer's ids (SyntheticOutputIds,
       // the ones prefix caching hashed) arrive as their tokens are emitted,
@@ -261,7 +270,7 @@ void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
       // now itself only wakes an idle engine (or makes it with an
       // instantaneous client; a disaggregated engine's idle prefill worker
       // takes it at once).
-      if (Admit(options_.client_rtt_ns == 0 || disagg || engine_.Idle(), sink)) break;
+      if (!arriving_.empty() && Admit(options_.client_rtt_ns == 0 || disagg || engine_.Idle(), sink)) break;
       if (engine_.Idle()) {
         if (arriving_.empty() || arriving_.front().at > deadline) {
           now_ = std::max(now_, deadline);

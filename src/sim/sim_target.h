@@ -111,15 +111,20 @@ class SimTarget final : public loadgen::Target {
   // A request on its way to the engine or in it, at slot index `slot` (its
   // id in the engine).
   struct Flight {
+    // What Deliver reads for every token first, near the record's own
+    // counts and events (fewer cache lines a token).
+    bool live = false;       // issued and not ended
+    // No answer ids to hand over and no cancel point: a token event that is
+    // neither its first nor its last only joins the record.
+    bool plain = true;
+    bool in_engine = false;  // arrived and admitted
+    int32_t cancel_after_tokens = 0;
     RequestRecord record;
     int32_t input = 0, output = 0;
     std::vector<uint64_t> hashes;       // of prompt + answer blocks (prefix caching)
     // The answer, when the request asked for it (RequestSpec::want_output_ids);
     // empty otherwise, so a request wants ids exactly when it has some to get.
     std::vector<int32_t> output_ids;
-    bool live = false;       // issued and not ended
-    bool in_engine = false;  // arrived and admitted
-    int32_t cancel_after_tokens = 0;
   };
   struct Arrival {
     Nanos at;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace frontier::sim {
 
@@ -110,6 +111,7 @@ void Worker::DropPages(Seq& s) {
   cache_.Release(s.held);
   s.held.clear();
   s.hashed = 0;
+  s.cache_due = 0;
 }
 
 bool Worker::Reserve(int64_t need) {
@@ -120,7 +122,7 @@ bool Worker::Reserve(int64_t need) {
   return true;
 }
 
-void Worker::CacheFilled(Seq& s) {
+void Worker::OfferFilled(Seq& s) {
   const int64_t filled = std::min<int64_t>(s.computed / block_, static_cast<int64_t>(s.hashes.size()));
   for (; s.hashed < filled; ++s.hashed) {
     const uint64_t h = s.hashes[static_cast<size_t>(s.hashed)];
@@ -130,6 +132,8 @@ void Worker::CacheFilled(Seq& s) {
     s.held.push_back(h);
     s.units -= block_units_;  // the page moves from the request to the cache
   }
+  s.cache_due = static_cast<size_t>(s.hashed) < s.hashes.size() ? (static_cast<int64_t>(s.hashed) + 1) * block_
+                                                                   : std::numeric_limits<int64_t>::max();
 }
 
 void Worker::Free(int32_t slot) {
@@ -173,12 +177,13 @@ Worker::Step Worker::RunStep() {
 void Worker::RunStep(Step* out) {
   out->duration_ns = 0;
   out->handoffs.clear();
-  static const BatchShape kEmpty{};
-  out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->preempted = 0;
   // The decode step overwrites the emissions in place (a batch of the same
-  // size constructs none); every other step starts from none.
+  // size constructs none) and sets the whole shape; every other step starts
+  // from none and an empty shape.
   if (!Idle() && RunDecodeStep(out)) return;
+  static const BatchShape kEmpty{};
+  out->shape = kEmpty;  // a copy: cheaper than zeroing with a string instruction
   out->emissions.clear();
   if (Idle()) return;
   plain_decodes_ = false;
@@ -317,7 +322,7 @@ void Worker::RunStep(Step* out) {
     int32_t emitted = 0;
     if (pending > 1) {
       s.computed += q;
-      if (caching_) CacheFilled(s);
+      CacheFilled(s);
       if (s.computed >= known) {
         if (role_ == Role::kPrefill) {
           // The prompt is done: the request leaves with its KV cache.
@@ -337,7 +342,7 @@ void Worker::RunStep(Step* out) {
         accepted = std::clamp<int32_t>(accepted, 1, q);
       }
       s.computed += accepted;
-      if (caching_) CacheFilled(s);
+      CacheFilled(s);
       emitted = accepted;
     }
     if (emitted == 0) continue;
@@ -414,17 +419,23 @@ bool Worker::RunDecodeStep(Step* out) {
       }
     }
     s.computed += 1;
-    if (caching_) CacheFilled(s);  // a filled answer block joins the cache, as on the general path
-    e->id = s.id;
-    e->tokens = std::min<int32_t>(1, s.output - s.generated);
-    e->first = s.generated == 0;
-    s.generated += e->tokens;
-    e->finished = s.generated >= s.output;
-    any_finished |= e->finished;
+    CacheFilled(s);  // a filled answer block joins the cache, as on the general path
+    // The request's fields read before the emission is written (its stores
+    // could alias them, which would cost a reload each).
+    const int64_t id = s.id;
+    const int32_t generated = s.generated, left = s.output - generated;
+    const int32_t emitted = std::min<int32_t>(1, left);
+    const bool finished = emitted >= left;
+    s.generated = generated + emitted;
+    e->id = id;
+    e->tokens = emitted;
+    e->first = generated == 0;
+    e->finished = finished;
     ++e;
+    any_finished |= finished;
   }
   const double k = static_cast<double>(keys);
-  BatchShape& shape = out->shape;
+  BatchShape shape;  // every other field 0
   shape.decode_seqs = n;
   shape.decode_tokens = n;
   shape.sampled = n;
@@ -432,6 +443,7 @@ bool Worker::RunDecodeStep(Step* out) {
   shape.decode_keys_swa = k;
   shape.decode_pairs_full = k;
   shape.decode_pairs_swa = k;
+  out->shape = shape;
   if (decode_cost_.seqs != n) decode_cost_ = model_.DecodeStep(n);
   out->duration_ns = std::max<Nanos>(1, decode_cost_.At(k, k));
   ++stats_.steps;

@@ -150,6 +150,7 @@ class Worker {
     int32_t computed = 0;   // tokens whose KV is cached
     int64_t units = 0;      // KV pages held
     int64_t unit_tokens = 0;  // tokens those pages cover (no new page needed up to here)
+    int64_t cache_due = 0;    // `computed` at which the next hashed block is full (0: look now)
     double accepted = 0;    // running sum of acceptance, for fractional acceptance lengths
     bool running = false;
     bool live = false;
@@ -177,8 +178,14 @@ class Worker {
   // Frees `need` pages, evicting free cached blocks as needed. False (having
   // evicted what it could) when even that is not enough.
   bool Reserve(int64_t need);
-  // Offers the blocks the request has filled to the cache.
-  void CacheFilled(Seq& s);
+  // Offers the blocks the request has filled to the cache. Inline and one
+  // comparison until the request's next hashed block is full (it runs per
+  // request per step; a request without hashes never offers any).
+  void CacheFilled(Seq& s) {
+    if (s.computed >= s.cache_due) OfferFilled(s);
+  }
+  // Sets s.cache_due past what it offers.
+  void OfferFilled(Seq& s);
 
   int32_t Slot();
   // A new sequence in a free slot, at the back of the waiting queue.
