@@ -16,9 +16,11 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
   app.add_option("--ep", s->ep, "Expert parallelism: 1 or tp x dp [1]")->group("System");
   app.add_option("--dp", s->dp, "Data parallelism (engine replicas / DP-attention ranks) [gpus / tp]")
       ->group("System");
-  app.add_option("--precision", s->precision, "Weights: bf16, fp8 or fp4 [the model's native formats]")
+  app.add_option("--precision", s->precision,
+                 "Every weight (attention and feed-forward): bf16, fp8 or fp4 [the model's native formats]")
       ->group("System");
-  app.add_option("--kv-precision", s->kv_precision, "KV cache: bf16 or fp8 [fp8 with fp8/fp4 weights, else bf16]")
+  app.add_option("--kv-precision", s->kv_precision,
+                 "KV cache: bf16 or fp8 [fp8 with fp8/fp4 attention weights, else bf16]")
       ->group("System");
   app.add_option("--stack", s->stack, "Serving stack from data/stacks [the vendor's default]")->group("System");
   app.add_option_function<std::string>(

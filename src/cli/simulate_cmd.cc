@@ -76,6 +76,14 @@ std::string Fmt(const char* f, double v) {
   return buf;
 }
 
+// " (feed-forward fp8, 2 layers' bf16)" when the MLPs / experts differ from the other weights.
+std::string FfnNote(const sim::SimConfig& c) {
+  std::string note = std::string(" (feed-forward ") + sim::PrecisionName(c.ffn_precision);
+  if (c.model.ffn_unquantized_layers > 0)
+    note += ", " + std::to_string(c.model.ffn_unquantized_layers) + " layers' " + sim::PrecisionName(c.precision);
+  return note + ")";
+}
+
 void PrintConfig(const sim::SimConfig& c) {
   std::string layout;
   if (c.disagg) {
@@ -91,9 +99,7 @@ void PrintConfig(const sim::SimConfig& c) {
   }
   std::printf("%s on %dx %s (%s), %s weights%s, %s KV cache, stack %s  [simulated]\n", c.model.name.c_str(), c.gpus,
               c.hardware.name.c_str(), layout.c_str(), sim::PrecisionName(c.precision),
-              c.expert_precision != c.precision
-                  ? (std::string(" (experts ") + sim::PrecisionName(c.expert_precision) + ")").c_str()
-                  : "",
+              c.ffn_precision != c.precision ? FfnNote(c).c_str() : "",
               sim::PrecisionName(c.kv_precision), c.stack.id().c_str());
   std::printf("memory per GPU%s: %.1f GB weights, %.1f GB activations, %.1f GB reserve, %.1f GB KV cache "
               "(%lld tokens in all)\n",

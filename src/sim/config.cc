@@ -88,7 +88,7 @@ Status CheckParallelism(const SimConfig& c) {
 MemoryPlan PlanMemory(const SimConfig& c) {
   const ModelSpec& m = c.model;
   const double tp = c.tp, h = m.hidden;
-  const double wb = BytesPerElement(c.precision), eb = BytesPerElement(c.expert_precision);
+  const double wb = BytesPerElement(c.precision), fb = BytesPerElement(c.ffn_precision);
   MemoryPlan p;
   p.budget = c.hardware.HbmBytes() * c.stack.gpu_memory_utilization;
   double replicated = 0;
@@ -96,16 +96,18 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   const double attn = (m.AttentionParams() - replicated) / tp + replicated;
   double w = m.layers * attn * wb;
   const int dense = m.moe() ? m.dense_layers : m.layers;
-  w += dense * m.DenseMlpParams() / tp * wb;
+  const int unquantized = std::min(m.ffn_unquantized_layers, dense);  // MLPs left in `precision`
+  w += (dense - unquantized) * m.DenseMlpParams() / tp * fb;
+  if (unquantized > 0) w += unquantized * m.DenseMlpParams() / tp * wb;
   if (m.moe()) {
     // Under EP each GPU holds ceil(E / ep) whole experts (when ep does not
     // divide E the spare slots hold redundant copies, as EPLB places them).
     const double routed = c.ep > 1 ? std::ceil(static_cast<double>(m.experts) / c.ep) * m.ExpertParams()
                                    : m.experts * m.ExpertParams() / tp;
-    w += m.moe_layers() * (routed * eb + m.shared_experts * m.ExpertParams() / tp * eb + m.RouterParams() * 2.0);
+    w += m.moe_layers() * (routed * fb + m.shared_experts * m.ExpertParams() / tp * fb + m.RouterParams() * 2.0);
   }
   w += m.EmbeddingParams() * 2.0 / tp * (m.tied_embeddings ? 1 : 2);  // BF16, vocab-parallel
-  if (c.spec_tokens > 0 && m.mtp_layers > 0) w += m.MtpParams() / tp * eb;
+  if (c.spec_tokens > 0 && m.mtp_layers > 0) w += m.MtpParams() / tp * fb;
   p.weights = w;
 
   // Peak activations of the largest step on one DP rank: the residual stream
@@ -275,16 +277,19 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   }
 
   c.precision = c.model.precision;
-  c.expert_precision = c.model.expert_precision;
+  c.ffn_precision = c.model.ffn_precision;
   if (spec.precision) {
     FRONTIER_ASSIGN_OR_RETURN(c.precision, ParsePrecision(*spec.precision, "--precision"));
-    c.expert_precision = c.precision;
+    c.ffn_precision = c.precision;
   }
   if (spec.kv_precision) {
     FRONTIER_ASSIGN_OR_RETURN(c.kv_precision, ParsePrecision(*spec.kv_precision, "--kv-precision"));
     if (c.kv_precision == Precision::kFp4)
       return InvalidArgument("--kv-precision: fp4 KV cache is not modelled; use bf16 or fp8");
   } else {
+    // From the attention's weights, not the FFN's: a model with FP8 FFNs only
+    // (Meta's Llama 3.1 405B FP8) runs BF16 activations, and vLLM's
+    // --kv-cache-dtype auto follows them.
     c.kv_precision = c.precision == Precision::kBf16 ? Precision::kBf16 : Precision::kFp8;
   }
   if (spec.gpu_memory_utilization) {
@@ -397,20 +402,26 @@ Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n) {
 bool InScope(ParamScope scope, const SimConfig& c) {
   const ModelSpec& m = c.model;
   const bool dense = !m.moe() && !m.mla();
-  Precision eff = c.precision;
+  Precision eff = c.precision, ffn_eff = c.ffn_precision;
   c.hardware.PeakTflops(c.precision, &eff);
+  c.hardware.PeakTflops(c.ffn_precision, &ffn_eff);
+  // The dense GEMM curves run the attention projections and any dense MLP
+  // (MoE experts run the grouped curve).
+  const bool dense_mlp = !m.moe() || m.dense_layers > 0;
+  auto dense_gemm = [&](Precision p) { return eff == p || (dense_mlp && ffn_eff == p); };
   const bool fp4_units = c.hardware.fp4_tflops > 0;
-  const bool fp4 = c.precision == Precision::kFp4 || c.expert_precision == Precision::kFp4;
+  const bool fp4 = c.precision == Precision::kFp4 || c.ffn_precision == Precision::kFp4;
   switch (scope) {
     case ParamScope::kDense: return dense;
     case ParamScope::kDenseTp: return dense && c.tp > 1;
-    case ParamScope::kBf16Gemm: return eff == Precision::kBf16;
+    case ParamScope::kBf16Gemm: return dense_gemm(Precision::kBf16);
     case ParamScope::kFp8Gemm:
-      return eff == Precision::kFp8 && !(m.block_scaled_fp8 && m.precision == Precision::kFp8);
-    case ParamScope::kFp4Gemm: return c.precision == Precision::kFp4 && fp4_units;
+      return dense_gemm(Precision::kFp8) && !(m.block_scaled_fp8 && m.precision == Precision::kFp8);
+    case ParamScope::kFp4Gemm:
+      return (c.precision == Precision::kFp4 || (dense_mlp && c.ffn_precision == Precision::kFp4)) && fp4_units;
     case ParamScope::kBlockFp8:
       return m.block_scaled_fp8 && m.precision == Precision::kFp8 &&
-             (c.precision == Precision::kFp8 || c.expert_precision == Precision::kFp8);
+             (c.precision == Precision::kFp8 || c.ffn_precision == Precision::kFp8);
     case ParamScope::kFp4Scaled: return fp4 && fp4_units;
     case ParamScope::kSoftwareFp4: return fp4 && !fp4_units;
     case ParamScope::kGqa: return !m.mla();
@@ -448,7 +459,9 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
     s["kv_transfer_gbps"] = Num(disagg->kv_gbps);
   }
   s["precision"] = PrecisionName(precision);
-  s["expert_precision"] = PrecisionName(expert_precision);
+  s["ffn_precision"] = PrecisionName(ffn_precision);
+  if (ffn_precision != precision && model.ffn_unquantized_layers > 0)
+    s["ffn_unquantized_layers"] = std::to_string(model.ffn_unquantized_layers);
   Precision eff = precision;
   hardware.PeakTflops(precision, &eff);
   s["compute_precision"] = PrecisionName(eff);

@@ -49,8 +49,8 @@ struct SimSpec {
   int tp = 1;
   int ep = 1;                           // 1: no expert parallelism
   int dp = 0;                           // 0: gpus / tp (1 when gpus is 0)
-  std::optional<std::string> precision;     // weights: default the model's native formats
-  std::optional<std::string> kv_precision;  // default: fp8 if weights are fp8/fp4, else bf16
+  std::optional<std::string> precision;     // every weight; default the model's native formats
+  std::optional<std::string> kv_precision;  // default: fp8 if the non-FFN weights are fp8/fp4, else bf16
   std::optional<std::string> stack;         // default: the hardware vendor's default stack
   std::optional<int> max_num_seqs;          // per DP rank; default from the stack
   bool max_num_seqs_auto = false;           // raised to the offered concurrency where a driver
@@ -110,8 +110,11 @@ struct SimConfig {
   // each pool's worker as a config of its own, with gpus = tp x dp).
   int gpus = 1, tp = 1, ep = 1, dp = 1;
   bool attention_dp = false;
-  Precision precision = Precision::kBf16;         // non-expert linear layers
-  Precision expert_precision = Precision::kBf16;  // routed and shared experts
+  // Weight formats (model.h): `ffn_precision` for every feed-forward weight
+  // (MLPs and experts; `model.ffn_unquantized_layers` MLPs stay in
+  // `precision`), `precision` for the other linear layers.
+  Precision precision = Precision::kBf16;
+  Precision ffn_precision = Precision::kBf16;
   Precision kv_precision = Precision::kBf16;
   int max_num_seqs = 256;             // per DP rank
   int max_num_batched_tokens = 8192;  // per DP rank

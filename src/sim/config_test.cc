@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace frontier::sim {
@@ -21,7 +22,8 @@ TEST(ModelCatalogTest, ParameterCountsMatchPublishedSizes) {
   // gpt-oss-120b (116.8B total, 5.1B active).
   const Case cases[] = {
       {"llama-3.1-8b", 8.03, 8.03, 0.01},     {"llama-3.1-70b", 70.6, 70.6, 0.01},
-      {"llama-3.1-405b", 405.9, 405.9, 0.01}, {"llama-2-70b", 69.0, 69.0, 0.01},
+      {"llama-3.1-405b", 405.9, 405.9, 0.01}, {"llama-3.1-405b-fp8", 405.9, 405.9, 0.01},
+      {"llama-2-70b", 69.0, 69.0, 0.01},
       {"deepseek-r1", 671, 37, 0.03},         {"qwen3-235b-a22b", 235, 22, 0.03},
       {"gpt-oss-120b", 116.8, 5.1, 0.03},
   };
@@ -51,7 +53,7 @@ TEST(ModelCatalogTest, ShapesOfTheSpecialModels) {
   ASSERT_TRUE(oss.ok());
   EXPECT_EQ(oss->sliding_layers, 18);
   EXPECT_EQ(oss->sliding_window, 128);
-  EXPECT_EQ(oss->expert_precision, Precision::kFp4);
+  EXPECT_EQ(oss->ffn_precision, Precision::kFp4);
   EXPECT_EQ(oss->precision, Precision::kBf16);
 }
 
@@ -82,6 +84,106 @@ TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
   EXPECT_EQ(f->kv_precision, Precision::kFp8);
   EXPECT_DOUBLE_EQ(f->memory.kv_bytes_per_token, 20'480.0);
   EXPECT_LT(f->memory.weights, c->memory.weights * 0.52);
+}
+
+// Meta's FP8 Llama 3.1 405B (The Llama 3 Herd of Models, arXiv:2407.21783,
+// section 6.2): FP8 feed-forward layers but the first and last, BF16
+// attention, embeddings and LM head. At TP 8, per GPU:
+//   FFN       3 x 16384 x 53248 = 2,617,245,696 params a layer:
+//             (124 x 1 B + 2 x 2 B) x 2,617,245,696 / 8 = 41,875,931,136 B
+//   attention 126 x (2 x 16384^2 + 2 x 16384 x 1024) = 71,873,593,344 params
+//             x 2 B / 8 = 17,968,398,336 B
+//   embedding and LM head 2 x 128256 x 16384 x 2 B / 8 = 1,050,673,152 B
+//   in all 60,895,002,624 B = 56.71 GiB. vLLM logs "Loading model weights
+//   took 56.7677 GB" (GiB) per H100 at TP 8 (dstackai/benchmarks,
+//   comparison/h100sxm5_vs_mi300x/raw_data/gpu-usage.md): 0.1 % more, the
+//   norms and FP8 scales left out.
+TEST(ConfigTest, Llama405bFp8KeepsAttentionInBf16) {
+  SimSpec spec;
+  spec.model = "meta-llama/Llama-3.1-405B-Instruct-FP8";
+  spec.hardware = "h100";
+  spec.tp = 8;
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->model.name, "llama-3.1-405b-fp8");
+  EXPECT_EQ(c->precision, Precision::kBf16);
+  EXPECT_EQ(c->ffn_precision, Precision::kFp8);
+  EXPECT_EQ(c->model.ffn_unquantized_layers, 2);
+  EXPECT_NEAR(c->memory.weights, 60'895'002'624.0, 1.0);
+  EXPECT_NEAR(c->memory.weights / (1024.0 * 1024 * 1024), 56.7677, 56.7677 * 0.001);
+  // The KV cache follows the BF16 activations: 2 x 8 x 128 x 2 B x 126 layers / 8.
+  EXPECT_EQ(c->kv_precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(c->memory.kv_bytes_per_token, 64'512.0);
+  const auto settings = c->EffectiveSettings();
+  EXPECT_EQ(settings.at("precision"), "bf16");
+  EXPECT_EQ(settings.at("ffn_precision"), "fp8");
+  EXPECT_EQ(settings.at("ffn_unquantized_layers"), "2");
+  EXPECT_EQ(settings.count("expert_precision"), 0u);
+
+  // --precision sets every weight: all FP8 but the BF16 embeddings,
+  //   (126 x 2,617,245,696 + 71,873,593,344) x 1 B / 8 + 1,050,673,152 = 51,256,492,032 B,
+  // with an FP8 KV cache; all BF16 is the BF16 release's (which does not fit).
+  spec.precision = "fp8";
+  Result<SimConfig> f = ResolveSimConfig(spec);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_NEAR(f->memory.weights, 51'256'492'032.0, 1.0);
+  EXPECT_EQ(f->ffn_precision, Precision::kFp8);
+  EXPECT_EQ(f->kv_precision, Precision::kFp8);
+  EXPECT_EQ(f->EffectiveSettings().count("ffn_unquantized_layers"), 0u);
+  spec.precision = "bf16";
+  Result<SimConfig> b = ResolveSimConfig(spec);
+  ASSERT_FALSE(b.ok());
+  EXPECT_THAT(b.status().message(), HasSubstr("101.5 GB of weights"));  // as llama-3.1-405b's
+}
+
+// A dense model's MLP follows the feed-forward format; a Hugging Face
+// config of Meta's FP8 kind (fbgemm_fp8) reads as FP8 FFNs, BF16 attention.
+TEST(ConfigTest, DenseMlpFollowsTheFeedForwardFormat) {
+  Result<ModelSpec> m = ParseHfConfig(R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+      "num_key_value_heads": 8, "vocab_size": 128256, "intermediate_size": 14336,
+      "quantization_config": {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0}})",
+                                      "fbgemm.json");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->precision, Precision::kBf16);
+  EXPECT_EQ(m->ffn_precision, Precision::kFp8);
+}
+
+// Catalog keys: ffn_precision, its older name expert_precision, and the
+// count of layers whose MLP stays unquantized; bad values name the key.
+TEST(ConfigTest, CatalogFeedForwardKeys) {
+  const std::string dir = ::testing::TempDir() + "/frontier_ffn_catalog";
+  std::filesystem::create_directories(dir + "/models");
+  const std::string shape = R"("hf_config": {"hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+      "num_key_value_heads": 8, "vocab_size": 1000, "intermediate_size": 4096})";
+  auto load = [&](const std::string& keys) {
+    std::ofstream(dir + "/models/m.json") << "{\"name\": \"m\", " << keys << shape << "}";
+    return LoadModel(dir + "/models/m.json");
+  };
+  Result<ModelSpec> m = load(R"("precision": "bf16", "ffn_precision": "fp8", "ffn_unquantized_layers": 2, )");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->ffn_precision, Precision::kFp8);
+  EXPECT_EQ(m->ffn_unquantized_layers, 2);
+  m = load(R"("precision": "bf16", "expert_precision": "fp4", )");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->ffn_precision, Precision::kFp4);
+  m = load(R"("precision": "fp8", )");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->ffn_precision, Precision::kFp8);  // follows precision unless given
+  m = load(R"("ffn_precision": "fp8", "expert_precision": "fp8", )");
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("not both"));
+  m = load(R"("ffn_precision": "int3", )");
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("ffn_precision: unknown precision 'int3'"));
+  m = load(R"("ffn_precision": 8, )");
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("ffn_precision must be a string"));
+  for (const char* bad : {"5", "-1", "1.5", "\"2\""}) {
+    m = load(std::string("\"ffn_unquantized_layers\": ") + bad + ", ");
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_THAT(m.status().message(), HasSubstr("ffn_unquantized_layers must be an integer in [0, 4]")) << bad;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ConfigTest, UnknownNamesListTheKnownOnes) {

@@ -92,7 +92,7 @@ TEST(StepModelCurveTest, GroupedGemmByTokensPerExpert) {
   EXPECT_EQ(cost.ops[kOpMoe].bound, Resource::kCompute);
   EXPECT_NEAR(cost.ops[kOpMoe].note.x, 256.0, 1e-9);
   // Block-scaled FP8 experts pay scaling.block_fp8 on top.
-  c.precision = c.expert_precision = Precision::kFp8;
+  c.precision = c.ffn_precision = Precision::kFp8;
   c.model.precision = Precision::kFp8;
   c.model.block_scaled_fp8 = true;
   c.stack.params.block_fp8 = 0.8;
@@ -104,7 +104,7 @@ TEST(StepModelCurveTest, GroupedGemmByTokensPerExpert) {
 // scaling.software_fp4; with FP4 units at the FP4 peak times scaling.fp4.
 TEST(StepModelCurveTest, Fp4WithAndWithoutFp4Units) {
   SimConfig c = TinyMoe();
-  c.expert_precision = Precision::kFp4;
+  c.ffn_precision = Precision::kFp4;
   c.stack.params.software_fp4 = 0.4;
   c.stack.params.fp4_scaled = 0.9;
   BatchShape s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 #include "sim/internal/json_util.h"
@@ -143,12 +144,17 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
     const std::string method = Lower(internal::StringOr(j["quantization_config"], "quant_method", ""));
     if (method == "fp8") {
-      m.precision = m.expert_precision = Precision::kFp8;
+      m.precision = m.ffn_precision = Precision::kFp8;
       // Per-block scales (DeepSeek: 128 x 128) rather than one per tensor.
       const auto& q = j["quantization_config"];
       m.block_scaled_fp8 = q.contains("weight_block_size") && q["weight_block_size"].is_array();
+    } else if (method == "fbgemm_fp8") {
+      // Meta's FP8 releases: row-wise FP8 feed-forward layers, BF16 attention.
+      // The layers left out (modules_to_not_convert) are not read: a catalog
+      // entry gives them as ffn_unquantized_layers.
+      m.ffn_precision = Precision::kFp8;
     } else if (method == "mxfp4") {
-      m.expert_precision = Precision::kFp4;  // gpt-oss: experts in MXFP4, the rest BF16
+      m.ffn_precision = Precision::kFp4;  // gpt-oss: experts in MXFP4, the rest BF16
     }
   }
   if (m.heads % m.kv_heads != 0)
@@ -215,14 +221,29 @@ Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
   m.source = internal::StringOr(j, "source", path);
   if (j.contains("precision")) {
     FRONTIER_ASSIGN_OR_RETURN(m.precision, ParsePrecision(internal::StringOr(j, "precision", ""), path + ": precision"));
-    m.expert_precision = m.precision;
+    m.ffn_precision = m.precision;
   }
   FRONTIER_ASSIGN_OR_RETURN(m.mtp_acceptance_rate, internal::NumberOr(j, "mtp_acceptance_rate", 0, path));
   if (!(m.mtp_acceptance_rate >= 0 && m.mtp_acceptance_rate < 1))
     return InvalidArgument(path + ": mtp_acceptance_rate must be in [0, 1)");
-  if (j.contains("expert_precision")) {
-    FRONTIER_ASSIGN_OR_RETURN(m.expert_precision,
-                              ParsePrecision(internal::StringOr(j, "expert_precision", ""), path + ": expert_precision"));
+  // The feed-forward format; "expert_precision" is its older name, still read.
+  if (j.contains("ffn_precision") && j.contains("expert_precision"))
+    return InvalidArgument(path + ": give ffn_precision or its older name expert_precision, not both");
+  for (const char* key : {"ffn_precision", "expert_precision"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string())
+      return InvalidArgument(path + ": " + key + " must be a string (bf16, fp8 or fp4), got " + j[key].dump());
+    FRONTIER_ASSIGN_OR_RETURN(m.ffn_precision, ParsePrecision(j[key].get<std::string>(), path + ": " + key));
+  }
+  if (j.contains("ffn_unquantized_layers")) {
+    const json& v = j["ffn_unquantized_layers"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > m.layers)
+      return InvalidArgument(path + ": ffn_unquantized_layers must be an integer in [0, " + std::to_string(m.layers) +
+                             "] (layers whose MLP stays in `precision`), got " + v.dump());
+    if (m.moe() && v.get<int64_t>() > 0)
+      return InvalidArgument(path + ": ffn_unquantized_layers is modelled for dense models only; " + m.name +
+                             " is a mixture of experts");
+    m.ffn_unquantized_layers = static_cast<int>(v.get<int64_t>());
   }
   return m;
 }
@@ -251,7 +272,10 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
   const std::string arg(name_or_path);
   const bool is_path = arg.find('/') != std::string::npos ||
                        (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json");
-  if (is_path) {
+  // A Hugging Face id ("meta-llama/Llama-3.1-405B-FP8") looks like a path:
+  // a file of that name wins, else the catalog's aliases are searched.
+  std::error_code ec;
+  if (is_path && std::filesystem::is_regular_file(arg, ec)) {
     FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(arg));
     if (j.is_object() && j.contains("hf_config")) return LoadCatalogFile(arg, j);
     FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(j, arg));
@@ -266,8 +290,9 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
   }
   std::string known;
   for (const auto& n : ListModels(data_dir)) known += (known.empty() ? "" : ", ") + n;
-  return NotFound("--model: unknown model '" + arg + "'; known: " +
-                  (known.empty() ? "(none under " + data_dir + "/models)" : known) +
+  const std::string what =
+      is_path ? "no file '" + arg + "' and no catalog alias of that name" : "unknown model '" + arg + "'";
+  return NotFound("--model: " + what + "; known: " + (known.empty() ? "(none under " + data_dir + "/models)" : known) +
                   ", or a path to a Hugging Face config.json");
 }
 

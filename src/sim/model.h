@@ -59,8 +59,15 @@ struct ModelSpec {
   int mtp_layers = 0;          // multi-token-prediction modules shipped with the model
   double mtp_acceptance_rate = 0;  // catalogued acceptance of a draft token (0 = not known)
 
-  Precision precision = Precision::kBf16;         // native format of non-expert linear layers
-  Precision expert_precision = Precision::kBf16;  // native format of expert weights
+  // Native weight formats. `ffn_precision` is that of every feed-forward
+  // weight: a dense model's MLPs, an MoE model's routed and shared experts and
+  // its leading dense MLPs. `precision` is that of the other linear layers
+  // (attention projections). Embeddings, LM head and routers stay BF16.
+  Precision precision = Precision::kBf16;
+  Precision ffn_precision = Precision::kBf16;
+  // Layers whose MLP stays in `precision` (dense models only): Meta's FP8
+  // Llama 3.1 405B keeps the first and last layers' FFN in BF16.
+  int ffn_unquantized_layers = 0;
   bool block_scaled_fp8 = false;  // native FP8 weights carry per-block scales (quantization_config.weight_block_size)
 
   bool mla() const { return kv_lora_rank > 0; }

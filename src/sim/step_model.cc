@@ -101,14 +101,15 @@ StepModel::StepModel(const SimConfig& config) : config_(config) {
   const Hardware& hw = config_.hardware;
   const ModelSpec& m = config_.model;
   dense_ = MakeGemm(config_.precision, false);
-  expert_ = MakeGemm(config_.expert_precision, true);
+  mlp_ = MakeGemm(config_.ffn_precision, false);
+  expert_ = MakeGemm(config_.ffn_precision, true);
   head_ = MakeGemm(Precision::kBf16, false);
   bf16_flops_ = hw.bf16_tflops * 1e12;
   hbm_bytes_per_s_ = hw.hbm_tbps * 1e12;
   const double kv_shard = m.mla() ? 1.0 : std::min(config_.tp, m.kv_heads);
   kv_bytes_token_layer_ = m.KvElementsPerTokenLayer() * BytesPerElement(config_.kv_precision) / kv_shard;
   weight_bytes_ = BytesPerElement(config_.precision);
-  expert_bytes_ = BytesPerElement(config_.expert_precision);
+  ffn_bytes_ = BytesPerElement(config_.ffn_precision);
   // Kernels per step: every layer's attention block and MLP (dense or MoE),
   // and the per-step ones; MLA and MoE blocks also pay their extra floors.
   const double attn_kernels = m.mla() ? kMlaKernels : kGqaKernels;
@@ -218,12 +219,16 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   double bytes = proj_params * weight_bytes_ * attn_layers + tr * attn_layers * 2.0 * h * act_bytes_;
   gemm(kOpAttnProj, dense_, tr, flops, bytes);
 
-  if (L.dense_mlp > 0) {
+  // Dense MLPs in the feed-forward format; any left unquantized in `precision`
+  // (booked first, so that --explain's note is the quantized layers').
+  auto mlp = [&](const Gemm& g, double wbytes, double layers) {
     const double p = m.DenseMlpParams() / tp;
-    flops = 2.0 * tr * p * L.dense_mlp;
-    bytes = (p * weight_bytes_ + tr * (2.0 * h + 3.0 * m.intermediate / tp) * act_bytes_) * L.dense_mlp;
-    gemm(kOpDenseMlp, dense_, tr, flops, bytes);
-  }
+    const double f = 2.0 * tr * p * layers;
+    const double b = (p * wbytes + tr * (2.0 * h + 3.0 * m.intermediate / tp) * act_bytes_) * layers;
+    gemm(kOpDenseMlp, g, tr, f, b);
+  };
+  if (L.unquantized_mlp > 0) mlp(dense_, weight_bytes_, L.unquantized_mlp);
+  if (L.dense_mlp > L.unquantized_mlp) mlp(mlp_, ffn_bytes_, L.dense_mlp - L.unquantized_mlp);
 
   if (L.moe > 0 && m.moe()) {
     const double e = m.experts, k = m.experts_per_token, ep_params = m.ExpertParams();
@@ -236,7 +241,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     const double touched_gpu = ep > 1 ? touched_all / ep : touched_all / tp;
     const double per_expert = touched_all > 0 ? routed * k / touched_all : 0;
     flops = 2.0 * tokens * k * ep_params / gpus + 2.0 * tr * m.shared_experts * ep_params / tp + 2.0 * tr * h * e;
-    bytes = touched_gpu * ep_params * expert_bytes_ + m.shared_experts * ep_params / tp * expert_bytes_ +
+    bytes = touched_gpu * ep_params * ffn_bytes_ + m.shared_experts * ep_params / tp * ffn_bytes_ +
             h * e * 2.0 + tokens * k * (2.0 * h + 3.0 * m.moe_intermediate) * act_bytes_ / gpus;
     gemm(kOpMoe, expert_, per_expert, flops * L.moe, bytes * L.moe);
   }
@@ -301,7 +306,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     // Dispatch (FP8 for FP8/FP4 experts, else BF16) and combine (BF16) of each
     // token's k expert copies; the share bound for peers outside the
     // scale-up domain crosses the NICs while the rest uses the fabric.
-    const double dispatch_bytes = config_.expert_precision == Precision::kBf16 ? 2.0 : 1.0;
+    const double dispatch_bytes = config_.ffn_precision == Precision::kBf16 ? 2.0 : 1.0;
     const double sent = (tokens / gpus) * m.experts_per_token * h * (ep - 1) / ep * (dispatch_bytes + 2.0);
     const int group = config_.ep;
     const double in = hw.PeersInDomain(group), outside = hw.PeersOutsideDomain(group);
@@ -335,6 +340,8 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   main.attn_full = m.full_attention_layers();
   main.attn_swa = m.sliding_layers;
   main.dense_mlp = m.moe() ? m.dense_layers : m.layers;
+  if (config_.ffn_precision != config_.precision)
+    main.unquantized_mlp = std::min<double>(m.ffn_unquantized_layers, main.dense_mlp);
   main.moe = m.moe_layers();
   AddLayers(s, main, 1.0, /*draft=*/false, out);
 

@@ -166,6 +166,7 @@ class StepModel {
  private:
   struct Layers {
     double attn_full = 0, attn_swa = 0, dense_mlp = 0, moe = 0;
+    double unquantized_mlp = 0;  // of the dense_mlp layers, those whose MLP stays in `precision`
     bool head = true;
   };
   // A GEMM class: achieved peak and the curve and factor that scale it.
@@ -191,11 +192,11 @@ class StepModel {
   void AddOverhead(Acc& out, Op op, double seconds, const std::string& why) const;
 
   SimConfig config_;
-  Gemm dense_, expert_, head_;
+  Gemm dense_, mlp_, expert_, head_;  // attention projections, dense MLPs, experts, LM head
   double bf16_flops_ = 0;          // peak BF16 FLOP/s (attention)
   double hbm_bytes_per_s_ = 0;     // peak HBM bytes/s
   double kv_bytes_token_layer_ = 0;  // per GPU of a DP rank
-  double weight_bytes_ = 0, expert_bytes_ = 0, act_bytes_ = 2;
+  double weight_bytes_ = 0, ffn_bytes_ = 0, act_bytes_ = 2;  // per weight: non-FFN, FFN
   // Kernels a step (or a draft pass) launches: all of them, and those of MLA
   // attention blocks and of MoE blocks (which also pay their extra floors).
   struct Kernels {

@@ -65,6 +65,69 @@ TEST(StepModelTest, LongPrefillIsComputeBound) {
   EXPECT_EQ(cost.bound, Resource::kCompute);
 }
 
+// FP8 feed-forward weights with BF16 attention, on the tiny model (FP8 peak
+// 200 TFLOPS). One decode token, as HandComputedRooflineOfOneDecodeToken but
+// the MLP reads 1 B a weight:
+//   bytes = 2 x (12,582,912 x 1 B + 28,672) = 25,223,168 -> 25.223168 us
+// while the attention projections still read 2 B (16,785,408 bytes). A
+// 4,096-token prefill runs the MLP at the FP8 peak and the projections at the
+// BF16 one:
+//   MLP  206,158,430,208 FLOPs / 200 TFLOPS = 1.03079 ms
+//   proj 2 x 4096 x 4,194,304 x 2 = 68,719,476,736 FLOPs / 100 TFLOPS = 0.687 ms
+// With one of the two layers' MLP left unquantized (in BF16):
+//   decode bytes = (12,582,912 x 2 + 28,672) + (12,582,912 x 1 + 28,672) = 37,806,080
+//   prefill time = 103,079,215,104 / 100e12 + 103,079,215,104 / 200e12 = 1.54619 ms
+TEST(StepModelTest, FeedForwardPrecisionAppliesToTheMlpOnly) {
+  SimConfig c = testing::TinyConfig();
+  c.ffn_precision = Precision::kFp8;
+  BatchShape d;
+  d.AddDecode(99, 1, 0);
+  BatchShape p;
+  p.AddPrefill(0, 4096, 0, true);
+  {
+    const StepModel m(c);
+    const StepCost dc = m.Cost(d);
+    EXPECT_DOUBLE_EQ(dc.ops[kOpDenseMlp].bytes, 25'223'168.0);
+    EXPECT_NEAR(dc.ops[kOpDenseMlp].time_s, 25.223168e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(dc.ops[kOpAttnProj].bytes, 16'785'408.0);
+    EXPECT_NEAR(dc.time_s, 70.072224e-6 - (50.388992e-6 - 25.223168e-6), 1e-15);
+    const StepCost pc = m.Cost(p);
+    EXPECT_NEAR(pc.ops[kOpDenseMlp].time_s, 206'158'430'208.0 / 200e12, 1e-12);
+    EXPECT_EQ(pc.ops[kOpDenseMlp].bound, Resource::kCompute);
+    EXPECT_EQ(pc.ops[kOpDenseMlp].note.why, "gemm.fp8: 1.000 of peak");
+    EXPECT_NEAR(pc.ops[kOpAttnProj].time_s, 68'719'476'736.0 / 100e12, 1e-12);
+    EXPECT_EQ(pc.ops[kOpAttnProj].note.why, "gemm.bf16: 1.000 of peak");
+  }
+  c.model.ffn_unquantized_layers = 1;
+  const StepModel m(c);
+  EXPECT_DOUBLE_EQ(m.Cost(d).ops[kOpDenseMlp].bytes, 37'806'080.0);
+  EXPECT_NEAR(m.Cost(p).ops[kOpDenseMlp].time_s, 103'079'215'104.0 / 100e12 + 103'079'215'104.0 / 200e12, 1e-12);
+}
+
+// The catalogued FP8 Llama 3.1 405B at TP 8 on H100, one decode token: the
+// weights dominate the bytes each operator reads. Per GPU:
+//   MLP: (124 x 1 B + 2 x 2 B) x 3 x 16384 x 53248 / 8 = 41,875,931,136 B of
+//        weights + 126 layers x (2 x 16384 + 3 x 53248 / 8) x 2 B = 13,289,472
+//        B of activations = 41,889,220,608 B
+//   attention projections: 570,425,344 / 8 params x 2 B x 126 = 17,968,398,336
+//        B + 126 x 2 x 16384 x 2 B = 8,257,536 B = 17,976,655,872 B
+TEST(StepModelTest, Llama405bFp8ReadsFp8MlpAndBf16Projections) {
+  SimSpec spec;
+  spec.model = "llama-3.1-405b-fp8";
+  spec.hardware = "h100";
+  spec.tp = 8;
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  BatchShape s;
+  s.AddDecode(999, 1, 0);
+  const StepCost cost = StepModel(*c).Cost(s);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpDenseMlp].bytes, 41'889'220'608.0);
+  EXPECT_DOUBLE_EQ(cost.ops[kOpAttnProj].bytes, 17'976'655'872.0);
+  EXPECT_EQ(cost.ops[kOpDenseMlp].bound, Resource::kMemory);
+  EXPECT_EQ(cost.ops[kOpAttnProj].bound, Resource::kMemory);
+  EXPECT_NEAR(cost.ops[kOpDenseMlp].time_s, 41'889'220'608.0 / (3.35e12 * c->stack.params.hbm), 1e-12);
+}
+
 // TP 2 on a switch: 2 all-reduces per layer of tokens x h x 2 B, ring cost
 // 2 (n-1)/n x size / bandwidth = size / 100 GB/s.
 TEST(StepModelTest, TensorParallelAllReduceOnASwitch) {
