@@ -78,6 +78,11 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   FRONTIER_ASSIGN_OR_RETURN(p.model, String(r, "model", where));
   FRONTIER_ASSIGN_OR_RETURN(p.hardware, String(r, "hardware", where));
   FRONTIER_ASSIGN_OR_RETURN(p.precision, String(r, "precision", where));
+  if (p.precision != "native") {
+    Result<Precision> checked = ParsePrecision(p.precision, where + ": precision");
+    if (!checked.ok())
+      return InvalidArgument(checked.status().message() + ", or \"native\" for the model's own formats");
+  }
   FRONTIER_ASSIGN_OR_RETURN(p.stack, String(r, "stack", where));
   p.kv_precision = StringOr(r, "kv_precision", "");
   FRONTIER_ASSIGN_OR_RETURN(p.gpus, Int(r, "gpus", 0, where));
@@ -90,6 +95,21 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   if (r.contains("max_num_seqs")) {
     FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_seqs", 0, where));
     p.max_num_seqs = v;
+  }
+  if (r.contains("max_model_len")) {
+    FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_model_len", 0, where));
+    if (v < 1) return InvalidArgument(where + ": field 'max_model_len' must be at least 1, got 0");
+    p.max_model_len = v;
+  }
+  if (r.contains("enforce_eager")) {
+    // true / false, or {"value": true, "source": ...} as the numbers carry theirs.
+    const nlohmann::json& e = r["enforce_eager"].is_object() && r["enforce_eager"].contains("value")
+                                  ? r["enforce_eager"]["value"]
+                                  : r["enforce_eager"];
+    if (!e.is_boolean())
+      return InvalidArgument(where + ": field 'enforce_eager' must be true or false (whether the run used vLLM's "
+                             "--enforce-eager), got " + r["enforce_eager"].dump());
+    p.enforce_eager = e.get<bool>();
   }
   if (r.contains("max_num_batched_tokens")) {
     FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_batched_tokens", 0, where));
@@ -221,7 +241,8 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
   spec.model = r.model;
   spec.hardware = r.hardware;
   spec.gpus = r.gpus;
-  spec.precision = r.precision;
+  if (r.precision != "native") spec.precision = r.precision;
+  spec.max_model_len = r.max_model_len;
   if (!r.kv_precision.empty()) spec.kv_precision = r.kv_precision;
   spec.data_dir = o.data_dir;
   if (r.attention_dp) {
@@ -243,6 +264,7 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
     m.config_.stack.graphs = stack->graphs;
     m.config_.stack.overlap_scheduler = stack->overlap_scheduler;
   }
+  if (r.enforce_eager) m.config_.stack.graphs = false;  // after the other version's, which sets graphs
   if (!r.dataset.empty()) {
     const LengthDistribution* d = set.Dataset(r.dataset);
     if (d == nullptr) return InvalidArgument(r.id + ": unknown dataset " + r.dataset);

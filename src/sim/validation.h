@@ -52,8 +52,11 @@ const char* ScenarioName(Scenario s);
 
 struct PublishedResult {
   std::string id, published, source, submitter, system, round;
-  std::string model, hardware, precision, stack;
+  std::string model, hardware, stack;
+  std::string precision;         // every weight's format (--precision); "native": the model's own formats
   std::string kv_precision;      // "" = the simulator's default
+  std::optional<int> max_model_len;  // "" = the model's context
+  bool enforce_eager = false;    // run with vLLM's --enforce-eager: no CUDA / HIP graphs
   int gpus = 8, tp = 1, ep = 1, dp = 0;
   bool attention_dp = false;
   std::optional<int> max_num_seqs, max_num_batched_tokens;

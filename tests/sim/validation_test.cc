@@ -152,6 +152,88 @@ TEST(StackInheritanceTest, AVersionInheritsWhatItsFileLeavesOut) {
   EXPECT_DOUBLE_EQ(p->params.step_us, 200.0);
 }
 
+// A record can run the model in its native formats ("precision": "native"),
+// cap max_model_len and say the run had no CUDA graphs (enforce_eager, kept
+// when the result is re-costed under another stack version); bad values are
+// refused naming the field.
+TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
+  const std::string dir = ::testing::TempDir() + "/frontier_record_fields";
+  std::filesystem::create_directories(dir + "/validation");
+  nlohmann::json record = {{"id", "fp8-405b"}, {"published", "2024-10-01"}, {"source", "test"},
+                           {"model", "llama-3.1-405b-fp8"}, {"hardware", "h100"}, {"gpus", 8}, {"tp", 8},
+                           {"precision", "native"}, {"stack", "vllm-cuda@0.7.4"},
+                           {"max_model_len", {{"value", 8192}, {"source", "test: --max-model-len"}}},
+                           {"enforce_eager", true},
+                           {"workload", {{"input_len", 128}, {"output_len", 64}, {"num_prompts", 4}}},
+                           {"scenario", "batch"}, {"value", 100.0}};
+  auto load = [&](const nlohmann::json& r) {
+    std::ofstream(dir + "/validation/r.json") << nlohmann::json{{"results", {r}}}.dump(2);
+    return LoadValidation(dir);
+  };
+  Result<ValidationSet> set = load(record);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const PublishedResult& r = set->results.at(0);
+  EXPECT_EQ(r.precision, "native");
+  EXPECT_EQ(r.max_model_len, 8192);
+  EXPECT_TRUE(r.enforce_eager);
+  Result<ResultModel> m = ResultModel::Create(r, *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->config().precision, Precision::kBf16);  // the model's own: BF16 attention, FP8 FFN
+  EXPECT_EQ(m->config().ffn_precision, Precision::kFp8);
+  EXPECT_EQ(m->config().kv_precision, Precision::kBf16);
+  EXPECT_EQ(m->config().max_model_len, 8192);
+  EXPECT_FALSE(m->config().stack.graphs);
+  // Re-costed under another version (which runs graphs), still eager.
+  Result<Stack> other = LoadStack("vllm-cuda@0.7.4");
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(other->graphs);
+  m = ResultModel::Create(r, *set, ValidationOptions{}, &*other);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_FALSE(m->config().stack.graphs);
+
+  // Without the fields: --precision as given, the model's context, graphs as the stack runs them.
+  nlohmann::json plain = record;
+  plain.erase("max_model_len");
+  plain.erase("enforce_eager");
+  plain["precision"] = "fp8";
+  set = load(plain);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_FALSE(set->results.at(0).max_model_len.has_value());
+  EXPECT_FALSE(set->results.at(0).enforce_eager);
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->config().precision, Precision::kFp8);
+  EXPECT_EQ(m->config().ffn_precision, Precision::kFp8);
+  EXPECT_EQ(m->config().max_model_len, 131072);
+  EXPECT_TRUE(m->config().stack.graphs);
+
+  const std::pair<const char*, nlohmann::json> bad[] = {
+      {"precision", "int4"}, {"max_model_len", 0}, {"max_model_len", 1.5}, {"max_model_len", "8k"},
+      {"enforce_eager", "yes"}, {"enforce_eager", 1}};
+  for (const auto& [field, value] : bad) {
+    nlohmann::json b = record;
+    b[field] = value;
+    set = load(b);
+    ASSERT_FALSE(set.ok()) << field << " " << value.dump();
+    EXPECT_NE(set.status().message().find(field), std::string::npos) << set.status().message();
+    EXPECT_NE(set.status().message().find("fp8-405b"), std::string::npos) << set.status().message();
+  }
+  nlohmann::json unknown = record;
+  unknown["precision"] = "int4";
+  set = load(unknown);
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.status().message().find("\"native\""), std::string::npos) << set.status().message();
+  // A max_model_len beyond the model's context fails when the result resolves, naming the flag.
+  nlohmann::json longer = record;
+  longer["max_model_len"] = 200000;
+  set = load(longer);
+  ASSERT_TRUE(set.ok());
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("--max-model-len 200000"), std::string::npos) << m.status().message();
+  std::filesystem::remove_all(dir);
+}
+
 #ifndef FRONTIER_SIM_REDUCED
 // The stated bound (docs/simulate.md): leave-one-out median |error| at most
 // 10 % over every fitted result, and per class at most 10 % (dense, MoE) and
