@@ -85,6 +85,63 @@ Status CheckParallelism(const SimConfig& c) {
 
 }  // namespace
 
+// What one decoder layer keeps live at the peak of a step, in BF16 (2 bytes)
+// unless said otherwise; per token unless said otherwise:
+//   residual: the residual stream, the layer's normed input and its output,
+//     3 x hidden.
+//   attention (the block's temporaries at this TP): q, k, v and the attention
+//     output, heads/tp x head_dim for q and the output and max(1, kv_heads/tp)
+//     x head_dim for k and v (KV heads replicate when tp exceeds them). MLA
+//     prefill runs in expanded form: q and k at qk_nope + qk_rope per local
+//     head, v and the output at v_head_dim. The latent it expands, kv_lora_rank
+//     + qk_rope values per token whole on every rank (576 in DeepSeek-R1,
+//     against 16 x 640 expanded values per token at TP 8), is left out.
+//   dense MLP: the gate+up output, 2 x intermediate/tp, and the activation's
+//     output, intermediate/tp.
+//   fused MoE: vLLM's fused_moe works on at most kMoeChunkTokens tokens at a
+//     time (VLLM_FUSED_MOE_CHUNK_SIZE; the other engines' MoE kernels are
+//     assumed to chunk the same way), and its caches hold, per chunk token,
+//     top_k x (2N + N + hidden) values, N = moe_intermediate / tp (or whole
+//     under EP); the shared experts run as a dense MLP of shared x
+//     moe_intermediate on every token of the step. (The router's logits,
+//     `experts` FP32 values per token, are left out.)
+// The residual terms are live throughout, the attention and feed-forward
+// temporaries one block at a time, so the peak takes the larger block. Each
+// sequence that samples adds its FP32 logits over the local vocabulary shard.
+double PeakActivationBytes(const ModelSpec& m, int tp_size, int ep, double tokens,
+                           double sampling_seqs) {
+  constexpr double kBf16 = 2.0, kFp32 = 4.0;
+  const double tp = tp_size, h = m.hidden;
+  const double local_heads = m.heads / tp;
+
+  const double residual_per_token = 3.0 * h * kBf16;
+
+  double attention_per_token = 0;
+  if (m.mla()) {
+    const double qk = static_cast<double>(m.qk_nope_dim) + m.qk_rope_dim;
+    attention_per_token = local_heads * (2.0 * qk + 2.0 * m.v_head_dim) * kBf16;
+  } else {
+    const double local_kv_heads = std::max(1.0, m.kv_heads / tp);
+    attention_per_token = (2.0 * local_heads + 2.0 * local_kv_heads) * m.head_dim * kBf16;
+  }
+
+  const int dense_layers = m.moe() ? m.dense_layers : m.layers;
+  const double dense_mlp_per_token = dense_layers > 0 ? 3.0 * m.intermediate / tp * kBf16 : 0.0;
+  double moe_per_chunk_token = 0, moe_shared_per_token = 0;
+  if (m.moe_layers() > 0) {
+    const double n = ep > 1 ? static_cast<double>(m.moe_intermediate) : m.moe_intermediate / tp;
+    moe_per_chunk_token = static_cast<double>(m.experts_per_token) * (3.0 * n + h) * kBf16;
+    moe_shared_per_token = 3.0 * m.shared_experts * m.moe_intermediate / tp * kBf16;
+  }
+
+  const double attention = tokens * attention_per_token;
+  const double dense_mlp = tokens * dense_mlp_per_token;
+  const double moe =
+      std::min(tokens, kMoeChunkTokens) * moe_per_chunk_token + tokens * moe_shared_per_token;
+  const double logits = sampling_seqs * m.vocab / tp * kFp32;
+  return tokens * residual_per_token + std::max({attention, dense_mlp, moe}) + logits;
+}
+
 MemoryPlan PlanMemory(const SimConfig& c) {
   const ModelSpec& m = c.model;
   const double tp = c.tp, h = m.hidden;
@@ -110,13 +167,10 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   if (c.spec_tokens > 0 && m.mtp_layers > 0) w += m.MtpParams() / tp * fb;
   p.weights = w;
 
-  // Peak activations of the largest step on one DP rank: the residual stream
-  // and a few hidden-sized temporaries per token, the MLP's widest
-  // intermediate, and FP32 logits for every sequence that samples.
-  const double tokens = c.max_num_batched_tokens;
-  const double mlp_width = std::max<double>(m.intermediate / tp, m.moe() ? 1.0 * m.experts_per_token * m.moe_intermediate : 0.0);
-  p.activations = tokens * (16.0 * h * 2.0 + 3.0 * mlp_width * 2.0) +
-                  static_cast<double>(c.max_num_seqs) * m.vocab / tp * 4.0;
+  // Peak activations of the largest step on one DP rank (max_num_batched_tokens
+  // tokens, every sequence sampling), as the engines' profiling step sees them.
+  p.activations =
+      PeakActivationBytes(m, c.tp, c.ep, c.max_num_batched_tokens, c.max_num_seqs);
   p.runtime_reserve = c.stack.runtime_reserve_gb * 1e9;
   p.kv = p.budget - p.weights - p.activations - p.runtime_reserve;
 

@@ -150,6 +150,19 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec);
 // Memory plan of an already-resolved config (exposed for tests and --explain).
 MemoryPlan PlanMemory(const SimConfig& config);
 
+// Tokens vLLM's fused MoE kernel processes at a time (VLLM_FUSED_MOE_CHUNK_SIZE,
+// default "32768" in vllm/envs.py); its intermediate caches are sized for one
+// such chunk. The other engines' MoE kernels are assumed to chunk the same way.
+inline constexpr double kMoeChunkTokens = 32'768;
+
+// Peak activation bytes on one GPU of a step of `tokens` tokens of which
+// `sampling_seqs` sample, for `model` at tensor parallelism `tp` and expert
+// parallelism `ep` (experts whole on each GPU when ep > 1): the BF16 tensors
+// live at the step's peak plus the FP32 logits (the terms: config.cc).
+// REQUIRES: tp, ep >= 1; tokens, sampling_seqs >= 0.
+double PeakActivationBytes(const ModelSpec& model, int tp, int ep, double tokens,
+                           double sampling_seqs);
+
 // Whether `config` lies in a parameter's scope (efficiency.h): runs the
 // operators the parameter sets apart (for calibration and --explain).
 bool InScope(ParamScope scope, const SimConfig& config);
