@@ -273,9 +273,9 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
   const bool is_path = arg.find('/') != std::string::npos ||
                        (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json");
   // A Hugging Face id ("meta-llama/Llama-3.1-405B-FP8") looks like a path:
-  // a file of that name wins, else the catalog's aliases are searched.
+  // anything of that name on disk wins, else the catalog's aliases are searched.
   std::error_code ec;
-  if (is_path && std::filesystem::is_regular_file(arg, ec)) {
+  if (is_path && std::filesystem::exists(arg, ec)) {
     FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(arg));
     if (j.is_object() && j.contains("hf_config")) return LoadCatalogFile(arg, j);
     FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(j, arg));
