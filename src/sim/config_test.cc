@@ -3,8 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
+
+#include "util/scratch.h"
 
 namespace frontier::sim {
 namespace {
@@ -163,7 +164,8 @@ TEST(ConfigTest, MalformedConfigJsonNamesTheMissingField) {
 }
 
 TEST(ConfigTest, ModelFromAConfigJsonPath) {
-  const std::string path = ::testing::TempDir() + "/frontier_sim_config.json";
+  testing_util::ScratchDir tmp("sim_config");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("config.json");
   {
     std::ofstream out(path);
     out << R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
@@ -178,7 +180,6 @@ TEST(ConfigTest, ModelFromAConfigJsonPath) {
   EXPECT_EQ(c->model.experts, 8);
   EXPECT_EQ(c->stack.vendor, "amd");  // the vendor's default stack
   EXPECT_NEAR(c->model.TotalParams() / 1e9, 46.4, 0.5);  // Mixtral-8x7B's shape
-  std::remove(path.c_str());
 }
 
 TEST(HardwareTest, FullMeshGivesAPairOneLink) {
