@@ -23,6 +23,7 @@ class ApiTest : public ::testing::Test {
   void SetUp() override {
     testing::KnownDb db = testing::OpenKnownDb();
     ASSERT_TRUE(db.writer && db.reader);
+    dir_ = std::move(db.dir);
     path_ = db.path;
     writer_ = std::move(db.writer);
     reader_ = std::move(db.reader);
@@ -40,6 +41,7 @@ class ApiTest : public ::testing::Test {
     return json::parse(r.body);
   }
 
+  std::unique_ptr<testing_util::ScratchDir> dir_;  // holds the database: goes after the stores close
   std::string path_;
   std::unique_ptr<store::Store> writer_, reader_;
   std::unique_ptr<DashboardData> data_;

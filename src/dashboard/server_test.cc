@@ -80,6 +80,7 @@ class ServerTest : public ::testing::Test {
   void Start(ServerOptions o = {}) {
     testing::KnownDb db = testing::OpenKnownDb();
     ASSERT_TRUE(db.writer && db.reader);
+    dir_ = std::move(db.dir);
     path_ = db.path;
     writer_ = std::move(db.writer);
     reader_ = std::move(db.reader);
@@ -98,6 +99,7 @@ class ServerTest : public ::testing::Test {
   }
   int port() const { return server_->port(); }
 
+  std::unique_ptr<testing_util::ScratchDir> dir_;  // holds the database: goes after the stores close
   std::string path_;
   std::unique_ptr<store::Store> writer_, reader_;
   std::unique_ptr<DashboardData> data_;
@@ -160,7 +162,8 @@ TEST_F(ServerTest, ATokenIsNeededAsBearerOrCookie) {
 }
 
 TEST(DashboardServer, BeyondLoopbackNeedsAToken) {
-  std::string path = testing::TempDbPath("beyond");
+  testing_util::ScratchDir tmp("dashboard_beyond");
+  const std::string path = tmp.Path("beyond.db");
   auto w = store::OpenStore(path);
   ASSERT_TRUE(w.ok());
   DashboardData data(**w, nullptr);

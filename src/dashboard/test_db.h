@@ -14,24 +14,15 @@
 // 1050, 1060, 1070, 1080 ms after they were sent (so TPOT = ITL = 100 ms).
 #pragma once
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "store/store.h"
+#include "util/scratch.h"
 
 namespace frontier::dashboard::testing {
-
-inline std::string TempDbPath(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("frontier_dashboard_" + name + "_" + std::to_string(::getpid()) + ".db");
-  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
-  return p.string();
-}
 
 inline store::PointRecord KnownPoint(int64_t run_id, double conc, int rep, double interactivity,
                                      double total, double output, double ttft) {
@@ -120,15 +111,19 @@ inline void FillKnownDb(store::Store& store) {
 
 // A known database for the running test: the writer that filled it (a sweep
 // may go on writing through it) and a read-only store over it, as the
-// dashboard opens it.
+// dashboard opens it. The database lives in `dir`, removed with it: keep
+// `dir` until both stores are closed.
 struct KnownDb {
+  std::unique_ptr<testing_util::ScratchDir> dir;
   std::string path;
   std::unique_ptr<store::Store> writer, reader;
 };
 
 inline KnownDb OpenKnownDb() {
   KnownDb db;
-  db.path = TempDbPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  db.dir = std::make_unique<testing_util::ScratchDir>(
+      std::string("dashboard_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  db.path = db.dir->Path("known.db");
   auto w = store::OpenStore(db.path);
   if (!w.ok()) return db;
   FillKnownDb(**w);

@@ -1,7 +1,6 @@
 #include "metrics/result_json.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "metrics/verdict_label.h"
+#include "util/scratch.h"
 
 namespace frontier::metrics {
 namespace {
@@ -73,7 +73,8 @@ TEST(ResultJsonTest, WriteThenReadBackTheSummary) {
   RunResult run = TwoRequestRun();
   SummaryOptions o;
   Summary s = Summarize(run, o);
-  const std::string path = ::testing::TempDir() + "/result." + std::to_string(::getpid()) + ".json";
+  testing_util::ScratchDir tmp("result_json");
+  const std::string path = tmp.Path("result.json");
   ASSERT_TRUE(WriteResultJson(path, run, s, o).ok());
   auto back = ReadResultSummary(path);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
@@ -274,7 +275,8 @@ TEST(ResultJsonTest, AFigureOutOfItsRangeNamesTheFieldTheValueAndTheRange) {
 
 TEST(ResultJsonTest, RequestRecordsRoundTripThroughJsonl) {
   RunResult run = TwoRequestRun();
-  const std::string path = ::testing::TempDir() + "/req." + std::to_string(::getpid()) + ".jsonl";
+  testing_util::ScratchDir tmp("result_json");
+  const std::string path = tmp.Path("req.jsonl");
   {
     RequestJsonlWriter w;
     ASSERT_TRUE(w.Open(path).ok());

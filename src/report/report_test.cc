@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <sstream>
 
 #include "report/compare.h"
@@ -10,15 +9,15 @@
 #include "report/model.h"
 #include "report/terminal.h"
 #include "store/sqlite_store.h"
+#include "util/scratch.h"
 
 namespace frontier::report {
 namespace {
 
-std::unique_ptr<store::Store> FreshStore(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("frontier_report_" + name + "_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(p);
-  return std::move(store::OpenStore(p.string()).value());
+// A new database `name` in the test's scratch folder (removed with the
+// folder, -wal and -shm included: declare the folder before the store).
+std::unique_ptr<store::Store> FreshStore(const testing_util::ScratchDir& dir, const std::string& name) {
+  return std::move(store::OpenStore(dir.Path(name + ".db")).value());
 }
 
 // A run whose point at concurrency c has interactivity 200/c and total
@@ -55,7 +54,8 @@ int64_t AddRun(store::Store& s, const std::string& system, const std::string& hw
 }
 
 TEST(Report, AggregatesRepetitionsAndComparesAtEqualInteractivity) {
-  auto s = FreshStore("model");
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "model");
   AddRun(*s, "alpha", "h200", 2.0, {1, 2, 4, 8}, 3, 10);
   AddRun(*s, "beta", "mi325x", 1.0, {1, 2, 4, 8}, 1);
   ReportOptions o;
@@ -88,7 +88,8 @@ TEST(Report, AggregatesRepetitionsAndComparesAtEqualInteractivity) {
 }
 
 TEST(Report, HtmlHasEveryPointAndSystemAndReferencesNothingRemote) {
-  auto s = FreshStore("html");
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "html");
   AddRun(*s, "alpha<&>", "h200", 2.0, {1, 2, 4, 8}, 3, 10);
   AddRun(*s, "beta", "mi325x", 1.0, {1, 2, 4}, 1);
   store::RunInfo broken;  // a system that never produced a point still shows, with its status
@@ -156,7 +157,8 @@ TEST(Report, OverTimeChartsReadThePointSeries) {
   // Text that is not the JSON expected reads as nothing.
   EXPECT_TRUE(ParseOverTime({"not json", R"({"windows":{"start_s":"x"},"steady":7})"}).empty());
 
-  auto s = FreshStore("over_time");
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "over_time");
   const int64_t run = AddRun(*s, "alpha", "h200", 1.0, {1}, 1);
   store::PointRecord p;
   p.run_id = run;
@@ -182,7 +184,8 @@ TEST(Report, OverTimeChartsReadThePointSeries) {
 }
 
 TEST(Compare, StoredRunsWithAKnownDifference) {
-  auto s = FreshStore("compare");
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "compare");
   const int64_t base = AddRun(*s, "base", "h200", 1.0, {1, 2}, 3, 1);
   const int64_t same = AddRun(*s, "same", "h200", 1.0, {1, 2}, 3, 1);
   const int64_t slow = AddRun(*s, "slow", "h200", 0.9, {1, 2}, 3, 1);
@@ -218,7 +221,8 @@ TEST(Compare, StoredRunsWithAKnownDifference) {
 // its first reason, the passing one VALID, and a search run its trials,
 // decisions and answer.
 TEST(Report, ShowsVerdictsAndASearchsTrials) {
-  auto s = FreshStore("verdict");
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "verdict");
   store::RunInfo run;
   run.sweep = "search";
   run.system = "h200-sim";

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/scratch.h"
+
 namespace frontier::sim {
 namespace {
 
@@ -151,7 +153,8 @@ TEST(ConfigTest, DenseMlpFollowsTheFeedForwardFormat) {
 // Catalog keys: ffn_precision, its older name expert_precision, and the
 // count of layers whose MLP stays unquantized; bad values name the key.
 TEST(ConfigTest, CatalogFeedForwardKeys) {
-  const std::string dir = ::testing::TempDir() + "/frontier_ffn_catalog";
+  testing_util::ScratchDir tmp("ffn_catalog");  // removed at the end, also when an assertion fails
+  const std::string dir = tmp.dir.string();
   std::filesystem::create_directories(dir + "/models");
   const std::string shape = R"("hf_config": {"hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
       "num_key_value_heads": 8, "vocab_size": 1000, "intermediate_size": 4096})";
@@ -183,7 +186,6 @@ TEST(ConfigTest, CatalogFeedForwardKeys) {
     ASSERT_FALSE(m.ok()) << bad;
     EXPECT_THAT(m.status().message(), HasSubstr("ffn_unquantized_layers must be an integer in [0, 4]")) << bad;
   }
-  std::filesystem::remove_all(dir);
 }
 
 // Peak activations by hand (config.cc lists the terms), BF16 = 2 bytes, FP32
@@ -333,7 +335,8 @@ TEST(ConfigTest, MalformedConfigJsonNamesTheMissingField) {
 }
 
 TEST(ConfigTest, ModelFromAConfigJsonPath) {
-  const std::string path = ::testing::TempDir() + "/frontier_sim_config.json";
+  testing_util::ScratchDir tmp("sim_config");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("config.json");
   {
     std::ofstream out(path);
     out << R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
@@ -348,7 +351,6 @@ TEST(ConfigTest, ModelFromAConfigJsonPath) {
   EXPECT_EQ(c->model.experts, 8);
   EXPECT_EQ(c->stack.vendor, "amd");  // the vendor's default stack
   EXPECT_NEAR(c->model.TotalParams() / 1e9, 46.4, 0.5);  // Mixtral-8x7B's shape
-  std::remove(path.c_str());
 }
 
 TEST(HardwareTest, FullMeshGivesAPairOneLink) {

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -12,23 +11,24 @@
 #include "store/import_export.h"
 #include "store/sqlite_store.h"
 #include "store/verdict_test_util.h"
+#include "util/scratch.h"
 
 namespace frontier::store {
 namespace {
 
 const std::string kData = FRONTIER_STORE_TESTDATA;
 
-std::unique_ptr<Store> FreshStore(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("frontier_import_" + name + "_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(p);
-  auto s = OpenStore(p.string());
-  EXPECT_TRUE(s.ok());
+// A new database `name` in the test's scratch folder (removed with the
+// folder, -wal and -shm included: declare the folder before the store).
+std::unique_ptr<Store> FreshStore(const testing_util::ScratchDir& dir, const std::string& name) {
+  auto s = OpenStore(dir.Path(name + ".db"));
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
   return std::move(*s);
 }
 
 TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
-  auto store = FreshStore("vllm");
+  testing_util::ScratchDir tmp("import");
+  auto store = FreshStore(tmp, "vllm");
   ImportOptions o;
   o.num_gpus = 2;
   o.hardware = "h100";
@@ -61,7 +61,8 @@ TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
 }
 
 TEST(Import, InferenceXGroupsByHardwareFrameworkPrecisionAndConvertsSeconds) {
-  auto store = FreshStore("ix");
+  testing_util::ScratchDir tmp("import");
+  auto store = FreshStore(tmp, "ix");
   auto runs = ImportFile(*store, kData + "/agg_llama70b_fp8.json", {});
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   ASSERT_EQ(runs->size(), 2u);
@@ -246,7 +247,8 @@ TEST(Import, DeepNestingAndEndlessFilesEndPromptlyWithAnError) {
   auto deep = ParseResultFile(std::string(100000, '[') + std::string(100000, ']'), "deep.json", {});
   ASSERT_FALSE(deep.ok());
   EXPECT_EQ(deep.status().message(), "deep.json: nested deeper than 64 levels; not a vLLM or InferenceX result");
-  auto store = FreshStore("zero");
+  testing_util::ScratchDir tmp("import");
+  auto store = FreshStore(tmp, "zero");
   auto zero = ImportFile(*store, "/dev/zero", {});
   ASSERT_FALSE(zero.ok());
   EXPECT_EQ(zero.status().message(),
@@ -255,7 +257,8 @@ TEST(Import, DeepNestingAndEndlessFilesEndPromptlyWithAnError) {
 }
 
 TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
-  auto store = FreshStore("wrongtype");
+  testing_util::ScratchDir tmp("import");
+  auto store = FreshStore(tmp, "wrongtype");
   auto r = ImportText(*store, R"({"completed": 1, "output_throughput": 1, "total_token_throughput": 2,
                                   "ttfts": [0.1], "input_lens": ["many"]})",
                       "odd.json", {});
@@ -266,7 +269,8 @@ TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
 }
 
 TEST(Export, JsonAndCsvCarryEveryPoint) {
-  auto store = FreshStore("export");
+  testing_util::ScratchDir tmp("import");
+  auto store = FreshStore(tmp, "export");
   ASSERT_TRUE(ImportFile(*store, kData + "/agg_llama70b_fp8.json", {}).ok());
   auto js = ExportJson(*store);
   ASSERT_TRUE(js.ok());
@@ -308,7 +312,8 @@ std::map<std::string, std::vector<std::string>> PointTexts(Store& s) {
 }
 
 TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForByte) {
-  auto from = FreshStore("export_from");
+  testing_util::ScratchDir tmp("import");
+  auto from = FreshStore(tmp, "export_from");
   const int64_t run_id = testing_verdict::RoundTripVerdicts(*from);
   ASSERT_GT(run_id, 0);
   // A fourth point with a summary and both series, as a measured run stores them.
@@ -324,7 +329,7 @@ TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForB
   auto parsed = ParseResultFile(*text, "export.json", {});
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   ASSERT_EQ(parsed->size(), 1u);
-  auto to = FreshStore("export_to");
+  auto to = FreshStore(tmp, "export_to");
   auto runs = StoreParsedRuns(*to, std::move(*parsed));
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
 
@@ -361,7 +366,8 @@ TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForB
 }
 
 TEST(ExportImport, CsvSaysEachPointsVerdict) {
-  auto s = FreshStore("csv_verdict");
+  testing_util::ScratchDir tmp("import");
+  auto s = FreshStore(tmp, "csv_verdict");
   ASSERT_GT(testing_verdict::RoundTripVerdicts(*s), 0);
   auto csv = ExportCsv(*s);
   ASSERT_TRUE(csv.ok());
@@ -428,7 +434,8 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
-  auto s = FreshStore("v5");
+  testing_util::ScratchDir tmp("import");
+  auto s = FreshStore(tmp, "v5");
   auto runs = ImportFile(*s, kData + "/export_v5.json", {});
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   auto points = s->ListPoints(runs->front().id);
@@ -458,7 +465,8 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
 }
 
 TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
-  auto s = FreshStore("v5_again");
+  testing_util::ScratchDir tmp("import");
+  auto s = FreshStore(tmp, "v5_again");
   ASSERT_TRUE(ImportFile(*s, kData + "/export_v5.json", {}).ok());
   auto csv = ExportCsv(*s);
   ASSERT_TRUE(csv.ok());

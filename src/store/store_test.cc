@@ -10,18 +10,10 @@
 #include "store/sqlite_store.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "util/scratch.h"
 
 namespace frontier::store {
 namespace {
-
-std::string TempDb(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("frontier_store_" + name + "_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(p);
-  std::filesystem::remove(p.string() + "-wal");
-  std::filesystem::remove(p.string() + "-shm");
-  return p.string();
-}
 
 PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
   PointRecord p;
@@ -44,7 +36,8 @@ PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
 }
 
 TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
-  const std::string path = TempDb("roundtrip");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("roundtrip.db");
   auto store = OpenStore(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ((*store)->SchemaVersion(), kSchemaVersion);
@@ -128,7 +121,8 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
 }
 
 TEST(SqliteStore, UsesWal) {
-  const std::string path = TempDb("wal");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("wal.db");
   ASSERT_TRUE(OpenStore(path).ok());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -141,7 +135,8 @@ TEST(SqliteStore, UsesWal) {
 }
 
 TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
-  const std::string path = TempDb("migrate");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("migrate.db");
   {
     auto v1 = OpenSqliteStore(path, OpenMode::kCreate, 1);
     ASSERT_TRUE(v1.ok());
@@ -165,7 +160,8 @@ TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
 // `db copy` carries a point's series; a point stored before version 5 (no
 // series) copies as one without.
 TEST(SqliteStore, CopyCarriesThePointSeries) {
-  const std::string from_path = TempDb("copy_from"), to_path = TempDb("copy_to");
+  testing_util::ScratchDir tmp("store");
+  const std::string from_path = tmp.Path("copy_from.db"), to_path = tmp.Path("copy_to.db");
   auto from = OpenStore(from_path);
   ASSERT_TRUE(from.ok());
   RunInfo run;
@@ -194,7 +190,8 @@ TEST(SqliteStore, CopyCarriesThePointSeries) {
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {
-  const std::string path = TempDb("newer");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("newer.db");
   ASSERT_TRUE(OpenStore(path).ok());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -235,7 +232,8 @@ TEST(Schema, SqliteMigrationsRenderAsFirstShippedAndPostgresOnesUse64BitTypes) {
 }
 
 TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {
-  const std::string path = TempDb("readonly");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("readonly.db");
   // No database yet: nothing is created.
   auto missing = OpenStore(path, OpenMode::kReadOnly);
   ASSERT_FALSE(missing.ok());
@@ -274,7 +272,8 @@ TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {
 }
 
 TEST(SqliteStore, ReadOnlyOpenReadsAnOlderSchemaAsItIsWithoutMigrating) {
-  const std::string path = TempDb("readonly_old");
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("readonly_old.db");
   ASSERT_TRUE(OpenSqliteStore(path, OpenMode::kCreate, 1).ok());
   auto s = OpenStore(path, OpenMode::kReadOnly);
   ASSERT_TRUE(s.ok()) << s.status().message();

@@ -3,10 +3,7 @@
 // sweep on the simulator into a results store.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +12,7 @@
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/sessions.h"
+#include "util/scratch.h"
 
 namespace frontier::sweep {
 namespace {
@@ -58,9 +56,8 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
   plan->load.values = {8, 32};
   plan->load.num_prompts = 32;
 
-  const auto db = std::filesystem::temp_directory_path() / ("frontier_hbm_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(db);
-  auto store = store::OpenStore(db.string());
+  testing_util::ScratchDir tmp("hbm");  // the database and its -wal and -shm, removed after the store closes
+  auto store = store::OpenStore(tmp.Path("hbm.db"));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   std::map<std::string, Counters> counters;
   SessionFactory factory = [&](const Plan& p, const SystemSpec& s) -> Result<std::unique_ptr<Session>> {
@@ -125,7 +122,6 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
   };
   EXPECT_LT(hits("h100-80gb", 32), hits("h200-141gb", 32));
   EXPECT_LE(hits("h200-141gb", 32), hits("mi325x-256gb", 32));
-  std::filesystem::remove(db);
 }
 
 }  // namespace

@@ -7,29 +7,16 @@
 #include <unistd.h>
 
 #include <chrono>
-
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "sweep/process.h"
+#include "util/scratch.h"
 
 namespace frontier::sweep {
 namespace {
 
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("frontier_process_" + name + "_" + std::to_string(::getpid())))
-      .string();
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::Slurp;
 
 bool GroupAlive(pid_t pgid) { return GroupHasLiveMembers(pgid); }
 
@@ -49,8 +36,8 @@ int Listen(int* port) {
 }
 
 TEST(ServerProcess, LogsEnvAndCwdAndStopsTheWholeGroupWithSigterm) {
-  const std::string log = TempPath("log") + "/server.log";
-  std::filesystem::remove_all(std::filesystem::path(log).parent_path());
+  testing_util::ScratchDir tmp("process");
+  const std::string log = tmp.Path("log") + "/server.log";  // in a folder that does not exist yet
   ServerProcess p;
   ProcessOptions o;
   // A child that outlives the shell's own command, to check the group is stopped.
@@ -70,10 +57,11 @@ TEST(ServerProcess, LogsEnvAndCwdAndStopsTheWholeGroupWithSigterm) {
 }
 
 TEST(ServerProcess, SigkillAfterTheStopTimeoutWhenSigtermIsIgnored) {
+  testing_util::ScratchDir tmp("process");
   ServerProcess p;
   ProcessOptions o;
   o.command = "trap '' TERM; while true; do sleep 0.05; done";
-  o.log_path = TempPath("ignore.log");
+  o.log_path = tmp.Path("ignore.log");
   o.stop_timeout_s = 0.5;
   ASSERT_TRUE(p.Start(o).ok());
   const pid_t group = p.pid();
@@ -85,10 +73,11 @@ TEST(ServerProcess, SigkillAfterTheStopTimeoutWhenSigtermIsIgnored) {
 }
 
 TEST(ServerProcess, HealthFailsFastWhenTheServerExitsAndTimesOutWhenItNeverAnswers) {
+  testing_util::ScratchDir tmp("process");
   ServerProcess quits;
   ProcessOptions o;
   o.command = "echo no such model >&2; exit 3";
-  o.log_path = TempPath("exit.log");
+  o.log_path = tmp.Path("exit.log");
   ASSERT_TRUE(quits.Start(o).ok());
   auto st = quits.WaitHealthy("http://127.0.0.1:9/health", 30, SteadyClock::Get(), kNanosPerMilli * 20);
   ASSERT_FALSE(st.ok());
@@ -118,10 +107,11 @@ TEST(ServerProcess, HealthyWhenTheUrlAnswers200) {
     (void)::write(c, resp, sizeof resp - 1);
     ::close(c);
   });
+  testing_util::ScratchDir tmp("process");
   ServerProcess p;
   ProcessOptions o;
   o.command = "sleep 60";
-  o.log_path = TempPath("ok.log");
+  o.log_path = tmp.Path("ok.log");
   o.stop_timeout_s = 2;
   ASSERT_TRUE(p.Start(o).ok());
   auto st = p.WaitHealthy("http://127.0.0.1:" + std::to_string(port) + "/health", 10,
@@ -149,7 +139,7 @@ struct Launcher {
   pid_t group = -1;
   std::string marker;
 };
-Launcher Launch(const std::string& command) {
+Launcher Launch(const std::string& command, const std::string& log_path) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   Launcher l;
@@ -159,7 +149,7 @@ Launcher Launch(const std::string& command) {
     ServerProcess p;
     ProcessOptions o;
     o.command = command;
-    o.log_path = TempPath("launcher.log");
+    o.log_path = log_path;
     o.stop_timeout_s = 2;
     if (!p.Start(o).ok()) ::_exit(1);
     const std::string msg = std::to_string(p.pid()) + " " + p.marker() + "\n";
@@ -183,7 +173,8 @@ Launcher Launch(const std::string& command) {
 
 TEST(ServerProcess, NoServerOutlivesALauncherKilledWithSigkill) {
   // The shell's own command and a background child both stay in the group.
-  Launcher l = Launch("sleep 60 & sleep 60");
+  testing_util::ScratchDir tmp("process");
+  Launcher l = Launch("sleep 60 & sleep 60", tmp.Path("launcher.log"));
   ASSERT_GT(l.group, 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_TRUE(GroupAlive(l.group));
@@ -193,7 +184,8 @@ TEST(ServerProcess, NoServerOutlivesALauncherKilledWithSigkill) {
 }
 
 TEST(ServerProcess, AChildThatLeftTheGroupIsFoundByItsMarker) {
-  Launcher l = Launch("setsid sleep 60 & sleep 60");
+  testing_util::ScratchDir tmp("process");
+  Launcher l = Launch("setsid sleep 60 & sleep 60", tmp.Path("launcher.log"));
   ASSERT_EQ(l.marker.size(), 16u);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(l.pid, SIGKILL);
@@ -217,10 +209,11 @@ TEST(ServerProcess, AnotherServerOnThePortIsNamedNotMeasured) {
             std::string::npos)
       << free.message();
 
+  testing_util::ScratchDir tmp("process");
   ServerProcess p;
   ProcessOptions o;
   o.command = "sleep 60";  // launched, but not the one listening
-  o.log_path = TempPath("owner.log");
+  o.log_path = tmp.Path("owner.log");
   o.stop_timeout_s = 2;
   ASSERT_TRUE(p.Start(o).ok());
   Status serves = p.CheckServes(port);

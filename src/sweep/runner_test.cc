@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <map>
 
 #include "store/sqlite_store.h"
 #include "sweep/runner.h"
 #include "loadgen/verdict.h"
+#include "util/scratch.h"
 
 namespace frontier::sweep {
 namespace {
@@ -95,17 +95,17 @@ SessionFactory Factory(Script* s) {
   };
 }
 
-std::unique_ptr<store::Store> FreshStore(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("frontier_runner_" + name + "_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(p);
-  return std::move(store::OpenStore(p.string()).value());
+// A new database `name` in the test's scratch folder (removed with the
+// folder, -wal and -shm included: declare the folder before the store).
+std::unique_ptr<store::Store> FreshStore(const testing_util::ScratchDir& dir, const std::string& name) {
+  return std::move(store::OpenStore(dir.Path(name + ".db")).value());
 }
 
 TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto store = FreshStore("all");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "all");
   Script script;
   std::vector<SweepProgress> seen;
   ManualClock clock(0);
@@ -157,7 +157,8 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
 
 TEST(Runner, EtaWeighsPointsByTheirRequests) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
-  auto store = FreshStore("eta");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "eta");
   ManualClock clock(0);
   Script script;
   script.clock = &clock;
@@ -177,7 +178,8 @@ TEST(Runner, EtaWeighsPointsByTheirRequests) {
 
 TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
-  auto store = FreshStore("retry");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "retry");
   Script script;
   script.fail["a|w|concurrency=1|rep=1"] = 1;  // fails once: the retry succeeds
   script.fail["a|w|concurrency=2|rep=0"] = 2;  // fails twice: a is broken
@@ -198,7 +200,8 @@ TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
 
 TEST(Runner, APointWhereNoRequestCompletedSaysWhyEachFailed) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
-  auto store = FreshStore("none");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "none");
   Script script;
   script.fail_requests["b|w|concurrency=1|rep=0"] = "http_429";  // each of its 4 requests, on both attempts
   auto out = RunSweep(*plan, *store, Factory(&script), {});
@@ -213,7 +216,8 @@ TEST(Runner, APointWhereNoRequestCompletedSaysWhyEachFailed) {
 
 TEST(Runner, ASessionThatCannotStartBreaksOnlyItsSystem) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
-  auto store = FreshStore("start");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "start");
   Script script;
   script.start_fails = {"a"};
   auto out = RunSweep(*plan, *store, Factory(&script), {});
@@ -225,7 +229,8 @@ TEST(Runner, ASessionThatCannotStartBreaksOnlyItsSystem) {
 
 TEST(Runner, ResumeRunsOnlyMissingPointsAndNeverDuplicates) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
-  auto store = FreshStore("resume");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "resume");
   std::atomic<bool> stop{false};
   Script first;
   first.stop = &stop;
@@ -272,7 +277,8 @@ TEST(Runner, ScenarioRulesReachEachPointAndTheVerdictIsReported) {
   text += "scenario: {name: server, min_duration_s: 5, slo: [ttft_p99:450]}\n";
   auto plan = ParsePlan(text, "fake.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto store = FreshStore("scenario");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "scenario");
   Script script;
   std::vector<std::string> done;
   SweepOptions o;
@@ -315,7 +321,7 @@ TEST(Runner, ScenarioRulesReachEachPointAndTheVerdictIsReported) {
   bare.replace(bare.find(", slo: [ttft_p99:450]"), 21, "");
   auto unjudged = ParsePlan(bare, "fake.yaml");
   ASSERT_TRUE(unjudged.ok()) << unjudged.status().ToString();
-  auto empty = FreshStore("scenario_bad");
+  auto empty = FreshStore(tmp, "scenario_bad");
   Script none;
   auto bad = RunSweep(*unjudged, *empty, Factory(&none), SweepOptions{});
   ASSERT_FALSE(bad.ok());

@@ -1,18 +1,11 @@
 #include "workload/dataset.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
+#include "util/scratch.h"
 
 namespace frontier::workload {
 namespace {
-
-std::string TempFile(const std::string& name, const std::string& contents) {
-  std::string path = ::testing::TempDir() + "/" + name + "." + std::to_string(::getpid());
-  std::ofstream(path) << contents;
-  return path;
-}
 
 TEST(DatasetTest, EstimateTokensIsFourCodePointsPerToken) {
   EXPECT_EQ(EstimateTokens(""), 1);
@@ -35,7 +28,8 @@ TEST(DatasetTest, RandomUsesTopLevelCountAndSeed) {
 }
 
 TEST(DatasetTest, JsonlReadsPromptsAndOutputLengths) {
-  auto path = TempFile("ok.jsonl",
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
+  auto path = tmp.Write("ok.jsonl",
                        "{\"prompt\": \"hello there my friend\", \"output_len\": 12}\n\n"
                        "{\"prompt\": \"abcdefgh\", \"output_len\": 3}\n");
   DatasetOptions o;
@@ -61,15 +55,16 @@ TEST(DatasetTest, JsonlReadsPromptsAndOutputLengths) {
 }
 
 TEST(DatasetTest, JsonlErrorsNameFileLineAndField) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
   DatasetOptions o;
   o.kind = DatasetKind::kJsonl;
   o.num_prompts = 1;
-  o.path = TempFile("bad1.jsonl", "{\"prompt\": \"a\", \"output_len\": 2}\n{\"prompt\": \"b\"}\n");
+  o.path = tmp.Write("bad1.jsonl", "{\"prompt\": \"a\", \"output_len\": 2}\n{\"prompt\": \"b\"}\n");
   auto r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(o.path + ":2"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("output_len"), std::string::npos);
-  o.path = TempFile("bad2.jsonl", "{oops\n");
+  o.path = tmp.Write("bad2.jsonl", "{oops\n");
   r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(o.path + ":1: not valid JSON"), std::string::npos);
@@ -78,6 +73,7 @@ TEST(DatasetTest, JsonlErrorsNameFileLineAndField) {
 }
 
 TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
   DatasetOptions o;
   o.kind = DatasetKind::kJsonl;
   o.num_prompts = 1;
@@ -91,14 +87,14 @@ TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
       {"\"8\"", "field \"output_len\" must be an integer in [1, 10000000], got \"8\""},
   };
   for (const auto& [value, message] : cases) {
-    o.path = TempFile("len.jsonl", "{\"prompt\": \"a\", \"output_len\": " + value + "}\n");
+    o.path = tmp.Write("len.jsonl", "{\"prompt\": \"a\", \"output_len\": " + value + "}\n");
     auto r = LoadDataset(o);
     ASSERT_FALSE(r.ok()) << value;
     EXPECT_EQ(r.status().message(), o.path + ":1: " + message) << value;
   }
   // A prompt of about 10,000,001 tokens (4 characters each) is one past the bound, in both formats.
   const std::string huge(40'000'004, 'p');
-  o.path = TempFile("huge.jsonl", "{\"prompt\": \"" + huge + "\", \"output_len\": 8}\n");
+  o.path = tmp.Write("huge.jsonl", "{\"prompt\": \"" + huge + "\", \"output_len\": 8}\n");
   auto r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), o.path +
@@ -106,7 +102,7 @@ TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
                                       "10000000 (docs/limits.md)");
   o.kind = DatasetKind::kShareGpt;
   o.sharegpt_output_len = 8;
-  o.path = TempFile("huge.json", "[{\"conversations\": [{\"from\": \"human\", \"value\": \"" + huge +
+  o.path = tmp.Write("huge.json", "[{\"conversations\": [{\"from\": \"human\", \"value\": \"" + huge +
                                      "\"}, {\"from\": \"gpt\", \"value\": \"x\"}]}]");
   r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
@@ -115,6 +111,7 @@ TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
 }
 
 TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
   const std::string prompt(40, 'p');   // 10 tokens
   const std::string answer(80, 'a');   // 20 tokens
   const std::string tiny = "hi";       // 1 token: filtered out
@@ -127,7 +124,7 @@ TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
   doc += "]";
   DatasetOptions o;
   o.kind = DatasetKind::kShareGpt;
-  o.path = TempFile("share.json", doc);
+  o.path = tmp.Write("share.json", doc);
   o.num_prompts = 1;
   auto r = LoadDataset(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -143,15 +140,16 @@ TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
 }
 
 TEST(DatasetTest, ShareGptErrorsNameTheField) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
   DatasetOptions o;
   o.kind = DatasetKind::kShareGpt;
   o.num_prompts = 1;
-  o.path = TempFile("bad.json", "[{\"conversations\": [{\"from\": \"human\"}, {\"value\": \"x\"}]}]");
+  o.path = tmp.Write("bad.json", "[{\"conversations\": [{\"from\": \"human\"}, {\"value\": \"x\"}]}]");
   auto r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("conversations[0].value"), std::string::npos)
       << r.status().message();
-  o.path = TempFile("bad3.json", "[\n{\"conversations\": [}\n]");
+  o.path = tmp.Write("bad3.json", "[\n{\"conversations\": [}\n]");
   r = LoadDataset(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(o.path + ":2:"), std::string::npos) << r.status().message();

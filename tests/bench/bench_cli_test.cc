@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client_test_util.h"
-#include "core/atomic_file.h"
+#include "util/scratch.h"
 
 extern char** environ;
 
@@ -46,17 +46,11 @@ int Wait(Proc p) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-std::string Tmp(const std::string& name) {
-  return ::testing::TempDir() + "/" + name + "." + std::to_string(::getpid());
-}
-
-std::string Slurp(const std::string& path) {
-  auto r = ReadFile(path);
-  return r.ok() ? *r : "";
-}
+using testing_util::Slurp;
 
 TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
-  const std::string err = Tmp("err");
+  testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
+  const std::string err = tmp.Path("err");
   for (std::vector<std::string> args :
        {std::vector<std::string>{"bench", "--model", "m", "--max-concurrency", "0"},
         {"bench", "--model", "m", "--base-url", "localhost:8000"},
@@ -74,6 +68,7 @@ TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
 }
 
 TEST(BenchCliTest, RunWritesResultAndRecords) {
+  testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   auto server = StartServer([](const testing::RequestInfo&) {
     Script s;
     s.ttft = 20 * kMs;
@@ -82,7 +77,7 @@ TEST(BenchCliTest, RunWritesResultAndRecords) {
     s.tokens_pattern = {1, 1, 1, 1, 3};
     return s;
   });
-  const std::string result = Tmp("result.json"), records = Tmp("records.jsonl"), err = Tmp("err");
+  const std::string result = tmp.Path("result.json"), records = tmp.Path("records.jsonl"), err = tmp.Path("err");
   int rc = Wait(Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "20",
                        "--warmup", "2", "--max-concurrency", "4", "--input-len", "16", "--output-len", "8",
                        "--seed", "3", "--num-gpus", "2", "--goodput", "ttft:1000", "--result-json", result,
@@ -130,6 +125,7 @@ TEST(BenchCliTest, RunWritesResultAndRecords) {
 }
 
 TEST(BenchCliTest, SigintKeepsWhatWasMeasured) {
+  testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   // Requests 0-3 finish fast; the rest stall: Ctrl-C must end the run and keep the four.
   auto server = StartServer([](const testing::RequestInfo& info) {
     const std::string id = info.Header("x-request-id");
@@ -142,8 +138,7 @@ TEST(BenchCliTest, SigintKeepsWhatWasMeasured) {
     }
     return s;
   });
-  const std::string result = Tmp("sigint.json"), err = Tmp("err");
-  ::unlink(result.c_str());
+  const std::string result = tmp.Path("sigint.json"), err = tmp.Path("err");
   Proc p = Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "50",
                   "--max-concurrency", "4", "--input-len", "8", "--output-len", "4", "--grace", "0.2",
                   "--result-json", result},
@@ -173,6 +168,7 @@ int64_t MaxPromptId(const ScriptedServer& server, size_t* requests) {
 }
 
 TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
+  testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   // A llama.cpp-like server says n_vocab = 1504 in /v1/models: every id is below it.
   ScriptedServer::Options so;
   so.n_vocab = 1504;
@@ -184,7 +180,7 @@ TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
   };
   auto server = ScriptedServer::Start(so);
   ASSERT_TRUE(server.ok());
-  const std::string result = Tmp("vocab.json"), err = Tmp("err");
+  const std::string result = tmp.Path("vocab.json"), err = tmp.Path("err");
   ASSERT_EQ(Wait(Spawn({"bench", "--base-url", (*server)->base_url(), "--model", "m", "--num-prompts", "20",
                         "--input-len", "512", "--output-len", "2", "--result-json", result},
                        err)),
@@ -219,6 +215,7 @@ TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
 }
 
 TEST(BenchCliTest, WorkersMergeIntoOneResult) {
+  testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   auto server = StartServer([](const testing::RequestInfo&) {
     Script s;
     s.ttft = 2 * kMs;
@@ -226,7 +223,7 @@ TEST(BenchCliTest, WorkersMergeIntoOneResult) {
     s.events = 5;
     return s;
   });
-  const std::string result = Tmp("workers.json"), records = Tmp("workers.jsonl"), err = Tmp("err");
+  const std::string result = tmp.Path("workers.json"), records = tmp.Path("workers.jsonl"), err = tmp.Path("err");
   ASSERT_EQ(Wait(Spawn({"bench", "--base-url", server->base_url(), "--model", "m", "--num-prompts", "60",
                         "--max-concurrency", "8", "--input-len", "8", "--output-len", "5", "--workers", "3",
                         "--result-json", result, "--requests-jsonl", records},

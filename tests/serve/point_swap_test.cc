@@ -17,6 +17,7 @@
 #include "sim/config.h"
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
+#include "util/scratch.h"
 #include "workload/random_dataset.h"
 
 namespace frontier::serve::testing {
@@ -61,7 +62,7 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
   load.num_prompts = 10;
   load.max_concurrency = 4;
 
-  const std::string dir = ::testing::TempDir();
+  testing_util::ScratchDir tmp("point_swap");  // both result files, removed at the end
   loadgen::PointOptions common;
   common.summary.num_gpus = 8;
   common.extra_result_fields["backend"] = "test";
@@ -69,7 +70,7 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
   // Simulated: virtual time.
   loadgen::PointOptions so = common;
   so.run = sim::VirtualRunOptions(false);
-  so.result_json = dir + "/swap_sim.json";
+  so.result_json = tmp.Path("swap_sim.json");
   sim::SimTarget simulated(*config, sim::SimulateOptions{});
   auto sim_out = loadgen::RunPoint(simulated, *specs, load, so, nullptr, nullptr);
   ASSERT_TRUE(sim_out.ok()) << sim_out.status().message();
@@ -84,7 +85,7 @@ TEST(PointSwap, MeasuredAndSimulatedPointsGoThroughTheSameRunner) {
   auto http = loadgen::HttpTarget::Create(co);
   ASSERT_TRUE(http.ok()) << http.status().message();
   loadgen::PointOptions mo = common;
-  mo.result_json = dir + "/swap_measured.json";
+  mo.result_json = tmp.Path("swap_measured.json");
   auto measured = loadgen::RunPoint(**http, *specs, load, mo, nullptr, nullptr);
   ASSERT_TRUE(measured.ok()) << measured.status().message();
 

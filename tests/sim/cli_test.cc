@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "tests/cli_test_util.h"
+#include "util/scratch.h"
 
 namespace {
 
@@ -67,7 +68,8 @@ TEST(SimulateCliTest, SweepPrintsOneRowPerPointAndMarksTheFrontier) {
 }
 
 TEST(SimulateCliTest, ResultJsonIsSimulatedAndVllmNamed) {
-  const std::string path = ::testing::TempDir() + "/frontier_sim_cli.json";
+  frontier::testing_util::ScratchDir tmp("sim_cli");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("result.json");
   Output o = RunFrontier("simulate --model llama-3.1-70b --hardware mi300x --tp 8 --precision fp8 --input-len 1024 "
                  "--output-len 256 --max-concurrency 32 --num-prompts 128 --explain --result-json " + path);
   ASSERT_EQ(o.status, 0) << o.text;
@@ -82,7 +84,6 @@ TEST(SimulateCliTest, ResultJsonIsSimulatedAndVllmNamed) {
   EXPECT_GT(j["output_throughput"].get<double>(), 0);
   EXPECT_GT(j["median_tpot_ms"].get<double>(), 0);
   EXPECT_EQ(j["max_concurrency"].get<int>(), 32);
-  std::remove(path.c_str());
 }
 
 // Stack versions: --list shows each with its release date and what it was

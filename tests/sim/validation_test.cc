@@ -16,6 +16,7 @@
 #include "sim/stack.h"
 #include "sim/validate.h"
 #include "sim/validation.h"
+#include "util/scratch.h"
 
 namespace frontier::sim {
 namespace {
@@ -120,7 +121,8 @@ TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
 // its provenance names the parent; a parameter it sets stays its own, and
 // the parent's value becomes the prior calibration regularises toward.
 TEST(StackInheritanceTest, AVersionInheritsWhatItsFileLeavesOut) {
-  const std::string dir = ::testing::TempDir() + "/frontier_inherit";
+  testing_util::ScratchDir tmp("inherit");  // a data folder of two stacks, removed at the end
+  const std::string dir = tmp.dir.string();
   std::filesystem::create_directories(dir + "/stacks");
   std::ifstream in(DefaultDataDir() + "/stacks/trtllm@2024.08.json");
   nlohmann::json parent = nlohmann::json::parse(in);

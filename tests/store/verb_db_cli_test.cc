@@ -20,6 +20,7 @@
 #include "store/store.h"
 #include "testing/scripted_server.h"
 #include "tests/store/store_cli_util.h"
+#include "util/scratch.h"
 
 namespace frontier {
 namespace {
@@ -27,14 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing_store::Frontier;
 using testing_store::Quote;
-
-// A fresh folder for one test's files.
-std::string Folder(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("frontier_verb_db_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
 
 // A server whose every request takes 1 ms to its first token and streams 4
 // one-token events 1 ms apart.
@@ -60,7 +53,8 @@ std::string BenchArgs(const testing::ScriptedServer& server, int prompts, int co
 TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
-  const std::string db = Folder("bench") + "/r.db";
+  testing_util::ScratchDir tmp("verb_db_bench");
+  const std::string db = tmp.Path("r.db");
   auto [rc, out] = Frontier(BenchArgs(*server, 12, 3) + " --slo ttft_p99:60000 --db " + Quote(db) +
                             " --run-label nightly");
   ASSERT_EQ(rc, 0) << out;
@@ -147,7 +141,8 @@ TEST(BenchDb, ARunWhereNoRequestCompletedIsStoredBrokenWithItsReasons) {
   };
   auto server = testing::ScriptedServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  const std::string db = Folder("none") + "/r.db";
+  testing_util::ScratchDir tmp("verb_db_none");
+  const std::string db = tmp.Path("r.db");
   auto [rc, out] = Frontier(BenchArgs(**server, 3, 1) + " --db " + Quote(db));
   EXPECT_EQ(rc, 1) << out;  // docs/bench.md: 1 when no request succeeded
   EXPECT_EQ((*server)->requests(), 3) << out;
@@ -163,7 +158,8 @@ TEST(BenchDb, ARunWhereNoRequestCompletedIsStoredBrokenWithItsReasons) {
 TEST(BenchDb, AMissingFolderIsAnErrorBeforeAnyRequestIsSent) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
-  const std::string db = Folder("missing") + "/no/such/folder/r.db";
+  testing_util::ScratchDir tmp("verb_db_missing");
+  const std::string db = tmp.Path("no/such/folder/r.db");
   auto [rc, out] = Frontier(BenchArgs(*server, 4, 1) + " --db " + Quote(db));
   EXPECT_NE(rc, 0) << out;
   EXPECT_NE(out.find("frontier bench: "), std::string::npos) << out;
@@ -175,7 +171,8 @@ TEST(BenchDb, AMissingFolderIsAnErrorBeforeAnyRequestIsSent) {
 TEST(BenchDb, AReadOnlyDatabaseIsAnErrorBeforeAnyRequestIsSent) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
-  const std::string dir = Folder("readonly"), db = dir + "/r.db";
+  testing_util::ScratchDir tmp("verb_db_readonly");
+  const std::string dir = tmp.dir.string(), db = dir + "/r.db";
   {
     auto s = store::OpenStore(db, store::OpenMode::kCreate);
     ASSERT_TRUE(s.ok());
@@ -214,7 +211,8 @@ TEST(BenchDb, FlagsThatDoNotFitAreUsageErrors) {
 TEST(BenchDb, ASweepRunCarriesTheProvenanceKeysOfABenchRunPlusItsPlans) {
   auto server = FourTokenServer();
   ASSERT_NE(server, nullptr);
-  const std::string dir = Folder("provenance"), db = dir + "/r.db", plan = dir + "/plan.yaml";
+  testing_util::ScratchDir tmp("verb_db_provenance");
+  const std::string dir = tmp.dir.string(), db = dir + "/r.db", plan = dir + "/plan.yaml";
   std::ofstream(plan) << R"(name: nightly
 systems:
   - {name: h100, hardware: h100, gpus: 1, sim: {model: llama-3.1-8b}}
@@ -258,7 +256,8 @@ load:
 }
 
 TEST(SimulateDb, ASweepStoresEachConcurrencyAsASimulatedPoint) {
-  const std::string dir = Folder("simulate"), db = dir + "/r.db", result = dir + "/p.json";
+  testing_util::ScratchDir tmp("verb_db_simulate");
+  const std::string dir = tmp.dir.string(), db = dir + "/r.db", result = dir + "/p.json";
   auto [rc, out] = Frontier("simulate --model llama-3.1-8b --hardware h100 --tp 1 --input-len 512 --output-len 128 "
                             "--num-prompts 16 --concurrency 2,8 --result-json " + Quote(result) + " --db " + Quote(db));
   ASSERT_EQ(rc, 0) << out;
@@ -303,7 +302,8 @@ TEST(SimulateDb, ASweepStoresEachConcurrencyAsASimulatedPoint) {
 }
 
 TEST(SimulateDb, AScenarioPointKeepsItsVerdictThroughExportAndImport) {
-  const std::string dir = Folder("roundtrip"), db = dir + "/a.db", copy = dir + "/b.db", file = dir + "/e.json";
+  testing_util::ScratchDir tmp("verb_db_roundtrip");
+  const std::string dir = tmp.dir.string(), db = dir + "/a.db", copy = dir + "/b.db", file = dir + "/e.json";
   auto [rc, out] = Frontier("simulate --model llama-3.1-8b --hardware h100 --tp 1 --input-len 256 --output-len 64 "
                             "--num-prompts 40 --max-concurrency 4 --slo ttft_p99:1 --db " + Quote(db));
   ASSERT_EQ(rc, 0) << out;
