@@ -86,58 +86,66 @@ Status CheckParallelism(const SimConfig& c) {
 }  // namespace
 
 // What one decoder layer keeps live at the peak of a step, in BF16 (2 bytes)
-// unless said otherwise; per token unless said otherwise:
-//   residual: the residual stream, the layer's normed input and its output,
-//     3 x hidden.
-//   attention (the block's temporaries at this TP): q, k, v and the attention
-//     output, heads/tp x head_dim for q and the output and max(1, kv_heads/tp)
-//     x head_dim for k and v (KV heads replicate when tp exceeds them). MLA
-//     prefill runs in expanded form: q and k at qk_nope + qk_rope per local
-//     head, v and the output at v_head_dim. The latent it expands, kv_lora_rank
-//     + qk_rope values per token whole on every rank (576 in DeepSeek-R1,
-//     against 16 x 640 expanded values per token at TP 8), is left out.
+// unless said otherwise; per token unless said otherwise. Throughout a block
+// two hidden-size vectors are live: the residual stream and the block's
+// (normed) input, which its caller holds until the block returns. Inside a
+// block the largest temporaries come first and are freed before the block's
+// output (hidden values) is written by its last GEMM, so each block peaks at
+// the larger of its two phases:
+//   attention (at this TP): q, k, v and the attention output, heads/tp x
+//     head_dim for q and the output and max(1, kv_heads/tp) x head_dim for k
+//     and v (KV heads replicate when tp exceeds them); then the attention
+//     output and the projection's output. MLA prefill runs in expanded form:
+//     q and k at qk_nope + qk_rope per local head, v and the output at
+//     v_head_dim. The latent it expands, kv_lora_rank + qk_rope values per
+//     token whole on every rank (576 in DeepSeek-R1, against 16 x 640
+//     expanded values per token at TP 8), is left out.
 //   dense MLP: the gate+up output, 2 x intermediate/tp, and the activation's
-//     output, intermediate/tp.
+//     output, intermediate/tp; then the activation's output and the down
+//     projection's output.
 //   fused MoE: vLLM's fused_moe works on at most kMoeChunkTokens tokens at a
 //     time (VLLM_FUSED_MOE_CHUNK_SIZE; the other engines' MoE kernels are
 //     assumed to chunk the same way), and its caches hold, per chunk token,
 //     top_k x (2N + N + hidden) values, N = moe_intermediate / tp (or whole
-//     under EP); the shared experts run as a dense MLP of shared x
-//     moe_intermediate on every token of the step. (The router's logits,
-//     `experts` FP32 values per token, are left out.)
-// The residual terms are live throughout, the attention and feed-forward
-// temporaries one block at a time, so the peak takes the larger block. Each
-// sequence that samples adds its FP32 logits over the local vocabulary shard.
+//     under EP), while its output (hidden values per token) is filled; the
+//     shared experts run as a dense MLP of shared x moe_intermediate on every
+//     token of the step. (The router's logits, `experts` FP32 values per
+//     token, are left out.)
+// The peak takes the largest block. Each sequence that samples adds its FP32
+// logits over the local vocabulary shard.
 double PeakActivationBytes(const ModelSpec& m, int tp_size, int ep, double tokens,
                            double sampling_seqs) {
   constexpr double kBf16 = 2.0, kFp32 = 4.0;
   const double tp = tp_size, h = m.hidden;
   const double local_heads = m.heads / tp;
 
-  const double residual_per_token = 3.0 * h * kBf16;
+  const double residual_per_token = 2.0 * h * kBf16;
 
   double attention_per_token = 0;
   if (m.mla()) {
     const double qk = static_cast<double>(m.qk_nope_dim) + m.qk_rope_dim;
-    attention_per_token = local_heads * (2.0 * qk + 2.0 * m.v_head_dim) * kBf16;
+    const double out = local_heads * m.v_head_dim;
+    attention_per_token = std::max(local_heads * (2.0 * qk + m.v_head_dim) + out, out + h) * kBf16;
   } else {
     const double local_kv_heads = std::max(1.0, m.kv_heads / tp);
-    attention_per_token = (2.0 * local_heads + 2.0 * local_kv_heads) * m.head_dim * kBf16;
+    const double out = local_heads * m.head_dim;
+    attention_per_token = std::max((local_heads + 2.0 * local_kv_heads) * m.head_dim + out, out + h) * kBf16;
   }
 
   const int dense_layers = m.moe() ? m.dense_layers : m.layers;
-  const double dense_mlp_per_token = dense_layers > 0 ? 3.0 * m.intermediate / tp * kBf16 : 0.0;
-  double moe_per_chunk_token = 0, moe_shared_per_token = 0;
+  const double local_intermediate = m.intermediate / tp;
+  const double dense_mlp_per_token =
+      dense_layers > 0 ? std::max(3.0 * local_intermediate, local_intermediate + h) * kBf16 : 0.0;
+  double moe_per_chunk_token = 0, moe_per_token = 0;
   if (m.moe_layers() > 0) {
     const double n = ep > 1 ? static_cast<double>(m.moe_intermediate) : m.moe_intermediate / tp;
     moe_per_chunk_token = static_cast<double>(m.experts_per_token) * (3.0 * n + h) * kBf16;
-    moe_shared_per_token = 3.0 * m.shared_experts * m.moe_intermediate / tp * kBf16;
+    moe_per_token = (h + 3.0 * m.shared_experts * m.moe_intermediate / tp) * kBf16;
   }
 
   const double attention = tokens * attention_per_token;
   const double dense_mlp = tokens * dense_mlp_per_token;
-  const double moe =
-      std::min(tokens, kMoeChunkTokens) * moe_per_chunk_token + tokens * moe_shared_per_token;
+  const double moe = std::min(tokens, kMoeChunkTokens) * moe_per_chunk_token + tokens * moe_per_token;
   const double logits = sampling_seqs * m.vocab / tp * kFp32;
   return tokens * residual_per_token + std::max({attention, dense_mlp, moe}) + logits;
 }

@@ -189,19 +189,21 @@ TEST(ConfigTest, CatalogFeedForwardKeys) {
 }
 
 // Peak activations by hand (config.cc lists the terms), BF16 = 2 bytes, FP32
-// logits = 4 bytes, 256 sampling sequences, TP 8 throughout.
+// logits = 4 bytes, 256 sampling sequences, TP 8 throughout. Per token, two
+// hidden vectors (the residual stream and the block's input) stay live, and
+// each block adds the larger of its two phases.
 //
 // Llama 3.1 70B (hidden 8,192; 64 heads, 8 KV heads of 128; intermediate
 // 28,672; vocabulary 128,256) at 8,192 tokens, per token:
-//   residual 3 x 8,192 x 2                          = 49,152 B
-//   attention (8 + 8 q/out heads, 1 + 1 KV) x 128 x 2 =  4,608 B
-//   dense MLP 3 x 28,672 / 8 x 2                    = 21,504 B (the larger block)
-// 8,192 x (49,152 + 21,504) = 578,813,952 B, + logits 256 x 128,256 / 8 x 4 =
-// 16,416,768 B: 595,230,720 B.
+//   residual and input 2 x 8,192 x 2                            = 32,768 B
+//   attention max((8 + 1 + 1) x 128 + 8 x 128, 8 x 128 + 8,192) x 2 = 18,432 B
+//   dense MLP max(3 x 3,584, 3,584 + 8,192) x 2                 = 23,552 B (the larger block)
+// 8,192 x (32,768 + 23,552) = 461,373,440 B, + logits 256 x 128,256 / 8 x 4 =
+// 16,416,768 B: 477,790,208 B.
 TEST(ConfigTest, PeakActivationsOfLlama70BAt8192Tokens) {
   Result<ModelSpec> m = LoadModel("llama-3.1-70b");
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 8192, 256), 595'230'720.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 8192, 256), 477'790'208.0);
 
   // The memory plan takes its step from max_num_batched_tokens and max_num_seqs.
   SimSpec spec;
@@ -213,41 +215,43 @@ TEST(ConfigTest, PeakActivationsOfLlama70BAt8192Tokens) {
   spec.max_num_seqs = 256;
   Result<SimConfig> c = ResolveSimConfig(spec);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_DOUBLE_EQ(c->memory.activations, 595'230'720.0);
+  EXPECT_DOUBLE_EQ(c->memory.activations, 477'790'208.0);
 }
 
 // Llama 3.1 405B (hidden 16,384; 128 heads, 8 KV heads of 128; intermediate
 // 53,248) at 91,680 tokens, the whole-prompt budget of vLLM's V0 engine at
 // max_model_len 91,680. Per token:
-//   residual 3 x 16,384 x 2                           = 98,304 B
-//   attention (16 + 16 q/out heads, 1 + 1 KV) x 128 x 2 =  8,704 B
-//   dense MLP 3 x 53,248 / 8 x 2                      = 39,936 B (the larger block)
-// 91,680 x 138,240 = 12,673,843,200 B, + logits 16,416,768 B: 12,690,259,968 B
+//   residual and input 2 x 16,384 x 2                               = 65,536 B
+//   attention max((16 + 1 + 1) x 128 + 16 x 128, 16 x 128 + 16,384) x 2 = 36,864 B
+//   dense MLP max(3 x 6,656, 6,656 + 16,384) x 2                    = 46,080 B (the larger block)
+// 91,680 x 111,616 = 10,232,954,880 B, + logits 16,416,768 B: 10,249,371,648 B
 // (the previous estimate, 16 hidden vectors + 3 x the MLP width, asked 51.7 GB).
 TEST(ConfigTest, PeakActivationsOfLlama405BAtAWholePromptBudget) {
   Result<ModelSpec> m = LoadModel("llama-3.1-405b");
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 91'680, 256), 12'690'259'968.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 91'680, 256), 10'249'371'648.0);
 }
 
 // DeepSeek-R1 (hidden 7,168; 128 MLA heads, qk 128 + 64, v 128; 3 dense
 // layers of 18,432; 256 experts of 2,048, top 8, 1 shared; vocabulary
 // 129,280). Per token:
-//   residual 3 x 7,168 x 2                                = 43,008 B
-//   attention 16 heads x (192 q + 192 k + 128 v + 128 out) x 2 = 20,480 B
-//   dense MLP 3 x 18,432 / 8 x 2                          = 13,824 B
-//   MoE, per chunk token: 8 x (3 x 2,048 / 8 + 7,168) x 2  = 126,976 B
-//   shared expert, every token: 3 x 2,048 / 8 x 2          =  1,536 B
+//   residual and input 2 x 7,168 x 2                           = 28,672 B
+//   attention max(16 x (192 q + 192 k + 128 v) + 16 x 128 out,
+//                 16 x 128 + 7,168) x 2                        = 20,480 B
+//   dense MLP max(3 x 2,304, 2,304 + 7,168) x 2                = 18,944 B
+//   MoE, per chunk token: 8 x (3 x 2,048 / 8 + 7,168) x 2      = 126,976 B
+//   MoE output and shared expert, every token:
+//     (7,168 + 3 x 2,048 / 8) x 2                              = 15,872 B
 // logits 256 x 129,280 / 8 x 4 = 16,547,840 B.
 // At 163,840 tokens (max_model_len, whole prompts) the MoE caches stop at
-// 32,768 tokens: 32,768 x 126,976 + 163,840 x 1,536 = 4,412,407,808 B, above
-// attention's 3,355,443,200 and the dense MLP's 2,264,924,160; with the
-// residual's 7,046,430,720: 11,475,386,368 B (unchunked the MoE term alone
+// 32,768 tokens: 32,768 x 126,976 + 163,840 x 15,872 = 6,761,218,048 B, above
+// attention's 3,355,443,200 and the dense MLP's 3,103,784,960; with the
+// residual's 4,697,620,480: 11,475,386,368 B (unchunked the MoE caches alone
 // would be 20.8 GB).
-// At 8,192 tokens the chunk does not bind: 8,192 x (43,008 + 126,976 + 1,536)
+// At 8,192 tokens the chunk does not bind: 8,192 x (28,672 + 126,976 + 15,872)
 // + logits = 1,421,639,680 B. Under EP 8 the experts are whole (N = 2,048):
 // 8 x (3 x 2,048 + 7,168) x 2 = 212,992 B per token instead of 126,976:
-// 8,192 x (43,008 + 212,992 + 1,536) + logits = 2,126,282,752 B.
+// 8,192 x (28,672 + 212,992 + 15,872) + logits = 2,126,282,752 B.
 TEST(ConfigTest, PeakActivationsOfDeepSeekR1ChunkTheMoe) {
   Result<ModelSpec> m = LoadModel("deepseek-r1");
   ASSERT_TRUE(m.ok());
