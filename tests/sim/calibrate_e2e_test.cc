@@ -42,14 +42,16 @@ nlohmann::json ReadJson(const fs::path& p) {
 
 void WriteJson(const fs::path& p, const nlohmann::json& j) { std::ofstream(p) << j.dump(1); }
 
-// A stack version derived from vllm-cuda@0.7.4: `version`, the given
-// parameter values, and no calibration record or priors (so the values are
-// where a fit starts and what it is pulled toward).
+// A stack version derived from vllm-cuda@0.6.3 (a file that gives every
+// parameter): `version`, the given parameter values, chunked prefill, and no
+// calibration record or priors (so the values are where a fit starts and what
+// it is pulled toward).
 void WriteVersion(const fs::path& stacks, const std::string& version, double kernel_us,
                   double gemm_bf16_max) {
-  nlohmann::json j = ReadJson(stacks / "vllm-cuda@0.7.4.json");
+  nlohmann::json j = ReadJson(stacks / "vllm-cuda@0.6.3.json");
   j["version"] = version;
   j.erase("calibration");
+  j.erase("prefill");
   for (auto& [name, p] : j["parameters"].items()) {
     p.erase("prior");
     p.erase("prior_source");
