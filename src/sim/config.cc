@@ -367,7 +367,7 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   if (c.model.max_context > 0 && c.max_model_len > c.model.max_context)
     return InvalidArgument("--max-model-len " + std::to_string(c.max_model_len) + " exceeds the " +
                            std::to_string(c.model.max_context) + "-token context of " + c.model.name);
-  const PrefillMode mode = c.stack.PrefillFor(c.model.mla());
+  const PrefillMode mode = spec.prefill.value_or(c.stack.PrefillFor(c.model.mla()));
   c.chunked_prefill = mode == PrefillMode::kChunkedMixed || mode == PrefillMode::kChunkedSeparate;
   c.mixed_prefill = mode == PrefillMode::kChunkedMixed || mode == PrefillMode::kWholeMixed;
   // vLLM V0 without chunked prefill budgets a step for the longest request.

@@ -58,6 +58,7 @@ struct SimSpec {
   std::optional<int> max_num_batched_tokens;  // per DP rank; default from the stack (a stack that runs
                                               // whole prompts apart: max(max_model_len, 2048), as vLLM V0)
   std::optional<int> max_model_len;     // longest request (prompt + output); default the model's context
+  std::optional<PrefillMode> prefill;   // prompt scheduling as launched; default the stack's for the model
   bool prefix_caching = true;           // automatic prefix caching (--prefix-caching on|off)
   std::optional<double> gpu_memory_utilization;  // default from the stack
   int spec_tokens = 0;                  // MTP / speculative draft tokens per step (0 = off)

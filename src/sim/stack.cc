@@ -35,16 +35,6 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
-bool ParsePrefillMode(const std::string& text, PrefillMode* out) {
-  for (PrefillMode m : {PrefillMode::kChunkedMixed, PrefillMode::kWholeMixed, PrefillMode::kChunkedSeparate,
-                        PrefillMode::kWholeSeparate}) {
-    if (text == PrefillModeName(m)) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
-}
 
 // One file as written: its own fields and parameters, before inheritance.
 struct Parsed {
@@ -243,6 +233,17 @@ const char* PrefillModeName(PrefillMode m) {
     case PrefillMode::kWholeSeparate: return "whole-separate";
   }
   return "?";
+}
+
+bool ParsePrefillMode(const std::string& text, PrefillMode* out) {
+  for (PrefillMode m : {PrefillMode::kChunkedMixed, PrefillMode::kWholeMixed, PrefillMode::kChunkedSeparate,
+                        PrefillMode::kWholeSeparate}) {
+    if (text == PrefillModeName(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string ParamOrigin::Describe() const {

@@ -61,6 +61,8 @@ struct ParamOrigin {
 enum class PrefillMode { kChunkedMixed, kWholeMixed, kChunkedSeparate, kWholeSeparate };
 // "chunked-mixed", ... as in the stack files.
 const char* PrefillModeName(PrefillMode m);
+// Reads one of those names; false for anything else.
+bool ParsePrefillMode(const std::string& text, PrefillMode* out);
 
 struct Stack {
   std::string name;                  // "vllm-rocm", "trtllm", ...

@@ -111,6 +111,17 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
                              "--enforce-eager), got " + r["enforce_eager"].dump());
     p.enforce_eager = e.get<bool>();
   }
+  if (r.contains("prefill")) {
+    // A name, or {"value": name, "source": ...}: how the run scheduled prompts
+    // where its launch departs from the stack's default (chunked prefill off).
+    const nlohmann::json& e =
+        r["prefill"].is_object() && r["prefill"].contains("value") ? r["prefill"]["value"] : r["prefill"];
+    PrefillMode mode;
+    if (!e.is_string() || !ParsePrefillMode(e.get<std::string>(), &mode))
+      return InvalidArgument(where + ": field 'prefill' must be chunked-mixed, whole-mixed, chunked-separate or "
+                             "whole-separate, got " + r["prefill"].dump());
+    p.prefill = mode;
+  }
   if (r.contains("max_num_batched_tokens")) {
     FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_batched_tokens", 0, where));
     p.max_num_batched_tokens = v;
@@ -242,6 +253,7 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
   spec.hardware = r.hardware;
   spec.gpus = r.gpus;
   if (r.precision != "native") spec.precision = r.precision;
+  spec.prefill = r.prefill;
   spec.max_model_len = r.max_model_len;
   if (!r.kv_precision.empty()) spec.kv_precision = r.kv_precision;
   spec.data_dir = o.data_dir;

@@ -57,6 +57,7 @@ struct PublishedResult {
   std::string kv_precision;      // "" = the simulator's default
   std::optional<int> max_model_len;  // "" = the model's context
   bool enforce_eager = false;    // run with vLLM's --enforce-eager: no CUDA / HIP graphs
+  std::optional<PrefillMode> prefill;  // the run's prompt scheduling, where its launch set it
   int gpus = 8, tp = 1, ep = 1, dp = 0;
   bool attention_dp = false;
   std::optional<int> max_num_seqs, max_num_batched_tokens;

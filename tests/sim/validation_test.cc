@@ -209,9 +209,33 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
   EXPECT_EQ(m->config().max_model_len, 131072);
   EXPECT_TRUE(m->config().stack.graphs);
 
+  // The run's prompt scheduling where its launch departs from the stack's:
+  // whole prompts in steps of their own, budgeted at max(max_model_len, 2048)
+  // (vLLM V0 without chunked prefill), here 8,192; by default the stack's
+  // (vllm-cuda@0.7.4 chunks a dense model's prompts, 8,192 tokens a step).
+  nlohmann::json whole = record;
+  whole["prefill"] = {{"value", "whole-separate"}, {"source", "test: --enable-chunked-prefill false"}};
+  whole["max_model_len"] = 20000;
+  set = load(whole);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ASSERT_TRUE(set->results.at(0).prefill.has_value());
+  EXPECT_EQ(*set->results.at(0).prefill, PrefillMode::kWholeSeparate);
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_FALSE(m->config().chunked_prefill);
+  EXPECT_FALSE(m->config().mixed_prefill);
+  EXPECT_EQ(m->config().max_num_batched_tokens, 20000);
+  set = load(plain);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->config().chunked_prefill);
+  EXPECT_TRUE(m->config().mixed_prefill);
+  EXPECT_EQ(m->config().max_num_batched_tokens, 8192);
+
   const std::pair<const char*, nlohmann::json> bad[] = {
       {"precision", "int4"}, {"max_model_len", 0}, {"max_model_len", 1.5}, {"max_model_len", "8k"},
-      {"enforce_eager", "yes"}, {"enforce_eager", 1}};
+      {"enforce_eager", "yes"}, {"enforce_eager", 1}, {"prefill", "whole"}, {"prefill", 1}};
   for (const auto& [field, value] : bad) {
     nlohmann::json b = record;
     b[field] = value;
