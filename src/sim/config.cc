@@ -161,7 +161,7 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   const double attn = (m.AttentionParams() - replicated) / tp + replicated;
   double w = m.layers * attn * wb;
   const int dense = m.moe() ? m.dense_layers : m.layers;
-  const int unquantized = std::min(m.ffn_unquantized_layers, dense);  // MLPs left in `precision`
+  const int unquantized = c.UnquantizedMlpLayers();  // MLPs left in `precision`
   w += (dense - unquantized) * m.DenseMlpParams() / tp * fb;
   if (unquantized > 0) w += unquantized * m.DenseMlpParams() / tp * wb;
   if (m.moe()) {
@@ -497,6 +497,12 @@ bool InScope(ParamScope scope, const SimConfig& c) {
   return false;
 }
 
+int SimConfig::UnquantizedMlpLayers() const {
+  if (ffn_precision == precision) return 0;
+  const int dense = model.moe() ? model.dense_layers : model.layers;
+  return std::min(model.ffn_unquantized_layers, dense);
+}
+
 std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   std::map<std::string, std::string> s;
   s["model"] = model.name;
@@ -522,8 +528,7 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   }
   s["precision"] = PrecisionName(precision);
   s["ffn_precision"] = PrecisionName(ffn_precision);
-  if (ffn_precision != precision && model.ffn_unquantized_layers > 0)
-    s["ffn_unquantized_layers"] = std::to_string(model.ffn_unquantized_layers);
+  if (const int n = UnquantizedMlpLayers(); n > 0) s["ffn_unquantized_layers"] = std::to_string(n);
   Precision eff = precision;
   hardware.PeakTflops(precision, &eff);
   s["compute_precision"] = PrecisionName(eff);

@@ -137,6 +137,12 @@ struct SimConfig {
   enum class Pool { kPrefill, kDecode };
   SimConfig PoolView(Pool pool) const;
 
+  // Dense layers whose MLP stays in `precision` (the model's
+  // ffn_unquantized_layers, at most its dense layers); 0 when the feed-forward
+  // format is `precision` anyway. The memory plan, the step model and the
+  // effective settings all count these layers through this one rule.
+  int UnquantizedMlpLayers() const;
+
   // Settings as resolved, for a result's effective_settings.
   std::map<std::string, std::string> EffectiveSettings() const;
 };

@@ -340,8 +340,7 @@ void StepModel::Accumulate(const BatchShape& s, Acc& out) const {
   main.attn_full = m.full_attention_layers();
   main.attn_swa = m.sliding_layers;
   main.dense_mlp = m.moe() ? m.dense_layers : m.layers;
-  if (config_.ffn_precision != config_.precision)
-    main.unquantized_mlp = std::min<double>(m.ffn_unquantized_layers, main.dense_mlp);
+  main.unquantized_mlp = config_.UnquantizedMlpLayers();
   main.moe = m.moe_layers();
   AddLayers(s, main, 1.0, /*draft=*/false, out);
 

@@ -32,8 +32,7 @@ double TableMean(const std::vector<double>& q) {
 }
 
 Result<std::vector<double>> Table(const nlohmann::json& obj, const std::string& key, const std::string& where) {
-  const nlohmann::json* v = nullptr;
-  if (obj.contains(key)) v = obj[key].is_object() && obj[key].contains("value") ? &obj[key]["value"] : &obj[key];
+  const nlohmann::json* v = internal::Value(obj, key);
   if (v == nullptr || !v->is_array() || v->size() < 2)
     return InvalidArgument(where + ": field '" + key + "' must be an array of at least 2 quantiles");
   std::vector<double> out;
@@ -90,8 +89,10 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   FRONTIER_ASSIGN_OR_RETURN(p.ep, Int(r, "ep", 1, where));
   FRONTIER_ASSIGN_OR_RETURN(p.dp, Int(r, "dp", 0, where));
   if (p.gpus < 1 || p.tp < 1 || p.ep < 1) return InvalidArgument(where + ": gpus, tp and ep must be at least 1");
-  if (r.contains("attention_dp") && r["attention_dp"].is_boolean()) p.attention_dp = r["attention_dp"].get<bool>();
-  if (r.contains("held_out") && r["held_out"].is_boolean()) p.held_out = r["held_out"].get<bool>();
+  // A flag of the wrong type is an error, not a silent false: a held-out
+  // point read as a calibration point would be fitted to.
+  FRONTIER_ASSIGN_OR_RETURN(p.attention_dp, BoolOr(r, "attention_dp", false, where));
+  FRONTIER_ASSIGN_OR_RETURN(p.held_out, BoolOr(r, "held_out", false, where));
   if (r.contains("max_num_seqs")) {
     FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_seqs", 0, where));
     p.max_num_seqs = v;
@@ -101,25 +102,15 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
     if (v < 1) return InvalidArgument(where + ": field 'max_model_len' must be at least 1, got 0");
     p.max_model_len = v;
   }
-  if (r.contains("enforce_eager")) {
-    // true / false, or {"value": true, "source": ...} as the numbers carry theirs.
-    const nlohmann::json& e = r["enforce_eager"].is_object() && r["enforce_eager"].contains("value")
-                                  ? r["enforce_eager"]["value"]
-                                  : r["enforce_eager"];
-    if (!e.is_boolean())
-      return InvalidArgument(where + ": field 'enforce_eager' must be true or false (whether the run used vLLM's "
-                             "--enforce-eager), got " + r["enforce_eager"].dump());
-    p.enforce_eager = e.get<bool>();
-  }
-  if (r.contains("prefill")) {
-    // A name, or {"value": name, "source": ...}: how the run scheduled prompts
-    // where its launch departs from the stack's default (chunked prefill off).
-    const nlohmann::json& e =
-        r["prefill"].is_object() && r["prefill"].contains("value") ? r["prefill"]["value"] : r["prefill"];
+  // Whether the run used vLLM's --enforce-eager (no CUDA graphs).
+  FRONTIER_ASSIGN_OR_RETURN(p.enforce_eager, BoolOr(r, "enforce_eager", false, where));
+  if (const nlohmann::json* v = Value(r, "prefill")) {
+    // How the run scheduled prompts where its launch departs from the stack's
+    // default (chunked prefill off).
     PrefillMode mode;
-    if (!e.is_string() || !ParsePrefillMode(e.get<std::string>(), &mode))
+    if (!v->is_string() || !ParsePrefillMode(v->get<std::string>(), &mode))
       return InvalidArgument(where + ": field 'prefill' must be chunked-mixed, whole-mixed, chunked-separate or "
-                             "whole-separate, got " + r["prefill"].dump());
+                             "whole-separate, got " + v->dump());
     p.prefill = mode;
   }
   if (r.contains("max_num_batched_tokens")) {

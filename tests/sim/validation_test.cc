@@ -235,7 +235,9 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
 
   const std::pair<const char*, nlohmann::json> bad[] = {
       {"precision", "int4"}, {"max_model_len", 0}, {"max_model_len", 1.5}, {"max_model_len", "8k"},
-      {"enforce_eager", "yes"}, {"enforce_eager", 1}, {"prefill", "whole"}, {"prefill", 1}};
+      {"enforce_eager", "yes"}, {"enforce_eager", 1}, {"prefill", "whole"}, {"prefill", 1},
+      {"prefill", {{"value", 2}, {"source", "x"}}}, {"held_out", "yes"}, {"held_out", {{"value", 1}}},
+      {"attention_dp", "true"}};
   for (const auto& [field, value] : bad) {
     nlohmann::json b = record;
     b[field] = value;

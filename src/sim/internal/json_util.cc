@@ -25,8 +25,7 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   return ParseJson(*text, path);
 }
 
-namespace {
-const nlohmann::json* Find(const nlohmann::json& obj, const std::string& key) {
+const nlohmann::json* Value(const nlohmann::json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return nullptr;
@@ -37,10 +36,9 @@ const nlohmann::json* Find(const nlohmann::json& obj, const std::string& key) {
   }
   return &*it;
 }
-}  // namespace
 
 Result<double> Number(const nlohmann::json& obj, const std::string& key, const std::string& origin) {
-  const nlohmann::json* v = Find(obj, key);
+  const nlohmann::json* v = Value(obj, key);
   if (v == nullptr) return InvalidArgument(origin + ": missing field '" + key + "'");
   if (!v->is_number())
     return InvalidArgument(origin + ": field '" + key + "' must be a number, got " + v->dump());
@@ -49,7 +47,7 @@ Result<double> Number(const nlohmann::json& obj, const std::string& key, const s
 
 Result<double> NumberOr(const nlohmann::json& obj, const std::string& key, double fallback,
                         const std::string& origin) {
-  if (Find(obj, key) == nullptr) return fallback;
+  if (Value(obj, key) == nullptr) return fallback;
   return Number(obj, key, origin);
 }
 
@@ -63,13 +61,13 @@ Result<double> NumberIn(const nlohmann::json& obj, const std::string& key, doubl
 
 Result<double> NumberOrIn(const nlohmann::json& obj, const std::string& key, double fallback, double min,
                           double max, const std::string& origin) {
-  if (Find(obj, key) == nullptr) return fallback;
+  if (Value(obj, key) == nullptr) return fallback;
   return NumberIn(obj, key, min, max, origin);
 }
 
 Result<std::string> String(const nlohmann::json& obj, const std::string& key,
                            const std::string& origin) {
-  const nlohmann::json* v = Find(obj, key);
+  const nlohmann::json* v = Value(obj, key);
   if (v == nullptr) return InvalidArgument(origin + ": missing field '" + key + "'");
   if (!v->is_string())
     return InvalidArgument(origin + ": field '" + key + "' must be a string, got " + v->dump());
@@ -77,12 +75,12 @@ Result<std::string> String(const nlohmann::json& obj, const std::string& key,
 }
 
 std::string StringOr(const nlohmann::json& obj, const std::string& key, const std::string& fallback) {
-  const nlohmann::json* v = Find(obj, key);
+  const nlohmann::json* v = Value(obj, key);
   return (v != nullptr && v->is_string()) ? v->get<std::string>() : fallback;
 }
 
 Result<bool> BoolOr(const nlohmann::json& obj, const std::string& key, bool fallback, const std::string& origin) {
-  const nlohmann::json* v = Find(obj, key);
+  const nlohmann::json* v = Value(obj, key);
   if (v == nullptr) return fallback;
   if (!v->is_boolean()) return InvalidArgument(origin + ": field '" + key + "' must be true or false, got " + v->dump());
   return v->get<bool>();

@@ -28,6 +28,10 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& ori
 // file. Fails with NotFound / InvalidArgument naming `path`.
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
 
+// The value at obj[key], bare or the "value" of {"value": ..., "source": ...};
+// nullptr when the key is absent or null. Every reader below goes through it.
+const nlohmann::json* Value(const nlohmann::json& obj, const std::string& key);
+
 // The number at obj[key] (bare or {"value": ...}). Fails naming `origin` and `key`
 // when it is absent or not a number.
 Result<double> Number(const nlohmann::json& obj, const std::string& key, const std::string& origin);
