@@ -95,11 +95,18 @@ Status CheckParallelism(const SimConfig& c) {
 //   attention (at this TP): q, k, v and the attention output, heads/tp x
 //     head_dim for q and the output and max(1, kv_heads/tp) x head_dim for k
 //     and v (KV heads replicate when tp exceeds them); then the attention
-//     output and the projection's output. MLA prefill runs in expanded form:
-//     q and k at qk_nope + qk_rope per local head, v and the output at
-//     v_head_dim. The latent it expands, kv_lora_rank + qk_rope values per
-//     token whole on every rank (576 in DeepSeek-R1, against 16 x 640
-//     expanded values per token at TP 8), is left out.
+//     output and the projection's output.
+//   MLA prefill runs in expanded form, and every intermediate stays live
+//     until the output projection has run (vLLM's MLA forward holds them in
+//     one scope): the q latent (q_a output and its normed copy, q_lora each),
+//     the KV latent (kv_a output, kv_lora + qk_rope, and the normed kv_lora),
+//     q at qk_nope + qk_rope per local head, the kv_b expansion (qk_nope +
+//     v_head_dim per local head), k (q's width), v padded to q's width (one
+//     head size for the FlashAttention kernel), the attention output
+//     (v_head_dim per local head) and the projection's output (hidden).
+//   With an out-of-place all-reduce (ActivationTraits) each block's last GEMM
+//     output gets a second hidden-size copy when tp > 1; with an MLA output
+//     buffer the attention block holds one more hidden-size tensor.
 //   dense MLP: the gate+up output, 2 x intermediate/tp, and the activation's
 //     output, intermediate/tp; then the activation's output and the down
 //     projection's output.
@@ -114,33 +121,38 @@ Status CheckParallelism(const SimConfig& c) {
 // The peak takes the largest block. Each sequence that samples adds its FP32
 // logits over the local vocabulary shard.
 double PeakActivationBytes(const ModelSpec& m, int tp_size, int ep, double tokens,
-                           double sampling_seqs) {
+                           double sampling_seqs, ActivationTraits traits) {
   constexpr double kBf16 = 2.0, kFp32 = 4.0;
   const double tp = tp_size, h = m.hidden;
   const double local_heads = m.heads / tp;
+  // The all-reduce's own output, when it does not reduce in place.
+  const double reduced = traits.allreduce_out_of_place && tp_size > 1 ? h : 0.0;
 
   const double residual_per_token = 2.0 * h * kBf16;
 
   double attention_per_token = 0;
   if (m.mla()) {
     const double qk = static_cast<double>(m.qk_nope_dim) + m.qk_rope_dim;
-    const double out = local_heads * m.v_head_dim;
-    attention_per_token = std::max(local_heads * (2.0 * qk + m.v_head_dim) + out, out + h) * kBf16;
+    const double latents = 2.0 * m.q_lora_rank + (m.kv_lora_rank + m.qk_rope_dim) + m.kv_lora_rank;
+    const double expanded = local_heads * (3.0 * qk + (m.qk_nope_dim + m.v_head_dim) + m.v_head_dim);
+    const double buffer = traits.mla_output_buffer ? h : 0.0;
+    attention_per_token = (latents + expanded + h + reduced + buffer) * kBf16;
   } else {
     const double local_kv_heads = std::max(1.0, m.kv_heads / tp);
     const double out = local_heads * m.head_dim;
-    attention_per_token = std::max((local_heads + 2.0 * local_kv_heads) * m.head_dim + out, out + h) * kBf16;
+    attention_per_token =
+        std::max((local_heads + 2.0 * local_kv_heads) * m.head_dim + out, out + h + reduced) * kBf16;
   }
 
   const int dense_layers = m.moe() ? m.dense_layers : m.layers;
   const double local_intermediate = m.intermediate / tp;
   const double dense_mlp_per_token =
-      dense_layers > 0 ? std::max(3.0 * local_intermediate, local_intermediate + h) * kBf16 : 0.0;
+      dense_layers > 0 ? std::max(3.0 * local_intermediate, local_intermediate + h + reduced) * kBf16 : 0.0;
   double moe_per_chunk_token = 0, moe_per_token = 0;
   if (m.moe_layers() > 0) {
     const double n = ep > 1 ? static_cast<double>(m.moe_intermediate) : m.moe_intermediate / tp;
     moe_per_chunk_token = static_cast<double>(m.experts_per_token) * (3.0 * n + h) * kBf16;
-    moe_per_token = (h + 3.0 * m.shared_experts * m.moe_intermediate / tp) * kBf16;
+    moe_per_token = (h + reduced + 3.0 * m.shared_experts * m.moe_intermediate / tp) * kBf16;
   }
 
   const double attention = tokens * attention_per_token;
@@ -148,6 +160,19 @@ double PeakActivationBytes(const ModelSpec& m, int tp_size, int ep, double token
   const double moe = std::min(tokens, kMoeChunkTokens) * moe_per_chunk_token + tokens * moe_per_token;
   const double logits = sampling_seqs * m.vocab / tp * kFp32;
   return tokens * residual_per_token + std::max({attention, dense_mlp, moe}) + logits;
+}
+
+double AbsorbedMlaWeightBytes(const ModelSpec& m, int tp, Precision precision) {
+  if (!m.mla()) return 0;
+  constexpr double kBf16 = 2.0;
+  const double heads = static_cast<double>(m.heads) / tp;
+  const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : m.hidden;  // what W_UQ (or W_Q) projects from
+  const bool fp8 = precision == Precision::kFp8;
+  const double absorbed = fp8 ? 1.0 : kBf16;
+  double per_layer = (q_in * heads * m.kv_lora_rank + heads * m.kv_lora_rank * m.hidden) * absorbed;
+  per_layer += q_in * heads * m.qk_rope_dim * kBf16;
+  if (fp8) per_layer += static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_dim + m.v_head_dim) * kBf16;
+  return per_layer * m.layers;
 }
 
 MemoryPlan PlanMemory(const SimConfig& c) {
@@ -173,17 +198,25 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   }
   w += m.EmbeddingParams() * 2.0 / tp * (m.tied_embeddings ? 1 : 2);  // BF16, vocab-parallel
   if (c.spec_tokens > 0 && m.mtp_layers > 0) w += m.MtpParams() / tp * fb;
+  if (c.stack.mla_absorbed_weights) w += AbsorbedMlaWeightBytes(m, c.tp, c.precision);
   p.weights = w;
 
   // Peak activations of the largest step on one DP rank (max_num_batched_tokens
   // tokens, every sequence sampling), as the engines' profiling step sees them.
   p.activations =
-      PeakActivationBytes(m, c.tp, c.ep, c.max_num_batched_tokens, c.max_num_seqs);
+      PeakActivationBytes(m, c.tp, c.ep, c.max_num_batched_tokens, c.max_num_seqs,
+                          {c.stack.allreduce_out_of_place, c.stack.mla_output_buffer});
   p.runtime_reserve = c.stack.runtime_reserve_gb * 1e9;
   p.kv = p.budget - p.weights - p.activations - p.runtime_reserve;
 
   const double kv_shard = m.mla() ? 1.0 : std::min(c.tp, m.kv_heads);
-  const double per_layer = m.KvElementsPerTokenLayer() * BytesPerElement(c.kv_precision) / kv_shard;
+  double per_layer = m.KvElementsPerTokenLayer() * BytesPerElement(c.kv_precision) / kv_shard;
+  // An engine that pads each MLA cache entry (one token of one layer) to an
+  // aligned size stores the padding too.
+  if (m.mla() && c.stack.mla_kv_align_bytes > 0) {
+    const double align = c.stack.mla_kv_align_bytes;
+    per_layer = std::ceil(per_layer / align) * align;
+  }
   p.kv_bytes_per_token = per_layer * m.layers;
   // Capacity in tokens of the full-attention layers; sliding-window layers keep
   // at most a window per sequence (charged per sequence by the engine).

@@ -162,13 +162,27 @@ MemoryPlan PlanMemory(const SimConfig& config);
 // such chunk. The other engines' MoE kernels are assumed to chunk the same way.
 inline constexpr double kMoeChunkTokens = 32'768;
 
+// How an engine's buffers add to the activation peak (from its stack file).
+struct ActivationTraits {
+  bool allreduce_out_of_place = false;  // each tensor-parallel all-reduce writes a new hidden-size tensor
+  bool mla_output_buffer = false;       // the MLA layer allocates its hidden-size output up front
+};
+
 // Peak activation bytes on one GPU of a step of `tokens` tokens of which
 // `sampling_seqs` sample, for `model` at tensor parallelism `tp` and expert
 // parallelism `ep` (experts whole on each GPU when ep > 1): the BF16 tensors
 // live at the step's peak plus the FP32 logits (the terms: config.cc).
 // REQUIRES: tp, ep >= 1; tokens, sampling_seqs >= 0.
 double PeakActivationBytes(const ModelSpec& model, int tp, int ep, double tokens,
-                           double sampling_seqs);
+                           double sampling_seqs, ActivationTraits traits = {});
+
+// Bytes per GPU of the absorbed MLA decode matrices an engine keeps beside the
+// checkpoint's own (Stack::mla_absorbed_weights; 0 for other models): per
+// layer W_UQ.W_UK (q_lora x local heads x kv_lora) and W_UV.W_O (local heads
+// x kv_lora x hidden), requantized to FP8 when the attention weights are FP8,
+// else BF16; the rope part of W_UQ copied out in BF16; and, for FP8 weights,
+// the dequantized BF16 W_UK / W_UV (kv_lora x local heads x (nope + v)).
+double AbsorbedMlaWeightBytes(const ModelSpec& model, int tp, Precision precision);
 
 // Whether `config` lies in a parameter's scope (efficiency.h): runs the
 // operators the parameter sets apart (for calibration and --explain).

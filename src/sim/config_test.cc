@@ -200,10 +200,16 @@ TEST(ConfigTest, CatalogFeedForwardKeys) {
 //   dense MLP max(3 x 3,584, 3,584 + 8,192) x 2                 = 23,552 B (the larger block)
 // 8,192 x (32,768 + 23,552) = 461,373,440 B, + logits 256 x 128,256 / 8 x 4 =
 // 16,416,768 B: 477,790,208 B.
+// An out-of-place all-reduce adds a hidden vector to each block's second phase:
+// the MLP's becomes (3,584 + 2 x 8,192) x 2 = 39,936 B, so 8,192 x (32,768 +
+// 39,936) + 16,416,768 = 612,007,936 B; at TP 1 there is no all-reduce.
 TEST(ConfigTest, PeakActivationsOfLlama70BAt8192Tokens) {
   Result<ModelSpec> m = LoadModel("llama-3.1-70b");
   ASSERT_TRUE(m.ok());
   EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 8192, 256), 477'790'208.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 8192, 256, {.allreduce_out_of_place = true}), 612'007'936.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 1, 1, 8192, 256, {.allreduce_out_of_place = true}),
+                   PeakActivationBytes(*m, 1, 1, 8192, 256));
 
   // The memory plan takes its step from max_num_batched_tokens and max_num_seqs.
   SimSpec spec;
@@ -236,18 +242,27 @@ TEST(ConfigTest, PeakActivationsOfLlama405BAtAWholePromptBudget) {
 // layers of 18,432; 256 experts of 2,048, top 8, 1 shared; vocabulary
 // 129,280). Per token:
 //   residual and input 2 x 7,168 x 2                           = 28,672 B
-//   attention max(16 x (192 q + 192 k + 128 v) + 16 x 128 out,
-//                 16 x 128 + 7,168) x 2                        = 20,480 B
+//   MLA attention, all live at the output projection:
+//     latents 2 x 1,536 + (512 + 64) + 512                      = 4,160
+//     expanded 16 x (192 q + 192 k + 192 padded v + (128 + 128) kv_b
+//       + 128 out)                                               = 15,360
+//     projection output                                          = 7,168
+//     (4,160 + 15,360 + 7,168) x 2                               = 53,376 B
 //   dense MLP max(3 x 2,304, 2,304 + 7,168) x 2                = 18,944 B
 //   MoE, per chunk token: 8 x (3 x 2,048 / 8 + 7,168) x 2      = 126,976 B
 //   MoE output and shared expert, every token:
 //     (7,168 + 3 x 2,048 / 8) x 2                              = 15,872 B
 // logits 256 x 129,280 / 8 x 4 = 16,547,840 B.
 // At 163,840 tokens (max_model_len, whole prompts) the MoE caches stop at
-// 32,768 tokens: 32,768 x 126,976 + 163,840 x 15,872 = 6,761,218,048 B, above
-// attention's 3,355,443,200 and the dense MLP's 3,103,784,960; with the
-// residual's 4,697,620,480: 11,475,386,368 B (unchunked the MoE caches alone
-// would be 20.8 GB).
+// 32,768 tokens: 32,768 x 126,976 + 163,840 x 15,872 = 6,761,218,048 B, under
+// attention's 163,840 x 53,376 = 8,745,123,840 (the dense MLP: 3,103,784,960);
+// with the residual's 4,697,620,480: 13,459,292,160 B (unchunked the MoE
+// caches alone would be 20.8 GB).
+// vLLM 0.7's V0 engine adds an out-of-place all-reduce and the MLA layer's
+// output buffer, two more hidden vectors in attention (82,048 B per token)
+// and one in the MoE (30,208 B): 163,840 x 82,048 = 13,442,744,320 against
+// the MoE's 32,768 x 126,976 + 163,840 x 30,208 = 9,110,028,288, so
+// 4,697,620,480 + 13,442,744,320 + 16,547,840 = 18,156,912,640 B.
 // At 8,192 tokens the chunk does not bind: 8,192 x (28,672 + 126,976 + 15,872)
 // + logits = 1,421,639,680 B. Under EP 8 the experts are whole (N = 2,048):
 // 8 x (3 x 2,048 + 7,168) x 2 = 212,992 B per token instead of 126,976:
@@ -255,9 +270,54 @@ TEST(ConfigTest, PeakActivationsOfLlama405BAtAWholePromptBudget) {
 TEST(ConfigTest, PeakActivationsOfDeepSeekR1ChunkTheMoe) {
   Result<ModelSpec> m = LoadModel("deepseek-r1");
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 163'840, 256), 11'475'386'368.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 163'840, 256), 13'459'292'160.0);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 163'840, 256, {.allreduce_out_of_place = true, .mla_output_buffer = true}),
+                   18'156'912'640.0);
   EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 1, 8'192, 256), 1'421'639'680.0);
   EXPECT_DOUBLE_EQ(PeakActivationBytes(*m, 8, 8, 8'192, 256), 2'126'282'752.0);
+}
+
+// vLLM's V0 MLA path in early 2025 (stack fields, docs/simulate.md "GPU
+// memory"), for DeepSeek-R1 FP8 at TP 8 (16 local heads), by hand:
+//   absorbed decode matrices per layer, FP8: W_UQ.W_UK 1,536 x 16 x 512 =
+//   12,582,912 B and W_UV.W_O 16 x 512 x 7,168 = 58,720,256 B; the rope part
+//   of W_UQ in BF16, 1,536 x 16 x 64 x 2 = 3,145,728 B; the dequantized
+//   kv_b in BF16, 512 x 16 x (128 + 128) x 2 = 4,194,304 B; 78,643,200 B x 61
+//   layers = 4,797,235,200 B. With BF16 weights the two products are BF16 and
+//   kv_b is the checkpoint's own: (71,303,168 x 2 + 3,145,728) x 61 =
+//   8,890,875,904 B. A model without MLA keeps none.
+//   KV entries padded to 256 bytes: 576 x 2 = 1,152 B per layer -> 1,280 B,
+//   61 x 1,280 = 78,080 B per token (70,272 unpadded).
+TEST(ConfigTest, VllmV0MlaMemory) {
+  Result<ModelSpec> r1 = LoadModel("deepseek-r1");
+  ASSERT_TRUE(r1.ok());
+  EXPECT_DOUBLE_EQ(AbsorbedMlaWeightBytes(*r1, 8, Precision::kFp8), 4'797'235'200.0);
+  EXPECT_DOUBLE_EQ(AbsorbedMlaWeightBytes(*r1, 8, Precision::kBf16), 8'890'875'904.0);
+  Result<ModelSpec> dense = LoadModel("llama-3.1-70b");
+  ASSERT_TRUE(dense.ok());
+  EXPECT_DOUBLE_EQ(AbsorbedMlaWeightBytes(*dense, 8, Precision::kFp8), 0.0);
+
+  SimSpec spec;
+  spec.model = "deepseek-r1";
+  spec.hardware = "h200";
+  spec.tp = 8;
+  spec.stack = "vllm-cuda@0.6.3";  // none of the four traits
+  spec.kv_precision = "bf16";
+  spec.max_num_batched_tokens = 163'840;
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_DOUBLE_EQ(c->memory.kv_bytes_per_token, 70'272.0);
+  SimConfig v0 = *c;
+  v0.stack.mla_kv_align_bytes = 256;
+  v0.stack.mla_absorbed_weights = true;
+  v0.stack.allreduce_out_of_place = true;
+  v0.stack.mla_output_buffer = true;
+  const MemoryPlan p = PlanMemory(v0);
+  EXPECT_DOUBLE_EQ(p.kv_bytes_per_token, 78'080.0);
+  EXPECT_NEAR(p.weights - c->memory.weights, 4'797'235'200.0, 1.0);
+  EXPECT_NEAR(p.activations - c->memory.activations, 18'156'912'640.0 - 13'459'292'160.0, 1.0);
+  EXPECT_NEAR(p.kv, c->memory.kv - 4'797'235'200.0 - (18'156'912'640.0 - 13'459'292'160.0), 1.0);
+  EXPECT_EQ(p.kv_capacity_tokens, static_cast<int64_t>(p.kv / 78'080.0));
 }
 
 TEST(ConfigTest, UnknownNamesListTheKnownOnes) {

@@ -101,6 +101,13 @@ Result<Parsed> ParseFile(const std::string& path) {
   // A reserve up to 1 TB, engine caps up to a million sequences and a billion tokens (docs/limits.md).
   FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
   FRONTIER_ASSIGN_OR_RETURN(s.runtime_reserve_gb, NumberIn(j, "runtime_reserve_gb", 0, 1e3, path));
+  FRONTIER_ASSIGN_OR_RETURN(double align, NumberOrIn(j, "mla_kv_align_bytes", 0, 0, 4096, path));
+  if (align != std::floor(align))
+    return InvalidArgument(path + ": field 'mla_kv_align_bytes' must be a whole number of bytes, got " + Num(align));
+  s.mla_kv_align_bytes = static_cast<int>(align);
+  FRONTIER_ASSIGN_OR_RETURN(s.mla_absorbed_weights, BoolOr(j, "mla_absorbed_weights", false, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.allreduce_out_of_place, BoolOr(j, "allreduce_out_of_place", false, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.mla_output_buffer, BoolOr(j, "mla_output_buffer", false, path));
   FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberIn(j, "max_num_seqs", 1, 1e6, path));
   FRONTIER_ASSIGN_OR_RETURN(double toks, NumberIn(j, "max_num_batched_tokens", 1, 1e9, path));
   if (!(s.gpu_memory_utilization > 0))

@@ -91,6 +91,12 @@ struct Stack {
   std::vector<std::string> free_params;  // what `frontier calibrate` fits by default
   double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
   double runtime_reserve_gb = 2;     // HBM kept by the runtime (context, graphs, workspaces)
+  // Engine memory behaviour the memory plan follows (config.cc, PlanMemory;
+  // docs/simulate.md, "GPU memory"). Each is off unless the stack file says so.
+  int mla_kv_align_bytes = 0;           // MLA cache entries (per token and layer) padded to a multiple of this
+  bool mla_absorbed_weights = false;    // MLA decode matrices W_UQ.W_UK and W_UV.W_O kept beside the originals
+  bool allreduce_out_of_place = false;  // a tensor-parallel all-reduce writes a new tensor
+  bool mla_output_buffer = false;       // the MLA layer allocates its hidden-size output before attending
   int max_num_seqs = 256;            // default running-sequence cap (per DP rank)
   int max_num_batched_tokens = 8192; // default token budget per step (per DP rank)
   // Calibration record: what the fitted parameters were fitted to, and when.
