@@ -267,11 +267,12 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
 // 10 % over every fitted result, and per class at most 10 % (dense, MoE) and
 // 12 % (MLA). Every point's leave-one-out error is at most 25 %, the aim
 // (the largest today is 23.7 %, trtllm@2024.08's MLPerf v4.1 Llama 2 Server
-// on 8xH100), but two, both DeepSeek-R1 on 8xH200 at concurrency 128 where
-// the engine queued requests under a KV cache cap no catalogued figure
-// explains and the points left to a refit cannot see: TensorRT-LLM 0.17
-// (30.5 %), held at 33 %, and vLLM 0.7.4 (51.5 %), held at 55 %, so that a
-// regression shows.
+// on 8xH100), but one: TensorRT-LLM 0.17 with DeepSeek-R1 on 8xH200 at
+// concurrency 128 (30.5 %), where the engine queued requests under a KV cache
+// cap no catalogued figure explains and the points left to a refit cannot
+// see; it is held at 33 % so that a regression shows. (vLLM 0.7.4's point
+// there, 51.5 % before its memory plan followed the V0 engine's padded MLA
+// cache, absorbed weights, buffers and a startup log's reserve, is -3.0 %.)
 // The held-out results are not predicted here (`frontier validate` does).
 TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   Result<ValidationSet> set = LoadValidation();
@@ -285,7 +286,7 @@ TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   ASSERT_TRUE(by_class.count("all"));
   EXPECT_GE(by_class["all"].points, 20);
   EXPECT_LE(by_class["all"].median_abs_loo, 0.10);
-  EXPECT_LE(by_class["all"].max_abs_loo, 0.55);
+  EXPECT_LE(by_class["all"].max_abs_loo, 0.33);
   EXPECT_LE(by_class["dense"].median_abs_loo, 0.10);
   EXPECT_LE(by_class["MoE"].median_abs_loo, 0.10);
   EXPECT_LE(by_class["MLA"].median_abs_loo, 0.12);
@@ -298,8 +299,7 @@ TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
     ASSERT_TRUE(row.loo_error.has_value()) << row.published.id;
     ASSERT_TRUE(recorded.count(row.published.id)) << row.published.id;
     EXPECT_NEAR(*row.loo_error, recorded[row.published.id], 0.001) << row.published.id;
-    const std::map<std::string, double> capped = {{"dstack-deepseek-r1-h200-trt-llm-c128", 0.33},
-                                                  {"dstack-deepseek-r1-h200-vllm-c128", 0.55}};
+    const std::map<std::string, double> capped = {{"dstack-deepseek-r1-h200-trt-llm-c128", 0.33}};
     const auto named = capped.find(row.published.id);
     EXPECT_LE(std::abs(*row.loo_error), named != capped.end() ? named->second : 0.25) << row.published.id;
     // A leave-one-out prediction is a refit, not the in-sample one.
