@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "util/scratch.h"
+
 namespace frontier {
 namespace {
 
 TEST(AtomicFileTest, ReplacesContents) {
-  auto dir = std::filesystem::temp_directory_path() / ("frontier_atomic_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  testing_util::ScratchDir tmp("atomic");  // removed at the end, also when an assertion fails
+  const std::filesystem::path& dir = tmp.dir;
   const std::string path = (dir / "f.json").string();
   ASSERT_TRUE(WriteFileAtomically(path, "old").ok());
   ASSERT_TRUE(WriteFileAtomically(path, "new contents").ok());
@@ -26,7 +28,6 @@ TEST(AtomicFileTest, ReplacesContents) {
   int files = 0;
   for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++files; }
   EXPECT_EQ(files, 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AtomicFileTest, FailureNamesThePath) {
@@ -37,8 +38,8 @@ TEST(AtomicFileTest, FailureNamesThePath) {
 }
 
 TEST(AtomicFileTest, APipeOrALinkIsWrittenThroughNotReplaced) {
-  auto dir = std::filesystem::temp_directory_path() / ("frontier_atomic_kinds_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  testing_util::ScratchDir tmp("atomic_kinds");  // removed at the end, also when an assertion fails
+  const std::filesystem::path& dir = tmp.dir;
   // A FIFO (as /dev/stdout or /dev/full would be) used to be replaced by a regular file.
   const std::string fifo = (dir / "pipe").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -62,7 +63,6 @@ TEST(AtomicFileTest, APipeOrALinkIsWrittenThroughNotReplaced) {
   Status d = WriteFileAtomically(dir.string(), "x");
   EXPECT_EQ(d.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(d.message(), "cannot write " + dir.string() + ": it is a directory");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ReadFileTest, AnEndlessDeviceStopsAtTheBoundWithAClearError) {
@@ -75,8 +75,8 @@ TEST(ReadFileTest, AnEndlessDeviceStopsAtTheBoundWithAClearError) {
 }
 
 TEST(ReadFileTest, ARegularFileOverTheBoundIsRefusedAndTheVariableRaisesIt) {
-  auto dir = std::filesystem::temp_directory_path() / ("frontier_read_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  testing_util::ScratchDir tmp("read");  // removed at the end, also when an assertion fails
+  const std::filesystem::path& dir = tmp.dir;
   const std::string path = (dir / "big").string();
   ASSERT_TRUE(WriteFileAtomically(path, std::string(kMiB + 1, 'x')).ok());
   EXPECT_FALSE(ReadFile(path, kMiB).ok());
@@ -92,7 +92,6 @@ TEST(ReadFileTest, ARegularFileOverTheBoundIsRefusedAndTheVariableRaisesIt) {
   auto d = ReadFile(dir.string());
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().message(), dir.string() + " is a directory, not a file");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

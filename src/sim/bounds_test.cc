@@ -3,8 +3,6 @@
 // simulation stops at its bounds on requests and memory, saying which.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -16,6 +14,7 @@
 #include "sim/stack.h"
 #include "sim/step_model.h"
 #include "sim/testing.h"
+#include "util/scratch.h"
 
 namespace frontier::sim {
 namespace {
@@ -101,13 +100,8 @@ TEST(HfConfigBounds, AnEndlessConfigFileEndsAtTheBound) {
                                   "(docs/limits.md); set FRONTIER_MAX_INPUT_MB to raise it");
 }
 
-std::string WriteTemp(const std::string& name, const json& j) {
-  const auto path = std::filesystem::temp_directory_path() / ("frontier_bounds_" + std::to_string(::getpid()) + name);
-  std::ofstream(path) << j.dump();
-  return path.string();
-}
-
 TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
+  testing_util::ScratchDir tmp("bounds");  // removed at the end, also when an assertion fails
   const json h100 = json::parse(std::ifstream(DefaultDataDir() + "/hardware/h100-sxm.json"));
   const std::pair<std::string, std::string> hw[] = {
       {R"({"tdp_w": -5})", "field 'tdp_w' must be a number in [1, 100000], got -5"},
@@ -119,11 +113,10 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
   for (const auto& [patch, message] : hw) {
     json j = h100;
     j.merge_patch(json::parse(patch));
-    const std::string path = WriteTemp("hw.json", j);
+    const std::string path = tmp.Write("hw.json", j.dump());
     auto h = LoadHardwareFile(path);
     ASSERT_FALSE(h.ok()) << patch;
     EXPECT_EQ(h.status().message(), path + ": " + message) << patch;
-    std::filesystem::remove(path);
   }
   const json vllm = json::parse(std::ifstream(DefaultDataDir() + "/stacks/vllm-cuda@0.7.4.json"));
   const std::pair<std::string, std::string> st[] = {
@@ -133,18 +126,16 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
   };
   // A stack file is read inside its data folder (DIR/stacks/NAME@VERSION.json), where its
   // parent would be.
-  const auto dir = std::filesystem::temp_directory_path() / ("frontier_bounds_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir / "stacks");
+  std::filesystem::create_directories(tmp.dir / "stacks");
   for (const auto& [patch, message] : st) {
     json j = vllm;
     j.merge_patch(json::parse(patch));
-    const std::string path = (dir / "stacks" / "vllm-cuda@0.7.4.json").string();
+    const std::string path = (tmp.dir / "stacks" / "vllm-cuda@0.7.4.json").string();
     std::ofstream(path) << j.dump();
     auto s = LoadStackFile(path);
     ASSERT_FALSE(s.ok()) << patch;
     EXPECT_EQ(s.status().message(), path + ": " + message) << patch;
   }
-  std::filesystem::remove_all(dir);
 }
 
 std::vector<workload::RequestSpec> Requests(int n, int32_t in, int32_t out) {

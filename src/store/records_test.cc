@@ -2,9 +2,7 @@
 // the same keys with the same values, and the verdict's word is the one
 // metrics writes.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <set>
 #include <string>
 
@@ -14,6 +12,7 @@
 #include "metrics/verdict_label.h"
 #include "store/records.h"
 #include "store/store.h"
+#include "util/scratch.h"
 
 namespace frontier::store {
 namespace {
@@ -110,13 +109,6 @@ json ResultFileSummary(const RunResult& run, const metrics::Summary& s) {
   return file;
 }
 
-std::string TempDb() {
-  const auto p = std::filesystem::temp_directory_path() /
-                 ("frontier_records_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(p);
-  return p.string();
-}
-
 TEST(StoredSummary, HasTheResultFilesSummaryKeysWithTheSameValues) {
   const RunResult run = ThreeRequestRun();
   metrics::SummaryOptions o;
@@ -153,7 +145,8 @@ TEST(StoredSummary, HasTheResultFilesSummaryKeysWithTheSameValues) {
 
 TEST(StoredSummary, ReadsBackThroughTheResultReaderAsItWasWritten) {
   const metrics::Summary s = EverythingSummary();
-  const std::string path = TempDb();
+  testing_util::ScratchDir tmp("records");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("records.db");
   auto store = OpenStore(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   RunInfo run;
@@ -189,8 +182,6 @@ TEST(StoredSummary, ReadsBackThroughTheResultReaderAsItWasWritten) {
   EXPECT_DOUBLE_EQ(back->timeslices.steady_output_throughput, 48);
   EXPECT_EQ(back->sessions_completed, 4);
   EXPECT_DOUBLE_EQ(back->session_latency_ms.mean, 900);
-  store->reset();
-  std::filesystem::remove(path);
 }
 
 TEST(VerdictViewLabel, IsMetricsWord) {

@@ -4,10 +4,7 @@
 // interrupted one again.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <atomic>
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -18,6 +15,7 @@
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/sessions.h"
+#include "util/scratch.h"
 
 namespace frontier::sweep {
 namespace {
@@ -51,20 +49,13 @@ SessionFactory TinyFactory() {
   return [](const Plan& plan, const SystemSpec&) { return MakeSimSession(plan, TinyServer()); };
 }
 
-struct TempDb {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("frontier_search_plan_" + std::to_string(::getpid()) + ".db");
-  TempDb() { std::filesystem::remove(path); }
-  ~TempDb() { std::filesystem::remove(path); }
-};
-
 TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   Result<Plan> plan = ParsePlan(kPlan, "plans/tiny.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->load.kind, "request_rate");  // the search's axis
   EXPECT_TRUE(ExpandMatrix(*plan).empty());
-  TempDb db;
-  auto store = store::OpenStore(db.path.string());
+  testing_util::ScratchDir tmp("search_plan");  // removed also when an assertion fails
+  auto store = store::OpenStore(tmp.Path("search.db"));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   std::vector<std::string> events;
   SweepOptions o;
@@ -142,8 +133,8 @@ TEST(SearchPlan, AnInterruptedSearchRunsAgainFromItsFirstTrialOnResume) {
   text.replace(text.find("tolerance: 0.01"), 15, "tolerance: 0.1");  // fewer trials: this test is about resuming
   Result<Plan> plan = ParsePlan(text, "plans/tiny.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  TempDb db;
-  auto store = store::OpenStore(db.path.string());
+  testing_util::ScratchDir tmp("search_plan");  // removed also when an assertion fails
+  auto store = store::OpenStore(tmp.Path("search.db"));
   ASSERT_TRUE(store.ok());
   std::atomic<bool> stop{false};
   SweepOptions o;

@@ -3,16 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "store/store.h"
 #include "tests/cli_test_util.h"
+#include "util/scratch.h"
 
 namespace frontier {
 namespace {
@@ -20,29 +18,17 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::RunCommand;
-
-std::string Bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path Dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("frontier_dashboard_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using testing_util::ScratchDir;
+using testing_util::Slurp;
 
 TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
-  const fs::path dir = Dir("missing");
+  ScratchDir tmp("dashboard_cli_missing");  // removed at the end, also when an assertion fails
+  const fs::path& dir = tmp.dir;
   const fs::path db = dir / "none.db";
   auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("does not exist (`frontier sweep` and `frontier db import` create one; is --db mistyped?)"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(db));
-  fs::remove_all(dir);
 }
 
 TEST(DashboardCli, BeyondLoopbackWithoutATokenIsRefused) {
@@ -55,7 +41,8 @@ TEST(DashboardCli, BeyondLoopbackWithoutATokenIsRefused) {
 }
 
 TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
-  const fs::path dir = Dir("readonly");
+  ScratchDir tmp("dashboard_cli_readonly");  // removed at the end, also when an assertion fails
+  const fs::path& dir = tmp.dir;
   const fs::path db = dir / "r.db";
   {
     auto s = store::OpenStore(db.string());
@@ -65,7 +52,7 @@ TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
     r.system = "a";
     ASSERT_TRUE((*s)->CreateRun(r).ok());
   }  // closed: the writer checkpoints its WAL
-  const std::string before = Bytes(db);
+  const std::string before = Slurp(db.string());
   ASSERT_FALSE(before.empty());
   // Serve, answer one request, then stop with SIGINT (as Ctrl-C does).
   const std::string cmd = "( " + std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string() +
@@ -77,9 +64,8 @@ TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
   auto [rc, out] = RunCommand(cmd);
   EXPECT_EQ(rc, 0) << out;  // the dashboard's own exit status after SIGINT
   EXPECT_NE(out.find("\"total\":1"), std::string::npos) << out;
-  EXPECT_EQ(Bytes(db), before);
+  EXPECT_EQ(Slurp(db.string()), before);
   EXPECT_FALSE(fs::exists(db.string() + "-journal"));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "serve_test_util.h"
+#include "util/scratch.h"
 
 namespace frontier::serve::testing {
 
@@ -21,25 +22,16 @@ struct Ran {
 };
 
 inline Ran Frontier(const std::vector<std::string>& args, bool with_result = true) {
-  char json_path[] = "/tmp/frontier_search_test_XXXXXX";
-  char out_path[] = "/tmp/frontier_search_out_XXXXXX";
-  const int fd1 = mkstemp(json_path), fd2 = mkstemp(out_path);
-  close(fd1);
-  close(fd2);
+  testing_util::ScratchDir tmp("search_run");  // the result file and the output, removed on return
+  const std::string json_path = tmp.Path("result.json"), out_path = tmp.Path("out.txt");
   std::string cmd = std::string(FRONTIER_BINARY_PATH);
   for (const auto& a : args) cmd += " '" + a + "'";
-  if (with_result) cmd += " --result-json " + std::string(json_path);
-  cmd += " > " + std::string(out_path) + " 2>&1";
+  if (with_result) cmd += " --result-json " + json_path;
+  cmd += " > " + out_path + " 2>&1";
   Ran r;
   r.rc = WEXITSTATUS(std::system(cmd.c_str()));
-  std::ifstream out(out_path), res(json_path);
-  std::stringstream so, sr;
-  so << out.rdbuf();
-  sr << res.rdbuf();
-  r.out = so.str();
-  if (with_result) r.result = json::parse(sr.str(), nullptr, false);
-  unlink(json_path);
-  unlink(out_path);
+  r.out = testing_util::Slurp(out_path);
+  if (with_result) r.result = json::parse(testing_util::Slurp(json_path), nullptr, false);
   return r;
 }
 

@@ -8,35 +8,27 @@
 // so the server's timeline equals the simulator's exactly): median TTFT and
 // median TPOT within 5% + 1 ms of `frontier simulate`'s.
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "metrics/prometheus.h"
 #include "serve/profile.h"
 #include "serve_test_util.h"
+#include "util/scratch.h"
 
 namespace frontier::serve::testing {
 namespace {
 
 // Runs the frontier binary with `args`; returns its result JSON.
 json RunFrontier(const std::vector<std::string>& args) {
-  char path[] = "/tmp/frontier_serve_bench_XXXXXX";
-  const int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
-  close(fd);
+  testing_util::ScratchDir tmp("serve_bench");  // the result file, removed on return
+  const std::string path = tmp.Path("result.json");
   std::string cmd = std::string(FRONTIER_BINARY_PATH);
   for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " --result-json " + std::string(path) + " > /dev/null 2>&1";
+  cmd += " --result-json " + path + " > /dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 0) << cmd;
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  unlink(path);
-  json j = json::parse(ss.str(), nullptr, false);
+  json j = json::parse(testing_util::Slurp(path), nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << cmd;
   return j;
 }

@@ -4,7 +4,6 @@
 // the stored run must recover the truth's parameters.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -12,6 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "util/scratch.h"
 
 namespace {
 
@@ -62,10 +63,10 @@ void WriteVersion(const fs::path& stacks, const std::string& version, double ker
 }
 
 TEST(CalibrateEndToEnd, RecoversWrongParametersFromAMeasuredServe) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("frontier_cal_e2e_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  // The copied catalog, the plan, the database and the written versions; removed at the end,
+  // also when an assertion fails.
+  frontier::testing_util::ScratchDir tmp("cal_e2e");
+  const fs::path& dir = tmp.dir;
   fs::copy(fs::path(FRONTIER_SOURCE_DIR) / "data", dir / "data", fs::copy_options::recursive);
   const fs::path stacks = dir / "data" / "stacks";
   WriteVersion(stacks, "truth", 10.0, 0.80);
@@ -120,7 +121,6 @@ load:
   // The recovered version is usable at once: simulate --list shows it.
   o = Frontier(env, "simulate --list");
   EXPECT_NE(o.text.find("recovered"), std::string::npos) << o.text;
-  fs::remove_all(dir);
 }
 
 }  // namespace

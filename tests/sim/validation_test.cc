@@ -159,7 +159,8 @@ TEST(StackInheritanceTest, AVersionInheritsWhatItsFileLeavesOut) {
 // when the result is re-costed under another stack version); bad values are
 // refused naming the field.
 TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
-  const std::string dir = ::testing::TempDir() + "/frontier_record_fields";
+  testing_util::ScratchDir tmp("record_fields");  // removed also when an assertion fails
+  const std::string dir = tmp.dir.string();
   std::filesystem::create_directories(dir + "/validation");
   nlohmann::json record = {{"id", "fp8-405b"}, {"published", "2024-10-01"}, {"source", "test"},
                            {"model", "llama-3.1-405b-fp8"}, {"hardware", "h100"}, {"gpus", 8}, {"tp", 8},
@@ -259,7 +260,6 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
   m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("--max-model-len 200000"), std::string::npos) << m.status().message();
-  std::filesystem::remove_all(dir);
 }
 
 #ifndef FRONTIER_SIM_REDUCED

@@ -10,11 +10,12 @@
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "tests/cli_test_util.h"
+#include "util/scratch.h"
 
 namespace {
+
+using frontier::testing_util::ScratchDir;
 
 std::pair<int, std::string> RunFrontier(const std::string& args) {
   return frontier::testing::RunCommand(std::string(FRONTIER_BIN) + " " + args);
@@ -30,7 +31,8 @@ nlohmann::json ReadJson(const std::string& path) {
 const std::string kSim = "simulate --model llama-3.1-8b --hardware h100-sxm ";
 
 TEST(WorkloadsCliTest, SharedPrefixIdealHitRateIsTheHandComputedOne) {
-  const std::string path = ::testing::TempDir() + "/frontier_gsp_" + std::to_string(::getpid()) + ".json";
+  ScratchDir tmp("workloads_gsp");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("gsp.json");
   auto [status, text] = RunFrontier(kSim + "--dataset shared-prefix --gsp-num-groups 8 --gsp-prompts-per-group 8 "
                                    "--gsp-system-prompt-len 1024 --gsp-question-len 64 --gsp-output-len 16 "
                                    "--max-concurrency 16 --result-json " + path);
@@ -42,11 +44,11 @@ TEST(WorkloadsCliTest, SharedPrefixIdealHitRateIsTheHandComputedOne) {
   EXPECT_EQ(j["completed"], 64);
   EXPECT_DOUBLE_EQ(j["ideal_prefix_hit_rate"].get<double>(), 8.0 * 7 * 1024 / (64.0 * 1088));
   EXPECT_EQ(j["ideal_hit_block_tokens"], 16);
-  std::remove(path.c_str());
 }
 
 TEST(WorkloadsCliTest, TraceSessionsRunToTheEnd) {
-  const std::string path = ::testing::TempDir() + "/frontier_trace_" + std::to_string(::getpid()) + ".json";
+  ScratchDir tmp("workloads_trace");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("trace.json");
   auto [status, text] = RunFrontier(kSim + "--dataset trace --trace " + std::string(FRONTIER_SOURCE_DIR) +
                             "/data/traces/agentic_sample.jsonl --result-json " + path);
   ASSERT_EQ(status, 0) << text;
@@ -57,11 +59,11 @@ TEST(WorkloadsCliTest, TraceSessionsRunToTheEnd) {
   EXPECT_EQ(j["num_prompts"], 3);  // sessions
   EXPECT_GT(j["mean_session_latency_ms"].get<double>(), j["mean_turn_e2el_ms"].get<double>());
   EXPECT_GT(j["ideal_prefix_hit_rate"].get<double>(), 0.5);
-  std::remove(path.c_str());
 }
 
 TEST(WorkloadsCliTest, ConcurrencySweepOfSessionsCountsOpenSessions) {
-  const std::string path = ::testing::TempDir() + "/frontier_mtsweep_" + std::to_string(::getpid()) + ".json";
+  ScratchDir tmp("workloads_mtsweep");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("mtsweep.json");
   auto [status, text] = RunFrontier(kSim + "--dataset multi-turn --mt-turns 3 --mt-system-prompt-len 1024 "
                                    "--mt-message-len 128 --output-len 64 --num-prompts 8 --concurrency 2,4 "
                                    "--result-json " + path);
@@ -79,7 +81,6 @@ TEST(WorkloadsCliTest, ConcurrencySweepOfSessionsCountsOpenSessions) {
     EXPECT_EQ(j["completed"], 3 * n);
     EXPECT_LE(j["max_concurrent_requests"].get<int>(), c);  // one turn in flight per open session
     EXPECT_DOUBLE_EQ(j["ideal_prefix_hit_rate"].get<double>(), (3648.0 * n - 1024) / (4032.0 * n));
-    std::remove(at.c_str());
   }
   // A row per point.
   EXPECT_NE(text.find("\n     2       8 "), std::string::npos) << text;
@@ -87,7 +88,8 @@ TEST(WorkloadsCliTest, ConcurrencySweepOfSessionsCountsOpenSessions) {
 }
 
 TEST(WorkloadsCliTest, MultiTurnCancellationCountedApart) {
-  const std::string path = ::testing::TempDir() + "/frontier_mt_" + std::to_string(::getpid()) + ".json";
+  ScratchDir tmp("workloads_mt");  // removed at the end, also when an assertion fails
+  const std::string path = tmp.Path("mt.json");
   auto [status, text] = RunFrontier(kSim + "--dataset multi-turn --num-prompts 20 --mt-turns 4 --mt-message-len 64 "
                                    "--output-len 32 --max-concurrency 8 --cancel-fraction 0.1 "
                                    "--cancel-after-tokens 5 --result-json " + path);
@@ -101,7 +103,6 @@ TEST(WorkloadsCliTest, MultiTurnCancellationCountedApart) {
   EXPECT_EQ(j["failed"], 0);
   EXPECT_EQ(j["session_end_reasons"]["cancelled"].get<int64_t>(), cancelled);
   EXPECT_EQ(j["sessions_completed"].get<int64_t>() + cancelled, 20);
-  std::remove(path.c_str());
 }
 
 TEST(WorkloadsCliTest, BadSessionFlagsAreOneLineNamingTheFlag) {

@@ -3,9 +3,6 @@
 // exactly, a point is stored once, read-only sessions cannot write, and the
 // errors for a missing, empty or foreign database.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <cstdio>
 
 #include "store/copy.h"
 #include "store/pg_store.h"
@@ -14,6 +11,7 @@
 #include "store/store.h"
 #include "store/verdict_test_util.h"
 #include "tests/store/pg_server.h"
+#include "util/scratch.h"
 
 namespace frontier {
 namespace {
@@ -240,9 +238,8 @@ TEST(PgStore, RoundTripsVerdictsTrialsAndTheSearchAndMigratesSchema3) {
             "NULL,INVALID,VALID,NULL");
 
   // Copied from PostgreSQL into SQLite, verdicts and the search come along.
-  const std::string file = ::testing::TempDir() + "/frontier_pg_verdicts_" + std::to_string(::getpid()) + ".db";
-  std::remove(file.c_str());
-  auto lite = store::OpenStore(file);
+  testing_util::ScratchDir tmp("pg_verdicts");  // outlives `lite`; removed also on failure
+  auto lite = store::OpenStore(tmp.Path("verdicts.db"));
   ASSERT_TRUE(lite.ok()) << lite.status().ToString();
   auto copied = store::CopyRuns(**s, **lite, {run});
   ASSERT_TRUE(copied.ok()) << copied.status().ToString();
@@ -253,8 +250,6 @@ TEST(PgStore, RoundTripsVerdictsTrialsAndTheSearchAndMigratesSchema3) {
   EXPECT_EQ((*points)[0].verdict_json, store::testing_verdict::kInvalidVerdict);
   EXPECT_EQ((*points)[1].trial_json, store::testing_verdict::kTrial);
   EXPECT_EQ((*lite)->ListRuns()->front().search_json, store::testing_verdict::kSearch);
-  lite->reset();
-  for (const char* ext : {"", "-wal", "-shm"}) std::remove((file + ext).c_str());
 }
 
 TEST(PgStore, MissingEmptyForeignAndNewerDatabasesAreNamedErrors) {
