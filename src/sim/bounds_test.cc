@@ -123,6 +123,10 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
       {R"({"max_num_seqs": 0})", "field 'max_num_seqs' must be a number in [1, 1000000], got 0"},
       {R"({"max_num_batched_tokens": 1e30})", "field 'max_num_batched_tokens' must be a number in [1, 1000000000], got 1e+30"},
       {R"({"runtime_reserve_gb": -3})", "field 'runtime_reserve_gb' must be a number in [0, 1000], got -3"},
+      {R"({"mla_kv_align_bytes": 5000})", "field 'mla_kv_align_bytes' must be a number in [0, 4096], got 5000"},
+      {R"({"mla_kv_align_bytes": 1.5})", "field 'mla_kv_align_bytes' must be a whole number of bytes, got 1.5"},
+      {R"({"mla_absorbed_weights": "yes"})", "field 'mla_absorbed_weights' must be true or false, got \"yes\""},
+      {R"({"allreduce_out_of_place": 1})", "field 'allreduce_out_of_place' must be true or false, got 1"},
   };
   // A stack file is read inside its data folder (DIR/stacks/NAME@VERSION.json), where its
   // parent would be.

@@ -92,7 +92,8 @@ struct Stack {
   double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
   double runtime_reserve_gb = 2;     // HBM kept by the runtime (context, graphs, workspaces)
   // Engine memory behaviour the memory plan follows (config.cc, PlanMemory;
-  // docs/simulate.md, "GPU memory"). Each is off unless the stack file says so.
+  // docs/simulate.md, "Memory" under Deployments). Each is off unless the
+  // stack file says so (a version does not inherit them from its parent).
   int mla_kv_align_bytes = 0;           // MLA cache entries (per token and layer) padded to a multiple of this
   bool mla_absorbed_weights = false;    // MLA decode matrices W_UQ.W_UK and W_UV.W_O kept beside the originals
   bool allreduce_out_of_place = false;  // a tensor-parallel all-reduce writes a new tensor
