@@ -72,6 +72,14 @@ class Engine {
     single_->RunStep(out);
     out->pool = 0;
   }
+  // Aggregated engines: Worker::RunDecodeSteps (steady decode steps planned
+  // at once, ending before `before` ns from now). Disaggregated engines plan
+  // none (0).
+  int64_t RunDecodeSteps(Nanos before, Step* out, std::vector<Nanos>* durations) {
+    if (!single_) return 0;
+    out->pool = 0;
+    return single_->RunDecodeSteps(before, out, durations);
+  }
 
   // Disaggregated engines only (aggregated ones have no step in flight
   // between calls): starts every idle worker that has work and returns the

@@ -153,6 +153,77 @@ TEST(EngineTest, SpeculativeDecodingEmitsTheAcceptanceLength) {
 // Little's law, L = lambda W: with a closed loop of C requests the mean number
 // in the system is C (apart from the final drain), so throughput x mean
 // latency must come back to C.
+// RunDecodeSteps plans, at once, exactly the steps RunStep plans one by one:
+// an engine that takes every run it is offered and one that only steps keep
+// the same durations, emissions and pages. The KV cache is small enough that
+// pages run short (runs are then refused and requests preempted), and the
+// runs' horizon varies, so runs end at the horizon as well as before a finish.
+TEST(EngineTest, DecodeRunsAreTheStepsRunStepPlansOneByOne) {
+  const SimConfig c = SmallKv(6000);
+  Engine runs(c), steps(c);
+  const int n = 48;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(runs.Add(i, 40 + 29 * (i % 7), 30 + 53 * (i % 5)).ok());
+    ASSERT_TRUE(steps.Add(i, 40 + 29 * (i % 7), 30 + 53 * (i % 5)).ok());
+  }
+  Engine::Step a, b;
+  std::vector<Nanos> durations;
+  int64_t run_steps = 0, refused = 0, planned = 0;
+  for (int k = 0; !runs.Idle(); ++k) {
+    ASSERT_LT(k, 100000);
+    const Nanos before = k % 3 == 0 ? Engine::kNever : 150'000 * (1 + k % 4);  // tiny model: ~70 us a step
+    const int64_t m = runs.RunDecodeSteps(before, &a, &durations);
+    if (m == 0) {
+      ++refused;
+      runs.RunStep(&a);
+      steps.RunStep(&b);
+      ASSERT_EQ(a.duration_ns, b.duration_ns);
+      ASSERT_EQ(a.emissions.size(), b.emissions.size());
+      for (size_t i = 0; i < a.emissions.size(); ++i) {
+        ASSERT_EQ(a.emissions[i].id, b.emissions[i].id);
+        ASSERT_EQ(a.emissions[i].tokens, b.emissions[i].tokens);
+        ASSERT_EQ(a.emissions[i].first, b.emissions[i].first);
+        ASSERT_EQ(a.emissions[i].finished, b.emissions[i].finished);
+      }
+    } else {
+      ASSERT_EQ(static_cast<int64_t>(durations.size()), m);
+      Nanos total = 0;
+      for (int64_t j = 0; j < m; ++j) {
+        steps.RunStep(&b);
+        if (j == 0) {
+          EXPECT_EQ(b.shape.decode_keys_full, a.shape.decode_keys_full);
+        }
+        ASSERT_EQ(durations[static_cast<size_t>(j)], b.duration_ns) << "step " << j << " of a run of " << m;
+        ASSERT_EQ(b.shape.prefill_tokens, 0);
+        ASSERT_EQ(b.emissions.size(), a.emissions.size());
+        for (size_t i = 0; i < b.emissions.size(); ++i) {
+          ASSERT_EQ(b.emissions[i].id, a.emissions[i].id);
+          ASSERT_EQ(b.emissions[i].tokens, 1);
+          ASSERT_FALSE(b.emissions[i].first || b.emissions[i].finished);
+        }
+        total += b.duration_ns;
+      }
+      EXPECT_LT(total, before);
+      EXPECT_EQ(a.duration_ns, total);
+      run_steps += m;
+    }
+    ++planned;
+    const EngineStats x = runs.stats(), y = steps.stats();
+    ASSERT_EQ(x.steps, y.steps);
+    ASSERT_EQ(x.kv_blocks_used, y.kv_blocks_used);
+    ASSERT_EQ(x.preemptions, y.preemptions);
+    ASSERT_EQ(x.running, y.running);
+    ASSERT_EQ(runs.kv_usage(), steps.kv_usage());
+  }
+  EXPECT_TRUE(steps.Idle());
+  EXPECT_EQ(runs.stats().finished, n);
+  EXPECT_GT(steps.stats().preemptions, 0);  // pages ran short
+  const int64_t runs_planned = planned - refused;
+  EXPECT_GT(runs_planned, 10);
+  EXPECT_GT(run_steps, 2 * runs_planned);  // runs of several steps
+  EXPECT_GT(refused, n);                   // prompts, finishes and page shortages
+}
+
 TEST(SimulateTest, LittlesLawOnAClosedLoop) {
   const SimConfig c = testing::TinyConfig();
   for (int64_t conc : {1, 8, 32}) {
@@ -300,6 +371,68 @@ TEST(SimulateTest, DurationCyclesTheWorkload) {
 // busy), so request 2, arriving rtt later, joins the step after that. With an
 // instantaneous client (rtt 0) it makes the step starting at T. Request 0
 // emits a token every step, so its events are the step boundaries.
+// The simulator delivers steady decode steps in runs; with a step trace
+// (which records every step) it plans them one by one. Both give the same
+// records, to the nanosecond, and the same statistics: closed loops (short
+// and long round trips), an open loop and a capped engine with a queue.
+TEST(SimulateTest, RunsOfDecodeStepsGiveTheRecordsOfStepByStepPlanning) {
+  SimConfig capped = testing::TinyConfig();
+  capped.max_num_seqs = 6;
+  std::vector<workload::RequestSpec> reqs = Requests(300, 100, 10);
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    reqs[i].input_len = 20 + static_cast<int32_t>(i * 37 % 300);
+    reqs[i].output_len = 1 + static_cast<int32_t>(i * 53 % 200);
+  }
+  struct Case {
+    SimConfig config;
+    int64_t concurrency;
+    double rate;
+    Nanos rtt;
+  };
+  const Case cases[] = {{testing::TinyConfig(), 1, 0, kDefaultClientRttNs},
+                        {testing::TinyConfig(), 16, 0, 0},
+                        {testing::TinyConfig(), 16, 0, 500'000},
+                        {testing::TinyConfig(), 0, 800, kDefaultClientRttNs},
+                        {capped, 32, 0, kDefaultClientRttNs}};
+  for (const Case& k : cases) {
+    workload::LoadOptions load;
+    load.num_prompts = 300;
+    if (k.concurrency > 0) load.max_concurrency = k.concurrency;
+    if (k.rate > 0) load.request_rate = k.rate;
+    SimulateOptions runs, steps;
+    runs.client_rtt_ns = steps.client_rtt_ns = k.rtt;
+    StepTrace trace;
+    steps.trace = &trace;
+    SimulationStats x, y;
+    Result<RunResult> a = Simulate(k.config, reqs, load, runs, &x);
+    Result<RunResult> b = Simulate(k.config, reqs, load, steps, &y);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->requests.size(), b->requests.size());
+    for (size_t i = 0; i < a->requests.size(); ++i) {
+      const RequestRecord &r = a->requests[i], &s = b->requests[i];
+      ASSERT_TRUE(r.ok);
+      ASSERT_EQ(r.id, s.id);
+      ASSERT_EQ(r.sent_ns, s.sent_ns);
+      ASSERT_EQ(r.first_token_ns, s.first_token_ns);
+      ASSERT_EQ(r.end_ns, s.end_ns);
+      ASSERT_EQ(r.output_tokens, s.output_tokens);
+      ASSERT_EQ(r.events.size(), s.events.size());
+      for (size_t j = 0; j < r.events.size(); ++j) {
+        ASSERT_EQ(r.events[j].t_ns, s.events[j].t_ns) << "request " << r.id << " event " << j;
+        ASSERT_EQ(r.events[j].tokens, s.events[j].tokens);
+      }
+    }
+    EXPECT_EQ(x.steps, y.steps);
+    EXPECT_EQ(x.preemptions, y.preemptions);
+    EXPECT_EQ(x.mean_batch_tokens, y.mean_batch_tokens);
+    EXPECT_EQ(x.mean_running, y.mean_running);
+    EXPECT_EQ(x.peak_kv_usage, y.peak_kv_usage);
+    EXPECT_EQ(x.busiest_decode.decode_seqs, y.busiest_decode.decode_seqs);
+    EXPECT_EQ(x.busiest_decode.decode_keys_full, y.busiest_decode.decode_keys_full);
+    EXPECT_GT(x.steps, 1000);
+  }
+}
+
 TEST(SimulateTest, ClosedLoopReplacementArrivesAClientRoundTripAfterTheFinish) {
   const SimConfig c = testing::TinyConfig();
   const std::vector<workload::RequestSpec> reqs = {{0, 64, 200, {}, {}}, {1, 64, 3, {}, {}}, {2, 64, 3, {}, {}}};

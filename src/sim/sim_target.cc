@@ -121,6 +121,7 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
     if (spec.want_output_ids) f.output_ids = std::move(answer);
   }
   f.plain = f.output_ids.empty() && f.cancel_after_tokens <= 0;
+  if (!f.plain) ++unplain_live_;
   RequestRecord& r = f.record;
   r.id = id;
   r.sent_ns = now_;
@@ -134,6 +135,7 @@ void SimTarget::Finish(int32_t slot, loadgen::CompletionSink& sink) {
   Flight& f = flights_[static_cast<size_t>(slot)];
   f.live = false;
   f.in_engine = false;
+  if (!f.plain) --unplain_live_;
   RequestRecord done = std::move(f.record);
   f.record = RequestRecord{};
   if (busy_) {
@@ -187,6 +189,18 @@ void SimTarget::Account() {
   }
   options_.trace->Record(shape, emitted, firsts, finished);
   if (step_.duration_ns <= options_.client_rtt_ns || engine_.disaggregated()) options_.trace->replayable = false;
+}
+
+void SimTarget::AccountRun(int64_t steps) {
+  // The run's first step; the others differ from it only in their keys.
+  const BatchShape& shape = step_.shape;
+  // Whole numbers far below 2^53: adding the run's at once is exact, as step by step.
+  batch_tokens_ += static_cast<double>(shape.tokens() * steps);
+  running_sum_ += static_cast<double>((shape.decode_seqs + shape.prefill_seqs) * steps);
+  if (shape.decode_seqs > stats_.busiest_decode.decode_seqs) stats_.busiest_decode = shape;
+  // The run only takes pages (it frees and caches none): its last step's
+  // usage is its peak.
+  stats_.peak_kv_usage = std::max(stats_.peak_kv_usage, engine_.kv_usage());
 }
 
 void SimTarget::CancelSlot(int32_t slot, loadgen::CompletionSink& sink) {
@@ -257,6 +271,19 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
   return ended;
 }
 
+void SimTarget::DeliverRun() {
+  for (int32_t slot : free_after_step_) free_.push_back(slot);
+  free_after_step_.clear();
+  // Each step's end, when its tokens are emitted.
+  for (Nanos& t : run_steps_) t = now_ += t;
+  const int32_t steps = static_cast<int32_t>(run_steps_.size());
+  for (const auto& e : step_.emissions) {
+    RequestRecord& r = flights_[static_cast<size_t>(e.id)].record;
+    for (const Nanos t : run_steps_) r.events.push_back(TokenEvent{t, 1});
+    r.output_tokens += steps;
+  }
+}
+
 void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
   if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed))
     stop_.store(true, std::memory_order_relaxed);
@@ -296,6 +323,19 @@ void SimTarget::Poll(Nanos deadline, loadgen::CompletionSink& sink) {
         now_ += in;  // the engine's clock: the step's duration counts from its last event
         if (Deliver(sink)) break;
         continue;
+      }
+      if (options_.trace == nullptr && unplain_live_ == 0) {
+        // Steady decode steps that end before the deadline and before the
+        // next arrival, and end no request: the load core has nothing to do
+        // between them, so they are planned and delivered as one run.
+        Nanos before = deadline - now_;
+        if (!arriving_.empty()) before = std::min(before, arriving_.front().at - now_);
+        const int64_t steps = engine_.RunDecodeSteps(before, &step_, &run_steps_);
+        if (steps > 0) {
+          AccountRun(steps);
+          DeliverRun();
+          continue;
+        }
       }
       engine_.RunStep(&step_);
       Account();

@@ -135,10 +135,14 @@ class SimTarget final : public loadgen::Target {
   bool Admit(bool inclusive, loadgen::CompletionSink& sink);
   // Delivers step_'s emissions at now_. Returns whether a request ended.
   bool Deliver(loadgen::CompletionSink& sink);
+  // Delivers a run of steady decode steps (Engine::RunDecodeSteps: step_
+  // and run_steps_, each step's duration) as their steps end, from now_ on.
+  void DeliverRun();
   void Finish(int32_t slot, loadgen::CompletionSink& sink);
   // Ends slot's request as cancelled at now_.
   void CancelSlot(int32_t slot, loadgen::CompletionSink& sink);
   void Account();  // stats and trace of the step just planned
+  void AccountRun(int64_t steps);  // Account() for a run of steady decode steps
 
   SimConfig config_;
   SimulateOptions options_;
@@ -155,6 +159,10 @@ class SimTarget final : public loadgen::Target {
   std::vector<int32_t> free_after_step_;
   std::deque<Arrival> arriving_;  // issue order = arrival order (one round trip)
   size_t in_flight_ = 0;
+  // Live requests that are not Flight::plain: while there are any, every
+  // step is planned and delivered on its own.
+  int64_t unplain_live_ = 0;
+  std::vector<Nanos> run_steps_;  // the run of steady decode steps being delivered
   // Bounds.
   std::atomic<bool> stop_{false};
   Status bound_;

@@ -394,7 +394,7 @@ bool Worker::RunDecodeStep(Step* out) {
       const Seq& s = seqs_[slot];
       if (static_cast<int64_t>(s.input) + s.generated - s.computed != 1) return false;
       const int64_t tokens = static_cast<int64_t>(s.computed) + 1;
-      if (tokens > s.unit_tokens) need_total += std::max<int64_t>(0, UnitsFor(tokens) - s.units);
+      if (tokens > s.unit_tokens) need_total += DecodePages(s, tokens).units - s.units;
     }
     if (need_total > units_total_ - units_used_) return false;
   }
@@ -411,12 +411,10 @@ bool Worker::RunDecodeStep(Step* out) {
     const int64_t tokens = static_cast<int64_t>(s.computed) + 1;
     keys += tokens;
     if (tokens > s.unit_tokens) {
-      const int64_t need = std::max<int64_t>(0, UnitsFor(tokens) - s.units);
-      if (need > 0) {
-        s.units += need;
-        units_used_ += need;
-        s.unit_tokens = (tokens + block_ - 1) / block_ * block_;
-      }
+      const Pages p = DecodePages(s, tokens);
+      units_used_ += p.units - s.units;
+      s.units = p.units;
+      s.unit_tokens = p.unit_tokens;
     }
     s.computed += 1;
     CacheFilled(s);  // a filled answer block joins the cache, as on the general path
@@ -450,6 +448,95 @@ bool Worker::RunDecodeStep(Step* out) {
   plain_decodes_ = true;
   if (any_finished) RetireFinished();
   return true;
+}
+
+Worker::Pages Worker::DecodePages(const Seq& s, int64_t tokens) const {
+  Pages p{s.units, s.unit_tokens};
+  // A step looks for pages only past those the request's pages cover, and
+  // UnitsFor changes only where a block begins: one look per block.
+  int64_t t = std::max<int64_t>(static_cast<int64_t>(s.computed) + 1, p.unit_tokens + 1);
+  while (t <= tokens) {
+    const int64_t end_of_block = (t + block_ - 1) / block_ * block_;
+    const int64_t need = std::max<int64_t>(0, UnitsFor(t) - p.units);
+    if (need > 0) {
+      p.units += need;
+      p.unit_tokens = end_of_block;
+    }
+    t = end_of_block + 1;
+  }
+  return p;
+}
+
+int64_t Worker::RunDecodeSteps(Nanos before, Step* out, std::vector<Nanos>* durations) {
+  durations->clear();
+  // RunDecodeStep's conditions, which nothing in the run changes.
+  if (spec_tokens_ != 0 || window_ != 0 || running_.empty()) return 0;
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < max_running_) return 0;
+  const int64_t n = static_cast<int64_t>(running_.size());
+  if (n > budget_tokens_) return 0;
+  // Steps before a request emits its last token or fills a block for the
+  // cache; none if one is to emit its first or is not decoding.
+  int64_t steps = std::numeric_limits<int64_t>::max(), keys = 0;
+  for (const int32_t slot : running_) {
+    const Seq& s = seqs_[slot];
+    if (static_cast<int64_t>(s.input) + s.generated - s.computed != 1 || s.generated == 0) return 0;
+    steps = std::min<int64_t>(steps, s.output - s.generated - 1);
+    steps = std::min<int64_t>(steps, s.cache_due - s.computed - 1);
+    keys += static_cast<int64_t>(s.computed) + 1;
+  }
+  if (steps <= 0) return 0;
+  // Each step's duration, as RunDecodeStep computes it: the keys grow by one
+  // per request per step.
+  if (decode_cost_.seqs != n) decode_cost_ = model_.DecodeStep(n);
+  Nanos elapsed = 0;
+  for (int64_t j = 0; j < steps; ++j) {
+    const double k = static_cast<double>(keys + j * n);
+    const Nanos d = std::max<Nanos>(1, decode_cost_.At(k, k));
+    if (elapsed + d >= before) break;
+    elapsed += d;
+    durations->push_back(d);
+  }
+  const int64_t run = static_cast<int64_t>(durations->size());
+  if (run == 0) return 0;
+  // Pages: when the whole run's are free, every step's are (RunDecodeStep
+  // would take each); otherwise plan step by step.
+  int64_t need = 0;
+  for (const int32_t slot : running_) {
+    const Seq& s = seqs_[slot];
+    need += DecodePages(s, static_cast<int64_t>(s.computed) + run).units - s.units;
+  }
+  if (need > units_total_ - units_used_) {
+    durations->clear();
+    return 0;
+  }
+  out->emissions.resize(static_cast<size_t>(n));
+  Emission* e = out->emissions.data();
+  for (const int32_t slot : running_) {
+    Seq& s = seqs_[slot];
+    const Pages p = DecodePages(s, static_cast<int64_t>(s.computed) + run);
+    units_used_ += p.units - s.units;
+    s.units = p.units;
+    s.unit_tokens = p.unit_tokens;
+    s.computed += static_cast<int32_t>(run);
+    s.generated += static_cast<int32_t>(run);
+    *e++ = Emission{s.id, 1, false, false};
+  }
+  const double k = static_cast<double>(keys);
+  BatchShape shape;  // the first step's; every other field 0
+  shape.decode_seqs = n;
+  shape.decode_tokens = n;
+  shape.sampled = n;
+  shape.decode_keys_full = k;
+  shape.decode_keys_swa = k;
+  shape.decode_pairs_full = k;
+  shape.decode_pairs_swa = k;
+  out->shape = shape;
+  out->duration_ns = elapsed;
+  out->handoffs.clear();
+  out->preempted = 0;
+  stats_.steps += run;
+  plain_decodes_ = true;
+  return run;
 }
 
 bool Worker::PromptSchedulable() const {

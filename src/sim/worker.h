@@ -128,6 +128,16 @@ class Worker {
   Step RunStep();
   // As RunStep(), reusing `out`'s storage (the simulator's hot path).
   void RunStep(Step* out);
+  // A run of steady decode steps planned at once: steps RunStep would plan
+  // one by one, each of which has every running request decode one token,
+  // none its first or its last, admits, preempts and evicts nothing, offers
+  // no block to the prefix cache and finds the pages it needs free. Plans as
+  // many as end before `before` ns from now; sets out->emissions to one
+  // one-token emission per running request (each emits that in every step),
+  // out->shape to the first step's and `durations` to each step's, and
+  // returns how many. Returns 0, changing nothing, when not even the next
+  // step is such a step (RunStep then plans it).
+  int64_t RunDecodeSteps(Nanos before, Step* out, std::vector<Nanos>* durations);
   // The cost breakdown of a step shape (for --explain).
   StepCost Explain(const BatchShape& shape) const { return model_.Cost(shape); }
 
@@ -160,6 +170,13 @@ class Worker {
     int32_t hashed = 0;            // leading blocks offered to the cache
   };
   int64_t UnitsFor(int64_t tokens) const;
+  // The pages a request holds once one-token decode steps have taken it to
+  // `tokens` tokens computed: s.units and s.unit_tokens grown as each step
+  // grows them (a page in every layer each time it passes the pages it holds).
+  struct Pages {
+    int64_t units = 0, unit_tokens = 0;
+  };
+  Pages DecodePages(const Seq& s, int64_t tokens) const;
   // Plans and accounts a step in which every running request decodes one
   // token and nothing else can run (the common step), exactly as the general
   // path would; returns false, changing nothing, for any other step.
