@@ -107,6 +107,37 @@ TEST(WorkerPrefixCacheTest, RepeatedPromptSkipsAllButItsLastBlockAndTtftIsTheSho
   EXPECT_EQ(w2.stats().prefix_queries, 0);
 }
 
+// A request's own blocks that join the cache stay its pages: while it runs
+// the KV cache holds exactly what it would without caching. (Decode steps
+// once charged a request's cached prompt blocks a second time when it
+// crossed into a new page.)
+TEST(WorkerPrefixCacheTest, CachedBlocksOfARunningRequestAreNotChargedTwice) {
+  SimConfig on = testing::TinyConfig();  // block 16, 2 layers
+  SimConfig off = on;
+  off.prefix_caching = false;
+  Worker a(on), b(off);
+  std::vector<int32_t> t = Tokens(100, 64);
+  const std::vector<int32_t> answer = Tokens(5000, 40);
+  t.insert(t.end(), answer.begin(), answer.end());
+  ASSERT_TRUE(a.Add(1, 64, 40, Hashes(t)).ok());
+  ASSERT_TRUE(b.Add(1, 64, 40, Hashes(t)).ok());
+  int steps = 0;
+  while (!a.Idle()) {
+    ASSERT_FALSE(b.Idle());
+    a.RunStep();
+    b.RunStep();
+    ++steps;
+    // 64 + k tokens computed after step k (the prefill is step 1): ceil / 16 pages.
+    if (!a.Idle()) {
+      EXPECT_EQ(a.stats().kv_blocks_used, b.stats().kv_blocks_used) << "after step " << steps;
+      EXPECT_EQ(b.stats().kv_blocks_used, (64 + steps - 1 + 15) / 16 * 2) << "after step " << steps;
+    }
+  }
+  EXPECT_TRUE(b.Idle());
+  EXPECT_EQ(steps, 40);
+  EXPECT_EQ(a.stats().cached_blocks, 6);  // 103 computed tokens: 6 full blocks
+}
+
 TEST(WorkerPrefixCacheTest, NextTurnHitsThePreviousAnswerBlocks) {
   Worker w(testing::TinyConfig());
   // Turn 1: 64-token prompt, 20-token answer: the KV of 83 tokens is

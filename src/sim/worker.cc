@@ -452,12 +452,15 @@ bool Worker::RunDecodeStep(Step* out) {
 
 Worker::Pages Worker::DecodePages(const Seq& s, int64_t tokens) const {
   Pages p{s.units, s.unit_tokens};
+  // The request's blocks that moved to the prefix cache are still its pages
+  // (Holds), though not in s.units: the general path counts them the same way.
+  const int64_t cached = static_cast<int64_t>(s.held.size()) * block_units_;
   // A step looks for pages only past those the request's pages cover, and
   // UnitsFor changes only where a block begins: one look per block.
   int64_t t = std::max<int64_t>(static_cast<int64_t>(s.computed) + 1, p.unit_tokens + 1);
   while (t <= tokens) {
     const int64_t end_of_block = (t + block_ - 1) / block_ * block_;
-    const int64_t need = std::max<int64_t>(0, UnitsFor(t) - p.units);
+    const int64_t need = std::max<int64_t>(0, UnitsFor(t) - p.units - cached);
     if (need > 0) {
       p.units += need;
       p.unit_tokens = end_of_block;

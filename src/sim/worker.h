@@ -172,7 +172,8 @@ class Worker {
   int64_t UnitsFor(int64_t tokens) const;
   // The pages a request holds once one-token decode steps have taken it to
   // `tokens` tokens computed: s.units and s.unit_tokens grown as each step
-  // grows them (a page in every layer each time it passes the pages it holds).
+  // grows them (a page in every layer each time it passes the pages it holds,
+  // its cached blocks included, as Holds counts them).
   struct Pages {
     int64_t units = 0, unit_tokens = 0;
   };
