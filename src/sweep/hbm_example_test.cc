@@ -46,14 +46,15 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
   ASSERT_EQ(plan->systems.size(), 3u);
   // The tiny version: sessions of 3 turns; a 1024-token system prompt shared
   // by all, 4096-token messages, 64-token answers, no think time; 32
-  // sessions a point, at least 4 x the concurrency (the sweep's rule).
+  // sessions a point, at least 4 x the concurrency (the sweep's rule): 32 at
+  // concurrency 8, 256 at 64.
   WorkloadSpec& w = plan->workloads.at(0);
   w.mt_turns = 3;
   w.mt_system_prompt_len = 1024;
   w.mt_message_len = 4096;
   w.output_len = 64;
   w.think_time_ms = 0;
-  plan->load.values = {8, 32};
+  plan->load.values = {8, 64};
   plan->load.num_prompts = 32;
 
   testing_util::ScratchDir tmp("hbm");  // the database and its -wal and -shm, removed after the store closes
@@ -69,7 +70,7 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
   EXPECT_TRUE(out->broken.empty());
 
   // Hand-computed: S = 1024, U = 4096, O = 64, T = 3 turns, N sessions
-  // (32 at concurrency 8, 128 at 32). Turn k sends S + (k+1) U + k O tokens:
+  // (32 at concurrency 8, 256 at 64). Turn k sends S + (k+1) U + k O tokens:
   // per session 3S + 6U + 3O = 27840. An infinite cache hits each turn's
   // whole context (turn k-1's prompt and answer: S + kU + kO, all 16-token
   // blocks) and turn 0's system prompt in every session but the first: per
@@ -105,7 +106,7 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
   // the system prompt of each session started in the same instant (c of them).
   ASSERT_EQ(counters.size(), 6u);
   for (const char* system : {"h100-80gb", "h200-141gb", "mi325x-256gb"})
-    for (int conc : {8, 32}) {
+    for (int conc : {8, 64}) {
       const std::string key = std::string(system) + "|agentic-chat|concurrency=" + std::to_string(conc) + "|rep=0";
       ASSERT_EQ(counters.count(key), 1u) << key;
       EXPECT_EQ(counters.at(key).queries, queries(conc)) << key;
@@ -114,14 +115,16 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
         EXPECT_GE(counters.at(key).hits, ideal_hits(conc) - conc * 1024.0) << key;
       }
     }
-  // At 32 open sessions the contexts (about 400k tokens) outgrow the 80 GB
-  // GPUs' KV cache (about 375k tokens beside the weights): evicted blocks are
-  // recomputed, so the H100s hit less than the larger GPUs.
+  // At 64 open sessions the contexts (up to 64 x 13,440 = 860k tokens) outgrow
+  // the 80 GB GPUs' KV cache (about 375k tokens beside the weights): evicted
+  // blocks are recomputed, so the H100s hit less than the larger GPUs (1.59M
+  // against 3.97M of an ideal 3.98M today). At 32 (430k at most, and sessions
+  // at different turns) the H100s' cache keeps up.
   auto hits = [&](const std::string& system, int conc) {
     return counters.at(system + "|agentic-chat|concurrency=" + std::to_string(conc) + "|rep=0").hits;
   };
-  EXPECT_LT(hits("h100-80gb", 32), hits("h200-141gb", 32));
-  EXPECT_LE(hits("h200-141gb", 32), hits("mi325x-256gb", 32));
+  EXPECT_LT(hits("h100-80gb", 64), hits("h200-141gb", 64));
+  EXPECT_LE(hits("h200-141gb", 64), hits("mi325x-256gb", 64));
 }
 
 }  // namespace
