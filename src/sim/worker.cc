@@ -5,6 +5,23 @@
 #include <limits>
 
 namespace frontier::sim {
+namespace {
+
+// The shape of a step in which `n` requests each decode one token over
+// `keys` cached keys in all, with no draft tokens and nothing in prefill.
+BatchShape DecodeOnlyShape(int64_t n, double keys) {
+  BatchShape shape;  // every other field 0
+  shape.decode_seqs = n;
+  shape.decode_tokens = n;
+  shape.sampled = n;
+  shape.decode_keys_full = keys;
+  shape.decode_keys_swa = keys;
+  shape.decode_pairs_full = keys;
+  shape.decode_pairs_swa = keys;
+  return shape;
+}
+
+}  // namespace
 
 Worker::Worker(SimConfig config, Role role) : model_(std::move(config)), role_(role) {
   const SimConfig& c = model_.config();
@@ -433,15 +450,7 @@ bool Worker::RunDecodeStep(Step* out) {
     any_finished |= finished;
   }
   const double k = static_cast<double>(keys);
-  BatchShape shape;  // every other field 0
-  shape.decode_seqs = n;
-  shape.decode_tokens = n;
-  shape.sampled = n;
-  shape.decode_keys_full = k;
-  shape.decode_keys_swa = k;
-  shape.decode_pairs_full = k;
-  shape.decode_pairs_swa = k;
-  out->shape = shape;
+  out->shape = DecodeOnlyShape(n, k);
   if (decode_cost_.seqs != n) decode_cost_ = model_.DecodeStep(n);
   out->duration_ns = std::max<Nanos>(1, decode_cost_.At(k, k));
   ++stats_.steps;
@@ -525,15 +534,7 @@ int64_t Worker::RunDecodeSteps(Nanos before, Step* out, std::vector<Nanos>* dura
     *e++ = Emission{s.id, 1, false, false};
   }
   const double k = static_cast<double>(keys);
-  BatchShape shape;  // the first step's; every other field 0
-  shape.decode_seqs = n;
-  shape.decode_tokens = n;
-  shape.sampled = n;
-  shape.decode_keys_full = k;
-  shape.decode_keys_swa = k;
-  shape.decode_pairs_full = k;
-  shape.decode_pairs_swa = k;
-  out->shape = shape;
+  out->shape = DecodeOnlyShape(n, k);  // the first step's
   out->duration_ns = elapsed;
   out->handoffs.clear();
   out->preempted = 0;
