@@ -122,7 +122,11 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
   const std::pair<std::string, std::string> st[] = {
       {R"({"max_num_seqs": 0})", "field 'max_num_seqs' must be a number in [1, 1000000], got 0"},
       {R"({"max_num_batched_tokens": 1e30})", "field 'max_num_batched_tokens' must be a number in [1, 1000000000], got 1e+30"},
-      {R"({"runtime_reserve_gb": -3})", "field 'runtime_reserve_gb' must be a number in [0, 1000], got -3"},
+      {R"({"parameters": {"memory.runtime_reserve_gb": {"value": -3, "source": "a test"}}})",
+       "parameter 'memory.runtime_reserve_gb' = -3 is outside [0, 1000] (GB)"},
+      {R"({"runtime_reserve_gb": 3})",
+       "field 'runtime_reserve_gb' is now the parameter 'memory.runtime_reserve_gb': move it under 'parameters' as "
+       "{\"value\": v, \"source\": \"...\"}"},
       {R"({"mla_kv_align_bytes": 5000})", "field 'mla_kv_align_bytes' must be a number in [0, 4096], got 5000"},
       {R"({"mla_kv_align_bytes": 1.5})", "field 'mla_kv_align_bytes' must be a whole number of bytes, got 1.5"},
       {R"({"mla_absorbed_weights": "yes"})", "field 'mla_absorbed_weights' must be true or false, got \"yes\""},

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
+#include <optional>
 #include <thread>
 
 #include "core/atomic_file.h"
@@ -193,24 +195,52 @@ std::string Today() {
   return buf;
 }
 
+// The runtime reserve, in GB, at which `m`'s deployment has no KV cache left:
+// its cache plus the reserve it holds now.
+double EmptyCacheReserveGb(const ResultModel& m) {
+  const MemoryPlan& plan = m.config().memory;
+  return (plan.kv + plan.runtime_reserve) / 1e9;
+}
+
 // Why the models cannot identify `info` ("" when they can): no point lies in
 // its scope, or moving it (by 0.5 on its fitting scale: x1.6 for a time,
 // +0.5 on the logit of a fraction) moves no prediction by 0.5 %.
+//
+// A schedule parameter (efficiency.h: the runtime reserve) moves no replay:
+// each point is simulated again, on a copy, with the reserve leaving 50, 10
+// and 2 % of the smallest deployment's KV cache (a cache that does not bind
+// at the prior may bind further on); a value that leaves a deployment no
+// cache is skipped.
 std::string Unidentified(const ParamInfo& info, const StackParams& at, const std::vector<ResultModel>& models) {
   bool in_scope = false;
   for (const auto& m : models) in_scope = in_scope || InScope(info.scope, m.config());
   if (!in_scope) return std::string("no point is of ") + ParamScopeName(info.scope);
   const Coord c{&info, info.hi <= 1.0};
-  StackParams moved = at;
-  SetParam(moved, info.name, FromZ(c, ToZ(c, GetParam(at, info.name)) + 0.5));
+  std::vector<double> probes = {FromZ(c, ToZ(c, GetParam(at, info.name)) + 0.5)};
+  if (info.schedule) {
+    double full = std::numeric_limits<double>::infinity();
+    for (const auto& m : models) full = std::min(full, EmptyCacheReserveGb(m));
+    probes.clear();
+    for (const double left : {0.5, 0.1, 0.02}) probes.push_back(full - left * (full - info.lo));
+  }
   std::vector<double> a, b;
   double largest = 0;
-  for (const auto& m : models) {
-    a.clear();
-    b.clear();
-    LogErrors(m, at, &a);
-    LogErrors(m, moved, &b);
-    for (size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::fabs(b[i] - a[i]));
+  for (const double probe : probes) {
+    StackParams moved = at;
+    SetParam(moved, info.name, probe);
+    for (const auto& m : models) {
+      a.clear();
+      b.clear();
+      LogErrors(m, at, &a);
+      if (info.schedule) {
+        ResultModel copy = m;
+        if (!copy.Simulate(moved).ok()) continue;
+        LogErrors(copy, moved, &b);
+      } else {
+        LogErrors(m, moved, &b);
+      }
+      for (size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::fabs(b[i] - a[i]));
+    }
   }
   if (largest < 0.005) {
     char why[120];
@@ -254,6 +284,127 @@ Result<std::vector<double>> FitAll(const Fitter& fitter, const std::vector<std::
   return z;
 }
 
+// The rate parameters (those a replay sees) and at most one schedule
+// parameter of a fit.
+struct Coords {
+  std::vector<Coord> rate;
+  std::optional<Coord> schedule;
+};
+
+// A fit over `use`: its parameters and the rate parameters' coordinates.
+struct PointFit {
+  StackParams params;
+  std::vector<double> z;
+};
+
+// Fits `use`. Without a schedule parameter: FitAll from `starts` (rate
+// coordinates). With one (the runtime reserve, R: whatever it takes the KV
+// cache loses), every value of R is a new schedule, so each value tried
+// re-simulates every point and fits the rate parameters to it; the objective
+// adds R's ridge term. The search runs on v = log(M - R), the log of the KV
+// cache left, where M is the reserve at which the smallest deployment's
+// cache is empty: equal steps of v are equal fractions of the cache, which
+// sets how many requests fit. A scan of kScheduleGrid values of v spread
+// from 1 % to all of M, then a golden-section search between the best scan
+// value's neighbours (kScheduleGolden steps narrow it to 1 % of the cache;
+// the objective is a step function of R, flat between the values where one
+// request more or fewer fits, so the scan keeps the search from a flat
+// stretch far from the minimum). The models end simulated at the chosen
+// value, their traces fresh for Replay().
+constexpr int kScheduleGrid = 7;
+constexpr int kScheduleGolden = 10;
+
+Result<PointFit> FitPoints(const StackParams& start, const StackParams& priors, const Coords& coords,
+                           const std::vector<std::vector<double>>& starts, const std::vector<ResultModel*>& use,
+                           const CalibrationOptions& o, CalibrationResult* stats) {
+  if (!coords.schedule) {
+    const Fitter fitter(start, priors, coords.rate, o, stats);
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, FitAll(fitter, starts, use, o, stats));
+    return PointFit{fitter.Params(z), z};
+  }
+  const Coord& sc = *coords.schedule;
+  const std::string name = sc.info->name;
+  const double s0 = ToZ(sc, GetParam(priors, name));
+  double full = std::numeric_limits<double>::infinity();  // M
+  for (const ResultModel* m : use) full = std::min(full, EmptyCacheReserveGb(*m));
+  const double floor = sc.info->lo;
+  if (!(full > floor)) return FailedPrecondition("no value of " + name + " leaves every deployment a KV cache");
+  const double lo = std::log(0.01 * (full - floor)), hi = std::log(full - floor);
+  auto reserve = [&](double v) { return std::clamp(full - std::exp(v), floor, sc.info->hi); };
+
+  struct Tried {
+    double s = 0, cost = std::numeric_limits<double>::infinity();
+    std::vector<double> z;
+  };
+  // The rate fit at each value starts from `starts` until one value has
+  // fitted, then from the best fit so far (the rate parameters move little
+  // from one value to the next; starting each value afresh too cost 1.6x
+  // the time and found the same fit on the TensorRT-LLM points).
+  std::vector<std::vector<double>> from = starts;
+  auto at = [&](double s) -> Result<Tried> {
+    Tried t;
+    t.s = s;
+    StackParams base = start;
+    SetParam(base, name, reserve(s));
+    const Fitter fitter(base, priors, coords.rate, o, stats);
+    for (ResultModel* m : use) {
+      Result<double> r = m->Simulate(fitter.Params(from.back()));
+      ++stats->simulations;
+      if (!r.ok()) {
+        if (r.status().code() == StatusCode::kFailedPrecondition) return t;  // does not fit: infinite cost
+        return r.status();
+      }
+    }
+    FRONTIER_ASSIGN_OR_RETURN(t.z, FitAll(fitter, from, use, o, stats));
+    const double ridge = (ToZ(sc, reserve(s)) - s0) / o.prior_sigma;
+    t.cost = fitter.Cost(t.z, use, nullptr) + ridge * ridge;
+    return t;
+  };
+  Tried best;
+  for (int i = 0; i < kScheduleGrid; ++i) {
+    FRONTIER_ASSIGN_OR_RETURN(Tried t, at(lo + (hi - lo) * i / (kScheduleGrid - 1)));
+    if (t.cost < best.cost) {
+      best = t;
+      from = {best.z};
+    }
+  }
+  if (!std::isfinite(best.cost))
+    return FailedPrecondition("no value of " + name + " lets every deployment fit its KV cache");
+  // Golden-section search between the best scan point's neighbours.
+  const double cell = (hi - lo) / (kScheduleGrid - 1);
+  double a = std::max(lo, best.s - cell), b = std::min(hi, best.s + cell);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double c = b - g * (b - a), d = a + g * (b - a);
+  FRONTIER_ASSIGN_OR_RETURN(Tried tc, at(c));
+  FRONTIER_ASSIGN_OR_RETURN(Tried td, at(d));
+  for (int i = 0; i < kScheduleGolden; ++i) {
+    if (tc.cost < best.cost) best = tc;
+    if (td.cost < best.cost) best = td;
+    from = {best.z};
+    if (tc.cost <= td.cost) {
+      b = d;
+      d = c;
+      td = tc;
+      c = b - g * (b - a);
+      FRONTIER_ASSIGN_OR_RETURN(tc, at(c));
+    } else {
+      a = c;
+      c = d;
+      tc = td;
+      d = a + g * (b - a);
+      FRONTIER_ASSIGN_OR_RETURN(td, at(d));
+    }
+  }
+  if (tc.cost < best.cost) best = tc;
+  if (td.cost < best.cost) best = td;
+  // Simulate again at the choice (the last value tried may be another).
+  FRONTIER_ASSIGN_OR_RETURN(Tried chosen, at(best.s));
+  StackParams base = start;
+  SetParam(base, name, reserve(best.s));
+  const Fitter fitter(base, priors, coords.rate, o, stats);
+  return PointFit{fitter.Params(chosen.z), chosen.z};
+}
+
 }  // namespace
 
 Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
@@ -295,7 +446,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   }
   // Fit only what the points identify; the rest keep their values (their
   // predecessor's, or their own source's).
-  std::vector<Coord> coords;
+  Coords coords;
   for (const ParamInfo* info : infos) {
     const std::string why = Unidentified(*info, start, models);
     if (!why.empty()) {
@@ -303,20 +454,29 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
       continue;
     }
     out.free.push_back(info->name);
-    coords.push_back(Coord{info, info->hi <= 1.0});
+    const Coord c{info, info->hi <= 1.0};
+    if (!info->schedule) {
+      coords.rate.push_back(c);
+    } else if (coords.schedule) {
+      return InvalidArgument("--fit: " + std::string(coords.schedule->info->name) + " and " + info->name +
+                             " both set the schedule; fit at most one of them at a time");
+    } else {
+      coords.schedule = c;
+    }
   }
-  if (coords.empty()) {
+  if (out.free.empty()) {
     std::string list;
     for (const auto& [name, why] : out.not_identified) list += (list.empty() ? "" : "; ") + name + ": " + why;
     return InvalidArgument("the " + std::to_string(models.size()) + " points identify none of the parameters to fit "
                            "(" + list + ")");
   }
-  Fitter fitter(start, stack.priors, coords, o, &out);
+  const std::vector<double> z0 = Fitter(start, stack.priors, coords.rate, o, &out).z0();
   std::vector<ResultModel*> all;
   for (auto& m : models) all.push_back(&m);
 
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<double> z, FitAll(fitter, {fitter.z0()}, all, o, &out));
-  out.params = fitter.Params(z);
+  FRONTIER_ASSIGN_OR_RETURN(const PointFit fit, FitPoints(start, stack.priors, coords, {z0}, all, o, &out));
+  const std::vector<double>& z = fit.z;
+  out.params = fit.params;
   for (auto& m : models) {
     CalibratedPoint pt;
     pt.id = m.result().id;
@@ -337,9 +497,9 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     std::vector<Loo> loo(models.size());
     auto refit = [&](size_t i) {
       Loo& l = loo[i];
-      const Fitter own(start, stack.priors, coords, o, &l.stats);
       // On the other points only. Models whose replay is exact are shared
-      // (their traces do not depend on the parameters; Replay() only reads);
+      // (their traces do not depend on the parameters; Replay() only reads)
+      // unless a schedule parameter is fitted (every value re-simulates);
       // the others are copies that follow this refit's own outer rounds, so
       // that nothing fitted with point i in the set reaches its prediction.
       std::vector<ResultModel> copies;
@@ -347,7 +507,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
       std::vector<ResultModel*> rest;
       for (size_t k = 0; k < models.size(); ++k) {
         if (k == i) continue;
-        if (models[k].exact_replay()) {
+        if (models[k].exact_replay() && !coords.schedule) {
           rest.push_back(&models[k]);
         } else {
           copies.push_back(models[k]);
@@ -357,13 +517,13 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
       // The objective leaves point i out entirely. The search starts from the
       // priors and from the full fit (near the refit's optimum: fewer
       // iterations and outer rounds) and keeps the lower cost.
-      Result<std::vector<double>> zi = FitAll(own, {z, own.z0()}, rest, o, &l.stats);
-      if (!zi.ok()) {
-        l.status = zi.status();
+      Result<PointFit> fi = FitPoints(start, stack.priors, coords, {z, z0}, rest, o, &l.stats);
+      if (!fi.ok()) {
+        l.status = fi.status();
         return;
       }
-      const StackParams p = own.Params(*zi);
-      if (models[i].exact_replay()) {
+      const StackParams& p = fi->params;
+      if (models[i].exact_replay() && !coords.schedule) {
         l.predicted = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
         return;
       }

@@ -156,6 +156,74 @@ TEST(CalibrationTest, AnEarlierFitThisOneDropsIsWithdrawnBeforeTheFit) {
   }
 }
 
+// The runtime reserve sets how many requests the KV cache holds, which no
+// replay sees (a schedule parameter). Closed loops simulated with a known
+// reserve that leaves the cache room for about 24 requests of 1,024 tokens:
+// three of them bind, two do not. From a prior of 0 GB (the cache holds every
+// run) the fit recovers the cache within one request's tokens and the
+// per-kernel floor within 2 %; each point's leave-one-out fit, which still has
+// another point of its kind, predicts it within 5 %.
+TEST(CalibrationTest, RecoversARuntimeReserveFromRunsWhoseKvCacheBinds) {
+  StackParams truth = testing::IdealParams();
+  truth.kernel_us = 3;
+  const SimConfig empty = Config(truth);  // reserve 0
+  const double per_token = empty.memory.kv_bytes_per_token;
+  truth.runtime_reserve_gb = (empty.memory.kv - 24 * 1024 * per_token) / 1e9;
+  StackParams start = truth;
+  start.runtime_reserve_gb = 0;
+  start.kernel_us = 9;
+  struct Run {
+    int64_t concurrency;
+    int32_t out;
+  };
+  std::vector<ResultModel> models;
+  for (const Run run : {Run{4, 512}, Run{8, 512}, Run{48, 512}, Run{64, 256}, Run{96, 512}}) {
+    PublishedResult r;
+    r.id = "closed-loop-c" + std::to_string(run.concurrency) + "-out" + std::to_string(run.out);
+    r.scenario = Scenario::kClosedLoop;
+    r.concurrency = run.concurrency;
+    r.value = 1;
+    ResultModel truth_model = ResultModel::FromRun(r, Config(truth), Requests(240, 512, run.out));
+    Result<double> measured = truth_model.Simulate(truth);
+    ASSERT_TRUE(measured.ok()) << measured.status().ToString();
+    r.value = *measured;
+    models.push_back(ResultModel::FromRun(r, Config(start), Requests(240, 512, run.out)));
+  }
+  // The prior's cache holds the largest run whole: the prediction is high.
+  ResultModel wide = models.back();
+  ASSERT_TRUE(wide.Simulate(start).ok());
+  Stack stack;
+  stack.name = "synthetic";
+  stack.version = "0";
+  stack.params = stack.priors = start;
+  CalibrationOptions o;
+  o.free = {"overhead.kernel_us", "memory.runtime_reserve_gb"};
+  o.threads = 2;
+  Result<CalibrationResult> r = Calibrate(stack, models, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->free, o.free);
+  const double tokens_off = (r->params.runtime_reserve_gb - truth.runtime_reserve_gb) * 1e9 / per_token;
+  EXPECT_LE(std::fabs(tokens_off), 1024) << r->params.runtime_reserve_gb << " GB against " << truth.runtime_reserve_gb;
+  EXPECT_NEAR(r->params.kernel_us / 3, 1.0, 0.02);
+  ASSERT_EQ(r->points.size(), 5u);
+  EXPECT_GT(wide.Replay(start) / r->points.back().measured, 1.1);
+  for (const auto& p : r->points) {
+    EXPECT_NEAR(p.error, 0.0, 0.01) << p.id;
+    EXPECT_NEAR(p.loo_error, 0.0, 0.05) << p.id;
+  }
+  // With only the run that never fills the cache, the reserve is not
+  // identified: it keeps its prior, and the reason is given.
+  std::vector<ResultModel> small = {models.front()};
+  o.leave_one_out = false;
+  Result<CalibrationResult> unseen = Calibrate(stack, small, o);
+  ASSERT_TRUE(unseen.ok()) << unseen.status().ToString();
+  EXPECT_EQ(unseen->free, std::vector<std::string>{"overhead.kernel_us"});
+  ASSERT_EQ(unseen->not_identified.size(), 1u);
+  EXPECT_EQ(unseen->not_identified[0].first, "memory.runtime_reserve_gb");
+  EXPECT_NE(unseen->not_identified[0].second.find("moves no prediction"), std::string::npos);
+  EXPECT_EQ(unseen->params.runtime_reserve_gb, 0);
+}
+
 // The fit re-costs recorded steps instead of simulating again: for a closed
 // loop and a batch the replay under new parameters equals a fresh simulation.
 TEST(CalibrationTest, ReplayEqualsAFreshSimulation) {

@@ -206,7 +206,7 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   p.activations =
       PeakActivationBytes(m, c.tp, c.ep, c.max_num_batched_tokens, c.max_num_seqs,
                           {c.stack.allreduce_out_of_place, c.stack.mla_output_buffer});
-  p.runtime_reserve = c.stack.runtime_reserve_gb * 1e9;
+  p.runtime_reserve = c.stack.params.runtime_reserve_gb * 1e9;
   p.kv = p.budget - p.weights - p.activations - p.runtime_reserve;
 
   const double kv_shard = m.mla() ? 1.0 : std::min(c.tp, m.kv_heads);
@@ -471,26 +471,49 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   return c;
 }
 
+namespace {
+
+// Plans `c`'s memory again (every pool's, when disaggregated) after a change
+// to what the plan reads; `raise_seqs` also raises each pool's sequence cap
+// to at least that.
+Status Replan(SimConfig& c, int raise_seqs) {
+  if (!c.disagg) {
+    c.memory = PlanMemory(c);
+    return CheckFits(c, "");
+  }
+  const SimConfig before = c;
+  for (auto [pool, which] : {std::pair{&c.disagg->prefill, SimConfig::Pool::kPrefill},
+                             std::pair{&c.disagg->decode, SimConfig::Pool::kDecode}}) {
+    SimConfig view = before.PoolView(which);
+    view.max_num_seqs = std::max(view.max_num_seqs, raise_seqs);
+    view.memory = PlanMemory(view);
+    FRONTIER_RETURN_IF_ERROR(CheckFits(view, which == SimConfig::Pool::kPrefill ? "prefill" : "decode"));
+    pool->max_num_seqs = view.max_num_seqs;
+    pool->memory = view.memory;
+  }
+  c.memory = c.disagg->decode.memory;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n) {
   SimConfig c = config;
-  if (c.max_num_seqs < n) {
-    c.max_num_seqs = n;
-    c.memory = PlanMemory(c);
-    FRONTIER_RETURN_IF_ERROR(CheckFits(c, ""));
-  }
-  if (c.disagg) {
-    for (auto [pool, which] : {std::pair{&c.disagg->prefill, SimConfig::Pool::kPrefill},
-                               std::pair{&c.disagg->decode, SimConfig::Pool::kDecode}}) {
-      if (pool->max_num_seqs >= n) continue;
-      SimConfig view = config.PoolView(which);
-      view.max_num_seqs = n;
-      view.memory = PlanMemory(view);
-      FRONTIER_RETURN_IF_ERROR(CheckFits(view, which == SimConfig::Pool::kPrefill ? "prefill" : "decode"));
-      pool->max_num_seqs = n;
-      pool->memory = view.memory;
-    }
-    c.memory = c.disagg->decode.memory;
-  }
+  bool raise = c.max_num_seqs < n;
+  if (c.disagg) raise = raise || c.disagg->prefill.max_num_seqs < n || c.disagg->decode.max_num_seqs < n;
+  if (!raise) return c;
+  c.max_num_seqs = std::max(c.max_num_seqs, n);
+  FRONTIER_RETURN_IF_ERROR(Replan(c, n));
+  return c;
+}
+
+Result<SimConfig> WithStackParams(const SimConfig& config, const StackParams& params) {
+  SimConfig c = config;
+  c.stack.params = params;
+  bool replan = false;
+  for (const auto& info : StackParamInfo())
+    replan = replan || (info.schedule && GetParam(params, info.name) != GetParam(config.stack.params, info.name));
+  if (replan) FRONTIER_RETURN_IF_ERROR(Replan(c, 0));
   return c;
 }
 
@@ -526,6 +549,7 @@ bool InScope(ParamScope scope, const SimConfig& c) {
     case ParamScope::kScaleOut:
       return (c.ep > c.hardware.scale_up_gpus) || (c.disagg && c.disagg->over_nic);
     case ParamScope::kDisaggregated: return c.disagg.has_value();
+    case ParamScope::kMemory: return true;
   }
   return false;
 }

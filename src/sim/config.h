@@ -193,4 +193,9 @@ bool InScope(ParamScope scope, const SimConfig& config);
 // when the larger activation estimate leaves no KV cache.
 Result<SimConfig> WithMaxNumSeqs(const SimConfig& config, int n);
 
+// `config` with the stack parameters `params`; its memory plan (every
+// pool's) is made again when a schedule parameter (efficiency.h: the runtime
+// reserve) differs. Fails like ResolveSimConfig when that leaves no KV cache.
+Result<SimConfig> WithStackParams(const SimConfig& config, const StackParams& params);
+
 }  // namespace frontier::sim

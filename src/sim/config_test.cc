@@ -88,6 +88,41 @@ TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
   EXPECT_LT(f->memory.weights, c->memory.weights * 0.52);
 }
 
+// The runtime reserve is a stack parameter (memory.runtime_reserve_gb) that
+// sets the memory plan: WithStackParams plans it again, 4 GB more reserve
+// being 4e9 bytes less KV cache on each GPU (4e9 / 40,960 = 97,656 tokens
+// fewer: at TP 8 each GPU holds its share of every token), while a parameter of the step costs leaves
+// the plan as it was; a reserve that leaves no cache fails as a deployment
+// that does not fit.
+TEST(ConfigTest, TheRuntimeReserveParameterReplansMemory) {
+  SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "h100";
+  spec.tp = 8;
+  spec.precision = "bf16";
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  StackParams p = c->stack.params;
+  p.runtime_reserve_gb += 4;
+  Result<SimConfig> more = WithStackParams(*c, p);
+  ASSERT_TRUE(more.ok()) << more.status().ToString();
+  EXPECT_DOUBLE_EQ(more->memory.runtime_reserve, c->memory.runtime_reserve + 4e9);
+  EXPECT_NEAR(more->memory.kv, c->memory.kv - 4e9, 1e-3);
+  EXPECT_NEAR(static_cast<double>(c->memory.kv_capacity_tokens - more->memory.kv_capacity_tokens), 97'656, 1);
+  EXPECT_EQ(more->stack.params, p);
+  StackParams q = c->stack.params;
+  q.kernel_us += 5;
+  Result<SimConfig> same = WithStackParams(*c, q);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->memory.kv_capacity_tokens, c->memory.kv_capacity_tokens);
+  EXPECT_EQ(same->stack.params.kernel_us, q.kernel_us);
+  p.runtime_reserve_gb = 80;
+  Result<SimConfig> none = WithStackParams(*c, p);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(none.status().message().find("runtime reserve"), std::string::npos) << none.status().message();
+}
+
 // Meta's FP8 Llama 3.1 405B (The Llama 3 Herd of Models, arXiv:2407.21783,
 // section 6.2): FP8 feed-forward layers but the first and last, BF16
 // attention, embeddings and LM head. At TP 8, per GPU:

@@ -21,6 +21,7 @@ const char* ParamScopeName(ParamScope scope) {
     case ParamScope::kExpertParallel: return "deployments with expert parallelism";
     case ParamScope::kScaleOut: return "deployments that span scale-up domains";
     case ParamScope::kDisaggregated: return "disaggregated deployments";
+    case ParamScope::kMemory: return "runs whose KV cache binds";
   }
   return "?";
 }
@@ -80,6 +81,10 @@ const std::vector<ParamInfo>& StackParamInfo() {
       FRONTIER_PARAM("overhead.moe_kernel_us", 0, 1e4, "us",
                      "extra GPU time per kernel of an MoE block, on top of overhead.kernel_us", kMoe, moe_kernel_us),
       FRONTIER_PARAM("overhead.eager_kernel_us", 0, 1e4, "us", "CPU launch time per kernel in steps not captured in a graph (shows when it exceeds the GPU work)", kDense, eager_kernel_us),
+      ParamInfo{"memory.runtime_reserve_gb", 0, 1e3, "GB",
+                "HBM per GPU kept out of the KV cache beyond weights and the profiled activations (runtime context, "
+                "communication buffers, workspaces)",
+                ParamScope::kMemory, [](StackParams& p) -> double* { return &p.runtime_reserve_gb; }, true},
   };
   return info;
 }

@@ -87,6 +87,7 @@ struct StackParams {
   double mla_kernel_us = 0;     // extra GPU time per kernel of an MLA attention block
   double moe_kernel_us = 0;     // extra GPU time per kernel of an MoE block (router, dispatch, experts)
   double eager_kernel_us = 8;   // CPU launch time per kernel without graphs (hidden by longer GPU work)
+  double runtime_reserve_gb = 2;  // HBM per GPU the memory plan keeps out of the KV cache (context, workspaces, ...)
   bool operator==(const StackParams&) const = default;
 };
 
@@ -106,6 +107,7 @@ enum class ParamScope {
   kExpertParallel, // expert parallelism (all-to-all)
   kScaleOut,       // collectives or transfers that leave the scale-up domain
   kDisaggregated,  // disaggregated prefill / decode hand-offs
+  kMemory,         // every deployment; seen only where the KV cache binds (a schedule parameter)
 };
 // "dense models", "MLA models", ... (for messages).
 const char* ParamScopeName(ParamScope scope);
@@ -118,6 +120,10 @@ struct ParamInfo {
   const char* doc;
   ParamScope scope;
   double* (*get)(StackParams&);
+  // A schedule parameter sets the memory plan, so how many requests run at
+  // once, not what a step costs: a replay of a recorded schedule cannot see
+  // it, and calibration fits it by simulating (calibration.h).
+  bool schedule = false;
 };
 
 // Every parameter, in a stable order.

@@ -98,9 +98,11 @@ Result<Parsed> ParseFile(const std::string& path) {
       s.mla_prefill = mode;
     }
   }
-  // A reserve up to 1 TB, engine caps up to a million sequences and a billion tokens (docs/limits.md).
+  // Engine caps up to a million sequences and a billion tokens (docs/limits.md).
   FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
-  FRONTIER_ASSIGN_OR_RETURN(s.runtime_reserve_gb, NumberIn(j, "runtime_reserve_gb", 0, 1e3, path));
+  if (j.contains("runtime_reserve_gb"))
+    return InvalidArgument(path + ": field 'runtime_reserve_gb' is now the parameter 'memory.runtime_reserve_gb': "
+                           "move it under 'parameters' as {\"value\": v, \"source\": \"...\"}");
   FRONTIER_ASSIGN_OR_RETURN(double align, NumberOrIn(j, "mla_kv_align_bytes", 0, 0, 4096, path));
   if (align != std::floor(align))
     return InvalidArgument(path + ": field 'mla_kv_align_bytes' must be a whole number of bytes, got " + Num(align));

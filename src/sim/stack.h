@@ -90,7 +90,6 @@ struct Stack {
   StackParams priors;
   std::vector<std::string> free_params;  // what `frontier calibrate` fits by default
   double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
-  double runtime_reserve_gb = 2;     // HBM kept by the runtime (context, graphs, workspaces)
   // Engine memory behaviour the memory plan follows (config.cc, PlanMemory;
   // docs/simulate.md, "Memory" under Deployments). Each is off unless the
   // stack file says so (a version does not inherit them from its parent).

@@ -9,6 +9,7 @@ StackParams IdealParams() {
   p.attn_decode_bw = p.mla_decode_bw = p.hbm = p.link = p.nic = 1.0;
   p.allreduce_us = p.alltoall_us = p.nic_latency_us = p.kv_transfer_us = 0;
   p.step_us = p.per_seq_us = p.kernel_us = p.eager_kernel_us = 0;
+  p.runtime_reserve_gb = 0;
   return p;
 }
 
@@ -41,7 +42,6 @@ SimConfig TinyConfig(int tp, int dp) {
   s.vendor = "nvidia";
   s.params = IdealParams();
   s.gpu_memory_utilization = 1.0;
-  s.runtime_reserve_gb = 0;
   c.tp = tp;
   c.dp = dp;
   c.gpus = tp * dp;

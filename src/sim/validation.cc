@@ -263,7 +263,9 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
   m.config_ = *config;
   if (stack != nullptr) {
     // Another version of the same engine, with the result's engine limits.
-    m.config_.stack.params = stack->params;
+    Result<SimConfig> other = WithStackParams(m.config_, stack->params);
+    if (!other.ok()) return Status(other.status().code(), r.id + " with " + stack->id() + ": " + other.status().message());
+    m.config_ = *std::move(other);
     m.config_.stack.graphs = stack->graphs;
     m.config_.stack.overlap_scheduler = stack->overlap_scheduler;
   }
@@ -307,8 +309,7 @@ ResultModel ResultModel::FromRun(const PublishedResult& r, const SimConfig& conf
 }
 
 Result<double> ResultModel::SimulateOffline(const StackParams& params, StepTrace* trace) {
-  SimConfig c = config_;
-  c.stack.params = params;
+  FRONTIER_ASSIGN_OR_RETURN(const SimConfig c, WithStackParams(config_, params));
   workload::LoadOptions load;
   load.num_prompts = static_cast<int64_t>(requests_.size());
   if (result_.scenario == Scenario::kClosedLoop) load.max_concurrency = result_.concurrency;
@@ -351,8 +352,7 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
   // Bisect the Poisson rate between 0.6 and 1.05 x the offline steady state
   // (a rate above it cannot be sustained; published Server results run
   // 2-20 % below Offline).
-  SimConfig c = config_;
-  c.stack.params = params;
+  FRONTIER_ASSIGN_OR_RETURN(const SimConfig c, WithStackParams(config_, params));
   const double mean_output = [&] {
     double m = 0;
     for (const auto& q : server_requests_) m += q.output_len;
