@@ -131,6 +131,7 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
       {R"({"mla_kv_align_bytes": 1.5})", "field 'mla_kv_align_bytes' must be a whole number of bytes, got 1.5"},
       {R"({"mla_absorbed_weights": "yes"})", "field 'mla_absorbed_weights' must be true or false, got \"yes\""},
       {R"({"allreduce_out_of_place": 1})", "field 'allreduce_out_of_place' must be true or false, got 1"},
+      {R"({"reserve_to_completion": "always"})", "field 'reserve_to_completion' must be true or false, got \"always\""},
   };
   // A stack file is read inside its data folder (DIR/stacks/NAME@VERSION.json), where its
   // parent would be.

@@ -62,12 +62,17 @@ TEST(ModelCatalogTest, ShapesOfTheSpecialModels) {
 // Llama 3.1 70B in BF16 on 8 x H100 at TP 8: weights (70.55B params, BF16) are
 // 141.1 GB, 17.64 GB per GPU; the KV cache holds 2 x 8 heads x 128 x 80 layers
 // x 2 B = 327,680 B (320 KiB) per token, 40,960 B on each of the 8 GPUs.
-TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
+SimSpec Llama70bBf16OnH100Tp8() {
   SimSpec spec;
   spec.model = "llama-3.1-70b";
   spec.hardware = "h100";
   spec.tp = 8;
   spec.precision = "bf16";
+  return spec;
+}
+
+TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
+  SimSpec spec = Llama70bBf16OnH100Tp8();
   Result<SimConfig> c = ResolveSimConfig(spec);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_NEAR(c->memory.weights, 17'638'096'896.0, 1.0);
@@ -95,12 +100,7 @@ TEST(ConfigTest, WeightFootprintAndKvCapacityOfLlama70B) {
 // the plan as it was; a reserve that leaves no cache fails as a deployment
 // that does not fit.
 TEST(ConfigTest, TheRuntimeReserveParameterReplansMemory) {
-  SimSpec spec;
-  spec.model = "llama-3.1-70b";
-  spec.hardware = "h100";
-  spec.tp = 8;
-  spec.precision = "bf16";
-  Result<SimConfig> c = ResolveSimConfig(spec);
+  Result<SimConfig> c = ResolveSimConfig(Llama70bBf16OnH100Tp8());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   StackParams p = c->stack.params;
   p.runtime_reserve_gb += 4;

@@ -110,6 +110,7 @@ Result<Parsed> ParseFile(const std::string& path) {
   FRONTIER_ASSIGN_OR_RETURN(s.mla_absorbed_weights, BoolOr(j, "mla_absorbed_weights", false, path));
   FRONTIER_ASSIGN_OR_RETURN(s.allreduce_out_of_place, BoolOr(j, "allreduce_out_of_place", false, path));
   FRONTIER_ASSIGN_OR_RETURN(s.mla_output_buffer, BoolOr(j, "mla_output_buffer", false, path));
+  FRONTIER_ASSIGN_OR_RETURN(s.reserve_to_completion, BoolOr(j, "reserve_to_completion", false, path));
   FRONTIER_ASSIGN_OR_RETURN(double seqs, NumberIn(j, "max_num_seqs", 1, 1e6, path));
   FRONTIER_ASSIGN_OR_RETURN(double toks, NumberIn(j, "max_num_batched_tokens", 1, 1e9, path));
   if (!(s.gpu_memory_utilization > 0))

@@ -97,6 +97,12 @@ struct Stack {
   bool mla_absorbed_weights = false;    // MLA decode matrices W_UQ.W_UK and W_UV.W_O kept beside the originals
   bool allreduce_out_of_place = false;  // a tensor-parallel all-reduce writes a new tensor
   bool mla_output_buffer = false;       // the MLA layer allocates its hidden-size output before attending
+  // Admission (worker.h): a request is admitted only when the pages for its
+  // whole prompt and output are free beside what every running request may
+  // still take, and nothing is ever preempted (TensorRT-LLM's
+  // GUARANTEED_NO_EVICT capacity scheduler); else admitted by what it needs
+  // now, the newest preempted when pages run out (vLLM, SGLang).
+  bool reserve_to_completion = false;
   int max_num_seqs = 256;            // default running-sequence cap (per DP rank)
   int max_num_batched_tokens = 8192; // default token budget per step (per DP rank)
   // Calibration record: what the fitted parameters were fitted to, and when.

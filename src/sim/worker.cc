@@ -41,6 +41,7 @@ Worker::Worker(SimConfig config, Role role) : model_(std::move(config)), role_(r
   // A cached block holds a page in every layer; with sliding-window layers a
   // request's pages are not one per block, which this cache does not model.
   caching_ = c.prefix_caching && swa_layers_ == 0 && role_ != Role::kDecode;
+  reserve_all_ = c.stack.reserve_to_completion;
   block_units_ = full_layers_;
 }
 
@@ -273,6 +274,7 @@ void Worker::RunStep(Step* out) {
 
   // 2. Waiting requests, first come first served.
   if (out->preempted == 0 && (mixed_ || prompts_only)) {
+    int64_t promised = reserve_all_ ? Promised() : 0;
     while (budget > 0 && static_cast<int64_t>(running_.size()) < max_running_ && !waiting_.empty()) {
       const int32_t slot = waiting_.front();
       Seq& s = seqs_[slot];
@@ -286,8 +288,13 @@ void Worker::RunStep(Step* out) {
       const int64_t q = std::min(pending, budget);
       if (must_wait(pending, q)) break;
       const int64_t need = std::max<int64_t>(0, UnitsFor(computed + q) - s.units - hit.blocks * block_units_);
+      // What it must find free: the pages it needs now, or with
+      // reserve_to_completion every page to its last token beside what the
+      // running requests were promised.
+      const int64_t full = reserve_all_ ? std::max(need, FullUnits(s) - s.units - hit.blocks * block_units_) : need;
       // Free pages, and cached ones no request holds (bar those it hits).
-      if (need > units_total_ - units_used_ + (cache_.evictable() - hit.evictable) * block_units_) break;
+      if (full + promised > units_total_ - units_used_ + (cache_.evictable() - hit.evictable) * block_units_) break;
+      promised += full - need;
       waiting_.pop_front();
       if (caching_ && !s.admitted_before) {
         stats_.prefix_queries += known;
@@ -552,7 +559,18 @@ bool Worker::PromptSchedulable() const {
   const Seq& s = seqs_[waiting_.front()];
   const int64_t pending = static_cast<int64_t>(s.input) + s.generated - s.computed;
   const int64_t q = std::min(pending, budget_tokens_);
-  return UnitsFor(s.computed + q) - s.units <= units_total_ - units_used_ + cache_.evictable() * block_units_;
+  const int64_t need = UnitsFor(s.computed + q) - s.units;
+  const int64_t full = reserve_all_ ? std::max(need, FullUnits(s) - s.units) + Promised() : need;
+  return full <= units_total_ - units_used_ + cache_.evictable() * block_units_;
+}
+
+int64_t Worker::Promised() const {
+  int64_t promised = 0;
+  for (const int32_t slot : running_) {
+    const Seq& s = seqs_[slot];
+    promised += std::max<int64_t>(0, FullUnits(s) - Holds(s));
+  }
+  return promised;
 }
 
 EngineStats Worker::stats() const {

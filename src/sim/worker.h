@@ -24,6 +24,12 @@
 //   2. If nothing was preempted, waiting requests are admitted first-come
 //      first-served while the budget, max_num_seqs x dp and free KV pages
 //      allow; the first that does not fit stops admission (no overtaking).
+// With the stack's reserve_to_completion (TensorRT-LLM's GUARANTEED_NO_EVICT
+// capacity scheduler) step 2 admits a request only when the pages for its
+// whole prompt and output (its output length standing for the max_tokens the
+// engine reserves) are free beside what every running request may still
+// take (Promised), so running requests always find their pages and nothing
+// is preempted.
 // Without chunked prefill a prompt is scheduled whole or waits for a step
 // with room for it (a request too long for any step is rejected by Add()).
 // Without mixed steps a step runs prompts only whenever a prompt can be
@@ -193,6 +199,11 @@ class Worker {
   void DropPages(Seq& s);
   // Pages the request covers, private and cached.
   int64_t Holds(const Seq& s) const { return s.units + static_cast<int64_t>(s.held.size()) * block_units_; }
+  // With reserve_to_completion: the pages the request will hold at its last
+  // token (prompt, output and draft tokens), and what the running requests
+  // may still take beyond what they hold.
+  int64_t FullUnits(const Seq& s) const { return UnitsFor(static_cast<int64_t>(s.input) + s.output + spec_tokens_); }
+  int64_t Promised() const;
   // Frees `need` pages, evicting free cached blocks as needed. False (having
   // evicted what it could) when even that is not enough.
   bool Reserve(int64_t need);
@@ -218,6 +229,7 @@ class Worker {
   int64_t window_, full_layers_, swa_layers_, block_;
   int64_t units_total_ = 0, units_used_ = 0;  // used: private pages + every cached block's
   bool caching_ = false;
+  bool reserve_all_ = false;  // stack.reserve_to_completion
   int64_t block_units_ = 0;  // pages one cached block holds (one per layer)
   PrefixCache cache_;
   std::vector<Seq> seqs_;
