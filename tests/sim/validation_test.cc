@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -84,7 +85,10 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
 // errors included: a fit starts from the priors, never from the values an
 // earlier fit left, so `frontier validate` (which refits each stack) and the
 // file agree. Checked on every stack fitted to closed loops and batches only
-// (a Server point's rate search makes the others slow to refit here).
+// (a Server point's rate search makes the others slow to refit here). The
+// sanitizer build leaves out the stacks whose fit frees a schedule parameter
+// (trtllm@0.17's runtime reserve: its search simulates every run about 1,300
+// times, minutes under ASan); CalibrationTest checks that search there.
 TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
@@ -92,6 +96,13 @@ TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
   for (const Stack& stack : ListStackVersions()) {
     const nlohmann::json recorded = RecordedPoints(stack);
     if (recorded.empty()) continue;
+#ifdef FRONTIER_SIM_REDUCED
+    const bool schedule = std::any_of(stack.free_params.begin(), stack.free_params.end(), [](const std::string& name) {
+      const ParamInfo* info = FindParam(name);
+      return info != nullptr && info->schedule;
+    });
+    if (schedule) continue;
+#endif
     std::vector<ResultModel> models;
     bool cheap = true;
     for (const auto& r : set->results) {
