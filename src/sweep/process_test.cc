@@ -216,6 +216,13 @@ TEST(ServerProcess, AnotherServerOnThePortIsNamedNotMeasured) {
   o.log_path = tmp.Path("owner.log");
   o.stop_timeout_s = 2;
   ASSERT_TRUE(p.Start(o).ok());
+  // Until the launched shell has exec'd (and the watchdog closed what it
+  // inherited), the forked copies hold this process's close-on-exec socket
+  // too, and the launched group does serve the port. Ask once only we hold it;
+  // a loaded machine can take a while to get there.
+  for (int i = 0; i < 2000 && FindListeners(port).pids != std::vector<pid_t>{::getpid()}; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(FindListeners(port).pids, std::vector<pid_t>{::getpid()});
   Status serves = p.CheckServes(port);
   ASSERT_FALSE(serves.ok());
   EXPECT_NE(serves.message().find("port " + std::to_string(port) + " is served by pid " + me),
