@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
+#include "sim/data_dir.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/sessions.h"
@@ -41,7 +42,7 @@ class Recording final : public Session {
 };
 
 TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
-  Result<Plan> plan = LoadPlan(std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans/hbm-agentic.yaml");
+  Result<Plan> plan = LoadPlan(sim::DefaultDataDir() + "/plans/hbm-agentic.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   ASSERT_EQ(plan->systems.size(), 3u);
   // The tiny version: sessions of 3 turns; a 1024-token system prompt shared

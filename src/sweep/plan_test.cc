@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sim/data_dir.h"
 #include "sweep/plan.h"
 #include "sweep/sessions.h"
 
@@ -373,7 +374,7 @@ TEST(Plan, ScenarioBlockAndTheLoadsItTakes) {
 
 TEST(Plan, EveryExamplePlanInDataIsValid) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans")) {
+  for (const auto& e : std::filesystem::directory_iterator(sim::DefaultDataDir() + "/plans")) {
     if (e.path().extension() != ".yaml") continue;
     auto p = LoadPlan(e.path().string());
     EXPECT_TRUE(p.ok()) << p.status().ToString();

@@ -94,7 +94,7 @@ TEST(SweepCli, PlanErrorsNameFileLineAndField) {
 // search setting is a usage error naming the plan's field.
 TEST(SweepCli, TheExampleSearchPlanStoresEachSystemsAnswerAndResumes) {
   Tmp tmp("search");
-  const std::string plan = std::string(FRONTIER_DEFAULT_DATA_DIR) + "/plans/search-interactive.yaml";
+  const std::string plan = std::string(FRONTIER_SOURCE_DIR) + "/data/plans/search-interactive.yaml";
   const std::string db = (tmp.dir / "s.db").string();
   auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
   ASSERT_EQ(rc, 0) << out;
