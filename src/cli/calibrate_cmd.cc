@@ -143,8 +143,9 @@ int RunCalibrate(int argc, char** argv) {
       for (const auto& r : set->results) {
         if (r.stack != stack->id() || (!only.empty() && r.id.find(only) == std::string::npos)) continue;
         if (!r.Calibratable()) {
-          std::printf("skipping %s: published %s, after June 2025 or held out (never fitted)\n", r.id.c_str(),
-                      r.published.c_str());
+          std::printf("skipping %s: %s (never fitted)\n", r.id.c_str(),
+                      r.OnCalibrationGpu() ? "marked held_out"
+                                           : ("on " + r.hardware + ", a validation GPU").c_str());
           continue;
         }
         Result<sim::ResultModel> m = sim::ResultModel::Create(r, *set, vo);

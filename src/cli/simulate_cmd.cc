@@ -19,6 +19,7 @@
 #include "loadgen/point.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
+#include "sim/band.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/config.h"
 #include "sim/data_dir.h"
@@ -26,6 +27,7 @@
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sim/step_model.h"
+#include "sim/validation.h"
 #include "store/records.h"
 #include "workload/dataset.h"
 
@@ -109,6 +111,24 @@ void PrintConfig(const sim::SimConfig& c) {
     std::printf("MTP: %d draft tokens, %.2f tokens per step%s\n", c.spec_tokens, c.acceptance,
                 c.acceptance_rate > 0 ? (" (acceptance rate " + Fmt("%.2f", c.acceptance_rate) + " per token)").c_str()
                                       : "");
+}
+
+// How sure the prediction is (sim/band.h): the band of its class and every
+// extrapolation. A catalog that cannot be read leaves a note, not an error.
+void PrintBand(const sim::SimConfig& c) {
+  Result<sim::ValidationSet> set = sim::LoadValidation(sim::DefaultDataDir());
+  Result<sim::BandTable> bands = set.ok() ? sim::BandTable::Load(*set) : Result<sim::BandTable>(set.status());
+  if (!bands.ok()) {
+    std::printf("prediction band: unavailable (%s)\n", bands.status().message().c_str());
+    return;
+  }
+  const sim::PredictionBand b = bands->For(sim::KeyOf(c));
+  std::printf("prediction band: %s", b.Describe().c_str());
+  if (!b.flags.empty()) {
+    std::printf("; extrapolates:");
+    for (size_t i = 0; i < b.flags.size(); ++i) std::printf("%s %s", i ? ";" : "", b.flags[i].c_str());
+  }
+  std::printf("\n");
 }
 
 void PrintExplain(const sim::SimConfig& config, const sim::SimulationStats& st) {
@@ -372,7 +392,10 @@ int RunSimulate(int argc, char** argv) {
                 << recorder->run().Label() << " in " << store::RedactUrl(db.db) << "\n";
   };
 
-  if (!f.best_deployment) PrintConfig(*config);
+  if (!f.best_deployment) {
+    PrintConfig(*config);
+    PrintBand(*config);
+  }
   if (f.concurrency.empty()) {
     if (*rules) point.rules = **rules;
     sim::SimTarget target(*config, sim_options);

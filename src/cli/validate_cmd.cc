@@ -28,6 +28,23 @@ void PrintRow(const sim::ValidationRow& row) {
               row.published.value, row.predicted, 100 * row.error, loo, loo_err, row.role.c_str());
 }
 
+void PrintTransferRow(const sim::ValidationRow& row) {
+  char band[32] = "-";
+  if (row.band.points > 0) std::snprintf(band, sizeof band, "+/-%.0f%%", 100 * row.band.half_width);
+  std::string flags;
+  for (const auto& f : row.band.flags) flags += (flags.empty() ? "" : "; ") + f;
+  if (!row.failure.empty()) {
+    std::printf("%-44s %-5s %-11s %-14s %10.0f %10s %8s %7s %-3s  no prediction: %s\n", row.published.id.c_str(),
+                row.model_class.c_str(), sim::ScenarioName(row.published.scenario), row.published.stack.c_str(),
+                row.published.value, "-", "-", band, "no", row.failure.c_str());
+    return;
+  }
+  std::printf("%-44s %-5s %-11s %-14s %10.0f %10.0f %+7.1f%% %7s %-3s  %s  [%s]\n", row.published.id.c_str(),
+              row.model_class.c_str(), sim::ScenarioName(row.published.scenario), row.published.stack.c_str(),
+              row.published.value, row.predicted, 100 * row.error, band, row.within_band ? "yes" : "no",
+              row.band.basis.c_str(), flags.c_str());
+}
+
 int RunValidate(int argc, char** argv) {
   CLI::App app{"Predict published results (data/validation), with leave-one-out errors by model class", kCmd};
   sim::ValidateOptions o;
@@ -51,9 +68,10 @@ int RunValidate(int argc, char** argv) {
   if (!set.ok()) return Fail(kCmd, set.status());
   Result<sim::ValidationReport> report = sim::Validate(*set, o);
   if (!report.ok()) return Fail(kCmd, report.status());
-  if (report->rows.empty() && report->held_out.empty())
+  if (report->rows.empty() && report->held_out.empty() && report->transfer.empty())
     return UsageError(kCmd, "no result matches --id '" + o.only_id + "' --stack '" + o.only_stack + "'");
 
+  std::printf("== calibration: results on the calibration GPUs (H100, H200, MI300X, MI325X), any date ==\n");
   std::printf("%-44s %-5s %-11s %-10s %10s %10s %8s %10s %8s  %s\n", "result", "class", "scenario", "published",
               "published", "predicted", "error", "LOO pred", "LOO err", "role");
   std::string stack;
@@ -65,8 +83,16 @@ int RunValidate(int argc, char** argv) {
     PrintRow(row);
   }
   if (!report->held_out.empty()) {
-    std::printf("-- held out (published after June 2025, or marked held_out in data/validation; never fitted)\n");
-    for (const auto& row : report->held_out) PrintRow(row);
+    std::printf("-- held out (marked held_out in data/validation; never fitted)\n");
+    for (const auto& row : report->held_out) {
+      if (row.failure.empty()) {
+        PrintRow(row);
+      } else {
+        std::printf("%-44s %-5s %-11s %-10s %10.0f  no prediction: %s\n", row.published.id.c_str(),
+                    row.model_class.c_str(), sim::ScenarioName(row.published.scenario),
+                    row.published.published.c_str(), row.published.value, row.failure.c_str());
+      }
+    }
   }
   std::printf("throughput in output tokens/s; error = predicted / published - 1; LOO = the stack's free parameters "
               "refitted without that result\n");
@@ -76,6 +102,19 @@ int RunValidate(int argc, char** argv) {
     for (const auto& c : report->classes)
       std::printf("%-6s %7d %17.1f%% %14.1f%% %17.1f%%\n", c.model_class.c_str(), c.points, 100 * c.median_abs_loo,
                   100 * c.max_abs_loo, 100 * c.median_abs_fit);
+  }
+  if (!report->transfer.empty()) {
+    std::printf("\n== transfer: results on the validation GPUs (B200, GB200, MI355X, newer), never fitted ==\n");
+    std::printf("%-44s %-5s %-11s %-14s %10s %10s %8s %7s %-3s  %s\n", "result", "class", "scenario", "stack",
+                "published", "predicted", "error", "band", "in", "band basis  [extrapolations]");
+    for (const auto& row : report->transfer) PrintTransferRow(row);
+    std::printf("band = the 90th percentile of |LOO err| of calibrated results of the class (model class x "
+                "deployment x vendor, widened to fewer criteria below 5 results); in = published value inside it\n");
+    std::printf("\n%-6s %7s %14s %11s %15s %14s\n", "class", "points", "median |err|", "max |err|", "inside band",
+                "no prediction");
+    for (const auto& t : report->transfer_classes)
+      std::printf("%-6s %7d %13.1f%% %10.1f%% %9d of %-3d %14d\n", t.model_class.c_str(), t.points,
+                  100 * t.median_abs, 100 * t.max_abs, t.within_band, t.points, t.failed);
   }
   std::printf("(%.1f s)\n", report->seconds);
   return 0;

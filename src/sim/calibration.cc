@@ -7,6 +7,7 @@
 #include <ctime>
 #include <limits>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/atomic_file.h"
@@ -480,6 +481,7 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
   for (auto& m : models) {
     CalibratedPoint pt;
     pt.id = m.result().id;
+    pt.model_class = ModelClass(m.config().model);
     pt.measured = m.result().value;
     pt.predicted = m.Replay(out.params);  // traces are fresh at the fit
     pt.error = pt.predicted / pt.measured - 1;
@@ -617,6 +619,10 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
   c["free"] = candidates;
   c["fitted"] = result.free;
   if (!unidentified.empty()) c["not_identified"] = unidentified;
+  // The model classes the fit saw: a default stack is chosen by them (stack.h, DefaultStack).
+  std::set<std::string> classes;
+  for (const auto& p : result.points) classes.insert(p.model_class);
+  c["classes"] = classes;
   c["fitted_to"] = nlohmann::json::array();
   c["points"] = nlohmann::json::array();
   for (const auto& p : result.points) {

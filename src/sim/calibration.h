@@ -67,6 +67,7 @@ struct CalibrationOptions {
 
 struct CalibratedPoint {
   std::string id;
+  std::string model_class;        // dense, MoE or MLA (validation.h, ModelClass)
   double measured = 0;
   double predicted = 0;           // with the fit on every point
   double error = 0;               // predicted / measured - 1

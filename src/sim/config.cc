@@ -368,7 +368,7 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
       return InvalidArgument("--stack " + c.stack.id() + " runs on " + c.stack.vendor + " GPUs, not on " +
                              c.hardware.name + " (" + c.hardware.vendor + ")");
   } else {
-    FRONTIER_ASSIGN_OR_RETURN(c.stack, DefaultStack(c.hardware.vendor, dir));
+    FRONTIER_ASSIGN_OR_RETURN(c.stack, DefaultStack(c.hardware.vendor, ModelClass(c.model), dir));
   }
 
   c.precision = c.model.precision;

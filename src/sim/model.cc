@@ -296,4 +296,9 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
                   ", or a path to a Hugging Face config.json");
 }
 
+std::string ModelClass(const ModelSpec& m) {
+  if (m.mla()) return "MLA";
+  return m.moe() ? "MoE" : "dense";
+}
+
 }  // namespace frontier::sim

@@ -96,6 +96,10 @@ struct ModelSpec {
 // config.json (anything containing '/' or ending in ".json"). Unknown names
 // fail with NotFound listing the known ones.
 Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& data_dir = DefaultDataDir());
+
+// The model class results and stacks are grouped by: "dense", "MoE" or "MLA"
+// (MLA models, DeepSeek's, are also MoE; they report as MLA).
+std::string ModelClass(const ModelSpec& m);
 // Parses config.json text. `origin` names it in errors; a missing required
 // field is named ("config.json: missing field 'num_attention_heads'").
 Result<ModelSpec> ParseHfConfig(const std::string& json_text, const std::string& origin);

@@ -160,6 +160,9 @@ Result<Parsed> ParseFile(const std::string& path) {
         s.free_params.push_back(name.get<std::string>());
       }
     }
+    if (c.contains("classes") && c["classes"].is_array())
+      for (const auto& cls : c["classes"])
+        if (cls.is_string()) s.fitted_classes.push_back(cls.get<std::string>());
     if (c.contains("fitted_to") && c["fitted_to"].is_array())
       for (const auto& id : c["fitted_to"])
         if (id.is_string()) s.fitted_to.push_back(id.get<std::string>());
@@ -341,14 +344,40 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
   return *newest;
 }
 
-Result<Stack> DefaultStack(std::string_view vendor, const std::string& data_dir) {
+Result<Stack> DefaultStack(std::string_view vendor, std::string_view model_class, const std::string& data_dir) {
   FRONTIER_ASSIGN_OR_RETURN(std::vector<Stack> all, LoadStackCatalog(data_dir));
+  // The release date of the newest version of s's lineage fitted to the class ("" = none).
+  auto evidence = [&](const Stack& s) {
+    for (const Stack* v = &s; v != nullptr;) {
+      if (std::find(v->fitted_classes.begin(), v->fitted_classes.end(), model_class) != v->fitted_classes.end())
+        return v->release_date;
+      const Stack* up = nullptr;
+      for (const auto& q : all)
+        if (q.id() == v->parent) up = &q;
+      v = up;
+    }
+    return std::string();
+  };
+  auto newer = [](const Stack& a, const Stack& b) {  // a released after b
+    return a.release_date > b.release_date || (a.release_date == b.release_date && a.version > b.version);
+  };
   const Stack* best = nullptr;
+  std::string best_evidence;
+  for (bool defaults_only : {true, false}) {
+    for (const auto& s : all) {
+      if (s.vendor != vendor || (defaults_only && !s.default_for_vendor)) continue;
+      const std::string e = evidence(s);
+      if (e.empty()) continue;
+      if (best == nullptr || e > best_evidence || (e == best_evidence && newer(s, *best))) {
+        best = &s;
+        best_evidence = e;
+      }
+    }
+    if (best != nullptr) return *best;
+  }
   for (const auto& s : all) {
     if (s.vendor != vendor || !s.default_for_vendor) continue;
-    if (best == nullptr || s.release_date > best->release_date ||
-        (s.release_date == best->release_date && s.version > best->version))
-      best = &s;
+    if (best == nullptr || newer(s, *best)) best = &s;
   }
   if (best == nullptr)
     return NotFound("no default stack for vendor '" + std::string(vendor) + "' under " + data_dir +

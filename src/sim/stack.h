@@ -107,6 +107,7 @@ struct Stack {
   int max_num_batched_tokens = 8192; // default token budget per step (per DP rank)
   // Calibration record: what the fitted parameters were fitted to, and when.
   std::vector<std::string> fitted_to;   // published-result ids or measured-run ids
+  std::vector<std::string> fitted_classes;  // model classes of those results (dense, MoE, MLA)
   std::string calibrated_on;            // date of the fit ("" = never calibrated)
   std::string calibration_note;         // one line for --list
   std::string file;
@@ -121,8 +122,17 @@ struct Stack {
 // 0.4.3) names the newest of that series. Unknown names or versions fail with NotFound listing the
 // known ones; a broken file (or a broken parent) fails naming the file and the field.
 Result<Stack> LoadStack(std::string_view spec, const std::string& data_dir = DefaultDataDir());
-// The newest version of the stack marked default_for_vendor for "nvidia" / "amd".
-Result<Stack> DefaultStack(std::string_view vendor, const std::string& data_dir = DefaultDataDir());
+// The stack version a deployment gets without --stack, for "nvidia" / "amd"
+// and a model class ("dense", "MoE", "MLA"; model.h, ModelClass). A
+// version's evidence for a class is the release date of the newest version
+// of its lineage (itself, its parent, ...) whose fit saw results of that
+// class (calibration.classes). The pick is the version marked
+// default_for_vendor with the newest evidence (ties: the newest release);
+// without such a version, any version with evidence; without any evidence,
+// the newest version marked default_for_vendor. So a default is never
+// unfitted for the model's class while a fitted one exists.
+Result<Stack> DefaultStack(std::string_view vendor, std::string_view model_class,
+                           const std::string& data_dir = DefaultDataDir());
 // Parses one stack file and resolves its inheritance against the other files
 // of its folder. Every parameter of StackParamInfo() must be present as
 // {"value": v, "source": "..."} within its range, or come from the parent;

@@ -22,12 +22,36 @@ bool StackMatches(const std::string& stack, const std::string& want) {
   return stack == want || stack.substr(0, stack.find('@')) == want;
 }
 
+// A result never fitted: predicted with the stack's parameters, or the
+// reason it cannot be.
+Result<ValidationRow> PredictOnly(const PublishedResult& r, const ValidationSet& set, const ValidateOptions& o,
+                                  const Stack& stack, const BandTable& bands, const std::string& dir) {
+  ValidationRow row;
+  row.published = r;
+  row.role = r.OnCalibrationGpu() ? "held out" : "transfer";
+  FRONTIER_ASSIGN_OR_RETURN(BandKey key, KeyOf(r, dir));
+  row.model_class = key.model_class;
+  if (!r.OnCalibrationGpu()) row.band = bands.For(key);
+  Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+  Result<double> predicted = m.ok() ? m->Simulate(stack.params) : Result<double>(m.status());
+  if (!predicted.ok()) {
+    row.failure = predicted.status().message();
+    return row;
+  }
+  row.predicted = *predicted;
+  row.error = row.predicted / r.value - 1;
+  row.median_tpot_ms = m->median_tpot_ms();
+  row.within_band = row.band.points > 0 && std::fabs(row.error) <= row.band.half_width;
+  return row;
+}
+
 }  // namespace
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dir = o.sim.data_dir.empty() ? DefaultDataDir() : o.sim.data_dir;
   ValidationReport report;
+  FRONTIER_ASSIGN_OR_RETURN(BandTable bands, BandTable::Load(set, dir));
   // Group the selected results by stack version.
   std::map<std::string, std::vector<const PublishedResult*>> by_stack;
   for (const auto& r : set.results) {
@@ -41,6 +65,13 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     std::vector<size_t> fit_rows;
     for (const PublishedResult* r : results) {
       if (!o.held_out && !r->Calibratable()) continue;
+      if (!r->Calibratable()) {
+        // A pure prediction: one that cannot be made (the deployment does
+        // not fit, no rate meets the limits) is shown with its reason.
+        FRONTIER_ASSIGN_OR_RETURN(ValidationRow row, PredictOnly(*r, set, o, stack, bands, dir));
+        (row.role == "transfer" ? report.transfer : report.held_out).push_back(std::move(row));
+        continue;
+      }
       FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(*r, set, o.sim));
       ValidationRow row;
       row.published = *r;
@@ -48,11 +79,6 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
       FRONTIER_ASSIGN_OR_RETURN(row.predicted, m.Simulate(stack.params));
       row.error = row.predicted / r->value - 1;
       row.median_tpot_ms = m.median_tpot_ms();
-      if (!r->Calibratable()) {
-        row.role = "held out";
-        report.held_out.push_back(row);
-        continue;
-      }
       row.role = stack.free_params.empty() ? "uncalibrated" : "fitted";
       report.rows.push_back(row);
       if (!stack.free_params.empty()) {
@@ -103,6 +129,30 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     c.max_abs_loo = *std::max_element(loo[cls].begin(), loo[cls].end());
     c.median_abs_fit = Median(fit[cls]);
     report.classes.push_back(c);
+  }
+  std::map<std::string, std::vector<double>> transfer;
+  std::map<std::string, int> within;
+  std::map<std::string, int> failed;
+  for (const auto& row : report.transfer) {
+    for (const std::string& cls : {row.model_class, std::string("all")}) {
+      if (!row.failure.empty()) {
+        ++failed[cls];
+        continue;
+      }
+      transfer[cls].push_back(std::fabs(row.error));
+      within[cls] += row.within_band;
+    }
+  }
+  for (const char* cls : {"dense", "MoE", "MLA", "all"}) {
+    if (!transfer.count(cls) && !failed.count(cls)) continue;
+    TransferSummary t;
+    t.model_class = cls;
+    t.failed = failed[cls];
+    t.points = static_cast<int>(transfer[cls].size()) + t.failed;
+    t.median_abs = Median(transfer[cls]);
+    t.max_abs = transfer[cls].empty() ? 0 : *std::max_element(transfer[cls].begin(), transfer[cls].end());
+    t.within_band = within[cls];
+    report.transfer_classes.push_back(t);
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

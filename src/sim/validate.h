@@ -3,10 +3,14 @@
 // prediction (the stack's free parameters refitted without that result).
 // Errors are summarised by model class (dense, MoE, MLA).
 //
-// Roles: "fitted" (calibratable, its stack lists free parameters: in-sample
-// and leave-one-out errors), "held out" (published after June 2025 or marked
-// held_out: a pure prediction, never fitted), "uncalibrated" (its stack
-// version has no free parameters).
+// Two tables (the rule of calibration, validation.h):
+//   calibration  results on the calibration GPUs. Roles: "fitted" (its stack
+//                lists free parameters: in-sample and leave-one-out errors),
+//                "uncalibrated" (its stack version has no free parameters),
+//                "held out" (marked held_out: a pure prediction).
+//   transfer     results on the validation GPUs (B200, GB200, MI355X, ...),
+//                never fitted: each with its prediction band (band.h) and
+//                whether the published value lies inside it.
 //
 // Thread safety: reads the catalog; no shared state.
 #pragma once
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "sim/band.h"
 #include "sim/validation.h"
 
 namespace frontier::sim {
@@ -25,7 +30,7 @@ struct ValidateOptions {
   std::string only_id;     // only results whose id contains this
   std::string only_stack;  // only results on this stack (name or name@version)
   bool leave_one_out = true;
-  bool held_out = true;    // also predict the held-out results
+  bool held_out = true;    // also predict the held-out results and the transfer table
 };
 
 struct ValidationRow {
@@ -35,6 +40,9 @@ struct ValidationRow {
   double predicted = 0, error = 0;
   std::optional<double> loo_predicted, loo_error;
   std::optional<double> median_tpot_ms;
+  std::string failure;        // transfer and held-out rows: why no prediction came ("" = one did)
+  PredictionBand band;        // transfer rows
+  bool within_band = false;   // transfer rows: |error| <= band.half_width
 };
 
 struct ClassSummary {
@@ -44,10 +52,21 @@ struct ClassSummary {
   double median_abs_fit = 0;
 };
 
+// The transfer table's summary of one class: |error| of pure predictions.
+struct TransferSummary {
+  std::string model_class;   // "dense", "MoE", "MLA" or "all"
+  int points = 0;
+  double median_abs = 0, max_abs = 0;
+  int within_band = 0;       // published value inside the prediction's band
+  int failed = 0;            // no prediction (counted in points, not in the |error| figures)
+};
+
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   std::vector<ClassSummary> classes;  // dense, MoE, MLA, all (only those with points)
   std::vector<ValidationRow> held_out;
+  std::vector<ValidationRow> transfer;           // on validation GPUs
+  std::vector<TransferSummary> transfer_classes;  // dense, MoE, MLA, all (only those with points)
   double seconds = 0;
 };
 

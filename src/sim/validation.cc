@@ -11,8 +11,10 @@
 namespace frontier::sim {
 namespace {
 
-// The last date a result may carry to be calibrated on (see the file comment).
-constexpr const char* kCalibrationCutoff = "2025-06-30";
+// The GPUs whose published results calibration may fit (see the file
+// comment). Every other GPU, B200, GB200, MI355X and any newer one, is a
+// validation GPU: its results are predicted from the others and never fitted.
+constexpr const char* kCalibrationGpus[] = {"h100-sxm", "h200", "mi300x", "mi325x"};
 
 // Inverse CDF of a quantile table at u in [0, 1], linear between quantiles.
 double Quantile(const std::vector<double>& q, double u) {
@@ -171,7 +173,15 @@ const char* ScenarioName(Scenario s) {
 
 double LengthDistribution::OutputMean() const { return TableMean(output_quantiles); }
 
-bool PublishedResult::Calibratable() const { return !held_out && published <= kCalibrationCutoff; }
+bool IsCalibrationGpu(const std::string& hardware) {
+  for (const char* id : kCalibrationGpus)
+    if (hardware == id) return true;
+  return false;
+}
+
+bool PublishedResult::OnCalibrationGpu() const { return IsCalibrationGpu(hardware); }
+
+bool PublishedResult::Calibratable() const { return !held_out && OnCalibrationGpu(); }
 
 const LengthDistribution* ValidationSet::Dataset(const std::string& name) const {
   for (const auto& d : datasets)
@@ -179,10 +189,6 @@ const LengthDistribution* ValidationSet::Dataset(const std::string& name) const 
   return nullptr;
 }
 
-std::string ModelClass(const ModelSpec& m) {
-  if (m.mla()) return "MLA";
-  return m.moe() ? "MoE" : "dense";
-}
 
 Result<ValidationSet> LoadValidation(const std::string& data_dir) {
   using namespace internal;
@@ -351,25 +357,20 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
 
   // Bisect the Poisson rate between 0.6 and 1.05 x the offline steady state
   // (a rate above it cannot be sustained; published Server results run
-  // 2-20 % below Offline).
+  // 2-20 % below Offline). Tighter limits than Server's (MLPerf Interactive:
+  // 450 ms TTFT and 40 ms TPOT) can hold only far below Offline: when no
+  // rate of that bracket meets them, the rate halves until one does, and the
+  // bisection runs between it and the last that did not.
   FRONTIER_ASSIGN_OR_RETURN(const SimConfig c, WithStackParams(config_, params));
   const double mean_output = [&] {
     double m = 0;
     for (const auto& q : server_requests_) m += q.output_len;
     return m / static_cast<double>(server_requests_.size());
   }();
-  // A re-simulation (calibration's outer rounds) starts from the last ratio:
-  // a narrower bracket, fewer probes for the same resolution.
-  const bool warm = server_ratio_ != 1.0;
-  const double lo_ratio = warm ? std::max(0.6, server_ratio_ - 0.08) : 0.6;
-  const double hi_ratio = warm ? std::min(1.05, server_ratio_ + 0.04) : 1.05;
-  double lo = lo_ratio * steady / mean_output, hi = hi_ratio * steady / mean_output;
-  const int probes = warm ? std::max(1, options_.server_probes - 2) : options_.server_probes;
-  bool met = false;
-  for (int i = 0; i < probes; ++i) {
-    const double mid = (lo + hi) / 2;
+  // Whether the latency limits hold at `rate`; keeps that run's medians when they do.
+  auto meets_at = [&](double rate) -> Result<bool> {
     workload::LoadOptions load;
-    load.request_rate = mid;
+    load.request_rate = rate;
     load.seed = options_.seed + 2;
     load.num_prompts = static_cast<int64_t>(server_requests_.size());
     FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, server_requests_, load));
@@ -387,18 +388,48 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
     const bool meets = s.failed == 0 && (result_.ttft_p99_limit_ms <= 0 || ttft99 <= result_.ttft_p99_limit_ms) &&
                        (result_.tpot_p99_limit_ms <= 0 || tpot99 <= result_.tpot_p99_limit_ms);
     if (meets) {
-      lo = mid;
-      met = true;
       median_ttft_ms_ = s.ttft_ms.median;
       median_tpot_ms_ = s.tpot_ms.median;
-    } else {
-      hi = mid;
     }
+    return meets;
+  };
+  // A re-simulation (calibration's outer rounds) starts from the last ratio:
+  // a narrower bracket, fewer probes for the same resolution.
+  const bool warm = server_ratio_ != 1.0;
+  const double lo_ratio = warm ? std::max(0.01, server_ratio_ - 0.08) : 0.6;
+  const double hi_ratio = warm ? std::min(1.05, server_ratio_ + 0.04) : 1.05;
+  double lo = lo_ratio * steady / mean_output, hi = hi_ratio * steady / mean_output;
+  const int probes = warm ? std::max(1, options_.server_probes - 2) : options_.server_probes;
+  bool met = false;
+  for (int i = 0; i < probes; ++i) {
+    const double mid = (lo + hi) / 2;
+    FRONTIER_ASSIGN_OR_RETURN(const bool meets, meets_at(mid));
+    (meets ? lo : hi) = mid;
+    met = met || meets;
   }
   if (!met && warm) {
     // The ratio moved below the warm bracket: search the whole range again.
     server_ratio_ = 1.0;
     return SimulateAt(params);
+  }
+  if (!met) {
+    // Below the bracket: halve from its lowest failing rate (at most 6 times,
+    // to 1 % of Offline), then bisect.
+    double failing = lo_ratio * steady / mean_output;
+    for (int k = 0; k < 6 && !met; ++k) {
+      FRONTIER_ASSIGN_OR_RETURN(met, meets_at(failing / 2));
+      if (met) {
+        lo = failing / 2;
+        hi = failing;
+      } else {
+        failing /= 2;
+      }
+    }
+    for (int i = 0; met && i < options_.server_probes; ++i) {
+      const double mid = (lo + hi) / 2;
+      FRONTIER_ASSIGN_OR_RETURN(const bool meets, meets_at(mid));
+      (meets ? lo : hi) = mid;
+    }
   }
   if (!met) return FailedPrecondition(result_.id + ": no request rate met the latency limits");
   request_rate_ = lo;

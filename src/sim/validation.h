@@ -19,8 +19,14 @@
 //                run's duration.
 //   batch        `num_prompts` requests at once, run to completion (a latency
 //                benchmark's batch): output tokens over the duration.
-// The metric is output tokens per second. A result published after June
-// 2025 (or marked held_out) is never used for calibration.
+// The metric is output tokens per second.
+//
+// The rule of calibration: results on the calibration GPUs (H100, H200,
+// MI300X, MI325X), of any date, may be fitted. Results on every other GPU
+// (B200, GB200, MI355X and any newer one) are never fitted: they test how
+// what was learnt on the GPUs people own transfers to the next ones, by
+// their published specifications (the "transfer" table of `frontier
+// validate`). A result marked held_out is never fitted either.
 //
 // Thread safety: pure functions apart from reading the data files.
 #pragma once
@@ -73,12 +79,17 @@ struct PublishedResult {
   // Published means of a closed_loop or batch run; calibration fits them too.
   std::optional<double> mean_tpot_ms, mean_ttft_ms;
   double ttft_p99_limit_ms = 0, tpot_p99_limit_ms = 0;  // server
-  bool held_out = false;         // never fitted (also every result published after 2025-06-30)
+  bool held_out = false;         // never fitted, even on a calibration GPU
   std::string file;
 
-  // Whether calibration may use this result (published before July 2025 and not held out).
+  // Whether the result runs on a calibration GPU (H100, H200, MI300X, MI325X).
+  bool OnCalibrationGpu() const;
+  // Whether calibration may use this result: on a calibration GPU and not held out.
   bool Calibratable() const;
 };
+
+// Whether calibration may fit results on this GPU (a hardware catalog id).
+bool IsCalibrationGpu(const std::string& hardware);
 
 struct ValidationSet {
   std::vector<PublishedResult> results;
@@ -97,8 +108,6 @@ struct ValidationOptions {
   std::string data_dir;             // empty: DefaultDataDir()
 };
 
-// The model class a result reports under: "dense", "MoE" or "MLA" (MLA models are also MoE here).
-std::string ModelClass(const ModelSpec& m);
 
 // One published result, ready to predict: its deployment, its requests, and
 // (for every scenario but server) a trace to re-cost under other stack

@@ -210,9 +210,10 @@ TEST(SimulateCliTest, ExplainShowsEachOperatorsEfficiencyAndWhy) {
       "simulate --model deepseek-r1 --hardware h200 --tp 8 --max-concurrency 64 --num-prompts 64 "
       "--input-len 2048 --output-len 16 --explain");
   ASSERT_EQ(o.status, 0) << o.text;
-  // The curve, its argument and its parameters: FP8 GEMMs of 57 rows per GPU
-  // with DeepSeek's block scales, on trtllm@2025.04.
-  for (const char* want : {"efficiency and why", "gemm.fp8 x scaling.block_fp8:", " x 57 / (57 + ",
+  // The curve, its argument and its parameters: FP8 GEMMs of the 64 decode
+  // rows per GPU with DeepSeek's block scales, on trtllm@1.3 (the NVIDIA
+  // default for MLA models).
+  for (const char* want : {"efficiency and why", "gemm.fp8 x scaling.block_fp8:", " x 64 / (64 + ",
                            "attention.mla_prefill:", "attention.mla_decode_bw", "overhead.kernel_us", "overhead.mla_kernel_us", "overhead.step_us",
                            "(collectives.allreduce_us)"})
     EXPECT_NE(o.text.find(want), std::string::npos) << want << "\n" << o.text;
