@@ -22,7 +22,9 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
   app.add_option("--kv-precision", s->kv_precision,
                  "KV cache: bf16 or fp8 [fp8 with fp8/fp4 attention weights, else bf16]")
       ->group("System");
-  app.add_option("--stack", s->stack, "Serving stack from data/stacks [the vendor's default]")->group("System");
+  app.add_option("--stack", s->stack,
+                 "Serving stack from data/stacks [the vendor's version fitted most recently for the model's class]")
+      ->group("System");
   app.add_option_function<std::string>(
          "--max-num-seqs",
          [s](const std::string& v) {
