@@ -5,8 +5,9 @@ from InferenceX's published benchmark fixture) into validation records
 `frontier calibrate`.
 
 Kept: single-engine runs (no disaggregation), no MTP (the draft acceptance
-is not published), 1k/1k and 8k/1k, of the builds a catalogued stack version
-describes: SGLang v0.5.12 (CUDA and ROCm) and TensorRT-LLM 1.3.0rc14.
+is not published), 1k/1k, 8k/1k and 1k/8k, of the builds a catalogued stack
+version describes: SGLang v0.5.9 and v0.5.12 (CUDA and ROCm) and TensorRT-LLM
+1.3.0rc14.
 
 Usage: scripts/import-inferencex.py   (rewrites the output file)
 """
@@ -19,6 +20,8 @@ OUT = os.path.join(ROOT, "data/validation/inferencex-dsr1-2026.json")
 
 # (framework, version, vendor) -> catalogued stack version.
 STACKS = {
+    ("sglang", "v0.5.9", "nvidia"): "sglang-cuda@0.5.9",
+    ("sglang", "v0.5.9", "amd"): "sglang-rocm@0.5.9",
     ("sglang", "v0.5.12", "nvidia"): "sglang-cuda@0.5.12",
     ("sglang", "v0.5.12", "amd"): "sglang-rocm@0.5.12",
     ("trt", "1.3.0rc14", "nvidia"): "trtllm@1.3",
@@ -36,7 +39,7 @@ def main():
     for r in src["results"]:
         vendor = VENDOR.get(r["hardware"])
         stack = STACKS.get((r["framework"], r["framework_version"], vendor))
-        if stack is None or r["mtp"] or r["disagg"] or (r["isl"], r["osl"]) not in ((1024, 1024), (8192, 1024)):
+        if stack is None or r["mtp"] or r["disagg"] or (r["isl"], r["osl"]) not in ((1024, 1024), (8192, 1024), (1024, 8192)):
             continue
         gpus = r["gpus"]
         rec = {
