@@ -14,7 +14,8 @@ Usage: scripts/import-inferencex.py   (rewrites the output file)
 import json
 import os
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from published_records import ROOT, write_records
+
 SRC = os.path.join(ROOT, "data/published/inferencex-dsr1.json")
 OUT = os.path.join(ROOT, "data/validation/inferencex-dsr1-2026.json")
 
@@ -77,15 +78,9 @@ def main():
         if r["dp_attention"]:
             rec["attention_dp"] = True
         out.append(rec)
-    doc = {
-        "about": "DeepSeek-R1-0528 serving runs published by InferenceX (SemiAnalysis), 2026, as validation "
-                 "records: made by scripts/import-inferencex.py from data/published/inferencex-dsr1.json. "
-                 "Rows on H200, MI300X and MI325X may be fitted; rows on B200 and MI355X never are.",
-        "results": out,
-    }
-    with open(OUT, "w") as f:
-        f.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print("wrote %d records to %s" % (len(out), os.path.relpath(OUT, ROOT)))
+    write_records(OUT, ("DeepSeek-R1-0528 serving runs published by InferenceX (SemiAnalysis), 2026, as validation "
+                        "records: made by scripts/import-inferencex.py from data/published/inferencex-dsr1.json. "
+                        "Rows on H200, MI300X and MI325X may be fitted; rows on B200 and MI355X never are."), out)
 
 
 if __name__ == "__main__":

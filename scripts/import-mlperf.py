@@ -15,7 +15,8 @@ Usage: scripts/import-mlperf.py   (rewrites the output file)
 import json
 import os
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from published_records import ROOT, write_records
+
 SRC = os.path.join(ROOT, "data/published/mlperf-v5.1.json")
 OUT = os.path.join(ROOT, "data/validation/mlperf-v5.1.json")
 
@@ -73,16 +74,10 @@ def main():
             notes.append(r["notes"])
         rec["notes"] = "; ".join(notes)
         out.append(rec)
-    doc = {
-        "about": "MLPerf Inference v5.1 datacenter closed results (published 2025-09-09), Llama 2 70B and "
-                 "Mixtral 8x7B, made by scripts/import-mlperf.py from data/published/mlperf-v5.1.json (read "
-                 "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, MI300X "
-                 "and MI325X may be fitted; rows on B200 and GB200 never are.",
-        "results": out,
-    }
-    with open(OUT, "w") as f:
-        f.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print("wrote %d records to %s" % (len(out), os.path.relpath(OUT, ROOT)))
+    write_records(OUT, ("MLPerf Inference v5.1 datacenter closed results (published 2025-09-09), Llama 2 70B and "
+                        "Mixtral 8x7B, made by scripts/import-mlperf.py from data/published/mlperf-v5.1.json (read "
+                        "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, MI300X "
+                        "and MI325X may be fitted; rows on B200 and GB200 never are."), out)
 
 
 if __name__ == "__main__":
