@@ -18,6 +18,12 @@ namespace {
 constexpr const char* kCmd = "validate";
 
 void PrintRow(const sim::ValidationRow& row) {
+  if (!row.failure.empty()) {  // a held-out result that could not be predicted
+    std::printf("%-44s %-5s %-11s %-10s %10.0f  no prediction: %s\n", row.published.id.c_str(),
+                row.model_class.c_str(), sim::ScenarioName(row.published.scenario), row.published.published.c_str(),
+                row.published.value, row.failure.c_str());
+    return;
+  }
   char loo[32] = "", loo_err[32] = "";
   if (row.loo_predicted) {
     std::snprintf(loo, sizeof loo, "%.0f", *row.loo_predicted);
@@ -84,15 +90,7 @@ int RunValidate(int argc, char** argv) {
   }
   if (!report->held_out.empty()) {
     std::printf("-- held out (marked held_out in data/validation; never fitted)\n");
-    for (const auto& row : report->held_out) {
-      if (row.failure.empty()) {
-        PrintRow(row);
-      } else {
-        std::printf("%-44s %-5s %-11s %-10s %10.0f  no prediction: %s\n", row.published.id.c_str(),
-                    row.model_class.c_str(), sim::ScenarioName(row.published.scenario),
-                    row.published.published.c_str(), row.published.value, row.failure.c_str());
-      }
-    }
+    for (const auto& row : report->held_out) PrintRow(row);
   }
   std::printf("throughput in output tokens/s; error = predicted / published - 1; LOO = the stack's free parameters "
               "refitted without that result\n");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "sim/hardware.h"
@@ -18,6 +19,22 @@ double Percentile90(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(v.size())));
   return v[std::max<size_t>(rank, 1) - 1];
+}
+
+// The band key of a published result whose model and hardware are loaded.
+Result<BandKey> KeyFrom(const PublishedResult& r, const ModelSpec& model, const Hardware& hw) {
+  BandKey key;
+  key.model_class = ModelClass(model);
+  key.deployment = DeploymentKind(r.attention_dp, r.ep, false);
+  key.vendor = hw.vendor;
+  key.hardware = hw.name;
+  if (r.precision == "native" || r.precision.empty()) {
+    key.precision = PrecisionName(model.ffn_precision);
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(Precision p, ParsePrecision(r.precision, r.id + ": precision"));
+    key.precision = PrecisionName(p);
+  }
+  return key;
 }
 
 }  // namespace
@@ -38,18 +55,7 @@ std::string PredictionBand::Describe() const {
 Result<BandKey> KeyOf(const PublishedResult& r, const std::string& data_dir) {
   FRONTIER_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(r.model, data_dir));
   FRONTIER_ASSIGN_OR_RETURN(Hardware hw, LoadHardware(r.hardware, data_dir));
-  BandKey key;
-  key.model_class = ModelClass(model);
-  key.deployment = DeploymentKind(r.attention_dp, r.ep, false);
-  key.vendor = hw.vendor;
-  key.hardware = hw.name;
-  if (r.precision == "native" || r.precision.empty()) {
-    key.precision = PrecisionName(model.ffn_precision);
-  } else {
-    FRONTIER_ASSIGN_OR_RETURN(Precision p, ParsePrecision(r.precision, r.id + ": precision"));
-    key.precision = PrecisionName(p);
-  }
-  return key;
+  return KeyFrom(r, model, hw);
 }
 
 BandKey KeyOf(const SimConfig& c) {
@@ -63,6 +69,14 @@ BandKey KeyOf(const SimConfig& c) {
 }
 
 Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& data_dir) {
+  // Only published results that calibration may fit have a class here (a
+  // measured run of a user's database does not). Each model and GPU is read
+  // once: this runs at the start of every `frontier simulate`.
+  std::map<std::string, const PublishedResult*> fittable;
+  for (const auto& r : set.results)
+    if (r.Calibratable()) fittable[r.id] = &r;
+  std::map<std::string, ModelSpec> models;
+  std::map<std::string, Hardware> gpus;
   std::vector<CalibratedError> errors;
   std::set<std::string> seen;
   for (const Stack& stack : ListStackVersions(data_dir)) {
@@ -76,14 +90,17 @@ Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& d
         continue;
       const std::string id = p["id"].get<std::string>();
       const double loo = p["loo_error"].get<double>();
-      if (!std::isfinite(loo) || !seen.insert(id).second) continue;
-      for (const auto& r : set.results) {
-        // Only published results that calibration may fit (a measured run of
-        // a user's database has no class here).
-        if (r.id != id || !r.Calibratable()) continue;
-        FRONTIER_ASSIGN_OR_RETURN(BandKey key, KeyOf(r, data_dir));
-        errors.push_back({id, std::move(key), loo});
+      const auto found = fittable.find(id);
+      if (!std::isfinite(loo) || found == fittable.end() || !seen.insert(id).second) continue;
+      const PublishedResult& r = *found->second;
+      if (!models.count(r.model)) {
+        FRONTIER_ASSIGN_OR_RETURN(models[r.model], LoadModel(r.model, data_dir));
       }
+      if (!gpus.count(r.hardware)) {
+        FRONTIER_ASSIGN_OR_RETURN(gpus[r.hardware], LoadHardware(r.hardware, data_dir));
+      }
+      FRONTIER_ASSIGN_OR_RETURN(BandKey key, KeyFrom(r, models.at(r.model), gpus.at(r.hardware)));
+      errors.push_back({id, std::move(key), loo});
     }
   }
   return FromErrors(std::move(errors));

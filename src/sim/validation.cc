@@ -400,13 +400,18 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
   const double hi_ratio = warm ? std::min(1.05, server_ratio_ + 0.04) : 1.05;
   double lo = lo_ratio * steady / mean_output, hi = hi_ratio * steady / mean_output;
   const int probes = warm ? std::max(1, options_.server_probes - 2) : options_.server_probes;
-  bool met = false;
-  for (int i = 0; i < probes; ++i) {
-    const double mid = (lo + hi) / 2;
-    FRONTIER_ASSIGN_OR_RETURN(const bool meets, meets_at(mid));
-    (meets ? lo : hi) = mid;
-    met = met || meets;
-  }
+  // `n` bisection steps between lo (met, or the bracket's bottom) and hi; whether any step met the limits.
+  auto bisect = [&](int n) -> Result<bool> {
+    bool any = false;
+    for (int i = 0; i < n; ++i) {
+      const double mid = (lo + hi) / 2;
+      FRONTIER_ASSIGN_OR_RETURN(const bool meets, meets_at(mid));
+      (meets ? lo : hi) = mid;
+      any = any || meets;
+    }
+    return any;
+  };
+  FRONTIER_ASSIGN_OR_RETURN(bool met, bisect(probes));
   if (!met && warm) {
     // The ratio moved below the warm bracket: search the whole range again.
     server_ratio_ = 1.0;
@@ -414,7 +419,8 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
   }
   if (!met) {
     // Below the bracket: halve from its lowest failing rate (at most 6 times,
-    // to 1 % of Offline), then bisect.
+    // to 1 % of Offline), then bisect between the first rate that met the
+    // limits and the last that did not.
     double failing = lo_ratio * steady / mean_output;
     for (int k = 0; k < 6 && !met; ++k) {
       FRONTIER_ASSIGN_OR_RETURN(met, meets_at(failing / 2));
@@ -425,10 +431,8 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
         failing /= 2;
       }
     }
-    for (int i = 0; met && i < options_.server_probes; ++i) {
-      const double mid = (lo + hi) / 2;
-      FRONTIER_ASSIGN_OR_RETURN(const bool meets, meets_at(mid));
-      (meets ? lo : hi) = mid;
+    if (met) {
+      FRONTIER_RETURN_IF_ERROR(bisect(options_.server_probes).status());  // lo already meets them
     }
   }
   if (!met) return FailedPrecondition(result_.id + ": no request rate met the latency limits");
