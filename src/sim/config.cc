@@ -545,7 +545,7 @@ bool InScope(ParamScope scope, const SimConfig& c) {
     case ParamScope::kGqa: return !m.mla();
     case ParamScope::kMla: return m.mla();
     case ParamScope::kMoe: return m.moe();
-    case ParamScope::kExpertParallel: return m.moe() && c.ep > 1;
+    case ParamScope::kExpertParallel: return m.moe() && c.ep > c.tp;  // an all-to-all runs (see StepModel)
     case ParamScope::kScaleOut:
       return (c.ep > c.hardware.scale_up_gpus) || (c.disagg && c.disagg->over_nic);
     case ParamScope::kDisaggregated: return c.disagg.has_value();

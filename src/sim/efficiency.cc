@@ -18,7 +18,7 @@ const char* ParamScopeName(ParamScope scope) {
     case ParamScope::kGqa: return "models with grouped-query attention";
     case ParamScope::kMla: return "models with multi-head latent attention";
     case ParamScope::kMoe: return "mixture-of-experts models";
-    case ParamScope::kExpertParallel: return "deployments with expert parallelism";
+    case ParamScope::kExpertParallel: return "deployments with expert parallelism across DP ranks (all-to-all)";
     case ParamScope::kScaleOut: return "deployments that span scale-up domains";
     case ParamScope::kDisaggregated: return "disaggregated deployments";
     case ParamScope::kMemory: return "runs whose KV cache binds";

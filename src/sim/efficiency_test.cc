@@ -168,6 +168,34 @@ TEST(StepModelCurveTest, AttentionDpAllToAllByHand) {
   EXPECT_DOUBLE_EQ(cost.ops[kOpAllReduce].time_s, 0.0);  // no TP
 }
 
+// EP inside one TP group (--tp 2 --ep 2, no attention DP): both ranks hold
+// every token after the attention all-reduce, so no token moves; each rank
+// runs its two whole experts and the MoE output is summed by the same TP
+// all-reduce as under --ep 1: 2 layers x 2 (attention + MoE) all-reduces.
+// The expert weights read per GPU are the same half of the touched experts.
+TEST(StepModelCurveTest, ExpertParallelismWithinTensorParallelismAllReduces) {
+  SimConfig tp_only = TinyMoe(/*tp=*/2, /*dp=*/1, /*ep=*/1);
+  SimConfig ep_in_tp = TinyMoe(/*tp=*/2, /*dp=*/1, /*ep=*/2);
+  for (SimConfig* c : {&tp_only, &ep_in_tp}) {
+    c->stack.params.alltoall_us = 5;
+    c->stack.params.allreduce_us = 7;
+  }
+  BatchShape s;
+  s.AddDecode(50, 1, 0);
+  const StepCost a = StepModel(tp_only).Cost(s);
+  const StepCost b = StepModel(ep_in_tp).Cost(s);
+  EXPECT_DOUBLE_EQ(b.ops[kOpAllToAll].time_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.ops[kOpAllReduce].time_s, a.ops[kOpAllReduce].time_s);
+  // 1 token x 1024 x 2 B per all-reduce, ring 2 x 1/2 at 100 GB/s, plus 7 us; 4 of them.
+  EXPECT_NEAR(b.ops[kOpAllReduce].time_s, 4 * (2048.0 / 100e9 + 7e-6), 1e-15);
+  EXPECT_DOUBLE_EQ(b.ops[kOpMoe].bytes, a.ops[kOpMoe].bytes);
+  // Attention DP over the same 2 GPUs does move tokens.
+  SimConfig dp = TinyMoe(/*tp=*/1, /*dp=*/2, /*ep=*/2);
+  dp.attention_dp = true;
+  dp.stack.params.alltoall_us = 5;
+  EXPECT_GT(StepModel(dp).Cost(s).ops[kOpAllToAll].time_s, 0.0);
+}
+
 // EP over 8 GPUs in domains of 4 joined by 10 GB/s NICs: of each GPU's 7
 // peers 3 share its domain and 4 do not. 8 decode tokens send (1 token per
 // GPU) x 2 copies x 1024 x 7/8 x 4 B = 7,168 B per layer: 3,072 B over the

@@ -194,6 +194,12 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   const ModelSpec& m = config_.model;
   const StackParams& sp = config_.stack.params;
   const double tp = config_.tp, dp = config_.dp, ep = config_.ep, gpus = config_.tp * config_.dp;
+  // EP within one TP group (--tp 8 --ep 8, no attention DP) finds every token
+  // already on every rank: each rank runs its own experts and the TP
+  // all-reduce sums their outputs, as SGLang and vLLM do without an
+  // all-to-all backend. Only EP that spans DP ranks (attention DP) moves
+  // tokens with a dispatch/combine all-to-all.
+  const bool ep_across_dp = ep > tp;
   const double h = m.hidden;
   const double tokens = static_cast<double>(s.tokens());
   // The busiest DP rank sets the step's time: with sequences spread evenly it
@@ -234,11 +240,12 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
     const double e = m.experts, k = m.experts_per_token, ep_params = m.ExpertParams();
     // Expected distinct experts touched by n tokens each routing to k of e.
     auto touched = [&](double n) { return e * (1.0 - std::pow(1.0 - k / e, n)); };
-    // Under EP every GPU serves the tokens of all ranks for its experts; under
-    // TP the experts of a DP rank see that rank's tokens.
-    const double routed = ep > 1 ? tokens : tr;
+    // EP across DP ranks: every GPU serves the tokens of all ranks for its
+    // experts. Otherwise the experts of a DP rank see that rank's tokens, and
+    // each GPU holds 1/tp of them (whole experts when EP splits the TP group).
+    const double routed = ep_across_dp ? tokens : tr;
     const double touched_all = touched(routed);
-    const double touched_gpu = ep > 1 ? touched_all / ep : touched_all / tp;
+    const double touched_gpu = touched_all / std::max(tp, ep);
     const double per_expert = touched_all > 0 ? routed * k / touched_all : 0;
     flops = 2.0 * tokens * k * ep_params / gpus + 2.0 * tr * m.shared_experts * ep_params / tp + 2.0 * tr * h * e;
     bytes = touched_gpu * ep_params * ffn_bytes_ + m.shared_experts * ep_params / tp * ffn_bytes_ +
@@ -288,7 +295,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   // Collectives.
   const Hardware& hw = config_.hardware;
   if (tp > 1) {
-    const double count = attn_layers + L.dense_mlp + (ep > 1 ? 0 : L.moe);
+    const double count = attn_layers + L.dense_mlp + (ep_across_dp ? 0 : L.moe);
     const double size = tr * h * act_bytes_;
     const double bw = hw.CollectiveGBps(config_.tp) * 1e9 * sp.link;
     const double t = count * (2.0 * (tp - 1) / tp * size / bw + sp.allreduce_us * 1e-6);
@@ -302,7 +309,7 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
       out.detail->ops[kOpAllReduce].note = {sp.link, size, line};
     }
   }
-  if (ep > 1 && L.moe > 0 && m.moe()) {
+  if (ep_across_dp && L.moe > 0 && m.moe()) {
     // Dispatch (FP8 for FP8/FP4 experts, else BF16) and combine (BF16) of each
     // token's k expert copies; the share bound for peers outside the
     // scale-up domain crosses the NICs while the rest uses the fabric.
