@@ -227,7 +227,8 @@ inline Result<double> ParseNumberOrInf(const std::string& flag, const std::strin
 inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
   auto add = [&](CLI::Option* o) { f->options.push_back(o); };
   add(app.add_option("--dataset", f->dataset,
-                     "Workload: random, sharegpt, jsonl, shared-prefix, trace or multi-turn [random]")
+                     "Workload: random, sharegpt, jsonl, shared-prefix, trace, multi-turn, or mlperf:BENCHMARK "
+                     "(llama2-70b, mixtral-8x7b: its published length distribution) [random]")
           ->group("Workload"));
   add(app.add_option("--trace", f->trace, "trace: session trace JSONL (docs/workloads.md)")->group("Workload"));
   add(app.add_option("--trace-format", f->trace_format,
@@ -397,7 +398,9 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec))
     return InvalidArgument(std::string(workload::SpecFieldFlag(bad->field, f.dataset)) + " " + bad->message);
   w.dataset = workload::ToDatasetOptions(spec);
-  const bool random = w.dataset.kind == workload::DatasetKind::kRandom;
+  // Synthetic prompts have no natural end: their outputs run to max_tokens.
+  const bool random =
+      w.dataset.kind == workload::DatasetKind::kRandom || w.dataset.kind == workload::DatasetKind::kMlperf;
   const bool file_dataset = w.dataset.kind == workload::DatasetKind::kShareGpt ||
                             w.dataset.kind == workload::DatasetKind::kJsonl;
   if (!file_dataset && !f.dataset_path.empty())

@@ -1,18 +1,11 @@
-// data_dir.h: where the catalogs (data/hardware, data/models, data/stacks,
-// data/validation) are read from.
-//
-// Order: the environment variable FRONTIER_DATA_DIR; else the folder compiled
-// in as FRONTIER_DEFAULT_DATA_DIR (the source tree's data/, set by
-// frontier_core); else "data" relative to the working directory.
-//
-// Thread safety: reads the environment; call it from one thread or before
-// starting others.
+// data_dir.h: the simulator's catalogs are read from core's data directory
+// (core/data_dir.h); sim::DefaultDataDir is that function.
 #pragma once
 
-#include <string>
+#include "core/data_dir.h"
 
 namespace frontier::sim {
 
-std::string DefaultDataDir();
+using frontier::DefaultDataDir;
 
 }  // namespace frontier::sim

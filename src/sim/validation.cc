@@ -16,37 +16,6 @@ namespace {
 // validation GPU: its results are predicted from the others and never fitted.
 constexpr const char* kCalibrationGpus[] = {"h100-sxm", "h200", "mi300x", "mi325x"};
 
-// Inverse CDF of a quantile table at u in [0, 1], linear between quantiles.
-double Quantile(const std::vector<double>& q, double u) {
-  if (q.empty()) return 0;
-  const double pos = u * static_cast<double>(q.size() - 1);
-  const size_t i = std::min(q.size() - 2, static_cast<size_t>(pos));
-  const double f = pos - static_cast<double>(i);
-  return q[i] * (1 - f) + q[i + 1] * f;
-}
-
-double TableMean(const std::vector<double>& q) {
-  // Mean of the piecewise-linear inverse CDF: the trapezoid rule over u.
-  if (q.size() < 2) return q.empty() ? 0 : q[0];
-  double sum = 0;
-  for (size_t i = 0; i + 1 < q.size(); ++i) sum += (q[i] + q[i + 1]) / 2;
-  return sum / static_cast<double>(q.size() - 1);
-}
-
-Result<std::vector<double>> Table(const nlohmann::json& obj, const std::string& key, const std::string& where) {
-  const nlohmann::json* v = internal::Value(obj, key);
-  if (v == nullptr || !v->is_array() || v->size() < 2)
-    return InvalidArgument(where + ": field '" + key + "' must be an array of at least 2 quantiles");
-  std::vector<double> out;
-  for (const auto& x : *v) {
-    if (!x.is_number()) return InvalidArgument(where + ": field '" + key + "' holds a non-number");
-    out.push_back(x.get<double>());
-    if (out.back() < 1 || (out.size() > 1 && out.back() < out[out.size() - 2]))
-      return InvalidArgument(where + ": field '" + key + "' must be non-decreasing lengths >= 1");
-  }
-  return out;
-}
-
 Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
   if (s == "offline") return Scenario::kOffline;
   if (s == "server") return Scenario::kServer;
@@ -171,8 +140,6 @@ const char* ScenarioName(Scenario s) {
   return "?";
 }
 
-double LengthDistribution::OutputMean() const { return TableMean(output_quantiles); }
-
 bool IsCalibrationGpu(const std::string& hardware) {
   for (const char* id : kCalibrationGpus)
     if (hardware == id) return true;
@@ -196,18 +163,8 @@ Result<ValidationSet> LoadValidation(const std::string& data_dir) {
   for (const auto& path : JsonFilesIn(data_dir + "/validation")) {
     FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
     if (j.contains("datasets") && j["datasets"].is_object()) {
-      for (auto it = j["datasets"].begin(); it != j["datasets"].end(); ++it) {
-        LengthDistribution d;
-        d.name = it.key();
-        const std::string where = path + ": datasets." + d.name;
-        FRONTIER_ASSIGN_OR_RETURN(double samples, Number(*it, "samples", where));
-        d.samples = static_cast<int64_t>(samples);
-        FRONTIER_ASSIGN_OR_RETURN(d.input_quantiles, Table(*it, "input_quantiles", where));
-        FRONTIER_ASSIGN_OR_RETURN(d.output_quantiles, Table(*it, "output_quantiles", where));
-        FRONTIER_ASSIGN_OR_RETURN(double max_output, NumberOr(*it, "max_output", 1024, where));
-        d.max_output = static_cast<int32_t>(max_output);
-        set.datasets.push_back(d);
-      }
+      FRONTIER_ASSIGN_OR_RETURN(std::vector<LengthDistribution> tables, workload::ReadLengthTables(path));
+      for (auto& t : tables) set.datasets.push_back(std::move(t));
     }
     if (!j.contains("results")) continue;
     if (!j["results"].is_array()) return InvalidArgument(path + ": 'results' must be an array");
@@ -222,22 +179,6 @@ Result<ValidationSet> LoadValidation(const std::string& data_dir) {
     if (!r.dataset.empty() && set.Dataset(r.dataset) == nullptr)
       return InvalidArgument(r.file + ": " + r.id + ": unknown dataset '" + r.dataset + "'");
   return set;
-}
-
-std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, double output_mean,
-                                                uint64_t seed) {
-  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 17);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const double scale = output_mean > 0 ? output_mean / d.OutputMean() : 1.0;
-  std::vector<workload::RequestSpec> out(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    auto& s = out[static_cast<size_t>(i)];
-    s.id = i;
-    s.input_len = std::max<int32_t>(1, static_cast<int32_t>(std::lround(Quantile(d.input_quantiles, u(rng)))));
-    const double o = Quantile(d.output_quantiles, u(rng)) * scale;
-    s.output_len = std::clamp<int32_t>(static_cast<int32_t>(std::lround(o)), 1, d.max_output);
-  }
-  return out;
 }
 
 Result<ResultModel> ResultModel::Create(const PublishedResult& r, const ValidationSet& set,
@@ -283,15 +224,15 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
     // (its sequence cap, or what its KV cache holds at the mean length).
     int64_t n = r.num_prompts;
     if (r.scenario == Scenario::kOffline || r.scenario == Scenario::kServer) {
-      const double mean_len = TableMean(d->input_quantiles) + (r.output_mean > 0 ? r.output_mean : d->OutputMean());
+      const double mean_len = d->InputMean() + (r.output_mean > 0 ? r.output_mean : d->OutputMean());
       const double by_kv = static_cast<double>(m.config_.memory.kv_capacity_tokens) / mean_len;
       const double running = std::min(by_kv, static_cast<double>(m.config_.max_num_seqs) * m.config_.dp);
       n = std::max<int64_t>(o.offline_requests, static_cast<int64_t>(3 * running));
     }
-    m.requests_ = DrawRequests(*d, n, r.output_mean, o.seed);
+    m.requests_ = workload::DrawLengths(*d, n, r.output_mean, o.seed);
     // Server probes: the same turnover, so that an overloaded rate shows in
     // the latency percentiles (a short run at any rate ends before its queue grows).
-    if (r.scenario == Scenario::kServer) m.server_requests_ = DrawRequests(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
+    if (r.scenario == Scenario::kServer) m.server_requests_ = workload::DrawLengths(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
   } else {
     const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
     m.requests_.resize(static_cast<size_t>(n));

@@ -40,18 +40,13 @@
 #include "sim/config.h"
 #include "sim/data_dir.h"
 #include "sim/simulate.h"
+#include "workload/length_table.h"
 #include "workload/request_spec.h"
 
 namespace frontier::sim {
 
-// A dataset's lengths as quantiles (0%, 2%, ..., 100%) of input and output tokens.
-struct LengthDistribution {
-  std::string name;
-  int64_t samples = 0;
-  std::vector<double> input_quantiles, output_quantiles;
-  int32_t max_output = 1024;
-  double OutputMean() const;  // of the quantile table (linear between quantiles)
-};
+// A dataset's lengths as quantiles (workload/length_table.h).
+using LengthDistribution = workload::LengthTable;
 
 enum class Scenario { kOffline, kServer, kClosedLoop, kBatch };
 const char* ScenarioName(Scenario s);
@@ -181,10 +176,6 @@ class ResultModel {
   std::optional<double> median_tpot_ms_, median_ttft_ms_;
   double request_rate_ = 0;
 };
-
-// `count` requests drawn from `d` (seeded), outputs scaled to `output_mean` (0: as tabled).
-std::vector<workload::RequestSpec> DrawRequests(const LengthDistribution& d, int64_t count, double output_mean,
-                                                uint64_t seed);
 
 struct Prediction {
   PublishedResult published;

@@ -79,7 +79,7 @@ TEST(Plan, ErrorsNameFileLineAndField) {
             "plans/t.yaml:13: systems[1].launch.timeout: unknown field; allowed: check_owner, command, "
             "cwd, env, health, log, stop_timeout_s, timeout_s");
   EXPECT_EQ(ErrorFor("dataset: random", "dataset: randm"),
-            "plans/t.yaml:15: workloads[0].dataset: must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got 'randm'");
+            "plans/t.yaml:15: workloads[0].dataset: must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got 'randm'");
   EXPECT_EQ(ErrorFor("[1, 2, 4]", "[1, 2, -4]"),
             "plans/t.yaml:17: load.concurrency[2]: must be an integer in [1, 1000000], got -4");
   EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 0"),

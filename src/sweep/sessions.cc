@@ -147,7 +147,7 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.random.format = workload::PromptFormatFor(w, /*over_http=*/live);
-  d.path = Resolve(plan, w.path);
+  d.path = d.kind == workload::DatasetKind::kMlperf ? std::string() : Resolve(plan, w.path);
   d.seed = point.seed;
   d.allow_repeat = true;
   PointWorkload out;

@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/data_dir.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "workload/length_table.h"
 
 namespace frontier::workload {
 namespace {
@@ -173,6 +175,7 @@ const char* DatasetKindName(DatasetKind kind) {
     case DatasetKind::kSharedPrefix: return "shared-prefix";
     case DatasetKind::kTrace: return "trace";
     case DatasetKind::kMultiTurn: return "multi-turn";
+    case DatasetKind::kMlperf: return "mlperf";
   }
   return "random";
 }
@@ -186,8 +189,13 @@ Result<DatasetKind> ParseDatasetKind(std::string_view name) {
   if (name == "shared-prefix") return DatasetKind::kSharedPrefix;
   if (name == "trace") return DatasetKind::kTrace;
   if (name == "multi-turn") return DatasetKind::kMultiTurn;
-  return InvalidArgument("--dataset must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" +
-                         std::string(name) + "'");
+  if (name.starts_with("mlperf:") && name.size() > 7) return DatasetKind::kMlperf;
+  return InvalidArgument("--dataset must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or "
+                         "mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got '" + std::string(name) + "'");
+}
+
+std::string MlperfTableName(std::string_view dataset) {
+  return dataset.starts_with("mlperf:") ? std::string(dataset.substr(7)) : std::string();
 }
 
 int32_t EstimateTokens(std::string_view text) {
@@ -198,6 +206,34 @@ int32_t EstimateTokens(std::string_view text) {
 }
 
 namespace {
+
+Result<std::vector<RequestSpec>> LoadMlperf(const DatasetOptions& o) {
+  const std::string path = o.path.empty() ? DefaultDataDir() + "/" + kLengthTablesFile : o.path;
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<LengthTable> tables, ReadLengthTables(path));
+  const LengthTable* t = FindLengthTable(tables, o.length_table);
+  if (t == nullptr) {
+    std::string known;
+    for (const auto& x : tables)
+      if (!x.benchmark.empty()) known += (known.empty() ? "" : ", ") + x.benchmark;
+    return InvalidArgument("--dataset mlperf:" + o.length_table + ": no such benchmark in " + path + "; use " +
+                           (known.empty() ? std::string("one of its tables") : known));
+  }
+  if (o.random.vocab_size <= kFirstTokenId + 1)
+    return InvalidArgument("vocab size must exceed " + std::to_string(kFirstTokenId + 1));
+  std::vector<RequestSpec> specs = DrawLengths(*t, o.num_prompts, 0, o.seed);
+  std::mt19937_64 tok_rng(o.seed * 0x9E3779B97F4A7C15ULL + 2);
+  std::uniform_int_distribution<int32_t> tok(kFirstTokenId, o.random.vocab_size - 1);
+  for (RequestSpec& r : specs) {
+    std::vector<int32_t> ids(static_cast<size_t>(r.input_len));
+    for (auto& id : ids) id = tok(tok_rng);
+    if (o.random.format == PromptFormat::kTokenIds) {
+      r.prompt_token_ids = std::move(ids);
+    } else {
+      r.prompt_text = TokenIdsAsText(ids);
+    }
+  }
+  return specs;
+}
 
 Result<std::vector<RequestSpec>> LoadSpecs(const DatasetOptions& o) {
   if (o.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
@@ -217,6 +253,7 @@ Result<std::vector<RequestSpec>> LoadSpecs(const DatasetOptions& o) {
     }
     return out;
   }
+  if (o.kind == DatasetKind::kMlperf) return LoadMlperf(o);
   if (o.kind == DatasetKind::kRandom) {
     RandomDatasetOptions r = o.random;
     r.num_prompts = o.num_prompts;

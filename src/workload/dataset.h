@@ -28,6 +28,11 @@
 // JSONL: one object a line, {"prompt": "...", "output_len": N}; blank lines
 // are skipped; the file's order is kept (no shuffle).
 //
+// MLPerf ("mlperf:llama2-70b", "mlperf:mixtral-8x7b"): lengths drawn from the
+// benchmark's published length distribution (length_table.h; the tables file
+// is `path`, else the data directory's kLengthTablesFile), prompts of random token
+// ids of exactly those lengths (or their text form) as the random dataset makes them.
+//
 // Shared prefix (generators.h): SGLang's generated-shared-prefix workload,
 // num_prompts requests cycled from its G x P prompts.
 //
@@ -58,16 +63,22 @@
 
 namespace frontier::workload {
 
-enum class DatasetKind { kRandom, kShareGpt, kJsonl, kSharedPrefix, kTrace, kMultiTurn };
+enum class DatasetKind { kRandom, kShareGpt, kJsonl, kSharedPrefix, kTrace, kMultiTurn, kMlperf };
 
-// "random", "sharegpt", "jsonl", "shared-prefix", "trace", "multi-turn".
+// "random", "sharegpt", "jsonl", "shared-prefix", "trace", "multi-turn", "mlperf".
 const char* DatasetKindName(DatasetKind kind);
 // Parses a --dataset value; InvalidArgument naming the flag otherwise.
+// "mlperf:NAME" is kMlperf (MlperfTableName gives NAME).
 Result<DatasetKind> ParseDatasetKind(std::string_view name);
+// NAME of a "mlperf:NAME" dataset value ("" for any other).
+std::string MlperfTableName(std::string_view dataset);
+// Where the MLPerf length tables live under the data directory.
+inline constexpr const char* kLengthTablesFile = "validation/datasets.json";
 
 struct DatasetOptions {
   DatasetKind kind = DatasetKind::kRandom;
-  std::string path;            // required for sharegpt and jsonl
+  std::string path;            // required for sharegpt and jsonl; kMlperf: the length tables file (default below)
+  std::string length_table;    // kMlperf: the table's name or benchmark ("llama2-70b")
   int64_t num_prompts = 1000;  // how many requests to return
   uint64_t seed = 0;
   // kRandom only: lengths, prefix, vocabulary and prompt format

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/data_dir.h"
 #include "util/scratch.h"
+#include "workload/length_table.h"
 
 namespace frontier::workload {
 namespace {
@@ -158,4 +160,75 @@ TEST(DatasetTest, ShareGptErrorsNameTheField) {
 }
 
 }  // namespace
+// An MLPerf dataset draws its lengths from the benchmark's quantile table
+// (inverse CDF, linear between quantiles) and sends prompts of exactly those
+// lengths. A table whose inputs are all 40 tokens and whose outputs run
+// linearly from 10 to 30 (quantiles 10, 20, 30): every prompt is 40 token ids,
+// outputs stay in [10, 30] with mean 20, and the cap of 25 clips the top.
+TEST(DatasetTest, MlperfDrawsTheBenchmarksLengthTable) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
+  const std::string table = R"({"datasets": {"toy": {"benchmark": {"value": "toy-70b", "source": "made here"},
+      "samples": {"value": 3, "source": "made here"}, "input_quantiles": [40, 40, 40],
+      "output_quantiles": {"value": [10, 20, 30], "source": "made here"}, "max_output": 25}}})";
+  const std::string path = tmp.Write("datasets.json", table);
+  ASSERT_TRUE(ParseDatasetKind("mlperf:toy-70b").ok());
+  EXPECT_EQ(*ParseDatasetKind("mlperf:toy-70b"), DatasetKind::kMlperf);
+  EXPECT_FALSE(ParseDatasetKind("mlperf:").ok());
+  DatasetOptions o;
+  o.kind = DatasetKind::kMlperf;
+  o.length_table = "toy-70b";
+  o.path = path;
+  o.num_prompts = 4000;
+  o.seed = 3;
+  auto r = LoadDataset(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 4000u);
+  double sum = 0;
+  int capped = 0;
+  for (const auto& q : *r) {
+    EXPECT_EQ(q.input_len, 40);
+    EXPECT_EQ(q.prompt_token_ids.size(), 40u);
+    EXPECT_GE(q.output_len, 10);
+    EXPECT_LE(q.output_len, 25);
+    capped += q.output_len == 25;
+    sum += q.output_len;
+  }
+  // Outputs uniform on [10, 30] clipped at 25: P(>= 24.5) = 5.5/20 = 0.275,
+  // mean = (10 + 24.5)/2 x 0.725 + 25 x 0.275 = 19.38 (to rounding).
+  EXPECT_NEAR(capped / 4000.0, 0.275, 0.03);
+  EXPECT_NEAR(sum / 4000.0, 19.38, 0.3);
+  // The same seed, the same workload; by the table's name as well.
+  o.length_table = "toy";
+  auto again = LoadDataset(o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)[17].output_len, (*r)[17].output_len);
+  EXPECT_EQ((*again)[17].prompt_token_ids, (*r)[17].prompt_token_ids);
+  o.length_table = "llama9";
+  auto unknown = LoadDataset(o);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("mlperf:llama9"), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("toy-70b"), std::string::npos);  // what there is
+}
+
+// The tables shipped in data/ hold MLPerf's Llama 2 70B and Mixtral lengths:
+// the drawn means follow the tables' own means (OpenOrca's prompt mean is
+// 223 tokens by its quantiles).
+TEST(DatasetTest, MlperfTablesShippedInData) {
+  DatasetOptions o;
+  o.kind = DatasetKind::kMlperf;
+  o.num_prompts = 20000;
+  for (const char* name : {"llama2-70b", "mixtral-8x7b"}) {
+    o.length_table = name;
+    auto r = LoadDataset(o);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status().ToString();
+    auto tables = ReadLengthTables(DefaultDataDir() + "/" + kLengthTablesFile);
+    ASSERT_TRUE(tables.ok());
+    const LengthTable* t = FindLengthTable(*tables, name);
+    ASSERT_NE(t, nullptr);
+    double in = 0;
+    for (const auto& q : *r) in += q.input_len;
+    EXPECT_NEAR(in / 20000.0, t->InputMean(), 0.03 * t->InputMean()) << name;
+  }
+}
+
 }  // namespace frontier::workload

@@ -49,7 +49,7 @@ bool SpecFieldApplies(SpecField field, DatasetKind kind) {
       return true;
     case F::kPath: return kind == K::kShareGpt || kind == K::kJsonl || kind == K::kTrace;
     case F::kInputLen: case F::kPrefixLen: return kind == K::kRandom;
-    case F::kPromptFormat: return kind == K::kRandom || kind == K::kMultiTurn;
+    case F::kPromptFormat: return kind == K::kRandom || kind == K::kMultiTurn || kind == K::kMlperf;
     case F::kOutputLen: case F::kRangeRatio: return kind == K::kRandom || kind == K::kMultiTurn;
     case F::kSharegptOutputLen: return kind == K::kShareGpt;
     case F::kTraceFormat: case F::kTraceBlockTokens: return kind == K::kTrace;
@@ -65,7 +65,9 @@ bool SpecFieldApplies(SpecField field, DatasetKind kind) {
 std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& s) {
   using F = SpecField;
   const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
-  if (!kind.ok()) return SpecProblem{F::kDataset, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got '" + s.dataset + "'"};
+  if (!kind.ok())
+    return SpecProblem{F::kDataset, "must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or "
+                                    "mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got '" + s.dataset + "'"};
   if (auto p = Length(F::kInputLen, s.input_len, 1)) return p;
   if (auto p = Length(F::kOutputLen, s.output_len, 1)) return p;
   if (!(s.range_ratio >= 0 && s.range_ratio < 1))
@@ -112,6 +114,7 @@ DatasetOptions ToDatasetOptions(const WorkloadSpec& s) {
   const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
   d.kind = kind.ok() ? *kind : DatasetKind::kRandom;
   d.path = s.path;
+  d.length_table = MlperfTableName(s.dataset);
   d.seed = s.seed;
   d.random.input_len = static_cast<int32_t>(s.input_len);
   d.random.output_len = static_cast<int32_t>(s.output_len);

@@ -18,6 +18,7 @@
 //   shared-prefix  gsp_*
 //   trace          path, trace_format, trace_block_tokens, think times
 //   multi-turn     mt_*, output_len, range_ratio, think times, prompt_format
+//   mlperf:NAME    prompt_format (lengths from the benchmark's table)
 //   every dataset  cancel_*, ideal_block_tokens, seed
 //
 // Thread safety: values and pure functions.
@@ -33,7 +34,7 @@
 namespace frontier::workload {
 
 struct WorkloadSpec {
-  std::string dataset = "random";              // random | sharegpt | jsonl | shared-prefix | trace | multi-turn
+  std::string dataset = "random";              // random | sharegpt | jsonl | shared-prefix | trace | multi-turn | mlperf:NAME
   std::string path;                            // sharegpt / jsonl / trace file (required for them)
   int64_t input_len = 1024;                    // random: mean prompt tokens, [1, kMaxRequestLength]
   int64_t output_len = 128;                    // random, multi-turn: mean output tokens, [1, kMaxRequestLength]

@@ -177,7 +177,7 @@ TEST(WorkloadSpecTest, TheFirstBrokenRuleIsNamedWithItsRange) {
   EXPECT_EQ(d.random.prefix_len, 64);
   EXPECT_EQ(d.sharegpt_output_len, 256);
   s.dataset = "csv";
-  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt, jsonl, shared-prefix, trace or multi-turn, got 'csv'");
+  EXPECT_EQ(CheckWorkloadSpec(s)->message, "must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got 'csv'");
 }
 
 

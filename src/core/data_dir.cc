@@ -1,8 +1,8 @@
-#include "sim/data_dir.h"
+#include "core/data_dir.h"
 
 #include <cstdlib>
 
-namespace frontier::sim {
+namespace frontier {
 
 std::string DefaultDataDir() {
   if (const char* env = std::getenv("FRONTIER_DATA_DIR"); env != nullptr && *env != '\0') return env;
@@ -13,4 +13,4 @@ std::string DefaultDataDir() {
 #endif
 }
 
-}  // namespace frontier::sim
+}  // namespace frontier
