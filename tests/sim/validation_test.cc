@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,8 @@
 #include <set>
 
 #include "sim/calibration.h"
+#include "sim/config.h"
+#include "sim/simulate.h"
 #include "sim/hardware.h"
 #include "sim/stack.h"
 #include "sim/validate.h"
@@ -392,6 +395,80 @@ TEST(DefaultStackTest, PicksTheStackFittedForTheModelClass) {
       }
       EXPECT_TRUE(lineage_fitted) << s.vendor << " " << cls << ": " << d->id();
     }
+  }
+}
+
+// The seeds' claim: "for models under 100 billion parameters and low batch
+// sizes (1-4), the NVIDIA H100 maintains a 20-30% throughput advantage"
+// (shared/seeds, attributed to Spheron Network, no source or date given).
+// The primary measurement of that time says otherwise: AMD's ROCm blog "Best
+// practices for competitive inference optimization on AMD Instinct MI300X
+// GPUs", 29 January 2025, tests of 15 January 2025
+// (https://rocm.blogs.amd.com/artificial-intelligence/LLM_Inference/README.html):
+// Llama 3.1 70B FP8 at TP8, end-to-end latency of one static batch,
+// 8x MI300X on vLLM (rocm/vllm-dev:20250112) against 8x H100 SXM 80 GB on
+// TensorRT-LLM 0.16:
+//   batch  input/output   MI300X ms   H100 ms   H100 / MI300X
+//   1        128/2048       19089      20923      1.096
+//   2        128/2048       19610      20352      1.038
+//   4        128/2048       19911      21134      1.061
+//   1       2048/2048       19154      21105      1.102
+//   2       2048/2048       19671      21449      1.090
+//   4       2048/2048       19976      22201      1.111
+// (A vendor's figures; RunPod's Mixtral 8x7B and TensorWave's posts of 2024
+// also have MI300X ahead at batch 1-4, and no primary source found has H100
+// ahead there.) The simulator, with the stacks of early 2025 (vllm-rocm@0.6.5,
+// trtllm@2024.08), must put MI300X ahead at every point. It overstates the
+// lead: 13.4-14.4 % against the published 3.8-11.1 % (the gap is widest,
+// 10.0 points, at batch 2 of 128/2048), and both sides' latencies come out
+// 19-24 % short of the published ones (15.0-15.6 s against 19.1-20.0 s on
+// MI300X). The test holds the ratio within 11 points, so a change that widens
+// the overstatement shows.
+TEST(SeedsClaimTest, Mi300xLeadsH100AtBatchOneToFourOnLlama70bFp8) {
+  struct Point {
+    int batch, input;
+    double mi300x_ms, h100_ms;
+  };
+  const Point points[] = {{1, 128, 19089, 20923},  {2, 128, 19610, 20352},  {4, 128, 19911, 21134},
+                          {1, 2048, 19154, 21105}, {2, 2048, 19671, 21449}, {4, 2048, 19976, 22201}};
+  auto latency_ms = [](const char* hardware, const char* stack, const Point& p) {
+    SimSpec spec;
+    spec.model = "llama-3.1-70b";
+    spec.hardware = hardware;
+    spec.stack = stack;
+    spec.tp = 8;
+    spec.precision = "fp8";
+    Result<SimConfig> c = ResolveSimConfig(spec);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    if (!c.ok()) return -1.0;
+    std::vector<workload::RequestSpec> batch(static_cast<size_t>(p.batch));
+    for (int i = 0; i < p.batch; ++i) {
+      batch[static_cast<size_t>(i)].id = i;
+      batch[static_cast<size_t>(i)].input_len = p.input;
+      batch[static_cast<size_t>(i)].output_len = 2048;
+    }
+    workload::LoadOptions load;
+    load.num_prompts = p.batch;  // one batch, every request sent at once
+    Result<RunResult> run = Simulate(*c, batch, load);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    if (!run.ok()) return -1.0;
+    double worst = 0;  // the batch ends with its last request
+    for (const auto& r : run->requests) worst = std::max(worst, static_cast<double>(r.end_ns - r.sent_ns) / 1e6);
+    return worst;
+  };
+  for (const Point& p : points) {
+    const double mi300x = latency_ms("mi300x", "vllm-rocm@0.6.5", p);
+    const double h100 = latency_ms("h100-sxm", "trtllm@2024.08", p);
+    ASSERT_GT(mi300x, 0);
+    ASSERT_GT(h100, 0);
+    const double published = p.h100_ms / p.mi300x_ms, predicted = h100 / mi300x;
+    EXPECT_GT(predicted, 1.0) << "batch " << p.batch << " input " << p.input << ": MI300X " << mi300x
+                              << " ms, H100 " << h100 << " ms";
+    EXPECT_NEAR(predicted, published, 0.11) << "batch " << p.batch << " input " << p.input << ": MI300X "
+                                            << mi300x << " ms, H100 " << h100 << " ms";
+    std::printf("batch %d, %d/2048: MI300X %.0f ms (published %.0f), H100 %.0f ms (published %.0f), "
+                "H100/MI300X %.3f (published %.3f)\n",
+                p.batch, p.input, mi300x, p.mi300x_ms, h100, p.h100_ms, predicted, published);
   }
 }
 
