@@ -31,7 +31,10 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
       return InvalidArgument(
           "--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
     j["messages"] = json::array({{{"role", "user"}, {"content", text}}});
+    // Both names: OpenAI's current field, and the one llama.cpp's server
+    // (b4747) reads; without it that server generates to the end of its context.
     j["max_completion_tokens"] = max_tokens;
+    j["max_tokens"] = max_tokens;
   } else {
     if (!token_ids.empty()) {
       j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());

@@ -2,7 +2,8 @@
 // /v1/chat/completions: building a request body and reading one stream chunk.
 //
 // Request: {"model", "prompt" (token-id array or text) | "messages" [one user
-// message], "max_tokens" | "max_completion_tokens", "temperature": 0,
+// message], "max_tokens" (and, for chat, "max_completion_tokens" too: servers
+// read one or the other), "temperature": 0,
 // "stream": true, "stream_options": {"include_usage": true[,
 // "continuous_usage_stats": true]}, "ignore_eos"}, then the --extra-body
 // object merged on top (its keys win).

@@ -70,6 +70,7 @@ TEST(OpenAiTest, ChatBodyNeedsTextAndExtraBodyWins) {
   auto j = nlohmann::json::parse(*body);
   EXPECT_EQ(j["messages"][0]["content"], "hello");
   EXPECT_EQ(j["max_completion_tokens"], 8);
+  EXPECT_EQ(j["max_tokens"], 8);  // llama.cpp's server reads only this one
   EXPECT_EQ(j["temperature"], 0.7);
   EXPECT_FALSE(j["stream_options"].contains("continuous_usage_stats"));
   EXPECT_FALSE(j.contains("ignore_eos"));
