@@ -1,5 +1,6 @@
 #include "client/openai.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -105,6 +106,31 @@ simdjson::error_code ReadUsage(od::value v, Chunk* out) {
   return simdjson::SUCCESS;
 }
 
+// llama.cpp's "timings": {"prompt_n", "prompt_ms", "predicted_n", "predicted_ms", ...}.
+simdjson::error_code ReadTimings(od::value v, Chunk* out) {
+  od::object timings;
+  if (v.get_object().get(timings) != simdjson::SUCCESS) return simdjson::SUCCESS;
+  ServerTimings t;
+  for (auto field : timings) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    double x = 0;
+    if (field.value().get_double().get(x) != simdjson::SUCCESS || !(x >= 0)) continue;
+    if (key == "prompt_n") {
+      t.prompt_n = static_cast<int32_t>(std::min(x, 2147483647.0));
+    } else if (key == "prompt_ms") {
+      t.prompt_ms = x;
+    } else if (key == "predicted_n") {
+      t.predicted_n = static_cast<int32_t>(std::min(x, 2147483647.0));
+    } else if (key == "predicted_ms") {
+      t.predicted_ms = x;
+    }
+  }
+  out->has_timings = t.given();
+  if (out->has_timings) out->timings = t;
+  return simdjson::SUCCESS;
+}
+
 // Appends string value `v` unescaped to `*text` (when text is set).
 void AppendText(od::value v, std::string* text) {
   std::string_view s;
@@ -207,6 +233,8 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
       }
     } else if (key == "usage") {
       if (auto e = ReadUsage(v, out)) return fail(e);
+    } else if (key == "timings") {
+      if (auto e = ReadTimings(v, out)) return fail(e);
     } else if (key == "model") {
       std::string_view m;
       if (want_model && v.get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);

@@ -14,6 +14,8 @@
 // A role-only chat delta, an empty string and a usage-only chunk (choices
 // empty) carry no token. `usage` is read wherever it appears (continuous
 // stats put it in every chunk; include_usage adds a final usage-only chunk).
+// llama.cpp's server adds "timings" (prompt_n, prompt_ms, predicted_n,
+// predicted_ms) to its last chunk: read into Chunk::timings.
 // An error chunk, in any of the servers' shapes, keeps the server's own words:
 // {"error": {"message": ...}} (OpenAI, SGLang, llama.cpp as `data:`),
 // {"error": "text"}, vLLM's {"object": "error", "message": ...}, and an SSE
@@ -21,7 +23,7 @@
 //
 // Parsing: simdjson's On-Demand front end, one pass over the chunk's
 // top-level fields, reading only choices[0] (text / delta / finish_reason),
-// usage, model (when wanted) and error; nothing is copied unless it is an
+// usage, timings, model (when wanted) and error; nothing is copied unless it is an
 // error message or the model name.
 //
 // Thread safety: ChunkReader keeps a simdjson parser; one per thread.
@@ -33,6 +35,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/run_result.h"
 #include "core/status.h"
 
 namespace frontier::client {
@@ -74,6 +77,8 @@ struct Chunk {
   bool error = false;              // an error object
   std::string error_message;       // set when error
   std::string model;               // set when present (copied only while `want_model`)
+  bool has_timings = false;        // llama.cpp's "timings" object (its last chunk)
+  ServerTimings timings;           // valid when has_timings
 };
 
 class ChunkReader {

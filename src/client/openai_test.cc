@@ -97,6 +97,23 @@ TEST(OpenAiTest, CompletionsChunks) {
   EXPECT_EQ(usage_only.completion_tokens, 9);
 }
 
+TEST(OpenAiTest, LlamaCppTimingsAreRead) {
+  // llama.cpp's last completions chunk, as its server (b4747) streams it.
+  Chunk c = Parse(R"({"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"length"}],
+                     "usage":{"completion_tokens":20,"prompt_tokens":3,"total_tokens":23},
+                     "timings":{"prompt_n":3,"prompt_ms":1.963,"prompt_per_token_ms":0.654,
+                                "prompt_per_second":1528.27,"predicted_n":20,"predicted_ms":14.532,
+                                "predicted_per_token_ms":0.7266,"predicted_per_second":1376.27}})");
+  ASSERT_TRUE(c.has_timings);
+  EXPECT_EQ(c.timings.prompt_n, 3);
+  EXPECT_DOUBLE_EQ(c.timings.prompt_ms, 1.963);
+  EXPECT_EQ(c.timings.predicted_n, 20);
+  EXPECT_DOUBLE_EQ(c.timings.predicted_ms, 14.532);
+  EXPECT_EQ(c.completion_tokens, 20);
+  EXPECT_FALSE(Parse(R"({"choices":[{"text":"a"}]})").has_timings);
+  EXPECT_FALSE(Parse(R"({"choices":[],"timings":{"prompt_n":"x","prompt_ms":null}})").has_timings);
+}
+
 TEST(OpenAiTest, ChatRoleOnlyAndEmptyDeltasAreNotTokens) {
   EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"role":"assistant"}}]})", Dialect::kChat).content);
   EXPECT_FALSE(Parse(R"({"choices":[{"delta":{"role":"assistant","content":""}}]})", Dialect::kChat).content);
