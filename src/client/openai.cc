@@ -11,8 +11,10 @@ using nlohmann::json;
 Result<Dialect> DialectForEndpoint(std::string_view endpoint) {
   if (endpoint == "/v1/completions") return Dialect::kCompletions;
   if (endpoint == "/v1/chat/completions") return Dialect::kChat;
-  return InvalidArgument("--endpoint must be /v1/completions or /v1/chat/completions, got '" +
-                         std::string(endpoint) + "'");
+  if (endpoint == "/completion") return Dialect::kLlamaCpp;
+  return InvalidArgument(
+      "--endpoint must be /v1/completions, /v1/chat/completions or /completion (llama.cpp's native API), got '" +
+      std::string(endpoint) + "'");
 }
 
 Status ValidateExtraBody(const std::string& extra_body) {
@@ -23,9 +25,36 @@ Status ValidateExtraBody(const std::string& extra_body) {
   return Status::Ok();
 }
 
+namespace {
+
+// `j` with the --extra-body object merged on top, serialised.
+Result<std::string> MergeExtra(const BodyOptions& o, json j) {
+  if (!o.extra_body.empty()) {
+    json extra = json::parse(o.extra_body, nullptr, false);
+    if (extra.is_discarded() || !extra.is_object())
+      return InvalidArgument("--extra-body must be a JSON object");
+    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
 Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> token_ids,
                               std::string_view text, int32_t max_tokens) {
   json j = json::object();
+  if (o.dialect == Dialect::kLlamaCpp) {
+    if (!token_ids.empty()) {
+      j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
+    } else {
+      j["prompt"] = text;
+    }
+    j["n_predict"] = max_tokens;
+    j["temperature"] = 0.0;
+    j["stream"] = true;
+    if (o.ignore_eos) j["ignore_eos"] = true;
+    return MergeExtra(o, std::move(j));
+  }
   j["model"] = o.model;
   if (o.dialect == Dialect::kChat) {
     if (!token_ids.empty())
@@ -51,13 +80,7 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
     if (o.usage == UsageMode::kContinuous) j["stream_options"]["continuous_usage_stats"] = true;
   }
   if (o.ignore_eos) j["ignore_eos"] = true;
-  if (!o.extra_body.empty()) {
-    json extra = json::parse(o.extra_body, nullptr, false);
-    if (extra.is_discarded() || !extra.is_object())
-      return InvalidArgument("--extra-body must be a JSON object");
-    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
-  }
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return MergeExtra(o, std::move(j));
 }
 
 struct ChunkReader::Impl {
@@ -169,6 +192,39 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, 
   return simdjson::SUCCESS;
 }
 
+// One top-level field of a llama.cpp native chunk: "content", "tokens",
+// "stop", "tokens_predicted", "tokens_evaluated".
+simdjson::error_code ReadLlamaCppField(od::raw_json_string key, od::value v, Chunk* out, std::string* text) {
+  if (key == "content") {
+    if (NonEmptyString(v)) {
+      out->content = true;
+      AppendText(v, text);
+    }
+  } else if (key == "tokens") {
+    od::array tokens;
+    if (v.get_array().get(tokens) == simdjson::SUCCESS) {
+      for (auto t : tokens) {
+        (void)t;
+        out->content = true;
+        break;
+      }
+    }
+  } else if (key == "stop") {
+    bool stop = false;
+    if (v.get_bool().get(stop) == simdjson::SUCCESS && stop) out->finish = true;
+  } else if (key == "tokens_predicted") {
+    int64_t n = 0;
+    if (v.get_int64().get(n) == simdjson::SUCCESS) {
+      out->completion_tokens = n;
+      out->has_usage = true;
+    }
+  } else if (key == "tokens_evaluated") {
+    int64_t n = 0;
+    if (v.get_int64().get(n) == simdjson::SUCCESS) out->prompt_tokens = n;
+  }
+  return simdjson::SUCCESS;
+}
+
 // The message of an error value: its "message" string, a plain string, or its JSON.
 std::string ErrorText(od::value v) {
   std::string_view s;
@@ -249,6 +305,8 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
     } else if (key == "message") {
       std::string_view m;
       if (v.get_string().get(m) == simdjson::SUCCESS) message = std::string(m);
+    } else if (dialect == Dialect::kLlamaCpp) {
+      if (auto e = ReadLlamaCppField(key, v, out, text)) return fail(e);
     }
   }
   if (object_is_error && !out->error) {
