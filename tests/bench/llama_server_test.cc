@@ -78,6 +78,22 @@ double Ms(const json& r, const char* from, const char* to) {
   return static_cast<double>(r[to].get<int64_t>() - r[from].get<int64_t>()) / 1e6;
 }
 
+// The tokens a record's events carried.
+int EventTokens(const json& r) {
+  int n = 0;
+  for (const auto& e : r["events"]) n += e[1].get<int>();
+  return n;
+}
+
+// llama.cpp streams a chunk per token, except that it holds back a token
+// that is part of a UTF-8 character and sends its text with the next: so
+// at most one event per token, and nearly all tokens have their own.
+void ExpectOneEventPerToken(const json& r, int tokens) {
+  const int events = static_cast<int>(r["events"].size());
+  EXPECT_LE(events, tokens) << r.dump();
+  EXPECT_GE(events, tokens - tokens / 4) << r.dump();
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return -1;
   std::sort(v.begin(), v.end());
@@ -142,7 +158,7 @@ TEST(LlamaServerTest, CompletionsWithTokenIdsFromTheServersVocabulary) {
     EXPECT_TRUE(r["usage_reported"].get<bool>());
     EXPECT_EQ(r["prompt_tokens"], 32);  // the server's usage: token ids are sent as they are
     EXPECT_EQ(r["output_tokens"], 24);
-    EXPECT_EQ(r["events"].size(), 24u);  // llama.cpp streams one token a chunk
+    ExpectOneEventPerToken(r, 24);
   }
   CompareWithServerTimings(run.records, "llama-server /v1/completions, token ids 32 in, 24 out, concurrency 2");
   EXPECT_TRUE(server.Healthy());
@@ -166,11 +182,10 @@ TEST(LlamaServerTest, NativeCompletionDialect) {
     EXPECT_TRUE(r["usage_reported"].get<bool>());  // tokens_predicted / tokens_evaluated
     EXPECT_EQ(r["prompt_tokens"], 32);
     EXPECT_EQ(r["output_tokens"], 24);
-    // Every chunk names its tokens: one event per token, each counted once.
-    int tokens = 0;
-    for (const auto& e : r["events"]) tokens += e[1].get<int>();
-    EXPECT_EQ(r["events"].size(), 24u);
-    EXPECT_EQ(tokens, 24);
+    // Every chunk gives the running count: the events' tokens add up exactly,
+    // a token held back (part of a UTF-8 character) counted with the next.
+    EXPECT_EQ(EventTokens(r), 24);
+    ExpectOneEventPerToken(r, 24);
   }
   CompareWithServerTimings(run.records, "llama-server /completion (native), token ids 32 in, 24 out, concurrency 2");
   // Text prompts, and a client that leaves mid-stream.
@@ -182,7 +197,8 @@ TEST(LlamaServerTest, NativeCompletionDialect) {
   for (const auto& r : text.records) {
     if (r.value("cancelled", false)) {
       ++cancelled;
-      EXPECT_EQ(r["events"].size(), 3u) << r.dump();
+      EXPECT_GE(EventTokens(r), 3) << r.dump();  // the client left at its 3rd token
+      EXPECT_LE(r["events"].size(), 3u) << r.dump();
     } else {
       EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
       EXPECT_EQ(r["output_tokens"], 200);
@@ -209,7 +225,7 @@ TEST(LlamaServerTest, ChatAndCompletionsWithTextPrompts) {
     EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
     EXPECT_TRUE(r["usage_reported"].get<bool>());
     EXPECT_EQ(r["output_tokens"], 12) << r.dump();
-    EXPECT_EQ(r["events"].size(), 12u);
+    ExpectOneEventPerToken(r, 12);
     EXPECT_GT(r["prompt_tokens"].get<int>(), 32);  // the message and the chat template around it
   }
   CompareWithServerTimings(chat.records, "llama-server /v1/chat/completions, text");
@@ -283,9 +299,10 @@ TEST(LlamaServerTest, ErrorEventsKeepTheServersWords) {
   for (const auto& r : cut.records) {
     EXPECT_EQ(r["failure"], "http_status");
     EXPECT_NE(r["failure_detail"].get<std::string>().find("context shift is disabled"), std::string::npos) << r.dump();
-    // The tokens streamed before the error are kept: the context's 64 less the prompt's 8.
-    EXPECT_EQ(r["events"].size(), 64u - 8u) << r.dump();
-    EXPECT_EQ(r["output_tokens"], 64 - 8);
+    // The tokens streamed before the error are kept: the context's 64 less
+    // the prompt's 8 (no usage comes: counted from the events).
+    ExpectOneEventPerToken(r, 64 - 8);
+    EXPECT_EQ(r["output_tokens"].get<int>(), static_cast<int>(r["events"].size()));
   }
   EXPECT_TRUE(server.Healthy());
 }
@@ -358,10 +375,13 @@ TEST(LlamaServerTest, MultiTurnSessionsCarryTheAnswersOverText) {
     for (int k = 1; k < 3; ++k) {
       const json& prev = turns[{s, k - 1}];
       const json& cur = turns[{s, k}];
-      // Turn k is turn k-1's prompt, its answer, "\n" and a new message: the
-      // server counts the whole context (words may join across the seams).
-      const int want = prev["prompt_tokens"].get<int>() + 16 + 1 + 16;
-      EXPECT_NEAR(cur["prompt_tokens"].get<int>(), want, 4) << "session " << s << " turn " << k;
+      // Turn k is turn k-1's prompt, its answer, "\n" and a new message of
+      // 16 tokens: by the server's count it grows by the message and the
+      // answer's 16 tokens re-tokenized as text (which may join some), give
+      // or take a few where words meet. Without the answer it would grow by 17.
+      const int grew = cur["prompt_tokens"].get<int>() - prev["prompt_tokens"].get<int>();
+      EXPECT_GE(grew, 16 + 1 + 4) << "session " << s << " turn " << k;
+      EXPECT_LE(grew, 16 + 1 + 16 + 4) << "session " << s << " turn " << k;
       EXPECT_GE(cur["sent_ns"].get<int64_t>(), prev["end_ns"].get<int64_t>());
     }
   }
