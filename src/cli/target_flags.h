@@ -8,7 +8,8 @@
 //   Result<loadgen::BenchOptions> b = ResolveTarget(tf, model, *workload);
 //
 // Flags (defaults in brackets):
-//   --base-url URL [http://127.0.0.1:8000]  --endpoint PATH [/v1/completions]
+//   --base-url URL [http://127.0.0.1:8000]  --backend openai|llamacpp [openai]
+//   --endpoint PATH [the backend's: /v1/completions, llama.cpp's /completion]
 //   --model NAME (with_model)  --api-key KEY [$OPENAI_API_KEY]  --header 'N: v'...
 //   --extra-body JSON  --usage continuous|final|off [continuous]  --insecure
 //   --timeout S [600]  --connect-timeout S [10]  --first-token-timeout S [0]  --grace S [5]
@@ -43,7 +44,7 @@
 namespace frontier::cli {
 
 struct TargetFlags {
-  std::string base_url = "http://127.0.0.1:8000", endpoint = "/v1/completions", model, api_key, extra_body,
+  std::string base_url = "http://127.0.0.1:8000", backend = "openai", endpoint, model, api_key, extra_body,
               usage = "continuous";
   std::vector<std::string> headers;
   bool insecure = false;
@@ -56,7 +57,12 @@ struct TargetFlags {
 // with_model false the command defines --model itself.
 inline void AddTargetFlags(CLI::App& app, TargetFlags* f, bool with_model) {
   app.add_option("--base-url", f->base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]")->group("Target");
-  app.add_option("--endpoint", f->endpoint, "/v1/completions or /v1/chat/completions [/v1/completions]")
+  app.add_option("--backend", f->backend,
+                 "API dialect: openai (OpenAI-compatible, any server) or llamacpp (llama.cpp's native /completion) "
+                 "[openai]")
+      ->group("Target");
+  app.add_option("--endpoint", f->endpoint,
+                 "openai: /v1/completions or /v1/chat/completions; llamacpp: /completion [the backend's first]")
       ->group("Target");
   if (with_model) app.add_option("--model", f->model, "Model name sent in each request (required)")->group("Target");
   app.add_option("--api-key", f->api_key, "Bearer token [$OPENAI_API_KEY]")->group("Target");
@@ -87,7 +93,20 @@ inline void AddTargetFlags(CLI::App& app, TargetFlags* f, bool with_model) {
 inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const std::string& model,
                                                    const ResolvedWorkload& w) {
   if (model.empty()) return InvalidArgument("--model is required (the model name the server serves)");
-  if (f.endpoint == "/v1/chat/completions" && w.dataset.kind == workload::DatasetKind::kRandom &&
+  std::string endpoint = f.endpoint;
+  if (f.backend == "openai") {
+    if (endpoint.empty()) endpoint = "/v1/completions";
+    if (endpoint == "/completion")
+      return InvalidArgument("--endpoint /completion is llama.cpp's native API: add --backend llamacpp");
+  } else if (f.backend == "llamacpp") {
+    if (endpoint.empty()) endpoint = "/completion";
+    if (endpoint != "/completion")
+      return InvalidArgument("--backend llamacpp speaks llama.cpp's native /completion, not --endpoint " + endpoint +
+                             " (use --backend openai for the OpenAI-compatible endpoints)");
+  } else {
+    return InvalidArgument("--backend must be openai or llamacpp, got '" + f.backend + "'");
+  }
+  if (endpoint == "/v1/chat/completions" && w.dataset.kind == workload::DatasetKind::kRandom &&
       w.dataset.random.format == workload::PromptFormat::kTokenIds)
     return InvalidArgument("--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
   loadgen::BenchOptions o;
@@ -102,7 +121,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   }
   if (f.vocab_size != 0) FRONTIER_RETURN_IF_ERROR(CheckRange("--vocab-size", f.vocab_size, 2, INT32_MAX));
   o.client.base_url = f.base_url;
-  o.client.endpoint = f.endpoint;
+  o.client.endpoint = endpoint;
   o.client.model = model;
   o.client.api_key = f.api_key;
   if (o.client.api_key.empty()) {
@@ -138,7 +157,8 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   o.effective_settings = w.effective;
   auto& eff = o.effective_settings;
   eff["base_url"] = f.base_url;
-  eff["endpoint"] = f.endpoint;
+  eff["backend"] = f.backend;
+  eff["endpoint"] = endpoint;
   eff["model"] = model;
   eff["usage"] = f.usage;
   eff["timeout_s"] = fmt::format("{}", f.timeout_s);
@@ -150,7 +170,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   if (!f.extra_body.empty()) o.requested_settings["extra-body"] = f.extra_body;
   o.requested_settings.erase("api-key");
   nlohmann::json extra;
-  extra["backend"] = f.endpoint == "/v1/chat/completions" ? "openai-chat" : "openai";
+  extra["backend"] = f.backend == "llamacpp" ? "llamacpp" : endpoint == "/v1/chat/completions" ? "openai-chat" : "openai";
   o.extra_result_fields = extra;
   eff["workers"] = std::to_string(o.workers);
   if (!f.workers.empty() && f.workers != "1") o.requested_settings["workers"] = f.workers;

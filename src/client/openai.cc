@@ -1,5 +1,6 @@
 #include "client/openai.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -10,8 +11,10 @@ using nlohmann::json;
 Result<Dialect> DialectForEndpoint(std::string_view endpoint) {
   if (endpoint == "/v1/completions") return Dialect::kCompletions;
   if (endpoint == "/v1/chat/completions") return Dialect::kChat;
-  return InvalidArgument("--endpoint must be /v1/completions or /v1/chat/completions, got '" +
-                         std::string(endpoint) + "'");
+  if (endpoint == "/completion") return Dialect::kLlamaCpp;
+  return InvalidArgument(
+      "--endpoint must be /v1/completions, /v1/chat/completions or /completion (llama.cpp's native API), got '" +
+      std::string(endpoint) + "'");
 }
 
 Status ValidateExtraBody(const std::string& extra_body) {
@@ -22,16 +25,46 @@ Status ValidateExtraBody(const std::string& extra_body) {
   return Status::Ok();
 }
 
+namespace {
+
+// `j` with the --extra-body object merged on top, serialised.
+Result<std::string> MergeExtra(const BodyOptions& o, json j) {
+  if (!o.extra_body.empty()) {
+    json extra = json::parse(o.extra_body, nullptr, false);
+    if (extra.is_discarded() || !extra.is_object())
+      return InvalidArgument("--extra-body must be a JSON object");
+    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
 Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> token_ids,
                               std::string_view text, int32_t max_tokens) {
   json j = json::object();
+  if (o.dialect == Dialect::kLlamaCpp) {
+    if (!token_ids.empty()) {
+      j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
+    } else {
+      j["prompt"] = text;
+    }
+    j["n_predict"] = max_tokens;
+    j["temperature"] = 0.0;
+    j["stream"] = true;
+    if (o.ignore_eos) j["ignore_eos"] = true;
+    return MergeExtra(o, std::move(j));
+  }
   j["model"] = o.model;
   if (o.dialect == Dialect::kChat) {
     if (!token_ids.empty())
       return InvalidArgument(
           "--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
     j["messages"] = json::array({{{"role", "user"}, {"content", text}}});
+    // Both names: OpenAI's current field, and the one llama.cpp's server
+    // (b4747) reads; without it that server generates to the end of its context.
     j["max_completion_tokens"] = max_tokens;
+    j["max_tokens"] = max_tokens;
   } else {
     if (!token_ids.empty()) {
       j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
@@ -47,13 +80,7 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
     if (o.usage == UsageMode::kContinuous) j["stream_options"]["continuous_usage_stats"] = true;
   }
   if (o.ignore_eos) j["ignore_eos"] = true;
-  if (!o.extra_body.empty()) {
-    json extra = json::parse(o.extra_body, nullptr, false);
-    if (extra.is_discarded() || !extra.is_object())
-      return InvalidArgument("--extra-body must be a JSON object");
-    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
-  }
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return MergeExtra(o, std::move(j));
 }
 
 struct ChunkReader::Impl {
@@ -102,6 +129,31 @@ simdjson::error_code ReadUsage(od::value v, Chunk* out) {
   return simdjson::SUCCESS;
 }
 
+// llama.cpp's "timings": {"prompt_n", "prompt_ms", "predicted_n", "predicted_ms", ...}.
+simdjson::error_code ReadTimings(od::value v, Chunk* out) {
+  od::object timings;
+  if (v.get_object().get(timings) != simdjson::SUCCESS) return simdjson::SUCCESS;
+  ServerTimings t;
+  for (auto field : timings) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    double x = 0;
+    if (field.value().get_double().get(x) != simdjson::SUCCESS || !(x >= 0)) continue;
+    if (key == "prompt_n") {
+      t.prompt_n = static_cast<int32_t>(std::min(x, 2147483647.0));
+    } else if (key == "prompt_ms") {
+      t.prompt_ms = x;
+    } else if (key == "predicted_n") {
+      t.predicted_n = static_cast<int32_t>(std::min(x, 2147483647.0));
+    } else if (key == "predicted_ms") {
+      t.predicted_ms = x;
+    }
+  }
+  out->has_timings = t.given();
+  if (out->has_timings) out->timings = t;
+  return simdjson::SUCCESS;
+}
+
 // Appends string value `v` unescaped to `*text` (when text is set).
 void AppendText(od::value v, std::string* text) {
   std::string_view s;
@@ -136,6 +188,39 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, 
         }
       }
     }
+  }
+  return simdjson::SUCCESS;
+}
+
+// One top-level field of a llama.cpp native chunk: "content", "tokens",
+// "stop", "tokens_predicted", "tokens_evaluated".
+simdjson::error_code ReadLlamaCppField(od::raw_json_string key, od::value v, Chunk* out, std::string* text) {
+  if (key == "content") {
+    if (NonEmptyString(v)) {
+      out->content = true;
+      AppendText(v, text);
+    }
+  } else if (key == "tokens") {
+    od::array tokens;
+    if (v.get_array().get(tokens) == simdjson::SUCCESS) {
+      for (auto t : tokens) {
+        (void)t;
+        out->content = true;
+        break;
+      }
+    }
+  } else if (key == "stop") {
+    bool stop = false;
+    if (v.get_bool().get(stop) == simdjson::SUCCESS && stop) out->finish = true;
+  } else if (key == "tokens_predicted") {
+    int64_t n = 0;
+    if (v.get_int64().get(n) == simdjson::SUCCESS) {
+      out->completion_tokens = n;
+      out->has_usage = true;
+    }
+  } else if (key == "tokens_evaluated") {
+    int64_t n = 0;
+    if (v.get_int64().get(n) == simdjson::SUCCESS) out->prompt_tokens = n;
   }
   return simdjson::SUCCESS;
 }
@@ -204,6 +289,8 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
       }
     } else if (key == "usage") {
       if (auto e = ReadUsage(v, out)) return fail(e);
+    } else if (key == "timings") {
+      if (auto e = ReadTimings(v, out)) return fail(e);
     } else if (key == "model") {
       std::string_view m;
       if (want_model && v.get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);
@@ -218,6 +305,8 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
     } else if (key == "message") {
       std::string_view m;
       if (v.get_string().get(m) == simdjson::SUCCESS) message = std::string(m);
+    } else if (dialect == Dialect::kLlamaCpp) {
+      if (auto e = ReadLlamaCppField(key, v, out, text)) return fail(e);
     }
   }
   if (object_is_error && !out->error) {

@@ -1,18 +1,31 @@
-// openai.h: the OpenAI-compatible streaming dialects, /v1/completions and
-// /v1/chat/completions: building a request body and reading one stream chunk.
+// openai.h: the streaming dialects: OpenAI-compatible /v1/completions and
+// /v1/chat/completions, and llama.cpp's native /completion: building a
+// request body and reading one stream chunk.
 //
-// Request: {"model", "prompt" (token-id array or text) | "messages" [one user
-// message], "max_tokens" | "max_completion_tokens", "temperature": 0,
-// "stream": true, "stream_options": {"include_usage": true[,
-// "continuous_usage_stats": true]}, "ignore_eos"}, then the --extra-body
-// object merged on top (its keys win).
+// Request (OpenAI): {"model", "prompt" (token-id array or text) | "messages"
+// [one user message], "max_tokens" (and, for chat, "max_completion_tokens"
+// too: servers read one or the other), "temperature": 0, "stream": true,
+// "stream_options": {"include_usage": true[, "continuous_usage_stats":
+// true]}, "ignore_eos"}, then the --extra-body object merged on top (its keys
+// win).
+// Request (llama.cpp /completion): {"prompt" (token ids or text),
+// "n_predict", "temperature": 0, "stream": true, "ignore_eos"}, then the
+// --extra-body object.
 //
 // Chunk: what counts as a token-bearing event:
 //   completions: choices[0].text non-empty;
-//   chat: choices[0].delta.content (or reasoning_content / reasoning) non-empty.
+//   chat: choices[0].delta.content (or reasoning_content / reasoning) non-empty;
+//   llama.cpp: "content" non-empty, or "tokens" non-empty (a token whose text
+//   the server holds back, part of a UTF-8 character, still arrived).
 // A role-only chat delta, an empty string and a usage-only chunk (choices
 // empty) carry no token. `usage` is read wherever it appears (continuous
-// stats put it in every chunk; include_usage adds a final usage-only chunk).
+// stats put it in every chunk; include_usage adds a final usage-only chunk);
+// llama.cpp's native chunks give "tokens_predicted" and "tokens_evaluated" in
+// every chunk, read as completion and prompt tokens, and "stop": true ends
+// the stream (it sends no [DONE]).
+// llama.cpp's server adds "timings" (prompt_n, prompt_ms, predicted_n,
+// predicted_ms) to its last chunk, in both its dialects: read into
+// Chunk::timings.
 // An error chunk, in any of the servers' shapes, keeps the server's own words:
 // {"error": {"message": ...}} (OpenAI, SGLang, llama.cpp as `data:`),
 // {"error": "text"}, vLLM's {"object": "error", "message": ...}, and an SSE
@@ -20,8 +33,9 @@
 //
 // Parsing: simdjson's On-Demand front end, one pass over the chunk's
 // top-level fields, reading only choices[0] (text / delta / finish_reason),
-// usage, model (when wanted) and error; nothing is copied unless it is an
-// error message or the model name.
+// usage, timings, model (when wanted) and error (and llama.cpp's content,
+// tokens, stop and token counts); nothing is copied unless it is an error
+// message or the model name.
 //
 // Thread safety: ChunkReader keeps a simdjson parser; one per thread.
 #pragma once
@@ -32,14 +46,15 @@
 #include <string>
 #include <string_view>
 
+#include "core/run_result.h"
 #include "core/status.h"
 
 namespace frontier::client {
 
-enum class Dialect { kCompletions, kChat };
+enum class Dialect { kCompletions, kChat, kLlamaCpp };
 
-// "/v1/completions" -> kCompletions, "/v1/chat/completions" -> kChat; else
-// InvalidArgument naming --endpoint.
+// "/v1/completions" -> kCompletions, "/v1/chat/completions" -> kChat,
+// "/completion" -> kLlamaCpp; else InvalidArgument naming --endpoint.
 Result<Dialect> DialectForEndpoint(std::string_view endpoint);
 
 enum class UsageMode {
@@ -60,7 +75,8 @@ struct BodyOptions {
 Status ValidateExtraBody(const std::string& extra_body);
 
 // The request body. Exactly one of token_ids / text is used (token_ids when
-// non-empty). Chat needs text: InvalidArgument otherwise.
+// non-empty). Chat needs text: InvalidArgument otherwise. llama.cpp's native
+// body has no model and no stream_options (its chunks always carry counts).
 Result<std::string> BuildBody(const BodyOptions& options, std::span<const int32_t> token_ids,
                               std::string_view text, int32_t max_tokens);
 
@@ -73,6 +89,8 @@ struct Chunk {
   bool error = false;              // an error object
   std::string error_message;       // set when error
   std::string model;               // set when present (copied only while `want_model`)
+  bool has_timings = false;        // llama.cpp's "timings" object (its last chunk)
+  ServerTimings timings;           // valid when has_timings
 };
 
 class ChunkReader {

@@ -77,6 +77,7 @@ bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, S
     return false;
   }
   if (!c.model.empty()) ctx.served_model = std::move(c.model);
+  if (c.has_timings) rec_.server_timings = c.timings;
   if (c.finish) finish_seen_ = true;
   if (c.has_usage && have_usage_ && c.completion_tokens < completion_tokens_)
     Conflict("usage.completion_tokens fell from " + std::to_string(completion_tokens_) + " to " +

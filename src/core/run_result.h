@@ -51,6 +51,17 @@ inline constexpr const char* kOther = "other";
 inline constexpr const char* kCancelled = "cancelled";
 }  // namespace failure
 
+// The server's own account of one request's timing, when its stream gives
+// one (llama.cpp's server: "timings" in the last chunk). Durations are the
+// server's clock; -1 where not given.
+struct ServerTimings {
+  int32_t prompt_n = -1;       // prompt tokens it evaluated (those served from its cache left out)
+  double prompt_ms = -1;       // prompt processing, up to the first token
+  int32_t predicted_n = -1;    // tokens generated
+  double predicted_ms = -1;    // from the first token being ready to the last
+  bool given() const { return prompt_ms >= 0 || predicted_ms >= 0; }
+};
+
 struct RequestRecord {
   int64_t id = 0;                    // position in the workload, from 0
   bool warmup = false;               // excluded from every metric
@@ -69,6 +80,7 @@ struct RequestRecord {
   int http_status = 0;               // 0 when no response line was received
   std::string usage_conflict;        // why the server's usage was not trusted ("" when it was, or none came)
   bool cancelled = false;            // abandoned by the client on purpose (failure kCancelled, ok false)
+  ServerTimings server_timings;      // the server's own timings of this request, when it gave them
   // Generated token ids, when the request asked for them (RequestSpec::want_output_ids).
   std::vector<int32_t> output_token_ids;
   // Session workloads: the session and turn this request belongs to (-1: none);

@@ -427,6 +427,11 @@ json RequestRecordToJson(const RequestRecord& r) {
   j["usage_reported"] = r.usage_reported;
   if (!r.usage_conflict.empty()) j["usage_conflict"] = r.usage_conflict;
   if (r.cancelled) j["cancelled"] = true;
+  if (r.server_timings.given()) {
+    const ServerTimings& t = r.server_timings;
+    j["server_timings"] = {{"prompt_n", t.prompt_n}, {"prompt_ms", t.prompt_ms},
+                           {"predicted_n", t.predicted_n}, {"predicted_ms", t.predicted_ms}};
+  }
   if (r.session_id >= 0) {
     j["session_id"] = r.session_id;
     j["turn"] = r.turn;
@@ -462,6 +467,13 @@ Result<RequestRecord> RequestRecordFromJson(const json& j) {
     r.requested_output_tokens = j.value("requested_output_tokens", 0);
     r.usage_reported = j.value("usage_reported", false);
     r.usage_conflict = j.value("usage_conflict", "");
+    if (j.contains("server_timings") && j["server_timings"].is_object()) {
+      const json& t = j["server_timings"];
+      r.server_timings.prompt_n = t.value("prompt_n", -1);
+      r.server_timings.prompt_ms = t.value("prompt_ms", -1.0);
+      r.server_timings.predicted_n = t.value("predicted_n", -1);
+      r.server_timings.predicted_ms = t.value("predicted_ms", -1.0);
+    }
     r.scheduled_ns = j.at("scheduled_ns").get<Nanos>();
     r.sent_ns = j.at("sent_ns").get<Nanos>();
     r.first_token_ns = j.value("first_token_ns", Nanos{-1});

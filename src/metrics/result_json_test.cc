@@ -275,6 +275,7 @@ TEST(ResultJsonTest, AFigureOutOfItsRangeNamesTheFieldTheValueAndTheRange) {
 
 TEST(ResultJsonTest, RequestRecordsRoundTripThroughJsonl) {
   RunResult run = TwoRequestRun();
+  run.requests[0].server_timings = {.prompt_n = 7, .prompt_ms = 1.5, .predicted_n = 4, .predicted_ms = 2.25};
   testing_util::ScratchDir tmp("result_json");
   const std::string path = tmp.Path("req.jsonl");
   {
@@ -300,6 +301,11 @@ TEST(ResultJsonTest, RequestRecordsRoundTripThroughJsonl) {
   EXPECT_EQ(back[0].events[2].t_ns, 140 * kMs);
   EXPECT_EQ(back[1].failure, "http_429");
   EXPECT_EQ(back[1].http_status, 429);
+  EXPECT_EQ(back[0].server_timings.prompt_n, 7);
+  EXPECT_DOUBLE_EQ(back[0].server_timings.prompt_ms, 1.5);
+  EXPECT_EQ(back[0].server_timings.predicted_n, 4);
+  EXPECT_DOUBLE_EQ(back[0].server_timings.predicted_ms, 2.25);
+  EXPECT_FALSE(back[1].server_timings.given());  // none given, none written
   RequestJsonlWriter bad;
   EXPECT_FALSE(bad.Open("/nonexistent/dir/x.jsonl").ok());
 }

@@ -49,6 +49,7 @@ struct ScriptedServer::Loop {
     Script script;
     ServedRequest served;
     bool chat = false;
+    bool native = false;      // llama.cpp's /completion
     int64_t prompt_tokens = 0;
     int32_t sent_events = 0;
     int64_t sent_tokens = 0;
@@ -140,6 +141,31 @@ struct ScriptedServer::Loop {
     return j;
   }
 
+  // llama.cpp's native /completion chunk: k tokens (ids 1..), the running
+  // counts in every chunk.
+  std::string NativeChunk(const Conn& c, int32_t k) const {
+    std::string j = "{\"index\":0,\"content\":\"";
+    for (int32_t i = 0; i < k; ++i) j += " tok";
+    j += "\",\"tokens\":[";
+    for (int32_t i = 0; i < k; ++i) j += i ? ",1" : "1";
+    j += "],\"stop\":false,\"id_slot\":-1,\"tokens_predicted\":" + std::to_string(c.sent_tokens) +
+         ",\"tokens_evaluated\":" + std::to_string(c.prompt_tokens) + "}";
+    return j;
+  }
+  // Its last chunk: no content, stop, the totals and the script's timings
+  // (prompt: ttft; generation: the gaps after the first event).
+  std::string NativeFinal(const Conn& c) const {
+    const Script& s = c.script;
+    const double prompt_ms = static_cast<double>(s.ttft) / 1e6;
+    const double predicted_ms = static_cast<double>(s.interval) * std::max(0, c.sent_events - 1) / 1e6;
+    nlohmann::json j = {{"index", 0}, {"content", ""}, {"tokens", nlohmann::json::array()}, {"stop", true},
+                        {"model", server->options_.model}, {"tokens_predicted", c.sent_tokens},
+                        {"tokens_evaluated", c.prompt_tokens}, {"stop_type", "limit"},
+                        {"timings", {{"prompt_n", c.prompt_tokens}, {"prompt_ms", prompt_ms},
+                                     {"predicted_n", c.sent_tokens}, {"predicted_ms", predicted_ms}}}};
+    return j.dump();
+  }
+
   void StartResponse(Conn& c, RequestInfo info, Nanos received) {
     c.served = ServedRequest{};
     c.served.request = std::move(info);
@@ -158,6 +184,7 @@ struct ScriptedServer::Loop {
     ++server->requests_;
     c.script = server->options_.script(c.served.request);
     c.chat = c.served.request.path.find("chat") != std::string::npos;
+    c.native = c.served.request.path == "/completion";
     c.sent_events = 0;
     c.sent_tokens = 0;
     c.prompt_tokens = 0;
@@ -246,6 +273,11 @@ struct ScriptedServer::Loop {
         ended = true;  // the faulty bytes end the script
         break;
       }
+      if (c.sent_events >= content_total && c.native) {  // llama.cpp: a stop chunk, no [DONE]
+        payload += Sse(c, NativeFinal(c));
+        ended = true;
+        break;
+      }
       if (c.sent_events >= content_total) {  // the end of a normal stream
         if (content_total == 0) payload += Sse(c, ChunkJson(c, 0, true, s.usage_continuous));
         if (s.usage_final)
@@ -263,7 +295,7 @@ struct ScriptedServer::Loop {
       c.sent_tokens += k;
       ++c.sent_events;
       if (s.keepalive_comments) payload += s.crlf ? ": ping\r\n\r\n" : ": ping\n\n";
-      payload += Sse(c, ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
+      payload += Sse(c, c.native ? NativeChunk(c, k) : ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
       tokens_now.push_back(k);
     }
     if (!payload.empty()) net::AppendChunk(c.out, payload);

@@ -16,7 +16,10 @@
 // Each content event's text is k words for k tokens. GET /v1/models lists the
 // model (with llama.cpp's "meta.n_vocab" when Options::n_vocab is set). Chat requests
 // (/v1/chat/completions) first get a role-only delta at header time, which is
-// not a token. Responses use chunked transfer encoding and keep-alive.
+// not a token. Requests to /completion get llama.cpp's native stream: chunks
+// {"content", "tokens": [k ids], "stop": false, "tokens_predicted",
+// "tokens_evaluated"}, then one {"stop": true, ..., "timings": {...}} (the
+// script's ttft as prompt_ms, its later gaps as predicted_ms) and no [DONE]. Responses use chunked transfer encoding and keep-alive.
 //
 // Faults: kReset (accept, then reset the connection without a response),
 // kCloseAfterHead (a 200 chunked head, then close), kErrorField (llama.cpp's

@@ -59,6 +59,9 @@ TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
         {"bench", "--model", "m", "--timeslice", "-5"},
         {"bench", "--model", "m", "--dataset", "sharegpt"},
         {"bench", "--model", "m", "--endpoint", "/v1/chat/completions"},
+        {"bench", "--model", "m", "--backend", "tgi"},
+        {"bench", "--model", "m", "--backend", "llamacpp", "--endpoint", "/v1/completions"},
+        {"bench", "--model", "m", "--endpoint", "/completion"},
         {"bench", "--model", "m", "--unknown-flag"}}) {
     EXPECT_EQ(Wait(Spawn(args, err)), 2) << args[3];
     const std::string text = Slurp(err);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "client/stream_client.h"
 #include "core/stats.h"
@@ -192,6 +193,53 @@ TEST(ClientIntegrationTest, SendsKeyHeadersAndExtraBody) {
   EXPECT_NE(body.find("\"temperature\":0.5"), std::string::npos);
   EXPECT_NE(body.find("\"model\":\"my-model\""), std::string::npos);
   EXPECT_NE(body.find("\"ignore_eos\":true"), std::string::npos);
+}
+
+TEST(ClientIntegrationTest, LlamaCppNativeStreamCountsEveryTokenAndKeepsTimings) {
+  auto server = StartServer([](const testing::RequestInfo&) { return PaperScript(); });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.endpoint = "/completion";
+  auto recs = RunRequests(o, 3, 3);
+  std::vector<double> err = CompareWithServer(*server, recs);
+  EXPECT_EQ(err.size(), 60u);
+  for (const auto& r : recs) {
+    EXPECT_TRUE(r.usage_reported);    // tokens_predicted in every chunk
+    EXPECT_EQ(r.output_tokens, 28);   // the 3-token events counted as 3
+    EXPECT_EQ(r.prompt_tokens, 8);    // tokens_evaluated
+    ASSERT_EQ(r.events.size(), 20u);
+    EXPECT_EQ(r.events[4].tokens, 3);
+    // The stop chunk's timings: the script's 50 ms to the first token, 19 gaps of 10 ms after it.
+    EXPECT_EQ(r.server_timings.prompt_n, 8);
+    EXPECT_DOUBLE_EQ(r.server_timings.prompt_ms, 50.0);
+    EXPECT_EQ(r.server_timings.predicted_n, 28);
+    EXPECT_DOUBLE_EQ(r.server_timings.predicted_ms, 190.0);
+    EXPECT_GE(NanosToMillis(r.first_token_ns - r.sent_ns), r.server_timings.prompt_ms);
+  }
+  auto served = server->Served();
+  ASSERT_FALSE(served.empty());
+  const auto body = nlohmann::json::parse(served[0].request.body);
+  EXPECT_EQ(body["n_predict"], 32);
+  EXPECT_EQ(body["prompt"].size(), 8u);
+  EXPECT_FALSE(body.contains("stream_options"));
+}
+
+TEST(ClientIntegrationTest, LlamaCppNativeErrorFieldKeepsTheMessage) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s = PaperScript();
+    s.ttft = s.interval = kMs;
+    s.fault = Fault::kErrorField;
+    s.fault_after = 2;
+    return s;
+  });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  o.endpoint = "/completion";
+  auto recs = RunRequests(o, 1, 1);
+  EXPECT_FALSE(recs[0].ok);
+  EXPECT_EQ(recs[0].failure, "http_status");
+  EXPECT_NE(recs[0].failure_detail.find("out of the vocabulary"), std::string::npos) << recs[0].failure_detail;
+  EXPECT_EQ(recs[0].events.size(), 2u);
 }
 
 TEST(ClientIntegrationTest, BadOptionsNameTheFlag) {
