@@ -7,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/redact.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
 #include "store/store.h"
@@ -79,7 +80,7 @@ int RunSweepCmd(int argc, char** argv) {
   }
   Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
-  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << store::RedactUrl(db) << "\n";
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << RedactUrl(db) << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;
