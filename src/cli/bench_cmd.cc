@@ -18,6 +18,7 @@
 #include "cli/summary_print.h"
 #include "cli/target_flags.h"
 #include "cli/workload_flags.h"
+#include "core/redact.h"
 #include "loadgen/benchmark.h"
 #include "loadgen/point.h"
 #include "loadgen/shard.h"
@@ -307,7 +308,7 @@ int RunBench(int argc, char** argv) {
     if (Status st = recorder->Record(WorkloadName(w->dataset), w->load, out->run, out->summary, verdict); !st.ok())
       return Fail("bench", st);
     std::cerr << "frontier bench: " << (recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
-              << recorder->run().Label() << " in " << store::RedactUrl(db.db)
+              << recorder->run().Label() << " in " << RedactUrl(db.db)
               << (out->run.interrupted ? " (interrupted: a cut-short point is not stored)" : "") << "\n";
   }
   if (out->run.interrupted) return 130;

@@ -14,6 +14,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/sim_flags.h"
+#include "core/redact.h"
 #include "sim/calibration.h"
 #include "sim/config.h"
 #include "sim/data_dir.h"
@@ -38,7 +39,7 @@ Result<std::vector<std::string>> SplitList(const std::string& text, const char* 
 // the requests it sent, and its measured output throughput.
 Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, const std::vector<std::string>& runs,
                                                      const sim::SimConfig& config) {
-  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kReadOnly));
+  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kSnapshot));
   std::vector<sim::ResultModel> out;
   for (const auto& text : runs) {
     char* end = nullptr;
@@ -70,7 +71,7 @@ Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, cons
       out.push_back(sim::ResultModel::FromRun(r, config, std::move(requests)));
     }
   }
-  if (out.empty()) return InvalidArgument("--runs: no concurrency points with output throughput in " + db);
+  if (out.empty()) return InvalidArgument("--runs: no concurrency points with output throughput in " + RedactUrl(db));
   return out;
 }
 

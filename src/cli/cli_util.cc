@@ -10,6 +10,8 @@
 #include "core/clock.h"
 #include "core/host_name.h"
 #include "core/parse.h"
+#include "core/redact.h"
+#include "core/terminal_text.h"
 #include "core/version.h"
 
 namespace frontier::cli {
@@ -78,12 +80,12 @@ int Parse(CLI::App& app, int argc, char** argv) {
 }
 
 int UsageError(const std::string& command, const std::string& message) {
-  std::cerr << "frontier " << command << ": " << message << "\n";
+  std::cerr << "frontier " << command << ": " << TerminalSafe(RedactText(message)) << "\n";
   return 2;
 }
 
 int Fail(const std::string& command, const Status& status) {
-  std::cerr << "frontier " << command << ": " << status.message() << "\n";
+  std::cerr << "frontier " << command << ": " << TerminalSafe(RedactText(status.message())) << "\n";
   const bool usage = status.code() == StatusCode::kInvalidArgument ||
                      status.code() == StatusCode::kNotFound;
   return usage ? 2 : 1;
@@ -105,10 +107,9 @@ std::string TopFailureReasons(const RunResult& run, size_t top) {
                    [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   std::string out;
   for (size_t i = 0; i < sorted.size() && i < top; ++i) {
-    std::string example = sorted[i].second.example.substr(0, 200);
-    for (char& c : example)
-      if (c == '\n' || c == '\r') c = ' ';
-    out += "  " + std::to_string(sorted[i].second.count) + " " + sorted[i].first +
+    // A server's text: one line, no terminal controls.
+    const std::string example = EscapeControls(sorted[i].second.example.substr(0, 200));
+    out += "  " + std::to_string(sorted[i].second.count) + " " + EscapeControls(sorted[i].first) +
            (example.empty() ? "" : " (" + example + ")") + "\n";
   }
   if (sorted.size() > top) out += "  ... and " + std::to_string(sorted.size() - top) + " other reason(s)\n";
@@ -116,19 +117,8 @@ std::string TopFailureReasons(const RunResult& run, size_t top) {
 }
 
 std::string CommandLine(int argc, char** argv) {
-  std::string out = "frontier";
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    out += ' ';
-    if (a.find_first_of(" \t'\"$\\{}") == std::string::npos && !a.empty()) {
-      out += a;
-    } else {
-      out += '\'';
-      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-      out += '\'';
-    }
-  }
-  return out;
+  std::vector<std::string> args(argv, argv + argc);
+  return "frontier " + JoinShellWords(RedactArgs(args));
 }
 
 void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const std::string& default_label) {
@@ -154,7 +144,7 @@ std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags) {
 Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location) {
   FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, store::OpenStore(location, store::OpenMode::kCreate));
   if (db->Created())
-    std::cerr << "frontier " << command << ": created results database " << store::RedactUrl(location) << "\n";
+    std::cerr << "frontier " << command << ": created results database " << RedactUrl(location) << "\n";
   return db;
 }
 

@@ -24,7 +24,7 @@ namespace frontier::cli {
 // exit status to return (0 after --help, 2 after a usage error).
 int Parse(CLI::App& app, int argc, char** argv);
 
-// Prints "frontier <cmd>: <status message>" to stderr and returns the exit
+// Prints "frontier <cmd>: <status message>" (secrets redacted) to stderr and returns the exit
 // status for it: 2 for kInvalidArgument/kNotFound (the user can fix the
 // input), 1 otherwise.
 int Fail(const std::string& command, const Status& status);
@@ -43,7 +43,9 @@ int UsageError(const std::string& command, const std::string& message);
 // with the first request's detail as the example. "" when none failed.
 std::string TopFailureReasons(const RunResult& run, size_t top = 3);
 
-// The full command line, shell-quoted where needed, for provenance.
+// The full command line, shell-quoted where needed, for provenance: every
+// secret in it (--api-key's value, an Authorization header's, a database
+// URL's password) replaced by "***" (RedactArgs, core/redact.h).
 std::string CommandLine(int argc, char** argv);
 
 // --- Storing what a verb runs in the results database -----------------------

@@ -37,7 +37,7 @@ int RunCompare(int argc, char** argv) {
   // CLI11's range check lets "nan" through.
   for (const auto& [flag, v] : {std::pair{"--min-change", o.min_relative}, {"--threshold", o.unmeasured_threshold}})
     if (Status in = CheckRange(flag, v, 0.0, 1.0); !in.ok()) return UsageError("compare", in.message());
-  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
+  auto st = store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail("compare", st.status());
   auto baseline = report::ResolveRunRef(**st, baseline_ref);
   if (!baseline.ok()) return Fail("compare", baseline.status().WithContext("--baseline"));

@@ -5,6 +5,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/hardware_facts.h"
+#include "core/redact.h"
 #include "core/version.h"
 #include "dashboard/api.h"
 #include "dashboard/data.h"
@@ -61,7 +62,7 @@ int RunDashboard(int argc, char** argv) {
                : Fail("dashboard", server.status());
   }
   const std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
-  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << store::RedactUrl(db)
+  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << RedactUrl(db)
             << (allow_import ? " (import allowed)" : " (read-only)") << "\n  open http://" << host << ":"
             << (*server)->port() << "/" << (so.token.empty() ? "" : "?token=<your token>")
             << "   (Ctrl-C stops)\n"

@@ -6,6 +6,8 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/atomic_file.h"
+#include "core/redact.h"
+#include "core/terminal_text.h"
 #include "report/table.h"
 #include "store/copy.h"
 #include "store/import_export.h"
@@ -58,12 +60,12 @@ int RunDb(int argc, char** argv) {
 
   if (cp->parsed()) {
     if (from.empty()) from = db;
-    if (from == to) return UsageError("db copy", "--from and --to name the same database (" + to + ")");
-    auto src = store::OpenStore(from, store::OpenMode::kReadOnly);
+    if (from == to) return UsageError("db copy", "--from and --to name the same database (" + RedactUrl(to) + ")");
+    auto src = store::OpenStore(from, store::OpenMode::kSnapshot);
     if (!src.ok()) return Fail("db copy", src.status());
     auto dst = store::OpenStore(to, store::OpenMode::kCreate);
     if (!dst.ok()) return Fail("db copy", dst.status());
-    if ((*dst)->Created()) std::cerr << "frontier db copy: created results database " << store::RedactUrl(to) << "\n";
+    if ((*dst)->Created()) std::cerr << "frontier db copy: created results database " << RedactUrl(to) << "\n";
     auto o = store::CopyRuns(**src, **dst, copy_runs);
     if (!o.ok()) return Fail("db copy", o.status());
     for (const auto& [a, b] : o->run_ids) std::cout << "run " << a << " -> " << b << "\n";
@@ -81,10 +83,10 @@ int RunDb(int argc, char** argv) {
     parsed.push_back(std::move(*p));
   }
   // ls and export only read: a read-only file works and a missing one is an error.
-  auto st = store::OpenStore(db, imp->parsed() ? store::OpenMode::kCreate : store::OpenMode::kReadOnly);
+  auto st = store::OpenStore(db, imp->parsed() ? store::OpenMode::kCreate : store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail(imp->parsed() ? "db import" : "db", st.status());
   store::Store& s = **st;
-  if ((*st)->Created()) std::cerr << "frontier db import: created results database " << db << "\n";
+  if ((*st)->Created()) std::cerr << "frontier db import: created results database " << RedactUrl(db) << "\n";
   if (ls->parsed()) {
     auto runs = s.ListRuns();
     if (!runs.ok()) return Fail("db", runs.status());
@@ -99,7 +101,7 @@ int RunDb(int argc, char** argv) {
              std::to_string(count[r.id]), get("hardware"), get("gpus"), r.created_utc});
     }
     t.Print(std::cout, "");
-    std::cout << runs->size() << " runs, " << points->size() << " points in " << store::RedactUrl(db) << " (schema "
+    std::cout << runs->size() << " runs, " << points->size() << " points in " << RedactUrl(db) << " (schema "
               << s.SchemaVersion() << ")\n";
     return 0;
   }
@@ -116,7 +118,9 @@ int RunDb(int argc, char** argv) {
   for (size_t i = 0; i < files.size(); ++i) {
     auto runs = store::StoreParsedRuns(s, std::move(parsed[i]));
     if (!runs.ok()) return Fail("db import", runs.status());
-    for (const auto& r : *runs) std::cout << "imported " << files[i] << " as run " << r.id << " (" << r.system << ")\n";
+    for (const auto& r : *runs)
+      std::cout << "imported " << EscapeControls(files[i]) << " as run " << r.id << " (" << EscapeControls(r.system)
+                << ")\n";
   }
   return 0;
 }

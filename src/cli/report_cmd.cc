@@ -51,7 +51,7 @@ int RunReport(int argc, char** argv) {
     if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
   auto price_override = ParsePrices(price_flags);
   if (!price_override.ok()) return UsageError("report", price_override.status().message());
-  auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
+  auto st = store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail("report", st.status());
   auto all_runs = (*st)->ListRuns();
   if (!all_runs.ok()) return Fail("report", all_runs.status());

@@ -25,6 +25,7 @@
 #include "cli/workload_flags.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/redact.h"
 #include "core/version.h"
 #include "loadgen/live_trial.h"
 #include "loadgen/search.h"
@@ -256,7 +257,7 @@ int RunSearch(int argc, char** argv) {
   if (!w->result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", w->result_json.c_str());
   if (recorder) {
     std::fprintf(stderr, "frontier search: stored %zu trials as run %s in %s\n", result->trials.size(),
-                 recorder->run().Label().c_str(), store::RedactUrl(f.db.db).c_str());
+                 recorder->run().Label().c_str(), RedactUrl(f.db.db).c_str());
   }
   return result->stop_reason == "interrupted" ? 130 : 0;
 }

@@ -10,12 +10,13 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "cli/summary_print.h"
 #include "cli/sim_flags.h"
+#include "cli/summary_print.h"
 #include "cli/workload_flags.h"
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "core/redact.h"
 #include "loadgen/point.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
@@ -389,7 +390,7 @@ int RunSimulate(int argc, char** argv) {
   auto stored_note = [&] {
     if (recorder)
       std::cerr << "frontier simulate: stored " << recorder->stored() << " point(s) as run "
-                << recorder->run().Label() << " in " << store::RedactUrl(db.db) << "\n";
+                << recorder->run().Label() << " in " << RedactUrl(db.db) << "\n";
   };
 
   if (!f.best_deployment) {

@@ -6,11 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "core/terminal_text.h"
+
 namespace frontier::cli {
 namespace {
 
 void Row(const std::string& name, const std::string& value) {
-  std::cout << fmt::format("{:<42}{}\n", name, value);
+  std::cout << fmt::format("{:<42}{}\n", EscapeControls(name), EscapeControls(value));
 }
 void Num(const std::string& name, double v, int digits = 2) { Row(name, fmt::format("{:.{}f}", v, digits)); }
 void Title(const std::string& t) {

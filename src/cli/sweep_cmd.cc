@@ -7,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/redact.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
 #include "store/store.h"
@@ -58,6 +59,11 @@ int RunSweepCmd(int argc, char** argv) {
                  "plan's load must be request_rate: [...], each value a point's target QPS (docs/sweep.md) "
                  "[the plan's scenario:]");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  // From here on SIGINT and SIGTERM (scancel, Slurm's time limit) stop the
+  // sweep between points and keep what is stored; a stop at any moment, even
+  // before the first point, ends it with 130.
+  std::signal(SIGINT, OnSigint);
+  std::signal(SIGTERM, OnSigint);
 
   Result<sweep::Plan> plan = sweep::LoadPlan(plan_path);
   if (!plan.ok()) return Fail("sweep", plan.status());
@@ -79,7 +85,7 @@ int RunSweepCmd(int argc, char** argv) {
   }
   Result<std::unique_ptr<store::Store>> st = store::OpenStore(db, store::OpenMode::kCreate);
   if (!st.ok()) return Fail("sweep", st.status());
-  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << store::RedactUrl(db) << "\n";
+  if ((*st)->Created()) std::cerr << "frontier sweep: created results database " << RedactUrl(db) << "\n";
 
   sweep::SweepOptions o;
   o.resume = resume;
@@ -140,22 +146,32 @@ int RunSweepCmd(int argc, char** argv) {
     o.stop_orphans = [system](store::Store& store) { return sweep::StopOrphanedServers(store, system); };
     ex = sweep::MakeLocalExecutor(sweep::DefaultSessionFactory(so));
   }
-  std::signal(SIGINT, OnSigint);
-  std::signal(SIGTERM, OnSigint);  // scancel and Slurm's time limit: stop between points, keep what is stored
+  const auto resume_hint = [&] {
+    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db '" << RedactUrl(db) << "'"
+              << (executor == "slurm" ? " --executor slurm" : "") << " --resume` continues\n";
+    return 130;
+  };
+  if (g_stop.load()) {
+    std::cerr << "frontier sweep: interrupted before the first point; nothing was run\n";
+    return resume_hint();
+  }
   Result<sweep::SweepOutcome> out = ex->Run(*plan, **st, o);
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
-  if (!out.ok()) return Fail("sweep", out.status());
+  // A stop that came while a server started or a job was submitted may end
+  // the run with that step's error, or with nothing run: either way it was
+  // interrupted, not finished.
+  const bool interrupted = g_stop.load() || (out.ok() && out->interrupted);
+  if (!out.ok()) {
+    const int rc = Fail("sweep", out.status());
+    return interrupted ? resume_hint() : rc;
+  }
   const char* unit = plan->search ? " searches" : " points";
   std::cout << "sweep " << plan->name << ": " << out->ran << unit << " run, " << out->skipped
             << (plan->search ? " already finished, " : " already stored, ") << out->failed << " failed, of "
-            << out->total << " into " << store::RedactUrl(db) << "\n";
+            << out->total << " into " << RedactUrl(db) << "\n";
   for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
-  if (out->interrupted) {
-    std::cout << "  interrupted: `frontier sweep " << plan_path << " --db '" << db << "'"
-              << (executor == "slurm" ? " --executor slurm" : "") << " --resume` continues\n";
-    return 130;
-  }
+  if (interrupted) return resume_hint();
   return out->broken.empty() ? 0 : 1;
 }
 

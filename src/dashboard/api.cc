@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/cost.h"
+#include "core/redact.h"
 #include "dashboard/views.h"
 
 namespace frontier::dashboard {
@@ -83,7 +84,7 @@ Result<json> Api::Route(const std::string& path, const Query& q, const std::stri
 Result<json> Api::Meta(const Query& q) {
   FRONTIER_RETURN_IF_ERROR(q.OnlyKnown({}));
   return json{{"version", options_.version},
-              {"db", options_.db_path},
+              {"db", RedactUrl(options_.db_path)},
               {"allow_import", options_.allow_import},
               {"runs", data_.runs().size()},
               {"last_point_id", data_.last_point_id()}};

@@ -66,6 +66,14 @@ TEST_F(ApiTest, RunsListEveryRunWithItsStoredFigures) {
   EXPECT_EQ(j["facets"]["stack"], json({"sglang", "vllm"}));
 }
 
+TEST_F(ApiTest, MetaNamesTheDatabaseWithoutItsPassword) {
+  Api api(*data_, ApiOptions{"PostgreSQL://frontier:SECRETXYZ@db.example/results?password=SECRETXYZ", false, "test"});
+  ApiResponse r = api.Handle("GET", "/api/meta", "", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body.find("SECRETXYZ"), std::string::npos) << r.body;
+  EXPECT_EQ(json::parse(r.body)["db"], "PostgreSQL://frontier:***@db.example/results?password=***");
+}
+
 TEST_F(ApiTest, RunsFilterSearchAndSort) {
   EXPECT_EQ(Get("/api/runs", "hardware=H200")["total"], 1);
   EXPECT_EQ(Get("/api/runs", "stack=sglang&version=0.4")["runs"][0]["id"], 2);

@@ -11,6 +11,7 @@
 #include "core/atomic_file.h"
 #include "core/limits.h"
 #include "core/parse.h"
+#include "core/redact.h"
 #include "core/version.h"
 #include "metrics/json_fields.h"
 
@@ -209,9 +210,10 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   json f = json::object();
   f["format_version"] = kResultFormatVersion;
   f["version"] = run.frontier_version.empty() ? std::string(kVersion) : run.frontier_version;
-  f["command_line"] = run.command_line;
+  // Secrets stay in the process (core/redact.h): result files are shared.
+  f["command_line"] = RedactCommandLine(run.command_line);
   f["source"] = RunSourceName(run.source);
-  f["base_url"] = run.base_url;
+  f["base_url"] = RedactUrl(run.base_url);
   f["endpoint"] = run.endpoint;
   f["model"] = run.model;
   f["served_model"] = run.served_model;
@@ -219,8 +221,8 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   f["host"] = run.host;
   f["num_gpus"] = run.num_gpus;
   f["percentiles"] = o.percentiles;
-  f["requested_settings"] = run.requested_settings;
-  f["effective_settings"] = run.effective_settings;
+  f["requested_settings"] = RedactProvenance(run.requested_settings);
+  f["effective_settings"] = RedactProvenance(run.effective_settings);
   f["interrupted"] = run.interrupted;
   j["frontier"] = std::move(f);
   if (run.server_metrics) j["server_metrics"] = ServerMetricsToJson(*run.server_metrics);

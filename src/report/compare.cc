@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "core/parse.h"
+#include "core/terminal_text.h"
 
 #include "report/table.h"
 
@@ -81,7 +82,8 @@ Result<analysis::RegressionReport> CompareRuns(store::Store& store, int64_t base
 
 void PrintComparison(const analysis::RegressionReport& r, const std::string& baseline_label,
                      const std::string& candidate_label, std::ostream& out) {
-  out << "baseline  " << baseline_label << "\ncandidate " << candidate_label << "\n\n";
+  out << "baseline  " << EscapeControls(baseline_label) << "\ncandidate " << EscapeControls(candidate_label)
+      << "\n\n";
   TextTable t({"point", "metric", "baseline", "candidate", "change", "threshold", "noise", "verdict"});
   for (int pass = 0; pass < 2; ++pass) {
     for (const auto& d : r.deltas) {
@@ -97,8 +99,8 @@ void PrintComparison(const analysis::RegressionReport& r, const std::string& bas
     }
   }
   t.Print(out);
-  for (const auto& k : r.only_baseline) out << "  only in baseline: " << k << "\n";
-  for (const auto& k : r.only_candidate) out << "  only in candidate: " << k << "\n";
+  for (const auto& k : r.only_baseline) out << "  only in baseline: " << EscapeControls(k) << "\n";
+  for (const auto& k : r.only_candidate) out << "  only in candidate: " << EscapeControls(k) << "\n";
   out << "\n" << r.regressions << " regression(s), " << r.improvements << " improvement(s) in "
       << r.deltas.size() << " comparisons\n";
 }

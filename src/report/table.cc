@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/terminal_text.h"
+
 namespace frontier::report {
 namespace {
 
@@ -14,6 +16,15 @@ size_t Width(const std::string& s) {
 }
 
 }  // namespace
+
+TextTable::TextTable(std::vector<std::string> header) : header_(std::move(header)) {
+  for (auto& cell : header_) cell = EscapeControls(cell);
+}
+
+void TextTable::Add(std::vector<std::string> row) {
+  for (auto& cell : row) cell = EscapeControls(cell);
+  rows_.push_back(std::move(row));
+}
 
 void TextTable::Print(std::ostream& out, const std::string& indent) const {
   std::vector<size_t> w(header_.size(), 0);

@@ -12,8 +12,10 @@ namespace frontier::report {
 
 class TextTable {
  public:
-  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Every cell, header included, is printed with its control characters
+  // escaped (EscapeControls, core/terminal_text.h): cells hold outside text.
+  explicit TextTable(std::vector<std::string> header);
+  void Add(std::vector<std::string> row);
   // Left-aligns the first column, right-aligns the others.
   void Print(std::ostream& out, const std::string& indent = "  ") const;
   bool empty() const { return rows_.empty(); }

@@ -1,10 +1,27 @@
 #include "report/terminal.h"
 
+#include <sstream>
+
+#include "core/terminal_text.h"
 #include "report/table.h"
 
 namespace frontier::report {
 
+namespace {
+void PrintReportText(const Report& r, std::ostream& out);
+}  // namespace
+
 void PrintReport(const Report& r, std::ostream& out) {
+  // Names, labels, statuses and searches come from the database: the whole
+  // text is printed with its control characters escaped.
+  std::ostringstream text;
+  PrintReportText(r, text);
+  out << TerminalSafe(text.str());
+}
+
+namespace {
+
+void PrintReportText(const Report& r, std::ostream& out) {
   if (r.runs.empty()) {
     out << "no runs in the database; run `frontier sweep PLAN.yaml` or `frontier db import FILE`\n";
     return;
@@ -106,5 +123,7 @@ void PrintReport(const Report& r, std::ostream& out) {
   prov.Print(out);
   out << "\n" << r.stored_points << " stored points in " << r.runs.size() << " runs\n";
 }
+
+}  // namespace
 
 }  // namespace frontier::report

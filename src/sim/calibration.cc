@@ -417,16 +417,18 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     return InvalidArgument("no free parameters: give --fit name,... or list them in " + stack.file +
                            " under calibration.free");
   if (models.empty()) return InvalidArgument("nothing to calibrate " + stack.id() + " on: no measured points");
+  // Where the names came from, for the message: --fit, or the stack file's list.
+  const std::string source = o.free.empty() ? stack.file + ": calibration.free" : std::string("--fit");
   std::vector<const ParamInfo*> infos;
   for (const auto& name : candidates) {
     const ParamInfo* info = FindParam(name);
     if (info == nullptr) {
       std::string known;
       for (const auto& p : StackParamInfo()) known += (known.empty() ? "" : ", ") + std::string(p.name);
-      return InvalidArgument("--fit: unknown parameter '" + name + "'; known: " + known);
+      return InvalidArgument(source + ": unknown parameter '" + name + "'; known: " + known);
     }
     if (std::find(infos.begin(), infos.end(), info) != infos.end())
-      return InvalidArgument("--fit: parameter '" + name + "' given twice");
+      return InvalidArgument(source + ": parameter '" + name + "' listed twice; name each parameter once");
     infos.push_back(info);
   }
 

@@ -124,6 +124,29 @@ TEST(CalibrationTest, UnseenParameterStaysAtItsPriorAndBadNamesFail) {
   EXPECT_NE(bad.status().message().find("no.such.parameter"), std::string::npos);
 }
 
+// A name listed twice is blamed on where the list came from: --fit, or the
+// stack file's calibration.free when --fit was not given.
+TEST(CalibrationTest, ARepeatedParameterNamesTheListItCameFrom) {
+  StackParams truth = testing::IdealParams();
+  std::vector<ResultModel> models = Measure(truth, truth);
+  Stack stack;
+  stack.file = "data/stacks/x@1.json";
+  stack.params = stack.priors = truth;
+  CalibrationOptions o;
+  o.leave_one_out = false;
+  o.free = {"overhead.kernel_us", "overhead.kernel_us"};
+  Result<CalibrationResult> flag = Calibrate(stack, models, o);
+  ASSERT_FALSE(flag.ok());
+  EXPECT_EQ(flag.status().message(), "--fit: parameter 'overhead.kernel_us' listed twice; name each parameter once");
+  o.free.clear();
+  stack.free_params = {"overhead.kernel_us", "overhead.kernel_us"};
+  Result<CalibrationResult> file = Calibrate(stack, models, o);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), "data/stacks/x@1.json: calibration.free: parameter 'overhead.kernel_us' listed "
+                                     "twice; name each parameter once");
+  EXPECT_EQ(file.status().message().find("--fit"), std::string::npos);
+}
+
 // A parameter an earlier fit set and this one does not fit goes back to its
 // prior in the file written (WriteCalibratedStack); the fit runs with that
 // value too, so each recorded prediction is what the written parameters give.

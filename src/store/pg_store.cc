@@ -2,12 +2,14 @@
 
 #include <libpq-fe.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/clock.h"
 #include "core/parse.h"
+#include "core/redact.h"
 #include "store/row_codec.h"
 
 namespace frontier::store {
@@ -350,23 +352,19 @@ Status Run(PGconn* conn, const std::string& sql, const std::string& loc, const s
 }  // namespace
 
 bool IsPostgresUrl(const std::string& location) {
-  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
-}
-
-std::string RedactUrl(const std::string& location) {
-  const size_t scheme = location.find("://");
-  if (scheme == std::string::npos) return location;
-  const size_t at = location.find('@', scheme + 3);
-  const size_t slash = location.find('/', scheme + 3);
-  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return location;
-  const size_t colon = location.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return location;
-  return location.substr(0, colon + 1) + "***" + location.substr(at);
+  std::string scheme = location.substr(0, location.find("://"));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return location.find("://") != std::string::npos && (scheme == "postgresql" || scheme == "postgres");
 }
 
 Result<std::unique_ptr<Store>> OpenPgStore(const std::string& location, OpenMode mode, int target_version) {
   const std::string loc = RedactUrl(location);
-  PGconn* conn = PQconnectdb(location.c_str());
+  // libpq knows the URL by its lower-case scheme only; any other case would be
+  // read as "keyword=value" settings and fail with a confusing message.
+  const size_t sep = location.find("://");
+  std::string url = location;
+  for (size_t i = 0; i < sep; ++i) url[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  PGconn* conn = PQconnectdb(url.c_str());
   if (conn == nullptr) return IoError("cannot connect to " + loc + ": out of memory");
   std::unique_ptr<PGconn, decltype(&PQfinish)> guard(conn, &PQfinish);
   if (PQstatus(conn) != CONNECTION_OK) {
@@ -381,7 +379,7 @@ Result<std::unique_ptr<Store>> OpenPgStore(const std::string& location, OpenMode
   PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
   FRONTIER_RETURN_IF_ERROR(Run(conn, "SET client_min_messages = warning", loc, "set up session"));
 
-  if (mode == OpenMode::kReadOnly) {
+  if (mode == OpenMode::kReadOnly || mode == OpenMode::kSnapshot) {
     // Every transaction of this session is READ ONLY: a write through it fails.
     FRONTIER_RETURN_IF_ERROR(Run(conn, "SET default_transaction_read_only = on", loc, "set read-only"));
     FRONTIER_ASSIGN_OR_RETURN(int version, ReadVersion(conn, loc));

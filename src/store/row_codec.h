@@ -17,10 +17,19 @@
 #include <limits>
 
 #include "core/clock.h"
+#include "core/redact.h"
 #include "store/schema.h"
 #include "store/store.h"
 
 namespace frontier::store::codec {
+
+// Secrets never reach the database, and one stored before they were redacted
+// never leaves it: runs and points are redacted (core/redact.h) both when
+// bound and when decoded. A bench or search run's plan text is its command
+// line; a sweep's is its plan file.
+inline std::string RedactPlanText(const std::string& text) {
+  return text.rfind("frontier ", 0) == 0 ? RedactCommandLine(text) : RedactText(text);
+}
 
 template <class Row>
 RunInfo DecodeRun(Row& s) {
@@ -28,13 +37,13 @@ RunInfo DecodeRun(Row& s) {
   r.id = s.Int(0);
   r.sweep = s.Text(1);
   r.plan_hash = s.Text(2);
-  r.plan_text = s.Text(3);
-  r.system = s.Text(4);
+  r.plan_text = RedactPlanText(s.Text(3));
+  r.system = RedactUrl(s.Text(4));
   r.source = s.Text(5);
   r.status = ParseSystemStatus(s.Text(6));
   r.created_utc = s.Text(7);
-  r.config = JsonToMap(s.Text(8));
-  r.provenance = JsonToMap(s.Text(9));
+  r.config = RedactProvenance(JsonToMap(s.Text(8)));
+  r.provenance = RedactProvenance(JsonToMap(s.Text(9)));
   r.search_json = s.Text(10);
   return r;
 }
@@ -44,13 +53,13 @@ template <class Binder>
 void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(1, run.sweep);
   b.Bind(2, run.plan_hash);
-  b.Bind(3, run.plan_text);
-  b.Bind(4, run.system);
+  b.Bind(3, RedactPlanText(run.plan_text));
+  b.Bind(4, RedactUrl(run.system));
   b.Bind(5, run.source);
   b.Bind(6, run.status.ToString());
   b.Bind(7, run.created_utc);
-  b.Bind(8, MapToJson(run.config));
-  b.Bind(9, MapToJson(run.provenance));
+  b.Bind(8, MapToJson(RedactProvenance(run.config)));
+  b.Bind(9, MapToJson(RedactProvenance(run.provenance)));
   if (version >= kVerdictVersion) b.Bind(10, run.search_json);
 }
 
@@ -68,7 +77,7 @@ Status DecodePoint(Row& s, PointRecord& p) {
   p.source = s.Text(7);
   FRONTIER_ASSIGN_OR_RETURN(p.attempts, s.Int(8, "attempts", 1, kMaxAttempts));
   p.created_utc = s.Text(9);
-  p.settings = JsonToMap(s.Text(10));
+  p.settings = RedactProvenance(JsonToMap(s.Text(10)));
   p.summary_json = s.Text(11);
   FRONTIER_ASSIGN_OR_RETURN(p.metrics.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
   FRONTIER_ASSIGN_OR_RETURN(p.metrics.completed, s.Int(13, "completed", 0, kMaxRequests));
@@ -94,7 +103,7 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   b.Bind(7, p.source);
   b.Bind(8, static_cast<int64_t>(p.attempts));
   b.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
-  b.Bind(10, MapToJson(p.settings));
+  b.Bind(10, MapToJson(RedactProvenance(p.settings)));
   b.Bind(11, p.summary_json.empty() ? std::string("{}") : p.summary_json);
   b.Bind(12, static_cast<int64_t>(p.metrics.num_gpus));
   b.Bind(13, p.metrics.completed);

@@ -337,12 +337,22 @@ std::string ImmutableUri(const std::string& path) {
   return uri + "?immutable=1";
 }
 
-Result<std::unique_ptr<Store>> OpenReadOnly(const std::string& path) {
+Result<std::unique_ptr<Store>> OpenReadOnly(const std::string& path, bool snapshot) {
   // Tries a normal read-only connection first (it sees a concurrent sweep's
   // writes). Reading a WAL database needs its -shm file; in a read-only folder
   // without one, the file is read as immutable instead, which is exact as
   // long as no write-ahead log is left (nothing can write there anyway).
+  //
+  // A normal read-only connection creates the -wal and -shm files when they
+  // are missing and the folder lets it, and leaves them behind owned by the
+  // reader, where the owner's next write may not open them. A snapshot read
+  // of a database no writer has open (neither file is there) is therefore
+  // immutable from the start: it creates nothing.
+  std::error_code exists_ec;
+  const bool no_sidecars = !std::filesystem::exists(path + "-wal", exists_ec) &&
+                           !std::filesystem::exists(path + "-shm", exists_ec);
   for (const bool immutable : {false, true}) {
+    if (!immutable && snapshot && no_sidecars) continue;
     sqlite3* db = nullptr;
     const std::string name = immutable ? ImmutableUri(path) : path;
     const int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
@@ -389,7 +399,8 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, OpenMode
                     " does not exist (`frontier sweep` and `frontier db import` create one; is --db "
                     "mistyped?)");
   }
-  if (mode == OpenMode::kReadOnly) return OpenReadOnly(path);
+  if (mode == OpenMode::kReadOnly || mode == OpenMode::kSnapshot)
+    return OpenReadOnly(path, mode == OpenMode::kSnapshot);
   if (!exists) {
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {

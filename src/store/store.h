@@ -13,7 +13,8 @@
 // NotFound when it does not exist, so a mistyped --db is an error instead of
 // a new empty database. Only verbs that create results (sweep, db import) use
 // kCreate. A kReadOnly store sees what a concurrent writer commits (WAL), so
-// readers that follow a running sweep (frontier dashboard) use it too.
+// readers that follow a running sweep (frontier dashboard) use it too. A verb
+// that reads once and exits uses kSnapshot, which creates no file either.
 //
 // Thread safety: one Store object per thread. Several processes may open the
 // same database (SQLite in WAL mode with a busy timeout, or PostgreSQL); each
@@ -50,6 +51,12 @@ enum class OpenMode {
   kReadOnly,   // must exist; never written, not even migrated (older schemas are read as they are)
   kReadWrite,  // must exist; migrated to this build's schema
   kCreate,     // created (with its folder left as it is) when missing, else as kReadWrite
+  // As kReadOnly, for a verb that reads once and exits (db ls, export, report,
+  // compare): it also leaves no file behind. A SQLite database that no writer
+  // has open (no -wal or -shm file beside it) is read as immutable, so no
+  // -wal/-shm files owned by the reader appear in a folder shared with the
+  // database's owner. A writer that starts while such a read runs is not seen.
+  kSnapshot,
 };
 
 class Store {
@@ -120,10 +127,9 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode m
 // not empty, else "frontier.db".
 std::string DefaultLocation();
 
-// True when `location` names a PostgreSQL database (postgresql:// or postgres://).
+// True when `location` names a PostgreSQL database: it starts with
+// postgresql:// or postgres://, the scheme in any case ("PostgreSQL://").
+// Messages and output name a location through RedactUrl (core/redact.h).
 bool IsPostgresUrl(const std::string& location);
-
-// `location` with a URL's password, if any, replaced by "***" (for messages and output).
-std::string RedactUrl(const std::string& location);
 
 }  // namespace frontier::store

@@ -288,11 +288,19 @@ TEST(PgStore, MissingEmptyForeignAndNewerDatabasesAreNamedErrors) {
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable) << refused.status().ToString();
 }
 
-TEST(PgStore, RedactsAPasswordInMessages) {
-  EXPECT_EQ(store::RedactUrl("postgresql://bob:s3cret@db.example:5432/results"),
-            "postgresql://bob:***@db.example:5432/results");
-  EXPECT_EQ(store::RedactUrl("postgresql://bob@db.example/results"), "postgresql://bob@db.example/results");
-  EXPECT_EQ(store::RedactUrl("runs.db"), "runs.db");
+TEST(PgStore, AnySchemeCaseIsPostgresAndItsPasswordStaysOutOfMessages) {
+  for (const char* url : {"PostgreSQL://bob:s3cret@/x?host=/nonexistent_socket_dir&user=frontier",
+                          "POSTGRES:///x?host=/nonexistent_socket_dir&user=bob&password=s3cret"}) {
+    EXPECT_TRUE(store::IsPostgresUrl(url)) << url;
+    auto refused = store::OpenStore(url);
+    ASSERT_FALSE(refused.ok()) << url;
+    // libpq's refusal, not a SQLite file named after the URL.
+    EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable) << refused.status().ToString();
+    EXPECT_EQ(refused.status().message().find("s3cret"), std::string::npos) << refused.status().ToString();
+    EXPECT_NE(refused.status().message().find("***"), std::string::npos) << refused.status().ToString();
+  }
+  EXPECT_FALSE(store::IsPostgresUrl("runs.db"));
+  EXPECT_FALSE(store::IsPostgresUrl("postgresql.db"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +78,43 @@ TEST(SweepCli, ResumeAfterSigkillNeitherLosesNorDuplicatesAPoint) {
     EXPECT_TRUE(found) << k.second;
   }
   EXPECT_EQ((*s)->ListRuns()->size(), 1u);  // resumed the same run
+}
+
+// SIGTERM while the sweep is still reading its plan (a FIFO the test writes
+// only after the signal, so the moment is certain): the sweep runs nothing
+// and ends with 130, like a sweep stopped between points, never 0 with
+// "0 failed" and never killed by the signal.
+TEST(SweepCli, ASigtermBeforeTheFirstPointEndsWith130) {
+  Tmp tmp("sigterm_early");
+  const std::string plan = (tmp.dir / "plan.fifo").string();
+  ASSERT_EQ(::mkfifo(plan.c_str(), 0600), 0);
+  const std::string db = (tmp.dir / "f.db").string();
+  const std::string log = (tmp.dir / "out.txt").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    const std::string bin = Binary();
+    ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  // Opening the FIFO for writing returns once the sweep has opened it to read its plan.
+  const int w = ::open(plan.c_str(), O_WRONLY);
+  ASSERT_GE(w, 0);
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  const std::string text = kPlan;
+  ASSERT_EQ(::write(w, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(w);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  const std::string out = Slurp(log);
+  ASSERT_TRUE(WIFEXITED(st)) << "ended by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << ":\n" << out;
+  EXPECT_EQ(WEXITSTATUS(st), 130) << out;
+  EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
+  EXPECT_NE(out.find("--resume` continues"), std::string::npos) << out;
+  EXPECT_LE(StoredPoints(db), 0);
 }
 
 TEST(SweepCli, PlanErrorsNameFileLineAndField) {
