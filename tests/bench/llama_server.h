@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "client/models.h"
+#include "util/free_port.h"
 #include "util/scratch.h"
 
 namespace frontier::testing_llama {
@@ -105,20 +106,8 @@ class LlamaServer {
     return "";
   }
 
-  static int FreePort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-  }
-
   void Start() {
-    port_ = FreePort();
+    port_ = testing_util::FreePort();
     std::vector<std::string> args = {binary_, "-m", model_, "--host", "127.0.0.1", "--port", std::to_string(port_),
                                      "-c", std::to_string(options_.ctx), "-np", std::to_string(options_.parallel),
                                      "-t", "1", "-tb", "1"};

@@ -22,6 +22,7 @@
 #include "metrics/result_json.h"
 #include "metrics/summary.h"
 #include "tests/cli_test_util.h"
+#include "util/free_port.h"
 #include "util/scratch.h"
 
 namespace frontier {
@@ -32,17 +33,7 @@ namespace fs = std::filesystem;
 constexpr double kTtftMs = 100, kItlMs = 20;
 constexpr int kOutputLen = 16, kPrompts = 24, kShards = 3;
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+using testing_util::FreePort;
 
 std::map<int64_t, RequestRecord> ReadRecords(const std::vector<std::string>& files) {
   std::map<int64_t, RequestRecord> out;

@@ -24,6 +24,7 @@
 
 #include "store/store.h"
 #include "tests/cli_test_util.h"
+#include "util/free_port.h"
 #include "util/scratch.h"
 
 namespace frontier::testing_cli {
@@ -86,17 +87,7 @@ inline int SweepAndKill(const std::string& plan, const std::string& db, int64_t 
   return st;
 }
 
-inline int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+using testing_util::FreePort;
 
 // True when something accepts connections on 127.0.0.1:port.
 inline bool Listening(int port) {
