@@ -150,7 +150,7 @@ bool PublishedResult::OnCalibrationGpu() const { return IsCalibrationGpu(hardwar
 
 bool PublishedResult::Calibratable() const { return !held_out && OnCalibrationGpu(); }
 
-const LengthDistribution* ValidationSet::Dataset(const std::string& name) const {
+const workload::LengthTable* ValidationSet::Dataset(const std::string& name) const {
   for (const auto& d : datasets)
     if (d.name == name) return &d;
   return nullptr;
@@ -163,7 +163,7 @@ Result<ValidationSet> LoadValidation(const std::string& data_dir) {
   for (const auto& path : JsonFilesIn(data_dir + "/validation")) {
     FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
     if (j.contains("datasets") && j["datasets"].is_object()) {
-      FRONTIER_ASSIGN_OR_RETURN(std::vector<LengthDistribution> tables, workload::ReadLengthTables(path));
+      FRONTIER_ASSIGN_OR_RETURN(std::vector<workload::LengthTable> tables, workload::ReadLengthTables(path));
       for (auto& t : tables) set.datasets.push_back(std::move(t));
     }
     if (!j.contains("results")) continue;
@@ -218,7 +218,7 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
   }
   if (r.enforce_eager) m.config_.stack.graphs = false;  // after the other version's, which sets graphs
   if (!r.dataset.empty()) {
-    const LengthDistribution* d = set.Dataset(r.dataset);
+    const workload::LengthTable* d = set.Dataset(r.dataset);
     if (d == nullptr) return InvalidArgument(r.id + ": unknown dataset " + r.dataset);
     // Offline: enough samples to turn the engine's batch over several times
     // (its sequence cap, or what its KV cache holds at the mean length).

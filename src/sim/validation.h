@@ -45,9 +45,6 @@
 
 namespace frontier::sim {
 
-// A dataset's lengths as quantiles (workload/length_table.h).
-using LengthDistribution = workload::LengthTable;
-
 enum class Scenario { kOffline, kServer, kClosedLoop, kBatch };
 const char* ScenarioName(Scenario s);
 
@@ -88,8 +85,8 @@ bool IsCalibrationGpu(const std::string& hardware);
 
 struct ValidationSet {
   std::vector<PublishedResult> results;
-  std::vector<LengthDistribution> datasets;
-  const LengthDistribution* Dataset(const std::string& name) const;
+  std::vector<workload::LengthTable> datasets;  // the datasets' length tables (workload/length_table.h)
+  const workload::LengthTable* Dataset(const std::string& name) const;
 };
 
 // Reads every file under <data_dir>/validation. Fails naming the file and field.

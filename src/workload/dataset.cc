@@ -218,20 +218,8 @@ Result<std::vector<RequestSpec>> LoadMlperf(const DatasetOptions& o) {
     return InvalidArgument("--dataset mlperf:" + o.length_table + ": no such benchmark in " + path + "; use " +
                            (known.empty() ? std::string("one of its tables") : known));
   }
-  if (o.random.vocab_size <= kFirstTokenId + 1)
-    return InvalidArgument("vocab size must exceed " + std::to_string(kFirstTokenId + 1));
   std::vector<RequestSpec> specs = DrawLengths(*t, o.num_prompts, 0, o.seed);
-  std::mt19937_64 tok_rng(o.seed * 0x9E3779B97F4A7C15ULL + 2);
-  std::uniform_int_distribution<int32_t> tok(kFirstTokenId, o.random.vocab_size - 1);
-  for (RequestSpec& r : specs) {
-    std::vector<int32_t> ids(static_cast<size_t>(r.input_len));
-    for (auto& id : ids) id = tok(tok_rng);
-    if (o.random.format == PromptFormat::kTokenIds) {
-      r.prompt_token_ids = std::move(ids);
-    } else {
-      r.prompt_text = TokenIdsAsText(ids);
-    }
-  }
+  FRONTIER_RETURN_IF_ERROR(FillRandomPrompts(specs, 0, o.random.vocab_size, o.random.format, o.seed));
   return specs;
 }
 

@@ -1,5 +1,6 @@
 #include "workload/random_dataset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -54,34 +55,38 @@ std::string TokenIdsAsText(std::span<const int32_t> ids) {
   return text;
 }
 
-Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o) {
-  FRONTIER_RETURN_IF_ERROR(CheckOptions(o));
-  // Separate streams so changing one option does not reshuffle the others.
-  std::mt19937_64 len_rng(o.seed * 0x9E3779B97F4A7C15ULL + 1);
-  std::mt19937_64 tok_rng(o.seed * 0x9E3779B97F4A7C15ULL + 2);
-  std::uniform_int_distribution<int32_t> tok(kFirstTokenId, o.vocab_size - 1);
-
-  std::vector<int32_t> prefix(static_cast<size_t>(o.prefix_len));
+Status FillRandomPrompts(std::span<RequestSpec> specs, int32_t prefix_len, int32_t vocab_size, PromptFormat format,
+                         uint64_t seed) {
+  if (vocab_size <= kFirstTokenId + 1) return InvalidArgument("vocab size must exceed " + std::to_string(kFirstTokenId + 1));
+  // Its own stream, so that the lengths' draws do not reshuffle the tokens.
+  std::mt19937_64 tok_rng(seed * 0x9E3779B97F4A7C15ULL + 2);
+  std::uniform_int_distribution<int32_t> tok(kFirstTokenId, vocab_size - 1);
+  std::vector<int32_t> prefix(static_cast<size_t>(std::max(0, prefix_len)));
   for (auto& t : prefix) t = tok(tok_rng);
-
-  std::vector<RequestSpec> out;
-  out.reserve(static_cast<size_t>(o.num_prompts));
-  for (int64_t i = 0; i < o.num_prompts; ++i) {
-    RequestSpec r;
-    r.id = i;
-    const int32_t body = DrawLength(len_rng, o.input_len, o.range_ratio);
-    r.output_len = DrawLength(len_rng, o.output_len, o.range_ratio);
-    r.input_len = o.prefix_len + body;
+  for (RequestSpec& r : specs) {
     std::vector<int32_t> ids = prefix;
-    ids.reserve(static_cast<size_t>(r.input_len));
-    for (int32_t k = 0; k < body; ++k) ids.push_back(tok(tok_rng));
-    if (o.format == PromptFormat::kTokenIds) {
+    ids.reserve(static_cast<size_t>(std::max(r.input_len, prefix_len)));
+    for (int32_t k = prefix_len; k < r.input_len; ++k) ids.push_back(tok(tok_rng));
+    if (format == PromptFormat::kTokenIds) {
       r.prompt_token_ids = std::move(ids);
     } else {
       r.prompt_text = TokenIdsAsText(ids);
     }
-    out.push_back(std::move(r));
   }
+  return Status::Ok();
+}
+
+Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o) {
+  FRONTIER_RETURN_IF_ERROR(CheckOptions(o));
+  std::mt19937_64 len_rng(o.seed * 0x9E3779B97F4A7C15ULL + 1);
+  std::vector<RequestSpec> out(static_cast<size_t>(o.num_prompts));
+  for (int64_t i = 0; i < o.num_prompts; ++i) {
+    RequestSpec& r = out[static_cast<size_t>(i)];
+    r.id = i;
+    r.input_len = o.prefix_len + DrawLength(len_rng, o.input_len, o.range_ratio);
+    r.output_len = DrawLength(len_rng, o.output_len, o.range_ratio);
+  }
+  FRONTIER_RETURN_IF_ERROR(FillRandomPrompts(out, o.prefix_len, o.vocab_size, o.format, o.seed));
   return out;
 }
 

@@ -45,4 +45,12 @@ std::string TokenIdsAsText(std::span<const int32_t> ids);
 // Fails with InvalidArgument naming the option when a value is out of range.
 Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& options);
 
+// The prompts of requests whose lengths are already drawn: each spec's
+// input_len token ids, uniform in [kFirstTokenId, vocab_size), the first
+// `prefix_len` of them the same for every request, as token ids or their text
+// form. MakeRandomDataset's prompts, for other length distributions
+// (dataset.h's MLPerf tables). InvalidArgument for a vocabulary too small.
+Status FillRandomPrompts(std::span<RequestSpec> specs, int32_t prefix_len, int32_t vocab_size, PromptFormat format,
+                         uint64_t seed);
+
 }  // namespace frontier::workload
