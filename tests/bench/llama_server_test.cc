@@ -339,18 +339,30 @@ TEST(LlamaServerTest, CancelledAndDurationEndedRequestsAreCountedAndTheServerRec
   }
   EXPECT_TRUE(idle) << "llama-server still processing after the run";
   EXPECT_TRUE(server.Healthy());
-  // A run ended by --duration: no request is sent after it, those in flight
-  // (one per slot of the closed loop) finish and are counted.
+  // A run ended by --duration: no request is issued after it, those in flight
+  // (one per slot of the closed loop) finish and are counted. The send stamp
+  // itself may fall past the duration on a busy machine (the decision and the
+  // write are two moments), so the check is causal: in a closed loop of 2 the
+  // k-th request (k >= 2) waits for the (k-1)-th completion, and that
+  // completion must have been seen before the duration ran out.
   BenchRun timed = Bench(server, tmp, "--num-prompts 1000 --duration 0.2 --max-concurrency 2 --input-len 16 "
                                       "--output-len 300");
   ASSERT_EQ(timed.rc, 0) << timed.output;
   int64_t completed = timed.result["completed"].get<int64_t>();
   EXPECT_GE(completed, 2);
   EXPECT_EQ(static_cast<int64_t>(timed.records.size()), completed);
+  std::vector<int64_t> sent, ends;
   for (const auto& r : timed.records) {
     EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
     EXPECT_EQ(r["output_tokens"], 300);
-    EXPECT_LE(r["sent_ns"].get<int64_t>(), int64_t{200'000'000}) << "sent after --duration";
+    sent.push_back(r["sent_ns"].get<int64_t>());
+    ends.push_back(r["end_ns"].get<int64_t>());
+  }
+  std::sort(sent.begin(), sent.end());
+  std::sort(ends.begin(), ends.end());
+  for (size_t k = 2; k < sent.size(); ++k) {
+    EXPECT_GE(sent[k], ends[k - 2]) << "request " << k << " sent before a slot was free";
+    EXPECT_LT(ends[k - 2], int64_t{200'000'000}) << "request " << k << " was issued after --duration ended";
   }
   EXPECT_TRUE(server.Healthy());
 }
