@@ -78,7 +78,9 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   // sees stop_ and ends the run.
   ++issued_;
   memory_ += static_cast<int64_t>(sizeof(RequestRecord)) +
-             static_cast<int64_t>(std::max(spec.output_len, 0)) * static_cast<int64_t>(sizeof(TokenEvent));
+             (options_.token_events ? static_cast<int64_t>(std::max(spec.output_len, 0)) *
+                                          static_cast<int64_t>(sizeof(TokenEvent))
+                                    : 0);
   if (bound_.ok()) {
     if (issued_ > options_.max_requests) {
       bound_ = ResourceExhausted("the simulation reached its bound of " + std::to_string(options_.max_requests) +
@@ -157,7 +159,7 @@ bool SimTarget::Admit(bool inclusive, loadgen::CompletionSink& sink) {
     const Status s = engine_.Add(a.slot, f.input, f.output, std::move(f.hashes));
     if (s.ok()) {
       f.in_engine = true;
-      f.record.events.reserve(static_cast<size_t>(std::max(f.output, 0)));
+      if (options_.token_events) f.record.events.reserve(static_cast<size_t>(std::max(f.output, 0)));
       continue;
     }
     f.record.ok = false;
@@ -240,7 +242,7 @@ bool SimTarget::Deliver(loadgen::CompletionSink& sink) {
     // Read before the record grows (which the compiler must assume could change them).
     const int32_t tokens = e.tokens;
     const bool plain = f.plain & !(e.first | e.finished);  // most tokens (no branches: all three are read anyway)
-    r.events.push_back(TokenEvent{now, tokens});
+    if (options_.token_events) r.events.push_back(TokenEvent{now, tokens});
     if (plain) {
       r.output_tokens += tokens;
       continue;
@@ -279,7 +281,8 @@ void SimTarget::DeliverRun() {
   const int32_t steps = static_cast<int32_t>(run_steps_.size());
   for (const auto& e : step_.emissions) {
     RequestRecord& r = flights_[static_cast<size_t>(e.id)].record;
-    for (const Nanos t : run_steps_) r.events.push_back(TokenEvent{t, 1});
+    if (options_.token_events)
+      for (const Nanos t : run_steps_) r.events.push_back(TokenEvent{t, 1});
     r.output_tokens += steps;
   }
 }

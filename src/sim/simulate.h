@@ -96,6 +96,12 @@ struct SimulateOptions {
   // what virtual time, and how to ask for less.
   int64_t max_requests = kMaxRunRequests;
   int64_t max_memory_bytes = kDefaultSimMemoryBytes;
+  // Whether each record keeps its token events (one per emission: ITL and
+  // the timeline). Without them a record still has its counts, first token
+  // and end, which is all TTFT, TPOT, E2EL and throughput need: fitting and
+  // validation, which simulate thousands of runs and read only those, skip
+  // the events' time and memory.
+  bool token_events = true;
 };
 
 // The load core's options for a SimTarget: virtual time passes only inside

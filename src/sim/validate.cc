@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
+#include <thread>
 
 #include "sim/calibration.h"
 
@@ -45,6 +49,22 @@ Result<ValidationRow> PredictOnly(const PublishedResult& r, const ValidationSet&
   return row;
 }
 
+// Runs every task on `threads` threads (0: one per core); each task writes
+// only its own output, so the results do not depend on the order or the
+// threads.
+void RunAll(std::vector<std::function<void()>>& tasks, int threads) {
+  unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+  n = std::clamp<unsigned>(n, 1, static_cast<unsigned>(std::max<size_t>(1, tasks.size())));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++) tasks[i]();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& o) {
@@ -59,58 +79,107 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     if (!StackMatches(r.stack, o.only_stack)) continue;
     by_stack[r.stack].push_back(&r);
   }
+  // Every prediction and every stack's leave-one-out refits are independent:
+  // they run side by side (the refits first, as they take longest), and the
+  // rows are assembled afterwards in the catalog's order.
+  struct PredictTask {
+    const PublishedResult* r;
+    const Stack* stack;
+    bool calibration;  // a row of the calibration table (else held out or transfer)
+    Result<ValidationRow> row = InvalidArgument("not run");
+  };
+  struct RefitTask {
+    const Stack* stack;
+    Result<CalibrationResult> cal = InvalidArgument("not run");
+  };
+  std::vector<std::unique_ptr<Stack>> stacks;
+  std::vector<PredictTask> predictions;
+  std::vector<RefitTask> refits;
   for (const auto& [stack_id, results] : by_stack) {
-    FRONTIER_ASSIGN_OR_RETURN(Stack stack, LoadStack(stack_id, dir));
-    std::vector<ResultModel> fit_models;
-    std::vector<size_t> fit_rows;
+    FRONTIER_ASSIGN_OR_RETURN(Stack loaded, LoadStack(stack_id, dir));
+    stacks.push_back(std::make_unique<Stack>(std::move(loaded)));
+    const Stack* stack = stacks.back().get();
+    bool fits = false;
     for (const PublishedResult* r : results) {
       if (!o.held_out && !r->Calibratable()) continue;
-      if (!r->Calibratable()) {
-        // A pure prediction: one that cannot be made (the deployment does
-        // not fit, no rate meets the limits) is shown with its reason.
-        FRONTIER_ASSIGN_OR_RETURN(ValidationRow row, PredictOnly(*r, set, o, stack, bands, dir));
-        (row.role == "transfer" ? report.transfer : report.held_out).push_back(std::move(row));
-        continue;
-      }
-      FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(*r, set, o.sim));
-      ValidationRow row;
-      row.published = *r;
-      row.model_class = ModelClass(m.config().model);
-      FRONTIER_ASSIGN_OR_RETURN(row.predicted, m.Simulate(stack.params));
-      row.error = row.predicted / r->value - 1;
-      row.median_tpot_ms = m.median_tpot_ms();
-      row.role = stack.free_params.empty() ? "uncalibrated" : "fitted";
-      report.rows.push_back(row);
-      if (!stack.free_params.empty()) {
-        fit_models.push_back(std::move(m));
-        fit_rows.push_back(report.rows.size() - 1);
-      }
+      predictions.push_back(PredictTask{r, stack, r->Calibratable()});
+      fits = fits || (r->Calibratable() && !stack->free_params.empty());
     }
     // Leave-one-out: the whole stack's calibration (every one of its
     // calibratable results, not only the selected ones) refitted without each.
     size_t calibratable = 0;
     for (const auto& r : set.results) calibratable += r.stack == stack_id && r.Calibratable();
-    if (o.leave_one_out && !fit_models.empty() && calibratable > 1) {
-      if (fit_models.size() < calibratable) {
-        // A selection: refit on all of the stack's calibratable results.
-        fit_models.clear();
-        for (const auto& r : set.results) {
-          if (r.stack != stack_id || !r.Calibratable()) continue;
-          FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(r, set, o.sim));
-          fit_models.push_back(std::move(m));
+    if (o.leave_one_out && fits && calibratable > 1) refits.push_back(RefitTask{stack});
+  }
+  std::vector<std::function<void()>> tasks;
+  for (RefitTask& f : refits) {
+    tasks.push_back([&f, &set, &o] {
+      std::vector<ResultModel> models;
+      for (const auto& r : set.results) {
+        if (r.stack != f.stack->id() || !r.Calibratable()) continue;
+        Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+        if (!m.ok()) {
+          f.cal = m.status();
+          return;
         }
+        models.push_back(std::move(*m));
       }
       CalibrationOptions co;
-      FRONTIER_ASSIGN_OR_RETURN(CalibrationResult cal, Calibrate(stack, fit_models, co));
-      for (size_t i : fit_rows) {
-        ValidationRow& row = report.rows[i];
-        for (const auto& p : cal.points) {
-          if (p.id != row.published.id || p.loo_predicted <= 0) continue;
-          row.loo_predicted = p.loo_predicted;
-          row.loo_error = p.loo_error;
-        }
+      co.threads = o.threads;
+      f.cal = Calibrate(*f.stack, models, co);
+    });
+  }
+  for (PredictTask& p : predictions) {
+    tasks.push_back([&p, &set, &o, &bands, &dir]() {
+      if (!p.calibration) {
+        // A pure prediction: one that cannot be made (the deployment does
+        // not fit, no rate meets the limits) is shown with its reason.
+        p.row = PredictOnly(*p.r, set, o, *p.stack, bands, dir);
+        return;
+      }
+      Result<ResultModel> m = ResultModel::Create(*p.r, set, o.sim);
+      if (!m.ok()) {
+        p.row = m.status();
+        return;
+      }
+      ValidationRow row;
+      row.published = *p.r;
+      row.model_class = ModelClass(m->config().model);
+      Result<double> predicted = m->Simulate(p.stack->params);
+      if (!predicted.ok()) {
+        p.row = predicted.status();
+        return;
+      }
+      row.predicted = *predicted;
+      row.error = row.predicted / p.r->value - 1;
+      row.median_tpot_ms = m->median_tpot_ms();
+      row.role = p.stack->free_params.empty() ? "uncalibrated" : "fitted";
+      p.row = std::move(row);
+    });
+  }
+  RunAll(tasks, o.threads);
+
+  std::map<const Stack*, const CalibrationResult*> cal_of;
+  for (const RefitTask& f : refits) {
+    FRONTIER_RETURN_IF_ERROR(f.cal.status());
+    cal_of[f.stack] = &*f.cal;
+  }
+  for (PredictTask& p : predictions) {
+    FRONTIER_RETURN_IF_ERROR(p.row.status());
+    ValidationRow& row = *p.row;
+    if (!p.calibration) {
+      (row.role == "transfer" ? report.transfer : report.held_out).push_back(std::move(row));
+      continue;
+    }
+    const auto cal = cal_of.find(p.stack);
+    if (cal != cal_of.end()) {
+      for (const auto& pt : cal->second->points) {
+        if (pt.id != row.published.id || pt.loo_predicted <= 0) continue;
+        row.loo_predicted = pt.loo_predicted;
+        row.loo_error = pt.loo_error;
       }
     }
+    report.rows.push_back(std::move(row));
   }
   std::map<std::string, std::vector<double>> loo, fit;
   for (const auto& row : report.rows) {

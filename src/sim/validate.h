@@ -12,7 +12,9 @@
 //                never fitted: each with its prediction band (band.h) and
 //                whether the published value lies inside it.
 //
-// Thread safety: reads the catalog; no shared state.
+// Thread safety: reads the catalog; no shared state. Runs its predictions
+// and refits on ValidateOptions::threads threads; the report does not depend
+// on how many.
 #pragma once
 
 #include <optional>
@@ -31,6 +33,7 @@ struct ValidateOptions {
   std::string only_stack;  // only results on this stack (name or name@version)
   bool leave_one_out = true;
   bool held_out = true;    // also predict the held-out results and the transfer table
+  int threads = 0;         // predictions and refits side by side (0: one thread per core)
 };
 
 struct ValidationRow {

@@ -262,6 +262,7 @@ Result<double> ResultModel::SimulateOffline(const StackParams& params, StepTrace
   if (result_.scenario == Scenario::kClosedLoop) load.max_concurrency = result_.concurrency;
   SimulateOptions so;
   so.trace = trace;
+  so.token_events = false;  // the figures read here need no ITL
   FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, requests_, load, so));
   if ((result_.scenario == Scenario::kOffline || result_.scenario == Scenario::kServer) &&
       (trace->first_finish < 0 || static_cast<size_t>(trace->first_finish + 1) >= trace->LastFirstTokenEnd()))
@@ -314,7 +315,9 @@ Result<double> ResultModel::SimulateAt(const StackParams& params) {
     load.request_rate = rate;
     load.seed = options_.seed + 2;
     load.num_prompts = static_cast<int64_t>(server_requests_.size());
-    FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, server_requests_, load));
+    SimulateOptions lean;
+    lean.token_events = false;  // TTFT and TPOT only
+    FRONTIER_ASSIGN_OR_RETURN(RunResult run, sim::Simulate(c, server_requests_, load, lean));
     // The first quarter of the Poisson stream brings the engine up to its
     // steady load: that transient is left out of the latency percentiles.
     // (Not the load core's warm-up, which is a phase of its own before the
