@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -238,6 +239,11 @@ TEST(NativeBackendsCliTest, BenchRunsEachBackend) {
     EXPECT_EQ(run.result["frontier"]["effective_settings"]["endpoint"], b.endpoint);
     EXPECT_FALSE(run.result["frontier"]["effective_settings"]["token_counts"].get<std::string>().empty());
     EXPECT_EQ(run.first_record["usage_reported"], b.counts_reported);
+    // The script's truth: first token 10 ms after the request, then an event every 1 ms.
+    std::printf("%-7s mean TTFT %.2f ms (script 10), mean ICL %.3f ms (script 1), mean ITL %.3f ms, "
+                "mean TPOT %.3f ms\n",
+                b.name, run.result["mean_ttft_ms"].get<double>(), run.result.value("mean_icl_ms", -1.0),
+                run.result["mean_itl_ms"].get<double>(), run.result["mean_tpot_ms"].get<double>());
   }
   // SGLang with token ids (the default random prompts).
   BenchRun ids = Bench(*server, tmp, "--backend sglang");
