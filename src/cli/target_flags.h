@@ -166,7 +166,8 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   eff["endpoint"] = endpoint;
   eff["token_counts"] = client::TokenCountSource(dialect);
   eff["model"] = model;
-  eff["usage"] = f.usage;
+  // --usage is OpenAI's stream option; the native dialects carry their own counts.
+  eff["usage"] = client::BackendOf(dialect) == std::string_view("openai") ? f.usage : "native";
   eff["timeout_s"] = fmt::format("{}", f.timeout_s);
   eff["connect_timeout_s"] = fmt::format("{}", f.connect_timeout_s);
   eff["first_token_timeout_s"] = fmt::format("{}", f.first_token_timeout_s);
