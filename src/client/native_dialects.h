@@ -34,8 +34,11 @@
 //          the total.
 //
 // TensorRT-LLM behind Triton, POST /v2/models/{model}/generate_stream.
-// Follows Triton's "Generate Extension" (docs/protocol/extension_generate.md)
-// and the inputs of tensorrtllm_backend's ensemble model.
+// Follows Triton's "Generate Extension" (docs/protocol/extension_generate.md:
+// the body's fields are the model's inputs by name, each response an SSE
+// data chunk, an error object mid-stream) and the inputs of tensorrtllm_backend's
+// ensemble (all_models/inflight_batcher_llm/ensemble/config.pbtxt: text_input,
+// max_tokens, stream, the optional min_length).
 //   body:  {"text_input": "...", "max_tokens": N, "stream": true,
 //          "min_length": N when ignore_eos} (text only)
 //   event: data: {"model_name", "model_version", "text_output": "...", ...}
