@@ -111,7 +111,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
       return InvalidArgument("--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
     return InvalidArgument("--backend " + f.backend + " takes text prompts (" +
                            (dialect == client::Dialect::kTgi ? "TGI's inputs" : "the Triton model's text_input") +
-                           " has no token ids): add --prompt-format text");
+                           " is text, not token ids): add --prompt-format text");
   }
   loadgen::BenchOptions o;
   if (f.workers == "auto") {
