@@ -193,6 +193,35 @@ TEST(NativeBackendsTest, CancelledMidStreamTheServerSeesTheClientLeave) {
   for (const auto& s : server->Served()) EXPECT_FALSE(s.completed) << s.request.path;
 }
 
+TEST(NativeBackendsTest, KeptTextIsTheAnswerAMultiTurnSessionCarries) {
+  auto server = StartServer([](const testing::RequestInfo&) {
+    Script s = KnownSchedule();
+    s.ttft = s.interval = kMs;
+    s.events = 5;
+    return s;
+  });
+  for (const Backend& b : {kSglang, kTgi, kTrtllm}) {
+    auto c = StreamClient::Create(Options(*server, b));
+    ASSERT_TRUE(c.ok());
+    client::StreamRequest r;
+    r.id = 1;
+    r.prompt_text = "hello";
+    r.max_tokens = 64;
+    r.keep_text = true;
+    (*c)->Start(r);
+    RequestRecord rec;
+    const Nanos give_up = SteadyClock::MonotonicNow() + 20 * kNanosPerSecond;
+    while ((*c)->InFlight() > 0 && SteadyClock::MonotonicNow() < give_up)
+      (*c)->Poll(SteadyClock::MonotonicNow() + 100 * kMs, [&](RequestRecord&& done) { rec = std::move(done); });
+    EXPECT_TRUE(rec.ok) << b.name << ": " << rec.failure_detail;
+    // SGLang's running text replaces what was kept (5 events, the 5th of 3 tokens: 7 words);
+    // TGI's token texts and Triton's text_output are appended.
+    std::string want;
+    for (int i = 0; i < (b.one_token_per_event ? 5 : 7); ++i) want += " tok";
+    EXPECT_EQ((*c)->TakeText(1), want) << b.name;
+  }
+}
+
 // `frontier bench --backend X` end to end.
 struct BenchRun {
   int rc = -1;
