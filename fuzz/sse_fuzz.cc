@@ -1,5 +1,6 @@
 // Fuzzes the client's SSE framer (client/sse.h) and the chunk reader behind
-// it (client/openai.h): arbitrary bytes, split into reads at positions taken
+// it (client/openai.h, every dialect: OpenAI's, llama.cpp's, SGLang's, TGI's,
+// Triton's; native_dialects.h): arbitrary bytes, split into reads at positions taken
 // from the input, must never crash, overrun, or deliver an event that is not
 // in the input; every event is parsed as the client would parse it.
 #include <cstddef>
@@ -13,8 +14,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   // The first byte chooses the read size (1..256) and the dialect.
+  using frontier::client::Dialect;
+  constexpr Dialect kDialects[] = {Dialect::kCompletions, Dialect::kChat, Dialect::kLlamaCpp,
+                                   Dialect::kSglang,      Dialect::kTgi,  Dialect::kTrtllm};
   const size_t step = 1 + (data[0] & 0xff);
-  const auto dialect = (data[0] & 1) ? frontier::client::Dialect::kChat : frontier::client::Dialect::kCompletions;
+  const Dialect dialect = kDialects[data[0] % 6];
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   frontier::client::SseParser sse(4096);
   frontier::client::ChunkReader reader;
@@ -31,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return true;
       }
       frontier::client::Chunk c;
-      std::string why;
-      (void)reader.Read(event, dialect, true, &c, &why);
+      std::string why, text;
+      (void)reader.Read(event, dialect, true, &c, &why, &text);
       return true;
     });
     if (!ok) break;

@@ -112,9 +112,9 @@ int RunSearch(int argc, char** argv) {
   } else {
     if (!app.count("--hardware"))
       return UsageError(kCmd, "--hardware is required for a simulated system (or give --base-url for a live one)");
-    for (const char* flag : {"--endpoint", "--api-key", "--header", "--extra-body", "--usage", "--insecure",
-                             "--timeout", "--connect-timeout", "--first-token-timeout", "--grace", "--workers",
-                             "--vocab-size"})
+    for (const char* flag : {"--backend", "--endpoint", "--api-key", "--header", "--extra-body", "--usage",
+                             "--insecure", "--timeout", "--connect-timeout", "--first-token-timeout", "--grace",
+                             "--workers", "--vocab-size"})
       if (app.count(flag)) return UsageError(kCmd, std::string(flag) + " is for a live server: give --base-url too");
   }
   if (!wf.requests_jsonl.empty()) return UsageError(kCmd, "--requests-jsonl is per run; a search writes --result-json");

@@ -8,8 +8,10 @@
 //   Result<loadgen::BenchOptions> b = ResolveTarget(tf, model, *workload);
 //
 // Flags (defaults in brackets):
-//   --base-url URL [http://127.0.0.1:8000]  --backend openai|llamacpp [openai]
-//   --endpoint PATH [the backend's: /v1/completions, llama.cpp's /completion]
+//   --base-url URL [http://127.0.0.1:8000]
+//   --backend openai|sglang|tgi|trtllm|llamacpp [openai] (client/backend.h)
+//   --endpoint PATH [the backend's: /v1/completions, /generate, /generate_stream,
+//                    /v2/models/{--model}/generate_stream, /completion]
 //   --model NAME (with_model)  --api-key KEY [$OPENAI_API_KEY]  --header 'N: v'...
 //   --extra-body JSON  --usage continuous|final|off [continuous]  --insecure
 //   --timeout S [600]  --connect-timeout S [10]  --first-token-timeout S [0]  --grace S [5]
@@ -36,6 +38,7 @@
 #include <fmt/format.h>
 
 #include "cli/workload_flags.h"
+#include "client/backend.h"
 #include "core/parse.h"
 #include "core/status.h"
 #include "loadgen/benchmark.h"
@@ -58,18 +61,22 @@ struct TargetFlags {
 inline void AddTargetFlags(CLI::App& app, TargetFlags* f, bool with_model) {
   app.add_option("--base-url", f->base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]")->group("Target");
   app.add_option("--backend", f->backend,
-                 "API dialect: openai (OpenAI-compatible, any server) or llamacpp (llama.cpp's native /completion) "
-                 "[openai]")
+                 "API dialect: openai (OpenAI-compatible, any server), sglang (SGLang's native /generate), tgi "
+                 "(TGI's /generate_stream), trtllm (Triton's generate_stream, TensorRT-LLM) or llamacpp "
+                 "(llama.cpp's native /completion) [openai]")
       ->group("Target");
   app.add_option("--endpoint", f->endpoint,
-                 "openai: /v1/completions or /v1/chat/completions; llamacpp: /completion [the backend's first]")
+                 "openai: /v1/completions or /v1/chat/completions; sglang: /generate; tgi: /generate_stream; "
+                 "trtllm: /v2/models/{model}[/versions/{v}]/generate_stream; llamacpp: /completion "
+                 "[the backend's first; trtllm's names --model]")
       ->group("Target");
   if (with_model) app.add_option("--model", f->model, "Model name sent in each request (required)")->group("Target");
   app.add_option("--api-key", f->api_key, "Bearer token [$OPENAI_API_KEY]")->group("Target");
   app.add_option("--header", f->headers, "Extra request header 'Name: value' (repeatable)")->group("Target");
   app.add_option("--extra-body", f->extra_body, "JSON object merged into every request body")->group("Target");
   app.add_option("--usage", f->usage,
-                 "Token counts from the server: continuous (usage in every chunk), final, off [continuous]")
+                 "openai: token counts from the server: continuous (usage in every chunk), final, off; the native "
+                 "backends read their own counts [continuous]")
       ->group("Target");
   app.add_flag("--insecure", f->insecure, "https: do not verify the server's certificate")->group("Target");
   app.add_option("--timeout", f->timeout_s, "Total time limit per request, seconds (0 = none) [600]")->group("Target");
@@ -94,21 +101,18 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
                                                    const ResolvedWorkload& w) {
   if (model.empty()) return InvalidArgument("--model is required (the model name the server serves)");
   std::string endpoint = f.endpoint;
-  if (f.backend == "openai") {
-    if (endpoint.empty()) endpoint = "/v1/completions";
-    if (endpoint == "/completion")
-      return InvalidArgument("--endpoint /completion is llama.cpp's native API: add --backend llamacpp");
-  } else if (f.backend == "llamacpp") {
-    if (endpoint.empty()) endpoint = "/completion";
-    if (endpoint != "/completion")
-      return InvalidArgument("--backend llamacpp speaks llama.cpp's native /completion, not --endpoint " + endpoint +
-                             " (use --backend openai for the OpenAI-compatible endpoints)");
-  } else {
-    return InvalidArgument("--backend must be openai or llamacpp, got '" + f.backend + "'");
+  if (endpoint.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(endpoint, client::DefaultEndpoint(f.backend, model));
   }
-  if (endpoint == "/v1/chat/completions" && w.dataset.kind == workload::DatasetKind::kRandom &&
-      w.dataset.random.format == workload::PromptFormat::kTokenIds)
-    return InvalidArgument("--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
+  FRONTIER_ASSIGN_OR_RETURN(client::Dialect dialect, client::ResolveDialect(f.backend, endpoint));
+  if (client::NeedsTextPrompts(dialect) && w.dataset.kind == workload::DatasetKind::kRandom &&
+      w.dataset.random.format == workload::PromptFormat::kTokenIds) {
+    if (dialect == client::Dialect::kChat)
+      return InvalidArgument("--endpoint /v1/chat/completions needs text prompts: add --prompt-format text");
+    return InvalidArgument("--backend " + f.backend + " takes text prompts (" +
+                           (dialect == client::Dialect::kTgi ? "TGI's inputs" : "the Triton model's text_input") +
+                           " is text, not token ids): add --prompt-format text");
+  }
   loadgen::BenchOptions o;
   if (f.workers == "auto") {
     o.workers = loadgen::AutoWorkers();
@@ -121,6 +125,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   }
   if (f.vocab_size != 0) FRONTIER_RETURN_IF_ERROR(CheckRange("--vocab-size", f.vocab_size, 2, INT32_MAX));
   o.client.base_url = f.base_url;
+  o.client.backend = f.backend;
   o.client.endpoint = endpoint;
   o.client.model = model;
   o.client.api_key = f.api_key;
@@ -159,8 +164,10 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   eff["base_url"] = f.base_url;
   eff["backend"] = f.backend;
   eff["endpoint"] = endpoint;
+  eff["token_counts"] = client::TokenCountSource(dialect);
   eff["model"] = model;
-  eff["usage"] = f.usage;
+  // --usage is OpenAI's stream option; the native dialects carry their own counts.
+  eff["usage"] = client::BackendOf(dialect) == std::string_view("openai") ? f.usage : "native";
   eff["timeout_s"] = fmt::format("{}", f.timeout_s);
   eff["connect_timeout_s"] = fmt::format("{}", f.connect_timeout_s);
   eff["first_token_timeout_s"] = fmt::format("{}", f.first_token_timeout_s);
@@ -170,7 +177,7 @@ inline Result<loadgen::BenchOptions> ResolveTarget(const TargetFlags& f, const s
   if (!f.extra_body.empty()) o.requested_settings["extra-body"] = f.extra_body;
   o.requested_settings.erase("api-key");
   nlohmann::json extra;
-  extra["backend"] = f.backend == "llamacpp" ? "llamacpp" : endpoint == "/v1/chat/completions" ? "openai-chat" : "openai";
+  extra["backend"] = dialect == client::Dialect::kChat ? "openai-chat" : f.backend;
   o.extra_result_fields = extra;
   eff["workers"] = std::to_string(o.workers);
   if (!f.workers.empty() && f.workers != "1") o.requested_settings["workers"] = f.workers;

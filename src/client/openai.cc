@@ -4,18 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include "client/json_read.h"
+#include "client/native_dialects.h"
+
 namespace frontier::client {
 
 using nlohmann::json;
-
-Result<Dialect> DialectForEndpoint(std::string_view endpoint) {
-  if (endpoint == "/v1/completions") return Dialect::kCompletions;
-  if (endpoint == "/v1/chat/completions") return Dialect::kChat;
-  if (endpoint == "/completion") return Dialect::kLlamaCpp;
-  return InvalidArgument(
-      "--endpoint must be /v1/completions, /v1/chat/completions or /completion (llama.cpp's native API), got '" +
-      std::string(endpoint) + "'");
-}
 
 Status ValidateExtraBody(const std::string& extra_body) {
   if (extra_body.empty()) return Status::Ok();
@@ -42,6 +36,7 @@ Result<std::string> MergeExtra(const BodyOptions& o, json j) {
 
 Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> token_ids,
                               std::string_view text, int32_t max_tokens) {
+  if (internal::IsNativeEngineDialect(o.dialect)) return internal::BuildNativeBody(o, token_ids, text, max_tokens);
   json j = json::object();
   if (o.dialect == Dialect::kLlamaCpp) {
     if (!token_ids.empty()) {
@@ -93,22 +88,11 @@ ChunkReader::~ChunkReader() = default;
 namespace {
 
 namespace od = simdjson::ondemand;
-
-bool IsNull(od::value& v) {
-  bool n = false;
-  return v.is_null().get(n) == simdjson::SUCCESS && n;
-}
-
-bool IsType(od::value& v, od::json_type want) {
-  od::json_type t;
-  return v.type().get(t) == simdjson::SUCCESS && t == want;
-}
-
-// True for a non-empty JSON string (without unescaping it).
-bool NonEmptyString(od::value v) {
-  if (!IsType(v, od::json_type::string)) return false;
-  return v.raw_json_token().size() > 2;  // the token keeps its quotes: "" is 2 bytes
-}
+using internal::AppendText;
+using internal::ErrorText;
+using internal::IsNull;
+using internal::IsType;
+using internal::NonEmptyString;
 
 simdjson::error_code ReadUsage(od::value v, Chunk* out) {
   od::object usage;
@@ -152,12 +136,6 @@ simdjson::error_code ReadTimings(od::value v, Chunk* out) {
   out->has_timings = t.given();
   if (out->has_timings) out->timings = t;
   return simdjson::SUCCESS;
-}
-
-// Appends string value `v` unescaped to `*text` (when text is set).
-void AppendText(od::value v, std::string* text) {
-  std::string_view s;
-  if (text != nullptr && v.get_string().get(s) == simdjson::SUCCESS) text->append(s);
 }
 
 simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, std::string* text) {
@@ -225,29 +203,6 @@ simdjson::error_code ReadLlamaCppField(od::raw_json_string key, od::value v, Chu
   return simdjson::SUCCESS;
 }
 
-// The message of an error value: its "message" string, a plain string, or its JSON.
-std::string ErrorText(od::value v) {
-  std::string_view s;
-  if (IsType(v, od::json_type::string)) {
-    if (v.get_string().get(s) == simdjson::SUCCESS) return std::string(s);
-  }
-  od::object o;
-  if (v.get_object().get(o) == simdjson::SUCCESS) {
-    std::string_view raw;
-    const bool have_raw = o.raw_json().get(raw) == simdjson::SUCCESS;
-    std::string whole = have_raw ? std::string(raw) : std::string();
-    if (o.reset().error() == simdjson::SUCCESS) {
-      for (auto f : o) {
-        std::string_view k;
-        if (f.unescaped_key().get(k) != simdjson::SUCCESS) break;
-        if (k == "message" && f.value().get_string().get(s) == simdjson::SUCCESS) return std::string(s);
-      }
-    }
-    return whole;
-  }
-  return std::string(v.raw_json_token());
-}
-
 std::string Quote(std::string_view data) {
   return "'" + std::string(data.substr(0, 120)) + "'";
 }
@@ -271,13 +226,16 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
   }
   bool object_is_error = false;
   std::string message;
+  const bool native = internal::IsNativeEngineDialect(dialect);
   for (auto field : obj) {
     // Raw keys: compared in place, no unescaping copy (the keys read here never need escapes).
     od::raw_json_string key;
     if (auto e = field.key().get(key)) return fail(e);
     od::value v;
     if (auto e = field.value().get(v)) return fail(e);
-    if (key == "choices") {
+    if (native && !(key == "error")) {
+      if (auto e = internal::ReadNativeField(dialect, key, v, want_model, out, text)) return fail(e);
+    } else if (key == "choices") {
       od::array choices;
       if (v.get_array().get(choices) != simdjson::SUCCESS) continue;
       for (auto c : choices) {  // choices[0] only (n = 1)

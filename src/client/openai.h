@@ -1,6 +1,8 @@
 // openai.h: the streaming dialects: OpenAI-compatible /v1/completions and
 // /v1/chat/completions, and llama.cpp's native /completion: building a
-// request body and reading one stream chunk.
+// request body and reading one stream chunk. SGLang's, TGI's and
+// TensorRT-LLM's native APIs go through the same BuildBody and ChunkReader;
+// their shapes are in native_dialects.h.
 //
 // Request (OpenAI): {"model", "prompt" (token-id array or text) | "messages"
 // [one user message], "max_tokens" (and, for chat, "max_completion_tokens"
@@ -28,7 +30,8 @@
 // Chunk::timings.
 // An error chunk, in any of the servers' shapes, keeps the server's own words:
 // {"error": {"message": ...}} (OpenAI, SGLang, llama.cpp as `data:`),
-// {"error": "text"}, vLLM's {"object": "error", "message": ...}, and an SSE
+// {"error": "text"} (TGI with "error_type", Triton), vLLM's {"object":
+// "error", "message": ...}, and an SSE
 // `error:` field (llama.cpp; sse.h) read with ReadError.
 //
 // Parsing: simdjson's On-Demand front end, one pass over the chunk's
@@ -51,11 +54,11 @@
 
 namespace frontier::client {
 
-enum class Dialect { kCompletions, kChat, kLlamaCpp };
-
-// "/v1/completions" -> kCompletions, "/v1/chat/completions" -> kChat,
-// "/completion" -> kLlamaCpp; else InvalidArgument naming --endpoint.
-Result<Dialect> DialectForEndpoint(std::string_view endpoint);
+// The request and stream shapes frontier speaks: OpenAI's completions and
+// chat, llama.cpp's /completion (here), and the native APIs of SGLang, TGI and
+// TensorRT-LLM's Triton (native_dialects.h). backend.h maps a backend and an
+// endpoint to one.
+enum class Dialect { kCompletions, kChat, kLlamaCpp, kSglang, kTgi, kTrtllm };
 
 enum class UsageMode {
   kContinuous,  // include_usage + continuous_usage_stats (exact tokens per event; vLLM)
@@ -75,8 +78,10 @@ struct BodyOptions {
 Status ValidateExtraBody(const std::string& extra_body);
 
 // The request body. Exactly one of token_ids / text is used (token_ids when
-// non-empty). Chat needs text: InvalidArgument otherwise. llama.cpp's native
-// body has no model and no stream_options (its chunks always carry counts).
+// non-empty). Chat, TGI and TensorRT-LLM need text: InvalidArgument
+// otherwise. llama.cpp's native body has no model and no stream_options (its
+// chunks always carry counts); the engines' native bodies are
+// native_dialects.h's.
 Result<std::string> BuildBody(const BodyOptions& options, std::span<const int32_t> token_ids,
                               std::string_view text, int32_t max_tokens);
 
@@ -91,6 +96,14 @@ struct Chunk {
   std::string model;               // set when present (copied only while `want_model`)
   bool has_timings = false;        // llama.cpp's "timings" object (its last chunk)
   ServerTimings timings;           // valid when has_timings
+  // SGLang: the text and completion_tokens are running totals, so whether
+  // the event carries tokens is decided by their growth (response_stream.cc).
+  bool cumulative = false;
+  int64_t cumulative_text_bytes = 0;  // size of the running text (JSON-escaped), when cumulative
+  // TGI: usage is the response's total, given once with its last token: the
+  // event carries one token, whatever the total says.
+  bool usage_is_total = false;
+  std::string error_type;          // TGI's "error_type", when given
 };
 
 class ChunkReader {

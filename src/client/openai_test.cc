@@ -1,5 +1,7 @@
 #include "client/openai.h"
 
+#include "client/backend.h"
+
 #include "client/sse.h"
 
 #include <gtest/gtest.h>
@@ -78,7 +80,8 @@ TEST(OpenAiTest, ChatBodyNeedsTextAndExtraBodyWins) {
   EXPECT_FALSE(BuildBody(o, ids, "", 8).ok());
   EXPECT_FALSE(ValidateExtraBody("[1]").ok());
   EXPECT_NE(ValidateExtraBody("{").message().find("--extra-body"), std::string::npos);
-  EXPECT_FALSE(DialectForEndpoint("/generate").ok());
+  EXPECT_FALSE(DialectForEndpoint("/v1/embeddings").ok());
+  EXPECT_EQ(*DialectForEndpoint("/generate"), Dialect::kSglang);  // SGLang's native API (native_dialects.h)
 }
 
 TEST(OpenAiTest, CompletionsChunks) {
@@ -117,7 +120,7 @@ TEST(OpenAiTest, LlamaCppTimingsAreRead) {
 TEST(OpenAiTest, LlamaCppNativeBodyAndChunks) {
   ASSERT_TRUE(DialectForEndpoint("/completion").ok());
   EXPECT_EQ(*DialectForEndpoint("/completion"), Dialect::kLlamaCpp);
-  EXPECT_NE(DialectForEndpoint("/completions").status().message().find("/completion (llama.cpp"),
+  EXPECT_NE(DialectForEndpoint("/completions").status().message().find("/completion (llamacpp)"),
             std::string::npos);
   BodyOptions o;
   o.dialect = Dialect::kLlamaCpp;

@@ -12,6 +12,8 @@ void ResponseStream::Begin(const StreamSpec& spec, Nanos sent_ns) {
   // A request that cannot outgrow K ends with its K-th token: it ends normally.
   cancel_after_ = spec.cancel_after_tokens > 0 && spec.cancel_after_tokens < max_tokens ? spec.cancel_after_tokens : 0;
   keep_text_ = spec.keep_text;
+  body_end_finishes_ = spec.body_end_finishes;
+  cumulative_text_bytes_ = 0;
   text_.clear();
   cancelled_ = false;
   tokens_seen_ = 0;
@@ -74,7 +76,16 @@ bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, S
   if (c.error) {
     fail_ = failure::kHttpStatus;
     fail_detail_ = "error event in the stream: " + c.error_message;
+    if (!c.error_type.empty()) fail_detail_ += " (" + c.error_type + ")";
     return false;
+  }
+  if (c.cumulative) {  // SGLang: tokens arrived when the running count (or text) grew
+    if (c.has_usage) {
+      c.content = c.completion_tokens > (have_usage_ ? completion_tokens_ : 0);
+    } else {
+      c.content = c.cumulative_text_bytes > cumulative_text_bytes_;
+    }
+    cumulative_text_bytes_ = std::max(cumulative_text_bytes_, c.cumulative_text_bytes);
   }
   if (!c.model.empty()) ctx.served_model = std::move(c.model);
   if (c.has_timings) rec_.server_timings = c.timings;
@@ -86,7 +97,7 @@ bool ResponseStream::OnEvent(std::string_view data, bool error_field, Nanos t, S
     ++content_events_;
     int64_t k = 1;
     // With usage in every chunk, the tokens an event carried are the growth of completion_tokens.
-    if (c.has_usage) {
+    if (c.has_usage && !c.usage_is_total) {
       k = c.completion_tokens - (have_usage_ ? completion_tokens_ : 0);
       if (k < 1) {
         Conflict("a content event at which usage.completion_tokens did not grow (" +
@@ -129,7 +140,7 @@ RequestRecord ResponseStream::Finish(Nanos end, const char* forced, const char* 
   } else if (transport && (r.http_status == 0 || std::string_view(transport) != failure::kClosedMidStream)) {
     r.failure = transport;
     r.failure_detail = std::move(detail);
-  } else if (transport || sse_.HasPartialEvent() || (!done_seen_ && !finish_seen_)) {
+  } else if (transport || sse_.HasPartialEvent() || (!done_seen_ && !finish_seen_ && !body_end_finishes_)) {
     r.failure = failure::kClosedMidStream;
     r.failure_detail = transport ? std::move(detail) : std::string("the response ended before [DONE]");
   } else if (r.events.empty()) {

@@ -24,6 +24,12 @@
 // with failure::kCancelled (the load core's time-based cancel) is cancelled
 // too.
 //
+// Token counts by dialect (openai.h, native_dialects.h): usage in every
+// chunk gives each content event the growth of completion_tokens; SGLang's
+// running counts decide whether an event carries tokens at all (an event
+// that repeats the count carries none); TGI's total, given with its last
+// token, counts that event as one.
+//
 // Usage that contradicts the events received (completion_tokens that fall,
 // or that do not grow on a content event while usage is in every chunk, or
 // a total below the number of content events) is not trusted: the tokens are
@@ -63,6 +69,9 @@ struct StreamSpec {
   int32_t max_tokens = 0;
   int32_t cancel_after_tokens = 0;  // K > 0: stop after K output tokens (see above)
   bool keep_text = false;           // keep the generated text (TakeText)
+  // The whole body is the end of the stream (Triton's generate_stream sends
+  // no [DONE] and no finish field); else [DONE] or a finish reason is.
+  bool body_end_finishes = false;
 };
 
 class ResponseStream {
@@ -106,6 +115,8 @@ class ResponseStream {
   int64_t prompt_tokens_ = 0, completion_tokens_ = 0;
   int64_t content_events_ = 0;
   int64_t tokens_seen_ = 0;          // output tokens of the content events so far
+  int64_t cumulative_text_bytes_ = 0;  // SGLang's running text so far (its size)
+  bool body_end_finishes_ = false;
   int32_t cancel_after_ = 0;         // 0: never
   bool keep_text_ = false;
   std::string text_;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "client/backend.h"
 #include "client/transport.h"
 
 namespace frontier::client {
@@ -92,7 +93,12 @@ struct StreamClient::Impl {
 
 Result<std::unique_ptr<StreamClient>> StreamClient::Create(const ClientOptions& o) {
   FRONTIER_ASSIGN_OR_RETURN(Url url, ParseBaseUrl(o.base_url));
-  FRONTIER_ASSIGN_OR_RETURN(Dialect dialect, DialectForEndpoint(o.endpoint));
+  Dialect dialect = Dialect::kCompletions;
+  if (o.backend.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(dialect, DialectForEndpoint(o.endpoint));
+  } else {
+    FRONTIER_ASSIGN_OR_RETURN(dialect, ResolveDialect(o.backend, o.endpoint));
+  }
   FRONTIER_RETURN_IF_ERROR(ValidateExtraBody(o.extra_body));
   for (const auto& h : o.headers) {
     const size_t colon = h.find(':');
@@ -144,6 +150,7 @@ void StreamClient::Start(const StreamRequest& req) {
   spec.max_tokens = req.max_tokens;
   spec.cancel_after_tokens = req.cancel_after_tokens;
   spec.keep_text = req.keep_text;
+  spec.body_end_finishes = s.body_opt.dialect == Dialect::kTrtllm;
   s.transport->Start(spec, std::move(*body), sent);
 }
 

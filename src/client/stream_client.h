@@ -1,5 +1,7 @@
-// stream_client.h: an event-driven HTTP(S) client for OpenAI-compatible
-// streaming endpoints. One thread carries thousands of concurrent streams.
+// stream_client.h: an event-driven HTTP(S) client for streaming LLM
+// endpoints: OpenAI-compatible ones, and SGLang's, TGI's, TensorRT-LLM's
+// (Triton) and llama.cpp's native APIs (backend.h). One thread carries
+// thousands of concurrent streams.
 //
 // Design: for http:// the client speaks HTTP/1.1 itself on its own epoll
 // loop (net/poller.h, net/http1.h: keep-alive connections, chunked
@@ -22,8 +24,8 @@
 //   timeout_first_token; not finished within total_timeout -> timeout_total;
 //   bad HTTP or SSE framing or JSON -> malformed_stream; an error event in
 //   the stream (any dialect's shape) -> http_status with the server's own
-//   words; the connection ended before [DONE] (or a finish_reason) ->
-//   closed_mid_stream, with the status that came; finished without a
+//   words; the connection ended before [DONE] (or a finish_reason; for
+//   Triton, before the body's end) -> closed_mid_stream, with the status that came; finished without a
 //   token-bearing event -> zero_tokens. A kept-alive connection the server
 //   closed before answering anything is retried once on a new connection.
 //   A request the client abandons on purpose (StreamRequest's
@@ -50,6 +52,9 @@ namespace frontier::client {
 
 struct ClientOptions {
   std::string base_url = "http://127.0.0.1:8000";  // scheme://host:port[/prefix]
+  // The API dialect (client/backend.h): openai, sglang, tgi, trtllm or
+  // llamacpp, checked against the endpoint; "" infers it from the endpoint.
+  std::string backend;
   std::string endpoint = "/v1/completions";
   std::string model;                               // sent as "model"
   std::string api_key;                             // "Authorization: Bearer <key>" when set

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "client/backend.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "store/records.h"
@@ -242,7 +243,7 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
 Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "hardware", "gpus", "sim", "live", "engine",
-                                              "model", "base_url", "endpoint", "launch"}));
+                                              "model", "base_url", "backend", "endpoint", "launch"}));
   s->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &s->name, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "hardware", &s->hardware));
@@ -250,9 +251,21 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
   FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "live", &s->live));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "base_url", &s->base_url));
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "backend", &s->backend));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "endpoint", &s->endpoint));
   if (s->endpoint.empty() || s->endpoint.front() != '/')
     return c.Error(n["endpoint"], f + ".endpoint", "must be a path such as /v1/completions, got '" + s->endpoint + "'");
+  if (n["backend"].IsDefined()) {
+    // The flags' own check (client/backend.h), naming the plan's keys.
+    const client::BackendFieldNames names{"backend", "endpoint"};
+    if (!n["endpoint"].IsDefined()) {
+      Result<std::string> e = client::DefaultEndpoint(s->backend, s->model, names);
+      if (!e.ok()) return c.Error(n["backend"], f + ".backend", e.status().message());
+      s->endpoint = *e;
+    }
+    Result<client::Dialect> d = client::ResolveDialect(s->backend, s->endpoint, names);
+    if (!d.ok()) return c.Error(n["backend"], f + ".backend", d.status().message());
+  }
   if (n["engine"].IsDefined()) {
     const std::string ef = f + ".engine";
     FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
@@ -626,6 +639,11 @@ uint64_t Fnv1a(const std::string& s) {
 
 }  // namespace
 
+bool SystemSpec::NeedsTextPrompts() const {
+  Result<client::Dialect> d = client::DialectForEndpoint(endpoint);
+  return d.ok() && client::NeedsTextPrompts(*d);
+}
+
 std::map<std::string, std::string> SystemSpec::Config() const {
   std::map<std::string, std::string> c = {{"hardware", hardware}, {"gpus", std::to_string(gpus)}};
   if (sim) {
@@ -653,6 +671,7 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     c["model"] = model;
     c["base_url"] = base_url;
     c["endpoint"] = endpoint;
+    if (!backend.empty()) c["backend"] = backend;
     if (launch) c["launch"] = launch->command;
   }
   if (!engine_name.empty()) c["engine"] = engine_name;
@@ -742,6 +761,16 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   }
   if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
     return c.Error(root["scenario"], "scenario", misfit);
+  // A server that takes text only gets text prompts; token-ids said outright is an error there.
+  for (const SystemSpec& sys : plan.systems) {
+    if (sys.simulated() || !sys.NeedsTextPrompts()) continue;
+    for (size_t i = 0; i < plan.workloads.size(); ++i)
+      if (plan.workloads[i].prompt_format == "token-ids")
+        return c.Error(workloads[i]["prompt_format"], "workloads[" + std::to_string(i) + "].prompt_format",
+                       "token-ids cannot go to system " + sys.name + ", whose " +
+                           (sys.backend.empty() ? "endpoint " + sys.endpoint : "backend " + sys.backend) +
+                           " takes text prompts; use text (the default there)");
+  }
   // A multi-turn workload goes to a server or a live system as text; token ids are an error there.
   for (size_t s = 0; s < plan.systems.size(); ++s) {
     if (plan.systems[s].simulated() && !plan.systems[s].live) continue;

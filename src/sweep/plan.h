@@ -116,11 +116,18 @@ struct SystemSpec {
   std::string engine_name, engine_version;
   std::string model;                        // model name sent to a server
   std::string base_url;
+  // The API dialect (client/backend.h: openai, sglang, tgi, trtllm,
+  // llamacpp); "" infers it from the endpoint. Given, the endpoint defaults
+  // to the backend's.
+  std::string backend;
   std::string endpoint = "/v1/completions";
   std::optional<LaunchSpec> launch;
   int line = 0;                             // where it is defined
 
   bool simulated() const { return sim.has_value(); }
+  // A server whose dialect takes text only (OpenAI chat, TGI, TensorRT-LLM):
+  // its workloads' prompts go as text unless they say token-ids, an error.
+  bool NeedsTextPrompts() const;
   // The configuration stored with the system's run.
   std::map<std::string, std::string> Config() const;
 };

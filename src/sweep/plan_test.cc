@@ -568,3 +568,62 @@ load: {concurrency: [1]}
 
 }  // namespace
 }  // namespace frontier::sweep
+
+namespace frontier::sweep {
+namespace {
+
+TEST(PlanBackend, ABackendSetsTheEndpointAndTextPrompts) {
+  const std::string plan = R"(name: b
+systems:
+  - {name: sgl, base_url: "http://127.0.0.1:30000", model: m, backend: sglang}
+  - {name: trt, base_url: "http://127.0.0.1:8000", model: ensemble, backend: trtllm}
+  - {name: tgi, base_url: "http://127.0.0.1:8080", model: m, backend: tgi, endpoint: /generate_stream}
+  - {name: old, base_url: "http://127.0.0.1:8081", model: m, endpoint: /completion}
+workloads:
+  - {name: ids, input_len: 16, output_len: 4}
+load: {concurrency: [1]}
+)";
+  auto p = ParsePlan(plan, "b.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->systems[0].endpoint, "/generate");
+  EXPECT_EQ(p->systems[1].endpoint, "/v2/models/ensemble/generate_stream");
+  EXPECT_EQ(p->systems[0].Config().at("backend"), "sglang");
+  EXPECT_EQ(p->systems[3].backend, "");  // inferred from the endpoint, as before
+  EXPECT_FALSE(p->systems[0].NeedsTextPrompts());
+  EXPECT_TRUE(p->systems[1].NeedsTextPrompts());
+  EXPECT_TRUE(p->systems[2].NeedsTextPrompts());
+  // Over HTTP the text-only servers get text; SGLang keeps token ids.
+  const std::vector<PointSpec> points = ExpandMatrix(*p);
+  ASSERT_EQ(points.size(), 4u);
+  auto load = PointLoad(*p, points[0]);
+  ASSERT_TRUE(load.ok());
+  auto sgl = PointRequests(*p, points[0], *load, nullptr, /*live=*/true);
+  auto trt = PointRequests(*p, points[1], *load, nullptr, /*live=*/true);
+  ASSERT_TRUE(sgl.ok() && trt.ok());
+  EXPECT_EQ(sgl->specs[0].prompt_token_ids.size(), 16u);
+  EXPECT_TRUE(trt->specs[0].prompt_token_ids.empty());
+  EXPECT_FALSE(trt->specs[0].prompt_text.empty());
+}
+
+TEST(PlanBackend, WrongBackendsAreNamedWithTheirKeys) {
+  auto error = [](const std::string& system, const std::string& workload = "{name: w, input_len: 8, output_len: 2}") {
+    auto p = ParsePlan("name: b\nsystems:\n  - " + system + "\nworkloads:\n  - " + workload +
+                           "\nload: {concurrency: [1]}\n",
+                       "b.yaml");
+    EXPECT_FALSE(p.ok()) << system;
+    return p.ok() ? std::string() : p.status().message();
+  };
+  EXPECT_NE(error("{name: s, base_url: \"http://h:1\", model: m, backend: vllm}")
+                .find("systems[0].backend: backend must be openai, sglang, tgi, trtllm or llamacpp, got 'vllm'"),
+            std::string::npos);
+  EXPECT_NE(error("{name: s, base_url: \"http://h:1\", model: m, backend: tgi, endpoint: /generate}")
+                .find("backend tgi speaks TGI's /generate_stream, not endpoint /generate (use backend sglang for it)"),
+            std::string::npos);
+  EXPECT_NE(error("{name: s, base_url: \"http://h:1\", model: m, backend: tgi}",
+                  "{name: w, input_len: 8, output_len: 2, prompt_format: token-ids}")
+                .find("workloads[0].prompt_format: token-ids cannot go to system s, whose backend tgi takes text"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier::sweep

@@ -125,6 +125,7 @@ class HttpSession final : public Session {
     b.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
     if (requests.sessions) b.sessions = &*requests.sessions;
     b.client.base_url = base_url_;
+    b.client.backend = system_.backend;
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
     b.run.progress_interval = options_.point_progress_interval;
@@ -147,6 +148,10 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.random.format = workload::PromptFormatFor(w, /*over_http=*/live);
+  // A server that takes text only (TGI, TensorRT-LLM, OpenAI chat) gets text;
+  // token-ids said outright was refused when the plan was read.
+  if (live && w.prompt_format.empty() && plan.systems[point.system].NeedsTextPrompts())
+    d.random.format = workload::PromptFormat::kText;
   d.path = d.kind == workload::DatasetKind::kMlperf ? std::string() : Resolve(plan, w.path);
   d.seed = point.seed;
   d.allow_repeat = true;

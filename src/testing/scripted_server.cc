@@ -19,6 +19,7 @@
 
 #include "net/http1.h"
 #include "net/poller.h"
+#include "testing/native_wire.h"
 
 namespace frontier::testing {
 
@@ -50,6 +51,7 @@ struct ScriptedServer::Loop {
     ServedRequest served;
     bool chat = false;
     bool native = false;      // llama.cpp's /completion
+    internal::NativeWire wire = internal::NativeWire::kNone;  // SGLang, TGI, Triton (native_wire.h)
     int64_t prompt_tokens = 0;
     int32_t sent_events = 0;
     int64_t sent_tokens = 0;
@@ -185,6 +187,7 @@ struct ScriptedServer::Loop {
     c.script = server->options_.script(c.served.request);
     c.chat = c.served.request.path.find("chat") != std::string::npos;
     c.native = c.served.request.path == "/completion";
+    c.wire = internal::WireForPath(c.served.request.path);
     c.sent_events = 0;
     c.sent_tokens = 0;
     c.prompt_tokens = 0;
@@ -196,6 +199,7 @@ struct ScriptedServer::Loop {
         c.prompt_tokens = static_cast<int64_t>(body["prompt"].get_ref<const std::string&>().size() / 4 + 1);
       }
     }
+    if (c.wire != internal::NativeWire::kNone) c.prompt_tokens = internal::NativePromptTokens(c.wire, c.served.request.body);
     const Script& s = c.script;
     if (s.fault == Fault::kReset) {
       linger lg{1, 0};
@@ -261,6 +265,11 @@ struct ScriptedServer::Loop {
             payload += Sse(c, "{\"choices\": [{\"text\": \"unterminated");
             break;
           case Fault::kErrorEvent:
+            if (c.wire != internal::NativeWire::kNone) {
+              payload += Sse(c, internal::NativeError(c.wire, "engine died"));
+              if (!internal::NativeEnd(c.wire).empty()) payload += Sse(c, std::string(internal::NativeEnd(c.wire)));
+              break;
+            }
             payload += Sse(c, "{\"error\": {\"message\": \"engine died\", \"code\": 500}}");
             break;
           case Fault::kErrorField:
@@ -271,6 +280,11 @@ struct ScriptedServer::Loop {
             break;
         }
         ended = true;  // the faulty bytes end the script
+        break;
+      }
+      if (c.sent_events >= content_total && c.wire != internal::NativeWire::kNone) {  // the dialect's end
+        if (!internal::NativeEnd(c.wire).empty()) payload += Sse(c, std::string(internal::NativeEnd(c.wire)));
+        ended = true;
         break;
       }
       if (c.sent_events >= content_total && c.native) {  // llama.cpp: a stop chunk, no [DONE]
@@ -291,11 +305,25 @@ struct ScriptedServer::Loop {
         break;
       }
       const auto& pat = s.tokens_pattern;
-      const int32_t k = pat.empty() ? 1 : pat[static_cast<size_t>(c.sent_events) % pat.size()];
+      const bool one_per_event = c.wire == internal::NativeWire::kTgi || c.wire == internal::NativeWire::kTriton;
+      const int32_t k = pat.empty() || one_per_event ? 1 : pat[static_cast<size_t>(c.sent_events) % pat.size()];
       c.sent_tokens += k;
       ++c.sent_events;
       if (s.keepalive_comments) payload += s.crlf ? ": ping\r\n\r\n" : ": ping\n\n";
-      payload += Sse(c, c.native ? NativeChunk(c, k) : ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
+      if (c.wire != internal::NativeWire::kNone) {
+        internal::WireEvent e;
+        e.prompt_tokens = c.prompt_tokens;
+        e.tokens_after = c.sent_tokens;
+        e.event_index = c.sent_events - 1;
+        e.k = k;
+        e.last = c.sent_events == content_total;
+        e.counts = c.wire == internal::NativeWire::kSglang ? s.usage_continuous : s.usage_final;
+        e.reported_total = s.usage_completion_tokens;
+        e.model = server->options_.model;
+        payload += Sse(c, internal::NativeEvent(c.wire, e));
+      } else {
+        payload += Sse(c, c.native ? NativeChunk(c, k) : ChunkJson(c, k, c.sent_events == content_total, s.usage_continuous));
+      }
       tokens_now.push_back(k);
     }
     if (!payload.empty()) net::AppendChunk(c.out, payload);

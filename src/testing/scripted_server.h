@@ -19,14 +19,21 @@
 // not a token. Requests to /completion get llama.cpp's native stream: chunks
 // {"content", "tokens": [k ids], "stop": false, "tokens_predicted",
 // "tokens_evaluated"}, then one {"stop": true, ..., "timings": {...}} (the
-// script's ttft as prompt_ms, its later gaps as predicted_ms) and no [DONE]. Responses use chunked transfer encoding and keep-alive.
+// script's ttft as prompt_ms, its later gaps as predicted_ms) and no [DONE].
+// Requests to /generate (SGLang), /generate_stream (TGI) and
+// /v2/models/{m}/generate_stream (Triton) get those engines' native streams
+// (native_wire.h): SGLang's meta_info is left out when usage_continuous is
+// false, TGI's details.generated_tokens when usage_final is false; TGI and
+// Triton send one token per event. Responses use chunked transfer encoding
+// and keep-alive.
 //
 // Faults: kReset (accept, then reset the connection without a response),
 // kCloseAfterHead (a 200 chunked head, then close), kErrorField (llama.cpp's
 // `error: {"code":...,"message":...}` SSE field, after `fault_after` events),
 // kHttpError (status + body), kCloseMidStream and kStall (after
 // `fault_after` content events), kMalformedSse, kMalformedJson and kErrorEvent
-// (sent after `fault_after` content events), kZeroTokens (a finished stream
+// (sent after `fault_after` content events, in the request's dialect; its
+// words include "engine died"), kZeroTokens (a finished stream
 // with no content).
 //
 // Thread safety: the server runs `threads` event loops (epoll, one shared listener)

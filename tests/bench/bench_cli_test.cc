@@ -59,7 +59,7 @@ TEST(BenchCliTest, InvalidFlagsExit2WithOneLine) {
         {"bench", "--model", "m", "--timeslice", "-5"},
         {"bench", "--model", "m", "--dataset", "sharegpt"},
         {"bench", "--model", "m", "--endpoint", "/v1/chat/completions"},
-        {"bench", "--model", "m", "--backend", "tgi"},
+        {"bench", "--model", "m", "--backend", "vllm"},
         {"bench", "--model", "m", "--backend", "llamacpp", "--endpoint", "/v1/completions"},
         {"bench", "--model", "m", "--endpoint", "/completion"},
         {"bench", "--model", "m", "--unknown-flag"}}) {

@@ -15,11 +15,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "store/store.h"
+#include "testing/scripted_server.h"
 #include "sweep_test_util.h"
 
 namespace frontier {
@@ -279,6 +281,58 @@ load:
   EXPECT_TRUE(fs::exists(db + ".logs/launched.log"));
   // The launched server was stopped with the sweep: nothing listens on its port.
   EXPECT_FALSE(Listening(port));
+}
+
+TEST(SweepCli, PlanBackendsSpeakTheEnginesNativeApis) {
+  // One scripted server answers all three dialects (testing/native_wire.h):
+  // first token after 5 ms, then 6 more events 1 ms apart; SGLang's every
+  // third event carries 2 tokens, TGI and Triton send one per event.
+  testing::ScriptedServer::Options so;
+  so.script = [](const testing::RequestInfo&) {
+    testing::Script s;
+    s.ttft = 5 * kNanosPerMilli;
+    s.interval = kNanosPerMilli;
+    s.events = 7;
+    s.tokens_pattern = {1, 1, 2};
+    return s;
+  };
+  auto server = testing::ScriptedServer::Start(so);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  Tmp tmp("backends");
+  const std::string url = (*server)->base_url();
+  const std::string plan = tmp.Write("plan.yaml", R"(name: native
+systems:
+  - {name: sgl, model: m, base_url: ")" + url + R"(", backend: sglang}
+  - {name: tgi, model: m, base_url: ")" + url + R"(", backend: tgi}
+  - {name: trt, model: ensemble, base_url: ")" + url + R"(", backend: trtllm}
+workloads:
+  - {name: tiny, input_len: 32, output_len: 16}
+load:
+  concurrency: [2]
+  prompts_per_concurrency: 3
+)");
+  const std::string db = (tmp.dir / "f.db").string();
+  auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  auto s = store::OpenStore(db);
+  auto runs = (*s)->ListRuns();
+  ASSERT_EQ(runs->size(), 3u);
+  const std::map<std::string, int64_t> tokens_per_request = {{"sgl", 9}, {"tgi", 7}, {"trt", 7}};
+  for (const auto& run : *runs) {
+    auto pts = (*s)->ListPoints(run.id);
+    ASSERT_EQ(pts->size(), 1u) << run.system;
+    EXPECT_EQ((*pts)[0].metrics.completed, 8) << run.system;  // at least 4x the concurrency
+    EXPECT_EQ((*pts)[0].metrics.total_output_tokens, 8 * tokens_per_request.at(run.system)) << run.system;
+    EXPECT_GE((*pts)[0].metrics.median_ttft_ms, 5.0) << run.system;
+  }
+  // TGI and Triton were sent text, SGLang token ids.
+  std::set<std::string> text_paths, id_paths;
+  for (const auto& r : (*server)->Served()) {
+    const std::string& b = r.request.body;
+    (b.find("\"input_ids\"") != std::string::npos ? id_paths : text_paths).insert(r.request.path);
+  }
+  EXPECT_EQ(id_paths, std::set<std::string>({"/generate"}));
+  EXPECT_EQ(text_paths, std::set<std::string>({"/generate_stream", "/v2/models/ensemble/generate_stream"}));
 }
 
 }  // namespace
