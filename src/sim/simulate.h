@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -96,6 +97,10 @@ struct SimulateOptions {
   // what virtual time, and how to ask for less.
   int64_t max_requests = kMaxRunRequests;
   int64_t max_memory_bytes = kDefaultSimMemoryBytes;
+  // How sure the prediction is (band.h: BandTable::For(KeyOf(config))), given
+  // by a caller that loaded the band table once for its run; the run carries
+  // it (RunResult::band) into its result JSON and stored point. Unset: none.
+  std::optional<PredictionBand> band;
 };
 
 // The load core's options for a SimTarget: virtual time passes only inside
