@@ -127,7 +127,11 @@ function scatterPlot(container, { series, xLabel, yLabel, width, height, onHover
         const ctx = u.ctx;
         ctx.save();
         ctx.lineWidth = 1;
-        // Prediction bands behind the markers: a simulated frontier's band, then each point's.
+        // Prediction bands behind the markers: a simulated frontier's band, then each point's,
+        // clipped to the plot (a band may reach past the scale the points set).
+        ctx.beginPath();
+        ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+        ctx.clip();
         series.forEach((s, i) => {
           if (u.series[i + 1].show === false) return;
           ctx.fillStyle = s.color;
