@@ -421,6 +421,28 @@ TEST(ReportBand, CompareSaysWhetherAChangeLiesWithinTheBand) {
   EXPECT_NE(text.find("within \u00b114%"), std::string::npos) << text;
 }
 
+TEST(ReportBand, ADatabaseOfSchema5WithoutTheBandColumnsStillReports) {
+  testing_util::ScratchDir tmp("report_band");
+  const std::string path = tmp.Path("v5.db");
+  {
+    auto v5 = store::OpenSqliteStore(path, store::OpenMode::kCreate, 5);
+    ASSERT_TRUE(v5.ok()) << v5.status().ToString();
+    AddRun(**v5, "old", "h200", 1.0, {1, 4}, 1);
+  }
+  auto s = store::OpenStore(path, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ((*s)->SchemaVersion(), 5);
+  auto r = BuildReport(**s, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 1u);
+  EXPECT_FALSE(r->series[0].banded);
+  std::ostringstream text;
+  PrintReport(*r, text);
+  EXPECT_NE(text.str().find("old  ["), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("band"), std::string::npos) << text.str();
+  EXPECT_NE(RenderHtml(*r).find("<svg"), std::string::npos);
+}
+
 TEST(ReportBand, TheFrontiersBandIsTheCurveAtPlusMinusTheBand) {
   std::vector<ChartSeries> cs(1);
   cs[0].color = "#000";
