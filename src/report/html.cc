@@ -222,7 +222,8 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
       << "</th><th>reps</th><th>tok/s/user</th><th>total tok/s/GPU</th><th>output tok/s/GPU</th>"
          "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th>"
-      << (s.banded ? "<th>band</th>" : "") << (s.judged ? "<th>verdict</th>" : "") << (s.trials ? "<th>trial</th><th>decision</th>" : "") << "</tr>\n";
+      << (s.banded ? "<th>band</th>" : "") << (s.judged ? "<th>verdict</th>" : "")
+      << (s.trials ? "<th>trial</th><th>decision</th>" : "") << "</tr>\n";
   for (const auto& p : s.points) {
     out << "<tr>" << Td(p.key.substr(p.key.find('|') + 1)) << Td(std::to_string(p.repetitions.size()))
         << Td(WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1))

@@ -370,7 +370,8 @@ TEST(ReportBand, ASimulatedSeriesShowsItsBandAndFlagsAndAMeasuredOneNone) {
   EXPECT_NE(predicted.find(" band"), std::string::npos) << predicted;
   // One "±14%" cell per point.
   size_t cells = 0;
-  for (size_t at = predicted.find("\u00b114%"); at != std::string::npos; at = predicted.find("\u00b114%", at + 1)) ++cells;
+  for (size_t at = predicted.find("\u00b114%"); at != std::string::npos; at = predicted.find("\u00b114%", at + 1))
+    ++cells;
   EXPECT_EQ(cells, 3u) << predicted;
   const std::string meas = Section(text.str(), "measured  [");
   ASSERT_FALSE(meas.empty()) << text.str();

@@ -174,8 +174,9 @@ std::string SelectPoints(int version, const std::string& tail) {
   for (const auto& c : kDoubleColumns)
     s += version >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
   s += version >= kVerdictVersion ? ", verdict_json, trial_json" : ", NULL AS verdict_json, NULL AS trial_json";
-  s += version >= kBandVersion ? ", band_half_width, band_points, band_basis, band_flags"
-                               : ", NULL AS band_half_width, NULL AS band_points, NULL AS band_basis, NULL AS band_flags";
+  s += version >= kBandVersion
+           ? ", band_half_width, band_points, band_basis, band_flags"
+           : ", NULL AS band_half_width, NULL AS band_points, NULL AS band_basis, NULL AS band_flags";
   return s + " FROM points " + tail;
 }
 
