@@ -48,7 +48,13 @@ int RunCompare(int argc, char** argv) {
   if (!b.ok() || !c.ok()) return Fail("compare", b.ok() ? c.status() : b.status());
   auto r = report::CompareRuns(**st, *baseline, *candidate, o);
   if (!r.ok()) return Fail("compare", r.status());
-  report::PrintComparison(*r, b->Label(), c->Label(), std::cout);
+  report::ComparedBands bands;
+  for (auto [id, band] : {std::pair{*baseline, &bands.baseline}, std::pair{*candidate, &bands.candidate}}) {
+    auto got = report::RunBand(**st, id);
+    if (!got.ok()) return Fail("compare", got.status());
+    *band = *got;
+  }
+  report::PrintComparison(*r, b->Label(), c->Label(), std::cout, bands);
   if (r->deltas.empty()) {
     std::cerr << "frontier compare: the runs share no point (different workloads or loads)\n";
     return 2;

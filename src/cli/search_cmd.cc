@@ -65,6 +65,7 @@ std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
                                  t.index, value, metrics::VerdictLabel(t.verdict.valid), s.request_throughput,
                                  s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.At(99).value_or(0),
                                  s.tpot_ms.At(99).value_or(0));
+  if (t.band && t.band->points > 0) line += "  " + t.band->Short();
   if (!t.verdict.valid && !t.verdict.reasons.empty()) line += "\n          " + t.verdict.reasons.front();
   line += "\n          -> " + t.decision;
   return line;
@@ -132,6 +133,10 @@ int RunSearch(int argc, char** argv) {
     Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
     if (!rtt.ok()) return Fail(kCmd, rtt.status());
     sim_options.client_rtt_ns = *rtt;
+    // Loaded once: every trial carries it into its result and stored point.
+    std::string note;
+    sim_options.band = BandOf(*config, spec.data_dir, &note);
+    if (!sim_options.band) std::fprintf(stderr, "frontier search: %s", BandLine(std::nullopt, note).c_str());
   }
   if (app.count("--target-qps"))
     return UsageError(kCmd, "--target-qps is what the search finds; leave it out (--start sets the first rate)");
@@ -249,6 +254,15 @@ int RunSearch(int argc, char** argv) {
       std::printf("best throughput under the SLO: %.1f output tok/s/GPU at %s %.4g (trial %d), %.1f tok/s/user\n",
                   b.summary.output_throughput_per_gpu, rate ? "request rate" : "concurrency", b.value, b.index,
                   b.summary.interactivity);
+    }
+    if (b.band) {
+      // How sure the answer is: the simulated throughput's range under the band.
+      const double tput = b.summary.output_throughput_per_gpu;
+      std::printf("prediction band: %s", b.band->Describe().c_str());
+      if (b.band->points > 0)
+        std::printf(": %.1f to %.1f output tok/s/GPU", b.band->Lower(tput), b.band->Upper(tput));
+      std::printf("\n");
+      if (!b.band->flags.empty()) std::printf("extrapolates: %s\n", b.band->FlagsText().c_str());
     }
     loadgen::ScenarioRules best_rules = o.rules;
     if (server) best_rules.target_qps = b.value;

@@ -1,6 +1,7 @@
 #include "cli/sim_flags.h"
 
 #include "core/parse.h"
+#include "sim/band.h"
 
 #include <cmath>
 
@@ -112,6 +113,19 @@ void AddClientRttFlag(CLI::App& app, double* us) {
 Result<Nanos> ClientRttNanos(double us) {
   FRONTIER_RETURN_IF_ERROR(CheckRange("--client-rtt-us", us, 0.0, 1e9));
   return static_cast<Nanos>(std::llround(us * kNanosPerMicro));
+}
+
+std::optional<PredictionBand> BandOf(const sim::SimConfig& config, const std::string& data_dir, std::string* note) {
+  Result<sim::BandTable> bands = sim::BandTable::LoadFrom(data_dir.empty() ? sim::DefaultDataDir() : data_dir);
+  if (!bands.ok()) {
+    *note = bands.status().message();
+    return std::nullopt;
+  }
+  return bands->For(sim::KeyOf(config));
+}
+
+std::string BandLine(const std::optional<PredictionBand>& band, const std::string& note) {
+  return "prediction band: " + (band ? band->DescribeWithFlags() : "unavailable (" + note + ")") + "\n";
 }
 
 Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w) {

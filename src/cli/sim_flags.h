@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ Result<Nanos> ClientRttNanos(double us);
 // is the system's (InvalidArgument when --num-gpus was given and disagrees)
 // and random token ids are drawn below the model's vocabulary.
 Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w);
+
+// How sure a prediction of `config` is (sim/band.h): the band table of the
+// catalogs under `data_dir` ("": the default), loaded once by the caller for
+// its whole run, and the band of `config`'s class. When the catalogs cannot be
+// read there is no band and *note says why: the prediction stands without it.
+std::optional<PredictionBand> BandOf(const sim::SimConfig& config, const std::string& data_dir, std::string* note);
+// "prediction band: +/-12% (MLA / tp / nvidia, 30 results); extrapolates: ..."
+// or "prediction band: unavailable (<note>)", with a newline.
+std::string BandLine(const std::optional<PredictionBand>& band, const std::string& note);
 
 // The flags among `names` (with "--") given on the command line, as
 // name without "--" -> value, for a run's requested settings.

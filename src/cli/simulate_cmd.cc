@@ -114,24 +114,6 @@ void PrintConfig(const sim::SimConfig& c) {
                                       : "");
 }
 
-// How sure the prediction is (sim/band.h): the band of its class and every
-// extrapolation. A catalog that cannot be read leaves a note, not an error.
-void PrintBand(const sim::SimConfig& c) {
-  Result<sim::ValidationSet> set = sim::LoadValidation(sim::DefaultDataDir());
-  Result<sim::BandTable> bands = set.ok() ? sim::BandTable::Load(*set) : Result<sim::BandTable>(set.status());
-  if (!bands.ok()) {
-    std::printf("prediction band: unavailable (%s)\n", bands.status().message().c_str());
-    return;
-  }
-  const sim::PredictionBand b = bands->For(sim::KeyOf(c));
-  std::printf("prediction band: %s", b.Describe().c_str());
-  if (!b.flags.empty()) {
-    std::printf("; extrapolates:");
-    for (size_t i = 0; i < b.flags.size(); ++i) std::printf("%s %s", i ? ";" : "", b.flags[i].c_str());
-  }
-  std::printf("\n");
-}
-
 void PrintExplain(const sim::SimConfig& config, const sim::SimulationStats& st) {
   const sim::StepModel model(config);
   std::printf("-------------------- Where the time goes --------------------\n");
@@ -395,7 +377,11 @@ int RunSimulate(int argc, char** argv) {
 
   if (!f.best_deployment) {
     PrintConfig(*config);
-    PrintBand(*config);
+    // How sure the prediction is: loaded once, printed here, and carried by
+    // every point into its result JSON and stored record.
+    std::string note;
+    sim_options.band = BandOf(*config, spec.data_dir, &note);
+    std::printf("%s", BandLine(sim_options.band, note).c_str());
   }
   if (f.concurrency.empty()) {
     if (*rules) point.rules = **rules;

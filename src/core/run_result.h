@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/prediction_band.h"
 
 namespace frontier {
 
@@ -156,6 +157,9 @@ struct RunResult {
   double ideal_prefix_hit_rate = -1;
   int ideal_hit_block_tokens = 0;
   std::optional<ServerMetrics> server_metrics;  // when scraped or simulated
+  // How sure a simulated point is (sim/band.h), set by the simulator's Target
+  // when its caller gave it the band; never set on a measured run.
+  std::optional<PredictionBand> band;
 };
 
 }  // namespace frontier

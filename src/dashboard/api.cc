@@ -255,7 +255,8 @@ Result<json> Api::Compare(const Query& q) {
     }
   }
   FRONTIER_ASSIGN_OR_RETURN(auto report, data_.Compare(*b, *c, o));
-  json out = CompareJson(report, *data_.FindRun(*b), *data_.FindRun(*c), o);
+  FRONTIER_ASSIGN_OR_RETURN(auto bands, data_.CompareBands(*b, *c));
+  json out = CompareJson(report, *data_.FindRun(*b), *data_.FindRun(*c), o, bands);
   out["runs"] = runs;
   out["ready"] = true;
   return out;

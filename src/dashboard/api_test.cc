@@ -576,3 +576,55 @@ TEST_F(ApiTest, ASearchRunShowsItsAnswerAndItsTrialsInOrder) {
 
 }  // namespace
 }  // namespace frontier::dashboard
+
+namespace frontier::dashboard {
+namespace {
+
+// A simulated run with a prediction band beside the measured ones: the
+// frontier, run and point views give its band (bounds on the plotted y), the
+// measured points none.
+TEST_F(ApiTest, ASimulatedPointsBandIsInEveryViewAndAMeasuredPointHasNone) {
+  store::RunInfo run;
+  run.sweep = "predicted";
+  run.system = "b200";
+  run.source = store::source::kSimulated;
+  run.config = {{"hardware", "b200"}, {"gpus", "8"}};
+  auto created = writer_->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  const PredictionBand band{0.2, 12, "dense / tp / nvidia", {"GPU never calibrated (b200)"}};
+  for (double c : {1.0, 4.0}) {
+    store::PointRecord p = testing::KnownPoint(created->id, c, 0, 100 / c, 500 * c, 250 * c, 10 * c);
+    p.source = store::source::kSimulated;
+    p.band = band;
+    ASSERT_TRUE(writer_->AddPoint(p, {}).ok());
+  }
+  const json j = Get("/api/frontier", "run=1&run=" + std::to_string(created->id));
+  ASSERT_EQ(j["series"].size(), 2u);
+  for (const auto& s : j["series"]) {
+    const bool simulated = s["run_id"] == created->id;
+    EXPECT_DOUBLE_EQ(s["frontier_band"].get<double>(), simulated ? 0.2 : 0.0);
+    for (const auto& p : s["points"]) {
+      if (!simulated) {
+        EXPECT_TRUE(p["band"].is_null());
+        continue;
+      }
+      ASSERT_TRUE(p["band"].is_object());
+      EXPECT_DOUBLE_EQ(p["band"]["half_width"].get<double>(), 0.2);
+      EXPECT_EQ(p["band"]["points"], 12);
+      EXPECT_EQ(p["band"]["basis"], "dense / tp / nvidia");
+      EXPECT_EQ(p["band"]["flags"], json::array({"GPU never calibrated (b200)"}));
+      EXPECT_EQ(p["band"]["cell"], "\u00b120%");
+      EXPECT_DOUBLE_EQ(p["band"]["lo"].get<double>(), p["y"].get<double>() * 0.8);
+      EXPECT_DOUBLE_EQ(p["band"]["hi"].get<double>(), p["y"].get<double>() * 1.2);
+    }
+  }
+  const json rv = Get("/api/run", "id=" + std::to_string(created->id));
+  ASSERT_EQ(rv["points"].size(), 2u);
+  EXPECT_EQ(rv["points"][0]["band"]["cell"], "\u00b120%");
+  EXPECT_TRUE(Get("/api/run", "id=1")["points"][0]["band"].is_null());
+  const json pv = Get("/api/point", "id=" + rv["points"][0]["id"].dump());
+  EXPECT_EQ(pv["point"]["band"]["describe"], "+/-20% (dense / tp / nvidia, 12 results)");
+}
+
+}  // namespace
+}  // namespace frontier::dashboard

@@ -131,6 +131,13 @@ Result<analysis::RegressionReport> DashboardData::Compare(int64_t baseline, int6
   return report::CompareRuns(store_, baseline, candidate, options);
 }
 
+Result<report::ComparedBands> DashboardData::CompareBands(int64_t baseline, int64_t candidate) {
+  report::ComparedBands b;
+  FRONTIER_ASSIGN_OR_RETURN(b.baseline, report::RunBand(store_, baseline));
+  FRONTIER_ASSIGN_OR_RETURN(b.candidate, report::RunBand(store_, candidate));
+  return b;
+}
+
 Result<std::vector<store::RunInfo>> DashboardData::Import(const std::string& text,
                                                           const std::string& file_name,
                                                           const store::ImportOptions& options) {

@@ -25,6 +25,7 @@
 
 #include "analysis/regression.h"
 #include "core/status.h"
+#include "report/compare.h"
 #include "report/model.h"
 #include "store/import_export.h"
 #include "store/store.h"
@@ -94,6 +95,8 @@ class DashboardData {
   // `frontier compare`'s analysis of two runs.
   Result<analysis::RegressionReport> Compare(int64_t baseline, int64_t candidate,
                                              const analysis::RegressionOptions& options);
+  // The prediction bands of the two runs `frontier compare` shows (report::RunBand).
+  Result<report::ComparedBands> CompareBands(int64_t baseline, int64_t candidate);
 
   // Parses and stores an uploaded result file (vLLM or InferenceX), as
   // `frontier db import` does. REQUIRES: the store was opened for writing.

@@ -24,6 +24,25 @@ json Ci(const analysis::MeanCi& c) {
   return {{"mean", c.mean}, {"half_width", c.half_width}, {"n", c.n}, {"measured", c.measured}};
 }
 
+// A point's prediction band (core/prediction_band.h), null for a measured
+// point: its relative half width, the calibrated results it rests on, their
+// class, its extrapolation flags, the cell `frontier report` shows ("±12%"),
+// and with `value` (the figure plotted) the band's bounds around it.
+json BandJson(const std::optional<PredictionBand>& band, std::optional<double> value = std::nullopt) {
+  if (!band) return nullptr;
+  json j = {{"half_width", band->half_width},
+            {"points", band->points},
+            {"basis", band->basis},
+            {"flags", band->flags},
+            {"cell", report::BandCell(band)},
+            {"describe", band->Describe()}};
+  if (value && band->points > 0) {
+    j["lo"] = band->Lower(*value);
+    j["hi"] = band->Upper(*value);
+  }
+  return j;
+}
+
 }  // namespace
 
 json RunJson(const RunRow& r) {
@@ -114,7 +133,10 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                      // "VALID", "INVALID: <first reason>", "" when not judged (report/model.h).
                      {"verdict", report::VerdictCell(p.verdict)},
                      {"trial", p.trial.is_trial ? json(p.trial.index) : json(nullptr)},
-                     {"decision", p.trial.decision}});
+                     {"decision", p.trial.decision},
+                     // How sure a simulated point is, its bounds on the plotted y (every y is
+                     // linear in the throughput); null for a measured point.
+                     {"band", BandJson(p.band, yv)}});
     }
     series.push_back({{"name", s.name},
                       {"run_id", s.run.id},
@@ -128,6 +150,9 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       {"price_source", s.facts ? s.facts->price_source : ""},
                       {"tdp_w", tdp},
                       {"search", s.search},
+                      // The widest band of a point on the frontier, drawn around it (0: none).
+                      {"frontier_band", y == "output" ? s.frontier_band_output : s.frontier_band_total},
+                      {"band_flags", s.band_flags},
                       {"points", pts}});
   }
   json iso = json::array();
@@ -308,7 +333,8 @@ json PointJson(const DashboardData::PointDetail& d) {
                      {"attempts", p.attempts}, {"created_utc", p.created_utc}, {"settings", p.settings},
                      {"metrics", metrics},
                      {"verdict", ParsedOrNull(p.verdict_json)},
-                     {"trial", ParsedOrNull(p.trial_json)}}},
+                     {"trial", ParsedOrNull(p.trial_json)},
+                     {"band", BandJson(p.band, p.metrics.total_tput_per_gpu)}}},
           {"run", run},
           {"percentiles", Percentiles(summary)},
           {"summary", summary},
@@ -354,7 +380,8 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
                     {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_tput_per_gpu},
                     {"output_tput_per_gpu", m.output_tput_per_gpu}, {"median_ttft_ms", m.median_ttft_ms},
                     {"p99_ttft_ms", m.p99_ttft_ms}, {"median_tpot_ms", m.median_tpot_ms},
-                    {"verdict_cell", cell}, {"verdict", ParsedOrNull(p.verdict_json)}, {"trial", e.trial}});
+                    {"verdict_cell", cell}, {"verdict", ParsedOrNull(p.verdict_json)}, {"trial", e.trial},
+                    {"band", BandJson(p.band, m.total_tput_per_gpu)}});
   }
   json run = RunJson(row);
   run["config"] = row.run.config;
@@ -369,7 +396,7 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
 }
 
 json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline, const RunRow& candidate,
-                 const analysis::RegressionOptions& o) {
+                 const analysis::RegressionOptions& o, const report::ComparedBands& bands) {
   json deltas = json::array();
   for (int pass = 0; pass < 2; ++pass) {  // regressions first, as `frontier compare` prints them
     for (const auto& d : r.deltas) {
@@ -378,16 +405,20 @@ json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline, co
                         {"candidate", d.candidate}, {"relative_change", d.relative_change},
                         {"threshold", d.threshold}, {"noise_measured", d.noise_measured},
                         {"n_baseline", d.n_baseline}, {"n_candidate", d.n_candidate},
-                        {"verdict", d.regression ? "regression" : d.improvement ? "improved" : "same"}});
+                        {"verdict", d.regression ? "regression" : d.improvement ? "improved" : "same"},
+                        {"band", report::BandVerdict(bands, d.metric, d.relative_change)}});
     }
   }
+  json jb = RunJson(baseline), jc = RunJson(candidate);
+  jb["band"] = BandJson(bands.baseline);
+  jc["band"] = BandJson(bands.candidate);
   const std::string verdict = r.deltas.empty()      ? "no common points"
                               : r.regressions > 0   ? "regression"
                               : r.improvements > 0  ? "improved"
                                                     : "no change beyond noise";
   char level[16];
   std::snprintf(level, sizeof level, "%g", o.level);
-  return {{"baseline", RunJson(baseline)}, {"candidate", RunJson(candidate)}, {"deltas", deltas},
+  return {{"baseline", jb}, {"candidate", jc}, {"deltas", deltas},
           {"only_baseline", r.only_baseline}, {"only_candidate", r.only_candidate},
           {"regressions", r.regressions}, {"improvements", r.improvements}, {"verdict", verdict},
           {"options", {{"confidence", o.level}, {"min_change", o.min_relative}, {"threshold", o.unmeasured_threshold}}},

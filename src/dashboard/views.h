@@ -13,6 +13,7 @@
 
 #include "analysis/regression.h"
 #include "dashboard/data.h"
+#include "report/compare.h"
 #include "report/model.h"
 
 namespace frontier::dashboard {
@@ -53,9 +54,12 @@ nlohmann::json PointJson(const DashboardData::PointDetail& d);
 // order the search ran them, then the other points by id.
 nlohmann::json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& points);
 
-// `frontier compare`'s verdicts with their noise bounds.
+// `frontier compare`'s verdicts with their noise bounds; with a simulated run
+// among the two, each run's "band" (null for a measured run) and each delta's
+// "band" (report::BandVerdict: "within ±12%", "beyond ±12%" or "").
 nlohmann::json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline,
-                           const RunRow& candidate, const analysis::RegressionOptions& o);
+                           const RunRow& candidate, const analysis::RegressionOptions& o,
+                           const report::ComparedBands& bands = {});
 
 // The headline figures of each run of one configuration ("SWEEP/SYSTEM"), by
 // date: peak total and output tok/s/GPU, top interactivity, and total tok/s/GPU

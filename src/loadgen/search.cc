@@ -192,6 +192,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
       t.stopped_early = true;
       MarkOverSaturated(t.verdict, finding->Describe());
     }
+    t.band = point_out.run.band;
     t.result = PointResultJson(point_out.run, t.summary, point.summary, load, point.extra_result_fields, nullptr, nullptr);
 
     // Next load.

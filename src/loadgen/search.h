@@ -106,6 +106,7 @@ struct Trial {
   std::string decision;          // what the search did next, and why
   std::string step;              // that step: "bracket", "bisect" or "stop"
   nlohmann::json result;         // metrics::ResultToJson of the trial (vLLM names + provenance)
+  std::optional<PredictionBand> band;  // a simulated trial's band (RunResult::band); none when measured
 };
 
 struct SearchResult {

@@ -226,7 +226,34 @@ json ResultToJson(const RunResult& run, const Summary& s, const SummaryOptions& 
   f["interrupted"] = run.interrupted;
   j["frontier"] = std::move(f);
   if (run.server_metrics) j["server_metrics"] = ServerMetricsToJson(*run.server_metrics);
+  if (run.band) j.update(BandToJson(*run.band));
   return j;
+}
+
+json BandToJson(const PredictionBand& band) {
+  return {{"band_half_width", band.half_width},
+          {"band_points", band.points},
+          {"band_basis", band.basis},
+          {"band_flags", band.flags}};
+}
+
+Result<std::optional<PredictionBand>> ReadBand(const json& doc, const std::string& where) {
+  const JsonFields f(doc, where);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> half, f.Number("band_half_width", 0, kMaxBandHalfWidth));
+  if (!half) return std::optional<PredictionBand>();
+  PredictionBand b;
+  b.half_width = *half;
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> points, f.Integer("band_points", 0, kMaxBandPoints));
+  b.points = static_cast<int>(points.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(b.basis, f.Name("band_basis"));
+  if (const json* flags = f.Find("band_flags"); flags != nullptr) {
+    if (!flags->is_array()) return InvalidArgument(where + ": band_flags must be an array of strings");
+    for (const json& x : *flags) {
+      if (!x.is_string()) return InvalidArgument(where + ": band_flags must be an array of strings");
+      b.flags.push_back(x.get<std::string>());
+    }
+  }
+  return std::optional<PredictionBand>(std::move(b));
 }
 
 json ServerMetricsToJson(const ServerMetrics& m) {
@@ -399,6 +426,7 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
     FRONTIER_ASSIGN_OR_RETURN(s.session_latency_ms, ReadDistribution(f, doc, "session_latency"));
   }
   FRONTIER_ASSIGN_OR_RETURN(d.requests, ReadRequests(f));
+  FRONTIER_ASSIGN_OR_RETURN(d.band, ReadBand(doc, where));
   d.has_errors = f.Find("errors") != nullptr;
   return d;
 }

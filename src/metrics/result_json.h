@@ -29,6 +29,9 @@
 // "prefix_cache_hits", "prefix_cache_hit_rate" (null when unknown),
 // "scrapes", "scrape_failures", "last_error"?, "samples": {"t_s": [...],
 // "<series>": [...], ...}} (ServerMetricsToJson).
+// A simulated run that carries its prediction band (RunResult::band) has, at
+// the top level, "band_half_width" (relative: 0.12 is +/-12%), "band_points",
+// "band_basis" and "band_flags" [...] (BandToJson); a measured run has none.
 // An infinite request rate is written as the string "inf" (JSON has no infinity).
 //
 // Both ways live here: ResultToJson writes the keys and ReadResultDocument
@@ -106,6 +109,16 @@ nlohmann::json ResultToJson(const RunResult& run, const Summary& summary,
 // from the run's start), null where a scrape lacked a series.
 nlohmann::json ServerMetricsToJson(const ServerMetrics& m);
 
+// The four band keys above as an object, to merge into a document.
+nlohmann::json BandToJson(const PredictionBand& band);
+// The band keys of `doc` (JsonFields's messages name `where`): nullopt when it
+// has no "band_half_width"; InvalidArgument naming the field when one is out
+// of its bounds (half width in [0, kMaxBandHalfWidth], points in
+// [0, kMaxBandPoints]) or band_flags is not an array of strings.
+inline constexpr double kMaxBandHalfWidth = 100;
+inline constexpr int64_t kMaxBandPoints = 1000000;
+Result<std::optional<PredictionBand>> ReadBand(const nlohmann::json& doc, const std::string& where);
+
 // Writes ResultToJson(...) to `path` atomically (core/atomic_file.h).
 Status WriteResultJson(const std::string& path, const RunResult& run, const Summary& summary,
                        const SummaryOptions& options,
@@ -147,6 +160,7 @@ struct ResultDocument {
   std::map<std::string, std::string> settings;
   std::vector<ResultRequest> requests;  // empty without "ttfts"
   bool has_errors = false;              // the file has an "errors" list
+  std::optional<PredictionBand> band;   // a simulated run's band (ReadBand)
 };
 
 // The hint a missing required field's message ends with.

@@ -69,6 +69,38 @@ TEST(ResultJsonTest, VllmFieldNamesAndValues) {
   EXPECT_EQ(j["frontier"]["interrupted"], false);
 }
 
+TEST(ResultJsonTest, ASimulatedRunCarriesItsBandAndAMeasuredOneNone) {
+  RunResult run = TwoRequestRun();
+  SummaryOptions o;
+  const Summary s = Summarize(run, o);
+  const nlohmann::json measured = ResultToJson(run, s, o);
+  for (const char* k : {"band_half_width", "band_points", "band_basis", "band_flags"})
+    EXPECT_FALSE(measured.contains(k)) << k;
+  Result<ResultDocument> none = ReadResultDocument(measured, "m.json");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->band.has_value());
+
+  run.source = RunSource::kSimulated;
+  run.band = PredictionBand{0.125, 30, "MLA / tp / nvidia", {"GPU never calibrated (b200)"}};
+  const nlohmann::json j = ResultToJson(run, s, o);
+  EXPECT_DOUBLE_EQ(j["band_half_width"].get<double>(), 0.125);
+  EXPECT_EQ(j["band_points"], 30);
+  EXPECT_EQ(j["band_basis"], "MLA / tp / nvidia");
+  EXPECT_EQ(j["band_flags"], nlohmann::json::array({"GPU never calibrated (b200)"}));
+  Result<ResultDocument> back = ReadResultDocument(j, "s.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->band.has_value());
+  EXPECT_EQ(*back->band, *run.band);
+
+  nlohmann::json bad = j;
+  bad["band_half_width"] = -0.1;
+  EXPECT_EQ(ReadResultDocument(bad, "s.json").status().message().find("s.json: band_half_width"), 0u)
+      << ReadResultDocument(bad, "s.json").status().message();
+  bad = j;
+  bad["band_flags"] = {1, 2};
+  EXPECT_EQ(ReadResultDocument(bad, "s.json").status().message(), "s.json: band_flags must be an array of strings");
+}
+
 TEST(ResultJsonTest, WriteThenReadBackTheSummary) {
   RunResult run = TwoRequestRun();
   SummaryOptions o;

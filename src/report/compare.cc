@@ -1,5 +1,7 @@
 #include "report/compare.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -80,22 +82,61 @@ Result<analysis::RegressionReport> CompareRuns(store::Store& store, int64_t base
   return analysis::FindRegressions(b, c, analysis::DefaultRegressionMetrics(), options);
 }
 
+Result<std::optional<PredictionBand>> RunBand(store::Store& store, int64_t run_id) {
+  FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(run_id));
+  (void)run;
+  FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(run_id));
+  std::optional<PredictionBand> out;
+  for (const auto& p : points) {
+    if (!p.band) continue;
+    if (!out || p.band->half_width > out->half_width) {
+      std::vector<std::string> flags = out ? out->flags : std::vector<std::string>{};
+      out = *p.band;
+      for (const auto& f : flags)
+        if (std::find(out->flags.begin(), out->flags.end(), f) == out->flags.end()) out->flags.push_back(f);
+    } else {
+      for (const auto& f : p.band->flags)
+        if (std::find(out->flags.begin(), out->flags.end(), f) == out->flags.end()) out->flags.push_back(f);
+    }
+  }
+  return out;
+}
+
+std::string BandVerdict(const ComparedBands& bands, const std::string& metric, double relative_change) {
+  const bool rated = metric.find("tput") != std::string::npos || metric == "interactivity";
+  double h = -1;
+  for (const auto* b : {&bands.baseline, &bands.candidate})
+    if (*b && (*b)->points > 0) h = std::max(h, (*b)->half_width);
+  if (!rated || h < 0) return "";
+  const PredictionBand wider{h, 1, "", {}};
+  return (std::fabs(relative_change) <= h ? "within " : "beyond ") + wider.Short();
+}
+
 void PrintComparison(const analysis::RegressionReport& r, const std::string& baseline_label,
-                     const std::string& candidate_label, std::ostream& out) {
-  out << "baseline  " << EscapeControls(baseline_label) << "\ncandidate " << EscapeControls(candidate_label)
-      << "\n\n";
-  TextTable t({"point", "metric", "baseline", "candidate", "change", "threshold", "noise", "verdict"});
+                     const std::string& candidate_label, std::ostream& out, const ComparedBands& bands) {
+  auto side = [](const std::optional<PredictionBand>& b) {
+    return b ? "  (simulated: prediction band " + b->DescribeWithFlags() + ")" : std::string();
+  };
+  out << "baseline  " << EscapeControls(baseline_label) << EscapeControls(side(bands.baseline)) << "\ncandidate "
+      << EscapeControls(candidate_label) << EscapeControls(side(bands.candidate)) << "\n\n";
+  const bool banded = bands.baseline || bands.candidate;
+  std::vector<std::string> header = {"point", "metric", "baseline", "candidate", "change", "threshold", "noise",
+                                     "verdict"};
+  if (banded) header.push_back("band");
+  TextTable t(header);
   for (int pass = 0; pass < 2; ++pass) {
     for (const auto& d : r.deltas) {
       if ((pass == 0) != d.regression) continue;
       char change[32];
       std::snprintf(change, sizeof change, "%+.1f%%", d.relative_change * 100);
-      t.Add({d.key, d.metric, Fixed(d.baseline, 2), Fixed(d.candidate, 2), change,
-             Fixed(d.threshold, 2),
-             d.noise_measured ? "measured (n=" + std::to_string(d.n_baseline) + "/" +
-                                    std::to_string(d.n_candidate) + ")"
-                              : "not measured",
-             d.regression ? "REGRESSION" : d.improvement ? "improved" : "same"});
+      std::vector<std::string> row = {d.key, d.metric, Fixed(d.baseline, 2), Fixed(d.candidate, 2), change,
+                                      Fixed(d.threshold, 2),
+                                      d.noise_measured ? "measured (n=" + std::to_string(d.n_baseline) + "/" +
+                                                             std::to_string(d.n_candidate) + ")"
+                                                       : "not measured",
+                                      d.regression ? "REGRESSION" : d.improvement ? "improved" : "same"};
+      if (banded) row.push_back(BandVerdict(bands, d.metric, d.relative_change));
+      t.Add(row);
     }
   }
   t.Print(out);

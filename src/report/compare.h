@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "analysis/regression.h"
+#include "core/prediction_band.h"
 #include "core/status.h"
 #include "store/store.h"
 
@@ -31,8 +33,27 @@ Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int6
 Result<analysis::RegressionReport> CompareRuns(store::Store& store, int64_t baseline, int64_t candidate,
                                                const analysis::RegressionOptions& options);
 
-// A table of every compared metric, regressions first marked "REGRESSION".
+// How sure a run's figures are when it is simulated: the widest prediction
+// band of its points (they share a configuration, so a class), with every
+// flag of any of them; none for a measured run. NotFound for no such run.
+Result<std::optional<PredictionBand>> RunBand(store::Store& store, int64_t run_id);
+
+// The bands of the two runs compared (RunBand), for PrintComparison.
+struct ComparedBands {
+  std::optional<PredictionBand> baseline, candidate;
+};
+
+// Whether a change of `relative_change` in `metric` lies within the bands:
+// "within ±12%" / "beyond ±12%" for a throughput or interactivity metric when
+// either run is simulated (the wider band of the two), "" otherwise. A
+// prediction compared with a measurement (or two predictions) can only be
+// told apart beyond the band.
+std::string BandVerdict(const ComparedBands& bands, const std::string& metric, double relative_change);
+
+// A table of every compared metric, regressions first marked "REGRESSION";
+// with a simulated run among the two, its band beside its label and a "band"
+// column (BandVerdict).
 void PrintComparison(const analysis::RegressionReport& report, const std::string& baseline_label,
-                     const std::string& candidate_label, std::ostream& out);
+                     const std::string& candidate_label, std::ostream& out, const ComparedBands& bands = {});
 
 }  // namespace frontier::report

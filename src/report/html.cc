@@ -19,6 +19,7 @@ svg .plot{fill:#fcfcfc;stroke:#bbb} svg .grid{stroke:#eee} svg .tick{font-size:1
 svg .axis{font-size:12px;fill:#333} svg .ctitle{font-size:13px;font-weight:600;fill:#222}
 svg .legend{font-size:11px;fill:#333} svg .err{stroke-width:1.2;fill:none;opacity:.8}
 svg circle{cursor:pointer;stroke-width:1.5} svg circle.rep{opacity:.35} svg rect.band{fill:#2ca02c;opacity:.12}
+svg .pband{opacity:.15;stroke:none} p.flags{color:#8a5a00;font-size:13px}
 table{border-collapse:collapse;font-size:13px;margin:6px 0 14px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:right} th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left} td.l{text-align:left}
@@ -100,6 +101,11 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
       m.hollow = !front;
       if (!output && p.repetitions.size() == 1) m.id = "pt-" + std::to_string(p.repetitions[0].id);
       m.tip = PointTip(s, p) + (front ? "\non the frontier" : "\ndominated");
+      if (p.band && p.band->points > 0) {
+        m.y_band_lo = p.band->Lower(y.mean);
+        m.y_band_hi = p.band->Upper(y.mean);
+      }
+      if (p.band) m.tip += "\n" + BandTip(p.band, y.mean);
       c.markers.push_back(m);
     }
     const auto ops = OperatingPoints(s);
@@ -114,6 +120,12 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
       }
     }
     if (curve.x.size() > 1) c.line.emplace_back(curve.x.back(), curve.y.back());
+    // A simulated frontier is drawn with its band: the curve at +/- the widest
+    // band of its points.
+    if (const double h = output ? s.frontier_band_output : s.frontier_band_total; h > 0) {
+      const PredictionBand band{h, 1, "", {}};
+      for (const auto& [x, y] : c.line) c.area.push_back({x, band.Lower(y), band.Upper(y)});
+    }
     cs.push_back(std::move(c));
   }
   ChartOptions o;
@@ -202,10 +214,16 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
       << HtmlEscape(s.run.source) << (!s.run.status.ok() ? ", " + HtmlEscape(s.run.status.ToString()) : "")
       << "</span></h3>\n";
   if (!s.search.empty()) out << "<p>" << HtmlEscape(s.search) << "</p>\n";
+  if (!s.band_flags.empty()) {
+    std::string flags;
+    for (const auto& f : s.band_flags) flags += (flags.empty() ? "" : "; ") + f;
+    out << "<p class=\"flags\">extrapolates: " << HtmlEscape(flags) << "</p>\n";
+  }
   out << "<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
       << "</th><th>reps</th><th>tok/s/user</th><th>total tok/s/GPU</th><th>output tok/s/GPU</th>"
          "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th>"
-      << (s.judged ? "<th>verdict</th>" : "") << (s.trials ? "<th>trial</th><th>decision</th>" : "") << "</tr>\n";
+      << (s.banded ? "<th>band</th>" : "") << (s.judged ? "<th>verdict</th>" : "")
+      << (s.trials ? "<th>trial</th><th>decision</th>" : "") << "</tr>\n";
   for (const auto& p : s.points) {
     out << "<tr>" << Td(p.key.substr(p.key.find('|') + 1)) << Td(std::to_string(p.repetitions.size()))
         << Td(WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1))
@@ -215,6 +233,7 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
         << Td(Fixed(p.p99_ttft_ms.mean, 1))
         << Td(WithCi(p.median_tpot_ms.mean, p.median_tpot_ms.half_width, p.median_tpot_ms.measured, 2))
         << Td(p.on_total_frontier ? "total" : "");
+    if (s.banded) out << Td(BandCell(p.band));
     if (s.judged) out << Td(VerdictCell(p.verdict), true);
     if (s.trials) out << Td(p.trial.is_trial ? std::to_string(p.trial.index) : "") << Td(p.trial.decision, true);
     out << "</tr>\n";

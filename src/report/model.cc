@@ -10,6 +10,7 @@
 
 #include "analysis/cost.h"
 #include "core/clock.h"
+#include "report/table.h"
 
 namespace frontier::report {
 namespace {
@@ -45,6 +46,19 @@ std::vector<analysis::OperatingPoint> OperatingPoints(const SeriesReport& s) {
     out.push_back(o);
   }
   return out;
+}
+
+std::string BandCell(const std::optional<PredictionBand>& band) {
+  if (!band) return "";
+  return band->points > 0 ? band->Short() : "none";
+}
+
+std::string BandTip(const std::optional<PredictionBand>& band, double value) {
+  if (!band) return "";
+  std::string t = "prediction band " + band->Describe();
+  if (band->points > 0) t += ": " + Fixed(band->Lower(value), 1) + " to " + Fixed(band->Upper(value), 1) + " tok/s/GPU";
+  if (!band->flags.empty()) t += "\nextrapolates: " + band->FlagsText();
+  return t;
 }
 
 std::string VerdictCell(const store::VerdictView& v) {
@@ -152,6 +166,13 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
           const store::VerdictView v = parsed.ok() ? *parsed : store::VerdictView{};
           if (v.judged && (!a.verdict.judged || (a.verdict.valid && !v.valid))) a.verdict = v;
         }
+        for (const auto& rep : reps)
+          if (rep.band && !a.band) a.band = rep.band;
+        if (a.band) {
+          s.banded = true;
+          for (const auto& f : a.band->flags)
+            if (std::find(s.band_flags.begin(), s.band_flags.end(), f) == s.band_flags.end()) s.band_flags.push_back(f);
+        }
         Result<store::TrialView> trial = store::ParseTrial(reps.front().trial_json);
         a.trial = trial.ok() ? *trial : store::TrialView{};
         s.judged = s.judged || a.verdict.judged;
@@ -161,10 +182,14 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
       std::stable_sort(s.points.begin(), s.points.end(),
                        [](const AggregatedPoint& x, const AggregatedPoint& y) { return x.load < y.load; });
       const auto ops = OperatingPoints(s);
-      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kTotal))
+      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kTotal)) {
         s.points[i].on_total_frontier = true;
-      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput))
+        if (s.points[i].band) s.frontier_band_total = std::max(s.frontier_band_total, s.points[i].band->half_width);
+      }
+      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput)) {
         s.points[i].on_output_frontier = true;
+        if (s.points[i].band) s.frontier_band_output = std::max(s.frontier_band_output, s.points[i].band->half_width);
+      }
       report.series.push_back(std::move(s));
     }
   }

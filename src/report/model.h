@@ -55,10 +55,22 @@ struct AggregatedPoint {
   store::VerdictView verdict;
   // A search trial's step and decision (from its first repetition).
   store::TrialView trial;
+  // A simulated point's prediction band (its first repetition that has one;
+  // the repetitions of a point share a configuration, so a class); none for a
+  // measured point.
+  std::optional<PredictionBand> band;
 };
 
 // "VALID", "INVALID: <first reason>", or "" when not judged.
 std::string VerdictCell(const store::VerdictView& v);
+
+// "±12%" for a point with a band, "none" for a band that rests on no
+// calibrated result, "" for a point without one (measured).
+std::string BandCell(const std::optional<PredictionBand>& band);
+// The band of a point in words for tooltips: "prediction band ±12% (MLA / tp /
+// nvidia, 30 results): 880.0 to 1120.0 tok/s/GPU" (around `value`), then
+// "\nextrapolates: ..." when flagged; "" without a band.
+std::string BandTip(const std::optional<PredictionBand>& band, double value);
 
 struct SeriesReport {
   std::string name;                // "<system>" or "<system> (<workload>)" when ambiguous
@@ -69,6 +81,12 @@ struct SeriesReport {
   std::optional<HardwareFacts> facts;
   bool judged = false;             // some point has a verdict
   bool trials = false;             // some point is a search trial
+  bool banded = false;             // some point has a prediction band
+  std::vector<std::string> band_flags;  // the extrapolation flags of its points, each once, in order
+  // The widest relative half width of the band of a point on the total (or
+  // output) frontier, 0 when none has a band: the shaded band drawn around
+  // the frontier's curve.
+  double frontier_band_total = 0, frontier_band_output = 0;
   // A search run's outcome in one line (goal, answer, stop reason); "" otherwise.
   std::string search;
 };

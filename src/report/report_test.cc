@@ -7,6 +7,7 @@
 #include "report/compare.h"
 #include "report/html.h"
 #include "report/model.h"
+#include "report/svg.h"
 #include "report/terminal.h"
 #include "store/sqlite_store.h"
 #include "util/scratch.h"
@@ -293,6 +294,171 @@ TEST(Report, ShowsVerdictsAndASearchsTrials) {
   EXPECT_NE(html.find("INVALID: TTFT p99 912.5 ms &gt; 450 ms (llama2-70b Interactive)"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"l\">VALID</td>"), std::string::npos);
   EXPECT_NE(html.find("<th>decision</th>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frontier::report
+
+namespace frontier::report {
+namespace {
+
+// A simulated run whose points carry `band`, and a measured run beside it.
+void AddBandedRuns(store::Store& s, const PredictionBand& band) {
+  const int64_t sim = AddRun(s, "predicted", "b200", 2.0, {}, 1);
+  for (double c : {1.0, 4.0, 16.0}) {
+    store::PointRecord p;
+    p.run_id = sim;
+    p.workload = "1k1k";
+    p.load_value = c;
+    p.key = store::PointKey("1k1k", "concurrency", c, 0);
+    p.source = "simulated";
+    p.metrics.interactivity = 200.0 / c;
+    p.metrics.total_tput_per_gpu = 100 * c;
+    p.metrics.output_tput_per_gpu = 50 * c;
+    p.band = band;
+    ASSERT_TRUE(s.AddPoint(p, {}).ok());
+  }
+  store::RunInfo run;
+  run.sweep = "test";
+  run.system = "measured";
+  run.source = "measured";
+  run.config = {{"hardware", "h200"}, {"gpus", "8"}};
+  const int64_t measured = s.CreateRun(run).value().id;
+  for (double c : {1.0, 4.0}) {
+    store::PointRecord p;
+    p.run_id = measured;
+    p.workload = "1k1k";
+    p.load_value = c;
+    p.key = store::PointKey("1k1k", "concurrency", c, 0);
+    p.source = "measured";
+    p.metrics.interactivity = 150.0 / c;
+    p.metrics.total_tput_per_gpu = 90 * c;
+    p.metrics.output_tput_per_gpu = 45 * c;
+    ASSERT_TRUE(s.AddPoint(p, {}).ok());
+  }
+}
+
+// The lines of `text` from the one starting with `from` up to the next blank line.
+std::string Section(const std::string& text, const std::string& from) {
+  const size_t at = text.find("\n" + from);
+  if (at == std::string::npos) return "";
+  const size_t end = text.find("\n\n", at + 1);
+  return text.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+}
+
+TEST(ReportBand, ASimulatedSeriesShowsItsBandAndFlagsAndAMeasuredOneNone) {
+  testing_util::ScratchDir tmp("report_band");
+  auto s = FreshStore(tmp, "band");
+  const PredictionBand band{0.137, 23, "dense / tp / nvidia", {"GPU never calibrated (b200)"}};
+  AddBandedRuns(*s, band);
+  auto r = BuildReport(*s, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 2u);
+  const SeriesReport& sim = r->series[0].name == "predicted" ? r->series[0] : r->series[1];
+  const SeriesReport& measured = r->series[0].name == "predicted" ? r->series[1] : r->series[0];
+  EXPECT_TRUE(sim.banded);
+  EXPECT_FALSE(measured.banded);
+  EXPECT_EQ(sim.band_flags, std::vector<std::string>{"GPU never calibrated (b200)"});
+  EXPECT_DOUBLE_EQ(sim.frontier_band_total, 0.137);
+  EXPECT_EQ(BandCell(sim.points[0].band), "\u00b114%");
+
+  std::ostringstream text;
+  PrintReport(*r, text);
+  const std::string predicted = Section(text.str(), "predicted  [");
+  ASSERT_FALSE(predicted.empty()) << text.str();
+  EXPECT_NE(predicted.find("extrapolates: GPU never calibrated (b200)"), std::string::npos) << predicted;
+  EXPECT_NE(predicted.find(" band"), std::string::npos) << predicted;
+  // One "±14%" cell per point.
+  size_t cells = 0;
+  for (size_t at = predicted.find("\u00b114%"); at != std::string::npos; at = predicted.find("\u00b114%", at + 1))
+    ++cells;
+  EXPECT_EQ(cells, 3u) << predicted;
+  const std::string meas = Section(text.str(), "measured  [");
+  ASSERT_FALSE(meas.empty()) << text.str();
+  EXPECT_EQ(meas.find("band"), std::string::npos) << meas;
+  EXPECT_EQ(meas.find("\u00b1"), std::string::npos) << meas;
+  EXPECT_EQ(meas.find("extrapolates"), std::string::npos) << meas;
+
+  // The HTML report: error bars of the band on the simulated points, the
+  // frontier's band as a shaded area, the flags beside the series.
+  const std::string html = RenderHtml(*r);
+  EXPECT_NE(html.find("<polygon class=\"pband\""), std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"pband\""), std::string::npos);
+  EXPECT_NE(html.find("extrapolates: GPU never calibrated (b200)"), std::string::npos);
+  // The tip of the point at concurrency 4: 400 tok/s/GPU +/- 13.7%.
+  EXPECT_NE(html.find("prediction band +/-14% (dense / tp / nvidia, 23 results): 345.2 to 454.8 tok/s/GPU"),
+            std::string::npos);
+}
+
+TEST(ReportBand, CompareSaysWhetherAChangeLiesWithinTheBand) {
+  testing_util::ScratchDir tmp("report_band");
+  auto s = FreshStore(tmp, "compare");
+  const PredictionBand band{0.137, 23, "dense / tp / nvidia", {"GPU never calibrated (b200)"}};
+  AddBandedRuns(*s, band);  // run 1 simulated (100 c tok/s/GPU), run 2 measured (90 c)
+  Result<std::optional<PredictionBand>> sim = RunBand(*s, 1);
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+  ASSERT_TRUE(sim->has_value());
+  EXPECT_EQ(**sim, band);
+  Result<std::optional<PredictionBand>> measured = RunBand(*s, 2);
+  ASSERT_TRUE(measured.ok());
+  EXPECT_FALSE(measured->has_value());
+
+  const ComparedBands bands{*sim, *measured};
+  EXPECT_EQ(BandVerdict(bands, "total_tput_per_gpu", -0.10), "within \u00b114%");
+  EXPECT_EQ(BandVerdict(bands, "total_tput_per_gpu", 0.20), "beyond \u00b114%");
+  EXPECT_EQ(BandVerdict(bands, "median_ttft_ms", -0.10), "");  // the band is a throughput error
+  EXPECT_EQ(BandVerdict(ComparedBands{}, "total_tput_per_gpu", 0.5), "");
+
+  auto r = CompareRuns(*s, 1, 2, analysis::RegressionOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::ostringstream out;
+  PrintComparison(*r, "sim", "measured", out, bands);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("baseline  sim  (simulated: prediction band +/-14% (dense / tp / nvidia, 23 results); "
+                      "extrapolates: GPU never calibrated (b200))"),
+            std::string::npos)
+      << text;
+  // 90 c against 100 c: -10 % on total throughput, within the band.
+  EXPECT_NE(text.find("within \u00b114%"), std::string::npos) << text;
+}
+
+TEST(ReportBand, ADatabaseOfSchema5WithoutTheBandColumnsStillReports) {
+  testing_util::ScratchDir tmp("report_band");
+  const std::string path = tmp.Path("v5.db");
+  {
+    auto v5 = store::OpenSqliteStore(path, store::OpenMode::kCreate, 5);
+    ASSERT_TRUE(v5.ok()) << v5.status().ToString();
+    AddRun(**v5, "old", "h200", 1.0, {1, 4}, 1);
+  }
+  auto s = store::OpenStore(path, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ((*s)->SchemaVersion(), 5);
+  auto r = BuildReport(**s, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 1u);
+  EXPECT_FALSE(r->series[0].banded);
+  std::ostringstream text;
+  PrintReport(*r, text);
+  EXPECT_NE(text.str().find("old  ["), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("band"), std::string::npos) << text.str();
+  EXPECT_NE(RenderHtml(*r).find("<svg"), std::string::npos);
+}
+
+TEST(ReportBand, TheFrontiersBandIsTheCurveAtPlusMinusTheBand) {
+  std::vector<ChartSeries> cs(1);
+  cs[0].color = "#000";
+  cs[0].line = {{1, 100}, {2, 50}};
+  for (const auto& [x, y] : cs[0].line) cs[0].area.push_back({x, y * 0.9, y * 1.1});
+  Marker m;
+  m.x = 1;
+  m.y = 100;
+  m.y_band_lo = 90;
+  m.y_band_hi = 110;
+  cs[0].markers.push_back(m);
+  ChartOptions o;
+  const std::string svg = RenderChart(cs, o);
+  EXPECT_NE(svg.find("<polygon class=\"pband\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<rect class=\"pband\""), std::string::npos) << svg;
 }
 
 }  // namespace

@@ -77,8 +77,18 @@ std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptio
     ymax = std::max(ymax, y + ye);
   };
   for (const auto& s : series) {
-    for (const auto& m : s.markers) see(m.x, m.y, o.x_log2 ? 0 : m.x_err, m.y_err);
+    for (const auto& m : s.markers) {
+      see(m.x, m.y, o.x_log2 ? 0 : m.x_err, m.y_err);
+      if (m.y_band_hi > m.y_band_lo) {
+        see(m.x, m.y_band_lo, 0, 0);
+        see(m.x, m.y_band_hi, 0, 0);
+      }
+    }
     for (const auto& [x, y] : s.line) see(x, y, 0, 0);
+    for (const auto& a : s.area) {
+      see(a.x, a.lo, 0, 0);
+      see(a.x, a.hi, 0, 0);
+    }
   }
   if (!std::isfinite(xmin)) {
     xmin = 0;
@@ -141,6 +151,15 @@ std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptio
   svg += "<text class=\"axis\" transform=\"translate(16," + F(top + ph / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + HtmlEscape(o.y_label) + "</text>\n";
   for (const auto& s : series) {
+    if (s.area.size() > 1) {
+      // Upper edge left to right, lower edge back: one closed polygon.
+      std::string pts;
+      for (const auto& a : s.area)
+        if (!o.x_log2 || a.x > 0) pts += F(X(a.x)) + "," + F(Y(a.hi)) + " ";
+      for (auto it = s.area.rbegin(); it != s.area.rend(); ++it)
+        if (!o.x_log2 || it->x > 0) pts += F(X(it->x)) + "," + F(Y(it->lo)) + " ";
+      svg += "<polygon class=\"pband\" fill=\"" + s.color + "\" points=\"" + pts + "\"/>\n";
+    }
     if (s.line.size() > 1) {
       std::string pts;
       for (const auto& [x, y] : s.line) {
@@ -153,6 +172,10 @@ std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptio
     for (const auto& m : s.markers) {
       if (!std::isfinite(m.x) || !std::isfinite(m.y) || (o.x_log2 && m.x <= 0)) continue;
       const double cx = X(m.x), cy = Y(m.y);
+      if (m.y_band_hi > m.y_band_lo) {
+        svg += "<rect class=\"pband\" fill=\"" + s.color + "\" x=\"" + F(cx - 5) + "\" y=\"" + F(Y(m.y_band_hi)) +
+               "\" width=\"10\" height=\"" + F(Y(m.y_band_lo) - Y(m.y_band_hi)) + "\"/>\n";
+      }
       if (m.y_err > 0) {
         svg += "<path class=\"err\" stroke=\"" + s.color + "\" d=\"M" + F(cx) + "," + F(Y(m.y - m.y_err)) +
                "V" + F(Y(m.y + m.y_err)) + "M" + F(cx - 3) + "," + F(Y(m.y - m.y_err)) + "h6M" +

@@ -35,9 +35,16 @@ void PrintReportText(const Report& r, std::ostream& out) {
           << (s.hardware.empty() ? "?" : s.hardware) << "]"
           << (!s.run.status.ok() ? "  status: " + s.run.status.ToString() : "") << "\n";
       if (!s.search.empty()) out << s.search << "\n";
+      if (!s.band_flags.empty()) {
+        out << "extrapolates:";
+        for (size_t i = 0; i < s.band_flags.size(); ++i) out << (i ? "; " : " ") << s.band_flags[i];
+        out << "\n";
+      }
       std::vector<std::string> header = {s.points.empty() ? "load" : s.points.front().load_kind, "reps", "tok/s/user",
                                          "total tok/s/GPU", "output tok/s/GPU", "TTFT p50 ms", "TPOT p50 ms",
                                          "frontier"};
+      // A simulated point's prediction band (relative, on every figure it predicts).
+      if (s.banded) header.push_back("band");
       if (s.judged) header.push_back("verdict");
       if (s.trials) header.insert(header.end(), {"trial", "decision"});
       TextTable t(header);
@@ -52,6 +59,7 @@ void PrintReportText(const Report& r, std::ostream& out) {
             WithCi(p.median_ttft_ms.mean, p.median_ttft_ms.half_width, p.median_ttft_ms.measured, 1),
             WithCi(p.median_tpot_ms.mean, p.median_tpot_ms.half_width, p.median_tpot_ms.measured, 2),
             p.on_total_frontier ? "*" : ""};
+        if (s.banded) cells.push_back(BandCell(p.band));
         if (s.judged) cells.push_back(VerdictCell(p.verdict));
         if (s.trials) {
           cells.push_back(p.trial.is_trial ? std::to_string(p.trial.index) : "");

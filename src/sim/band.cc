@@ -45,13 +45,6 @@ std::string DeploymentKind(bool attention_dp, int ep, bool disaggregated) {
   return ep > 1 ? "ep" : "tp";
 }
 
-std::string PredictionBand::Describe() const {
-  char buf[160];
-  if (points == 0) return "no band (no calibrated result)";
-  std::snprintf(buf, sizeof buf, "+/-%.0f%% (%s, %d results)", 100 * half_width, basis.c_str(), points);
-  return buf;
-}
-
 Result<BandKey> KeyOf(const PublishedResult& r, const std::string& data_dir) {
   FRONTIER_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(r.model, data_dir));
   FRONTIER_ASSIGN_OR_RETURN(Hardware hw, LoadHardware(r.hardware, data_dir));
@@ -104,6 +97,11 @@ Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& d
     }
   }
   return FromErrors(std::move(errors));
+}
+
+Result<BandTable> BandTable::LoadFrom(const std::string& data_dir) {
+  FRONTIER_ASSIGN_OR_RETURN(ValidationSet set, LoadValidation(data_dir));
+  return Load(set, data_dir);
 }
 
 BandTable BandTable::FromErrors(std::vector<CalibratedError> errors) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/prediction_band.h"
 #include "core/status.h"
 #include "sim/validation.h"
 
@@ -44,14 +45,9 @@ struct BandKey {
   std::string hardware;     // hardware catalog id
 };
 
-struct PredictionBand {
-  double half_width = 0;            // relative: the prediction is within +/- this
-  int points = 0;                   // calibrated results the band rests on (0: none at all)
-  std::string basis;                // the class it came from, e.g. "MLA / tp / nvidia"
-  std::vector<std::string> flags;   // extrapolations, each a short phrase
-  // "+/-12% (MLA / tp / nvidia, 30 results)".
-  std::string Describe() const;
-};
+// The band of a prediction: plain fields in core (core/prediction_band.h), so
+// a simulated RunResult carries it to the result JSON, the store and reports.
+using frontier::PredictionBand;
 
 struct CalibratedError {
   std::string id;
@@ -67,6 +63,10 @@ class BandTable {
   static Result<BandTable> Load(const ValidationSet& set, const std::string& data_dir = DefaultDataDir());
   // From errors given directly (tests).
   static BandTable FromErrors(std::vector<CalibratedError> errors);
+  // The validation set and every stack file's errors under `data_dir`: what a
+  // command loads once per run, before its first simulated point. Fails as
+  // LoadValidation or Load does.
+  static Result<BandTable> LoadFrom(const std::string& data_dir = DefaultDataDir());
 
   PredictionBand For(const BandKey& key) const;
   const std::vector<CalibratedError>& errors() const { return errors_; }

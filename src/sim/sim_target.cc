@@ -378,6 +378,7 @@ void SimTarget::Describe(RunResult* run) const {
   char rtt_us[32];
   std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(options_.client_rtt_ns) / kNanosPerMicro);
   run->effective_settings["client_rtt_us"] = rtt_us;
+  run->band = options_.band;
   const EngineStats es = engine_.stats();
   ServerMetrics m;
   m.source = "simulator";

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -102,6 +103,10 @@ struct SimulateOptions {
   // validation, which simulate thousands of runs and read only those, skip
   // the events' time and memory.
   bool token_events = true;
+  // How sure the prediction is (band.h: BandTable::For(KeyOf(config))), given
+  // by a caller that loaded the band table once for its run; the run carries
+  // it (RunResult::band) into its result JSON and stored point. Unset: none.
+  std::optional<PredictionBand> band;
 };
 
 // The load core's options for a SimTarget: virtual time passes only inside

@@ -94,6 +94,7 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
     p.series.server_metrics_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
   if (auto it = j.find("timeslices"); it != j.end() && it->is_object())
     p.series.timeslices_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
+  p.band = d.band;  // a simulated run's result file keeps how sure it was
 
   std::vector<RequestRow> rows;
   rows.reserve(d.requests.size());
@@ -326,6 +327,7 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
     FRONTIER_ASSIGN_OR_RETURN(p.series.server_metrics_json, JsonText(fs, "server_metrics_json"));
     FRONTIER_ASSIGN_OR_RETURN(p.series.timeslices_json, JsonText(fs, "timeslices_json"));
   }
+  FRONTIER_ASSIGN_OR_RETURN(p.band, metrics::ReadBand(jp, where));
   FRONTIER_RETURN_IF_ERROR(CheckOrder(m, where));
   FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));  // bounds, load kind, verdict and trial texts
   return p;
@@ -496,6 +498,8 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
   j["trial_json"] = p.trial_json;
   j["series"] = {{"server_metrics_json", p.series.server_metrics_json},
                  {"timeslices_json", p.series.timeslices_json}};
+  // A simulated point's band under the result file's keys (metrics::BandToJson).
+  if (p.band) j.update(nlohmann::ordered_json(metrics::BandToJson(*p.band)));
   return j;
 }
 
@@ -539,7 +543,9 @@ Result<std::string> ExportCsv(Store& store) {
   for (const auto& p : points) {
     nlohmann::ordered_json j = PointJson(p);
     // The texts stay in the JSON export; a row says the verdict in words.
-    for (const char* k : {"settings", "summary_json", "verdict_json", "trial_json", "series"}) j.erase(k);
+    for (const char* k : {"settings", "summary_json", "verdict_json", "trial_json", "series", "band_half_width",
+                          "band_points", "band_basis", "band_flags"})
+      j.erase(k);
     const Result<VerdictView> verdict = ParseVerdict(p.verdict_json);  // checked when stored
     j["verdict"] = verdict.ok() ? verdict->Label() : "";
     j["verdict_reason"] = verdict.ok() ? verdict->first_reason : "";

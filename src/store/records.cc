@@ -127,8 +127,34 @@ PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, 
   r.metrics = MetricsFromSummary(summary, num_gpus);
   r.summary_json = store::SummaryToJson(summary);
   r.series = SeriesFromRun(run, summary);
+  r.band = run.band;
   return r;
 }
+
+std::string BandFlagsToJson(const std::vector<std::string>& flags) { return nlohmann::json(flags).dump(); }
+
+Result<std::vector<std::string>> BandFlagsFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> out;
+  bool ok = j.is_array();
+  for (size_t i = 0; ok && i < j.size(); ++i) {
+    ok = j[i].is_string();
+    if (ok) out.push_back(j[i].get<std::string>());
+  }
+  if (!ok) return InvalidArgument("band_flags must be a JSON array of strings, got '" + text.substr(0, 60) + "'");
+  return out;
+}
+
+namespace {
+
+// A band's numbers within their bounds (none: OK).
+Status CheckBand(const PointRecord& p) {
+  if (!p.band) return Status::Ok();
+  FRONTIER_RETURN_IF_ERROR(CheckRange("band_half_width", p.band->half_width, 0, metrics::kMaxBandHalfWidth));
+  return CheckRange("band_points", int64_t{p.band->points}, 0, metrics::kMaxBandPoints);
+}
+
+}  // namespace
 
 Status CheckPoint(const PointRecord& p, const std::string& where) {
   using namespace bounds;
@@ -153,6 +179,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
       const DoubleColumn& c = kDoubleColumns[i];
       FRONTIER_RETURN_IF_ERROR(CheckRange(c.name, m.*c.member, 0, c.max));
     }
+    FRONTIER_RETURN_IF_ERROR(CheckBand(p));
     FRONTIER_RETURN_IF_ERROR(ParseVerdict(p.verdict_json).status());
     return ParseTrial(p.trial_json).status();
   };
@@ -205,6 +232,7 @@ Result<TrialView> ParseTrial(const std::string& trial_json) {
 Status CheckVerdictAndTrial(const PointRecord& p) {
   Status s = ParseVerdict(p.verdict_json).status();
   if (s.ok()) s = ParseTrial(p.trial_json).status();
+  if (s.ok()) s = CheckBand(p);
   return s.ok() ? s : s.WithContext("point '" + p.key + "'");
 }
 

@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/limits.h"
+#include "core/prediction_band.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "metrics/summary.h"
@@ -142,6 +144,9 @@ struct PointRecord {
   std::string trial_json;
   // Stored by AddPoint (version >= 4); ListPoints leaves it empty: GetPointSeries reads it.
   PointSeries series;
+  // How sure a simulated point is (RunResult::band); none for a measured or
+  // imported point, or one stored before schema version 6.
+  std::optional<PredictionBand> band;
 };
 
 // What a report shows of a point's verdict.
@@ -207,13 +212,20 @@ RunResult RunFromRows(const std::vector<RequestRow>& rows);
 // key, workload, load_kind, load_value, repetition, attempts, verdict_json.
 PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, int num_gpus);
 
-// OK when every number of the point (or row) is within `bounds` and its
-// verdict and trial texts parse; else InvalidArgument "<where>: <field> must
+// A band's flags as the store keeps them (a JSON array of strings), and back:
+// InvalidArgument unless `text` is such an array.
+std::string BandFlagsToJson(const std::vector<std::string>& flags);
+Result<std::vector<std::string>> BandFlagsFromJson(const std::string& text);
+
+// OK when every number of the point (or row) is within `bounds` (its band's
+// half width in [0, metrics::kMaxBandHalfWidth]) and its verdict and trial
+// texts parse; else InvalidArgument "<where>: <field> must
 // be ... in [min, max], got <value>".
 Status CheckPoint(const PointRecord& point, const std::string& where);
 Status CheckRequestRow(const RequestRow& row, const std::string& where);
 // OK when the point's verdict_json and trial_json parse (ParseVerdict,
-// ParseTrial); else their InvalidArgument, naming the point's key. Every
+// ParseTrial) and its band is within its bounds; else their InvalidArgument,
+// naming the point's key. Every
 // back end's AddPoint checks this before it writes.
 Status CheckVerdictAndTrial(const PointRecord& point);
 

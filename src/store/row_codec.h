@@ -18,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/redact.h"
+#include "metrics/result_json.h"
 #include "store/schema.h"
 #include "store/store.h"
 
@@ -88,6 +89,16 @@ Status DecodePoint(Row& s, PointRecord& p) {
   for (int i = 0; i < kNumDoubleColumns; ++i) p.metrics.*kDoubleColumns[i].member = s.Real(col++);
   p.verdict_json = s.Text(col++);
   p.trial_json = s.Text(col++);
+  // band_flags is NULL exactly when the point has no band.
+  if (const std::string flags = s.Text(col + 3); !flags.empty()) {
+    PredictionBand b;
+    b.half_width = s.Real(col);
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t points, s.Int(col + 1, "band_points", 0, metrics::kMaxBandPoints));
+    b.points = static_cast<int>(points);
+    b.basis = s.Text(col + 2);
+    FRONTIER_ASSIGN_OR_RETURN(b.flags, BandFlagsFromJson(flags));
+    p.band = std::move(b);
+  }
   return CheckPoint(p, "");
 }
 
@@ -119,6 +130,12 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
     b.Bind(param++, v.ok() ? v->Label() : std::string());
     b.Bind(param++, p.verdict_json);
     b.Bind(param++, p.trial_json);
+  }
+  if (version >= kBandVersion) {
+    b.Bind(param++, p.band ? p.band->half_width : -1.0);
+    b.Bind(param++, p.band ? int64_t{p.band->points} : int64_t{-1});
+    b.Bind(param++, p.band ? p.band->basis : std::string());
+    b.Bind(param++, p.band ? BandFlagsToJson(p.band->flags) : std::string());
   }
 }
 

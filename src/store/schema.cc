@@ -67,6 +67,16 @@ CREATE TABLE point_series(
   point_id {int} NOT NULL PRIMARY KEY REFERENCES points(id),
   server_metrics_json TEXT NOT NULL, timeslices_json TEXT NOT NULL);
 )sql",
+    // 5 -> 6: how sure a simulated point is (core/prediction_band.h), NULL for
+    // a measured or imported point: the band's relative half width, the
+    // calibrated results it rests on, their class, and the extrapolation
+    // flags as a JSON array of strings.
+    R"sql(
+ALTER TABLE points ADD COLUMN band_half_width {real};
+ALTER TABLE points ADD COLUMN band_points {int};
+ALTER TABLE points ADD COLUMN band_basis TEXT;
+ALTER TABLE points ADD COLUMN band_flags TEXT;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");
@@ -164,6 +174,9 @@ std::string SelectPoints(int version, const std::string& tail) {
   for (const auto& c : kDoubleColumns)
     s += version >= c.since ? std::string(", ") + c.name : std::string(", 0 AS ") + c.name;
   s += version >= kVerdictVersion ? ", verdict_json, trial_json" : ", NULL AS verdict_json, NULL AS trial_json";
+  s += version >= kBandVersion
+           ? ", band_half_width, band_points, band_basis, band_flags"
+           : ", NULL AS band_half_width, NULL AS band_points, NULL AS band_basis, NULL AS band_flags";
   return s + " FROM points " + tail;
 }
 
@@ -179,6 +192,11 @@ std::string InsertPoint(int version) {
     // An empty text is stored as NULL: no verdict, not a search trial.
     s += ", verdict, verdict_json, trial_json";
     values += ",NULLIF(?, ''),NULLIF(?, ''),NULLIF(?, '')";
+  }
+  if (version >= kBandVersion) {
+    // A point without a band (measured, imported) stores NULL in all four.
+    s += ", band_half_width, band_points, band_basis, band_flags";
+    values += ",NULLIF(?, -1.0),NULLIF(?, -1),NULLIF(?, ''),NULLIF(?, '')";
   }
   return s + ") VALUES(" + values + ") RETURNING id";
 }

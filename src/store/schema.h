@@ -25,11 +25,13 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // The version that added points.verdict, verdict_json, trial_json and runs.search_json.
 inline constexpr int kVerdictVersion = 4;
 // The version that added the point_series table.
 inline constexpr int kSeriesVersion = 5;
+// The version that added a simulated point's prediction band (points.band_*).
+inline constexpr int kBandVersion = 6;
 
 enum class Dialect { kSqlite, kPostgres };
 
@@ -70,11 +72,14 @@ std::string SelectRuns(int version, const std::string& tail);
 std::string SetRunSearch();
 // Every point column a database of `version` holds (later ones read as 0 or
 // NULL), then `tail`. Columns: id, run_id, point_key, ... total_output_tokens,
-// then kDoubleColumns, then verdict_json, trial_json.
+// then kDoubleColumns, then verdict_json, trial_json, then band_half_width,
+// band_points, band_basis, band_flags (NULL for a point without a band).
 std::string SelectPoints(int version, const std::string& tail);
 // Stores a point into a database of `version`: 16 parameters, one per
 // kDoubleColumns entry that version has, then (from kVerdictVersion) verdict,
-// verdict_json and trial_json, each "" for NULL; returns its id.
+// verdict_json and trial_json, each "" for NULL, then (from kBandVersion)
+// band_half_width and band_points (-1 for NULL), band_basis and band_flags
+// ("" for NULL); returns its id.
 std::string InsertPoint(int version);
 // Stores `rows` requests: 13 parameters per row.
 std::string InsertRequests(int rows);

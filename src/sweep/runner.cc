@@ -39,6 +39,14 @@ store::RunInfo PlanRun(const Plan& plan, const SystemSpec& sys, const SweepOptio
   return info;
 }
 
+// What the progress line says of a simulated point's band: "band ±12%", then
+// its extrapolations.
+std::string BandDetail(const PredictionBand& b) {
+  std::string out = "band " + (b.points > 0 ? b.Short() : std::string("none"));
+  if (!b.flags.empty()) out += " (extrapolates: " + b.FlagsText() + ")";
+  return out;
+}
+
 store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const PointSpec& p,
                               const loadgen::PointOutcome& outcome, int attempts) {
   const RunResult& result = outcome.run;
@@ -248,6 +256,7 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
         prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
         std::string detail = metrics::VerdictLabel(t.verdict.valid);
         if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
+        if (t.band) detail += "  " + BandDetail(*t.band);
         report("trial", detail + " -> " + t.decision);
         return Status::Ok();
       };
@@ -394,7 +403,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       const PointSpec& p = *todo[i];
       prog.point = p.key;
       std::string last_error;
-      std::string verdict;  // the scenario's, when there is one
+      std::string verdict;  // the scenario's, when there is one; then a simulated point's band
       bool stored = false;
       for (int attempt = 1; attempt <= options.max_attempts && !stored; ++attempt) {
         const Nanos start = options.clock->Now();
@@ -421,6 +430,7 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
           rec.run_id = runs[s].id;
           // A point judged against a scenario keeps its verdict beside its metrics.
           if (r->verdict && at.rules) rec.verdict_json = loadgen::VerdictJson(*r->verdict, *at.rules).dump();
+          if (rec.band) verdict += (verdict.empty() ? "" : "  ") + BandDetail(*rec.band);
           FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(r->run)));
           (void)id;
           stored = true;

@@ -28,6 +28,7 @@ store::PointRecord TrialPoint(const loadgen::Trial& t, const loadgen::SearchOpti
   }
   p.metrics = store::MetricsFromSummary(t.summary, o.point.summary.num_gpus);
   p.summary_json = store::SummaryToJson(t.summary);
+  p.band = t.band;
   const nlohmann::json trial = loadgen::TrialJson(t, o);
   p.verdict_json = trial["verdict"].dump();
   p.trial_json = nlohmann::json{{"index", t.index},

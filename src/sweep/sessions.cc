@@ -2,7 +2,11 @@
 
 #include <cctype>
 #include <cstring>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "core/host_name.h"
 #include "loadgen/benchmark.h"
@@ -25,8 +29,8 @@ std::string Resolve(const Plan& plan, const std::string& path) {
 
 class SimSession final : public Session {
  public:
-  SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs)
-      : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs) {}
+  SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs, std::optional<PredictionBand> band = {})
+      : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs), band_(std::move(band)) {}
 
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
@@ -55,6 +59,7 @@ class SimSession final : public Session {
     // A search's trial is watched as it goes (over-saturation) and stopped on request, in virtual time.
     sim::SimulateOptions so;
     so.stop = stop;
+    so.band = band_;
     sim::SimTarget target(config, so);
     loadgen::PointOptions o = options;
     o.run = sim::VirtualRunOptions(/*observed=*/observer != nullptr);
@@ -66,6 +71,7 @@ class SimSession final : public Session {
   const Plan& plan_;
   sim::SimConfig config_;
   bool auto_seqs_;
+  std::optional<PredictionBand> band_;  // the deployment's (max_num_seqs does not change its class)
 };
 
 // Forwards the load generator's progress to SessionOptions::on_point_progress.
@@ -210,11 +216,14 @@ static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& s
   return Status(s.code(), plan.file + ":" + std::to_string(system.line) + ": " + workload::InPlanTerms(s.message()));
 }
 
-Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system) {
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system,
+                                                const sim::BandTable* bands) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(*system.sim);
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
+  std::optional<PredictionBand> band;
+  if (bands != nullptr) band = bands->For(sim::KeyOf(*config));
   return std::unique_ptr<Session>(
-      std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto));
+      std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto, std::move(band)));
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config) {
@@ -281,10 +290,42 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
   return std::unique_ptr<Session>(std::move(session));
 }
 
+namespace {
+
+// The band table of a sweep, loaded when its first simulated system's session
+// is made and shared by the rest (one load per run, not per point). Catalogs
+// that cannot be read leave the points without a band, said once.
+class SweepBands {
+ public:
+  const sim::BandTable* Get(const std::string& data_dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!loaded_) {
+      loaded_ = true;
+      Result<sim::BandTable> t = sim::BandTable::LoadFrom(data_dir.empty() ? sim::DefaultDataDir() : data_dir);
+      if (t.ok()) {
+        table_ = std::move(*t);
+      } else {
+        std::fprintf(stderr, "frontier sweep: simulated points have no prediction band: %s\n",
+                     t.status().message().c_str());
+      }
+    }
+    return table_ ? &*table_ : nullptr;
+  }
+
+ private:
+  std::mutex mu_;
+  bool loaded_ = false;
+  std::optional<sim::BandTable> table_;
+};
+
+}  // namespace
+
 SessionFactory DefaultSessionFactory(const SessionOptions& options) {
-  return [options](const Plan& plan, const SystemSpec& system) -> Result<std::unique_ptr<Session>> {
+  auto bands = std::make_shared<SweepBands>();
+  return [options, bands](const Plan& plan, const SystemSpec& system) -> Result<std::unique_ptr<Session>> {
     if (system.simulated()) {
-      return system.live ? MakeLiveSimSession(plan, system, options) : MakeSimSession(plan, system);
+      return system.live ? MakeLiveSimSession(plan, system, options)
+                         : MakeSimSession(plan, system, bands->Get(system.sim->data_dir));
     }
     return MakeServerSession(plan, system, options);
   };

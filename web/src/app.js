@@ -99,7 +99,9 @@ const PLOT_HOOKS = { draw: [notePlot] };
 // ---- plots (uPlot) ---------------------------------------------------------------------------
 
 // A scatter of several series with lines, error bars, hover and click, drawn with uPlot.
-// series: [{name, color, points: [{x, y, x_err, y_err, frontier, ...}]}]
+// series: [{name, color, band, points: [{x, y, x_err, y_err, frontier, band: {lo, hi}?, ...}]}]
+// A point's band (a simulated point's prediction band) is a pale bar from lo to hi; a series'
+// band (relative half width) shades its frontier points' line at y × (1 ± band).
 function scatterPlot(container, { series, xLabel, yLabel, width, height, onHover, onClick, onDblClick, xTime }) {
   const xs = [...new Set(series.flatMap(s => s.points.map(p => p.x)))].sort((a, b) => a - b);
   const index = new Map(xs.map((x, i) => [x, i]));
@@ -125,6 +127,33 @@ function scatterPlot(container, { series, xLabel, yLabel, width, height, onHover
         const ctx = u.ctx;
         ctx.save();
         ctx.lineWidth = 1;
+        // Prediction bands behind the markers: a simulated frontier's band, then each point's,
+        // clipped to the plot (a band may reach past the scale the points set).
+        ctx.beginPath();
+        ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+        ctx.clip();
+        series.forEach((s, i) => {
+          if (u.series[i + 1].show === false) return;
+          ctx.fillStyle = s.color;
+          ctx.globalAlpha = 0.12;
+          const front = s.points.filter(p => p.frontier && p.y !== null).sort((a, b) => a.x - b.x);
+          if (s.band > 0 && front.length > 1) {
+            ctx.beginPath();
+            front.forEach((p, k) => {
+              const px = u.valToPos(p.x, 'x', true), py = u.valToPos(p.y * (1 + s.band), 'y', true);
+              k ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+            });
+            for (const p of front.slice().reverse()) ctx.lineTo(u.valToPos(p.x, 'x', true), u.valToPos(Math.max(0, p.y * (1 - s.band)), 'y', true));
+            ctx.closePath(); ctx.fill();
+          }
+          ctx.globalAlpha = 0.25;
+          for (const p of s.points) {
+            if (p.y === null || !p.band || !(p.band.hi > p.band.lo)) continue;
+            const cx = u.valToPos(p.x, 'x', true), a = u.valToPos(p.band.hi, 'y', true), b = u.valToPos(p.band.lo, 'y', true);
+            ctx.fillRect(cx - 5 * devicePixelRatio, a, 10 * devicePixelRatio, b - a);
+          }
+          ctx.globalAlpha = 1;
+        });
         series.forEach((s, i) => {
           if (u.series[i + 1].show === false) return;
           ctx.strokeStyle = s.color;
@@ -315,11 +344,11 @@ async function pageFrontier(app) {
     data.default_runs ? el('p', { class: 'note' }, 'Showing the latest sweep; pick runs on the Runs page or add them above.') : null,
     data.notes.map(n => el('p', { class: 'note' }, n)), plotBox,
     el('p', { class: 'note' }, x === 'interactivity'
-      ? 'Click the plot to read every series at that interactivity; double-click a point for its details. Bars: 95% interval over repetitions; hollow: off the Pareto frontier.'
-      : 'Double-click a point for its details. Bars: 95% interval over repetitions. The iso-interactivity table needs the interactivity x axis to pick by clicking.'),
+      ? 'Click the plot to read every series at that interactivity; double-click a point for its details. Bars: 95% interval over repetitions; pale bars and shading: a simulated point\'s prediction band; hollow: off the Pareto frontier.'
+      : 'Double-click a point for its details. Bars: 95% interval over repetitions; pale bars: a simulated point\'s prediction band. The iso-interactivity table needs the interactivity x axis to pick by clicking.'),
     iso, pts);
   if (!data.series.length) { put(plotBox, el('p', { class: 'muted' }, 'No points in these runs yet.')); renderIso(iso, data); markReady(); return; }
-  const series = data.series.map(s => ({ name: s.name, color: s.color, run_id: s.run_id, raw: s,
+  const series = data.series.map(s => ({ name: s.name, color: s.color, run_id: s.run_id, raw: s, band: s.frontier_band || 0,
     points: s.points.filter(p => p.y !== null).map(p => ({ ...p })) }));
   const u = scatterPlot(plotBox, {
     series, xLabel, yLabel, width: Math.min(1100, window.innerWidth - 60), height: 460,
@@ -333,6 +362,7 @@ async function pageFrontier(app) {
         `${yLabel}: ${fmt(p.y, 1)}` + (p.y_err > 0 ? ' ± ' + fmt(p.y_err, 1) : ''),
         `TTFT p50 ${withCi(p.median_ttft_ms, 1)} ms · TPOT p50 ${withCi(p.median_tpot_ms, 2)} ms`,
         p.frontier ? 'on the Pareto frontier' : 'off the frontier',
+        ...bandLines(p.band, yLabel),
         'double-click: point details'].join('\n');
       tip.style.left = (h.left + 70) + 'px';
       tip.style.top = (h.top + 20) + 'px';
@@ -398,14 +428,32 @@ function renderIso(box, data) {
   }
 }
 
+// A simulated point's prediction band in words (tooltips): none for a measured point.
+function bandLines(band, yLabel) {
+  if (!band) return [];
+  const lines = ['prediction band ' + band.describe + (band.hi > band.lo ? `: ${yLabel} ${fmt(band.lo, 1)} to ${fmt(band.hi, 1)}` : '')];
+  if (band.flags.length) lines.push('extrapolates: ' + band.flags.join('; '));
+  return lines;
+}
+
+// A band cell: "±12%" with its class and flags on hover, the flags beside it.
+function bandCell(band) {
+  if (!band) return el('td', { class: 'band' }, '');
+  return el('td', { class: 'band' + (band.flags.length ? ' flagged' : ''), title: band.describe + (band.flags.length ? '\nextrapolates: ' + band.flags.join('; ') : '') },
+    band.cell, band.flags.length ? el('span', { class: 'flags' }, ' ⚠ ' + band.flags.join('; ')) : null);
+}
+
 function renderPoints(box, data, xLabel, yLabel) {
   const rows = [];
-  // The verdict column when a point was judged, the trial columns when a series is a search.
+  // The verdict column when a point was judged, the trial columns when a series is a search,
+  // the band column when a point is simulated.
   const judged = data.series.some(s => s.points.some(p => p.verdict));
+  const banded = data.series.some(s => s.points.some(p => p.band));
   const trials = data.series.some(s => s.points.some(p => p.trial !== null && p.trial !== undefined));
   for (const s of data.series) {
     for (const p of s.points) {
       const extra = [];
+      if (banded) extra.push(bandCell(p.band));
       if (judged) extra.push(el('td', { class: 'verdict' + (p.verdict.startsWith('INVALID') ? ' invalid' : '') }, p.verdict));
       if (trials) extra.push(el('td', { class: 'num' }, p.trial ?? ''), el('td', {}, p.decision));
       rows.push(el('tr', {}, el('td', {}, s.name), el('td', {}, s.workload), el('td', { class: 'num' }, p.load),
@@ -416,6 +464,7 @@ function renderPoints(box, data, xLabel, yLabel) {
   }
   const headers = ['series', 'workload', el('th', { class: 'num' }, 'load'), el('th', { class: 'num' }, 'reps'),
     el('th', { class: 'num' }, xLabel), el('th', { class: 'num' }, yLabel), 'frontier', 'details'];
+  if (banded) headers.push('band');
   if (judged) headers.push('verdict');
   if (trials) headers.push(el('th', { class: 'num' }, 'trial'), 'decision');
   const searches = data.series.filter(s => s.search).map(s => el('p', { class: 'note' }, s.name + ': ' + s.search + ' ',
@@ -459,16 +508,17 @@ async function pageRun(app) {
     ].map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', { dataset: { field: k } }, v))), { class: 'kv', id: 'search' }));
   }
   const trials = d.trials > 0;
+  const banded = d.points.some(pt => pt.band);
   put(app, el('h2', {}, trials ? 'Trials, in the order the search ran them' : 'Points'),
     d.judged ? el('p', { class: 'note' }, `${d.judged} judged, ${d.invalid} INVALID. Hover a verdict for its reasons, or click it to list them.`) : null);
   const headers = [trials ? el('th', { class: 'num' }, 'trial') : null, 'point', 'load', el('th', { class: 'num' }, 'tok/s/user'),
     el('th', { class: 'num' }, 'total tok/s/GPU'), el('th', { class: 'num' }, 'output tok/s/GPU'), el('th', { class: 'num' }, 'TTFT p50 ms'),
-    el('th', { class: 'num' }, 'TPOT p50 ms'), 'verdict', trials ? 'step' : null, trials ? 'decision' : null].filter(h => h);
+    el('th', { class: 'num' }, 'TPOT p50 ms'), banded ? 'band' : null, 'verdict', trials ? 'step' : null, trials ? 'decision' : null].filter(h => h);
   put(app, el('div', { class: 'scroll' }, table(headers, d.points.map(pt => el('tr', { dataset: { point: pt.id, trial: pt.trial ? pt.trial.index : null } },
     trials ? el('td', { class: 'num' }, pt.trial ? pt.trial.index : '') : null,
     el('td', { title: pt.key }, pointLink(pt.id, '#' + pt.id)), el('td', {}, pt.load_kind + ' ' + fmt(pt.load, 3).replace(/\.?0+$/, '')),
     numTd(pt.interactivity, 1), numTd(pt.total_tput_per_gpu, 1), numTd(pt.output_tput_per_gpu, 1), numTd(pt.median_ttft_ms, 1),
-    numTd(pt.median_tpot_ms, 2), verdictCell(pt),
+    numTd(pt.median_tpot_ms, 2), banded ? bandCell(pt.band) : null, verdictCell(pt),
     trials ? el('td', {}, pt.trial ? pt.trial.step : '') : null, trials ? el('td', { class: 'decision' }, pt.trial ? pt.trial.decision : '') : null)),
   { id: 'run-points' })));
   markReady();
@@ -489,6 +539,8 @@ async function pagePoint(app) {
     ...(p.verdict ? [['verdict', p.verdict.result + (p.verdict.scenario ? ' (' + p.verdict.scenario + ')' : '')],
       ...(p.verdict.reasons || []).map((why, i) => [i ? '' : 'reasons', why])] : []),
     ...(p.trial ? [['search trial', '#' + p.trial.index + ' (' + p.trial.step + ')'], ['decision', p.trial.decision]] : []),
+    ...(p.band ? [['prediction band', p.band.describe + (p.band.hi > p.band.lo ? `: ${fmt(p.band.lo, 1)} to ${fmt(p.band.hi, 1)} total tok/s/GPU` : '')],
+      ...p.band.flags.map((f, i) => [i ? '' : 'extrapolates', f])] : []),
   ].map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, v))), { class: 'kv', id: 'point-metrics' }));
 
   put(app, el('h2', {}, 'Latency percentiles (ms)'));
@@ -634,11 +686,18 @@ async function pageCompare(app) {
   put(app, el('p', {}, el('span', { class: 'verdict ' + cls, id: 'verdict' }, d.verdict),
     ` ${d.regressions} regression(s), ${d.improvements} improvement(s) in ${d.deltas.length} comparisons`),
   el('p', { class: 'note' }, 'A change counts only beyond the noise: a Student-t bound on the repetitions\' spread at the chosen confidence (or a fixed share of the baseline when a side has one repetition), and never below 1%. The same analysis as ', el('code', {}, d.command)));
+  // A simulated run says how sure it is; a change within its band cannot tell prediction from measurement.
+  const banded = !!(d.baseline.band || d.candidate.band);
+  for (const [side, r] of [['baseline', d.baseline], ['candidate', d.candidate]]) {
+    if (r.band) put(app, el('p', { class: 'note', id: side + '-band' }, `${side} ${r.label} is simulated: prediction band ${r.band.describe}` +
+      (r.band.flags.length ? '; extrapolates: ' + r.band.flags.join('; ') : '')));
+  }
   put(app, table(['point', 'metric', el('th', { class: 'num' }, 'baseline'), el('th', { class: 'num' }, 'candidate'), el('th', { class: 'num' }, 'change'),
-    el('th', { class: 'num' }, 'noise bound'), 'noise', 'verdict'],
+    el('th', { class: 'num' }, 'noise bound'), 'noise', 'verdict', banded ? 'band' : null].filter(h => h),
   d.deltas.map(x => el('tr', { class: x.verdict }, el('td', {}, x.key), el('td', {}, x.metric), numTd(x.baseline, 2), numTd(x.candidate, 2),
     el('td', { class: 'num' }, (x.relative_change >= 0 ? '+' : '') + fmt(x.relative_change * 100, 1) + '%'), numTd(x.threshold, 2),
-    el('td', {}, x.noise_measured ? `measured (n=${x.n_baseline}/${x.n_candidate})` : 'not measured'), el('td', {}, x.verdict))), { id: 'deltas' }));
+    el('td', {}, x.noise_measured ? `measured (n=${x.n_baseline}/${x.n_candidate})` : 'not measured'), el('td', {}, x.verdict),
+    banded ? el('td', { class: 'band' }, x.band) : null)), { id: 'deltas' }));
   for (const k of d.only_baseline) put(app, el('p', { class: 'note' }, 'only in baseline: ' + k));
   for (const k of d.only_candidate) put(app, el('p', { class: 'note' }, 'only in candidate: ' + k));
   markReady();

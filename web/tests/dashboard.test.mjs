@@ -97,6 +97,37 @@ test('two runs overlaid on the frontier; a hovered point shows its configuration
   await shot('frontier-hover');
 });
 
+test('simulated points show their prediction band: the band bars, the tooltip and the band column', async () => {
+  await open('/frontier?run=1&run=2');
+  await page.waitForSelector('#frontier-plot[data-plotted]');
+  const api = (await apiJson('/api/frontier?run=1&run=2')).body;
+  // Every point of the simulated sweep has a band; the series' frontier band is its widest.
+  for (const s of api.series) {
+    assert.ok(s.frontier_band > 0, s.name + ': no frontier band');
+    for (const p of s.points) {
+      assert.ok(p.band && p.band.points > 0, s.name + ' ' + p.key + ': no band');
+      assert.ok(Math.abs(p.band.lo - p.y * (1 - p.band.half_width)) < 1e-6 * p.y, JSON.stringify(p.band));
+      assert.ok(Math.abs(p.band.hi - p.y * (1 + p.band.half_width)) < 1e-6 * p.y, JSON.stringify(p.band));
+    }
+  }
+  // The points table's band column holds each point's cell, as `frontier report` prints it.
+  const headers = await page.$$eval('#points-table th', ths => ths.map(t => t.textContent));
+  assert.ok(headers.includes('band'), headers.join(','));
+  const cells = await page.$$eval('#points-table td.band', tds => tds.map(t => t.textContent));
+  const want = api.series.flatMap(s => s.points.map(p => p.band.cell + (p.band.flags.length ? ' ⚠ ' + p.band.flags.join('; ') : '')));
+  assert.deepEqual(cells, want);
+  const report = frontier('report', '--db', db, '--run', '1');
+  assert.ok(report.includes(api.series[0].points[0].band.cell), report);
+  // Hovering a point names its band and its range on the y axis.
+  const p = api.series[0].points[2];  // h200, concurrency 16, as the hover test above
+  const pos = await plotPos(p.x, p.y);
+  await page.mouse.move(pos.x, pos.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await page.textContent('#tooltip');
+  assert.ok(tip.includes('prediction band ' + p.band.describe), tip);
+  await shot('frontier-band');
+});
+
 test('a click picks an interactivity; the iso table matches `frontier report` at it', async () => {
   // An interactivity inside both frontiers, so each series has a figure there; near the
   // bottom of the plot, away from the points.
