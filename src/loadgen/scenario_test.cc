@@ -98,6 +98,14 @@ TEST(ScenarioTest, BenchmarkTableHasThePublishedConstraints) {
   EXPECT_EQ(limits(FindBenchmark(*table, "llama3_1-8b")->interactive), std::make_pair(500.0, 30.0));
   EXPECT_EQ(limits(FindBenchmark(*table, "mixtral-8x7b")->server), std::make_pair(2000.0, 200.0));
   EXPECT_TRUE(FindBenchmark(*table, "mixtral-8x7b")->interactive.empty());
+  // MLPerf v6.0's gpt-oss-120b: Server 3000/80 ms, Interactive 2000/15 ms,
+  // 6396 performance samples; found by the catalog's model name too.
+  const MlperfBenchmark* oss = FindBenchmark(*table, "gpt-oss-120b");
+  ASSERT_NE(oss, nullptr);
+  EXPECT_EQ(limits(oss->server), std::make_pair(3000.0, 80.0));
+  EXPECT_EQ(limits(oss->interactive), std::make_pair(2000.0, 15.0));
+  EXPECT_EQ(oss->performance_sample_count, 6396);
+  EXPECT_EQ(FindBenchmark(*table, "openai/gpt-oss-120b"), oss);
   EXPECT_EQ(limits(FindBenchmark(*table, "deepseek-r1")->interactive), std::make_pair(1500.0, 15.0));
   EXPECT_EQ(FindBenchmark(*table, "deepseek-r1")->offline_min_sample_count, 4388);
   for (const auto& b : *table) EXPECT_FALSE(b.source.empty()) << b.name;

@@ -93,7 +93,7 @@ TEST(ScenarioCli, BadFlagsAreOneLineUsageErrors) {
       {{"simulate", "--model", "llama-3.1-8b", "--hardware", "h200", "--scenario", "server"}, "--target-qps"},
       {{"simulate", "--model", "llama-3.1-8b", "--hardware", "h200", "--scenario", "fast"}, "--scenario"},
       {{"simulate", "--model", "llama-3.1-8b", "--hardware", "h200", "--slo", "ttft:abc"}, "--slo"},
-      {{"simulate", "--model", "gpt-oss-120b", "--hardware", "h200", "--gpus", "8", "--tp", "8", "--scenario", "server", "--target-qps", "1"},
+      {{"simulate", "--model", "qwen3-235b-a22b", "--hardware", "h200", "--gpus", "8", "--tp", "8", "--scenario", "server", "--target-qps", "1"},
        "--mlperf-benchmark"},
       {{"search", "--model", "llama-3.1-8b", "--hardware", "h200"}, "--scenario"},
       {{"search", "--model", "llama-3.1-8b", "--hardware", "h200", "--scenario", "server", "--target-qps", "3"},
