@@ -112,6 +112,7 @@ TEST(DcgmScrapeTest, AServerWithoutDcgmSeriesIsRefusedByNameAndAutoGoesOn) {
   EXPECT_NE(s.status().message().find(x.url()), std::string::npos) << s.status().message();
   PowerOptions o;
   o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+  o.rocm_smi_lib = "/nonexistent/librocm_smi64.so";
   o.scrape_url = x.url();
   o.fetch = x.Fetch();
   auto p = OpenPowerSource(o);
@@ -130,6 +131,7 @@ TEST(DcgmScrapeTest, AutoTakesAnExporterWhenNvmlIsMissing) {
   x.Start();
   PowerOptions o;
   o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+  o.rocm_smi_lib = "/nonexistent/librocm_smi64.so";
   o.scrape_url = x.url();
   o.fetch = x.Fetch();
   auto p = OpenPowerSource(o);

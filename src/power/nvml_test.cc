@@ -127,6 +127,7 @@ TEST_F(NvmlTest, AutoPicksNvmlThroughTheEnvironment) {
 
 TEST_F(NvmlTest, AutoWithoutAnySourceSaysTdpBound) {
   ScopedEnv lib("FRONTIER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+  ScopedEnv amd("FRONTIER_ROCM_SMI_LIB", "/nonexistent/librocm_smi64.so");
   auto p = OpenPowerSource(PowerOptions{});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->source, nullptr);

@@ -2,6 +2,7 @@
 
 #include "power/nvml.h"
 #include "power/rapl.h"
+#include "power/rocm_smi.h"
 
 namespace frontier::power {
 
@@ -54,9 +55,12 @@ Result<OpenedPower> OpenPowerSource(const PowerOptions& o) {
       out.source = std::move(*s);
       return out;
     }
-    case PowerKind::kAmdSmi:
-      return Unavailable("--power amdsmi: AMD SMI is not supported by this build yet; read an AMD GPU's power "
-                         "with --power rapl (host CPUs only) or leave --power auto (TDP bound)");
+    case PowerKind::kAmdSmi: {
+      auto s = OpenRocmSmi(o.rocm_smi_lib);
+      if (!s.ok()) return Named(o.kind, s.status());
+      out.source = std::move(*s);
+      return out;
+    }
     case PowerKind::kRapl: {
       auto s = OpenRapl(o.powercap_root);
       if (!s.ok()) return Named(o.kind, s.status());
@@ -80,6 +84,13 @@ Result<OpenedPower> OpenPowerSource(const PowerOptions& o) {
     return out;
   }
   why = nvml.status().message();
+  auto amd = OpenRocmSmi(o.rocm_smi_lib);
+  if (amd.ok()) {
+    out.source = std::move(*amd);
+    out.note = "auto: ROCm SMI";
+    return out;
+  }
+  why += "; " + amd.status().message();
   if (!o.scrape_url.empty() && o.fetch) {
     auto scrape = OpenScrape(o);
     if (scrape.ok()) {

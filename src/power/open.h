@@ -7,7 +7,7 @@
 //   Result<OpenedPower> p = OpenPowerSource(o);
 //   if (p->source) ... sample it ...; else p->note says why none
 //
-// auto tries, in order: NVML (nvml.h), AMD SMI (not built yet: skipped), the
+// auto tries, in order: NVML (nvml.h), ROCm SMI (rocm_smi.h), the
 // scrape URL when one is given and its exposition carries DCGM's power
 // series (dcgm_scrape.h); else no source, and the point says "TDP bound".
 // RAPL (the host's CPUs, not its accelerators) is used only when asked for.
@@ -43,6 +43,7 @@ struct PowerOptions {
   PowerKind kind = PowerKind::kAuto;
   Nanos interval_ns = 100 * kNanosPerMilli;  // between readings
   std::string nvml_lib;                      // "" = $FRONTIER_NVML_LIB, else libnvidia-ml.so.1
+  std::string rocm_smi_lib;                  // "" = $FRONTIER_ROCM_SMI_LIB, else librocm_smi64.so.1
   std::string powercap_root;                 // "" = $FRONTIER_POWERCAP_ROOT, else /sys/class/powercap
   std::string scrape_url;                    // a DCGM exporter's /metrics; "" = none
   FetchFn fetch;                             // GETs scrape_url (set with it)

@@ -67,6 +67,13 @@ CREATE TABLE point_series(
   point_id {int} NOT NULL PRIMARY KEY REFERENCES points(id),
   server_metrics_json TEXT NOT NULL, timeslices_json TEXT NOT NULL);
 )sql",
+    // 5 -> 6: measured energy over a point's window (0: not measured, the TDP bound applies).
+    R"sql(
+ALTER TABLE points ADD COLUMN energy_j {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN mean_power_w {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN peak_power_w {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN tokens_per_joule {real} NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");
@@ -114,6 +121,10 @@ const DoubleColumn kDoubleColumns[] = {
     {"median_e2el_ms", &PointMetrics::median_e2el_ms, bounds::kMaxLatencyMs},
     {"p99_e2el_ms", &PointMetrics::p99_e2el_ms, bounds::kMaxLatencyMs},
     {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, static_cast<double>(bounds::kMaxRequests), 2},
+    {"energy_j", &PointMetrics::energy_j, bounds::kMaxEnergyJ, kEnergyVersion},
+    {"mean_power_w", &PointMetrics::mean_power_w, bounds::kMaxPowerW, kEnergyVersion},
+    {"peak_power_w", &PointMetrics::peak_power_w, bounds::kMaxPowerW, kEnergyVersion},
+    {"tokens_per_joule", &PointMetrics::tokens_per_joule, bounds::kMaxTokensPerJoule, kEnergyVersion},
 };
 const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
 

@@ -25,11 +25,14 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // The version that added points.verdict, verdict_json, trial_json and runs.search_json.
 inline constexpr int kVerdictVersion = 4;
 // The version that added the point_series table.
 inline constexpr int kSeriesVersion = 5;
+// The version that added the measured-energy columns (energy_j, mean_power_w,
+// peak_power_w, tokens_per_joule).
+inline constexpr int kEnergyVersion = 6;
 
 enum class Dialect { kSqlite, kPostgres };
 
