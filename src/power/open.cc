@@ -100,7 +100,7 @@ Result<OpenedPower> OpenPowerSource(const PowerOptions& o) {
     }
     why += "; " + scrape.status().message();
   }
-  out.note = "auto: no power source (" + why + "); tokens per joule are the TDP bound";
+  out.note = "auto: no power source (" + why + ")";
   return out;
 }
 

@@ -51,7 +51,7 @@ struct PowerOptions {
 
 struct OpenedPower {
   std::unique_ptr<PowerSource> source;  // null: no source (off, or auto found none)
-  std::string note;                     // why auto chose what it chose, or why none
+  std::string note;                     // why auto chose what it chose, or why none ("auto: no power source (...)")
 };
 
 // Opens the source `o.kind` names (see above). InvalidArgument/Unavailable

@@ -464,19 +464,28 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
   EXPECT_EQ(m.max_concurrent_requests, 16);
 }
 
+// export_v6.* are export_v5.* with schema version 6's four energy columns
+// (energy_j, mean_power_w, peak_power_w, tokens_per_joule; 0 when not
+// measured) after max_concurrent_requests: every other byte is unchanged.
 TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
   testing_util::ScratchDir tmp("import");
   auto s = FreshStore(tmp, "v5_again");
   ASSERT_TRUE(ImportFile(*s, kData + "/export_v5.json", {}).ok());
   auto csv = ExportCsv(*s);
   ASSERT_TRUE(csv.ok());
-  EXPECT_EQ(*csv, Slurp(kData + "/export_v5.csv"));
+  EXPECT_EQ(*csv, Slurp(kData + "/export_v6.csv"));
   auto js = ExportJson(*s);
   ASSERT_TRUE(js.ok());
   // The import adds its own provenance (the file, the time); the file had none.
   auto doc = nlohmann::ordered_json::parse(*js);
   doc["runs"][0]["provenance"] = nlohmann::ordered_json::object();
-  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v5.json"));
+  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v6.json"));
+  // And a v6 export imports back to the same file.
+  auto again = FreshStore(tmp, "v6_again");
+  ASSERT_TRUE(ImportFile(*again, kData + "/export_v6.json", {}).ok());
+  auto csv6 = ExportCsv(*again);
+  ASSERT_TRUE(csv6.ok());
+  EXPECT_EQ(*csv6, Slurp(kData + "/export_v6.csv"));
 }
 
 }  // namespace
