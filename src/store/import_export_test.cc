@@ -144,6 +144,26 @@ TEST(Import, AFrontierResultKeepsItsSeriesOverTime) {
   EXPECT_TRUE(without->front().points[0].series.empty());
 }
 
+TEST(Import, AFrontierResultKeepsItsMeasuredEnergy) {
+  auto r = ParseResultFile(VllmWith(R"({"total_input_tokens": 300, "total_output_tokens": 6,
+                                        "energy": {"source": "nvml", "method": "energy counter", "joules": 500,
+                                          "mean_power_w": 250, "peak_power_w": 300, "window_s": 2,
+                                          "devices": [{"name": "gpu0", "joules": 500}]}})"),
+                           "v.json", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const PointRecord& p = r->front().points[0];
+  EXPECT_DOUBLE_EQ(p.metrics.energy_j, 500);
+  EXPECT_DOUBLE_EQ(p.metrics.mean_power_w, 250);
+  EXPECT_DOUBLE_EQ(p.metrics.peak_power_w, 300);
+  EXPECT_DOUBLE_EQ(p.metrics.tokens_per_joule, 306.0 / 500);
+  const auto summary = nlohmann::json::parse(p.summary_json);
+  EXPECT_EQ(summary["energy"]["source"], "nvml");
+  EXPECT_EQ(summary["energy"]["label"], "measured (nvml)");
+  auto bad = ParseResultFile(VllmWith(R"({"energy": {"source": "nvml", "joules": "lots"}})"), "v.json", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("v.json: energy: joules"), std::string::npos) << bad.status().message();
+}
+
 TEST(Import, AWrongTypeAnywhereIsAnErrorNamingTheFieldNotACrash) {
   // Each of these aborted the process (an uncaught JSON type error) or was
   // silently read as 0.
