@@ -24,6 +24,7 @@
 #include "loadgen/shard.h"
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
+#include "power/open.h"
 #include "sim/data_dir.h"
 #include "store/records.h"
 #include "workload/dataset.h"
@@ -150,6 +151,18 @@ int RunBench(int argc, char** argv) {
                             ->group("Output");
   app.add_option("--scrape-interval", scrape_interval_s, "Seconds between --scrape-metrics samples [1]")
       ->group("Output");
+  std::string power_kind = "auto", power_url;
+  double power_interval_s = 0.1;
+  app.add_option("--power", power_kind,
+                 "Measure the GPUs' energy during the run: auto (NVML, else ROCm SMI, else the DCGM exporter at "
+                 "--power-url), nvml, amdsmi, rapl (the host's CPU packages and DRAM), scrape (--power-url), off; "
+                 "without a source tokens per joule are the TDP bound [auto]")
+      ->group("Energy");
+  app.add_option("--power-interval", power_interval_s, "Seconds between power readings [0.1]")->group("Energy");
+  app.add_option("--power-url", power_url,
+                 "A DCGM exporter's /metrics (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) "
+                 "for --power scrape or auto [the --scrape-metrics URL]")
+      ->group("Energy");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
   std::string shard_flag, rendezvous = "127.0.0.1:29517";
@@ -174,6 +187,16 @@ int RunBench(int argc, char** argv) {
   if (!(scrape_interval_s >= 0.05 && scrape_interval_s <= 3600))
     return UsageError("bench", "--scrape-interval must be a number of seconds in [0.05, 3600], got " +
                                    std::to_string(scrape_interval_s));
+
+  const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(power_kind);
+  if (!power_choice)
+    return UsageError("bench", "--power must be one of " + std::string(power::kPowerKinds) + ", got '" +
+                                   power_kind + "'");
+  if (!(power_interval_s >= power::kMinPowerIntervalS && power_interval_s <= power::kMaxPowerIntervalS))
+    return UsageError("bench", fmt::format("--power-interval must be a number of seconds in [{}, {}], got {}",
+                                           power::kMinPowerIntervalS, power::kMaxPowerIntervalS, power_interval_s));
+  if (*power_choice == power::PowerKind::kScrape && power_url.empty() && scrape->count() == 0)
+    return UsageError("bench", "--power scrape needs --power-url http://HOST:9400/metrics (a DCGM exporter)");
 
   auto w = ResolveWorkload(wf);
   if (!w.ok()) return Fail("bench", w.status());
@@ -219,6 +242,15 @@ int RunBench(int argc, char** argv) {
     o.scrape_period_ns = static_cast<Nanos>(scrape_interval_s * kNanosPerSecond);
     o.effective_settings["scrape_metrics"] = o.scrape_metrics_url;
     o.effective_settings["scrape_interval_s"] = std::to_string(scrape_interval_s);
+  }
+  o.power.kind = *power_choice;
+  o.power.interval_ns = static_cast<Nanos>(power_interval_s * kNanosPerSecond);
+  o.power.scrape_url = !power_url.empty() ? power_url : o.scrape_metrics_url;
+  if (*shard && o.power.kind != power::PowerKind::kOff) {
+    // Every shard would measure its own host's GPUs and `bench merge` does not join energies.
+    if (o.power.kind != power::PowerKind::kAuto)
+      return UsageError("bench", "--power with --shard: measure energy in a run without shards, or give --power off");
+    o.power.kind = power::PowerKind::kOff;
   }
   const std::string vocab_note =
       loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
@@ -288,6 +320,7 @@ int RunBench(int argc, char** argv) {
                              loadgen::ShardMetaPath(w->requests_jsonl));
   }
   PrintSummary(out->run, out->summary);
+  PrintEnergy(out->run, out->summary);
   if (const auto& m = out->run.server_metrics) {
     std::cout << "server metrics: " << m->samples.size() << " samples from " << m->source;
     if (m->scrape_failures > 0) std::cout << ", " << m->scrape_failures << " failed (" << m->last_error << ")";

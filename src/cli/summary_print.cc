@@ -92,4 +92,25 @@ void PrintSummary(const RunResult& run, const metrics::Summary& s) {
 }
 
 
+void PrintEnergy(const RunResult& run, const metrics::Summary& s) {
+  if (!s.energy) {
+    std::string why;
+    if (auto it = run.effective_settings.find("power_error"); it != run.effective_settings.end()) why = it->second;
+    else if (auto n = run.effective_settings.find("power_note"); n != run.effective_settings.end()) why = n->second;
+    std::cout << "Energy: not measured; tokens per joule are the " << metrics::kTdpBoundLabel
+              << (why.empty() ? "" : " (" + EscapeControls(why) + ")") << "\n";
+    return;
+  }
+  const EnergyMeasurement& e = *s.energy;
+  Title("Energy, " + metrics::EnergyLabel(s));
+  Row("Method:", e.method + ", " + std::to_string(e.samples) + " readings in the window");
+  Num("Energy (J):", e.joules);
+  Num("Mean power (W):", e.mean_w);
+  Num("Peak power (W):", e.peak_w);
+  Num("Tokens per joule (measured):", s.tokens_per_joule);
+  Num("Output tokens per joule (measured):", s.output_tokens_per_joule);
+  for (const auto& d : e.devices)
+    Row("  " + d.name + ":", fmt::format("{:.2f} J, mean {:.2f} W, peak {:.2f} W", d.joules, d.mean_w, d.peak_w));
+}
+
 }  // namespace frontier::cli

@@ -40,6 +40,9 @@ inline constexpr double kMaxRequestRate = 1e9;    // load value of a finite requ
 inline constexpr double kInfiniteRate = 1e300;    // load value of request_rate=inf (SQLite has no inf)
 inline constexpr int64_t kMaxRepetition = 1'000'000;
 inline constexpr int64_t kMaxAttempts = 1'000;
+inline constexpr double kMaxPowerW = 1e8;         // a point's summed power: 100 MW
+inline constexpr double kMaxEnergyJ = 1e17;       // kMaxPowerW over kMaxDurationS
+inline constexpr double kMaxTokensPerJoule = 1e9;
 }  // namespace bounds
 
 }  // namespace frontier

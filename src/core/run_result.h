@@ -127,6 +127,29 @@ struct ServerMetrics {
   std::vector<ServerSample> samples;      // in time order
 };
 
+// Energy the accelerators (or the host's CPU packages) drew over a run's
+// measured window, from a power source (power/source.h) sampled on its own
+// thread: an energy counter's difference where the device has one, else its
+// power readings integrated (trapezoid). Written under "energy" in the result
+// JSON; tokens per joule derive from it (metrics/summary.h).
+struct EnergyDevice {
+  std::string name;                 // "gpu0 NVIDIA H200", "package-0", ...
+  double joules = 0;                // over the window
+  double mean_w = 0;                // joules / window
+  double peak_w = 0;                // the largest power reading (or counter slope between samples)
+};
+struct EnergyMeasurement {
+  std::string source;               // "nvml", "amdsmi", "rapl", "scrape"
+  std::string method;               // "energy counter" or "power integrated"
+  double window_s = 0;              // the measured window's length
+  double joules = 0;                // summed over devices
+  double mean_w = 0;                // joules / window_s, summed over devices
+  double peak_w = 0;                // the largest summed power over the samples
+  int64_t samples = 0;              // readings inside the window (its two ends interpolated)
+  double interval_s = 0;            // the sampling interval asked for
+  std::vector<EnergyDevice> devices;
+};
+
 // Where a run's records came from: a server measured over HTTP, or the
 // simulator. Written as "measured" / "simulated" only at the edges (result
 // JSON, the terminal, the results database).
@@ -160,6 +183,10 @@ struct RunResult {
   // How sure a simulated point is (sim/band.h), set by the simulator's Target
   // when its caller gave it the band; never set on a measured run.
   std::optional<PredictionBand> band;
+  // The Target's clock() reading of time zero (RunLoad, RunSessions), so a
+  // series sampled on the same clock (power) can be cut to the measured window.
+  Nanos origin_ns = 0;
+  std::optional<EnergyMeasurement> energy;      // when a power source was sampled
 };
 
 }  // namespace frontier

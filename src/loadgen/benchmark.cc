@@ -1,5 +1,6 @@
 #include "loadgen/benchmark.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "loadgen/metrics_scraper.h"
@@ -8,6 +9,7 @@
 #include "core/host_name.h"
 #include "loadgen/http_target.h"
 #include "loadgen/worker_pool.h"
+#include "metrics/prometheus.h"
 
 namespace frontier::loadgen {
 
@@ -64,6 +66,20 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
   }
   PointOptions point = o;
   if (point.model.empty()) point.model = o.client.model;
+  power::PowerOptions power_options = o.power;
+  if (!power_options.scrape_url.empty() && !power_options.fetch) {
+    const client::ClientOptions client = o.client;
+    const std::string url = power_options.scrape_url;
+    const Nanos timeout = std::clamp<Nanos>(power_options.interval_ns, 100 * kNanosPerMilli, 5 * kNanosPerSecond);
+    power_options.fetch = [client, url, timeout] {
+      return client::HttpGet(client, url, timeout, metrics::kMaxPrometheusBytes);
+    };
+  }
+  FRONTIER_ASSIGN_OR_RETURN(power::OpenedPower power, power::OpenPowerSource(power_options));
+  point.power = power.source.get();
+  point.power_interval_ns = power_options.interval_ns;
+  point.effective_settings["power"] = power.source ? power.source->Name() : "off";
+  if (!power.note.empty()) point.effective_settings["power_note"] = power.note;
   std::optional<MetricsScraper> scraper;
   if (!o.scrape_metrics_url.empty())
     scraper.emplace(MetricsScraper::Options{o.scrape_metrics_url, o.scrape_period_ns, o.client});

@@ -26,6 +26,7 @@
 #include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "metrics/summary.h"
+#include "power/open.h"
 #include "workload/dataset.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
@@ -41,11 +42,16 @@ struct BenchOptions : PointOptions {
   // the result as "server_metrics".
   std::string scrape_metrics_url;
   Nanos scrape_period_ns = kNanosPerSecond;
+  // Measured power (power/open.h): the source to open, and the interval
+  // between readings (PointOptions::power_interval_ns is set from it). Its
+  // scrape_url is fetched with `client`'s options; fetch is set here.
+  power::PowerOptions power;
 };
 
 using BenchOutcome = PointOutcome;
 
-// Runs the benchmark. Fails for bad options (InvalidArgument naming the flag)
+// Runs the benchmark. Fails for bad options (InvalidArgument naming the flag),
+// a power source asked for by name that cannot open ("--power nvml: ...")
 // or when an output file cannot be written (IoError naming it); a request
 // that fails is a result, not an error. On interruption the outcome has
 // run.interrupted = true and the files hold what was measured.

@@ -1,11 +1,15 @@
 #include "loadgen/point.h"
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "core/clock.h"
 #include "core/version.h"
 #include "loadgen/session_runner.h"
 #include "metrics/result_json.h"
+#include "power/integrate.h"
+#include "power/sampler.h"
 #include "workload/prefix_blocks.h"
 
 namespace frontier::loadgen {
@@ -104,6 +108,40 @@ void SetIdealHitRate(std::span<const workload::RequestSpec> specs, int64_t warmu
   run->ideal_hit_block_tokens = block_tokens;
 }
 
+namespace {
+
+// Cuts the sampled series to the measured window into run->energy, or says
+// in the effective settings why not.
+void MeasureEnergy(const power::PowerSampler::Series& series, const power::PowerSource& source, Nanos interval_ns,
+                   RunResult* run) {
+  run->effective_settings["power"] = source.Name();
+  run->effective_settings["power_interval_s"] = std::to_string(NanosToSeconds(interval_ns));
+  if (series.failures > 0)
+    run->effective_settings["power_failed_readings"] =
+        std::to_string(series.failures) + " (" + series.last_error + ")";
+  Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
+  for (const auto& r : run->requests) {
+    if (r.warmup || r.end_ns < 0) continue;
+    first = std::min(first, r.scheduled_ns);
+    last = std::max(last, r.end_ns);
+  }
+  if (last <= first) {
+    run->effective_settings["power_error"] = "no measured request ended: no window to measure";
+    return;
+  }
+  Result<EnergyMeasurement> e =
+      power::Integrate(series.readings, source.Devices(), run->origin_ns + first, run->origin_ns + last);
+  if (!e.ok()) {
+    run->effective_settings["power_error"] = e.status().message();
+    return;
+  }
+  e->source = source.Name();
+  e->interval_s = NanosToSeconds(interval_ns);
+  run->energy = std::move(*e);
+}
+
+}  // namespace
+
 Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestSpec> specs,
                               const workload::LoadOptions& load, const PointOptions& o, Observer* observer,
                               const std::atomic<bool>* stop) {
@@ -112,6 +150,11 @@ Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestS
   if (!o.requests_jsonl.empty()) FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
   RecordingObserver recording(&writer, observer);
   const std::string start_time = UtcTimestampNow();
+  std::optional<power::PowerSampler> sampler;
+  if (o.power != nullptr) {
+    sampler.emplace(o.power, o.power_interval_ns, target.clock());
+    sampler->Start();
+  }
   RunResult run;
   if (o.sessions != nullptr) {
     FRONTIER_ASSIGN_OR_RETURN(run, RunSessions(target, *o.sessions, load, o.run, &recording, stop,
@@ -123,6 +166,7 @@ Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestS
   run.start_time_utc = start_time;
   target.Describe(&run);
   StampProvenance(o, target.ServedModel(), &run);
+  if (sampler) MeasureEnergy(sampler->Stop(), *o.power, o.power_interval_ns, &run);
   PointOutcome out;
   out.summary = metrics::Summarize(run, o.summary);
   if (o.rules) out.verdict = Judge(run, *o.rules, out.summary, OriginFor(load));

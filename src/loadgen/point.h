@@ -22,6 +22,11 @@
 // interruption (run.interrupted = true), with the load's descriptive fields
 // (LoadResultFields), the caller's extra fields and the verdict.
 //
+// Energy (PointOptions::power): the power source is sampled on a thread of
+// its own (power/sampler.h), never on the timing core's; a window it could
+// not measure leaves RunResult::energy unset and says why in the effective
+// setting "power_error".
+//
 // Thread safety: runs on the calling thread; `stop` may be set from anywhere.
 #pragma once
 
@@ -40,6 +45,7 @@
 #include "loadgen/target.h"
 #include "loadgen/verdict.h"
 #include "metrics/summary.h"
+#include "power/source.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"
 #include "workload/session.h"
@@ -64,6 +70,13 @@ struct PointOptions {
   const workload::SessionWorkload* sessions = nullptr;
   // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h).
   int ideal_block_tokens = 16;
+  // When set, read on its own thread every power_interval_ns from just
+  // before the run to just after it, and integrated over the measured
+  // window (the non-warm-up requests' first scheduled time to their last
+  // end, the summary's duration) into RunResult::energy. Only for a Target on
+  // the steady clock (a live server). Must outlive RunPoint.
+  power::PowerSource* power = nullptr;
+  Nanos power_interval_ns = 100 * kNanosPerMilli;
 };
 
 struct PointOutcome {

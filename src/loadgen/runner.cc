@@ -139,6 +139,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   report(clock.Now());
 
   RunResult run;
+  run.origin_ns = t0;
   run.interrupted = ending.stopping();
   run.served_model = target.ServedModel();
   run.requests = books.Take();

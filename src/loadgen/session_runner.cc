@@ -110,6 +110,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
   const Nanos t0 = clock.Now();
   Books books(t0, 0, observer);
   RunResult run;
+  run.origin_ns = t0;
   std::vector<Live> lives;
   std::vector<size_t> free_lives;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;

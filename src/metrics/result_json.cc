@@ -180,11 +180,73 @@ json SummaryToJson(const Summary& s) {
     PutDistribution(j, "turn_e2el", s.turn_e2el_ms);
     PutDistribution(j, "session_latency", s.session_latency_ms);
   }
+  if (s.energy) {
+    j["energy"] = EnergyToJson(*s.energy);
+    j["tokens_per_joule"] = s.tokens_per_joule;
+    j["output_tokens_per_joule"] = s.output_tokens_per_joule;
+  }
   // The steady-state span's throughputs beside the whole run's (null: no steady span).
   const Timeslices& ts = s.timeslices;
   j["steady_output_throughput"] = ts.steady ? json(ts.steady_output_throughput) : json(nullptr);
   j["steady_request_throughput"] = ts.steady ? json(ts.steady_request_throughput) : json(nullptr);
   return j;
+}
+
+json EnergyToJson(const EnergyMeasurement& e) {
+  json j = json::object();
+  j["source"] = e.source;
+  j["label"] = MeasuredEnergyLabel(e.source);
+  j["method"] = e.method;
+  j["joules"] = e.joules;
+  j["mean_power_w"] = e.mean_w;
+  j["peak_power_w"] = e.peak_w;
+  j["window_s"] = e.window_s;
+  j["samples"] = e.samples;
+  j["interval_s"] = e.interval_s;
+  j["devices"] = json::array();
+  for (const auto& d : e.devices)
+    j["devices"].push_back(
+        {{"name", d.name}, {"joules", d.joules}, {"mean_power_w", d.mean_w}, {"peak_power_w", d.peak_w}});
+  return j;
+}
+
+Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where) {
+  using namespace bounds;
+  if (!j.is_object()) return InvalidArgument(where + " must be an object");
+  const JsonFields f(j, where);
+  EnergyMeasurement e;
+  FRONTIER_ASSIGN_OR_RETURN(e.source, f.Name("source"));
+  if (e.source.empty()) return InvalidArgument(where + ": field 'source' is missing (nvml, amdsmi, rapl or scrape)");
+  FRONTIER_ASSIGN_OR_RETURN(e.method, f.Name("method"));
+  FRONTIER_ASSIGN_OR_RETURN(e.joules, f.RequiredNumber("joules", 0, kMaxEnergyJ, "a frontier result's energy"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> mean, f.Number("mean_power_w", 0, kMaxPowerW));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> peak, f.Number("peak_power_w", 0, kMaxPowerW));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> window, f.Number("window_s", 0, kMaxDurationS));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> samples, f.Integer("samples", 0, kMaxRequests));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> interval, f.Number("interval_s", 0, kMaxDurationS));
+  e.mean_w = mean.value_or(0);
+  e.peak_w = peak.value_or(0);
+  e.window_s = window.value_or(0);
+  e.samples = samples.value_or(0);
+  e.interval_s = interval.value_or(0);
+  if (const json* devices = f.Find("devices")) {
+    if (!devices->is_array() || devices->size() > static_cast<size_t>(kMaxGpus))
+      return InvalidArgument(where + ": devices must be an array of at most " + std::to_string(kMaxGpus) + " objects");
+    for (size_t i = 0; i < devices->size(); ++i) {
+      const std::string at = where + ".devices[" + std::to_string(i) + "]";
+      if (!(*devices)[i].is_object()) return InvalidArgument(at + " must be an object");
+      const JsonFields d((*devices)[i], at);
+      EnergyDevice dev;
+      FRONTIER_ASSIGN_OR_RETURN(dev.name, d.Name("name"));
+      FRONTIER_ASSIGN_OR_RETURN(dev.joules, d.RequiredNumber("joules", 0, kMaxEnergyJ, "a frontier result's energy"));
+      FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> dm, d.Number("mean_power_w", 0, kMaxPowerW));
+      FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> dp, d.Number("peak_power_w", 0, kMaxPowerW));
+      dev.mean_w = dm.value_or(0);
+      dev.peak_w = dp.value_or(0);
+      e.devices.push_back(std::move(dev));
+    }
+  }
+  return e;
 }
 
 json ResultLoadToJson(const ResultLoad& load) {
@@ -413,6 +475,14 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> steady_req,
                               f.Number("steady_request_throughput", 0, kMaxThroughput));
     s.timeslices.steady_request_throughput = steady_req.value_or(0);
+  }
+  if (const json* e = f.Find("energy")) {
+    FRONTIER_ASSIGN_OR_RETURN(EnergyMeasurement m, EnergyFromJson(*e, where + ": energy"));
+    if (m.joules > 0) {
+      s.energy = std::move(m);
+      s.tokens_per_joule = static_cast<double>(s.total_input_tokens + s.total_output_tokens) / s.energy->joules;
+      s.output_tokens_per_joule = static_cast<double>(s.total_output_tokens) / s.energy->joules;
+    }
   }
   if (f.Find("sessions_completed") != nullptr) {
     s.has_sessions = true;

@@ -18,7 +18,8 @@
 //   {reason: count}, {mean,median,std,p<P>}_{turn_ttft,turn_e2el,session_latency}_ms;
 //   steady_output_throughput and steady_request_throughput (null when the
 //   run has no steady span) and "timeslices" (TimeslicesToJson, when the
-//   run has a window; metrics/timeslice.h),
+//   run has a window; metrics/timeslice.h), and when energy was measured
+//   tokens_per_joule, output_tokens_per_joule and "energy" (EnergyToJson),
 // and a versioned "frontier" object with the run's provenance:
 //   {"format_version": kResultFormatVersion, "version", "command_line",
 //    "source": "measured"|"simulated", "base_url", "endpoint", "model",
@@ -104,6 +105,14 @@ nlohmann::json ResultLoadToJson(const ResultLoad& load);
 nlohmann::json ResultToJson(const RunResult& run, const Summary& summary,
                             const SummaryOptions& options,
                             const nlohmann::json* extra_top_level = nullptr);
+
+// The "energy" object: {"source", "label": "measured (<source>)", "method",
+// "joules", "mean_power_w", "peak_power_w", "window_s", "samples",
+// "interval_s", "devices": [{"name", "joules", "mean_power_w",
+// "peak_power_w"}]}, and its reader (bounds of core/limits.h; InvalidArgument
+// naming `where` and the field).
+nlohmann::json EnergyToJson(const EnergyMeasurement& e);
+Result<EnergyMeasurement> EnergyFromJson(const nlohmann::json& j, const std::string& where);
 
 // The "server_metrics" object above: samples as columns over "t_s" (seconds
 // from the run's start), null where a scrape lacked a series.

@@ -118,6 +118,49 @@ TEST(ResultJsonTest, WriteThenReadBackTheSummary) {
   EXPECT_FALSE(ReadResultSummary("/nonexistent.json").ok());
 }
 
+TEST(ResultJsonTest, MeasuredEnergyGivesTokensPerJouleAndIsReadBack) {
+  RunResult run = TwoRequestRun();
+  EnergyMeasurement e;
+  e.source = "nvml";
+  e.method = "energy counter";
+  e.window_s = 0.2;
+  e.joules = 60;  // 15 tokens (10 in, 5 out): 0.25 tokens per joule
+  e.mean_w = 300;
+  e.peak_w = 410;
+  e.samples = 2;
+  e.interval_s = 0.1;
+  e.devices = {{"gpu0 H200", 20, 100, 130}, {"gpu1 H200", 40, 200, 280}};
+  run.energy = e;
+  SummaryOptions o;
+  Summary s = Summarize(run, o);
+  EXPECT_DOUBLE_EQ(s.tokens_per_joule, 0.25);
+  EXPECT_DOUBLE_EQ(s.output_tokens_per_joule, 5.0 / 60);
+  EXPECT_EQ(EnergyLabel(s), "measured (nvml)");
+  const nlohmann::json j = ResultToJson(run, s, o);
+  EXPECT_EQ(j["energy"]["label"], "measured (nvml)");
+  EXPECT_DOUBLE_EQ(j["energy"]["devices"][1]["peak_power_w"].get<double>(), 280);
+  EXPECT_DOUBLE_EQ(j["tokens_per_joule"].get<double>(), 0.25);
+  auto back = SummaryFromResultJson(j, "r.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->energy.has_value());
+  EXPECT_EQ(back->energy->source, "nvml");
+  EXPECT_DOUBLE_EQ(back->energy->joules, 60);
+  EXPECT_DOUBLE_EQ(back->energy->peak_w, 410);
+  ASSERT_EQ(back->energy->devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(back->energy->devices[1].mean_w, 200);
+  EXPECT_DOUBLE_EQ(back->tokens_per_joule, 0.25);
+  // Without a measurement: no energy keys, and the label is the bound.
+  Summary none = Summarize(TwoRequestRun(), o);
+  EXPECT_EQ(EnergyLabel(none), "TDP bound");
+  EXPECT_FALSE(ResultToJson(TwoRequestRun(), none, o).contains("energy"));
+  // A broken energy object is refused by field.
+  nlohmann::json bad = j;
+  bad["energy"]["joules"] = -1;
+  auto refused = SummaryFromResultJson(bad, "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("r.json: energy: joules"), std::string::npos) << refused.status().message();
+}
+
 TEST(ResultJsonTest, ReadsAVllmFile) {
   // The shape `vllm bench serve --save-result` writes (abridged).
   auto doc = nlohmann::json::parse(R"({"date": "20250101-000000", "backend": "vllm",

@@ -229,6 +229,11 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.ideal_prefix_hit_rate = run.ideal_prefix_hit_rate;
   s.ideal_hit_block_tokens = run.ideal_hit_block_tokens;
   s.timeslices = ComputeTimeslices(run, o.timeslice);
+  if (run.energy && run.energy->joules > 0) {
+    s.energy = run.energy;
+    s.tokens_per_joule = static_cast<double>(s.total_input_tokens + s.total_output_tokens) / run.energy->joules;
+    s.output_tokens_per_joule = static_cast<double>(s.total_output_tokens) / run.energy->joules;
+  }
   if (!run.sessions.empty()) {
     s.has_sessions = true;
     std::vector<double> latency;
@@ -247,5 +252,9 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   }
   return s;
 }
+
+std::string MeasuredEnergyLabel(const std::string& source) { return "measured (" + source + ")"; }
+
+std::string EnergyLabel(const Summary& s) { return s.energy ? MeasuredEnergyLabel(s.energy->source) : kTdpBoundLabel; }
 
 }  // namespace frontier::metrics

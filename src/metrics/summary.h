@@ -29,6 +29,11 @@
 //   sessions_completed / sessions_failed and the failed sessions' end reasons
 //
 // The ideal prefix-cache hit rate is copied from the run (RunResult).
+// Energy (when the run measured it: RunResult::energy) is copied too, and
+//   tokens_per_joule        = (sum(input) + sum(output)) / joules
+//   output_tokens_per_joule = sum(output) / joules
+// over the same window as the throughputs; 0 without a measurement, where a
+// reader shows the TDP bound (analysis/cost.h) instead.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -96,7 +101,19 @@ struct Summary {
   int ideal_hit_block_tokens = 0;
   // Per-window metrics and the steady span (timeslices.steady false: none found).
   Timeslices timeslices;
+  // Measured energy over the run's window (unset: none measured) and the
+  // tokens per joule it gives (0 when unset).
+  std::optional<EnergyMeasurement> energy;
+  double tokens_per_joule = 0;
+  double output_tokens_per_joule = 0;
 };
+
+// The label a measured or bounded energy figure is shown with:
+// "measured (nvml)" for a summary with energy, else "TDP bound".
+std::string EnergyLabel(const Summary& s);
+// "measured (<source>)".
+std::string MeasuredEnergyLabel(const std::string& source);
+inline constexpr const char* kTdpBoundLabel = "TDP bound";
 
 Summary Summarize(const RunResult& run, const SummaryOptions& options);
 

@@ -6,10 +6,15 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
+#include <utility>
 
 #include "core/parse.h"
 #include "core/terminal_text.h"
 
+#include "analysis/cost.h"
+#include "metrics/summary.h"
+#include "report/model.h"
 #include "report/table.h"
 
 namespace frontier::report {
@@ -144,6 +149,64 @@ void PrintComparison(const analysis::RegressionReport& r, const std::string& bas
   for (const auto& k : r.only_candidate) out << "  only in candidate: " << EscapeControls(k) << "\n";
   out << "\n" << r.regressions << " regression(s), " << r.improvements << " improvement(s) in "
       << r.deltas.size() << " comparisons\n";
+}
+
+namespace {
+
+struct EnergyCell {
+  double measured = 0, tput_per_gpu = 0;
+  int n_measured = 0, n = 0;
+  std::string source;
+};
+
+Result<std::map<std::string, EnergyCell>> EnergyCells(store::Store& store, int64_t run_id, bool* any) {
+  FRONTIER_ASSIGN_OR_RETURN(auto points, store.ListPoints(run_id));
+  static const std::regex rep(R"(\|rep=\d+)");
+  std::map<std::string, EnergyCell> out;
+  for (const auto& p : points) {
+    EnergyCell& c = out[std::regex_replace(p.key, rep, "")];
+    c.tput_per_gpu += p.metrics.total_tput_per_gpu;
+    ++c.n;
+    if (p.metrics.energy_j > 0) {
+      c.measured += p.metrics.tokens_per_joule;
+      ++c.n_measured;
+      if (c.source.empty()) c.source = EnergySourceOf(p);
+      *any = true;
+    }
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> Shown(const EnergyCell* c, double tdp_w) {
+  if (c == nullptr) return {"-", ""};
+  if (c->n_measured > 0)
+    return {Fixed(c->measured / c->n_measured, 3),
+            metrics::MeasuredEnergyLabel(c->source.empty() ? "unknown source" : c->source)};
+  return {Fixed(analysis::TokensPerJoule(c->tput_per_gpu / c->n, tdp_w), 3), metrics::kTdpBoundLabel};
+}
+
+}  // namespace
+
+Status PrintEnergyComparison(store::Store& store, int64_t baseline, int64_t candidate, double baseline_tdp_w,
+                             double candidate_tdp_w, std::ostream& out) {
+  bool any = false;
+  FRONTIER_ASSIGN_OR_RETURN(auto b, EnergyCells(store, baseline, &any));
+  FRONTIER_ASSIGN_OR_RETURN(auto c, EnergyCells(store, candidate, &any));
+  if (!any) return Status::Ok();
+  out << "\nEnergy: total tokens per joule (measured where the point measured it, else the TDP bound)\n";
+  TextTable t({"point", "baseline tok/J", "baseline energy", "candidate tok/J", "candidate energy"});
+  std::set<std::string> keys;
+  for (const auto& [k, v] : b) keys.insert(k);
+  for (const auto& [k, v] : c) keys.insert(k);
+  for (const auto& k : keys) {
+    const auto bi = b.find(k);
+    const auto ci = c.find(k);
+    const auto [bv, bl] = Shown(bi == b.end() ? nullptr : &bi->second, baseline_tdp_w);
+    const auto [cv, cl] = Shown(ci == c.end() ? nullptr : &ci->second, candidate_tdp_w);
+    t.Add({k, bv, bl, cv, cl});
+  }
+  t.Print(out);
+  return Status::Ok();
 }
 
 }  // namespace frontier::report

@@ -56,4 +56,11 @@ std::string BandVerdict(const ComparedBands& bands, const std::string& metric, d
 void PrintComparison(const analysis::RegressionReport& report, const std::string& baseline_label,
                      const std::string& candidate_label, std::ostream& out, const ComparedBands& bands = {});
 
+// The two runs' tokens per joule point by point (repetitions averaged), each
+// labelled: "measured (<source>)" where the point measured its energy
+// (docs/energy.md), else "TDP bound" (total tokens/s/GPU over `*_tdp_w`; "-"
+// when that is 0, unknown). Prints nothing when neither run measured energy.
+Status PrintEnergyComparison(store::Store& store, int64_t baseline, int64_t candidate, double baseline_tdp_w,
+                             double candidate_tdp_w, std::ostream& out);
+
 }  // namespace frontier::report

@@ -322,14 +322,25 @@ std::string RenderHtml(const Report& r) {
       out << "<h3>At equal interactivity: output tokens/s per GPU</h3>\n";
       IsoTable(out, r, w, true);
       out << "<h3>Cost and energy at equal interactivity</h3>\n<div class=\"muted\">$ per million "
-             "tokens = $/GPU-hour / (tokens/s/GPU × 3600) × 10⁶; tokens per joule at TDP (a lower "
-             "bound: GPUs draw at most TDP).</div>\n";
+             "tokens = $/GPU-hour / (tokens/s/GPU × 3600) × 10⁶; tokens per joule: the TDP bound (a lower "
+             "bound: GPUs draw at most TDP); measured energy, where a point has it, is below.</div>\n";
       CostTable(out, r, w);
     }
     for (size_t idx : w.series) {
       SeriesTable(out, r.series[idx]);
       OverTime(out, r, r.series[idx]);
     }
+  }
+  if (const std::vector<EnergyRow> energy = MeasuredEnergyRows(r); !energy.empty()) {
+    out << "<h2>Measured energy</h2>\n<div class=\"muted\">Per point, the mean of the repetitions that "
+           "measured it (docs/energy.md); tokens per joule = total tokens / joules, beside the TDP bound.</div>\n"
+           "<table><tr><th>series</th><th>point</th><th>energy</th><th>J</th><th>mean W</th><th>peak W</th>"
+           "<th>tok/J measured</th><th>tok/J TDP bound</th></tr>\n";
+    for (const auto& e : energy)
+      out << "<tr>" << Td(e.series, true) << Td(e.key, true) << Td(e.label, true) << Td(Fixed(e.joules, 1))
+          << Td(Fixed(e.mean_w, 1)) << Td(Fixed(e.peak_w, 1)) << Td(Fixed(e.tokens_per_joule, 3))
+          << Td(Fixed(e.tdp_bound_tokens_per_joule, 3)) << "</tr>\n";
+    out << "</table>\n";
   }
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>source</th><th>status</th><th>created (UTC)</th>"
          "<th>configuration</th><th>provenance</th></tr>\n";

@@ -11,6 +11,7 @@
 #include "analysis/cost.h"
 #include "core/clock.h"
 #include "report/table.h"
+#include "metrics/summary.h"
 
 namespace frontier::report {
 namespace {
@@ -230,6 +231,46 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
     report.workloads.push_back(std::move(wr));
   }
   return report;
+}
+
+std::string EnergySourceOf(const store::PointRecord& point) {
+  const auto j = nlohmann::json::parse(point.summary_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("energy") || !j["energy"].is_object()) return "";
+  const auto& src = j["energy"]["source"];
+  return src.is_string() ? src.get<std::string>() : "";
+}
+
+std::vector<EnergyRow> MeasuredEnergyRows(const Report& r) {
+  std::vector<EnergyRow> rows;
+  for (const auto& s : r.series)
+    for (const auto& p : s.points) {
+      EnergyRow row;
+      int n = 0;
+      std::set<std::string> sources;
+      for (const auto& rep : p.repetitions) {
+        if (!(rep.metrics.energy_j > 0)) continue;
+        ++n;
+        row.joules += rep.metrics.energy_j;
+        row.mean_w += rep.metrics.mean_power_w;
+        row.peak_w = std::max(row.peak_w, rep.metrics.peak_power_w);
+        row.tokens_per_joule += rep.metrics.tokens_per_joule;
+        const std::string src = EnergySourceOf(rep);
+        sources.insert(src.empty() ? "unknown source" : src);
+      }
+      if (n == 0) continue;
+      row.series = s.name;
+      row.key = p.key;
+      std::string joined;
+      for (const auto& x : sources) joined += (joined.empty() ? "" : ", ") + x;
+      row.label = metrics::MeasuredEnergyLabel(joined);
+      row.joules /= n;
+      row.mean_w /= n;
+      row.tokens_per_joule /= n;
+      if (s.facts && s.facts->tdp_w > 0)
+        row.tdp_bound_tokens_per_joule = analysis::TokensPerJoule(p.total_tput_per_gpu.mean, s.facts->tdp_w);
+      rows.push_back(std::move(row));
+    }
+  return rows;
 }
 
 }  // namespace frontier::report

@@ -120,6 +120,21 @@ struct Report {
 
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options);
 
+// One aggregated point's energy, for the points where some repetition
+// measured it (store::PointMetrics::energy_j > 0): its repetitions' means
+// over those that did, with the label "measured (<source>)" (the source from
+// the summary JSON's "energy"), beside the TDP bound of the same point
+// (total tokens/s/GPU over the hardware's TDP; unset when the TDP is unknown).
+struct EnergyRow {
+  std::string series, key, label;
+  double joules = 0, mean_w = 0, peak_w = 0, tokens_per_joule = 0;
+  std::optional<double> tdp_bound_tokens_per_joule;
+};
+std::vector<EnergyRow> MeasuredEnergyRows(const Report& report);
+
+// The source a stored point's summary JSON names under "energy" ("" when none).
+std::string EnergySourceOf(const store::PointRecord& point);
+
 // analysis inputs of a series (means).
 std::vector<analysis::OperatingPoint> OperatingPoints(const SeriesReport& s);
 

@@ -461,5 +461,68 @@ TEST(ReportBand, TheFrontiersBandIsTheCurveAtPlusMinusTheBand) {
   EXPECT_NE(svg.find("<rect class=\"pband\""), std::string::npos) << svg;
 }
 
+
+// A measured run of one point whose energy the store holds (energy_j > 0),
+// and the same run without: the report and compare label the first
+// "measured (nvml)" and the second "TDP bound".
+TEST(Report, MeasuredEnergyBesideTheTdpBound) {
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "energy");
+  const int64_t plain = AddRun(*s, "plain", "h200", 1.0, {4}, 1);  // 400 total tok/s/GPU
+  store::RunInfo run;
+  run.sweep = "test";
+  run.system = "measured";
+  run.source = "measured";
+  run.config = {{"hardware", "h200"}, {"gpus", "8"}};
+  auto r = s->CreateRun(run);
+  ASSERT_TRUE(r.ok());
+  for (int k = 0; k < 2; ++k) {
+    store::PointRecord p;
+    p.run_id = r->id;
+    p.workload = "1k1k";
+    p.load_value = 4;
+    p.repetition = k;
+    p.key = store::PointKey("1k1k", "concurrency", 4, k);
+    p.source = "measured";
+    p.metrics.interactivity = 50;
+    p.metrics.total_tput_per_gpu = 400;
+    p.metrics.energy_j = k == 0 ? 1000 : 1200;
+    p.metrics.mean_power_w = k == 0 ? 500 : 600;
+    p.metrics.peak_power_w = k == 0 ? 650 : 700;
+    p.metrics.tokens_per_joule = k == 0 ? 4 : 2;
+    p.summary_json = R"({"energy":{"source":"nvml","joules":1000}})";
+    ASSERT_TRUE(s->AddPoint(p, {}).ok());
+  }
+  ReportOptions o;
+  o.hardware["h200"] = {3.6, "test", 700};
+  auto rep = BuildReport(*s, o);
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  const std::vector<EnergyRow> rows = MeasuredEnergyRows(*rep);
+  ASSERT_EQ(rows.size(), 1u);  // the plain run measured nothing
+  EXPECT_EQ(rows[0].label, "measured (nvml)");
+  EXPECT_DOUBLE_EQ(rows[0].joules, 1100);
+  EXPECT_DOUBLE_EQ(rows[0].mean_w, 550);
+  EXPECT_DOUBLE_EQ(rows[0].peak_w, 700);
+  EXPECT_DOUBLE_EQ(rows[0].tokens_per_joule, 3);
+  ASSERT_TRUE(rows[0].tdp_bound_tokens_per_joule.has_value());
+  EXPECT_DOUBLE_EQ(*rows[0].tdp_bound_tokens_per_joule, 400.0 / 700);
+  std::ostringstream text;
+  PrintReport(*rep, text);
+  EXPECT_NE(text.str().find("Measured energy per point"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("measured (nvml)"), std::string::npos);
+  EXPECT_NE(RenderHtml(*rep).find("<h2>Measured energy</h2>"), std::string::npos);
+
+  std::ostringstream cmp;
+  ASSERT_TRUE(PrintEnergyComparison(*s, plain, r->id, 700, 700, cmp).ok());
+  const std::string c = cmp.str();
+  EXPECT_NE(c.find("0.571"), std::string::npos) << c;  // 400 / 700: the plain run's bound
+  EXPECT_NE(c.find("TDP bound"), std::string::npos) << c;
+  EXPECT_NE(c.find("3.000"), std::string::npos) << c;  // (4 + 2) / 2, measured
+  EXPECT_NE(c.find("measured (nvml)"), std::string::npos) << c;
+  // Neither run measured: nothing is printed.
+  std::ostringstream none;
+  ASSERT_TRUE(PrintEnergyComparison(*s, plain, plain, 700, 700, none).ok());
+  EXPECT_EQ(none.str(), "");
+}
 }  // namespace
 }  // namespace frontier::report

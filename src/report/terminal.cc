@@ -89,7 +89,7 @@ void PrintReportText(const Report& r, std::ostream& out) {
         t.Print(out);
       }
       out << "\nCost and energy at equal interactivity ($ per million tokens at the listed "
-             "$/GPU-hour; tokens per joule at TDP, a lower bound)\n";
+             "$/GPU-hour; tok/J: TDP bound, a lower bound on efficiency)\n";
       std::vector<std::string> header = {"tok/s/user"};
       for (size_t idx : w.series) {
         header.push_back(r.series[idx].name + " $/M out");
@@ -117,6 +117,15 @@ void PrintReportText(const Report& r, std::ostream& out) {
       }
       prices.Print(out);
     }
+  }
+  if (const std::vector<EnergyRow> energy = MeasuredEnergyRows(r); !energy.empty()) {
+    out << "\nMeasured energy per point (mean of the repetitions that measured it; tok/J = total tokens / J, "
+           "beside the TDP bound)\n";
+    TextTable t({"series", "point", "energy", "J", "mean W", "peak W", "tok/J measured", "tok/J TDP bound"});
+    for (const auto& e : energy)
+      t.Add({e.series, e.key, e.label, Fixed(e.joules, 1), Fixed(e.mean_w, 1), Fixed(e.peak_w, 1),
+             Fixed(e.tokens_per_joule, 3), Fixed(e.tdp_bound_tokens_per_joule, 3)});
+    t.Print(out);
   }
   out << "\nProvenance\n";
   TextTable prov({"run", "source", "status", "created (UTC)", "config", "provenance"});

@@ -88,6 +88,8 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
   json summary = json::object();
   for (auto& [k, v] : j.items())
     if (v.is_number() || v.is_string()) summary[k] = v;
+  // A frontier result's measured energy, as read and checked (metrics::EnergyFromJson).
+  if (d.summary.energy) summary["energy"] = metrics::EnergyToJson(*d.summary.energy);
   p.summary_json = summary.dump(-1, ' ', false, json::error_handler_t::replace);
   // A frontier result's series over time stay with the point (readers parse them defensively).
   if (auto it = j.find("server_metrics"); it != j.end() && it->is_object())

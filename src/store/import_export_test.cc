@@ -145,6 +145,26 @@ TEST(Import, AFrontierResultKeepsItsSeriesOverTime) {
   EXPECT_TRUE(without->front().points[0].series.empty());
 }
 
+TEST(Import, AFrontierResultKeepsItsMeasuredEnergy) {
+  auto r = ParseResultFile(VllmWith(R"({"total_input_tokens": 300, "total_output_tokens": 6,
+                                        "energy": {"source": "nvml", "method": "energy counter", "joules": 500,
+                                          "mean_power_w": 250, "peak_power_w": 300, "window_s": 2,
+                                          "devices": [{"name": "gpu0", "joules": 500}]}})"),
+                           "v.json", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const PointRecord& p = r->front().points[0];
+  EXPECT_DOUBLE_EQ(p.metrics.energy_j, 500);
+  EXPECT_DOUBLE_EQ(p.metrics.mean_power_w, 250);
+  EXPECT_DOUBLE_EQ(p.metrics.peak_power_w, 300);
+  EXPECT_DOUBLE_EQ(p.metrics.tokens_per_joule, 306.0 / 500);
+  const auto summary = nlohmann::json::parse(p.summary_json);
+  EXPECT_EQ(summary["energy"]["source"], "nvml");
+  EXPECT_EQ(summary["energy"]["label"], "measured (nvml)");
+  auto bad = ParseResultFile(VllmWith(R"({"energy": {"source": "nvml", "joules": "lots"}})"), "v.json", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("v.json: energy: joules"), std::string::npos) << bad.status().message();
+}
+
 TEST(Import, AWrongTypeAnywhereIsAnErrorNamingTheFieldNotACrash) {
   // Each of these aborted the process (an uncaught JSON type error) or was
   // silently read as 0.
@@ -465,23 +485,28 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
   EXPECT_EQ(m.max_concurrent_requests, 16);
 }
 
+// export_v6.* are export_v5.* with schema version 6's four energy columns
+// (energy_j, mean_power_w, peak_power_w, tokens_per_joule; 0 when not
+// measured) after max_concurrent_requests: every other byte is unchanged.
 TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
   testing_util::ScratchDir tmp("import");
   auto s = FreshStore(tmp, "v5_again");
   ASSERT_TRUE(ImportFile(*s, kData + "/export_v5.json", {}).ok());
   auto csv = ExportCsv(*s);
   ASSERT_TRUE(csv.ok());
-  EXPECT_EQ(*csv, Slurp(kData + "/export_v5.csv"));
+  EXPECT_EQ(*csv, Slurp(kData + "/export_v6.csv"));
   auto js = ExportJson(*s);
   ASSERT_TRUE(js.ok());
   // The import adds its own provenance (the file, the time); the file had none.
   auto doc = nlohmann::ordered_json::parse(*js);
   doc["runs"][0]["provenance"] = nlohmann::ordered_json::object();
-  // The export names the schema it was written from (6 added the band keys,
-  // which a point without a band does not have): the rest is byte for byte.
-  EXPECT_EQ(doc["schema_version"], kSchemaVersion);
-  doc["schema_version"] = 5;
-  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v5.json"));
+  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v6.json"));
+  // And a v6 export imports back to the same file.
+  auto again = FreshStore(tmp, "v6_again");
+  ASSERT_TRUE(ImportFile(*again, kData + "/export_v6.json", {}).ok());
+  auto csv6 = ExportCsv(*again);
+  ASSERT_TRUE(csv6.ok());
+  EXPECT_EQ(*csv6, Slurp(kData + "/export_v6.csv"));
 }
 
 }  // namespace

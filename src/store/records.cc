@@ -52,6 +52,12 @@ PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus) {
   m.median_e2el_ms = s.e2el_ms.median;
   m.p99_e2el_ms = p99(s.e2el_ms);
   m.max_concurrent_requests = static_cast<double>(s.max_concurrent_requests);
+  if (s.energy) {
+    m.energy_j = s.energy->joules;
+    m.mean_power_w = s.energy->mean_w;
+    m.peak_power_w = s.energy->peak_w;
+    m.tokens_per_joule = s.tokens_per_joule;
+  }
   return m;
 }
 

@@ -98,6 +98,14 @@ struct PointMetrics {
   double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
   double mean_e2el_ms = 0, median_e2el_ms = 0, p99_e2el_ms = 0;
   double max_concurrent_requests = 0;
+  // Measured energy over the point's window (metrics::Summary::energy; 0
+  // when none was measured: a reader shows the TDP bound instead). Joules and
+  // watts sum the devices the source read; its name and per-device figures
+  // are in the summary JSON's "energy".
+  double energy_j = 0;
+  double mean_power_w = 0;
+  double peak_power_w = 0;
+  double tokens_per_joule = 0;      // total tokens / energy_j
 };
 
 // The metrics of a summary (p99 is 0 when the summary did not compute it).

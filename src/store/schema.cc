@@ -70,12 +70,17 @@ CREATE TABLE point_series(
     // 5 -> 6: how sure a simulated point is (core/prediction_band.h), NULL for
     // a measured or imported point: the band's relative half width, the
     // calibrated results it rests on, their class, and the extrapolation
-    // flags as a JSON array of strings.
+    // flags as a JSON array of strings. And measured energy over a point's
+    // window (0: not measured, the TDP bound applies).
     R"sql(
 ALTER TABLE points ADD COLUMN band_half_width {real};
 ALTER TABLE points ADD COLUMN band_points {int};
 ALTER TABLE points ADD COLUMN band_basis TEXT;
 ALTER TABLE points ADD COLUMN band_flags TEXT;
+ALTER TABLE points ADD COLUMN energy_j {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN mean_power_w {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN peak_power_w {real} NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN tokens_per_joule {real} NOT NULL DEFAULT 0;
 )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
@@ -124,6 +129,10 @@ const DoubleColumn kDoubleColumns[] = {
     {"median_e2el_ms", &PointMetrics::median_e2el_ms, bounds::kMaxLatencyMs},
     {"p99_e2el_ms", &PointMetrics::p99_e2el_ms, bounds::kMaxLatencyMs},
     {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, static_cast<double>(bounds::kMaxRequests), 2},
+    {"energy_j", &PointMetrics::energy_j, bounds::kMaxEnergyJ, kEnergyVersion},
+    {"mean_power_w", &PointMetrics::mean_power_w, bounds::kMaxPowerW, kEnergyVersion},
+    {"peak_power_w", &PointMetrics::peak_power_w, bounds::kMaxPowerW, kEnergyVersion},
+    {"tokens_per_joule", &PointMetrics::tokens_per_joule, bounds::kMaxTokensPerJoule, kEnergyVersion},
 };
 const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
 

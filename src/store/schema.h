@@ -30,8 +30,11 @@ inline constexpr int kSchemaVersion = 6;
 inline constexpr int kVerdictVersion = 4;
 // The version that added the point_series table.
 inline constexpr int kSeriesVersion = 5;
-// The version that added a simulated point's prediction band (points.band_*).
+// The version that added a simulated point's prediction band (points.band_*)
+// and the measured-energy columns (energy_j, mean_power_w, peak_power_w,
+// tokens_per_joule).
 inline constexpr int kBandVersion = 6;
+inline constexpr int kEnergyVersion = 6;
 
 enum class Dialect { kSqlite, kPostgres };
 

@@ -290,3 +290,43 @@ TEST(SqliteStore, ReadOnlyOpenReadsAnOlderSchemaAsItIsWithoutMigrating) {
 
 }  // namespace
 }  // namespace frontier::store
+
+namespace frontier::store {
+namespace {
+
+TEST(SqliteStore, KeepsMeasuredEnergyColumns) {
+  testing_util::ScratchDir tmp("store");
+  auto store = OpenStore(tmp.Path("energy.db"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  RunInfo run;
+  run.sweep = "bench";
+  run.system = "http://gpu:8000";
+  run.source = source::kMeasured;
+  auto created = (*store)->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  PointRecord p = MakePoint(created->id, 8, 0, 100);
+  p.source = source::kMeasured;
+  p.metrics.energy_j = 1234.5;
+  p.metrics.mean_power_w = 617.25;
+  p.metrics.peak_power_w = 701;
+  p.metrics.tokens_per_joule = 3.5;
+  ASSERT_TRUE((*store)->AddPoint(p, {}).ok());
+  PointRecord q = MakePoint(created->id, 16, 0, 90);  // measured nothing: zeros
+  ASSERT_TRUE((*store)->AddPoint(q, {}).ok());
+  auto points = (*store)->ListPoints(created->id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.energy_j, 1234.5);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.mean_power_w, 617.25);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.peak_power_w, 701);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.tokens_per_joule, 3.5);
+  EXPECT_DOUBLE_EQ(points->at(1).metrics.energy_j, 0);
+  // A figure beyond its physical bound is refused by name.
+  p.metrics.mean_power_w = 1e12;
+  Status bad = CheckPoint(p, "point");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("mean_power_w"), std::string::npos) << bad.message();
+}
+
+}  // namespace
+}  // namespace frontier::store

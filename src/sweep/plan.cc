@@ -243,7 +243,8 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
 Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "hardware", "gpus", "sim", "live", "engine",
-                                              "model", "base_url", "backend", "endpoint", "launch"}));
+                                              "model", "base_url", "backend", "endpoint", "launch", "power",
+                                              "power_url"}));
   s->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &s->name, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "hardware", &s->hardware));
@@ -266,6 +267,17 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     Result<client::Dialect> d = client::ResolveDialect(s->backend, s->endpoint, names);
     if (!d.ok()) return c.Error(n["backend"], f + ".backend", d.status().message());
   }
+  std::string power = "auto";
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &power));
+  if (auto kind = power::ParsePowerKind(power)) {
+    s->power = *kind;
+  } else {
+    return c.Error(n["power"], f + ".power",
+                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + power + "'");
+  }
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &s->power_url));
+  if (s->power == power::PowerKind::kScrape && s->power_url.empty())
+    return c.Error(n["power"], f + ".power", "scrape needs power_url: a DCGM exporter's /metrics");
   if (n["engine"].IsDefined()) {
     const std::string ef = f + ".engine";
     FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
@@ -673,6 +685,7 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     c["endpoint"] = endpoint;
     if (!backend.empty()) c["backend"] = backend;
     if (launch) c["launch"] = launch->command;
+    if (power != power::PowerKind::kAuto) c["power"] = power::PowerKindName(power);
   }
   if (!engine_name.empty()) c["engine"] = engine_name;
   if (!engine_version.empty()) c["engine_version"] = engine_version;

@@ -83,6 +83,7 @@
 #include "loadgen/scenario.h"
 #include "loadgen/search.h"
 #include "metrics/summary.h"
+#include "power/open.h"
 #include "sim/config.h"
 #include "workload/load.h"
 #include "workload/spec.h"
@@ -122,6 +123,10 @@ struct SystemSpec {
   std::string backend;
   std::string endpoint = "/v1/completions";
   std::optional<LaunchSpec> launch;
+  // Measured energy of a server's points (power/open.h, docs/energy.md):
+  // auto|nvml|amdsmi|rapl|scrape|off, and a DCGM exporter's /metrics for scrape.
+  power::PowerKind power = power::PowerKind::kAuto;
+  std::string power_url;
   int line = 0;                             // where it is defined
 
   bool simulated() const { return sim.has_value(); }

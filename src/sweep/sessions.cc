@@ -135,6 +135,10 @@ class HttpSession final : public Session {
     b.client.endpoint = system_.endpoint;
     b.client.model = model_;
     b.run.progress_interval = options_.point_progress_interval;
+    // A simulated system served over HTTP draws nothing worth measuring: off unless the plan asks.
+    b.power.kind = system_.simulated() && system_.power == power::PowerKind::kAuto ? power::PowerKind::kOff
+                                                                                  : system_.power;
+    b.power.scrape_url = system_.power_url;
     b.requested_settings["system"] = system_.name;
     b.requested_settings["base_url"] = base_url_;
     b.requested_settings["model"] = model_;

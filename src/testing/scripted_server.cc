@@ -183,6 +183,13 @@ struct ScriptedServer::Loop {
       if (!Flush(c)) Close(c, false);
       return;  // not a scripted request: the script is not asked
     }
+    if (c.served.request.method == "GET" && c.served.request.path == "/metrics" && server->options_.metrics) {
+      const std::string text = server->options_.metrics();
+      c.out += "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+               std::to_string(text.size()) + "\r\n\r\n" + text;
+      if (!Flush(c)) Close(c, false);
+      return;
+    }
     ++server->requests_;
     c.script = server->options_.script(c.served.request);
     c.chat = c.served.request.path.find("chat") != std::string::npos;

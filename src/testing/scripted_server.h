@@ -119,6 +119,10 @@ class ScriptedServer {
     // > 0: GET /v1/models reports this vocabulary size as llama.cpp's
     // server does ("meta": {"n_vocab": N}); 0: /v1/models has no "meta".
     int64_t n_vocab = 0;
+    // When set, GET /metrics answers 200 with its text (a Prometheus
+    // exposition: a scripted server's metrics, or an exporter's); else the
+    // path is a scripted request like any other. Called on a loop's thread.
+    std::function<std::string()> metrics;
   };
 
   // Listens on 127.0.0.1 on an ephemeral port and starts the loops.
