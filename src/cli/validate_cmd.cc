@@ -55,6 +55,7 @@ int RunValidate(int argc, char** argv) {
   CLI::App app{"Predict published results (data/validation), with leave-one-out errors by model class", kCmd};
   sim::ValidateOptions o;
   bool no_loo = false;
+  bool refit = false;
   app.add_option("--id", o.only_id, "Only results whose id contains this text");
   app.add_option("--stack", o.only_stack, "Only results on this stack (name or name@version)");
   app.add_option("--offline-requests", o.sim.offline_requests,
@@ -62,6 +63,9 @@ int RunValidate(int argc, char** argv) {
   app.add_option("--server-requests", o.sim.server_requests, "Requests per probe of the Server rate search [4000]");
   app.add_option("--seed", o.sim.seed, "Seeds the drawn request lengths and arrivals [1]");
   app.add_flag("--no-loo", no_loo, "Skip the leave-one-out refits (in-sample errors only)");
+  app.add_flag("--refit", refit,
+               "Refit every stack for its leave-one-out errors, instead of reading those its file records where "
+               "the record is current (its fresh predictions within 1 % of the recorded ones, Server results 10 %)");
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   // Bounded as every run is (core/limits.h): the requests of a run are held in memory.
   if (Status in = CheckRange("--offline-requests", o.sim.offline_requests, 100, 1'000'000); !in.ok())
@@ -69,6 +73,7 @@ int RunValidate(int argc, char** argv) {
   if (Status in = CheckRange("--server-requests", o.sim.server_requests, 100, 1'000'000); !in.ok())
     return UsageError(kCmd, in.message());
   o.leave_one_out = !no_loo;
+  o.refit = refit;
 
   Result<sim::ValidationSet> set = sim::LoadValidation(sim::DefaultDataDir());
   if (!set.ok()) return Fail(kCmd, set.status());
@@ -94,6 +99,16 @@ int RunValidate(int argc, char** argv) {
   }
   std::printf("throughput in output tokens/s; error = predicted / published - 1; LOO = the stack's free parameters "
               "refitted without that result\n");
+  if (!report->loo_recorded.empty() || !report->loo_refitted.empty())
+    std::printf("LOO errors: %zu stacks read from their current record (data/stacks, written by frontier calibrate; "
+                "fresh predictions within 1 %%, Server 10 %%, of it), %zu refitted now%s\n",
+                report->loo_recorded.size(), report->loo_refitted.size(),
+                report->loo_refitted.empty() ? " (--refit refits every stack)" : "");
+  if (!report->loo_refitted.empty() && !report->loo_recorded.empty()) {
+    std::string names;
+    for (const auto& id : report->loo_refitted) names += (names.empty() ? "" : ", ") + id;
+    std::printf("refitted (no record, or a record its fresh predictions no longer match): %s\n", names.c_str());
+  }
   if (!report->classes.empty()) {
     std::printf("\n%-6s %7s %18s %15s %18s\n", "class", "points", "median |LOO err|", "max |LOO err|",
                 "median |fit err|");
@@ -107,7 +122,17 @@ int RunValidate(int argc, char** argv) {
                 "published", "predicted", "error", "band", "in", "band basis  [extrapolations]");
     for (const auto& row : report->transfer) PrintTransferRow(row);
     std::printf("band = the 90th percentile of |LOO err| of calibrated results of the class (model class x "
-                "deployment x vendor, widened to fewer criteria below 5 results); in = published value inside it\n");
+                "deployment x vendor, widened to fewer criteria below 5 results), root sum of squares with the "
+                "transfer part (rate x spec distance to the nearest calibrated GPU); in = published value inside it\n");
+    for (const auto& [vendor, t] : report->transfer_rates) {
+      if (t.points == 0) {
+        std::printf("transfer rate for %s: none (no cross-GPU refit recorded)\n", vendor.c_str());
+        continue;
+      }
+      std::printf("transfer rate for %s: %.2f per unit of spec distance (90th percentile of the cross-GPU err "
+                  "beyond the LOO err / distance, over %d results of %s)\n",
+                  vendor.c_str(), t.rate, t.points, t.basis.c_str());
+    }
     std::printf("\n%-6s %7s %14s %11s %15s %14s\n", "class", "points", "median |err|", "max |err|", "inside band",
                 "no prediction");
     for (const auto& t : report->transfer_classes)

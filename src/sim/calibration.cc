@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -484,52 +485,70 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
     CalibratedPoint pt;
     pt.id = m.result().id;
     pt.model_class = ModelClass(m.config().model);
+    pt.hardware = m.config().hardware.name;
     pt.measured = m.result().value;
     pt.predicted = m.Replay(out.params);  // traces are fresh at the fit
     pt.error = pt.predicted / pt.measured - 1;
     out.points.push_back(pt);
   }
 
+  // Refits without a set of points, each predicting the points it left
+  // out: one per point (leave-one-out), then one per GPU (cross-GPU).
+  struct LeaveOut {
+    std::vector<size_t> out;          // indices of the points left out
+    bool cross_gpu = false;
+    CalibrationResult stats;          // iterations, replays, simulations of this refit
+    Status status = Status::Ok();
+    std::vector<double> predicted;    // per index in `out`
+  };
+  std::vector<LeaveOut> tasks;
   if (o.leave_one_out && models.size() > 1) {
-    // One refit per point, each on its own fitter and copies (independent of
-    // the others: the result does not depend on the order or the threads).
-    struct Loo {
-      CalibrationResult stats;  // iterations, replays, simulations of this refit
-      Status status = Status::Ok();
-      double predicted = 0;
-    };
-    std::vector<Loo> loo(models.size());
-    auto refit = [&](size_t i) {
-      Loo& l = loo[i];
-      // On the other points only. Models whose replay is exact are shared
-      // (their traces do not depend on the parameters; Replay() only reads)
-      // unless a schedule parameter is fitted (every value re-simulates);
-      // the others are copies that follow this refit's own outer rounds, so
-      // that nothing fitted with point i in the set reaches its prediction.
-      std::vector<ResultModel> copies;
-      copies.reserve(models.size());
-      std::vector<ResultModel*> rest;
-      for (size_t k = 0; k < models.size(); ++k) {
-        if (k == i) continue;
-        if (models[k].exact_replay() && !coords.schedule) {
-          rest.push_back(&models[k]);
-        } else {
-          copies.push_back(models[k]);
-          rest.push_back(&copies.back());
-        }
+    for (size_t i = 0; i < models.size(); ++i) {
+      tasks.emplace_back();
+      tasks.back().out = {i};
+    }
+    std::map<std::string, std::vector<size_t>> by_gpu;
+    for (size_t i = 0; i < models.size(); ++i) by_gpu[models[i].config().hardware.name].push_back(i);
+    if (o.cross_gpu && by_gpu.size() > 1)
+      for (auto& [gpu, indices] : by_gpu) {
+        tasks.emplace_back();
+        tasks.back().out = indices;
+        tasks.back().cross_gpu = true;
       }
-      // The objective leaves point i out entirely. The search starts from the
-      // priors and from the full fit (near the refit's optimum: fewer
-      // iterations and outer rounds) and keeps the lower cost.
-      Result<PointFit> fi = FitPoints(start, stack.priors, coords, {z, z0}, rest, o, &l.stats);
-      if (!fi.ok()) {
-        l.status = fi.status();
-        return;
+  }
+  // Each refit on its own fitter and copies (independent of the others: the
+  // result does not depend on the order or the threads).
+  auto refit = [&](LeaveOut& l) {
+    // On the other points only. Models whose replay is exact are shared
+    // (their traces do not depend on the parameters; Replay() only reads)
+    // unless a schedule parameter is fitted (every value re-simulates); the
+    // others are copies that follow this refit's own outer rounds, so that
+    // nothing fitted with a left-out point in the set reaches its prediction.
+    std::vector<ResultModel> copies;
+    copies.reserve(models.size());
+    std::vector<ResultModel*> rest;
+    for (size_t k = 0; k < models.size(); ++k) {
+      if (std::find(l.out.begin(), l.out.end(), k) != l.out.end()) continue;
+      if (models[k].exact_replay() && !coords.schedule) {
+        rest.push_back(&models[k]);
+      } else {
+        copies.push_back(models[k]);
+        rest.push_back(&copies.back());
       }
-      const StackParams& p = fi->params;
+    }
+    // The objective leaves the points out entirely. The search starts from
+    // the priors and from the full fit (near the refit's optimum: fewer
+    // iterations and outer rounds) and keeps the lower cost.
+    Result<PointFit> fi = FitPoints(start, stack.priors, coords, {z, z0}, rest, o, &l.stats);
+    if (!fi.ok()) {
+      l.status = fi.status();
+      return;
+    }
+    const StackParams& p = fi->params;
+    for (size_t i : l.out) {
       if (models[i].exact_replay() && !coords.schedule) {
-        l.predicted = models[i].Replay(p);  // equal to a fresh simulation (validation.h)
-        return;
+        l.predicted.push_back(models[i].Replay(p));  // equal to a fresh simulation (validation.h)
+        continue;
       }
       ResultModel copy = models[i];
       Result<double> fresh = copy.Simulate(p);
@@ -538,25 +557,35 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
         l.status = fresh.status();
         return;
       }
-      l.predicted = *fresh;
-    };
+      l.predicted.push_back(*fresh);
+    }
+  };
+  if (!tasks.empty()) {
     unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::thread::hardware_concurrency();
-    threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(models.size()));
+    threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(tasks.size()));
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i = next++; i < models.size(); i = next++) refit(i);
+      for (size_t i = next++; i < tasks.size(); i = next++) refit(tasks[i]);
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
-    for (size_t i = 0; i < models.size(); ++i) {
-      FRONTIER_RETURN_IF_ERROR(loo[i].status);
-      out.iterations += loo[i].stats.iterations;
-      out.replays += loo[i].stats.replays;
-      out.simulations += loo[i].stats.simulations;
-      out.points[i].loo_predicted = loo[i].predicted;
-      out.points[i].loo_error = loo[i].predicted / out.points[i].measured - 1;
+    for (const LeaveOut& l : tasks) {
+      FRONTIER_RETURN_IF_ERROR(l.status);
+      out.iterations += l.stats.iterations;
+      out.replays += l.stats.replays;
+      out.simulations += l.stats.simulations;
+      for (size_t k = 0; k < l.out.size(); ++k) {
+        CalibratedPoint& pt = out.points[l.out[k]];
+        if (l.cross_gpu) {
+          pt.cross_gpu_predicted = l.predicted[k];
+          pt.cross_gpu_error = l.predicted[k] / pt.measured - 1;
+        } else {
+          pt.loo_predicted = l.predicted[k];
+          pt.loo_error = l.predicted[k] / pt.measured - 1;
+        }
+      }
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -610,7 +639,11 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
   c["date"] = date;
   c["note"] = note;
   c["method"] = "robust least squares (soft-L1, scale 5 % on log error) with a ridge toward the priors (the "
-                "previous version's values); Levenberg-Marquardt; leave-one-out refits from the priors";
+                "previous version's values); Levenberg-Marquardt; leave-one-out refits from the priors"
+                + std::string(std::any_of(result.points.begin(), result.points.end(),
+                                          [](const CalibratedPoint& p) { return p.cross_gpu_predicted > 0; })
+                                  ? "; cross-GPU refits without each GPU's points"
+                                  : "");
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& name : result.free) candidates.push_back(name);
   nlohmann::json unidentified = nlohmann::json::array();
@@ -637,6 +670,10 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
     if (p.loo_predicted > 0) {
       q["loo_predicted"] = std::round(p.loo_predicted * 100) / 100;
       q["loo_error"] = std::round(p.loo_error * 10000) / 10000;
+    }
+    if (p.cross_gpu_predicted > 0) {
+      q["cross_gpu_predicted"] = std::round(p.cross_gpu_predicted * 100) / 100;
+      q["cross_gpu_error"] = std::round(p.cross_gpu_error * 10000) / 10000;
     }
     c["points"].push_back(q);
   }

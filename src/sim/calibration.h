@@ -31,6 +31,11 @@
 // version, or their own source) and are reported with the reason. The priors
 // are the stack's (stack.h): the previous version's values.
 //
+// Cross-GPU: where the points ran on two GPUs or more, the fit is redone
+// without all the points of one GPU, for each GPU in turn, and those points
+// predicted the same way: the error of carrying a fit to a GPU it never saw
+// (sim/band.h turns it into the transfer part of a band).
+//
 // Leave-one-out: for each point, the fit is redone without it, outer rounds
 // included (the other points whose replay is not exact are re-simulated at
 // that refit, on copies), and the point predicted at those parameters: by a
@@ -62,6 +67,10 @@ struct CalibrationOptions {
   int max_iterations = 60;        // Levenberg-Marquardt iterations per fit
   int outer_rounds = 3;           // fits, each followed by re-simulating the runs without exact replay
   bool leave_one_out = true;
+  // Also refit without each calibration GPU's points in turn and predict them
+  // (cross-GPU errors: how well a fit carries to a GPU it did not see). Only
+  // where the points span two GPUs or more, and only with leave_one_out.
+  bool cross_gpu = true;
   int threads = 0;                // leave-one-out refits at once (0: one per core)
 };
 
@@ -73,6 +82,11 @@ struct CalibratedPoint {
   double error = 0;               // predicted / measured - 1
   double loo_predicted = 0;       // with the fit that left this point out (0 if not computed)
   double loo_error = 0;
+  std::string hardware;           // hardware catalog id of the point's deployment
+  // With the fit that left out every point on this point's GPU (0 if not
+  // computed: the points ran on one GPU, or cross_gpu was off).
+  double cross_gpu_predicted = 0;
+  double cross_gpu_error = 0;
 };
 
 struct CalibrationResult {

@@ -30,8 +30,19 @@ std::vector<workload::RequestSpec> Requests(int64_t n, int32_t in, int32_t out) 
   return r;
 }
 
-// Synthetic measurements: batches and closed loops simulated with `truth`.
-std::vector<ResultModel> Measure(const StackParams& truth, const StackParams& start) {
+// Synthetic measurements: batches and closed loops simulated with `truth`,
+// on the tiny GPU or (`fast`) one with 1.5 times its bandwidth and peak.
+std::vector<ResultModel> Measure(const StackParams& truth, const StackParams& start, bool fast = false) {
+  auto config = [fast](const StackParams& p) {
+    SimConfig c = Config(p);
+    if (fast) {
+      c.hardware.name = "tiny-fast";
+      c.hardware.hbm_tbps *= 1.5;
+      c.hardware.bf16_tflops *= 1.5;
+      c.memory = PlanMemory(c);
+    }
+    return c;
+  };
   std::vector<ResultModel> models;
   struct Run {
     Scenario scenario;
@@ -44,15 +55,16 @@ std::vector<ResultModel> Measure(const StackParams& truth, const StackParams& st
                       {Scenario::kClosedLoop, 64, 8, 512, 32}, {Scenario::kClosedLoop, 256, 64, 512, 32}};
   for (const Run& run : runs) {
     PublishedResult r;
-    r.id = std::string(ScenarioName(run.scenario)) + "-" + std::to_string(run.n) + "-" + std::to_string(run.concurrency);
+    r.id = std::string(ScenarioName(run.scenario)) + "-" + std::to_string(run.n) + "-" +
+           std::to_string(run.concurrency) + (fast ? "-fast" : "");
     r.scenario = run.scenario;
     r.concurrency = run.concurrency;
     r.value = 1;  // replaced by the measurement below
-    ResultModel truth_model = ResultModel::FromRun(r, Config(truth), Requests(run.n, run.in, run.out));
+    ResultModel truth_model = ResultModel::FromRun(r, config(truth), Requests(run.n, run.in, run.out));
     Result<double> measured = truth_model.Simulate(truth);
     EXPECT_TRUE(measured.ok());
     r.value = *measured;
-    models.push_back(ResultModel::FromRun(r, Config(start), Requests(run.n, run.in, run.out)));
+    models.push_back(ResultModel::FromRun(r, config(start), Requests(run.n, run.in, run.out)));
   }
   return models;
 }
@@ -85,6 +97,49 @@ TEST(CalibrationTest, RecoversKnownParametersFromSyntheticMeasurements) {
     EXPECT_GT(p.loo_predicted, 0) << p.id;
   }
   EXPECT_GT(r->iterations, 0);
+}
+
+// Points on two GPUs: each GPU's points are also predicted by a refit without
+// that GPU (cross-GPU errors); on exact data from one set of parameters the
+// refit carries over, so the cross-GPU errors are as small as the
+// leave-one-out ones. Points on one GPU, or cross_gpu off, record none.
+TEST(CalibrationTest, CrossGpuRefitsPredictEachGpuFromTheOthers) {
+  StackParams truth = testing::IdealParams();
+  truth.gemm_bf16 = Curve{0.6, 48};
+  truth.kernel_us = 3;
+  StackParams start = truth;
+  start.gemm_bf16 = Curve{0.9, 150};
+  start.kernel_us = 9;
+  std::vector<ResultModel> models = Measure(truth, start);
+  std::vector<ResultModel> faster = Measure(truth, start, /*fast=*/true);
+  Stack stack;
+  stack.name = "synthetic";
+  stack.version = "0";
+  stack.params = stack.priors = start;
+  CalibrationOptions o;
+  o.free = {"gemm.bf16.max", "gemm.bf16.half", "overhead.kernel_us"};
+
+  std::vector<ResultModel> one_gpu = models;
+  Result<CalibrationResult> single = Calibrate(stack, one_gpu, o);
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  for (const auto& p : single->points) EXPECT_EQ(p.cross_gpu_predicted, 0) << p.id;
+
+  std::vector<ResultModel> both = models;
+  for (auto& m : faster) both.push_back(m);
+  Result<CalibrationResult> r = Calibrate(stack, both, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->points.size(), 16u);
+  for (const auto& p : r->points) {
+    EXPECT_GT(p.cross_gpu_predicted, 0) << p.id;
+    EXPECT_NEAR(p.cross_gpu_error, 0.0, 0.05) << p.id;
+    EXPECT_EQ(p.hardware, p.id.ends_with("-fast") ? "tiny-fast" : testing::TinyConfig().hardware.name) << p.id;
+  }
+
+  o.cross_gpu = false;
+  std::vector<ResultModel> off = both;
+  Result<CalibrationResult> without = Calibrate(stack, off, o);
+  ASSERT_TRUE(without.ok());
+  for (const auto& p : without->points) EXPECT_EQ(p.cross_gpu_predicted, 0) << p.id;
 }
 
 // A parameter the points cannot identify is not fitted: it keeps its value

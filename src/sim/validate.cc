@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "sim/calibration.h"
+#include "sim/internal/json_util.h"
 
 namespace frontier::sim {
 namespace {
@@ -65,6 +68,38 @@ void RunAll(std::vector<std::function<void()>>& tasks, int threads) {
   for (auto& t : pool) t.join();
 }
 
+// A stack file's record of one fitted result.
+struct RecordedPoint {
+  double predicted = 0, loo_predicted = 0, loo_error = 0;
+};
+using Record = std::map<std::string, RecordedPoint>;
+
+// The stack's recorded fit, if it lists exactly the stack's calibratable
+// results in `set`, each with its leave-one-out figures.
+std::optional<Record> ReadRecord(const Stack& stack, const ValidationSet& set) {
+  Result<nlohmann::json> j = internal::ReadJsonFile(stack.file);
+  if (!j.ok() || !j->contains("calibration") || !(*j)["calibration"].is_object()) return std::nullopt;
+  const nlohmann::json points = (*j)["calibration"].value("points", nlohmann::json::array());
+  if (!points.is_array()) return std::nullopt;
+  Record record;
+  for (const auto& p : points) {
+    if (!p.is_object() || !p.contains("id") || !p["id"].is_string()) return std::nullopt;
+    for (const char* k : {"predicted", "loo_predicted", "loo_error"})
+      if (!p.contains(k) || !p[k].is_number()) return std::nullopt;
+    RecordedPoint pt{p["predicted"].get<double>(), p["loo_predicted"].get<double>(), p["loo_error"].get<double>()};
+    if (!(pt.predicted > 0 && pt.loo_predicted > 0 && std::isfinite(pt.loo_error))) return std::nullopt;
+    record[p["id"].get<std::string>()] = pt;
+  }
+  size_t calibratable = 0;
+  for (const auto& r : set.results) {
+    if (r.stack != stack.id() || !r.Calibratable()) continue;
+    if (!record.count(r.id)) return std::nullopt;
+    ++calibratable;
+  }
+  if (calibratable != record.size()) return std::nullopt;
+  return record;
+}
+
 }  // namespace
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& o) {
@@ -94,7 +129,8 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
   };
   std::vector<std::unique_ptr<Stack>> stacks;
   std::vector<PredictTask> predictions;
-  std::vector<RefitTask> refits;
+  std::deque<RefitTask> refits;  // stable addresses: a second round may add some
+  std::map<const Stack*, Record> records;
   for (const auto& [stack_id, results] : by_stack) {
     FRONTIER_ASSIGN_OR_RETURN(Stack loaded, LoadStack(stack_id, dir));
     stacks.push_back(std::make_unique<Stack>(std::move(loaded)));
@@ -109,11 +145,17 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     // calibratable results, not only the selected ones) refitted without each.
     size_t calibratable = 0;
     for (const auto& r : set.results) calibratable += r.stack == stack_id && r.Calibratable();
-    if (o.leave_one_out && fits && calibratable > 1) refits.push_back(RefitTask{stack});
+    if (!(o.leave_one_out && fits && calibratable > 1)) continue;
+    std::optional<Record> record;
+    if (!o.refit) record = ReadRecord(*stack, set);
+    if (record) {
+      records[stack] = std::move(*record);
+    } else {
+      refits.push_back(RefitTask{stack});
+    }
   }
-  std::vector<std::function<void()>> tasks;
-  for (RefitTask& f : refits) {
-    tasks.push_back([&f, &set, &o] {
+  auto refit_task = [&set, &o](RefitTask& f) {
+    return [&f, &set, &o] {
       std::vector<ResultModel> models;
       for (const auto& r : set.results) {
         if (r.stack != f.stack->id() || !r.Calibratable()) continue;
@@ -126,9 +168,12 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
       }
       CalibrationOptions co;
       co.threads = o.threads;
+      co.cross_gpu = false;  // the bands read the cross-GPU errors the stack files record
       f.cal = Calibrate(*f.stack, models, co);
-    });
-  }
+    };
+  };
+  std::vector<std::function<void()>> tasks;
+  for (RefitTask& f : refits) tasks.push_back(refit_task(f));
   for (PredictTask& p : predictions) {
     tasks.push_back([&p, &set, &o, &bands, &dir]() {
       if (!p.calibration) {
@@ -158,6 +203,30 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     });
   }
   RunAll(tasks, o.threads);
+  // A record whose stack now predicts its results differently (by more than
+  // kRecordTolerance) is stale: that stack is refitted.
+  const size_t first_stale = refits.size();
+  for (auto it = records.begin(); it != records.end();) {
+    bool current = true;
+    for (const PredictTask& p : predictions) {
+      if (p.stack != it->first || !p.calibration || !p.row.ok()) continue;
+      const auto rec = it->second.find(p.r->id);
+      const double tolerance = p.r->scenario == Scenario::kServer ? kServerRecordTolerance : kRecordTolerance;
+      current = current && rec != it->second.end() &&
+                std::fabs(p.row->predicted / rec->second.predicted - 1) <= tolerance;
+    }
+    if (current) {
+      ++it;
+      continue;
+    }
+    refits.push_back(RefitTask{it->first});
+    it = records.erase(it);
+  }
+  tasks.clear();
+  for (size_t i = first_stale; i < refits.size(); ++i) tasks.push_back(refit_task(refits[i]));
+  RunAll(tasks, o.threads);
+  for (const auto& [stack, record] : records) report.loo_recorded.push_back(stack->id());
+  for (const RefitTask& f : refits) report.loo_refitted.push_back(f.stack->id());
 
   std::map<const Stack*, const CalibrationResult*> cal_of;
   for (const RefitTask& f : refits) {
@@ -172,7 +241,12 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
       continue;
     }
     const auto cal = cal_of.find(p.stack);
-    if (cal != cal_of.end()) {
+    const auto record = records.find(p.stack);
+    if (record != records.end()) {
+      const RecordedPoint& pt = record->second.at(row.published.id);
+      row.loo_predicted = pt.loo_predicted;
+      row.loo_error = pt.loo_error;
+    } else if (cal != cal_of.end()) {
       for (const auto& pt : cal->second->points) {
         if (pt.id != row.published.id || pt.loo_predicted <= 0) continue;
         row.loo_predicted = pt.loo_predicted;
@@ -223,6 +297,7 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     t.within_band = within[cls];
     report.transfer_classes.push_back(t);
   }
+  for (const char* vendor : {"nvidia", "amd"}) report.transfer_rates.push_back({vendor, bands.Transfer(vendor)});
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

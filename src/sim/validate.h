@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -27,11 +28,27 @@
 
 namespace frontier::sim {
 
+// How far a fresh prediction may be from the one a stack's record holds for
+// the record to be current. A Server result's record is its replayed steady
+// state scaled by the Server-to-Offline ratio of the fit's last simulation;
+// a fresh rate search lands within a few percent of it, so only a change
+// beyond kServerRecordTolerance says the model moved. Every stack with a
+// Server result has results of other scenarios, held to kRecordTolerance.
+inline constexpr double kRecordTolerance = 0.01;
+inline constexpr double kServerRecordTolerance = 0.10;
+
 struct ValidateOptions {
   ValidationOptions sim;
   std::string only_id;     // only results whose id contains this
   std::string only_stack;  // only results on this stack (name or name@version)
   bool leave_one_out = true;
+  // Refit every stack for its leave-one-out errors. Otherwise a stack's
+  // recorded errors (its file's calibration.points, written by `frontier
+  // calibrate`) are read when the record is current: it lists exactly the
+  // stack's calibratable results, and each result's fresh prediction is
+  // within kRecordTolerance (Server: kServerRecordTolerance) of the one
+  // recorded. A stack whose record is not current is refitted.
+  bool refit = false;
   bool held_out = true;    // also predict the held-out results and the transfer table
   int threads = 0;         // predictions and refits side by side (0: one thread per core)
 };
@@ -70,6 +87,12 @@ struct ValidationReport {
   std::vector<ValidationRow> held_out;
   std::vector<ValidationRow> transfer;           // on validation GPUs
   std::vector<TransferSummary> transfer_classes;  // dense, MoE, MLA, all (only those with points)
+  // The bands' transfer rates (band.h) for nvidia and amd, from the stack
+  // files' recorded cross-GPU errors.
+  std::vector<std::pair<std::string, TransferRate>> transfer_rates;
+  // Stacks whose leave-one-out errors were read from their current record,
+  // and those refitted (ValidateOptions::refit), by id.
+  std::vector<std::string> loo_recorded, loo_refitted;
   double seconds = 0;
 };
 

@@ -297,8 +297,10 @@ TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   ASSERT_TRUE(set.ok());
   ValidateOptions options;
   options.held_out = false;
+  options.refit = true;  // every leave-one-out error recomputed, none read from the records
   Result<ValidationReport> report = Validate(*set, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->loo_recorded.empty());
   std::map<std::string, ClassSummary> by_class;
   for (const auto& c : report->classes) by_class[c.model_class] = c;
   ASSERT_TRUE(by_class.count("all"));
@@ -362,9 +364,87 @@ TEST(ValidationTransferTest, EveryValidationGpuResultIsAPurePredictionWithABand)
   }
   EXPECT_GE(report->transfer.size(), 15u);
   EXPECT_EQ(moe_vendors, (std::set<std::string>{"amd", "nvidia"}));
+  // Both vendors have a transfer rate measured across calibration GPUs, so
+  // every band on a validation GPU carries a transfer part.
+  ASSERT_EQ(report->transfer_rates.size(), 2u);
+  for (const auto& [vendor, rate] : report->transfer_rates) {
+    EXPECT_GE(rate.points, 5) << vendor;
+    EXPECT_GT(rate.rate, 0) << vendor;
+  }
+  for (const auto& row : report->transfer)
+    EXPECT_NE(row.band.basis.find(" + transfer "), std::string::npos) << row.published.id << ": " << row.band.basis;
   for (const auto& row : report->rows) EXPECT_TRUE(IsCalibrationGpu(row.published.hardware)) << row.published.id;
 }
 #endif
+
+// Without --refit, validate reads a stack's leave-one-out errors from its
+// current record; a record its fresh predictions no longer match (a stack file
+// edited after its fit) is refitted, and the refit gives back the errors the
+// fit recorded.
+TEST(ValidationSetTest, CurrentRecordsAreReadAndStaleOnesRefitted) {
+  const std::string stack_id = "sglang-cuda@0.5.12";  // four closed-loop results: a refit of seconds
+  testing_util::ScratchDir tmp("records");
+  const std::string dir = tmp.Path("data");
+  std::filesystem::copy(DefaultDataDir(), dir, std::filesystem::copy_options::recursive);
+  Result<ValidationSet> set = LoadValidation(dir);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ValidateOptions options;
+  options.sim.data_dir = dir;
+  options.only_stack = stack_id;
+  options.held_out = false;
+  std::map<std::string, double> recorded;
+  Result<Stack> stack = LoadStack(stack_id, dir);
+  ASSERT_TRUE(stack.ok());
+  for (const auto& p : RecordedPoints(*stack)) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
+  ASSERT_EQ(recorded.size(), 4u);
+
+  Result<ValidationReport> current = Validate(*set, options);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(current->loo_recorded, std::vector<std::string>{stack_id});
+  EXPECT_TRUE(current->loo_refitted.empty());
+  ASSERT_EQ(current->rows.size(), 4u);
+  for (const auto& row : current->rows) EXPECT_EQ(*row.loo_error, recorded.at(row.published.id));
+
+  // The record's in-sample predictions 5 % off what the stack now predicts.
+  const std::string file = dir + "/stacks/" + stack_id + ".json";
+  nlohmann::json j = nlohmann::json::parse(testing_util::Slurp(file));
+  for (auto& p : j["calibration"]["points"]) p["predicted"] = p["predicted"].get<double>() * 1.05;
+  std::ofstream(file) << j.dump(2);
+  Result<ValidationReport> stale = Validate(*set, options);
+  ASSERT_TRUE(stale.ok()) << stale.status().ToString();
+  EXPECT_TRUE(stale->loo_recorded.empty());
+  EXPECT_EQ(stale->loo_refitted, std::vector<std::string>{stack_id});
+  ASSERT_EQ(stale->rows.size(), 4u);
+  for (const auto& row : stale->rows) EXPECT_NEAR(*row.loo_error, recorded.at(row.published.id), 0.001);
+}
+
+// A stack whose fit saw two calibration GPUs or more records, for every
+// point, the error of the refit that left out that point's GPU (the bands'
+// transfer rates rest on them); a stack fitted on one GPU records none.
+TEST(ValidationSetTest, StacksFittedOnTwoGpusRecordCrossGpuErrors) {
+  Result<ValidationSet> set = LoadValidation();
+  ASSERT_TRUE(set.ok());
+  std::map<std::string, std::string> gpu_of;
+  for (const auto& r : set->results) gpu_of[r.id] = r.hardware;
+  int spanning = 0;
+  for (const Stack& stack : ListStackVersions()) {
+    const nlohmann::json points = RecordedPoints(stack);
+    std::set<std::string> gpus;
+    for (const auto& p : points) gpus.insert(gpu_of.at(p["id"].get<std::string>()));
+    for (const auto& p : points) {
+      const std::string id = p["id"].get<std::string>();
+      if (gpus.size() < 2) {
+        EXPECT_FALSE(p.contains("cross_gpu_error")) << stack.id() << ": " << id;
+        continue;
+      }
+      ASSERT_TRUE(p.contains("cross_gpu_error")) << stack.id() << ": " << id;
+      const double measured = p["measured"].get<double>(), cross = p["cross_gpu_predicted"].get<double>();
+      EXPECT_NEAR(p["cross_gpu_error"].get<double>(), cross / measured - 1, 1e-3) << id;
+    }
+    spanning += gpus.size() >= 2;
+  }
+  EXPECT_GE(spanning, 3);  // trtllm@2024.08 (H100, H200); sglang-rocm@0.5.9 and @0.5.12 (MI300X, MI325X)
+}
 
 // Without --stack, a deployment gets the vendor's stack with the newest
 // calibrated evidence for its model class (stack.h, DefaultStack): never one
