@@ -24,7 +24,9 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
                  "KV cache: bf16 or fp8 [fp8 with fp8/fp4 attention weights, else bf16]")
       ->group("System");
   app.add_option("--stack", s->stack,
-                 "Serving stack from data/stacks [the vendor's version fitted most recently for the model's class]")
+                 "Serving stack from data/stacks (name@version), or best: the vendor's newest version, of any engine, "
+                 "whose own fit saw the model's class [the vendor's default engine's version fitted most recently "
+                 "for the class]")
       ->group("System");
   app.add_option_function<std::string>(
          "--max-num-seqs",

@@ -362,7 +362,9 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   SimConfig c;
   FRONTIER_ASSIGN_OR_RETURN(c.model, LoadModel(spec.model, dir));
   FRONTIER_ASSIGN_OR_RETURN(c.hardware, LoadHardware(spec.hardware, dir));
-  if (spec.stack) {
+  if (spec.stack && *spec.stack == kBestStack) {
+    FRONTIER_ASSIGN_OR_RETURN(c.stack, BestStack(c.hardware.vendor, ModelClass(c.model), dir));
+  } else if (spec.stack) {
     FRONTIER_ASSIGN_OR_RETURN(c.stack, LoadStack(*spec.stack, dir));
     if (c.stack.vendor != c.hardware.vendor)
       return InvalidArgument("--stack " + c.stack.id() + " runs on " + c.stack.vendor + " GPUs, not on " +

@@ -385,4 +385,19 @@ Result<Stack> DefaultStack(std::string_view vendor, std::string_view model_class
   return *best;
 }
 
+Result<Stack> BestStack(std::string_view vendor, std::string_view model_class, const std::string& data_dir) {
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<Stack> all, LoadStackCatalog(data_dir));
+  const Stack* best = nullptr;
+  for (const auto& s : all) {
+    if (s.vendor != vendor ||
+        std::find(s.fitted_classes.begin(), s.fitted_classes.end(), model_class) == s.fitted_classes.end())
+      continue;
+    if (best == nullptr || s.release_date > best->release_date ||
+        (s.release_date == best->release_date && s.version > best->version))
+      best = &s;
+  }
+  if (best != nullptr) return *best;
+  return DefaultStack(vendor, model_class, data_dir);
+}
+
 }  // namespace frontier::sim

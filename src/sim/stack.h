@@ -133,6 +133,15 @@ Result<Stack> LoadStack(std::string_view spec, const std::string& data_dir = Def
 // unfitted for the model's class while a fitted one exists.
 Result<Stack> DefaultStack(std::string_view vendor, std::string_view model_class,
                            const std::string& data_dir = DefaultDataDir());
+// `--stack best`: of every version of the vendor, of any engine and marked
+// default_for_vendor or not, the newest release whose own fit saw results of
+// the class (its calibration.classes; inherited evidence does not count, so
+// an unfitted newer version never wins); ties: the higher version. Without
+// one, DefaultStack.
+Result<Stack> BestStack(std::string_view vendor, std::string_view model_class,
+                        const std::string& data_dir = DefaultDataDir());
+// The value of --stack (and a plan's stack:) that asks for BestStack.
+inline constexpr std::string_view kBestStack = "best";
 // Parses one stack file and resolves its inheritance against the other files
 // of its folder. Every parameter of StackParamInfo() must be present as
 // {"value": v, "source": "..."} within its range, or come from the parent;

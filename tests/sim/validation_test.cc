@@ -459,6 +459,24 @@ TEST(DefaultStackTest, PicksTheStackFittedForTheModelClass) {
   EXPECT_EQ(id("nvidia", "MoE"), "trtllm@2025.09");    // MLPerf v5.1's Mixtral
   EXPECT_EQ(id("amd", "MLA"), "sglang-rocm@0.5.12");   // InferenceX's SGLang on MI300X / MI325X
   EXPECT_EQ(id("amd", "dense"), "vllm-rocm@0.7.3");    // dense costs inherited from 0.6.5's MLPerf v5.0 fit
+  // --stack best: the newest version, of any engine, whose own fit saw the class.
+  auto best = [](const char* vendor, const char* cls) {
+    Result<Stack> s = BestStack(vendor, cls);
+    return s.ok() ? s->id() : s.status().ToString();
+  };
+  EXPECT_EQ(best("nvidia", "MLA"), "trtllm@1.3");        // 2026-05-18, a day after sglang-cuda@0.5.12
+  EXPECT_EQ(best("amd", "MLA"), "sglang-rocm@0.5.12");
+  EXPECT_EQ(best("nvidia", "dense"), "trtllm@2025.09");
+  EXPECT_EQ(best("amd", "dense"), "vllm-rocm@0.6.5");    // not 0.7.3 or 0.9, which only inherit dense costs
+  EXPECT_EQ(best("amd", "MoE"), id("amd", "MoE"));       // no AMD version fitted MoE: the default
+  SimSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.hardware = "mi300x";
+  spec.tp = 8;
+  spec.stack = "best";
+  Result<SimConfig> c = ResolveSimConfig(spec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->stack.id(), "vllm-rocm@0.6.5");
   for (const Stack& s : ListStackVersions()) {
     for (const char* cls : {"dense", "MoE", "MLA"}) {
       if (std::find(s.fitted_classes.begin(), s.fitted_classes.end(), cls) == s.fitted_classes.end()) continue;
