@@ -8,8 +8,8 @@
 // since a step's time goes as 1 / efficiency and a relative error is what a
 // prediction inherits. For a fixed half the best log max is the mean of
 // log y_i - log(x_i / (x_i + half)); half is searched on a log grid over
-// [0, 1e5] rows and refined by golden section. HBM: `hbm` (weight streaming)
-// is the copy kernel's fraction of peak. `attention.decode_bw` is the decode
+// [0.01, 1e5] rows and refined by golden section. HBM: `hbm` (weight
+// streaming) is the faster of the copy and triad kernels' fractions of peak. `attention.decode_bw` is the decode
 // kernel's fraction, fitted only when asked for by name: the probe's kernel
 // is a simple one of ours, not the engine's.
 //
