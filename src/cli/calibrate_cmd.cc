@@ -113,7 +113,7 @@ int CalibrateFromProbe(const std::string& db, const std::string& run_text, const
   if (dry_run) return 0;
   const std::string path = out_path.empty() ? sim::GpuOverridePath(dir, hw->name) : out_path;
   if (Status st = sim::WriteGpuOverride(fit->override_file, path); !st.ok()) return Fail(kCmd, st);
-  std::printf("  wrote %s: every stack on %s now uses these values (frontier simulate --explain shows them)\n",
+  std::printf("  wrote %s: every stack on %s now uses these values (frontier simulate --explain shows them in use)\n",
               path.c_str(), hw->name.c_str());
   return 0;
 }
