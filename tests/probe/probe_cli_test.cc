@@ -49,6 +49,12 @@ TEST(ProbeCli, FakeProbeStoredThenCalibratedIntoTheGpusOverride) {
   EXPECT_NEAR(o["params"]["gemm.fp8.half"]["value"].get<double>(), 192, 1e-2);
   EXPECT_NEAR(o["params"]["hbm"]["value"].get<double>(), 0.90, 1e-9);
 
+  // `report` lists the probe run's provenance but tabulates no serving point for it.
+  std::tie(rc, out) = RunCommand(bin + " report --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("kind=probe"), std::string::npos) << out;
+  EXPECT_EQ(out.find("== workload gemm/"), std::string::npos) << out;
+
   // A run that is not a probe is refused by name.
   std::tie(rc, out) = RunCommand(bin + " calibrate --db " + db + " --probe 2");
   EXPECT_NE(rc, 0);
