@@ -7,6 +7,7 @@
 //   frontier calibrate --stack vllm-rocm@0.4.3 --in-place
 //   frontier calibrate --stack vllm-cuda --db runs.db --runs 3,4,5
 //       --model llama-3.1-8b --hardware h100 --version 0.9-mine   (one line)
+//   frontier calibrate --db runs.db --probe 7      (a probe run: GPU efficiency curves)
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -15,9 +16,12 @@
 #include "cli/command.h"
 #include "cli/sim_flags.h"
 #include "core/redact.h"
+#include "probe/fit.h"
+#include "probe/record.h"
 #include "sim/calibration.h"
 #include "sim/config.h"
 #include "sim/data_dir.h"
+#include "sim/gpu_override.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -75,6 +79,45 @@ Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, cons
   return out;
 }
 
+// --probe: fits the probe run's GEMM and HBM points as the efficiency curves
+// of its GPU and writes them as that GPU's override (sim/gpu_override.h).
+int CalibrateFromProbe(const std::string& db, const std::string& run_text, const std::vector<std::string>& only,
+                       const std::string& out_path, bool dry_run) {
+  char* end = nullptr;
+  const long long run_id = std::strtoll(run_text.c_str(), &end, 10);
+  if (end != run_text.c_str() + run_text.size() || run_id < 1)
+    return UsageError(kCmd, "--probe takes a probe run's id (frontier db ls), got '" + run_text + "'");
+  auto store = store::OpenStore(db, store::OpenMode::kSnapshot);
+  if (!store.ok()) return Fail(kCmd, store.status());
+  Result<store::RunInfo> info = (*store)->GetRun(run_id);
+  if (!info.ok()) return Fail(kCmd, info.status());
+  Result<probe::ProbeResult> r = probe::LoadProbeRun(**store, run_id);
+  if (!r.ok()) return Fail(kCmd, r.status());
+  const std::string dir = sim::DefaultDataDir();
+  Result<sim::Hardware> hw = sim::LoadHardware(r->hardware, dir);
+  if (!hw.ok()) return Fail(kCmd, hw.status());
+  Result<probe::ProbeFit> fit = probe::FitProbe(*r, info->Label(), info->created_utc, only);
+  if (!fit.ok()) return Fail(kCmd, fit.status());
+  std::printf("== probe run %s: %s on %s (%s)\n", info->Label().c_str(), r->device.name.c_str(), hw->name.c_str(),
+              r->device.backend.c_str());
+  for (const auto& c : fit->curves)
+    std::printf("  gemm.%s: max %.4f, half %.1f rows over %d points (rms %.1f%% in log)\n",
+                probe::GemmPrecisionName(c.precision), c.curve.max, c.curve.half, c.points, 100 * c.rms_log_error);
+  Result<std::optional<sim::GpuOverride>> before = sim::LoadGpuOverride(dir, hw->name);
+  for (const auto& [name, v] : fit->override_file.params) {
+    std::string was = "";
+    if (before.ok() && *before && (*before)->params.count(name))
+      was = " (this GPU's override had " + std::to_string((*before)->params.at(name).value) + ")";
+    std::printf("  %-22s -> %g%s\n", name.c_str(), v.value, was.c_str());
+  }
+  if (dry_run) return 0;
+  const std::string path = out_path.empty() ? sim::GpuOverridePath(dir, hw->name) : out_path;
+  if (Status st = sim::WriteGpuOverride(fit->override_file, path); !st.ok()) return Fail(kCmd, st);
+  std::printf("  wrote %s: every stack on %s now uses these values (frontier simulate --explain shows them in use)\n",
+              path.c_str(), hw->name.c_str());
+  return 0;
+}
+
 int RunCalibrate(int argc, char** argv) {
   CLI::App app{"Fit a stack version's parameters to published results and/or measured runs", kCmd};
   std::string stack_name, fit, only, out_path, version, db, runs, note;
@@ -86,6 +129,10 @@ int RunCalibrate(int argc, char** argv) {
   app.add_flag("--no-published", no_published, "Fit only the measured runs (--db, --runs)");
   app.add_option("--db", db, std::string(kDbHelp) + "; holds the measured runs (--runs)");
   app.add_option("--runs", runs, "Run ids in --db to fit (their concurrency points), comma-separated");
+  std::string probe_run;
+  app.add_option("--probe", probe_run,
+                 "A probe run in --db (frontier probe): fit its GEMM and HBM points as its GPU's efficiency curves, "
+                 "written to data/probes/<gpu>.json (or --out)");
   app.add_option("--version", version, "Version of the stack file written [<version>+cal<date>]");
   app.add_option("--out", out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]");
   app.add_flag("--in-place", in_place, "Rewrite the stack version's own file");
@@ -98,6 +145,18 @@ int RunCalibrate(int argc, char** argv) {
   // fit (name or name@version, or 'all').
   AddSimSpecFlags(app, &spec);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (!probe_run.empty()) {
+    if (db.empty()) return UsageError(kCmd, "--probe needs --db, the results database that holds the probe run");
+    if (!runs.empty() || spec.stack || in_place || !version.empty())
+      return UsageError(kCmd, "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version");
+    std::vector<std::string> probe_fit;
+    if (!fit.empty()) {
+      Result<std::vector<std::string>> names = SplitList(fit, "--fit");
+      if (!names.ok()) return Fail(kCmd, names.status());
+      probe_fit = *names;
+    }
+    return CalibrateFromProbe(db, probe_run, probe_fit, out_path, dry_run);
+  }
   if (!spec.stack) return UsageError(kCmd, "--stack is required: the stack version to fit, or 'all'");
   stack_name = *spec.stack;
   if (!db.empty() && runs.empty()) return UsageError(kCmd, "--db needs --runs (frontier db ls lists them)");

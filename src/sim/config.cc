@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/parse.h"
+#include "sim/gpu_override.h"
 
 namespace frontier::sim {
 namespace {
@@ -372,6 +373,13 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   } else {
     FRONTIER_ASSIGN_OR_RETURN(c.stack, DefaultStack(c.hardware.vendor, ModelClass(c.model), dir));
   }
+  // The user's own measurements of this GPU (frontier calibrate --probe)
+  // take precedence over the stack's fleet-wide values.
+  FRONTIER_ASSIGN_OR_RETURN(std::optional<GpuOverride> gpu_override, LoadGpuOverride(dir, c.hardware.name));
+  if (gpu_override) {
+    ApplyGpuOverride(*gpu_override, &c.stack);
+    c.gpu_override = gpu_override->file;
+  }
 
   c.precision = c.model.precision;
   c.ffn_precision = c.model.ffn_precision;
@@ -567,6 +575,7 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
   s["model"] = model.name;
   s["hardware"] = hardware.name;
   s["stack"] = stack.id();
+  if (!gpu_override.empty()) s["gpu_override"] = gpu_override;
   s["gpus"] = std::to_string(gpus);
   s["tp"] = std::to_string(tp);
   s["ep"] = std::to_string(ep);

@@ -106,6 +106,9 @@ struct SimConfig {
   ModelSpec model;
   Hardware hardware;
   Stack stack;
+  // The file of measured parameters applied to the stack for this GPU
+  // (gpu_override.h); "" when there is none.
+  std::string gpu_override;
   // gpus: the whole deployment (per-GPU figures divide by it). tp / dp / ep:
   // the engine's (with disaggregation, the decode pool's; PoolView() gives
   // each pool's worker as a config of its own, with gpus = tp x dp).

@@ -178,8 +178,11 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     } else if (p.load_kind == "request_rate") {
       if (p.load_value != kInfiniteRate)
         FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (request rate)", p.load_value, 1e-9, kMaxRequestRate));
+    } else if (p.load_kind == "probe") {
+      // A `frontier probe` measurement (probe/record.h): its size (GEMM rows, bytes, ...).
+      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (probe size)", p.load_value, 0, 1e15));
     } else {
-      return InvalidArgument("load_kind must be concurrency or request_rate, got '" + p.load_kind + "'");
+      return InvalidArgument("load_kind must be concurrency, request_rate or probe, got '" + p.load_kind + "'");
     }
     for (int i = 0; i < kNumDoubleColumns; ++i) {
       const DoubleColumn& c = kDoubleColumns[i];

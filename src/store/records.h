@@ -130,7 +130,8 @@ struct PointRecord {
   int64_t run_id = 0;
   std::string key;                // unique within its run: see PointKey()
   std::string workload;           // workload name from the plan (or "<isl>/<osl>" for imports)
-  std::string load_kind = "concurrency";  // "concurrency" or "request_rate"
+  std::string load_kind = "concurrency";  // "concurrency", "request_rate", or "probe" (a `frontier probe`
+                                          // measurement, probe/record.h: no serving metrics)
   double load_value = 0;
   int repetition = 0;             // 0-based
   std::string source;             // source::
