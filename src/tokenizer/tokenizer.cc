@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "tokenizer/unicode.h"
 
@@ -35,6 +36,11 @@ std::string ValidUtf8(std::string s) {
   return out;
 }
 
+constexpr size_t kWordCacheSize = 1 << 16;
+constexpr size_t kCachedWordBytes = 64;
+// Distinguishes tokenizers that a thread's cache may have seen at the same address.
+std::atomic<uint64_t> next_generation{1};
+
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 int HexDigit(char c) {
@@ -44,6 +50,8 @@ int HexDigit(char c) {
   return -1;
 }
 }  // namespace
+
+Tokenizer::Tokenizer() : generation_(next_generation.fetch_add(1)) {}
 
 bool Tokenizer::IsSpecial(int32_t id) const {
   return id >= 0 && static_cast<size_t>(id) < special_.size() && special_[id];
@@ -174,7 +182,32 @@ void Tokenizer::EncodeWord(std::string_view word, std::vector<int32_t>* out) con
         return;
       }
     }
+    // Words repeat: a per-thread cache of short words' ids (as Hugging Face's
+    // and transformers.js's BPE keep one), emptied when it grows large or the
+    // thread turns to another tokenizer.
+    struct Cache {
+      const Tokenizer* owner = nullptr;
+      uint64_t generation = 0;
+      std::unordered_map<std::string, std::vector<int32_t>> words;
+    };
+    thread_local Cache cache;
+    if (cache.owner != this || cache.generation != generation_ || cache.words.size() > kWordCacheSize) {
+      cache.words.clear();
+      cache.owner = this;
+      cache.generation = generation_;
+    }
+    const bool cacheable = word.size() <= kCachedWordBytes;
+    if (cacheable) {
+      if (auto it = cache.words.find(std::string(word)); it != cache.words.end()) {
+        out->insert(out->end(), it->second.begin(), it->second.end());
+        return;
+      }
+    }
     for (char c : word) sym.push_back(byte_ids_[static_cast<unsigned char>(c)]);
+    merges_.Apply(&sym);
+    out->insert(out->end(), sym.begin(), sym.end());
+    if (cacheable) cache.words.emplace(std::string(word), sym);
+    return;
   } else {
     bool last_unk = false;
     for (size_t i = 0; i < word.size();) {

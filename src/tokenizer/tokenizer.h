@@ -77,12 +77,13 @@ class Tokenizer {
 
  private:
   friend struct Loader;
-  Tokenizer() = default;
+  Tokenizer();
   enum class Kind { kByteLevel, kSentencePiece };
   void EncodeSegment(std::string_view text, std::vector<int32_t>* out) const;
   void EncodeWord(std::string_view word, std::vector<int32_t>* out) const;
   void SplitAdded(std::string_view text, std::vector<std::pair<std::string_view, int32_t>>* parts) const;
 
+  uint64_t generation_;  // unique per tokenizer: keys the per-thread word cache
   Kind kind_ = Kind::kByteLevel;
   std::string source_;
   // Normalizers, in order.

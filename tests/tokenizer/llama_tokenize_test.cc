@@ -8,6 +8,7 @@
 #include "tests/bench/llama_server.h"
 #include "tests/tokenizer/reference_util.h"
 #include "tokenizer/tokenizer.h"
+#include "workload/exact_text.h"
 
 namespace frontier::tokenizer_test {
 namespace {
@@ -72,6 +73,45 @@ TEST(TokenizerLlamaServer, GgufVocabularyGivesLlamaCppsIds) {
   }
   std::printf("llama-server %zu/%zu strings match /tokenize (%zu tokens); %s\n", match, corpus.size(), tokens,
               (*tok)->Describe().c_str());
+}
+
+// Prompts made to N tokens by the GGUF vocabulary arrive at llama-server as N
+// tokens: its usage.prompt_tokens is N plus the BOS it adds, for every prompt,
+// with and without a shared prefix.
+TEST(TokenizerLlamaServer, ExactLengthPromptsArriveAsThatManyTokens) {
+  testing_llama::LlamaServer::Options o;
+  o.parallel = 1;
+  o.ctx = 4096;
+  testing_llama::LlamaServer server(o);
+  if (!server.found()) GTEST_SKIP() << server.why();
+  ASSERT_TRUE(server.ok()) << server.why();
+  auto tok = tokenizer::Tokenizer::Load(ModelPath());
+  ASSERT_TRUE(tok.ok()) << tok.status().ToString();
+  for (const int32_t prefix : {0, 40}) {
+    std::vector<workload::RequestSpec> specs;
+    for (const int32_t n : {41, 50, 64, 129, 300, 1000, 2000}) {
+      workload::RequestSpec r;
+      r.input_len = n;
+      specs.push_back(r);
+    }
+    workload::ExactTextStats stats;
+    ASSERT_TRUE(workload::MakeExactTextPrompts(specs, prefix, **tok, 7, &stats).ok());
+    EXPECT_EQ(stats.prompts, 7);
+    int arrived_exact = 0;
+    for (const auto& r : specs) {
+      const std::string body = Post(server.base_url() + "/v1/completions",
+                                    nlohmann::json{{"prompt", r.prompt_text}, {"max_tokens", 1}}.dump());
+      ASSERT_FALSE(body.empty());
+      const auto j = nlohmann::json::parse(body);
+      const int64_t prompt_tokens = j.at("usage").at("prompt_tokens").get<int64_t>();
+      EXPECT_EQ(prompt_tokens, r.input_len + 1) << "prefix " << prefix << ", input_len " << r.input_len;
+      arrived_exact += prompt_tokens == r.input_len + 1;
+    }
+    std::printf("prefix %d: %lld/%lld prompts made exact, %d/%zu arrived at llama-server as input_len + BOS, max "
+                "deviation %lld\n",
+                prefix, static_cast<long long>(stats.exact), static_cast<long long>(stats.prompts), arrived_exact,
+                specs.size(), static_cast<long long>(stats.max_abs_deviation));
+  }
 }
 
 }  // namespace
