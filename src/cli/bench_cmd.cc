@@ -258,6 +258,11 @@ int RunBench(int argc, char** argv) {
 
   auto prepared = PrepareWorkload(&*w);
   if (!prepared.ok()) return Fail("bench", prepared.status());
+  if (!w->tokenizer.empty()) {  // made by PrepareWorkload, after the settings were copied
+    for (const char* key : {"tokenizer", "tokenizer_exact_prompts"}) o.effective_settings[key] = w->effective[key];
+    std::cerr << "frontier bench: prompts by " << w->effective["tokenizer"] << ": "
+              << w->effective["tokenizer_exact_prompts"] << "\n";
+  }
   if (prepared->sessions) o.sessions = &*prepared->sessions;
   o.ideal_block_tokens = w->ideal_block_tokens;
 

@@ -185,6 +185,9 @@ int RunSearch(int argc, char** argv) {
     if (!note.empty()) std::fprintf(stderr, "frontier search: %s\n", note.c_str());
   }
   if (w->sessions) return UsageError(kCmd, "the search takes single-turn workloads, not --dataset trace or multi-turn");
+  if (!w->tokenizer.empty())
+    return UsageError(kCmd, "--tokenizer is taken by bench and simulate; a search does not make its prompts from a "
+                            "tokenizer yet (leave it out)");
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(w->dataset);
   if (!specs.ok()) return Fail(kCmd, specs.status());
   std::unique_ptr<loadgen::TrialRunner> runner;

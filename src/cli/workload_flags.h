@@ -20,6 +20,7 @@
 //   --cancel-fraction F [0]  --cancel-after-tokens K  --cancel-after-ms T  --ideal-block-tokens B [16]
 //   --input-len N [1024]  --output-len N [128]  --range-ratio R [0]  --prefix-len N [0]
 //   --prompt-format token-ids|text [token-ids]  --ignore-eos / --no-ignore-eos [on for random]
+//   --tokenizer PATH (random: text prompts of exact length by the model's tokenizer)
 //   --seed N [0]  --num-prompts N [1000]  --duration S  --warmup N [0]
 //   --max-concurrency N  --request-rate R|inf [inf]  --burstiness K|inf [1]
 //   --percentiles 50,90,95,99,99.9  --goodput ttft:MS tpot:MS e2el:MS  --num-gpus N [1]
@@ -82,7 +83,9 @@
 #include "core/status.h"
 #include "loadgen/scenario.h"
 #include "metrics/summary.h"
+#include "tokenizer/tokenizer.h"
 #include "workload/dataset.h"
+#include "workload/exact_text.h"
 #include "workload/load.h"
 #include "workload/option_names.h"
 #include "workload/spec.h"
@@ -101,6 +104,7 @@ struct WorkloadFlags {
   double range_ratio = 0.0;
   int64_t prefix_len = 0;
   std::string prompt_format = "token-ids";
+  std::string tokenizer;  // tokenizer.json, a directory holding one, or a .gguf
   bool ignore_eos = true;
   uint64_t seed = 0;
   int64_t num_prompts = 1000;
@@ -148,6 +152,9 @@ struct ResolvedWorkload {
   int ideal_block_tokens = 16;        // block of the ideal prefix-cache hit rate
   std::string result_json;            // empty: not written
   std::string requests_jsonl;         // empty: not written
+  // --tokenizer: PrepareWorkload turns the random prompts into text that this
+  // tokenizer encodes to exactly each request's input_len (workload/exact_text.h).
+  std::string tokenizer;
   // Set when a scenario flag was given (--scenario, --slo, --min-interactivity, ...).
   std::optional<loadgen::ScenarioRequest> scenario;
   // For provenance: the flags given on the command line (name without "--" ->
@@ -200,6 +207,16 @@ inline Result<PreparedWorkload> PrepareWorkload(ResolvedWorkload* w) {
   PreparedWorkload p;
   if (!w->sessions) {
     FRONTIER_ASSIGN_OR_RETURN(p.specs, workload::LoadDataset(w->dataset));
+    if (!w->tokenizer.empty()) {
+      FRONTIER_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(w->tokenizer));
+      workload::ExactTextStats stats;
+      FRONTIER_RETURN_IF_ERROR(
+          workload::MakeExactTextPrompts(p.specs, w->dataset.random.prefix_len, *tok, w->dataset.seed, &stats));
+      w->effective["tokenizer"] = tok->Describe();
+      w->effective["tokenizer_exact_prompts"] =
+          std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
+          " re-encode to input_len; max deviation " + std::to_string(stats.max_abs_deviation) + " tokens";
+    }
     return p;
   }
   FRONTIER_ASSIGN_OR_RETURN(workload::SessionWorkload s, workload::LoadSessionWorkload(w->dataset));
@@ -284,6 +301,10 @@ inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
           ->group("Workload"));
   add(app.add_option("--prompt-format", f->prompt_format,
                      "random, multi-turn: send prompts as token-ids (exact length) or text; multi-turn over HTTP needs text [token-ids]")
+          ->group("Workload"));
+  add(app.add_option("--tokenizer", f->tokenizer,
+                     "random, mlperf: send text prompts of exactly --input-len tokens by this tokenizer "
+                     "(tokenizer.json, a directory holding one, or a .gguf model; docs/workloads.md)")
           ->group("Workload"));
   add(app.add_flag("--ignore-eos,!--no-ignore-eos", f->ignore_eos,
                    "Ask the server to ignore EOS so outputs reach max_tokens [on for random]")
@@ -417,6 +438,17 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
         return InvalidArgument(std::string(flag) + " cannot be given with --dataset " +
                                workload::DatasetKindName(w.dataset.kind) +
                                ": sessions start at --session-rate (or the trace's arrivals), without warm-up");
+  if (given("--tokenizer")) {
+    if (!random)
+      return InvalidArgument(std::string("--tokenizer needs --dataset random or mlperf:NAME (") +
+                             workload::DatasetKindName(w.dataset.kind) + " prompts are not made to a token count)");
+    if (given("--prompt-format") && f.prompt_format != "text")
+      return InvalidArgument("--tokenizer makes text prompts: drop --prompt-format " + f.prompt_format +
+                             " or give --prompt-format text");
+    if (f.tokenizer.empty()) return InvalidArgument("--tokenizer needs a path (tokenizer.json, a directory, or a .gguf)");
+    w.tokenizer = f.tokenizer;
+    w.dataset.random.format = workload::PromptFormat::kText;
+  }
   w.ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
   w.ignore_eos = given("--ignore-eos") ? f.ignore_eos : random;
 
@@ -561,7 +593,7 @@ inline Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
     e["output_len"] = std::to_string(f.output_len);
     e["range_ratio"] = num(f.range_ratio);
     e["prefix_len"] = std::to_string(f.prefix_len);
-    e["prompt_format"] = f.prompt_format;
+    e["prompt_format"] = w.tokenizer.empty() ? f.prompt_format : "text";
   } else if (w.dataset.sharegpt_output_len) {
     e["output_len"] = std::to_string(*w.dataset.sharegpt_output_len);
   }

@@ -82,6 +82,8 @@ class LlamaServer {
   const std::string& why() const { return why_; }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
+  // The GGUF model it serves (its vocabulary is a tokenizer: --tokenizer PATH).
+  const std::string& model() const { return model_; }
   // True while the process runs and /health answers 200.
   bool Healthy() const {
     return pid_ > 0 && ::kill(pid_, 0) == 0 && Get("/health").ok();

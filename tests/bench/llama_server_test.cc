@@ -245,6 +245,30 @@ TEST(LlamaServerTest, ChatAndCompletionsWithTextPrompts) {
   EXPECT_EQ(text.result["total_input_tokens"], prompt_sum);
 }
 
+// --tokenizer with the served model's own vocabulary: text prompts that the
+// server counts as exactly --prefix-len + --input-len tokens (its usage.prompt_tokens is that
+// plus the BOS it adds), where the word-list text above is only near it.
+TEST(LlamaServerTest, TokenizerPromptsArriveAtExactLength) {
+  START_LLAMA(server, 4096, 2);
+  testing_util::ScratchDir tmp("llama_tokenizer");
+  BenchRun run = Bench(server, tmp, "--tokenizer " + server.model() + " --num-prompts 6 --max-concurrency 2 "
+                                    "--input-len 150 --prefix-len 30 --output-len 2");
+  ASSERT_EQ(run.rc, 0) << run.output;
+  EXPECT_EQ(run.result["completed"], 6) << run.output;
+  ASSERT_EQ(run.records.size(), 6u);
+  for (const auto& r : run.records) {
+    EXPECT_TRUE(r["usage_reported"].get<bool>()) << r.dump();
+    EXPECT_EQ(r["prompt_tokens"], 30 + 150 + 1) << r.dump();  // prefix + drawn length (as vLLM) + BOS
+  }
+  const json& eff = run.result["frontier"]["effective_settings"];
+  EXPECT_EQ(eff.value("tokenizer_exact_prompts", ""), "6/6 re-encode to input_len; max deviation 0 tokens") << eff.dump();
+  EXPECT_EQ(eff.value("prompt_format", ""), "text");
+  // A dataset whose prompts are not made to a count refuses the flag, naming it.
+  BenchRun bad = Bench(server, tmp, "--tokenizer " + server.model() + " --dataset shared-prefix");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.output.find("--tokenizer needs --dataset random"), std::string::npos) << bad.output;
+}
+
 TEST(LlamaServerTest, ScrapedMetricsCountWhatWasSent) {
   START_LLAMA(server, 2048, 2, true);
   testing_util::ScratchDir tmp("llama_metrics");

@@ -1,0 +1,110 @@
+// loader.cc: Parts into a Tokenizer: the id tables, the merge table (from the
+// merges list, or from SentencePiece scores), the byte tokens, added tokens.
+#include "tokenizer/loader.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "tokenizer/unicode.h"
+
+namespace frontier::tokenizer {
+
+Result<std::unique_ptr<Tokenizer>> Loader::Assemble(Parts p) {
+  auto t = std::unique_ptr<Tokenizer>(new Tokenizer());
+  t->source_ = p.origin;
+  t->kind_ = p.byte_level ? Tokenizer::Kind::kByteLevel : Tokenizer::Kind::kSentencePiece;
+  t->nfc_ = p.nfc;
+  t->prepend_ = p.prepend;
+  t->replace_ = p.replace;
+  t->splits_ = p.splits;
+  t->byte_level_prefix_space_ = p.byte_level && p.prefix_space;
+  t->strip_leading_ = p.strip_leading;
+  t->byte_fallback_ = p.byte_fallback;
+  t->ignore_merges_ = p.ignore_merges;
+  t->fuse_unk_ = p.fuse_unk;
+  t->bos_id_ = p.bos;
+
+  int32_t max_id = -1;
+  for (const auto& [w, id] : p.written) max_id = std::max(max_id, id);
+  for (const AddedToken& a : p.added) max_id = std::max(max_id, a.id);
+  if (max_id < 0) return InvalidArgument(p.origin + ": the vocabulary is empty");
+  t->pieces_.assign(static_cast<size_t>(max_id) + 1, std::string());
+  const auto& model_pieces = p.byte_level ? p.bytes : p.written;
+  for (const auto& [piece, id] : model_pieces) t->pieces_[id] = piece;
+  t->special_.assign(t->pieces_.size(), false);
+  t->added_id_.assign(t->pieces_.size(), false);
+  for (const AddedToken& a : p.added) {
+    t->pieces_[a.id] = a.content;
+    t->special_[a.id] = a.special;
+    t->added_id_[a.id] = true;
+  }
+  // Views into pieces_, which no longer changes size. A byte string spelled
+  // by two ids keeps the lower one.
+  for (int32_t id = 0; id <= max_id; ++id) {
+    if (!t->pieces_[id].empty() && !t->added_id_[id]) t->ids_.emplace(t->pieces_[id], id);
+  }
+  std::unordered_map<std::string, int32_t> by_written;
+  by_written.reserve(p.written.size());
+  for (const auto& [w, id] : p.written) by_written.emplace(w, id);
+
+  if (!p.unk.empty()) {
+    auto it = by_written.find(p.unk);
+    if (it == by_written.end()) return InvalidArgument(p.origin + ": model.unk_token \"" + p.unk + "\" is not in the vocabulary");
+    t->unk_id_ = it->second;
+  }
+  std::fill(std::begin(t->byte_ids_), std::end(t->byte_ids_), -1);
+  for (int b = 0; b < 256; ++b) {
+    if (p.byte_level) {
+      const char c = static_cast<char>(b);
+      auto it = t->ids_.find(std::string_view(&c, 1));
+      if (it == t->ids_.end()) {
+        return InvalidArgument(fmt::format("{}: byte-level vocabulary has no token for byte 0x{:02X}", p.origin, b));
+      }
+      t->byte_ids_[b] = it->second;
+    } else {
+      auto it = by_written.find(fmt::format("<0x{:02X}>", b));
+      if (it != by_written.end()) t->byte_ids_[b] = it->second;
+    }
+  }
+
+  if (!p.scores.empty()) {
+    // SentencePiece BPE: a pair merges into the piece it spells, ranked by
+    // that piece's score (equal scores share a rank: leftmost first).
+    std::vector<float> distinct;
+    for (int32_t id : p.merge_targets) distinct.push_back(p.scores[id]);
+    std::sort(distinct.begin(), distinct.end(), std::greater<>());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (int32_t id : p.merge_targets) {
+      const std::string& s = t->pieces_[id];
+      const auto rank = static_cast<int32_t>(
+          std::lower_bound(distinct.begin(), distinct.end(), p.scores[id], std::greater<>()) - distinct.begin());
+      for (size_t k = 0; k < s.size();) {
+        char32_t cp = 0;
+        k += DecodeUtf8(s, k, &cp);
+        if (k >= s.size()) break;
+        auto a = t->ids_.find(std::string_view(s).substr(0, k));
+        auto b = t->ids_.find(std::string_view(s).substr(k));
+        if (a != t->ids_.end() && b != t->ids_.end()) t->merges_.Add(a->second, b->second, rank, id);
+      }
+    }
+  } else {
+    int32_t rank = 0;
+    for (const auto& [a, b] : p.merges) {
+      auto ia = by_written.find(a), ib = by_written.find(b), im = by_written.find(a + b);
+      if (ia == by_written.end() || ib == by_written.end() || im == by_written.end()) {
+        return InvalidArgument(fmt::format("{}: model.merges entry {} (\"{} {}\") names a token not in the vocabulary",
+                                           p.origin, rank, a, b));
+      }
+      t->merges_.Add(ia->second, ib->second, rank++, im->second);
+    }
+  }
+
+  t->added_ = std::move(p.added);
+  std::stable_sort(t->added_.begin(), t->added_.end(),
+                   [](const AddedToken& x, const AddedToken& y) { return x.content.size() > y.content.size(); });
+  std::erase_if(t->added_, [](const AddedToken& a) { return a.content.empty(); });
+  for (const AddedToken& a : t->added_) t->added_first_byte_[static_cast<unsigned char>(a.content[0])] = true;
+  return t;
+}
+
+}  // namespace frontier::tokenizer
