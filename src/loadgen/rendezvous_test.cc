@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <future>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "loadgen/shard.h"
 #include "tests/util/free_port.h"
@@ -101,6 +104,67 @@ TEST(Rendezvous, AForgedShardZeroIsNotBelieved) {
   ASSERT_FALSE(follower.ok());
   EXPECT_NE(follower.status().message().find("did not prove the token"), std::string::npos)
       << follower.status().message();
+}
+
+
+std::string HexMac(const std::string& key, const std::string& msg) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(msg.data()),
+       msg.size(), out, &n);
+  std::string h;
+  for (unsigned i = 0; i < n; ++i) {
+    h += "0123456789abcdef"[out[i] >> 4];
+    h += "0123456789abcdef"[out[i] & 15];
+  }
+  return h;
+}
+
+// A shard 0 that holds the token but reads a clock near INT64_MAX ns (centuries away).
+TEST(Rendezvous, AnImplausibleClockOffsetIsRefused) {
+  const int port = testing_util::FreePort();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  std::thread liar([&] {
+    const int c = ::accept(fd, nullptr, nullptr);
+    if (c < 0) return;
+    const std::string nonce = "0123456789abcdef0123456789abcdef";
+    const std::string g = "frontier-rendezvous 1 " + nonce + "\n";
+    (void)::send(c, g.data(), g.size(), MSG_NOSIGNAL);
+    std::string in;
+    char buf[512];
+    while (in.find('\n') == std::string::npos) {
+      const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      in.append(buf, static_cast<size_t>(n));
+    }
+    // "hello 1 2 NONCE MAC"
+    std::istringstream words(in);
+    std::string w, idx, cnt, theirs;
+    words >> w >> idx >> cnt >> theirs;
+    const std::string welcome =
+        "welcome " + HexMac("secret", "welcome " + theirs + " " + nonce + " " + idx + " " + cnt) + "\n";
+    (void)::send(c, welcome.data(), welcome.size(), MSG_NOSIGNAL);
+    (void)::recv(c, buf, sizeof buf, 0);  // ping
+    const std::string pong = "pong 9000000000000000000\n";
+    (void)::send(c, pong.data(), pong.size(), MSG_NOSIGNAL);
+    (void)::recv(c, buf, sizeof buf, 0);
+    ::close(c);
+  });
+  Result<ShardClock> follower = Rendezvous({1, 2, "t"}, Options(port, "secret", 5));
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+  liar.join();
+  ASSERT_FALSE(follower.ok());
+  EXPECT_EQ(follower.status().code(), StatusCode::kOutOfRange) << follower.status().message();
+  EXPECT_NE(follower.status().message().find("beyond the 3600 s"), std::string::npos) << follower.status().message();
 }
 
 }  // namespace
