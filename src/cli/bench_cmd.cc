@@ -165,7 +165,7 @@ int RunBench(int argc, char** argv) {
       ->group("Energy");
   WorkloadFlags wf;
   AddWorkloadFlags(app, &wf);
-  std::string shard_flag, rendezvous = "127.0.0.1:29517";
+  std::string shard_flag, rendezvous = "127.0.0.1:29517", rendezvous_token;
   double rendezvous_timeout = 60;
   app.add_option("--shard", shard_flag,
                  "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE "
@@ -176,6 +176,11 @@ int RunBench(int argc, char** argv) {
       ->group("Shards");
   app.add_option("--rendezvous-timeout", rendezvous_timeout, "Seconds to wait for every shard [60]")
       ->check(CLI::Range(1.0, 86400.0))
+      ->group("Shards");
+  app.add_option("--rendezvous-token", rendezvous_token,
+                 "A secret every shard of the run shares; the shards prove it to each other (HMAC) and ignore "
+                 "peers that cannot [$FRONTIER_RENDEZVOUS_TOKEN, else one derived from the schedule, which keeps "
+                 "other runs' shards out but not a peer that knows the schedule]")
       ->group("Shards");
   DbFlags db;
   AddDbFlags(app, &db,
@@ -286,13 +291,30 @@ int RunBench(int argc, char** argv) {
   }
 
   loadgen::ShardClock shard_clock;
+  // What must be equal in every shard of one run (checked again by `bench merge`).
+  nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
+  schedule["seed"] = whole_load.seed;
+  schedule["dataset"] = w->effective.count("dataset") ? w->effective.at("dataset") : "";
+  schedule["input_len"] = w->dataset.random.input_len;
+  schedule["output_len"] = w->dataset.random.output_len;
   if (*shard) {
     const loadgen::ShardSpec& sh = **shard;
     o.effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
     o.effective_settings["shard_from"] = sh.from;
+    loadgen::RendezvousOptions ro;
+    ro.address = rendezvous;
+    ro.timeout_s = rendezvous_timeout;
+    ro.token = rendezvous_token;
+    if (ro.token.empty()) {
+      const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
+      if (env != nullptr) ro.token = env;
+    }
+    // No secret given: the schedule's identity is the token, so only shards
+    // of this very schedule meet (a stray of another run is ignored).
+    if (ro.token.empty()) ro.token = "schedule " + std::to_string(sh.count) + " " + schedule.dump();
     std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
               << rendezvous << "\n";
-    auto c = loadgen::Rendezvous(sh, rendezvous, rendezvous_timeout);
+    auto c = loadgen::Rendezvous(sh, ro);
     if (!c.ok()) return Fail("bench", c.status());
     shard_clock = *c;
     w->load.start_at_ns = shard_clock.start_steady_ns;
@@ -309,11 +331,6 @@ int RunBench(int argc, char** argv) {
     return Fail("bench", out.status());
   }
   if (*shard) {
-    nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
-    schedule["seed"] = whole_load.seed;
-    schedule["dataset"] = w->effective.count("dataset") ? w->effective.at("dataset") : "";
-    schedule["input_len"] = w->dataset.random.input_len;
-    schedule["output_len"] = w->dataset.random.output_len;
     const nlohmann::json run = {{"base_url", out->run.base_url},         {"endpoint", out->run.endpoint},
                                 {"model", out->run.model},               {"served_model", out->run.served_model},
                                 {"num_gpus", out->run.num_gpus},         {"start_time_utc", out->run.start_time_utc}};

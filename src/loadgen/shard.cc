@@ -25,11 +25,6 @@
 namespace frontier::loadgen {
 namespace {
 
-int64_t WallNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Result<ShardSpec> ParsePair(const std::string& what, const std::string& index, const std::string& count) {
   ShardSpec s;
   s.from = what;
@@ -43,133 +38,6 @@ Result<ShardSpec> ParsePair(const std::string& what, const std::string& index, c
   s.index = *i;
   s.count = *k;
   return s;
-}
-
-// A connected TCP socket with line-based reads under a deadline.
-class Line {
- public:
-  explicit Line(int fd) : fd_(fd) {
-    int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
-  ~Line() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Line(const Line&) = delete;
-  Line& operator=(const Line&) = delete;
-
-  Status Send(const std::string& line) {
-    const std::string s = line + "\n";
-    size_t off = 0;
-    while (off < s.size()) {
-      const ssize_t n = ::send(fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return IoError("rendezvous: the connection closed while sending");
-      off += static_cast<size_t>(n);
-    }
-    return Status::Ok();
-  }
-
-  Result<std::string> Receive(int64_t deadline_ns) {
-    for (;;) {
-      const size_t nl = buf_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        return line;
-      }
-      const int64_t left = deadline_ns - SteadyClock::MonotonicNow();
-      if (left <= 0) return Unavailable("rendezvous: no answer in time");
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left / 1'000'000 + 1, 1000))) <= 0) continue;
-      char tmp[512];
-      const ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
-      if (n <= 0) return IoError("rendezvous: the other side closed the connection");
-      buf_.append(tmp, static_cast<size_t>(n));
-      if (buf_.size() > 4096) return IoError("rendezvous: an over-long line (not a frontier shard?)");
-    }
-  }
-
- private:
-  int fd_;
-  std::string buf_;
-};
-
-Result<sockaddr_in> Resolve(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos)
-    return InvalidArgument("--rendezvous " + address + ": must be HOST:PORT, e.g. 127.0.0.1:29517");
-  FRONTIER_ASSIGN_OR_RETURN(int64_t port, ParseInt("--rendezvous port", address.substr(colon + 1), 1, 65535));
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  const std::string host = address.substr(0, colon);
-  if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || res == nullptr)
-    return InvalidArgument("--rendezvous " + address + ": the host " + host + " does not resolve (IPv4)");
-  sockaddr_in a = *reinterpret_cast<sockaddr_in*>(res->ai_addr);
-  ::freeaddrinfo(res);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  return a;
-}
-
-int64_t Field(const std::string& line, const std::string& word) {
-  std::istringstream in(line);
-  std::string w;
-  int64_t v = 0;
-  in >> w >> v;
-  return w == word ? v : std::numeric_limits<int64_t>::min();
-}
-
-// Shard 0: accepts every other shard and answers its pings; returns the connections.
-Status Leader(const ShardSpec& shard, const sockaddr_in& addr, int64_t deadline,
-              std::vector<std::unique_ptr<Line>>* peers_out) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 64) != 0) {
-    ::close(fd);
-    return IoError("rendezvous: shard 0 cannot listen on port " + std::to_string(ntohs(addr.sin_port)) +
-                   " (in use? pick another --rendezvous port)");
-  }
-  std::vector<std::unique_ptr<Line>>& peers = *peers_out;
-  std::set<int64_t> seen;
-  while (static_cast<int64_t>(peers.size()) < shard.count - 1) {
-    const int64_t left = deadline - SteadyClock::MonotonicNow();
-    pollfd p{fd, POLLIN, 0};
-    if (left <= 0) {
-      ::close(fd);
-      return Unavailable("rendezvous: " + std::to_string(shard.count - 1 - static_cast<int64_t>(peers.size())) +
-                         " of " + std::to_string(shard.count) + " shards never connected (started with the same --shard count and --rendezvous?)");
-    }
-    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left / 1'000'000 + 1, 1000))) <= 0) continue;
-    const int c = ::accept(fd, nullptr, nullptr);
-    if (c < 0) continue;
-    auto line = std::make_unique<Line>(c);
-    Result<std::string> hello = line->Receive(deadline);
-    if (!hello.ok()) continue;
-    std::istringstream in(*hello);
-    std::string word;
-    int64_t index = -1, count = -1;
-    in >> word >> index >> count;
-    if (word != "hello" || count != shard.count || index <= 0 || index >= shard.count || !seen.insert(index).second) {
-      (void)line->Send("refused: this rendezvous is for shards 1.." + std::to_string(shard.count - 1) + " of " +
-                       std::to_string(shard.count));
-      continue;
-    }
-    // Answers the rank's pings with this clock until it says "done".
-    for (;;) {
-      Result<std::string> ping = line->Receive(deadline);
-      if (!ping.ok()) {
-        ::close(fd);
-        return ping.status();
-      }
-      if (ping->rfind("done", 0) == 0) break;
-      FRONTIER_RETURN_IF_ERROR(line->Send("pong " + std::to_string(WallNow())));
-    }
-    peers.push_back(std::move(line));
-  }
-  ::close(fd);
-  return Status::Ok();
 }
 
 }  // namespace
@@ -203,57 +71,6 @@ Result<std::optional<ShardSpec>> ResolveShard(const std::string& flag) {
   FRONTIER_ASSIGN_OR_RETURN(ShardSpec s, ParsePair(what, index, count));
   if (s.count == 1) return std::optional<ShardSpec>();
   return std::optional<ShardSpec>(s);
-}
-
-Result<ShardClock> Rendezvous(const ShardSpec& shard, const std::string& address, double timeout_s, double lead_s) {
-  FRONTIER_ASSIGN_OR_RETURN(sockaddr_in addr, Resolve(address));
-  const int64_t deadline = SteadyClock::MonotonicNow() + static_cast<int64_t>(timeout_s * 1e9);
-  ShardClock clock;
-  std::unique_ptr<Line> leader;
-  if (shard.index == 0) {
-    std::vector<std::unique_ptr<Line>> peers;
-    FRONTIER_RETURN_IF_ERROR(Leader(shard, addr, deadline, &peers));
-    // Every other rank has measured its offset: the start is named on this clock.
-    clock.start_unix_ns = WallNow() + static_cast<int64_t>(lead_s * 1e9);
-    for (auto& p : peers) FRONTIER_RETURN_IF_ERROR(p->Send("start " + std::to_string(clock.start_unix_ns)));
-  } else {
-    // Connects, retrying while shard 0 is not listening yet.
-    int fd = -1;
-    for (;;) {
-      fd = ::socket(AF_INET, SOCK_STREAM, 0);
-      if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) break;
-      ::close(fd);
-      if (SteadyClock::MonotonicNow() > deadline)
-        return Unavailable("rendezvous: shard 0 is not listening on " + address + " (is it running?)");
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    leader = std::make_unique<Line>(fd);
-    FRONTIER_RETURN_IF_ERROR(leader->Send("hello " + std::to_string(shard.index) + " " + std::to_string(shard.count)));
-    int64_t best_rtt = std::numeric_limits<int64_t>::max();
-    for (int r = 0; r < kPingRounds; ++r) {
-      const int64_t t1 = WallNow();
-      FRONTIER_RETURN_IF_ERROR(leader->Send("ping"));
-      FRONTIER_ASSIGN_OR_RETURN(std::string pong, leader->Receive(deadline));
-      const int64_t t3 = WallNow();
-      const int64_t t2 = Field(pong, "pong");
-      if (t2 == std::numeric_limits<int64_t>::min()) return IoError("rendezvous: shard 0 answered '" + pong + "'");
-      if (t3 - t1 < best_rtt) {
-        best_rtt = t3 - t1;
-        clock.rtt_ns = best_rtt;
-        clock.offset_ns = t2 - (t1 + t3) / 2;
-        clock.bound_ns = (best_rtt + 1) / 2;
-      }
-    }
-    FRONTIER_RETURN_IF_ERROR(leader->Send("done"));
-    FRONTIER_ASSIGN_OR_RETURN(std::string start, leader->Receive(deadline));
-    clock.start_unix_ns = Field(start, "start");
-    if (clock.start_unix_ns == std::numeric_limits<int64_t>::min())
-      return IoError("rendezvous: shard 0 answered '" + start + "'");
-  }
-  // The start on this machine's wall clock, then on its steady clock (which the run's times use).
-  const int64_t local_start = clock.start_unix_ns - clock.offset_ns;
-  clock.start_steady_ns = SteadyClock::MonotonicNow() + (local_start - WallNow());
-  return clock;
 }
 
 std::string ShardMetaPath(const std::string& jsonl) { return jsonl + ".shard.json"; }

@@ -11,7 +11,9 @@
 // round trip, its bound), and rank 0 names a start time on its clock a moment
 // ahead; every rank converts it to its own steady clock and starts its
 // schedule then (LoadOptions::start_at_ns). Records are relative to that
-// common time zero, so merging is a union.
+// common time zero, so merging is a union. The shards prove to each other
+// that they hold one shared token (RendezvousOptions) before they trust a
+// clock reading.
 //
 // Each shard writes its per-request JSONL as usual and, beside it,
 // `<jsonl>.shard.json` (ShardMetaPath): its index, the count, host, clock
@@ -57,12 +59,34 @@ struct ShardClock {
   int64_t start_steady_ns = 0; // the same instant on this process's steady clock
 };
 
-// Meets the other shards at `address` ("HOST:PORT"; rank 0 listens there,
-// the others connect, retrying, for up to `timeout_s`). Rank 0 names a start
-// `lead_s` after the last rank has measured its offset. DeadlineExceeded
-// naming the ranks missing; IoError for a socket that cannot be used.
-Result<ShardClock> Rendezvous(const ShardSpec& shard, const std::string& address, double timeout_s,
-                              double lead_s = 0.5);
+// The rendezvous (rendezvous.cc). Every connection proves the shared token
+// both ways before anything else is said: shard 0 greets with a random nonce,
+// the connecting shard answers "hello INDEX COUNT NONCE MAC" and shard 0
+// "welcome MAC", each MAC an HMAC-SHA256 under the token of both nonces, the
+// index and the count (the token itself never crosses the wire). A peer that
+// cannot (a port scanner, a shard of another run, a forged shard 0) is
+// dropped and counted, and the real peer is waited for until the deadline.
+struct RendezvousOptions {
+  std::string address;         // "HOST:PORT" (IPv4): shard 0 listens there, the others connect
+  std::string token;           // the shared secret (required; bench derives one when none is given)
+  double timeout_s = 60;       // for the whole meeting: every connect, read and write is under it
+  double lead_s = 0.5;         // shard 0 names a start this long after the last shard has measured
+};
+
+// A clock offset beyond this is refused: hosts whose wall clocks differ by
+// more than an hour are mis-set (fix NTP), and a value that large is more
+// likely a forged or broken answer than a clock.
+inline constexpr int64_t kMaxClockOffsetNs = 3'600'000'000'000;
+
+// A connection that has not proven the token this long after it was accepted
+// is dropped by shard 0 (so idle strangers hold nothing).
+inline constexpr double kRendezvousHelloTimeoutS = 5;
+
+// Meets the other shards. Rank 0 names a start `lead_s` after the last rank
+// has measured its offset. DeadlineExceeded naming the ranks missing and how
+// many strangers were ignored; OutOfRange for an implausible clock offset or
+// start; IoError for a socket that cannot be used.
+Result<ShardClock> Rendezvous(const ShardSpec& shard, const RendezvousOptions& options);
 
 // "<jsonl>.shard.json".
 std::string ShardMetaPath(const std::string& jsonl);
