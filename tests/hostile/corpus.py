@@ -45,6 +45,8 @@ class Case:
   timeout_s: wall-clock bound; a case past it is a hang. Generous: the
             suite runs on a machine whose two cores are shared.
   stdin:    bytes given on standard input (default: none, /dev/null).
+  absent:   strings (secrets) that must appear nowhere: not in standard
+            output or error, not in any file the run left in its folder.
   """
 
   name: str
@@ -58,6 +60,7 @@ class Case:
   rss_mib: float = 256
   timeout_s: float = 120
   stdin: Optional[bytes] = None
+  absent: Sequence[str] = ()
 
 
 @dataclasses.dataclass
@@ -181,4 +184,26 @@ def run_one(binary: str, case: Case, group: str, d: str, env_base: Dict[str, str
   bound = case.rss_mib * rss_scale + rss_extra_mib
   if rss_mib > bound:
     problems.append(f"peak RSS {rss_mib:.0f} MiB over its bound {bound:.0f} MiB")
+  for secret in case.absent:
+    where = _find_secret(d, secret.encode(), case)
+    if where:
+      problems.append(f"the secret {secret[:3]}... appears in {where}")
   return Outcome(case, group, status, sig, rss_mib, seconds, stderr, problems)
+
+
+def _find_secret(d: str, secret: bytes, case: Case) -> str:
+  """The first file under d (outputs included) that holds secret, or ""."""
+  inputs = set(case.files)
+  for root, _, names in os.walk(d):
+    for n in names:
+      path = os.path.join(root, n)
+      rel = os.path.relpath(path, d)
+      if rel in inputs or rel == ".stdin":
+        continue
+      try:
+        with open(path, "rb") as f:
+          if secret in f.read():
+            return rel
+      except OSError:
+        continue
+  return ""

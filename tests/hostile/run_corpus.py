@@ -44,6 +44,7 @@ def main():
   ap.add_argument("--work", default="")
   ap.add_argument("--keep", action="store_true", help="keep each case's folder")
   a = ap.parse_args()
+  a.bin = os.path.abspath(a.bin)
   sanitize = a.sanitize.upper() in ("ON", "1", "TRUE", "YES")
   here = os.path.dirname(os.path.abspath(__file__))
   groups = load_cases(os.path.join(here, "cases"))
