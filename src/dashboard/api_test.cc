@@ -156,6 +156,55 @@ TEST_F(ApiTest, FrontierPerDollarAndPerJouleUseTheHardwareFacts) {
   EXPECT_NE(x["notes"][0].get<std::string>().find("--price"), std::string::npos);
 }
 
+TEST_F(ApiTest, PerJouleIsMeasuredWhereAPointMeasuredItElseTheTdpBound) {
+  // One more point of run 1 (h200, TDP 700 W) that measured its energy with NVML:
+  // 1,200 tok/s/GPU over 8 GPUs for 10 s at 560 W mean: 96,000 tokens / 44,800 J.
+  store::PointRecord p = testing::KnownPoint(1, 64, 0, 20, 1200, 600, 90);
+  p.metrics.energy_j = 44800;
+  p.metrics.mean_power_w = 560;
+  p.metrics.peak_power_w = 690;
+  p.metrics.tokens_per_joule = 96000.0 / 44800;
+  p.summary_json = R"({"median_ttft_ms": 90.0, "energy": {"source": "nvml", "joules": 44800}})";
+  ASSERT_TRUE(writer_->AddPoint(p, {}).ok());
+  DashboardData data(*reader_, [](const std::string&) -> std::optional<report::HardwareFacts> {
+    return report::HardwareFacts{3.6, "test", 700};
+  });
+  Api api(data, ApiOptions{path_, false, "test"});
+  ApiResponse r = api.Handle("GET", "/api/frontier", "run=1&y=per_joule", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  int measured = 0, bound = 0;
+  for (const auto& pt : j["series"][0]["points"]) {
+    if (pt["load"].get<double>() == 64) {
+      ++measured;
+      EXPECT_EQ(pt["y_kind"], "measured");
+      EXPECT_NEAR(pt["y"].get<double>(), 96000.0 / 44800, 1e-12);
+      EXPECT_DOUBLE_EQ(pt["y_err"].get<double>(), 0);
+      EXPECT_EQ(pt["energy"]["label"], "measured (nvml)");
+      EXPECT_NEAR(pt["energy"]["tdp_bound_tokens_per_joule"].get<double>(), 1200.0 / 700, 1e-12);
+      // The bound is the lower one: the GPUs drew less than their TDP.
+      EXPECT_LT(pt["energy"]["tdp_bound_tokens_per_joule"].get<double>(), pt["y"].get<double>());
+    } else {
+      ++bound;
+      EXPECT_EQ(pt["y_kind"], "tdp_bound");
+      EXPECT_TRUE(pt["energy"].is_null());
+    }
+  }
+  EXPECT_EQ(measured, 1);
+  EXPECT_EQ(bound, 3);
+  ASSERT_EQ(j["energy"].size(), 1u);
+  EXPECT_EQ(j["energy"][0]["label"], "measured (nvml)");
+  EXPECT_NEAR(j["energy"][0]["joules"].get<double>(), 44800, 1e-9);
+  // Any other y axis carries the energy beside the point but plots the throughput.
+  const json t = json::parse(api.Handle("GET", "/api/frontier", "run=1&y=total", "").body);
+  for (const auto& pt : t["series"][0]["points"])
+    if (pt["load"].get<double>() == 64) {
+      EXPECT_DOUBLE_EQ(pt["y"].get<double>(), 1200);
+      EXPECT_EQ(pt["y_kind"], "");
+      EXPECT_EQ(pt["energy"]["label"], "measured (nvml)");
+    }
+}
+
 TEST_F(ApiTest, IsoTableIsFrontierReportsAtThePickedInteractivity) {
   json j = Get("/api/frontier", "run=1&run=2&at=80");
   EXPECT_DOUBLE_EQ(j["at"].get<double>(), 80);

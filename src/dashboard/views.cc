@@ -95,9 +95,6 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
       notes.push_back(s.name + ": no price for hardware '" + s.hardware +
                       "' (the catalog has none; start the dashboard with --price HW=USD)");
     }
-    if (y == "per_joule" && !(tdp > 0)) {
-      notes.push_back(s.name + ": no TDP for hardware '" + s.hardware + "' in the catalog");
-    }
     json pts = json::array();
     for (const auto& p : s.points) {
       const analysis::MeanCi& xm = x == "ttft_p50" ? p.median_ttft_ms
@@ -107,9 +104,26 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
       const analysis::MeanCi& base = y == "output" ? p.output_tput_per_gpu : p.total_tput_per_gpu;
       std::optional<double> yv = base.mean;
       if (y == "per_dollar") yv = analysis::TokensPerDollar(price, base.mean);
+      // Tokens per joule: measured where some repetition of the point measured its
+      // energy (docs/energy.md), else the TDP bound; y_kind says which.
+      const std::optional<report::EnergyRow> energy = report::MeasuredEnergyOf(s, p);
+      std::string y_kind = y == "per_joule" ? "tdp_bound" : "";
       if (y == "per_joule") yv = analysis::TokensPerJoule(base.mean, tdp);
+      if (y == "per_joule" && energy) {
+        yv = energy->tokens_per_joule;
+        y_kind = "measured";
+      }
       // The interval scales with the throughput: both conversions are linear in it.
-      const double scale = yv && base.mean > 0 ? *yv / base.mean : 0;
+      // A measured energy carries no interval of its own here (the repetitions' mean).
+      const double scale = y_kind == "measured" ? 0 : yv && base.mean > 0 ? *yv / base.mean : 0;
+      json energy_json = nullptr;
+      if (energy)
+        energy_json = {{"label", energy->label},
+                       {"joules", energy->joules},
+                       {"mean_power_w", energy->mean_w},
+                       {"peak_power_w", energy->peak_w},
+                       {"tokens_per_joule", energy->tokens_per_joule},
+                       {"tdp_bound_tokens_per_joule", Opt(energy->tdp_bound_tokens_per_joule)}};
       json ids = json::array();
       for (const auto& r : p.repetitions) ids.push_back(r.id);
       pts.push_back({{"key", p.key},
@@ -119,6 +133,8 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                      {"x_err", xm.half_width},
                      {"y", Opt(yv)},
                      {"y_err", base.half_width * scale},
+                     {"y_kind", y_kind},
+                     {"energy", energy_json},
                      {"n", p.repetitions.size()},
                      {"frontier", y == "output" ? p.on_output_frontier : p.on_total_frontier},
                      {"ids", ids},
@@ -137,6 +153,13 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                      // How sure a simulated point is, its bounds on the plotted y (every y is
                      // linear in the throughput); null for a measured point.
                      {"band", BandJson(p.band, yv)}});
+    }
+    // Only a point that measured no energy needs the TDP.
+    const bool needs_tdp = std::any_of(s.points.begin(), s.points.end(), [&](const report::AggregatedPoint& p) {
+      return !report::MeasuredEnergyOf(s, p);
+    });
+    if (y == "per_joule" && !(tdp > 0) && needs_tdp) {
+      notes.push_back(s.name + ": no TDP for hardware '" + s.hardware + "' in the catalog");
     }
     series.push_back({{"name", s.name},
                       {"run_id", s.run.id},
@@ -178,7 +201,17 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
     }
     iso.push_back({{"workload", w.workload}, {"series", names}, {"rows", rows}});
   }
-  return {{"series", series}, {"iso", iso}, {"notes", notes}, {"x", x}, {"y", y}};
+  json energy = json::array();
+  for (const auto& e : report::MeasuredEnergyRows(rep))
+    energy.push_back({{"series", e.series},
+                      {"key", e.key},
+                      {"label", e.label},
+                      {"joules", e.joules},
+                      {"mean_power_w", e.mean_w},
+                      {"peak_power_w", e.peak_w},
+                      {"tokens_per_joule", e.tokens_per_joule},
+                      {"tdp_bound_tokens_per_joule", Opt(e.tdp_bound_tokens_per_joule)}});
+  return {{"series", series}, {"iso", iso}, {"energy", energy}, {"notes", notes}, {"x", x}, {"y", y}};
 }
 
 json Histogram(const std::vector<double>& values, int bins) {

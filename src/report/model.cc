@@ -242,36 +242,39 @@ std::string EnergySourceOf(const store::PointRecord& point) {
   return src.is_string() ? src.get<std::string>() : "";
 }
 
+std::optional<EnergyRow> MeasuredEnergyOf(const SeriesReport& s, const AggregatedPoint& p) {
+  EnergyRow row;
+  int n = 0;
+  std::set<std::string> sources;
+  for (const auto& rep : p.repetitions) {
+    if (!(rep.metrics.energy_j > 0)) continue;
+    ++n;
+    row.joules += rep.metrics.energy_j;
+    row.mean_w += rep.metrics.mean_power_w;
+    row.peak_w = std::max(row.peak_w, rep.metrics.peak_power_w);
+    row.tokens_per_joule += rep.metrics.tokens_per_joule;
+    const std::string src = EnergySourceOf(rep);
+    sources.insert(src.empty() ? "unknown source" : src);
+  }
+  if (n == 0) return std::nullopt;
+  row.series = s.name;
+  row.key = p.key;
+  std::string joined;
+  for (const auto& x : sources) joined += (joined.empty() ? "" : ", ") + x;
+  row.label = metrics::MeasuredEnergyLabel(joined);
+  row.joules /= n;
+  row.mean_w /= n;
+  row.tokens_per_joule /= n;
+  if (s.facts && s.facts->tdp_w > 0)
+    row.tdp_bound_tokens_per_joule = analysis::TokensPerJoule(p.total_tput_per_gpu.mean, s.facts->tdp_w);
+  return row;
+}
+
 std::vector<EnergyRow> MeasuredEnergyRows(const Report& r) {
   std::vector<EnergyRow> rows;
   for (const auto& s : r.series)
-    for (const auto& p : s.points) {
-      EnergyRow row;
-      int n = 0;
-      std::set<std::string> sources;
-      for (const auto& rep : p.repetitions) {
-        if (!(rep.metrics.energy_j > 0)) continue;
-        ++n;
-        row.joules += rep.metrics.energy_j;
-        row.mean_w += rep.metrics.mean_power_w;
-        row.peak_w = std::max(row.peak_w, rep.metrics.peak_power_w);
-        row.tokens_per_joule += rep.metrics.tokens_per_joule;
-        const std::string src = EnergySourceOf(rep);
-        sources.insert(src.empty() ? "unknown source" : src);
-      }
-      if (n == 0) continue;
-      row.series = s.name;
-      row.key = p.key;
-      std::string joined;
-      for (const auto& x : sources) joined += (joined.empty() ? "" : ", ") + x;
-      row.label = metrics::MeasuredEnergyLabel(joined);
-      row.joules /= n;
-      row.mean_w /= n;
-      row.tokens_per_joule /= n;
-      if (s.facts && s.facts->tdp_w > 0)
-        row.tdp_bound_tokens_per_joule = analysis::TokensPerJoule(p.total_tput_per_gpu.mean, s.facts->tdp_w);
-      rows.push_back(std::move(row));
-    }
+    for (const auto& p : s.points)
+      if (auto row = MeasuredEnergyOf(s, p)) rows.push_back(std::move(*row));
   return rows;
 }
 

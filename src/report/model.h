@@ -131,6 +131,8 @@ struct EnergyRow {
   std::optional<double> tdp_bound_tokens_per_joule;
 };
 std::vector<EnergyRow> MeasuredEnergyRows(const Report& report);
+// The same for one point of a series; none when no repetition measured it.
+std::optional<EnergyRow> MeasuredEnergyOf(const SeriesReport& series, const AggregatedPoint& point);
 
 // The source a stored point's summary JSON names under "energy" ("" when none).
 std::string EnergySourceOf(const store::PointRecord& point);

@@ -313,7 +313,7 @@ function importForm() {
   return el('span', { class: 'bar', style: 'margin: 0' }, 'Import a vLLM or InferenceX result:', file, el('span', {}, 'GPUs'), gpus, hw, go, msg);
 }
 
-const Y_AXES = [['total', 'total tok/s/GPU'], ['output', 'output tok/s/GPU'], ['per_dollar', 'total tokens per $'], ['per_joule', 'total tokens per joule (TDP)']];
+const Y_AXES = [['total', 'total tok/s/GPU'], ['output', 'output tok/s/GPU'], ['per_dollar', 'total tokens per $'], ['per_joule', 'total tokens per joule (measured, else TDP bound)']];
 const X_AXES = [['interactivity', 'interactivity (tok/s/user)'], ['ttft_p50', 'TTFT p50 (ms)'], ['ttft_p99', 'TTFT p99 (ms)'], ['e2el', 'E2E latency p50 (ms)']];
 
 async function pageFrontier(app) {
@@ -340,13 +340,16 @@ async function pageFrontier(app) {
   put(plotBox, tip);
   const iso = el('div', { id: 'iso' });
   const pts = el('div', { id: 'points' });
+  const energyBox = el('div', { id: 'energy' });
+  renderEnergy(energyBox, data);
   put(app, el('h1', {}, 'Frontier explorer'), bar, chips,
     data.default_runs ? el('p', { class: 'note' }, 'Showing the latest sweep; pick runs on the Runs page or add them above.') : null,
     data.notes.map(n => el('p', { class: 'note' }, n)), plotBox,
     el('p', { class: 'note' }, x === 'interactivity'
       ? 'Click the plot to read every series at that interactivity; double-click a point for its details. Bars: 95% interval over repetitions; pale bars and shading: a simulated point\'s prediction band; hollow: off the Pareto frontier.'
       : 'Double-click a point for its details. Bars: 95% interval over repetitions; pale bars: a simulated point\'s prediction band. The iso-interactivity table needs the interactivity x axis to pick by clicking.'),
-    iso, pts);
+    y === 'per_joule' ? el('p', { class: 'note', id: 'energy-note' }, 'Tokens per joule: measured where a point measured its energy (its tooltip and the points table say "measured (source)"); elsewhere the TDP bound, total tok/s/GPU over the GPU\'s TDP: power at most TDP, so at least that many tokens per joule.') : null,
+    iso, energyBox, pts);
   if (!data.series.length) { put(plotBox, el('p', { class: 'muted' }, 'No points in these runs yet.')); renderIso(iso, data); markReady(); return; }
   const series = data.series.map(s => ({ name: s.name, color: s.color, run_id: s.run_id, raw: s, band: s.frontier_band || 0,
     points: s.points.filter(p => p.y !== null).map(p => ({ ...p })) }));
@@ -363,6 +366,7 @@ async function pageFrontier(app) {
         `TTFT p50 ${withCi(p.median_ttft_ms, 1)} ms · TPOT p50 ${withCi(p.median_tpot_ms, 2)} ms`,
         p.frontier ? 'on the Pareto frontier' : 'off the frontier',
         ...bandLines(p.band, yLabel),
+        ...energyLines(p, y),
         'double-click: point details'].join('\n');
       tip.style.left = (h.left + 70) + 'px';
       tip.style.top = (h.top + 20) + 'px';
@@ -424,8 +428,31 @@ function renderIso(box, data) {
     put(box, el('h2', {}, 'workload ' + w.workload),
       table([el('th', { class: 'num' }, 'tok/s/user'), 'series', el('th', { class: 'num' }, 'total tok/s/GPU'), el('th', { class: 'num' }, 'vs first'),
         el('th', { class: 'num' }, 'output tok/s/GPU'), el('th', { class: 'num' }, '$/M total tok'), el('th', { class: 'num' }, '$/M output tok'),
-        el('th', { class: 'num' }, 'total tok/J')], rows, { class: 'iso', dataset: { workload: w.workload } }));
+        el('th', { class: 'num' }, 'total tok/J (TDP bound)')], rows, { class: 'iso', dataset: { workload: w.workload } }));
   }
+}
+
+// A point's measured energy in words (tooltips); on the per-joule axis, says when y is the TDP bound.
+function energyLines(p, y) {
+  const e = p.energy;
+  if (!e) return y === 'per_joule' ? ['tokens per joule: TDP bound (no measured energy)'] : [];
+  return [`energy ${e.label}: ${fmt(e.tokens_per_joule, 3)} tok/J` +
+    (e.tdp_bound_tokens_per_joule !== null ? ` (TDP bound ${fmt(e.tdp_bound_tokens_per_joule, 3)})` : ''),
+    `${fmt(e.joules, 1)} J · mean ${fmt(e.mean_power_w, 1)} W · peak ${fmt(e.peak_power_w, 1)} W`];
+}
+
+// The points that measured their energy, beside the TDP bound (as `frontier report` shows them).
+function renderEnergy(box, data) {
+  if (!data.energy || !data.energy.length) { box.replaceChildren(); return; }
+  const rows = data.energy.map(e => el('tr', { dataset: { series: e.series, key: e.key } },
+    el('td', {}, e.series), el('td', {}, e.key), el('td', {}, e.label),
+    numTd(e.joules, 1), numTd(e.mean_power_w, 1), numTd(e.peak_power_w, 1),
+    numTd(e.tokens_per_joule, 3, { dataset: { metric: 'tokens_per_joule' } }),
+    numTd(e.tdp_bound_tokens_per_joule, 3, { dataset: { metric: 'tdp_bound' } })));
+  box.replaceChildren(el('h2', {}, 'Measured energy'),
+    el('p', { class: 'note' }, 'Per point, the mean of the repetitions that measured it (docs/energy.md); tokens per joule = total tokens / joules, beside the TDP bound.'),
+    table(['series', 'point', 'energy', el('th', { class: 'num' }, 'J'), el('th', { class: 'num' }, 'mean W'), el('th', { class: 'num' }, 'peak W'),
+      el('th', { class: 'num' }, 'tok/J'), el('th', { class: 'num' }, 'TDP bound tok/J')], rows, { id: 'energy-table' }));
 }
 
 // A simulated point's prediction band in words (tooltips): none for a measured point.
@@ -458,7 +485,8 @@ function renderPoints(box, data, xLabel, yLabel) {
       if (trials) extra.push(el('td', { class: 'num' }, p.trial ?? ''), el('td', {}, p.decision));
       rows.push(el('tr', {}, el('td', {}, s.name), el('td', {}, s.workload), el('td', { class: 'num' }, p.load),
         el('td', { class: 'num' }, p.n), el('td', { class: 'num' }, fmt(p.x, 2) + (p.x_err > 0 ? ' ± ' + fmt(p.x_err, 2) : '')),
-        el('td', { class: 'num' }, fmt(p.y, 1) + (p.y_err > 0 ? ' ± ' + fmt(p.y_err, 1) : '')),
+        el('td', { class: 'num', dataset: { yKind: p.y_kind || '' } }, fmt(p.y, 1) + (p.y_err > 0 ? ' ± ' + fmt(p.y_err, 1) : '') +
+          (p.y_kind === 'measured' ? ' (' + p.energy.label + ')' : p.y_kind === 'tdp_bound' ? ' (TDP bound)' : '')),
         el('td', {}, p.frontier ? '*' : ''), el('td', {}, p.ids.map((id, i) => [i ? ' ' : '', pointLink(id, '#' + id)])), ...extra));
     }
   }

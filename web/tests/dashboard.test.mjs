@@ -3,9 +3,9 @@
 // $FRONTIER_ARTIFACTS (default build/artifacts/dashboard).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { repo, bin, frontier, launchBrowser, startDashboard } from './harness.mjs';
 
@@ -290,4 +290,44 @@ test('a search run shows its answer and its trials in order, each verdict with i
   if (api.search.answer) assert.match(await page.textContent('#search td[data-field=answer]'), new RegExp('\\(trial ' + api.search.answer.trial + '\\)'));
   assert.deepEqual(pageErrors, []);
   await shot('search-run');
+});
+
+test('measured energy: the per-joule axis plots it, the points and energy tables label it beside the TDP bound', async (t) => {
+  // A bench against `frontier serve` whose GPUs are the fake NVML's: two at a constant 700 W.
+  const nvml = path.join(path.dirname(bin), '..', 'power', 'libfake_nvml.so');
+  if (!existsSync(nvml)) { t.skip('no ' + nvml + ' (the build makes it)'); return; }
+  const srv = spawn(bin, ['serve', '--port', '0', '--profile', 'fixed', '--ttft-ms', '5', '--itl-ms', '2'],
+    { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FRONTIER_DATA_DIR: path.join(repo, 'data') } });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      srv.stdout.on('data', d => { out += d; const m = out.match(/listening on (\S+)/); if (m) resolve(m[1]); });
+      srv.once('exit', c => reject(new Error('serve exited ' + c + ': ' + out)));
+    });
+    execFileSync(bin, ['bench', '--base-url', url.startsWith('http') ? url : 'http://' + url, '--model', 'fixed',
+      '--num-prompts', '24', '--max-concurrency', '4', '--input-len', '32', '--output-len', '16', '--num-gpus', '2',
+      '--power', 'nvml', '--power-interval', '0.01', '--db', db, '--run-label', 'web-energy'],
+    { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FRONTIER_NVML_LIB: nvml, FAKE_NVML_WATTS: '700,700', FRONTIER_DATA_DIR: path.join(repo, 'data') } });
+  } finally {
+    srv.kill('SIGINT');
+  }
+  const run = (await apiJson('/api/runs?q=web-energy')).body.runs[0];
+  const api = (await apiJson('/api/frontier?run=' + run.id + '&y=per_joule')).body;
+  const p = api.series[0].points[0];
+  assert.equal(p.y_kind, 'measured');
+  assert.equal(p.energy.label, 'measured (nvml)');
+  // Two GPUs at 700 W each: 1,400 W in all, whatever the window, so tokens per joule is the
+  // point's total tokens per second over 1,400 (within the readings' interpolation).
+  const total = p.total_tput_per_gpu.mean * 2;
+  assert.ok(Math.abs(p.y - total / 1400) / (total / 1400) < 0.05, `y ${p.y} against ${total / 1400}`);
+  assert.ok(Math.abs(p.energy.mean_power_w - 1400) < 1, 'mean power ' + p.energy.mean_power_w);
+  await open('/frontier?run=' + run.id + '&y=per_joule');
+  assert.match(await page.textContent('#energy-note'), /TDP bound/);
+  assert.deepEqual(api.notes, []);  // every point measured its energy: no TDP needed
+  assert.equal(await page.locator('#energy-table tbody tr').count(), api.energy.length);
+  assert.equal(num(await page.textContent('#energy-table td[data-metric=tokens_per_joule]')).toFixed(3), api.energy[0].tokens_per_joule.toFixed(3));
+  assert.match(await page.textContent('#points-table td[data-y-kind=measured]'), /measured \(nvml\)/);
+  assert.deepEqual(pageErrors, []);
+  await shot('energy');
 });
