@@ -111,6 +111,20 @@ void PrintEnergy(const RunResult& run, const metrics::Summary& s) {
   Num("Output tokens per joule (measured):", s.output_tokens_per_joule);
   for (const auto& d : e.devices)
     Row("  " + d.name + ":", fmt::format("{:.2f} J, mean {:.2f} W, peak {:.2f} W", d.joules, d.mean_w, d.peak_w));
+  if (!e.phases) return;
+  const EnergyPhases& p = *e.phases;
+  // The windows by what was running (docs/energy.md "By phase").
+  const auto line = [](const EnergyPhase& x, const std::string& tokens) {
+    return fmt::format("{} windows, {:.2f} s, {:.2f} J, mean {:.2f} W{}", x.windows, x.seconds, x.joules,
+                       x.seconds > 0 ? x.joules / x.seconds : 0.0, tokens);
+  };
+  Row(fmt::format("By phase ({:.3g} s windows):", p.slice_s), "");
+  Row("  with prefill:", line(p.prefill, fmt::format(", {} prompt tokens", p.prefill.prompt_tokens)));
+  Row("  decode only:", line(p.decode, fmt::format(", {} output tokens", p.decode.output_tokens)));
+  Row("  idle:", line(p.idle, ""));
+  if (p.decode_joules_per_output_token > 0) Num("Decode J per output token:", p.decode_joules_per_output_token);
+  if (p.prefill_joules_per_prompt_token > 0)
+    Num("Prefill J per prompt token (estimate):", p.prefill_joules_per_prompt_token);
 }
 
 }  // namespace frontier::cli

@@ -138,6 +138,27 @@ struct EnergyDevice {
   double mean_w = 0;                // joules / window
   double peak_w = 0;                // the largest power reading (or counter slope between samples)
 };
+// The measured window's energy split by what the server was doing, window by
+// window (power/phases.h): windows in which some request was in its prefill
+// (sent, no first token yet), windows in which requests were in flight but
+// none in prefill (decode only), and windows with nothing in flight (idle).
+struct EnergyPhase {
+  int64_t windows = 0;
+  double seconds = 0, joules = 0;
+  int64_t prompt_tokens = 0;        // prefill: prompts whose prefill overlaps the measured window
+  int64_t output_tokens = 0;        // tokens that arrived inside these windows
+};
+struct EnergyPhases {
+  double slice_s = 0;               // the windows' length
+  EnergyPhase prefill, decode, idle;
+  // decode.joules / decode.output_tokens (0: no decode-only window saw a token).
+  double decode_joules_per_output_token = 0;
+  // An estimate: (prefill.joules - prefill.output_tokens x the decode rate) /
+  // prefill.prompt_tokens, charging the decoding done inside prefill windows at
+  // the decode-only rate (0 when there is no decode rate, no prompt token, or
+  // the remainder is not positive).
+  double prefill_joules_per_prompt_token = 0;
+};
 struct EnergyMeasurement {
   std::string source;               // "nvml", "amdsmi", "rapl", "scrape"
   std::string method;               // "energy counter" or "power integrated"
@@ -148,6 +169,7 @@ struct EnergyMeasurement {
   int64_t samples = 0;              // readings inside the window (its two ends interpolated)
   double interval_s = 0;            // the sampling interval asked for
   std::vector<EnergyDevice> devices;
+  std::optional<EnergyPhases> phases;  // absent when the window could not be split
 };
 
 // Where a run's records came from: a server measured over HTTP, or the

@@ -9,6 +9,7 @@
 #include "loadgen/session_runner.h"
 #include "metrics/result_json.h"
 #include "power/integrate.h"
+#include "power/phases.h"
 #include "power/sampler.h"
 #include "workload/prefix_blocks.h"
 
@@ -137,6 +138,17 @@ void MeasureEnergy(const power::PowerSampler::Series& series, const power::Power
   }
   e->source = source.Name();
   e->interval_s = NanosToSeconds(interval_ns);
+  // The split by phase, over windows two readings long (power/phases.h), widened
+  // when a long run would need more windows than the bound.
+  Nanos slice = std::max<Nanos>(2 * interval_ns, 1);
+  slice = std::max<Nanos>(slice, (last - first) / power::kMaxPhaseWindows + 1);
+  Result<EnergyPhases> phases =
+      power::SplitByPhase(series.readings, source.Devices(), run->requests, run->origin_ns, first, last, slice);
+  if (phases.ok()) {
+    e->phases = std::move(*phases);
+  } else {
+    run->effective_settings["power_phase_error"] = phases.status().message();
+  }
   run->energy = std::move(*e);
 }
 

@@ -207,8 +207,65 @@ json EnergyToJson(const EnergyMeasurement& e) {
   for (const auto& d : e.devices)
     j["devices"].push_back(
         {{"name", d.name}, {"joules", d.joules}, {"mean_power_w", d.mean_w}, {"peak_power_w", d.peak_w}});
+  if (e.phases) {
+    const auto phase = [](const EnergyPhase& p) {
+      return json{{"windows", p.windows},
+                  {"seconds", p.seconds},
+                  {"joules", p.joules},
+                  {"mean_power_w", p.seconds > 0 ? p.joules / p.seconds : 0.0},
+                  {"prompt_tokens", p.prompt_tokens},
+                  {"output_tokens", p.output_tokens}};
+    };
+    j["phases"] = {{"slice_s", e.phases->slice_s},
+                   {"prefill", phase(e.phases->prefill)},
+                   {"decode", phase(e.phases->decode)},
+                   {"idle", phase(e.phases->idle)},
+                   {"decode_joules_per_output_token", e.phases->decode_joules_per_output_token},
+                   {"prefill_joules_per_prompt_token_estimate", e.phases->prefill_joules_per_prompt_token}};
+  }
   return j;
 }
+
+namespace {
+
+// The "phases" object of a result's energy (EnergyToJson), read with the bounds
+// of the rest of the energy.
+Result<EnergyPhases> PhasesFromJson(const json& j, const std::string& where) {
+  using namespace bounds;
+  if (!j.is_object()) return InvalidArgument(where + " must be an object");
+  const JsonFields f(j, where);
+  EnergyPhases out;
+  FRONTIER_ASSIGN_OR_RETURN(out.slice_s, f.RequiredNumber("slice_s", 0, kMaxDurationS, "a frontier result's energy"));
+  const auto phase = [&](const char* name, EnergyPhase* p) -> Status {
+    const json* x = f.Find(name);
+    if (x == nullptr) return Status::Ok();
+    const std::string at = where + "." + name;
+    if (!x->is_object()) return InvalidArgument(at + " must be an object");
+    const JsonFields g(*x, at);
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> w, g.Integer("windows", 0, kMaxRequests));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> s, g.Number("seconds", 0, kMaxDurationS));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> e, g.Number("joules", 0, kMaxEnergyJ));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> pt, g.Integer("prompt_tokens", 0, kMaxTokens));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> ot, g.Integer("output_tokens", 0, kMaxTokens));
+    p->windows = w.value_or(0);
+    p->seconds = s.value_or(0);
+    p->joules = e.value_or(0);
+    p->prompt_tokens = pt.value_or(0);
+    p->output_tokens = ot.value_or(0);
+    return Status::Ok();
+  };
+  FRONTIER_RETURN_IF_ERROR(phase("prefill", &out.prefill));
+  FRONTIER_RETURN_IF_ERROR(phase("decode", &out.decode));
+  FRONTIER_RETURN_IF_ERROR(phase("idle", &out.idle));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> d, f.Number("decode_joules_per_output_token", 0, kMaxEnergyJ));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> pp,
+                            f.Number("prefill_joules_per_prompt_token_estimate", 0, kMaxEnergyJ));
+  out.decode_joules_per_output_token = d.value_or(0);
+  out.prefill_joules_per_prompt_token = pp.value_or(0);
+  return out;
+}
+
+}  // namespace
 
 Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where) {
   using namespace bounds;
@@ -245,6 +302,10 @@ Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where
       dev.peak_w = dp.value_or(0);
       e.devices.push_back(std::move(dev));
     }
+  }
+  if (const json* phases = f.Find("phases")) {
+    FRONTIER_ASSIGN_OR_RETURN(EnergyPhases p, PhasesFromJson(*phases, where + ".phases"));
+    e.phases = std::move(p);
   }
   return e;
 }

@@ -81,6 +81,37 @@ TEST(BenchPowerTest, FakeNvmlPowerIsIntegratedExactlyIntoResultAndStore) {
   EXPECT_NEAR(j["tokens_per_joule"].get<double>(), tokens / (350 * window), 1e-6 * tokens / window);
   EXPECT_NEAR(j["output_tokens_per_joule"].get<double>(), 24 * 8 / (350 * window), 1e-6 * tokens / window);
   EXPECT_EQ(j["frontier"]["effective_settings"]["power"], "nvml");
+  // By phase: windows two readings long (0.02 s) that cover the window once; at a
+  // constant power every phase draws 350 W and the phases sum to the whole.
+  ASSERT_TRUE(e.contains("phases")) << e.dump();
+  const auto& ph = e["phases"];
+  EXPECT_DOUBLE_EQ(ph["slice_s"].get<double>(), 0.02);
+  double joules = 0, seconds = 0;
+  int64_t windows = 0, out_tokens = 0;
+  for (const char* k : {"prefill", "decode", "idle"}) {
+    joules += ph[k]["joules"].get<double>();
+    seconds += ph[k]["seconds"].get<double>();
+    windows += ph[k]["windows"].get<int64_t>();
+    out_tokens += ph[k]["output_tokens"].get<int64_t>();
+    if (ph[k]["windows"].get<int64_t>() > 0) {
+      EXPECT_NEAR(ph[k]["mean_power_w"].get<double>(), 350, 1e-6) << k;
+    }
+  }
+  EXPECT_NEAR(joules, e["joules"].get<double>(), 1e-6);
+  EXPECT_NEAR(seconds, window, 1e-9);
+  EXPECT_EQ(windows, static_cast<int64_t>(std::ceil(window / 0.02 - 1e-9)));
+  // Every measured request's prompt prefilled inside the window (warm-up ones may too).
+  const int64_t prompts = ph["prefill"]["prompt_tokens"].get<int64_t>();
+  EXPECT_GE(prompts, 24 * 16);
+  EXPECT_LE(prompts, 26 * 16);
+  EXPECT_EQ(prompts % 16, 0);
+  EXPECT_GT(ph["prefill"]["windows"].get<int64_t>(), 0);
+  EXPECT_LE(out_tokens, 26 * 8);  // tokens counted where they arrived, at most once
+  if (ph["decode"]["output_tokens"].get<int64_t>() > 0) {
+    EXPECT_NEAR(ph["decode_joules_per_output_token"].get<double>(),
+                350 * ph["decode"]["seconds"].get<double>() / ph["decode"]["output_tokens"].get<double>(), 1e-6);
+  }
+  EXPECT_NE(out.find("By phase (0.02 s windows)"), std::string::npos) << out;
 
   auto st = store::OpenStore(db, store::OpenMode::kReadOnly);
   ASSERT_TRUE(st.ok()) << st.status().message();
@@ -97,6 +128,7 @@ TEST(BenchPowerTest, FakeNvmlPowerIsIntegratedExactlyIntoResultAndStore) {
   auto summary = nlohmann::json::parse(points->front().summary_json);
   EXPECT_EQ(summary["energy"]["source"], "nvml");
   EXPECT_EQ(summary["energy"]["devices"].size(), 2u);
+  EXPECT_EQ(summary["energy"]["phases"], ph);  // stored with the point, as written
 }
 
 TEST(BenchPowerTest, EnergyCountersAreReadWhereTheGpusHaveThem) {
