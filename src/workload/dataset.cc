@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/data_dir.h"
 #include "core/limits.h"
+#include "core/line_reader.h"
 #include "core/parse.h"
 #include "workload/length_table.h"
 
@@ -124,17 +125,19 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
 }
 
 Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
-  // Read whole within core's bound, so an endless file (/dev/zero) ends at the bound.
-  Result<std::string> text = ReadFile(o.path, kMaxFileBytes, "datasets");
-  if (!text.ok() && text.status().code() == StatusCode::kNotFound)
+  // Streamed within core's bound, so an endless file (/dev/zero) ends at the
+  // bound and the file's text is never held: only the entries used, as many
+  // as --num-prompts (Finish cycles through them), are kept.
+  Result<LineReader> in = LineReader::Open(o.path, kMaxFileBytes, "datasets");
+  if (!in.ok() && in.status().code() == StatusCode::kNotFound)
     return NotFound(o.path + ": cannot open the --dataset-path file");
-  if (!text.ok()) return text.status();
-  std::istringstream in(*text);
+  if (!in.ok()) return in.status();
   std::vector<Entry> entries;
   std::string line;
-  int64_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
+  while (static_cast<int64_t>(entries.size()) < o.num_prompts) {
+    FRONTIER_ASSIGN_OR_RETURN(const bool more, in->Next(&line));
+    if (!more) break;
+    const int64_t lineno = in->line_no();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = o.path + ":" + std::to_string(lineno);
     json j;
