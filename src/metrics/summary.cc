@@ -173,7 +173,8 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       double* out = itl.data() + written;
       const TokenEvent* e = ev.data();
       const size_t m = ev.size();
-      if (written == 0 && m > 1 && e[1].tokens <= 1) itl_moments = Moments(NanosToMillis(SaturatingSub(e[1].t_ns, e[0].t_ns)));
+      if (written == 0 && m > 1 && e[1].tokens <= 1)
+        itl_moments = Moments(NanosToMillis(SaturatingSub(e[1].t_ns, e[0].t_ns)));
       for (; i < m && e[i].tokens <= 1; ++i) {
         const double gap = NanosToMillis(SaturatingSub(e[i].t_ns, e[i - 1].t_ns));
         *out++ = gap;

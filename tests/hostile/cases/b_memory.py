@@ -148,7 +148,7 @@ def _trace_cases():
 
 def _sim_memory_cases():
   out = []
-  for mb in (16, 32):
+  for mb in (16, 32, 64):
     out.append(Case(f"sim-duration-1e9-max-memory-{mb}", SIM + ["--duration", "1e9", "--max-concurrency", "4",
                                                                "--max-memory-mb", str(mb)],
                     msg=r"--max-memory-mb", exit=(1,), rss_mib=mb + 256, timeout_s=60))
