@@ -12,6 +12,7 @@
 #include "core/checked.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/parse.h"
 #include "workload/arrival.h"
 
 namespace frontier::loadgen {
@@ -165,7 +166,7 @@ Result<ScenarioRules> ResolveScenario(const ScenarioRequest& req, const std::vec
   // schedule they size is judged before it is planned (docs/limits.md).
   if (req.min_duration_s && !(*req.min_duration_s > 0 && *req.min_duration_s <= kMaxRunSeconds))
     return InvalidArgument("--min-duration must be a number of seconds in (0, 1e9], got " +
-                           std::to_string(*req.min_duration_s));
+                           FormatNumber(*req.min_duration_s));
   if (req.min_query_count && (*req.min_query_count < 1 || *req.min_query_count > kMaxRunRequests))
     return InvalidArgument("--min-query-count must be an integer in [1, " + std::to_string(kMaxRunRequests) +
                            "] (the bound on a run's requests), got " + std::to_string(*req.min_query_count));
@@ -283,8 +284,8 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
     if (rules.target_qps) {
       const double wanted = std::ceil(1.1 * rules.min_duration_s * *rules.target_qps);
       if (!(wanted <= static_cast<double>(kMaxRunRequests)))
-        return InvalidArgument("--target-qps " + std::to_string(*rules.target_qps) + " x --min-duration " +
-                               std::to_string(rules.min_duration_s) + " x 1.1 asks for " + std::to_string(wanted) +
+        return InvalidArgument("--target-qps " + FormatNumber(*rules.target_qps) + " x --min-duration " +
+                               FormatNumber(rules.min_duration_s) + " x 1.1 asks for " + FormatNumber(wanted) +
                                " samples; a run sends at most " + std::to_string(kMaxRunRequests) +
                                " (docs/limits.md)");
       n = std::max(n, static_cast<int64_t>(wanted));
@@ -304,8 +305,8 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
   const double expected = qps * rules.min_duration_s;
   // Judged before the plan is drawn: about `expected` arrivals fall within the minimum duration.
   if (!(expected * 1.1 + 64 <= static_cast<double>(kMaxRunRequests)))
-    return InvalidArgument("--target-qps " + std::to_string(qps) + " x --min-duration " +
-                           std::to_string(rules.min_duration_s) + " asks for about " + std::to_string(expected) +
+    return InvalidArgument("--target-qps " + FormatNumber(qps) + " x --min-duration " +
+                           FormatNumber(rules.min_duration_s) + " asks for about " + FormatNumber(expected) +
                            " queries; a run sends at most " + std::to_string(kMaxRunRequests) +
                            " (docs/limits.md): lower --target-qps or --min-duration");
   FRONTIER_RETURN_IF_ERROR(CheckRequests(rules.min_query_count, base.warmup));
@@ -319,8 +320,8 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
     FRONTIER_ASSIGN_OR_RETURN(plan, workload::PlanArrivals(count, a));
     if (plan.back() >= min_duration) break;
     if (count >= kMaxRunRequests)
-      return InvalidArgument("--target-qps " + std::to_string(qps) + ": " + std::to_string(count) +
-                             " queries do not reach --min-duration " + std::to_string(rules.min_duration_s) +
+      return InvalidArgument("--target-qps " + FormatNumber(qps) + ": " + std::to_string(count) +
+                             " queries do not reach --min-duration " + FormatNumber(rules.min_duration_s) +
                              " s; a run sends at most " + std::to_string(kMaxRunRequests) + " (docs/limits.md)");
     count = std::min(count * 2, kMaxRunRequests);
   }

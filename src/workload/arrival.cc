@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/limits.h"
+#include "core/parse.h"
 
 namespace frontier::workload {
 
@@ -32,10 +33,10 @@ Result<std::vector<Nanos>> PlanArrivals(int64_t count, const ArrivalOptions& o) 
     // int64 nanoseconds (a tiny rate, many prompts, an extreme burstiness) is
     // an error naming the flags, never a wrapped time.
     if (!(now_s <= kMaxRunSeconds)) {
-      return InvalidArgument("--request-rate " + std::to_string(o.request_rate) + " with --burstiness " +
-                             std::to_string(o.burstiness) + ": request " + std::to_string(i) + " of " +
+      return InvalidArgument("--request-rate " + FormatNumber(o.request_rate) + " with --burstiness " +
+                             FormatNumber(o.burstiness) + ": request " + std::to_string(i) + " of " +
                              std::to_string(count) + " (--num-prompts) would be sent after " +
-                             std::to_string(now_s) + " s, past the bound of 1e9 s on a run's schedule "
+                             FormatNumber(now_s) + " s, past the bound of 1e9 s on a run's schedule "
                              "(docs/limits.md); raise --request-rate or lower --num-prompts");
     }
     t[static_cast<size_t>(i)] = SecondsToNanos(now_s);
