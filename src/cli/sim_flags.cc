@@ -149,12 +149,14 @@ Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, Res
     };
     const int64_t tokens = int64_t{r.prefix_len} + shortest(r.input_len) + shortest(r.output_len);
     if (tokens > context) {
-      return InvalidArgument(
-          "--input-len " + std::to_string(r.input_len) + (r.prefix_len > 0 ? " + --prefix-len " + std::to_string(r.prefix_len) : "") +
-          " + --output-len " + std::to_string(r.output_len) + (r.range_ratio > 0 ? " (at the least, with --range-ratio)" : "") +
-          ": every request would be " + std::to_string(tokens) + " tokens or more, longer than the max context of " +
-          std::to_string(context) + " tokens of " + config.model.name +
-          " (--max-model-len, the model's max_position_embeddings); lower --input-len or --output-len");
+      const std::string prefix = r.prefix_len > 0 ? " + --prefix-len " + std::to_string(r.prefix_len) : "";
+      const std::string ratio = r.range_ratio > 0 ? " (at the least, with --range-ratio)" : "";
+      return InvalidArgument("--input-len " + std::to_string(r.input_len) + prefix + " + --output-len " +
+                             std::to_string(r.output_len) + ratio + ": every request would be " +
+                             std::to_string(tokens) + " tokens or more, longer than the max context of " +
+                             std::to_string(context) + " tokens of " + config.model.name +
+                             " (--max-model-len, the model's max_position_embeddings); lower --input-len or "
+                             "--output-len");
     }
   }
   return Status::Ok();

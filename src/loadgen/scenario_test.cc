@@ -226,7 +226,8 @@ TEST(ScenarioTest, CountsAndDurationsPastTheRunBoundsAreRefusedUpFront) {
   workload::LoadOptions base;
   auto load = ScenarioLoad(server, base);
   ASSERT_FALSE(load.ok());
-  EXPECT_NE(load.status().message().find("--target-qps 1 x --min-duration 1000000000 asks for about"), std::string::npos)
+  EXPECT_NE(load.status().message().find("--target-qps 1 x --min-duration 1000000000 asks for about"),
+            std::string::npos)
       << load.status().message();
   server = ServerRules(10, kMaxRunRequests);
   server.target_qps = 50;
