@@ -3,6 +3,7 @@
 #include "core/parse.h"
 #include "sim/band.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace frontier::cli {
@@ -137,6 +138,27 @@ Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, Res
   w->summary.num_gpus = config.gpus;
   w->effective["num_gpus"] = std::to_string(config.gpus);
   w->dataset.random.vocab_size = config.model.vocab;
+  // Judged before any prompt is drawn: a random workload whose shortest
+  // request is longer than the deployment's context would have every request
+  // refused by the engine, after its prompts took their memory.
+  const int64_t context = config.max_model_len > 0 ? config.max_model_len : config.model.max_context;
+  if (w->dataset.kind == workload::DatasetKind::kRandom && context > 0) {
+    const workload::RandomDatasetOptions& r = w->dataset.random;
+    const auto shortest = [&](int64_t mean) {
+      return std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(mean) * (1 - r.range_ratio))));
+    };
+    const int64_t tokens = int64_t{r.prefix_len} + shortest(r.input_len) + shortest(r.output_len);
+    if (tokens > context) {
+      const std::string prefix = r.prefix_len > 0 ? " + --prefix-len " + std::to_string(r.prefix_len) : "";
+      const std::string ratio = r.range_ratio > 0 ? " (at the least, with --range-ratio)" : "";
+      return InvalidArgument("--input-len " + std::to_string(r.input_len) + prefix + " + --output-len " +
+                             std::to_string(r.output_len) + ratio + ": every request would be " +
+                             std::to_string(tokens) + " tokens or more, longer than the max context of " +
+                             std::to_string(context) + " tokens of " + config.model.name +
+                             " (--max-model-len, the model's max_position_embeddings); lower --input-len or "
+                             "--output-len");
+    }
+  }
   return Status::Ok();
 }
 

@@ -22,6 +22,12 @@ inline constexpr int64_t kMaxRequestLength = 10'000'000;
 // Memory one simulated run may spend on its request records, by default
 // (frontier simulate --max-memory-mb overrides it).
 inline constexpr int64_t kDefaultSimMemoryBytes = int64_t{1} << 30;
+// Length of one run's schedule (arrivals, scenario durations, trace times):
+// 1e9 s, so every planned time and any sum of two fits int64 nanoseconds.
+inline constexpr double kMaxRunSeconds = 1e9;
+inline constexpr int64_t kMaxRunNanos = 1'000'000'000'000'000'000;
+// Shards of one bench run (--shard INDEX/COUNT, a shard description's shard_count).
+inline constexpr int64_t kMaxShards = 1'000'000;
 
 // The physical range of every number a result holds, checked where a number
 // comes in from outside (a result file read back or imported, a database

@@ -9,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/checked.h"
 #include "core/clock.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "workload/arrival.h"
 
 namespace frontier::loadgen {
@@ -159,10 +162,14 @@ Result<ScenarioRules> ResolveScenario(const ScenarioRequest& req, const std::vec
   r.scenario = req.scenario;
   if (req.target_qps && !(*req.target_qps > 0 && std::isfinite(*req.target_qps)))
     return InvalidArgument("--target-qps must be a positive number of queries per second");
-  if (req.min_duration_s && !(*req.min_duration_s > 0 && std::isfinite(*req.min_duration_s)))
-    return InvalidArgument("--min-duration must be a positive number of seconds");
-  if (req.min_query_count && *req.min_query_count < 1)
-    return InvalidArgument("--min-query-count must be at least 1");
+  // Bounded like the flags they stand for (--duration, --num-prompts), so the
+  // schedule they size is judged before it is planned (docs/limits.md).
+  if (req.min_duration_s && !(*req.min_duration_s > 0 && *req.min_duration_s <= kMaxRunSeconds))
+    return InvalidArgument("--min-duration must be a number of seconds in (0, 1e9], got " +
+                           FormatNumber(*req.min_duration_s));
+  if (req.min_query_count && (*req.min_query_count < 1 || *req.min_query_count > kMaxRunRequests))
+    return InvalidArgument("--min-query-count must be an integer in [1, " + std::to_string(kMaxRunRequests) +
+                           "] (the bound on a run's requests), got " + std::to_string(*req.min_query_count));
   if (req.min_interactivity && !(*req.min_interactivity > 0 && std::isfinite(*req.min_interactivity)))
     return InvalidArgument("--min-interactivity must be a positive number of tokens/s per user");
   r.target_qps = req.target_qps;
@@ -248,6 +255,19 @@ Result<ScenarioRules> ResolveScenario(const ScenarioRequest& req, const std::vec
   return r;
 }
 
+namespace {
+
+// A scenario's queries plus the warm-up within the bound on a run's requests.
+Status CheckRequests(int64_t queries, int64_t warmup) {
+  if (queries <= kMaxRunRequests - std::max<int64_t>(warmup, 0)) return Status::Ok();
+  return InvalidArgument("the scenario sends " + std::to_string(queries) + " queries (--min-query-count, " +
+                         "--target-qps x --min-duration) + " + std::to_string(warmup) +
+                         " warm-up (--warmup); a run sends at most " + std::to_string(kMaxRunRequests) +
+                         " (docs/limits.md)");
+}
+
+}  // namespace
+
 Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const workload::LoadOptions& base) {
   if (!rules.scenario) return InvalidArgument("ScenarioLoad needs a scenario");
   if (base.max_concurrency)
@@ -263,9 +283,14 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
     int64_t n = rules.min_query_count;
     if (rules.target_qps) {
       const double wanted = std::ceil(1.1 * rules.min_duration_s * *rules.target_qps);
-      if (wanted > 1e9) return InvalidArgument("--target-qps x --min-duration asks for over 1e9 samples");
+      if (!(wanted <= static_cast<double>(kMaxRunRequests)))
+        return InvalidArgument("--target-qps " + FormatNumber(*rules.target_qps) + " x --min-duration " +
+                               FormatNumber(rules.min_duration_s) + " x 1.1 asks for " + FormatNumber(wanted) +
+                               " samples; a run sends at most " + std::to_string(kMaxRunRequests) +
+                               " (docs/limits.md)");
       n = std::max(n, static_cast<int64_t>(wanted));
     }
+    FRONTIER_RETURN_IF_ERROR(CheckRequests(n, base.warmup));
     load.request_rate = std::numeric_limits<double>::infinity();
     load.num_prompts = n;
     load.duration_s = 1.0;  // all are sent at time 0: ends nothing
@@ -275,9 +300,16 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
   // duration, and at least the minimum count. The plan's prefix does not
   // depend on its length, so it can be grown until it reaches that far.
   const double qps = *rules.target_qps;
-  const Nanos min_duration = SecondsToNanos(rules.min_duration_s);
+  FRONTIER_ASSIGN_OR_RETURN(const Nanos min_duration,
+                            SecondsToNanosChecked("--min-duration", rules.min_duration_s, kMaxRunSeconds));
   const double expected = qps * rules.min_duration_s;
-  if (expected > 1e9) return InvalidArgument("--target-qps x --min-duration asks for over 1e9 queries");
+  // Judged before the plan is drawn: about `expected` arrivals fall within the minimum duration.
+  if (!(expected * 1.1 + 64 <= static_cast<double>(kMaxRunRequests)))
+    return InvalidArgument("--target-qps " + FormatNumber(qps) + " x --min-duration " +
+                           FormatNumber(rules.min_duration_s) + " asks for about " + FormatNumber(expected) +
+                           " queries; a run sends at most " + std::to_string(kMaxRunRequests) +
+                           " (docs/limits.md): lower --target-qps or --min-duration");
+  FRONTIER_RETURN_IF_ERROR(CheckRequests(rules.min_query_count, base.warmup));
   workload::ArrivalOptions a;
   a.request_rate = qps;
   a.burstiness = 1.0;
@@ -287,10 +319,15 @@ Result<workload::LoadOptions> ScenarioLoad(const ScenarioRules& rules, const wor
   while (true) {
     FRONTIER_ASSIGN_OR_RETURN(plan, workload::PlanArrivals(count, a));
     if (plan.back() >= min_duration) break;
-    count *= 2;
+    if (count >= kMaxRunRequests)
+      return InvalidArgument("--target-qps " + FormatNumber(qps) + ": " + std::to_string(count) +
+                             " queries do not reach --min-duration " + FormatNumber(rules.min_duration_s) +
+                             " s; a run sends at most " + std::to_string(kMaxRunRequests) + " (docs/limits.md)");
+    count = std::min(count * 2, kMaxRunRequests);
   }
   const auto reach = std::lower_bound(plan.begin(), plan.end(), min_duration);
   const int64_t n = std::max<int64_t>(rules.min_query_count, static_cast<int64_t>(reach - plan.begin()) + 1);
+  FRONTIER_RETURN_IF_ERROR(CheckRequests(n, base.warmup));
   if (n > count) {
     FRONTIER_ASSIGN_OR_RETURN(plan, workload::PlanArrivals(n, a));
   }

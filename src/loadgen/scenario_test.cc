@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/limits.h"
 #include "loadgen/verdict.h"
 #include "metrics/summary.h"
 #include "workload/arrival.h"
@@ -200,6 +201,50 @@ TEST(ScenarioTest, OfflineLoadQueuesEverythingAtOnce) {
   EXPECT_EQ(load->num_prompts, 24576);
   rules.target_qps = 50;  // 1.1 x 600 x 50 = 33000
   EXPECT_EQ(ScenarioLoad(rules, {})->num_prompts, 33000);
+}
+
+// Scenario counts and durations are bounded like the flags they stand for,
+// judged before the schedule is drawn (99999999999 queries were "out of
+// memory", --min-duration 1e9 took 7.4 GB).
+TEST(ScenarioTest, CountsAndDurationsPastTheRunBoundsAreRefusedUpFront) {
+  auto error = [](const ScenarioRequest& req) {
+    auto r = ResolveScenario(req, {}, "");
+    return r.ok() ? std::string() : r.status().message();
+  };
+  ScenarioRequest offline;
+  offline.scenario = Scenario::kOffline;
+  offline.min_query_count = 99'999'999'999;
+  EXPECT_NE(error(offline).find("--min-query-count must be an integer in [1, 10000000]"), std::string::npos)
+      << error(offline);
+  offline.min_query_count = kMaxRunRequests;
+  EXPECT_EQ(error(offline), "");
+  offline.min_duration_s = 1e10;
+  EXPECT_NE(error(offline).find("--min-duration must be a number of seconds in (0, 1e9]"), std::string::npos);
+
+  ScenarioRules server = ServerRules(1e9, 100);
+  server.target_qps = 1;
+  workload::LoadOptions base;
+  auto load = ScenarioLoad(server, base);
+  ASSERT_FALSE(load.ok());
+  EXPECT_NE(load.status().message().find("--target-qps 1 x --min-duration 1000000000 asks for about"),
+            std::string::npos)
+      << load.status().message();
+  server = ServerRules(10, kMaxRunRequests);
+  server.target_qps = 50;
+  base.warmup = 1;
+  load = ScenarioLoad(server, base);
+  ASSERT_FALSE(load.ok());
+  EXPECT_NE(load.status().message().find("--warmup"), std::string::npos) << load.status().message();
+
+  ScenarioRules off;
+  off.scenario = Scenario::kOffline;
+  off.min_query_count = 100;
+  off.target_qps = 1e6;
+  off.min_duration_s = 1e3;  // 1.1e9 samples
+  load = ScenarioLoad(off, {});
+  ASSERT_FALSE(load.ok());
+  EXPECT_NE(load.status().message().find("samples; a run sends at most 10000000"), std::string::npos)
+      << load.status().message();
 }
 
 // Minimum duration (Server): the last query's planned time. 600 queries 20 ms

@@ -8,8 +8,11 @@
 #include <queue>
 #include <string>
 #include <string_view>
+#include <optional>
 #include <unordered_map>
 
+#include "core/checked.h"
+#include "core/limits.h"
 #include "loadgen/books.h"
 #include "loadgen/text_answers.h"
 #include "workload/arrival.h"
@@ -100,10 +103,17 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
   auto session_of = [&](int64_t i) { return &w.sessions[order[static_cast<size_t>(i) % n_sessions]]; };
   if (own_arrivals) {
     // A reused trace starts over after its last arrival.
-    const Nanos span = w.sessions[order.back()].arrival_ns + 1;
-    for (int64_t i = 0; i < total; ++i)
-      plan[static_cast<size_t>(i)] =
-          session_of(i)->arrival_ns + static_cast<Nanos>(i / static_cast<int64_t>(n_sessions)) * span;
+    const Nanos span = SaturatingAdd(w.sessions[order.back()].arrival_ns, 1);
+    for (int64_t i = 0; i < total; ++i) {
+      // Checked: a trace whose times are near the end of the range, reused, must not wrap.
+      const int64_t round = i / static_cast<int64_t>(n_sessions);
+      const std::optional<int64_t> at = CheckedAdd(session_of(i)->arrival_ns, SaturatingMul(round, span));
+      if (!at || *at > kMaxRunNanos)
+        return InvalidArgument("the workload's arrival times, reused " + std::to_string(round) + " time(s) for " +
+                               std::to_string(total) + " sessions (--num-prompts), reach past the bound of 1e9 s "
+                               "on a run's schedule (docs/limits.md); lower --num-prompts or the trace's times");
+      plan[static_cast<size_t>(i)] = *at;
+    }
   }
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
 
@@ -196,7 +206,7 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
       return;
     }
     const Nanos think = std::max<Nanos>(0, l.session->turns[static_cast<size_t>(l.turn)].think_ns);
-    ready.push(Ready{end_abs + think, li, Step::kTurn});
+    ready.push(Ready{SaturatingAdd(end_abs, think), li, Step::kTurn});
   });
 
   auto send = [&](size_t li, const workload::RequestSpec& spec, Nanos planned_abs, int32_t subagent) {

@@ -17,8 +17,11 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/checked.h"
 #include "core/clock.h"
 #include "core/host_name.h"
+#include "core/limits.h"
+#include "core/line_reader.h"
 #include "core/parse.h"
 #include "metrics/result_json.h"
 
@@ -28,8 +31,10 @@ namespace {
 Result<ShardSpec> ParsePair(const std::string& what, const std::string& index, const std::string& count) {
   ShardSpec s;
   s.from = what;
-  Result<int64_t> k = ParseInt(what, count, 1, 1'000'000);
-  if (!k.ok()) return InvalidArgument(what + ": the shard count must be an integer in 1..1000000, got '" + count + "'");
+  Result<int64_t> k = ParseInt(what, count, 1, kMaxShards);
+  if (!k.ok())
+    return InvalidArgument(what + ": the shard count must be an integer in 1.." + std::to_string(kMaxShards) +
+                           ", got '" + count + "'");
   Result<int64_t> i = ParseInt(what, index, 0, *k - 1);
   if (!i.ok()) {
     return InvalidArgument(what + ": the shard index must be an integer in 0.." + std::to_string(*k - 1) + ", got '" +
@@ -106,6 +111,23 @@ Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
 
 namespace {
 
+// A record's times (ns from the run's start, shifted by its shard's clock
+// offset) within +-kMaxRunNanos, so every difference the summary takes fits
+// 64 bits; -1 stands for "none" where a time may be absent.
+Status CheckRecordTimes(const RequestRecord& r) {
+  auto check = [](const char* field, Nanos t) -> Status {
+    if (t >= -kMaxRunNanos && t <= kMaxRunNanos) return Status::Ok();
+    return InvalidArgument(std::string("request record: ") + field + " " + std::to_string(t) +
+                           " is outside [-1e18, 1e18] ns (1e9 s, the bound on a run's length; docs/limits.md)");
+  };
+  FRONTIER_RETURN_IF_ERROR(check("scheduled_ns", r.scheduled_ns));
+  FRONTIER_RETURN_IF_ERROR(check("sent_ns", r.sent_ns));
+  FRONTIER_RETURN_IF_ERROR(check("first_token_ns", r.first_token_ns));
+  FRONTIER_RETURN_IF_ERROR(check("end_ns", r.end_ns));
+  for (const auto& e : r.events) FRONTIER_RETURN_IF_ERROR(check("events[].t_ns", e.t_ns));
+  return Status::Ok();
+}
+
 Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths) {
   if (jsonl_paths.empty()) return InvalidArgument("bench merge: give the shards' --requests-jsonl files");
   MergedShards m;
@@ -123,7 +145,23 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
     nlohmann::json meta = nlohmann::json::parse(*text, nullptr, false);
     if (meta.is_discarded() || !meta.is_object() || !meta.contains("shard_index") || !meta.contains("shard_count"))
       return InvalidArgument(meta_path + ": not a shard description");
-    const int64_t index = meta["shard_index"].get<int64_t>(), k = meta["shard_count"].get<int64_t>();
+    // Judged before anything is sized by them: the count must be one a
+    // bench --shard run can have and match the files given.
+    auto integer = [&](const char* field, int64_t lo, int64_t hi) -> Result<int64_t> {
+      const nlohmann::json& v = meta[field];
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) ||
+          v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+        return InvalidArgument(meta_path + ": " + field + " must be an integer in [" + std::to_string(lo) + ", " +
+                               std::to_string(hi) + "], got " + v.dump());
+      return v.get<int64_t>();
+    };
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t k, integer("shard_count", 1, kMaxShards));
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t index, integer("shard_index", 0, k - 1));
+    for (const char* field : {"clock_offset_ns", "clock_offset_bound_ns"}) {
+      if (meta.contains(field)) {
+        FRONTIER_RETURN_IF_ERROR(integer(field, -kMaxRunNanos, kMaxRunNanos).status());
+      }
+    }
     if (count < 0) count = k;
     if (k != count)
       return InvalidArgument(path + " is shard " + std::to_string(index) + " of " + std::to_string(k) + ", " +
@@ -134,29 +172,39 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
                              "'s " + metas[0]["schedule"].dump() + ": not the same run");
     metas.push_back(meta);
   }
+  // Named up to ten: shard_count is bounded, but a list of a million is no help.
   std::string missing;
-  for (int64_t i = 0; i < count; ++i)
-    if (!indices.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  int64_t n_missing = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (indices.count(i)) continue;
+    if (++n_missing <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  }
+  if (n_missing > 10) missing += ", ... (" + std::to_string(n_missing) + " in all)";
   if (!missing.empty())
-    return InvalidArgument("bench merge: shard(s) " + missing + " of " + std::to_string(count) +
-                           " missing: give every shard's JSONL");
+    return InvalidArgument("bench merge: shard(s) " + missing + " of " + std::to_string(count) + " missing (" +
+                           ShardMetaPath(jsonl_paths[0]) + ": shard_count " + std::to_string(count) + ", " +
+                           std::to_string(jsonl_paths.size()) + " file(s) given): give every shard's JSONL");
 
   std::set<int64_t> ids;
   for (size_t f = 0; f < jsonl_paths.size(); ++f) {
     const nlohmann::json& meta = metas[f];
     const int64_t index = meta["shard_index"].get<int64_t>();
-    FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(jsonl_paths[f], kMaxFileBytes, "request records"));
-    std::istringstream in(text);
+    // Streamed: the records are held, never the files' text (core/line_reader.h).
+    FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(jsonl_paths[f], kMaxFileBytes, "request records"));
     std::string line;
-    int64_t n = 0, lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
+    int64_t n = 0;
+    while (true) {
+      FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));
+      if (!more) break;
+      const int64_t lineno = in.line_no();
       if (line.empty()) continue;
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded())
         return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": not JSON (a record cut off?)");
       Result<RequestRecord> r = metrics::RequestRecordFromJson(j);
       if (!r.ok()) return r.status().WithContext(jsonl_paths[f] + ":" + std::to_string(lineno));
+      if (Status st = CheckRecordTimes(*r); !st.ok())
+        return st.WithContext(jsonl_paths[f] + ":" + std::to_string(lineno));
       if (!r->warmup && r->id % count != index) {
         return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": request " + std::to_string(r->id) +
                                " does not belong to shard " + std::to_string(index) + " of " + std::to_string(count));
@@ -164,16 +212,20 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
       if (!r->warmup && !ids.insert(r->id).second)
         return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": request " + std::to_string(r->id) +
                                " appears twice");
+      if (static_cast<int64_t>(m.run.requests.size()) >= kMaxRunRequests)
+        return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": the shards hold more than " +
+                               std::to_string(kMaxRunRequests) +
+                               " request records, the bound on one run's requests (docs/limits.md)");
       m.run.requests.push_back(std::move(*r));
       ++n;
     }
-    const double bound_ms = static_cast<double>(meta["clock_offset_bound_ns"].get<int64_t>()) / 1e6;
+    const double bound_ms = static_cast<double>(meta.value("clock_offset_bound_ns", int64_t{0})) / 1e6;
     m.clock_offset_bound_ms = std::max(m.clock_offset_bound_ms, bound_ms);
     m.shards.push_back({{"index", index},
                         {"host", meta.value("host", "")},
                         {"jsonl", jsonl_paths[f]},
                         {"requests", n},
-                        {"clock_offset_ms", static_cast<double>(meta["clock_offset_ns"].get<int64_t>()) / 1e6},
+                        {"clock_offset_ms", static_cast<double>(meta.value("clock_offset_ns", int64_t{0})) / 1e6},
                         {"clock_offset_bound_ms", bound_ms}});
   }
   std::sort(m.run.requests.begin(), m.run.requests.end(),
@@ -199,7 +251,7 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
     lo = std::min<int64_t>(lo, r.sent_ns);
     hi = std::max<int64_t>(hi, r.end_ns);
   }
-  m.run.duration_ns = hi > lo ? hi - lo : 0;
+  m.run.duration_ns = hi > lo ? SaturatingSub(hi, lo) : 0;
   return m;
 }
 

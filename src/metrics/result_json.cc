@@ -615,6 +615,23 @@ std::string RequestRecordToJsonLine(const RequestRecord& r) {
 
 Result<RequestRecord> RequestRecordFromJson(const json& j) {
   if (!j.is_object()) return InvalidArgument("request record: not a JSON object");
+  // Times are whole nanoseconds that fit int64: a float (1e300) or an
+  // unsigned past INT64_MAX would be converted with undefined behaviour.
+  auto integer_ns = [](const json& v) {
+    return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX});
+  };
+  for (const char* field : {"scheduled_ns", "sent_ns", "first_token_ns", "end_ns"}) {
+    const auto it = j.find(field);
+    if (it != j.end() && !integer_ns(*it))
+      return InvalidArgument(std::string("request record: ") + field + " must be an integer number of ns within "
+                             "64 bits, got " + it->dump());
+  }
+  if (const auto ev = j.find("events"); ev != j.end() && ev->is_array()) {
+    for (const json& e : *ev)
+      if (!e.is_array() || e.size() < 2 || !integer_ns(e[0]) || !e[1].is_number_integer())
+        return InvalidArgument("request record: events[] must be [t_ns, tokens] with t_ns an integer number of ns "
+                               "within 64 bits, got " + e.dump());
+  }
   RequestRecord r;
   try {
     r.id = j.at("id").get<int64_t>();

@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "core/checked.h"
 #include "core/stats.h"
 
 namespace frontier::metrics {
@@ -151,11 +152,11 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
     s.total_input_tokens += r.prompt_tokens;
     s.total_output_tokens += r.output_tokens;
     if (!r.usage_reported) s.usage_from_server = false;
-    const double ttft_ms = NanosToMillis(r.first_token_ns - r.sent_ns);
-    const double e2el_ms = NanosToMillis(r.end_ns - r.sent_ns);
+    const double ttft_ms = NanosToMillis(SaturatingSub(r.first_token_ns, r.sent_ns));
+    const double e2el_ms = NanosToMillis(SaturatingSub(r.end_ns, r.sent_ns));
     ttft.push_back(ttft_ms);
     e2el.push_back(e2el_ms);
-    queue.push_back(NanosToMillis(r.sent_ns - r.scheduled_ns));
+    queue.push_back(NanosToMillis(SaturatingSub(r.sent_ns, r.scheduled_ns)));
     if (r.turn >= 0 && r.subagent < 0) {
       turn_ttft.push_back(ttft_ms);
       turn_e2el.push_back(e2el_ms);
@@ -172,9 +173,10 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       double* out = itl.data() + written;
       const TokenEvent* e = ev.data();
       const size_t m = ev.size();
-      if (written == 0 && m > 1 && e[1].tokens <= 1) itl_moments = Moments(NanosToMillis(e[1].t_ns - e[0].t_ns));
+      if (written == 0 && m > 1 && e[1].tokens <= 1)
+        itl_moments = Moments(NanosToMillis(SaturatingSub(e[1].t_ns, e[0].t_ns)));
       for (; i < m && e[i].tokens <= 1; ++i) {
-        const double gap = NanosToMillis(e[i].t_ns - e[i - 1].t_ns);
+        const double gap = NanosToMillis(SaturatingSub(e[i].t_ns, e[i - 1].t_ns));
         *out++ = gap;
         itl_moments.Add(gap);
       }
@@ -182,7 +184,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
       if (i < ev.size()) itl.resize(written);  // an event of several tokens: appended from here on
     }
     for (; i < ev.size(); ++i) {
-      const double gap = NanosToMillis(ev[i].t_ns - ev[i - 1].t_ns);
+      const double gap = NanosToMillis(SaturatingSub(ev[i].t_ns, ev[i - 1].t_ns));
       const int k = std::max<int32_t>(1, ev[i].tokens);
       if (k > 1 && !multi_token_events) {
         multi_token_events = true;
@@ -240,7 +242,7 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
     for (const auto& x : run.sessions) {
       if (x.ok) {
         ++s.sessions_completed;
-        latency.push_back(NanosToMillis(x.end_ns - x.start_ns));
+        latency.push_back(NanosToMillis(SaturatingSub(x.end_ns, x.start_ns)));
       } else {
         ++s.sessions_failed;
         ++s.session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];

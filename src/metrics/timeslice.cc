@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/checked.h"
 #include "core/stats.h"
 
 namespace frontier::metrics {
@@ -67,18 +68,24 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
   }
   if (t1 <= t0 || t0 == std::numeric_limits<Nanos>::max()) return out;
   out.slice_s = o.slice_s > 0 ? o.slice_s : AutoSliceSeconds(NanosToSeconds(t1 - t0));
-  auto slice_ns = std::max<Nanos>(1, static_cast<Nanos>(std::llround(out.slice_s * 1e9)));
-  if ((t1 - t0 + slice_ns - 1) / slice_ns > kMaxWindows) {
+  // Times come from outside (merged shard files, imported records): every
+  // sum and product below saturates, so a time at the end of the range gives
+  // a wide window, never a wrapped count of windows (core/checked.h).
+  const Nanos span = SaturatingSub(t1, t0);
+  auto slice_ns = std::max<Nanos>(1, DoubleToInt64(std::round(out.slice_s * 1e9)).value_or(kInt64Max));
+  if (CeilDiv(span, slice_ns) > kMaxWindows) {
     // A window too short for the run's length: widened so the windows stay few enough to hold.
-    slice_ns = (t1 - t0 + kMaxWindows - 1) / kMaxWindows;
+    slice_ns = CeilDiv(span, kMaxWindows);
     out.slice_s = NanosToSeconds(slice_ns);
   }
-  const auto n = static_cast<size_t>((t1 - t0 + slice_ns - 1) / slice_ns);
+  const auto n = static_cast<size_t>(CeilDiv(span, slice_ns));
+  // The start of window k.
+  auto at = [&](size_t k) { return SaturatingAdd(t0, SaturatingMul(static_cast<Nanos>(k), slice_ns)); };
   auto window_of = [&](Nanos t) {
-    const Nanos k = (std::clamp(t, t0, t1) - t0) / slice_ns;
+    const Nanos k = SaturatingSub(std::clamp(t, t0, t1), t0) / slice_ns;
     return std::min(static_cast<size_t>(k), n - 1);  // t1 itself belongs to the last window
   };
-  auto window_end = [&](size_t k) { return std::min(t1, t0 + static_cast<Nanos>(k + 1) * slice_ns); };
+  auto window_end = [&](size_t k) { return std::min(t1, at(k + 1)); };
   out.slices.resize(n);
   std::vector<double> busy_ns(n, 0.0);
   std::vector<Samples> samples(n);
@@ -86,17 +93,18 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
     if (r.warmup || r.cancelled || r.end_ns < 0) continue;
     // Time in flight, split over the windows it spans.
     const Nanos a = std::max(r.sent_ns, t0), b = std::min(r.end_ns, t1);
-    for (size_t k = a < b ? window_of(a) : n; k < n && t0 + static_cast<Nanos>(k) * slice_ns < b; ++k) {
-      const Nanos lo = std::max(a, t0 + static_cast<Nanos>(k) * slice_ns), hi = std::min(b, window_end(k));
-      if (hi > lo) busy_ns[k] += static_cast<double>(hi - lo);
+    for (size_t k = a < b ? window_of(a) : n; k < n && at(k) < b; ++k) {
+      const Nanos lo = std::max(a, at(k)), hi = std::min(b, window_end(k));
+      if (hi > lo) busy_ns[k] += static_cast<double>(SaturatingSub(hi, lo));
     }
     if (!r.ok) continue;
     const size_t end_k = window_of(r.end_ns);
     Timeslice& w = out.slices[end_k];
     ++w.completed;
-    samples[end_k].ttft.push_back(NanosToMillis(r.first_token_ns - r.sent_ns));
+    samples[end_k].ttft.push_back(NanosToMillis(SaturatingSub(r.first_token_ns, r.sent_ns)));
     if (r.output_tokens > 1)
-      samples[end_k].tpot.push_back(NanosToMillis(r.end_ns - r.first_token_ns) / (r.output_tokens - 1));
+      samples[end_k].tpot.push_back(NanosToMillis(SaturatingSub(r.end_ns, r.first_token_ns)) /
+                                    static_cast<double>(r.output_tokens - 1));
     // Tokens when their event arrived, never more than the request's count;
     // the rest at its end. After its first event a request has had
     // min(sum of its events' tokens, count) counted, so each window gets what
@@ -120,8 +128,8 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
       if (e.t_ns < run_lo || e.t_ns >= run_hi) {
         close_run();
         run_k = window_of(e.t_ns);
-        run_lo = run_k == 0 ? std::numeric_limits<Nanos>::min() : t0 + static_cast<Nanos>(run_k) * slice_ns;
-        run_hi = run_k == n - 1 ? std::numeric_limits<Nanos>::max() : t0 + static_cast<Nanos>(run_k + 1) * slice_ns;
+        run_lo = run_k == 0 ? std::numeric_limits<Nanos>::min() : at(run_k);
+        run_hi = run_k == n - 1 ? std::numeric_limits<Nanos>::max() : at(run_k + 1);
       }
       sum += std::max<int32_t>(0, e.tokens);
     }
@@ -131,13 +139,13 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
   std::vector<double> levels;
   for (size_t k = 0; k < n; ++k) {
     Timeslice& w = out.slices[k];
-    const Nanos lo = t0 + static_cast<Nanos>(k) * slice_ns, hi = window_end(k);
-    w.start_s = NanosToSeconds(lo - t0);
-    w.end_s = NanosToSeconds(hi - t0);
-    const double len_s = NanosToSeconds(hi - lo);
+    const Nanos lo = at(k), hi = window_end(k);
+    w.start_s = NanosToSeconds(SaturatingSub(lo, t0));
+    w.end_s = NanosToSeconds(SaturatingSub(hi, t0));
+    const double len_s = NanosToSeconds(SaturatingSub(hi, lo));
     w.request_throughput = w.completed / len_s;
     w.output_throughput = static_cast<double>(w.output_tokens) / len_s;
-    w.mean_in_flight = busy_ns[k] / static_cast<double>(hi - lo);
+    w.mean_in_flight = busy_ns[k] / static_cast<double>(SaturatingSub(hi, lo));
     Quantiles(samples[k].ttft, &w.ttft_p50_ms, &w.ttft_p99_ms);
     Quantiles(samples[k].tpot, &w.tpot_p50_ms, &w.tpot_p99_ms);
     levels.push_back(w.mean_in_flight);

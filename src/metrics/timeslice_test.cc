@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "metrics/result_json.h"
 #include "metrics/summary.h"
 
@@ -45,6 +47,27 @@ RunResult Ramp() {
   run.requests.push_back(OneSecond(id++, 5));
   run.requests.push_back(OneSecond(id++, 5));
   return run;
+}
+
+// Times at the ends of int64 (a forged or damaged shard record) give wide
+// windows, never a wrapped window count (the vector::_M_default_append).
+TEST(TimesliceTest, TimesAtTheEndsOfTheRangeNeitherWrapNorAllocate) {
+  for (const Nanos end : {std::numeric_limits<Nanos>::max(), std::numeric_limits<Nanos>::max() - 1}) {
+    RunResult run = Ramp();
+    run.requests[1].end_ns = end;
+    run.requests[2].scheduled_ns = std::numeric_limits<Nanos>::min();
+    run.requests[2].sent_ns = std::numeric_limits<Nanos>::min();
+    for (const double slice : {0.0, 0.001, 86400.0}) {
+      TimesliceOptions o;
+      o.slice_s = slice;
+      const Timeslices t = ComputeTimeslices(run, o);
+      EXPECT_GE(t.slices.size(), 1u);
+      EXPECT_LE(t.slices.size(), static_cast<size_t>(kMaxWindows));
+      int64_t completed = 0;
+      for (const auto& w : t.slices) completed += w.completed;
+      EXPECT_EQ(completed, static_cast<int64_t>(run.requests.size()));
+    }
+  }
 }
 
 TEST(TimesliceTest, HandMadeRampGivesKnownWindowsAndSteadySpan) {

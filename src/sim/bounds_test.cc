@@ -182,7 +182,7 @@ TEST(SimulateBounds, ARunStopsAtItsMemoryBound) {
   load.duration_s = 1e9;
   load.num_prompts = std::numeric_limits<int64_t>::max();
   SimulateOptions o;
-  o.max_memory_bytes = 4 << 20;  // 4 MiB: about 20,000 records of 8 output tokens
+  o.max_memory_bytes = 4 << 20;  // 4 MiB: about 5,000 records of 8 output tokens
   auto r = Simulate(c, Requests(10, 32, 8), load, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("request records reached their bound of 4 MiB (--max-memory-mb) after "),

@@ -77,9 +77,13 @@ void SimTarget::Issue(int64_t id, const workload::RequestSpec& spec) {
   // The bounds: the request that reaches one is still run; the load core
   // sees stop_ and ends the run.
   ++issued_;
-  memory_ += static_cast<int64_t>(sizeof(RequestRecord)) +
+  // What a request costs when the run is summarised, not only its record: the
+  // records' vector grows by doubling (up to twice the records while it
+  // moves), and each token event becomes an 8-byte inter-token sample in the
+  // summary. Counted so, resident memory tracks --max-memory-mb.
+  memory_ += 2 * static_cast<int64_t>(sizeof(RequestRecord)) +
              (options_.token_events ? static_cast<int64_t>(std::max(spec.output_len, 0)) *
-                                          static_cast<int64_t>(sizeof(TokenEvent))
+                                          static_cast<int64_t>(sizeof(TokenEvent) + sizeof(double))
                                     : 0);
   if (bound_.ok()) {
     if (issued_ > options_.max_requests) {

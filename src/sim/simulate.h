@@ -92,7 +92,8 @@ struct SimulateOptions {
   loadgen::Observer* observer = nullptr;
   const std::atomic<bool>* stop = nullptr;
   // Bounds (docs/limits.md): requests sent, warm-up included, and the memory
-  // of their records (about 200 bytes each plus 16 per output token). A run
+  // of their records and of summarising them (about 600 bytes each plus 24
+  // per output token, so resident memory tracks the bound). A run
   // that would pass one fails with ResourceExhausted saying which bound, at
   // what virtual time, and how to ask for less.
   int64_t max_requests = kMaxRunRequests;

@@ -33,7 +33,8 @@ struct ArrivalOptions {
 // Planned send times (ns from the run's start), non-decreasing. The first
 // request is planned at 0 and each later one a drawn gap after the previous.
 // Fails with InvalidArgument naming the flag for a non-positive rate or
-// burstiness.
+// burstiness, a count past kMaxRunRequests, or a schedule whose last time
+// would be past kMaxRunSeconds (core/limits.h), judged before it is stored.
 Result<std::vector<Nanos>> PlanArrivals(int64_t count, const ArrivalOptions& options);
 
 }  // namespace frontier::workload

@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/data_dir.h"
 #include "core/limits.h"
+#include "core/line_reader.h"
 #include "core/parse.h"
 #include "workload/length_table.h"
 
@@ -124,17 +125,20 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
 }
 
 Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
-  // Read whole within core's bound, so an endless file (/dev/zero) ends at the bound.
-  Result<std::string> text = ReadFile(o.path, kMaxFileBytes, "datasets");
-  if (!text.ok() && text.status().code() == StatusCode::kNotFound)
+  // Streamed within core's bound, so an endless file (/dev/zero) ends at the
+  // bound and the file's text is never held. Every line is checked; only the
+  // entries used, as many as --num-prompts (Finish cycles through them), are
+  // kept.
+  Result<LineReader> in = LineReader::Open(o.path, kMaxFileBytes, "datasets");
+  if (!in.ok() && in.status().code() == StatusCode::kNotFound)
     return NotFound(o.path + ": cannot open the --dataset-path file");
-  if (!text.ok()) return text.status();
-  std::istringstream in(*text);
+  if (!in.ok()) return in.status();
   std::vector<Entry> entries;
   std::string line;
-  int64_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
+  while (true) {
+    FRONTIER_ASSIGN_OR_RETURN(const bool more, in->Next(&line));
+    if (!more) break;
+    const int64_t lineno = in->line_no();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = o.path + ":" + std::to_string(lineno);
     json j;
@@ -160,7 +164,7 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
     e.input_len = EstimateTokens(e.prompt);
     FRONTIER_RETURN_IF_ERROR(CheckPromptLength(where, e.input_len));
     e.output_len = static_cast<int32_t>(output_len->get<int64_t>());
-    entries.push_back(std::move(e));
+    if (static_cast<int64_t>(entries.size()) < o.num_prompts) entries.push_back(std::move(e));
   }
   return Finish(std::move(entries), o, "JSONL lines");
 }

@@ -174,6 +174,22 @@ TEST(TraceTest, AgenticLinesGroupIntoSessions) {
   EXPECT_EQ(WriteTrace(*back), WriteTrace(*t));
 }
 
+// What a trace holds is counted as it is read: its prompt tokens (the token
+// ids BuildTraceSessions makes) against the 1e9 a run holds, named at the
+// line that passes the bound.
+TEST(TraceTest, PromptTokensPastTheRunBoundAreRefusedAtTheirLine) {
+  std::string text;
+  for (int i = 0; i < 101; ++i)
+    text += R"({"timestamp": )" + std::to_string(i) + R"(, "input_length": 10000000, "output_length": 2})" + "\n";
+  auto t = ParseTrace(text, TraceFormat::kAuto, 512, "big.jsonl");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("big.jsonl:101: the trace's prompts add up to more than 1000000000 tokens"),
+            std::string::npos)
+      << t.status().message();
+  text.resize(text.rfind('{'));  // 100 lines: exactly 1e9 tokens
+  EXPECT_TRUE(ParseTrace(text, TraceFormat::kAuto, 512, "big.jsonl").ok());
+}
+
 TEST(TraceTest, BadFieldsAreNamed) {
   auto e1 = ParseTrace(R"({"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [1, 2, 3]})", TraceFormat::kAuto, 512, "m");
   ASSERT_FALSE(e1.ok());

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/limits.h"
+#include "core/line_reader.h"
 #include "workload/prefix_blocks.h"
 
 namespace frontier::workload {
@@ -84,93 +85,155 @@ Result<TraceFormat> ParseTraceFormat(std::string_view name) {
                          "'");
 }
 
+namespace {
+
+// Parses a trace one line at a time, counting what it holds: the requests'
+// bytes against the reader's bound and their prompt tokens against
+// kMaxRunPromptTokens (the token ids BuildTraceSessions makes of them).
+class TraceParser {
+ public:
+  TraceParser(TraceFormat format, int32_t block_tokens, const std::string& name, uint64_t max_bytes)
+      : format_(format), block_tokens_(block_tokens), name_(name), max_bytes_(max_bytes) {}
+
+  Status Add(std::string_view line, int64_t line_no);
+  Result<std::vector<TraceSession>> Finish() {
+    if (out_.empty()) return InvalidArgument(name_ + ": the trace has no sessions (see docs/workloads.md)");
+    return std::move(out_);
+  }
+
+ private:
+  Status Count(const TraceRequest& r, const std::string& where) {
+    held_bytes_ += sizeof(TraceTurn) + r.hash_ids.size() * sizeof(int64_t);
+    tokens_ += r.input_length;
+    if (held_bytes_ > max_bytes_)
+      return InvalidArgument(where + ": the trace's requests would hold more than " +
+                             std::to_string(max_bytes_ >> 20) + " MiB, the bound on traces (docs/limits.md); set "
+                             "FRONTIER_MAX_INPUT_MB to raise it");
+    if (tokens_ > kMaxRunPromptTokens)
+      return InvalidArgument(where + ": the trace's prompts add up to more than " +
+                             std::to_string(kMaxRunPromptTokens) + " tokens (input_length summed), the bound on "
+                             "the prompt tokens one run holds (docs/limits.md)");
+    return Status::Ok();
+  }
+
+  TraceFormat format_;
+  int32_t block_tokens_;
+  std::string name_;
+  uint64_t max_bytes_;
+  uint64_t held_bytes_ = 0;
+  int64_t tokens_ = 0;
+  std::vector<TraceSession> out_;
+  std::map<std::string, size_t> by_id_;  // agentic: session id -> index in out
+};
+
+Status TraceParser::Add(std::string_view line, int64_t line_no) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Status::Ok();
+  const std::string where = name_ + ":" + std::to_string(line_no);
+  const int32_t block_tokens = block_tokens_;
+  auto& out = out_;
+  auto& by_id = by_id_;
+  auto& format = format_;
+  held_bytes_ += sizeof(TraceSession);
+  json o;
+  try {
+    o = json::parse(line);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!o.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
+  if (format == TraceFormat::kAuto)
+    format = o.contains("turns")        ? TraceFormat::kFrontier
+             : o.contains("session_id") ? TraceFormat::kAgentic
+                                        : TraceFormat::kMooncake;
+  if (format == TraceFormat::kFrontier) {
+    TraceSession s;
+    s.id = o.contains("session_id") ? IdText(o["session_id"]) : std::to_string(out.size());
+    FRONTIER_ASSIGN_OR_RETURN(auto arrival, Millis(o, "arrival_ms", where));
+    s.arrival_ns = arrival.value_or(0);
+    const auto turns = o.find("turns");
+    if (turns == o.end() || !turns->is_array() || turns->empty())
+      return InvalidArgument(where + ": \"turns\" must be a non-empty array of turns");
+    for (size_t k = 0; k < turns->size(); ++k) {
+      const json& t = (*turns)[k];
+      const std::string at = where + ": turns[" + std::to_string(k) + "]";
+      TraceTurn turn;
+      FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(t, block_tokens, at));
+      FRONTIER_RETURN_IF_ERROR(Count(turn.request, at));
+      FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(t, "think_ms", at));
+      if (const auto sub = t.find("subagents"); sub != t.end()) {
+        if (!sub->is_array()) return InvalidArgument(at + ": \"subagents\" must be an array of requests");
+        for (size_t j = 0; j < sub->size(); ++j) {
+          FRONTIER_ASSIGN_OR_RETURN(TraceRequest r,
+                                    Request((*sub)[j], block_tokens, at + ".subagents[" + std::to_string(j) + "]"));
+          FRONTIER_RETURN_IF_ERROR(Count(r, at));
+          turn.subagents.push_back(std::move(r));
+        }
+      }
+      s.turns.push_back(std::move(turn));
+    }
+    out.push_back(std::move(s));
+  } else if (format == TraceFormat::kMooncake) {
+    if (o.contains("session_id") || o.contains("delay"))
+      return InvalidArgument(where + ": a mooncake line has no session_id or delay; use --trace-format agentic");
+    TraceSession s;
+    s.id = std::to_string(out.size());
+    FRONTIER_ASSIGN_OR_RETURN(auto ts, Millis(o, "timestamp", where));
+    s.arrival_ns = ts.value_or(0);
+    TraceTurn turn;
+    FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
+    FRONTIER_RETURN_IF_ERROR(Count(turn.request, where));
+    s.turns.push_back(std::move(turn));
+    out.push_back(std::move(s));
+  } else {
+    if (!o.contains("session_id"))
+      return InvalidArgument(where + ": an agentic line needs \"session_id\" (the lines of a session are its turns)");
+    if (o.contains("timestamp"))
+      return InvalidArgument(where + ": \"timestamp\" cannot be given with session_id; use \"delay\" for the "
+                                     "think time before a turn");
+    const std::string id = IdText(o["session_id"]);
+    auto [it, fresh] = by_id.emplace(id, out.size());
+    if (fresh) {
+      out.emplace_back();
+      out.back().id = id;
+    }
+    TraceTurn turn;
+    FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
+    FRONTIER_RETURN_IF_ERROR(Count(turn.request, where));
+    FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(o, "delay", where));
+    out[it->second].turns.push_back(std::move(turn));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::vector<TraceSession>> ParseTrace(std::string_view text, TraceFormat format, int32_t block_tokens,
                                              const std::string& name) {
   if (block_tokens < 1) return InvalidArgument("--trace-block-tokens must be at least 1");
-  std::vector<TraceSession> out;
-  std::map<std::string, size_t> by_id;  // agentic: session id -> index in out
+  TraceParser parser(format, block_tokens, name, InputLimit(kMaxFileBytes));
   size_t pos = 0;
   int64_t line_no = 0;
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(pos, eol - pos);
+    FRONTIER_RETURN_IF_ERROR(parser.Add(text.substr(pos, eol - pos), ++line_no));
     pos = eol + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = name + ":" + std::to_string(line_no);
-    json o;
-    try {
-      o = json::parse(line);
-    } catch (const json::parse_error& e) {
-      return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!o.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
-    if (format == TraceFormat::kAuto)
-      format = o.contains("turns")        ? TraceFormat::kFrontier
-               : o.contains("session_id") ? TraceFormat::kAgentic
-                                          : TraceFormat::kMooncake;
-    if (format == TraceFormat::kFrontier) {
-      TraceSession s;
-      s.id = o.contains("session_id") ? IdText(o["session_id"]) : std::to_string(out.size());
-      FRONTIER_ASSIGN_OR_RETURN(auto arrival, Millis(o, "arrival_ms", where));
-      s.arrival_ns = arrival.value_or(0);
-      const auto turns = o.find("turns");
-      if (turns == o.end() || !turns->is_array() || turns->empty())
-        return InvalidArgument(where + ": \"turns\" must be a non-empty array of turns");
-      for (size_t k = 0; k < turns->size(); ++k) {
-        const json& t = (*turns)[k];
-        const std::string at = where + ": turns[" + std::to_string(k) + "]";
-        TraceTurn turn;
-        FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(t, block_tokens, at));
-        FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(t, "think_ms", at));
-        if (const auto sub = t.find("subagents"); sub != t.end()) {
-          if (!sub->is_array()) return InvalidArgument(at + ": \"subagents\" must be an array of requests");
-          for (size_t j = 0; j < sub->size(); ++j) {
-            FRONTIER_ASSIGN_OR_RETURN(TraceRequest r,
-                                      Request((*sub)[j], block_tokens, at + ".subagents[" + std::to_string(j) + "]"));
-            turn.subagents.push_back(std::move(r));
-          }
-        }
-        s.turns.push_back(std::move(turn));
-      }
-      out.push_back(std::move(s));
-    } else if (format == TraceFormat::kMooncake) {
-      if (o.contains("session_id") || o.contains("delay"))
-        return InvalidArgument(where + ": a mooncake line has no session_id or delay; use --trace-format agentic");
-      TraceSession s;
-      s.id = std::to_string(out.size());
-      FRONTIER_ASSIGN_OR_RETURN(auto ts, Millis(o, "timestamp", where));
-      s.arrival_ns = ts.value_or(0);
-      TraceTurn turn;
-      FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
-      s.turns.push_back(std::move(turn));
-      out.push_back(std::move(s));
-    } else {
-      if (!o.contains("session_id"))
-        return InvalidArgument(where + ": an agentic line needs \"session_id\" (the lines of a session are its turns)");
-      if (o.contains("timestamp"))
-        return InvalidArgument(where + ": \"timestamp\" cannot be given with session_id; use \"delay\" for the "
-                                       "think time before a turn");
-      const std::string id = IdText(o["session_id"]);
-      auto [it, fresh] = by_id.emplace(id, out.size());
-      if (fresh) {
-        out.emplace_back();
-        out.back().id = id;
-      }
-      TraceTurn turn;
-      FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
-      FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(o, "delay", where));
-      out[it->second].turns.push_back(std::move(turn));
-    }
   }
-  if (out.empty()) return InvalidArgument(name + ": the trace has no sessions (see docs/workloads.md)");
-  return out;
+  return parser.Finish();
 }
 
 Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxFileBytes, "traces"));
-  return ParseTrace(text, format, block_tokens, path);
+  if (block_tokens < 1) return InvalidArgument("--trace-block-tokens must be at least 1");
+  // Streamed: the file's text is never held, only its requests (counted).
+  FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(path, kMaxFileBytes, "traces"));
+  TraceParser parser(format, block_tokens, path, in.limit());
+  std::string line;
+  while (true) {
+    FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));
+    if (!more) break;
+    FRONTIER_RETURN_IF_ERROR(parser.Add(line, in.line_no()));
+  }
+  return parser.Finish();
 }
 
 std::string WriteTrace(const std::vector<TraceSession>& sessions) {

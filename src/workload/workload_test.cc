@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/limits.h"
 #include "core/stats.h"
 #include "workload/arrival.h"
 #include "workload/option_names.h"
@@ -141,6 +142,28 @@ TEST(ArrivalTest, InfiniteRateSendsAllAtZero) {
   EXPECT_FALSE(PlanArrivals(5, bad).ok());
 }
 
+
+// A schedule whose times would not fit int64 nanoseconds (issue: exit 70) is
+// refused naming the flags, before it is stored; so is a count past the bound.
+TEST(ArrivalTest, ASchedulePastTheBoundIsAnErrorNamingTheFlags) {
+  ArrivalOptions slow;
+  slow.request_rate = 1e-9;  // a gap of about 1e9 s
+  auto t = PlanArrivals(10, slow);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("--request-rate"), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("--num-prompts"), std::string::npos);
+  ArrivalOptions regular;
+  regular.request_rate = 1e-8;
+  regular.burstiness = 1e6;  // gaps of 1e8 s, nearly constant: 100 of them pass 1e9 s
+  EXPECT_FALSE(PlanArrivals(100, regular).ok());
+  ArrivalOptions subnormal;
+  subnormal.request_rate = 5e-324;  // an infinite gap
+  EXPECT_FALSE(PlanArrivals(2, subnormal).ok());
+  EXPECT_TRUE(PlanArrivals(1, subnormal).ok());  // the first is at 0 whatever the rate
+  EXPECT_FALSE(PlanArrivals(kMaxRunRequests + 1, ArrivalOptions{}).ok());
+  EXPECT_FALSE(PlanArrivals(-1, ArrivalOptions{}).ok());
+}
 
 // One validator for a workload, whoever gives it (flags or a plan).
 TEST(WorkloadSpecTest, TheFirstBrokenRuleIsNamedWithItsRange) {

@@ -229,5 +229,50 @@ TEST_F(ShardMerge, AnIncompleteOrMixedSetIsRefused) {
   EXPECT_NE(out.find("the shard index must be an integer in 0..1, got '2'"), std::string::npos) << out;
 }
 
+// Shard files written by hand: a record ending at INT64_MAX wrapped the time
+// slices' window count (exit 70, vector::_M_default_append) and a shard_count
+// of 1e9 built a 7.7 GB list of missing shards. Both are exit 2 naming the
+// file, the line and the field, before anything is sized by them.
+TEST(ShardMergeInput, TimesAndCountsOutOfRangeNameTheFileAndField) {
+  testing_util::ScratchDir tmp("shard_hostile");
+  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  auto write = [&](const std::string& end_ns, const std::string& count) {
+    std::ofstream(d + "/s.jsonl") << R"({"id": 0, "ok": true, "scheduled_ns": 0, "sent_ns": 0, )"
+                                     R"("first_token_ns": 5, "end_ns": 9, "output_tokens": 1, "events": [[9, 1]]})"
+                                  << "\n"
+                                  << R"({"id": 1, "ok": true, "scheduled_ns": 10, "sent_ns": 10, )"
+                                     R"("first_token_ns": 15, "end_ns": )"
+                                  << end_ns << R"(, "output_tokens": 1, "events": [[19, 1]]})" << "\n";
+    std::ofstream(d + "/s.jsonl.shard.json")
+        << R"({"shard_index": 0, "shard_count": )" << count
+        << R"(, "clock_offset_ns": 0, "clock_offset_bound_ns": 0, "schedule": {}, "run": {}})";
+  };
+  write("19", "1");
+  auto [rc, out] = testing::RunCommand(bin + " bench merge " + d + "/s.jsonl");
+  EXPECT_EQ(rc, 0) << out;
+  write("9223372036854775807", "1");
+  std::tie(rc, out) = testing::RunCommand(bin + " bench merge " + d + "/s.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find(d + "/s.jsonl:2: request record: end_ns 9223372036854775807 is outside [-1e18, 1e18] ns"),
+            std::string::npos)
+      << out;
+  write("1e300", "1");
+  std::tie(rc, out) = testing::RunCommand(bin + " bench merge " + d + "/s.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("s.jsonl:2: request record: end_ns must be an integer number of ns"), std::string::npos) << out;
+  write("19", "1000000000");
+  std::tie(rc, out) = testing::RunCommand(bin + " bench merge " + d + "/s.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("s.jsonl.shard.json: shard_count must be an integer in [1, 1000000], got 1000000000"),
+            std::string::npos)
+      << out;
+  write("19", "1000000");
+  std::tie(rc, out) = testing::RunCommand(bin + " bench merge " + d + "/s.jsonl");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("shard(s) 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... (999999 in all) of 1000000 missing"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace frontier

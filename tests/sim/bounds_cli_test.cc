@@ -13,18 +13,24 @@ namespace {
 
 using namespace testing_cli;
 
-TEST(SimulateBoundsCli, EveryRequestRejectedExitsNonZeroWithTheReason) {
+TEST(SimulateBoundsCli, RequestsLongerThanTheContextAreRefusedBeforeAnyPromptIsDrawn) {
+  // Every request would be refused by the engine: judged up front (exit 2),
+  // before the prompts take their memory.
   auto [rc, out] = Frontier("simulate --model llama-3.1-8b --hardware h100 --input-len 131072 --num-prompts 20");
-  EXPECT_EQ(rc, 1) << out;
-  EXPECT_NE(out.find("frontier simulate: every request failed:\n  20 rejected (request 0: 131072 input + 128 output "
-                     "tokens exceed the engine's max_model_len of 131072)\n"),
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("frontier simulate: --input-len 131072 + --output-len 128: every request would be 131200 "
+                     "tokens or more, longer than the max context of 131072 tokens of "),
             std::string::npos)
       << out;
-  // A sweep whose points all fail says so too.
+  // A sweep too.
   std::tie(rc, out) = Frontier(
       "simulate --model llama-3.1-8b --hardware h100 --input-len 131072 --num-prompts 4 --concurrency 1,2");
-  EXPECT_EQ(rc, 1) << out;
-  EXPECT_NE(out.find("every request of a point failed:\nconcurrency 1:\n  4 rejected"), std::string::npos) << out;
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("longer than the max context of 131072 tokens"), std::string::npos) << out;
+  // The example: 10 M-token prompts ended after 176 s and 6.7 GB; now at once.
+  std::tie(rc, out) = Frontier("simulate --model llama-3.1-8b --hardware h100 --input-len 10000000 --num-prompts 100");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("--input-len 10000000 + --output-len 128: every request would be"), std::string::npos) << out;
 }
 
 TEST(SimulateBoundsCli, ABenchWhoseEveryRequestFailedExitsNonZeroWithTheReason) {

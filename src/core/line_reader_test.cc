@@ -1,0 +1,67 @@
+#include "core/line_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/atomic_file.h"
+#include "util/scratch.h"
+
+namespace frontier {
+namespace {
+
+std::vector<std::string> ReadAll(LineReader& in) {
+  std::vector<std::string> out;
+  std::string line;
+  while (true) {
+    Result<bool> more = in.Next(&line);
+    EXPECT_TRUE(more.ok()) << more.status().message();
+    if (!more.ok() || !*more) break;
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST(LineReaderTest, ReturnsEachLineWithItsNumber) {
+  testing_util::ScratchDir tmp("lines");
+  const std::string path = (tmp.dir / "a.jsonl").string();
+  ASSERT_TRUE(WriteFileAtomically(path, "one\n\nthree\nlast without newline").ok());
+  Result<LineReader> in = LineReader::Open(path, kMiB, "datasets");
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(ReadAll(*in), (std::vector<std::string>{"one", "", "three", "last without newline"}));
+  EXPECT_EQ(in->line_no(), 4);
+}
+
+TEST(LineReaderTest, StopsAtTheBoundHoweverLongTheLine) {
+  testing_util::ScratchDir tmp("lines_bound");
+  const std::string path = (tmp.dir / "big").string();
+  ASSERT_TRUE(WriteFileAtomically(path, std::string(kMiB + 1, 'x')).ok());
+  // A regular file past the bound: refused at open, nothing read.
+  Result<LineReader> in = LineReader::Open(path, kMiB, "datasets");
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.status().message(), path + ": larger than 1 MiB, the bound on datasets (docs/limits.md); set "
+                                          "FRONTIER_MAX_INPUT_MB to raise it");
+  // A device without a size: refused once the bound's bytes are read.
+  Result<LineReader> zero = LineReader::Open("/dev/zero", kMiB, "traces");
+  ASSERT_TRUE(zero.ok());
+  std::string line;
+  Result<bool> r = zero->Next(&line);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/dev/zero: larger than 1 MiB, the bound on traces"), std::string::npos);
+  EXPECT_LE(line.size(), kMiB);
+}
+
+TEST(LineReaderTest, MissingFilesAndFoldersAreNamed) {
+  testing_util::ScratchDir tmp("lines_missing");
+  Result<LineReader> none = LineReader::Open((tmp.dir / "none").string(), kMiB, "traces");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  Result<LineReader> dir = LineReader::Open(tmp.dir.string(), kMiB, "traces");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().message(), tmp.dir.string() + " is a directory, not a file");
+}
+
+}  // namespace
+}  // namespace frontier
