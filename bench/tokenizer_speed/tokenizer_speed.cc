@@ -4,7 +4,7 @@
 // the figure comes with a peer ratio. Figures, not a pass/fail test.
 //
 //   build/bench/tokenizer_speed/tokenizer_speed [MB, default 4] [--runs N] [--no-peer] [--ids DIR]
-//                                               [--text FILE] [--only NAME]
+//                                               [--text FILE] [--only NAME] [--no-hostile]
 //
 // The text: tests/tokenizer/corpus.jsonl (prose, code, digits, whitespace runs,
 // eleven scripts, emoji) joined by newlines and repeated to the size asked, or
@@ -19,7 +19,8 @@
 // Needs the npm packages (scripts/bootstrap --test); without node, or with
 // --no-peer, it prints frontier's figures alone. --ids DIR writes each
 // tokenizer's ids of the text to DIR/NAME.ids (raw int32), to compare two
-// builds' ids byte for byte. --only NAME runs one tokenizer (for a profiler).
+// builds' ids byte for byte. --only NAME runs one tokenizer and --no-hostile
+// skips the hostile inputs (for a profiler).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,13 +55,15 @@ double Rate(const frontier::tokenizer::Tokenizer& tok, const std::string& text, 
 int main(int argc, char** argv) {
   double mb = 4.0;
   int runs = 5;
-  bool with_peer = true;
+  bool with_peer = true, with_hostile = true;
   std::string ids_dir, text_file, only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--no-peer") == 0) {
       with_peer = false;
+    } else if (std::strcmp(argv[i], "--no-hostile") == 0) {
+      with_hostile = false;
     } else if (std::strcmp(argv[i], "--ids") == 0 && i + 1 < argc) {
       ids_dir = argv[++i];
     } else if (std::strcmp(argv[i], "--text") == 0 && i + 1 < argc) {
@@ -92,11 +95,12 @@ int main(int argc, char** argv) {
   }
   const std::string no_space_unit = no_space;
   while (no_space.size() < 1'000'000) no_space += no_space_unit;
-  const std::vector<std::pair<const char*, std::string>> hostile = {
+  std::vector<std::pair<const char*, std::string>> hostile = {
       {"'a' x 1 MB", std::string(1'000'000, 'a')},
       {"' ' x 1 MB", std::string(1'000'000, ' ')},
       {"no spaces", no_space},
   };
+  if (!with_hostile) hostile.clear();
 
   // The peer, first, on the same file.
   std::map<std::string, double> peer;
