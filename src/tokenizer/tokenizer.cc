@@ -173,16 +173,11 @@ void Tokenizer::EncodeSegment(std::string_view text, std::vector<int32_t>* out) 
     EncodeWord(t, out);
     return;
   }
-  thread_local std::vector<std::string_view> a, b;
-  a.clear();
-  a.push_back(t);
-  for (SplitPattern p : splits_) {
-    b.clear();
-    for (std::string_view piece : a) Split(p, piece, &b);
-    std::swap(a, b);
-  }
-  // `a` is thread_local and EncodeWord does not split: safe to iterate.
-  for (std::string_view piece : a) EncodeWord(piece, out);
+  thread_local std::vector<std::string_view> pieces;
+  pieces.clear();
+  SplitAll(splits_, t, &pieces);
+  // `pieces` is thread_local and EncodeWord does not split: safe to iterate.
+  for (std::string_view piece : pieces) EncodeWord(piece, out);
 }
 
 namespace {
