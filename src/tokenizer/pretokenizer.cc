@@ -38,6 +38,7 @@ struct Decoded {
   std::vector<char32_t> cp;
   std::vector<Cat> cat;
   std::vector<size_t> off;  // byte offset of each code point, plus the end
+  size_t n = 0;             // code points loaded (the arrays may be longer)
 
   void Load(std::string_view s) {
     static const std::array<Cat, 128> kAscii = [] {
@@ -45,10 +46,14 @@ struct Decoded {
       for (char32_t c = 0; c < 128; ++c) a[c] = Category(c);
       return a;
     }();
-    cp.resize(s.size());
-    cat.resize(s.size());
-    off.resize(s.size() + 1);
-    size_t n = 0;
+    // Grown, never shrunk: resizing down and up again would zero the arrays
+    // on every call.
+    if (cp.size() < s.size()) {
+      cp.resize(s.size());
+      cat.resize(s.size());
+      off.resize(s.size() + 1);
+    }
+    n = 0;
     for (size_t i = 0; i < s.size();) {
       const auto b = static_cast<unsigned char>(s[i]);
       off[n] = i;
@@ -65,9 +70,6 @@ struct Decoded {
       ++n;
     }
     off[n] = s.size();
-    cp.resize(n);
-    cat.resize(n);
-    off.resize(n + 1);
   }
   Chars Range(size_t begin, size_t end) const { return {cp.data() + begin, cat.data() + begin, end - begin}; }
 };
@@ -346,7 +348,7 @@ void SplitAll(std::span<const SplitPattern> patterns, std::string_view text, std
   thread_local std::vector<std::pair<size_t, size_t>> a, b;
   d.Load(text);
   a.clear();
-  a.push_back({0, d.cp.size()});
+  a.push_back({0, d.n});
   for (SplitPattern p : patterns) {
     b.clear();
     for (const auto& [begin, end] : a) SplitRange(p, d, begin, end, &b);

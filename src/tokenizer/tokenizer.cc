@@ -73,7 +73,7 @@ std::string Tokenizer::Describe() const {
 
 std::vector<int32_t> Tokenizer::Encode(std::string_view text) const {
   std::vector<int32_t> out;
-  out.reserve(text.size() / 3 + 16);  // about one token per 3 to 4 bytes of prose: no regrowth
+  out.reserve(text.size() / 2 + 16);  // prose has a token per 3 to 4 bytes: no regrowth (pages are touched as used)
   Encode(text, &out);
   return out;
 }
