@@ -43,7 +43,8 @@ size_t WordCache::Probe(std::string_view word, uint64_t hash) const {
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
     if (!s.used) return i;
-    if (s.hash == hash && s.key_len == word.size() && std::memcmp(bytes_.data() + s.key, word.data(), word.size()) == 0) {
+    if (s.hash == hash && s.key_len == word.size() &&
+        std::memcmp(bytes_.data() + s.key, word.data(), word.size()) == 0) {
       return i;
     }
   }
@@ -58,7 +59,9 @@ std::optional<std::span<const int32_t>> WordCache::Find(std::string_view word) c
 
 void WordCache::Insert(std::string_view word, std::span<const int32_t> ids) {
   if (word.size() > kMaxWordBytes || ids.size() > kMaxWordBytes) return;
-  if (count_ >= kMaxWords || bytes_.size() + word.size() > kMaxBytes || ids_.size() + ids.size() > kMaxIds) Clear();
+  if (count_ >= kMaxWords || bytes_.size() + word.size() > kMaxBytes ||
+      ids_.size() + ids.size() > kMaxIds)
+    Clear();
   const uint64_t hash = Hash(word);
   Slot& s = slots_[Probe(word, hash)];
   if (s.used) return;

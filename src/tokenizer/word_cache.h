@@ -42,14 +42,15 @@ class WordCache {
  private:
   struct Slot {
     uint64_t hash = 0;
-    uint32_t key = 0;   // offset into bytes_
-    uint32_t ids = 0;   // offset into ids_
+    uint32_t key = 0;  // offset into bytes_
+    uint32_t ids = 0;  // offset into ids_
     uint16_t key_len = 0;
     uint16_t ids_len = 0;
     bool used = false;
   };
   static uint64_t Hash(std::string_view s);
-  size_t Probe(std::string_view word, uint64_t hash) const;  // the slot holding word, or the empty one to use
+  size_t Probe(std::string_view word,
+               uint64_t hash) const;  // the slot holding word, or the empty one to use
 
   std::vector<Slot> slots_;  // twice kMaxWords: at most half full
   std::string bytes_;

@@ -49,7 +49,8 @@ TEST(WordCache, AWordPastTheBoundIsNotKept) {
 
 TEST(WordCache, EmptiesItselfInsteadOfGrowingPastItsBound) {
   WordCache c;
-  for (size_t i = 0; i < WordCache::kMaxWords; ++i) c.Insert("w" + std::to_string(i), std::vector<int32_t>{int32_t(i)});
+  for (size_t i = 0; i < WordCache::kMaxWords; ++i)
+    c.Insert("w" + std::to_string(i), std::vector<int32_t>{int32_t(i)});
   EXPECT_EQ(c.size(), WordCache::kMaxWords);
   EXPECT_EQ(Ids(c.Find("w12345")), (std::vector<int32_t>{12345}));
   c.Insert("one more", std::vector<int32_t>{1});
