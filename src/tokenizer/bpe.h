@@ -23,6 +23,16 @@ class BpeMerges {
   // Merges the symbols of one word in place.
   void Apply(std::vector<int32_t>* symbols) const;
 
+  // Calls f(left, right, merged) for every merge, in no particular order.
+  template <typename F>
+  void ForEach(F f) const {
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i] != kEmpty) {
+        f(static_cast<int32_t>(keys_[i] >> 32), static_cast<int32_t>(keys_[i] & 0xFFFFFFFFu), hits_[i].merged);
+      }
+    }
+  }
+
  private:
   struct Hit {
     int32_t rank;

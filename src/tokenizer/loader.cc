@@ -103,7 +103,37 @@ Result<std::unique_ptr<Tokenizer>> Loader::Assemble(Parts p) {
   std::stable_sort(t->added_.begin(), t->added_.end(),
                    [](const AddedToken& x, const AddedToken& y) { return x.content.size() > y.content.size(); });
   std::erase_if(t->added_, [](const AddedToken& a) { return a.content.empty(); });
-  for (const AddedToken& a : t->added_) t->added_first_byte_[static_cast<unsigned char>(a.content[0])] = true;
+  t->added_first_two_.assign(1 << 16, false);
+  for (const AddedToken& a : t->added_) {
+    const auto b0 = static_cast<unsigned char>(a.content[0]);
+    t->added_first_byte_[b0] = true;
+    if (a.content.size() >= 2) t->added_first_two_[(b0 << 8) | static_cast<unsigned char>(a.content[1])] = true;
+    t->added_by_content_.emplace(a.content, &a);  // the first of equal contents wins, as in the ordered list
+    if (std::find(t->added_lengths_.begin(), t->added_lengths_.end(), a.content.size()) == t->added_lengths_.end()) {
+      t->added_lengths_.push_back(a.content.size());
+    }
+  }
+  std::sort(t->added_lengths_.begin(), t->added_lengths_.end(), std::greater<>());
+
+  if (!p.byte_level) {
+    // Safe to cut before a ▁ that follows another character when ▁ has a
+    // piece and no merge joins a left piece that is not all ▁ to a right
+    // piece that starts with ▁ (so no token ever spans such a cut).
+    constexpr std::string_view kSpace = "\xE2\x96\x81";
+    auto all_space = [&](const std::string& piece) {
+      if (piece.empty() || piece.size() % kSpace.size() != 0) return false;
+      for (size_t k = 0; k < piece.size(); k += kSpace.size()) {
+        if (piece.compare(k, kSpace.size(), kSpace) != 0) return false;
+      }
+      return true;
+    };
+    bool safe = t->ids_.count(kSpace) > 0;
+    t->merges_.ForEach([&](int32_t left, int32_t right, int32_t) {
+      const std::string& r = t->pieces_[right];
+      if (r.compare(0, kSpace.size(), kSpace) == 0 && !all_space(t->pieces_[left])) safe = false;
+    });
+    t->split_before_space_ = safe;
+  }
   return t;
 }
 

@@ -5,40 +5,23 @@
 // backtracking is worked out in closed form, as the comments show.
 #include "tokenizer/pretokenizer.h"
 
+#include <array>
 #include <string>
+#include <utility>
 
 #include "tokenizer/unicode.h"
 
 namespace frontier::tokenizer {
 namespace {
 
+// The code points of a text (or of a stretch of it) with their categories:
+// what every matcher reads. Indices are code points; n is the end, which
+// the lookaheads ((?!\S), runs) see as the end of the text.
 struct Chars {
-  std::vector<char32_t> cp;
-  std::vector<Cat> cat;
-  std::vector<size_t> off;  // byte offset of each code point, plus the end
-  size_t n = 0;
+  const char32_t* cp;
+  const Cat* cat;
+  size_t n;
 
-  void Load(std::string_view s) {
-    cp.clear();
-    cat.clear();
-    off.clear();
-    for (size_t i = 0; i < s.size();) {
-      char32_t c = 0;
-      const size_t len = DecodeUtf8(s, i, &c);
-      cp.push_back(c);
-      cat.push_back(c < 0x80 ? AsciiCat(c) : Category(c));
-      off.push_back(i);
-      i += len;
-    }
-    off.push_back(s.size());
-    n = cp.size();
-  }
-  static Cat AsciiCat(char32_t c) {
-    if (c >= 'a' && c <= 'z') return Cat::kLl;
-    if (c >= 'A' && c <= 'Z') return Cat::kLu;
-    if (c >= '0' && c <= '9') return Cat::kNumber;
-    return Category(c);
-  }
   bool L(size_t i) const { return IsLetter(cat[i]); }
   bool N(size_t i) const { return cat[i] == Cat::kNumber; }
   bool S(size_t i) const { return IsWhiteSpace(cp[i]); }
@@ -47,6 +30,48 @@ struct Chars {
   bool Other(size_t i) const { return !S(i) && !L(i) && !N(i); }
   // [^\r\n\p{L}\p{N}]
   bool NotNlLN(size_t i) const { return !NL(i) && !L(i) && !N(i); }
+};
+
+// A whole text decoded once: every split of a tokenizer's sequence (three
+// for DeepSeek) reads these arrays instead of decoding its pieces again.
+struct Decoded {
+  std::vector<char32_t> cp;
+  std::vector<Cat> cat;
+  std::vector<size_t> off;  // byte offset of each code point, plus the end
+  size_t n = 0;             // code points loaded (the arrays may be longer)
+
+  void Load(std::string_view s) {
+    static const std::array<Cat, 128> kAscii = [] {
+      std::array<Cat, 128> a{};
+      for (char32_t c = 0; c < 128; ++c) a[c] = Category(c);
+      return a;
+    }();
+    // Grown, never shrunk: resizing down and up again would zero the arrays
+    // on every call.
+    if (cp.size() < s.size()) {
+      cp.resize(s.size());
+      cat.resize(s.size());
+      off.resize(s.size() + 1);
+    }
+    n = 0;
+    for (size_t i = 0; i < s.size();) {
+      const auto b = static_cast<unsigned char>(s[i]);
+      off[n] = i;
+      if (b < 0x80) {
+        cp[n] = b;
+        cat[n] = kAscii[b];
+        ++i;
+      } else {
+        char32_t c = 0;
+        i += DecodeUtf8(s, i, &c);
+        cp[n] = c;
+        cat[n] = Category(c);
+      }
+      ++n;
+    }
+    off[n] = s.size();
+  }
+  Chars Range(size_t begin, size_t end) const { return {cp.data() + begin, cat.data() + begin, end - begin}; }
 };
 
 char32_t Lower(char32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
@@ -289,9 +314,11 @@ const char* PatternName(SplitPattern p) {
   return "?";
 }
 
-void Split(SplitPattern pattern, std::string_view text, std::vector<std::string_view>* out) {
-  thread_local Chars c;
-  c.Load(text);
+namespace {
+// Appends the pieces of code points [begin, end) as [begin, end) ranges.
+void SplitRange(SplitPattern pattern, const Decoded& d, size_t begin, size_t end,
+                std::vector<std::pair<size_t, size_t>>* out) {
+  const Chars c = d.Range(begin, end);
   size_t gap = 0;  // start of the unmatched run before i
   for (size_t i = 0; i < c.n;) {
     const size_t m = Match(pattern, c, i);
@@ -299,12 +326,35 @@ void Split(SplitPattern pattern, std::string_view text, std::vector<std::string_
       ++i;
       continue;
     }
-    if (gap < i) out->push_back(text.substr(c.off[gap], c.off[i] - c.off[gap]));
-    out->push_back(text.substr(c.off[i], c.off[i + m] - c.off[i]));
+    if (gap < i) out->push_back({begin + gap, begin + i});
+    out->push_back({begin + i, begin + i + m});
     i += m;
     gap = i;
   }
-  if (gap < c.n) out->push_back(text.substr(c.off[gap]));
+  if (gap < c.n) out->push_back({begin + gap, end});
+}
+}  // namespace
+
+void Split(SplitPattern pattern, std::string_view text, std::vector<std::string_view>* out) {
+  SplitAll(std::span<const SplitPattern>(&pattern, 1), text, out);
+}
+
+void SplitAll(std::span<const SplitPattern> patterns, std::string_view text, std::vector<std::string_view>* out) {
+  if (patterns.empty()) {
+    if (!text.empty()) out->push_back(text);
+    return;
+  }
+  thread_local Decoded d;
+  thread_local std::vector<std::pair<size_t, size_t>> a, b;
+  d.Load(text);
+  a.clear();
+  a.push_back({0, d.n});
+  for (SplitPattern p : patterns) {
+    b.clear();
+    for (const auto& [begin, end] : a) SplitRange(p, d, begin, end, &b);
+    std::swap(a, b);
+  }
+  for (const auto& [begin, end] : a) out->push_back(text.substr(d.off[begin], d.off[end] - d.off[begin]));
 }
 
 }  // namespace frontier::tokenizer

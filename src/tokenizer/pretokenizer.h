@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +37,8 @@ const char* PatternName(SplitPattern p);
 // Appends to `out` the pieces of `text` (views into it, in order, covering it
 // exactly, none empty).
 void Split(SplitPattern pattern, std::string_view text, std::vector<std::string_view>* out);
+// The splits in turn, each over the pieces of the one before (as a
+// tokenizer.json Sequence of Split pre-tokenizers), decoding the text once.
+void SplitAll(std::span<const SplitPattern> patterns, std::string_view text, std::vector<std::string_view>* out);
 
 }  // namespace frontier::tokenizer

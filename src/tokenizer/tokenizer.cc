@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "tokenizer/unicode.h"
+#include "tokenizer/word_cache.h"
 
 namespace frontier::tokenizer {
 namespace {
@@ -36,8 +37,6 @@ std::string ValidUtf8(std::string s) {
   return out;
 }
 
-constexpr size_t kWordCacheSize = 1 << 16;
-constexpr size_t kCachedWordBytes = 64;
 // Distinguishes tokenizers that a thread's cache may have seen at the same address.
 std::atomic<uint64_t> next_generation{1};
 
@@ -74,24 +73,28 @@ std::string Tokenizer::Describe() const {
 
 std::vector<int32_t> Tokenizer::Encode(std::string_view text) const {
   std::vector<int32_t> out;
+  out.reserve(text.size() / 2 + 16);  // prose has a token per 3 to 4 bytes: no regrowth (pages are touched as used)
   Encode(text, &out);
   return out;
+}
+
+const AddedToken* Tokenizer::AddedAt(std::string_view text, size_t i) const {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (!added_first_byte_[b0]) return nullptr;
+  // Most bytes that start an added token ("<") do not start one here: the
+  // first two bytes rule them out before any lookup.
+  const bool two = i + 1 < text.size() && added_first_two_[(b0 << 8) | static_cast<unsigned char>(text[i + 1])];
+  for (size_t len : added_lengths_) {  // longest first
+    if (len > text.size() - i || (len >= 2 && !two)) continue;
+    if (auto it = added_by_content_.find(text.substr(i, len)); it != added_by_content_.end()) return it->second;
+  }
+  return nullptr;
 }
 
 void Tokenizer::SplitAdded(std::string_view text, std::vector<std::pair<std::string_view, int32_t>>* parts) const {
   size_t seg = 0;
   for (size_t i = 0; i < text.size();) {
-    if (!added_first_byte_[static_cast<unsigned char>(text[i])]) {
-      ++i;
-      continue;
-    }
-    const AddedToken* hit = nullptr;
-    for (const AddedToken& a : added_) {  // longest first
-      if (text.compare(i, a.content.size(), a.content) == 0) {
-        hit = &a;
-        break;
-      }
-    }
+    const AddedToken* hit = AddedAt(text, i);
     if (hit == nullptr) {
       ++i;
       continue;
@@ -155,59 +158,65 @@ void Tokenizer::EncodeSegment(std::string_view text, std::vector<int32_t>* out) 
     norm = std::move(s);
     t = norm;
   }
+  if (kind_ == Kind::kSentencePiece && split_before_space_) {
+    constexpr std::string_view kSpace = "\xE2\x96\x81";
+    size_t start = 0;
+    for (size_t i = t.find(kSpace, 1); i != std::string_view::npos; i = t.find(kSpace, i + kSpace.size())) {
+      if (i >= kSpace.size() && t.compare(i - kSpace.size(), kSpace.size(), kSpace) == 0) continue;  // a run of ▁
+      EncodeWord(t.substr(start, i - start), out);
+      start = i;
+    }
+    EncodeWord(t.substr(start), out);
+    return;
+  }
   if (kind_ == Kind::kSentencePiece || splits_.empty()) {
     EncodeWord(t, out);
     return;
   }
-  thread_local std::vector<std::string_view> a, b;
-  a.clear();
-  a.push_back(t);
-  for (SplitPattern p : splits_) {
-    b.clear();
-    for (std::string_view piece : a) Split(p, piece, &b);
-    std::swap(a, b);
-  }
-  // `a` is thread_local and EncodeWord does not split: safe to iterate.
-  for (std::string_view piece : a) EncodeWord(piece, out);
+  thread_local std::vector<std::string_view> pieces;
+  pieces.clear();
+  SplitAll(splits_, t, &pieces);
+  // `pieces` is thread_local and EncodeWord does not split: safe to iterate.
+  for (std::string_view piece : pieces) EncodeWord(piece, out);
 }
+
+namespace {
+// Words repeat: a per-thread cache of short words' ids (as Hugging Face's and
+// transformers.js's BPE keep one), emptied when the thread turns to another
+// tokenizer.
+WordCache& CacheFor(const void* owner, uint64_t generation) {
+  struct Cache {
+    const void* owner = nullptr;
+    uint64_t generation = 0;
+    WordCache words;
+  };
+  thread_local Cache cache;
+  if (cache.owner != owner || cache.generation != generation) {
+    cache.words.Clear();
+    cache.owner = owner;
+    cache.generation = generation;
+  }
+  return cache.words;
+}
+}  // namespace
 
 void Tokenizer::EncodeWord(std::string_view word, std::vector<int32_t>* out) const {
   if (word.empty()) return;
+  if (kind_ == Kind::kByteLevel && ignore_merges_) {
+    if (auto it = ids_.find(word); it != ids_.end()) {
+      out->push_back(it->second);
+      return;
+    }
+  }
+  WordCache& cache = CacheFor(this, generation_);
+  if (auto hit = cache.Find(word)) {
+    out->insert(out->end(), hit->begin(), hit->end());
+    return;
+  }
   thread_local std::vector<int32_t> sym;
   sym.clear();
   if (kind_ == Kind::kByteLevel) {
-    if (ignore_merges_) {
-      if (auto it = ids_.find(word); it != ids_.end()) {
-        out->push_back(it->second);
-        return;
-      }
-    }
-    // Words repeat: a per-thread cache of short words' ids (as Hugging Face's
-    // and transformers.js's BPE keep one), emptied when it grows large or the
-    // thread turns to another tokenizer.
-    struct Cache {
-      const Tokenizer* owner = nullptr;
-      uint64_t generation = 0;
-      std::unordered_map<std::string, std::vector<int32_t>> words;
-    };
-    thread_local Cache cache;
-    if (cache.owner != this || cache.generation != generation_ || cache.words.size() > kWordCacheSize) {
-      cache.words.clear();
-      cache.owner = this;
-      cache.generation = generation_;
-    }
-    const bool cacheable = word.size() <= kCachedWordBytes;
-    if (cacheable) {
-      if (auto it = cache.words.find(std::string(word)); it != cache.words.end()) {
-        out->insert(out->end(), it->second.begin(), it->second.end());
-        return;
-      }
-    }
     for (char c : word) sym.push_back(byte_ids_[static_cast<unsigned char>(c)]);
-    merges_.Apply(&sym);
-    out->insert(out->end(), sym.begin(), sym.end());
-    if (cacheable) cache.words.emplace(std::string(word), sym);
-    return;
   } else {
     bool last_unk = false;
     for (size_t i = 0; i < word.size();) {
@@ -231,6 +240,7 @@ void Tokenizer::EncodeWord(std::string_view word, std::vector<int32_t>* out) con
   }
   merges_.Apply(&sym);
   out->insert(out->end(), sym.begin(), sym.end());
+  cache.Insert(word, sym);
 }
 
 std::string Tokenizer::Decode(std::span<const int32_t> ids, bool skip_special) const {

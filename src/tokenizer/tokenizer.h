@@ -82,6 +82,8 @@ class Tokenizer {
   void EncodeSegment(std::string_view text, std::vector<int32_t>* out) const;
   void EncodeWord(std::string_view word, std::vector<int32_t>* out) const;
   void SplitAdded(std::string_view text, std::vector<std::pair<std::string_view, int32_t>>* parts) const;
+  // The added token that starts text[i..] (the longest), or nullptr.
+  const AddedToken* AddedAt(std::string_view text, size_t i) const;
 
   uint64_t generation_;  // unique per tokenizer: keys the per-thread word cache
   Kind kind_ = Kind::kByteLevel;
@@ -109,6 +111,13 @@ class Tokenizer {
   std::vector<bool> special_;   // by id
   std::vector<bool> added_id_;  // by id
   bool added_first_byte_[256] = {};
+  std::vector<bool> added_first_two_;  // by (first byte << 8 | second byte); one-byte tokens match by the first
+  std::unordered_map<std::string_view, const AddedToken*> added_by_content_;  // views into added_
+  std::vector<size_t> added_lengths_;  // the distinct lengths of added tokens, longest first
+  // SentencePiece-style: no merge joins a piece that ends in anything but ▁
+  // to one that starts with ▁, so the text can be cut before every ▁ that
+  // follows another character and each word encoded (and cached) alone.
+  bool split_before_space_ = false;
 };
 
 }  // namespace frontier::tokenizer

@@ -43,6 +43,21 @@ TEST(Unicode, NfcComposesReordersAndLeavesComposedTextAlone) {
   EXPECT_FALSE(MayNeedNfc("plain ASCII and \xE4\xB8\xAD\xE6\x96\x87"));
 }
 
+TEST(Unicode, NfcTouchesOnlyTheStretchesAroundUnstableCharacters) {
+  // Precomposed é and Hangul syllables are stable: nothing to do.
+  EXPECT_FALSE(MayNeedNfc("caf\xC3\xA9 \xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4"));
+  // Two stretches far apart, each normalized as if alone, the rest kept.
+  const std::string mid(1000, 'x');
+  EXPECT_EQ(Nfc("Cafe\xCC\x81 " + mid + " a\xCC\x87\xCC\xA3!"), "Caf\xC3\xA9 " + mid + " \xE1\xBA\xA1\xCC\x87!");
+  // A stretch starts at the stable character before the unstable one: é
+  // followed by a combining mark below reorders and recomposes with it.
+  EXPECT_EQ(Nfc("\xC3\xA9\xCC\xA3"), "\xE1\xBA\xB9\xCC\x81");  // é + dot below -> ẹ + acute
+  // Hangul: a syllable followed by a trailing consonant composes.
+  EXPECT_EQ(Nfc("\xEA\xB0\x80\xE1\x86\xA8"), "\xEA\xB0\x81");  // 가 + ᆨ -> 각
+  // Bytes that are not UTF-8 stay as they are outside a stretch.
+  EXPECT_EQ(Nfc("\xFF e\xCC\x81 \xFE"), "\xFF \xC3\xA9 \xFE");
+}
+
 TEST(Split, Llama3) {
   EXPECT_EQ(Pieces(SplitPattern::kLlama3, "Hello world's 12345 end"),
             (V{"Hello", " world", "'s", " ", "123", "45", " end"}));
@@ -148,6 +163,52 @@ TEST(Tokenizer, SentencePieceStyleWithByteFallback) {
     expect.push_back(8);
   }
   EXPECT_EQ((*t)->Encode(many.substr(1)), expect);
+}
+
+// Cutting the text before each ▁ must not change the ids. The same vocabulary
+// with one more merge that joins "b" to "▁" cannot be cut (the loader sees
+// the merge) and runs BPE over the whole text: on texts where that merge never
+// applies, both must agree. Words that start with a run of ▁, repeated merges
+// over a long run of one character (past the short-word path and the word
+// cache's bound), the same word many times, unknown characters fused.
+std::string CutJson(bool with_b_space) {
+  std::string j = R"({
+  "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
+                 {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
+  "pre_tokenizer": null, "decoder": null,
+  "model": {"type": "BPE", "byte_fallback": false, "unk_token": "<unk>", "fuse_unk": true,
+            "vocab": {"<unk>": 0, "▁": 1, "a": 2, "b": 3, "aa": 4, "aaaa": 5, "▁▁": 6, "▁a": 7, "▁aa": 8,
+                      "▁▁a": 9, "ab": 10, "b▁": 11},
+            "merges": ["a a", "aa aa", "▁ ▁", "▁ a", "▁ aa", "▁▁ a", "a b"MORE]}
+})";
+  j.replace(j.find("MORE"), 4, with_b_space ? R"(, "b ▁")" : "");
+  return j;
+}
+
+TEST(Tokenizer, SentencePieceCutsBeforeSpacesGiveTheWholeTextsIds) {
+  auto cut = Tokenizer::FromJson(CutJson(false), "cut.json");
+  auto whole = Tokenizer::FromJson(CutJson(true), "whole.json");
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  // Worked by hand: "▁aa▁▁aab": a+a twice, ▁+▁, ▁+aa; "aa b" has no merge.
+  EXPECT_EQ((*cut)->Encode("aa  aab"), (std::vector<int32_t>{8, 6, 4, 3}));
+  // ▁ + 402 a: a+a from the left (201 aa), aa+aa (100 aaaa and one aa left).
+  const std::string run(402, 'a');
+  std::vector<int32_t> want = {1};
+  for (int i = 0; i < 100; ++i) want.push_back(5);
+  want.push_back(4);
+  EXPECT_EQ((*cut)->Encode(run), want);
+  EXPECT_EQ((*cut)->Encode(run), want);  // again, now from the cache where it fits
+  std::string many, spaces;
+  for (int i = 0; i < 300; ++i) many += i % 7 ? " aab a" : "   aaaaa ";
+  for (int i = 0; i < 50; ++i) spaces += std::string(static_cast<size_t>(i % 5), ' ') + "a";
+  for (const std::string& text : {std::string("aa  aab"), run, many, spaces, std::string("  a\xE2\x82\xAC\xE2\x82\xAC  ab"),
+                                  std::string(1000, ' '), " " + run + " " + run}) {
+    EXPECT_EQ((*cut)->Encode(text), (*whole)->Encode(text)) << text.substr(0, 40);
+  }
+  EXPECT_EQ((*cut)->Encode("a\xE2\x82\xAC\xE2\x82\xAC a"), (std::vector<int32_t>{7, 0, 7}));  // € has no piece: one unk
+  // The merge that the cut would break is honoured where it applies.
+  EXPECT_EQ((*whole)->Encode("b b"), (std::vector<int32_t>{1, 11, 3}));
 }
 
 TEST(Tokenizer, RefusesWhatItDoesNotImplementNamingTheField) {

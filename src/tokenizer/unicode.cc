@@ -1,6 +1,7 @@
 // unicode.cc: one flat byte per code point (1.1 MB, built once) answers
 // Category and the NFC quick check with a single load; NFC itself is the
-// textbook decompose, reorder, compose over the generated tables.
+// textbook decompose, reorder, compose over the generated tables, applied
+// only to the short stretches of text around characters that are not stable.
 #include "tokenizer/unicode.h"
 
 #include <algorithm>
@@ -13,7 +14,12 @@ namespace frontier::tokenizer {
 namespace {
 #include "tokenizer/unicode_tables.inc"
 
-constexpr uint8_t kNfcFlag = 0x80;  // the code point may change under NFC
+// The code point is not "stable": it may change under NFC (NFC_Quick_Check
+// No), may combine with what precedes it (Maybe), or is a non-starter (ccc >
+// 0) that may be reordered. Text splits into independent NFC stretches just
+// before every code point without the flag: it is a starter that nothing
+// before it composes with or reorders across.
+constexpr uint8_t kNfcFlag = 0x80;
 constexpr char32_t kMaxCp = 0x10FFFF;
 // Hangul syllables compose and decompose by arithmetic.
 constexpr char32_t kSBase = 0xAC00, kLBase = 0x1100, kVBase = 0x1161, kTBase = 0x11A7;
@@ -31,17 +37,28 @@ struct Tables {
       ccc[c[0]] = static_cast<uint8_t>(c[1]);
       flat[c[0]] |= kNfcFlag;
     }
+    // NFC_Quick_Check=No: a canonical decomposition that is not recomposed
+    // (singletons, exclusions). A primary composite (é) is stable.
+    std::vector<bool> composite(kMaxCp + 1, false);
+    for (const auto& c : kCompositions) composite[c[2]] = true;
     for (const auto& d : kDecompositions) {
       decomposition[d[0]] = {d[1], d[2]};
-      flat[d[0]] |= kNfcFlag;
+      if (!composite[d[0]]) flat[d[0]] |= kNfcFlag;
     }
+    // Maybe: the second half of a composition.
     for (const auto& c : kCompositions) {
       composition[(uint64_t{c[0]} << 32) | c[1]] = c[2];
       flat[c[1]] |= kNfcFlag;
     }
+    // Hangul: vowels and trailing consonants join what precedes them;
+    // syllables (composed by arithmetic) are stable.
     for (char32_t cp = kVBase; cp < kVBase + kVCount; ++cp) flat[cp] |= kNfcFlag;
     for (char32_t cp = kTBase + 1; cp < kTBase + kTCount; ++cp) flat[cp] |= kNfcFlag;
-    for (char32_t cp = kSBase; cp < kSBase + kSCount; ++cp) flat[cp] |= kNfcFlag;
+    // A stable character whose decomposition starts with an unstable one
+    // would not be a clean boundary: mark it too (none in current Unicode).
+    for (const auto& d : kDecompositions) {
+      if (!(flat[d[0]] & kNfcFlag) && (flat[d[1]] & kNfcFlag)) flat[d[0]] |= kNfcFlag;
+    }
   }
 };
 
@@ -160,8 +177,9 @@ bool MayNeedNfc(std::string_view s) {
   return false;
 }
 
-std::string Nfc(std::string_view s) {
-  if (!MayNeedNfc(s)) return std::string(s);
+namespace {
+// NFC of a stretch that starts at a boundary and ends before one.
+void NfcStretch(std::string_view s, std::string* out) {
   std::u32string d;
   for (size_t i = 0; i < s.size();) {
     char32_t cp = 0;
@@ -197,9 +215,42 @@ std::string Nfc(std::string_view s) {
     last_ccc = cc;
     c.push_back(cp);
   }
+  for (char32_t cp : c) AppendUtf8(cp, out);
+}
+}  // namespace
+
+std::string Nfc(std::string_view s) {
+  const uint8_t* flat = T().flat.get();
   std::string out;
   out.reserve(s.size());
-  for (char32_t cp : c) AppendUtf8(cp, &out);
+  size_t copied = 0;       // s[0, copied) is in out
+  size_t boundary = 0;     // the last boundary seen: the start of a stable character
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {  // ASCII is stable
+      boundary = i++;
+      continue;
+    }
+    char32_t cp = 0;
+    const size_t len = DecodeUtf8(s, i, &cp);
+    if (!(flat[cp] & kNfcFlag)) {
+      boundary = i;
+      i += len;
+      continue;
+    }
+    // An unstable character: normalize from the last boundary to the next.
+    size_t end = i + len;
+    while (end < s.size()) {
+      if (static_cast<unsigned char>(s[end]) < 0x80) break;
+      char32_t next = 0;
+      const size_t n = DecodeUtf8(s, end, &next);
+      if (!(flat[next] & kNfcFlag)) break;
+      end += n;
+    }
+    out.append(s, copied, boundary - copied);
+    NfcStretch(s.substr(boundary, end - boundary), &out);
+    copied = boundary = i = end;
+  }
+  out.append(s, copied, std::string_view::npos);
   return out;
 }
 
