@@ -245,6 +245,14 @@ Status CheckVerdictAndTrial(const PointRecord& p) {
   return s.ok() ? s : s.WithContext("point '" + p.key + "'");
 }
 
+Status CheckPointForStore(const PointRecord& p, const std::vector<RequestRow>& requests) {
+  const std::string where = "point '" + p.key + "'";
+  FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));
+  for (const RequestRow& r : requests)
+    FRONTIER_RETURN_IF_ERROR(CheckRequestRow(r, where + ", request " + std::to_string(r.idx)));
+  return Status::Ok();
+}
+
 Status CheckRequestRow(const RequestRow& r, const std::string& where) {
   using namespace bounds;
   auto check = [&]() -> Status {
