@@ -133,7 +133,7 @@ workloads:
   - {name: w}
 load: {concurrency: [1]}
 executor: slurm
-slurm: {tool_timeout_s: 0.5, poll_s: 0.1}
+slurm: {time: "00:10:00", tool_timeout_s: 0.5, poll_s: 0.1}
 )",
                           (tmp_.dir / "p.yaml").string());
     EXPECT_TRUE(plan.ok()) << plan.status().message();
