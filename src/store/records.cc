@@ -193,7 +193,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     return ParseTrial(p.trial_json).status();
   };
   Status s = check();
-  return s.ok() ? s : s.WithContext(where);
+  return s.ok() || where.empty() ? s : s.WithContext(where);
 }
 
 Result<VerdictView> ParseVerdict(const std::string& verdict_json) {
