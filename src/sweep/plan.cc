@@ -705,23 +705,42 @@ namespace {
 
 // A key given twice in one map: yaml-cpp keeps both and `node[key]` finds the
 // first, so the second would be ignored without a word. Every map of the
-// document is walked (without recursion; at most kMaxNodes visits, which also
-// ends a document whose aliases make it huge).
+// document is walked without recursion. Aliases can make a document a cycle
+// (`&a [*a]`) or a tree far larger than its text, so the walk stops at
+// kMaxDepth levels and kMaxContainers maps and lists, each an error naming
+// the file (no plan comes near either).
 Status CheckDuplicateKeys(const YAML::Node& root, const std::string& file) {
-  constexpr size_t kMaxNodes = 10'000'000;
-  std::vector<std::pair<YAML::Node, std::string>> stack = {{root, ""}};
+  constexpr size_t kMaxDepth = 64;
+  constexpr size_t kMaxContainers = 1'000'000;
+  constexpr size_t kMaxPath = 200;  // a path longer than this is shown cut
+  struct Item {
+    YAML::Node node;
+    std::string path;
+    size_t depth;
+  };
+  std::vector<Item> stack;
+  stack.push_back({root, "", 0});
   size_t visits = 0;
+  auto child = [](const std::string& path, const std::string& step) {
+    return path.size() > kMaxPath ? path : path + step;
+  };
   while (!stack.empty()) {
-    auto [n, path] = std::move(stack.back());
+    Item item = std::move(stack.back());
     stack.pop_back();
-    if (++visits > kMaxNodes)
-      return InvalidArgument(file + ": more than " + std::to_string(kMaxNodes) + " YAML nodes (aliases?)");
+    if (++visits > kMaxContainers)
+      return InvalidArgument(file + ": more than " + std::to_string(kMaxContainers) +
+                             " YAML maps and lists (aliases that repeat themselves?)");
+    if (item.depth > kMaxDepth)
+      return InvalidArgument(file + ":" + std::to_string(item.node.Mark().line + 1) + ": " +
+                             TerminalSafe(Shorten(item.path)) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                             " levels (an alias that contains itself?)");
+    const YAML::Node& n = item.node;
     if (n.IsMap()) {
       std::map<std::string, int> seen;  // key -> its line
       for (auto it = n.begin(); it != n.end(); ++it) {
         const int line = it->first.Mark().line + 1;
-        const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
-        const std::string at = path.empty() ? key : path + "." + key;
+        const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+        const std::string at = item.path.empty() ? key : child(item.path, "." + key);
         if (it->first.IsScalar()) {
           auto [prev, fresh] = seen.emplace(key, line);
           if (!fresh) {
@@ -730,10 +749,14 @@ Status CheckDuplicateKeys(const YAML::Node& root, const std::string& file) {
                                    "); remove one");
           }
         }
-        stack.emplace_back(it->second, at);
+        if (it->second.IsMap() || it->second.IsSequence()) stack.push_back({it->second, at, item.depth + 1});
       }
     } else if (n.IsSequence()) {
-      for (size_t i = 0; i < n.size(); ++i) stack.emplace_back(n[i], path + "[" + std::to_string(i) + "]");
+      for (size_t i = 0; i < n.size(); ++i) {
+        const YAML::Node c = n[i];
+        if (c.IsMap() || c.IsSequence())
+          stack.push_back({c, child(item.path, "[" + std::to_string(i) + "]"), item.depth + 1});
+      }
     }
   }
   return Status::Ok();
