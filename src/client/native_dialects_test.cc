@@ -244,6 +244,28 @@ TEST(NativeStreamTest, SglangCountsTheGrowthOfItsRunningCount) {
   EXPECT_EQ(f.rec.first_token_ns, 2000);
 }
 
+TEST(NativeStreamTest, AUsageNoRequestCouldReachIsNotTrusted) {
+  // INT64_MAX completion tokens for a request of max_tokens 16: counted by its events instead.
+  const std::string huge = "data: " +
+                           json{{"text", " w w"},
+                                {"meta_info",
+                                 {{"finish_reason", json{{"type", "length"}}},
+                                  {"prompt_tokens", 9},
+                                  {"completion_tokens", INT64_MAX}}}}
+                               .dump() +
+                           "\n\n";
+  Fed f = Feed(Dialect::kSglang, {SglangEvent(1, false), huge + "data: [DONE]\n\n"});
+  EXPECT_TRUE(f.rec.ok) << f.rec.failure_detail;
+  EXPECT_FALSE(f.rec.usage_reported);
+  EXPECT_EQ(f.rec.output_tokens, 2);
+  EXPECT_EQ(f.rec.usage_conflict.find("usage.completion_tokens"), 0u) << f.rec.usage_conflict;
+  // 17 for a max_tokens of 16: above what the request allowed.
+  Fed above = Feed(Dialect::kSglang, {SglangEvent(1, false), SglangEvent(17, true) + "data: [DONE]\n\n"});
+  EXPECT_FALSE(above.rec.usage_reported);
+  EXPECT_NE(above.rec.usage_conflict.find("is outside [0, 16]"), std::string::npos) << above.rec.usage_conflict;
+  EXPECT_EQ(above.rec.output_tokens, 2);
+}
+
 TEST(NativeStreamTest, SglangWithoutMetaInfoCountsTextGrowth) {
   Fed f = Feed(Dialect::kSglang, {SglangEvent(1, false, false), SglangEvent(1, false, false),
                                   SglangEvent(2, false, false) + "data: [DONE]\n\n"});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/limits.h"
+
 namespace frontier::client {
 
 void ResponseStream::Begin(const StreamSpec& spec, Nanos sent_ns) {
@@ -153,6 +155,15 @@ RequestRecord ResponseStream::Finish(Nanos end, const char* forced, const char* 
   if (have_usage_ && completion_tokens_ < content_events_)
     Conflict("usage.completion_tokens " + std::to_string(completion_tokens_) + " is below the " +
              std::to_string(content_events_) + " content events received");
+  // A count no request could reach is not a count: a server that reports
+  // completion_tokens of INT64_MAX must not become 1e11 tokens/s in a result.
+  const int64_t most = r.requested_output_tokens > 0 ? int64_t{r.requested_output_tokens} : bounds::kMaxRequestTokens;
+  if (have_usage_ && (completion_tokens_ < 0 || completion_tokens_ > most))
+    Conflict("usage.completion_tokens " + std::to_string(completion_tokens_) + " is outside [0, " +
+             std::to_string(most) + "], the request's max_tokens");
+  if (have_usage_ && (prompt_tokens_ < 0 || prompt_tokens_ > bounds::kMaxRequestTokens))
+    Conflict("usage.prompt_tokens " + std::to_string(prompt_tokens_) + " is outside [0, " +
+             std::to_string(bounds::kMaxRequestTokens) + "]");
   r.usage_reported = have_usage_ && usage_conflict_.empty();
   if (!usage_conflict_.empty()) {
     // Not trusted: count one token per content event.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "client/models.h"
+#include "core/parse.h"
 
 namespace frontier::loadgen {
 
@@ -120,6 +121,14 @@ void MetricsScraper::Summarize(ServerMetrics* m) {
     const double q = last->values.at("vllm:prefix_cache_queries_total") -
                      first->values.at("vllm:prefix_cache_queries_total");
     const double h = last->values.at("vllm:prefix_cache_hits_total") - first->values.at("vllm:prefix_cache_hits_total");
+    // Counters that fell (a restart) or hits above queries are not a hit
+    // rate: they are kept as unknown, with the reason, never stored as > 1.
+    if (!std::isfinite(q) || !std::isfinite(h) || q < 0 || h < 0 || h > q) {
+      m->last_error = "inconsistent prefix cache counters over the run: vllm:prefix_cache_hits_total grew by " +
+                      FormatNumber(h) + ", vllm:prefix_cache_queries_total by " +
+                      FormatNumber(q) + " (hits must be in [0, queries]); the hit rate is unknown";
+      return;
+    }
     m->prefix_cache_queries = q;
     m->prefix_cache_hits = h;
     m->prefix_cache_hit_rate = q > 0 ? h / q : -1;
@@ -128,6 +137,11 @@ void MetricsScraper::Summarize(ServerMetrics* m) {
   for (auto it = m->samples.rbegin(); it != m->samples.rend(); ++it) {
     auto v = it->values.find("sglang:cache_hit_rate");
     if (v != it->values.end() && std::isfinite(v->second)) {
+      if (v->second < 0 || v->second > 1) {
+        m->last_error = "sglang:cache_hit_rate must be in [0, 1], got " + FormatNumber(v->second) +
+                        "; the hit rate is unknown";
+        return;
+      }
       m->prefix_cache_hit_rate = v->second;
       return;
     }

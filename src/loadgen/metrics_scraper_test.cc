@@ -54,6 +54,30 @@ TEST(MetricsScraperTest, SglangHitRateIsItsLastGaugeAndLlamaCppHasNone) {
   EXPECT_LT(l.prefix_cache_hit_rate, 0);
 }
 
+TEST(MetricsScraperTest, HitsAboveQueriesAreNoHitRate) {
+  ServerMetrics m;
+  m.samples.push_back(Sample(0, {{"vllm:prefix_cache_queries_total", 10}, {"vllm:prefix_cache_hits_total", 0}}));
+  m.samples.push_back(Sample(1, {{"vllm:prefix_cache_queries_total", 20}, {"vllm:prefix_cache_hits_total", 1000}}));
+  MetricsScraper::Summarize(&m);
+  EXPECT_LT(m.prefix_cache_hit_rate, 0);  // unknown, not 100
+  EXPECT_LT(m.prefix_cache_hits, 0);
+  EXPECT_NE(m.last_error.find("vllm:prefix_cache_hits_total grew by 1000, vllm:prefix_cache_queries_total by 10"),
+            std::string::npos)
+      << m.last_error;
+  // Counters that fell (a restart) are no hit rate either.
+  ServerMetrics fell;
+  fell.samples.push_back(Sample(0, {{"vllm:prefix_cache_queries_total", 500}, {"vllm:prefix_cache_hits_total", 50}}));
+  fell.samples.push_back(Sample(1, {{"vllm:prefix_cache_queries_total", 5}, {"vllm:prefix_cache_hits_total", 1}}));
+  MetricsScraper::Summarize(&fell);
+  EXPECT_LT(fell.prefix_cache_hit_rate, 0);
+  // SGLang's gauge outside [0, 1].
+  ServerMetrics g;
+  g.samples.push_back(Sample(0, {{"sglang:cache_hit_rate", 100}}));
+  MetricsScraper::Summarize(&g);
+  EXPECT_LT(g.prefix_cache_hit_rate, 0);
+  EXPECT_NE(g.last_error.find("sglang:cache_hit_rate must be in [0, 1], got 100"), std::string::npos) << g.last_error;
+}
+
 TEST(MetricsScraperTest, AnUnreachableServerIsCountedNotFatal) {
   MetricsScraper::Options o;
   o.url = "http://127.0.0.1:1/metrics";  // nothing listens on port 1

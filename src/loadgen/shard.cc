@@ -17,12 +17,12 @@
 #include <thread>
 
 #include "core/atomic_file.h"
-#include "core/checked.h"
 #include "core/clock.h"
 #include "core/host_name.h"
 #include "core/limits.h"
 #include "core/line_reader.h"
 #include "core/parse.h"
+#include "metrics/json_fields.h"
 #include "metrics/result_json.h"
 
 namespace frontier::loadgen {
@@ -31,10 +31,8 @@ namespace {
 Result<ShardSpec> ParsePair(const std::string& what, const std::string& index, const std::string& count) {
   ShardSpec s;
   s.from = what;
-  Result<int64_t> k = ParseInt(what, count, 1, kMaxShards);
-  if (!k.ok())
-    return InvalidArgument(what + ": the shard count must be an integer in 1.." + std::to_string(kMaxShards) +
-                           ", got '" + count + "'");
+  Result<int64_t> k = ParseInt(what, count, 1, 1'000'000);
+  if (!k.ok()) return InvalidArgument(what + ": the shard count must be an integer in 1..1000000, got '" + count + "'");
   Result<int64_t> i = ParseInt(what, index, 0, *k - 1);
   if (!i.ok()) {
     return InvalidArgument(what + ": the shard index must be an integer in 0.." + std::to_string(*k - 1) + ", got '" +
@@ -96,136 +94,161 @@ Status WriteShardMeta(const std::string& jsonl, const ShardSpec& shard, const Sh
 }
 
 namespace {
-Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths);
-}  // namespace
 
-Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
-  // A .shard.json edited by hand (a field of the wrong type) ends as an error, not an exception.
-  try {
-    return MergeShardsUnchecked(jsonl_paths);
-  } catch (const nlohmann::json::exception& e) {
-    return InvalidArgument("bench merge: a shard description (.shard.json) has a field of the wrong type: " +
-                           std::string(e.what()));
-  }
+// A shard description's integer field, named with its file when it is not an
+// integer in [min, max] (a field edited by hand, a float such as 1e300).
+Result<int64_t> MetaInt(const nlohmann::json& meta, const std::string& file, const std::string& field, int64_t min,
+                        int64_t max) {
+  const auto it = meta.find(field);
+  if (it == meta.end())
+    return InvalidArgument(file + ": field '" + field + "' is missing; not a shard description of `frontier bench --shard`");
+  return metrics::JsonFields(meta, file).IntegerValue(*it, field, min, max);
 }
 
-namespace {
+// A shard description's string field ("" when absent).
+Result<std::string> MetaText(const nlohmann::json& object, const std::string& file, const std::string& field) {
+  return metrics::JsonFields(object, file).Name(field);
+}
 
-// A record's times (ns from the run's start, shifted by its shard's clock
-// offset) within +-kMaxRunNanos, so every difference the summary takes fits
-// 64 bits; -1 stands for "none" where a time may be absent.
-Status CheckRecordTimes(const RequestRecord& r) {
-  auto check = [](const char* field, Nanos t) -> Status {
-    if (t >= -kMaxRunNanos && t <= kMaxRunNanos) return Status::Ok();
-    return InvalidArgument(std::string("request record: ") + field + " " + std::to_string(t) +
-                           " is outside [-1e18, 1e18] ns (1e9 s, the bound on a run's length; docs/limits.md)");
-  };
-  FRONTIER_RETURN_IF_ERROR(check("scheduled_ns", r.scheduled_ns));
-  FRONTIER_RETURN_IF_ERROR(check("sent_ns", r.sent_ns));
-  FRONTIER_RETURN_IF_ERROR(check("first_token_ns", r.first_token_ns));
-  FRONTIER_RETURN_IF_ERROR(check("end_ns", r.end_ns));
-  for (const auto& e : r.events) FRONTIER_RETURN_IF_ERROR(check("events[].t_ns", e.t_ns));
-  return Status::Ok();
+// What one .shard.json says, each field checked.
+struct ShardMeta {
+  int64_t index = 0, count = 0;
+  int64_t offset_ns = 0, bound_ns = 0;
+  std::string host;
+  nlohmann::json schedule, run;
+};
+
+Result<ShardMeta> ReadShardMeta(const std::string& meta_path) {
+  Result<std::string> text = ReadFile(meta_path, kMiB, "shard descriptions");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return NotFound(meta_path + " is missing: merge takes the JSONL files of `frontier bench --shard` runs, each "
+                      "with its .shard.json beside it");
+    }
+    return text.status();  // names the file and why (too large, a directory, unreadable)
+  }
+  const nlohmann::json meta = nlohmann::json::parse(*text, nullptr, false);
+  if (meta.is_discarded() || !meta.is_object())
+    return InvalidArgument(meta_path + ": not a shard description (not a JSON object)");
+  ShardMeta m;
+  FRONTIER_ASSIGN_OR_RETURN(m.count, MetaInt(meta, meta_path, "shard_count", 1, 1'000'000));
+  FRONTIER_ASSIGN_OR_RETURN(m.index, MetaInt(meta, meta_path, "shard_index", 0, m.count - 1));
+  // Offsets beyond an hour were refused by the rendezvous itself: one here was written by hand.
+  FRONTIER_ASSIGN_OR_RETURN(m.offset_ns, MetaInt(meta, meta_path, "clock_offset_ns", -kMaxClockOffsetNs, kMaxClockOffsetNs));
+  FRONTIER_ASSIGN_OR_RETURN(m.bound_ns, MetaInt(meta, meta_path, "clock_offset_bound_ns", 0, kMaxClockOffsetNs));
+  if (m.index == 0 && (m.offset_ns != 0 || m.bound_ns != 0)) {
+    return InvalidArgument(meta_path + ": shard 0 is the reference clock: its clock_offset_ns and "
+                           "clock_offset_bound_ns must be 0, got " + std::to_string(m.offset_ns) + " and " +
+                           std::to_string(m.bound_ns));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(m.host, MetaText(meta, meta_path, "host"));
+  m.schedule = meta.value("schedule", nlohmann::json::object());
+  m.run = meta.value("run", nlohmann::json::object());
+  if (!m.schedule.is_object()) return InvalidArgument(meta_path + ": schedule must be a JSON object");
+  if (!m.run.is_object()) return InvalidArgument(meta_path + ": run must be a JSON object");
+  return m;
 }
 
 Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths) {
   if (jsonl_paths.empty()) return InvalidArgument("bench merge: give the shards' --requests-jsonl files");
   MergedShards m;
   m.shards = nlohmann::json::array();
-  std::vector<nlohmann::json> metas;
+  std::vector<ShardMeta> metas;
   int64_t count = -1;
   std::set<int64_t> indices;
   for (const auto& path : jsonl_paths) {
-    const std::string meta_path = ShardMetaPath(path);
-    Result<std::string> text = ReadFile(meta_path, kMiB, "shard descriptions");
-    if (!text.ok()) {
-      return NotFound(meta_path + " is missing: merge takes the JSONL files of `frontier bench --shard` runs (" +
-                      text.status().message() + ")");
-    }
-    nlohmann::json meta = nlohmann::json::parse(*text, nullptr, false);
-    if (meta.is_discarded() || !meta.is_object() || !meta.contains("shard_index") || !meta.contains("shard_count"))
-      return InvalidArgument(meta_path + ": not a shard description");
-    // Judged before anything is sized by them: the count must be one a
-    // bench --shard run can have and match the files given.
-    auto integer = [&](const char* field, int64_t lo, int64_t hi) -> Result<int64_t> {
-      const nlohmann::json& v = meta[field];
-      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) ||
-          v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-        return InvalidArgument(meta_path + ": " + field + " must be an integer in [" + std::to_string(lo) + ", " +
-                               std::to_string(hi) + "], got " + v.dump());
-      return v.get<int64_t>();
-    };
-    FRONTIER_ASSIGN_OR_RETURN(const int64_t k, integer("shard_count", 1, kMaxShards));
-    FRONTIER_ASSIGN_OR_RETURN(const int64_t index, integer("shard_index", 0, k - 1));
-    for (const char* field : {"clock_offset_ns", "clock_offset_bound_ns"}) {
-      if (meta.contains(field)) {
-        FRONTIER_RETURN_IF_ERROR(integer(field, -kMaxRunNanos, kMaxRunNanos).status());
-      }
-    }
-    if (count < 0) count = k;
-    if (k != count)
-      return InvalidArgument(path + " is shard " + std::to_string(index) + " of " + std::to_string(k) + ", " +
-                             jsonl_paths[0] + " one of " + std::to_string(count) + ": not the same run");
-    if (!indices.insert(index).second) return InvalidArgument(path + ": shard " + std::to_string(index) + " given twice");
-    if (!metas.empty() && meta["schedule"] != metas[0]["schedule"])
-      return InvalidArgument(path + ": its schedule " + meta["schedule"].dump() + " differs from " + jsonl_paths[0] +
-                             "'s " + metas[0]["schedule"].dump() + ": not the same run");
-    metas.push_back(meta);
+    FRONTIER_ASSIGN_OR_RETURN(ShardMeta meta, ReadShardMeta(ShardMetaPath(path)));
+    if (count < 0) count = meta.count;
+    if (meta.count != count)
+      return InvalidArgument(path + " is shard " + std::to_string(meta.index) + " of " + std::to_string(meta.count) +
+                             ", " + jsonl_paths[0] + " one of " + std::to_string(count) + ": not the same run");
+    if (!indices.insert(meta.index).second)
+      return InvalidArgument(path + ": shard " + std::to_string(meta.index) + " given twice");
+    if (!metas.empty() && meta.schedule != metas[0].schedule)
+      return InvalidArgument(path + ": its schedule " + meta.schedule.dump() + " differs from " + jsonl_paths[0] +
+                             "'s " + metas[0].schedule.dump() + ": not the same run");
+    metas.push_back(std::move(meta));
   }
-  // Named up to ten: shard_count is bounded, but a list of a million is no help.
+  // Every shard once; the first few missing are named (the count may be large).
   std::string missing;
-  int64_t n_missing = 0;
+  int64_t missing_n = 0;
   for (int64_t i = 0; i < count; ++i) {
     if (indices.count(i)) continue;
-    if (++n_missing <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    if (++missing_n <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
   }
-  if (n_missing > 10) missing += ", ... (" + std::to_string(n_missing) + " in all)";
-  if (!missing.empty())
-    return InvalidArgument("bench merge: shard(s) " + missing + " of " + std::to_string(count) + " missing (" +
-                           ShardMetaPath(jsonl_paths[0]) + ": shard_count " + std::to_string(count) + ", " +
-                           std::to_string(jsonl_paths.size()) + " file(s) given): give every shard's JSONL");
+  if (missing_n > 10) missing += ", ... (" + std::to_string(missing_n) + " in all)";
+  if (missing_n > 0)
+    return InvalidArgument("bench merge: shard(s) " + missing + " of " + std::to_string(count) +
+                           " missing: give every shard's JSONL");
+  // The schedule's request count, when it had one: no id reaches it.
+  const metrics::JsonFields schedule(metas[0].schedule, ShardMetaPath(jsonl_paths[0]) + ": schedule");
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> num_prompts,
+                            schedule.Integer("num_prompts", 1, kMaxRunRequests));
 
   std::set<int64_t> ids;
   for (size_t f = 0; f < jsonl_paths.size(); ++f) {
-    const nlohmann::json& meta = metas[f];
-    const int64_t index = meta["shard_index"].get<int64_t>();
+    const ShardMeta& meta = metas[f];
+    const int64_t index = meta.index;
     // Streamed: the records are held, never the files' text (core/line_reader.h).
     FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(jsonl_paths[f], kMaxFileBytes, "request records"));
     std::string line;
     int64_t n = 0;
+    std::vector<int64_t> own;  // this shard's measured ids
     while (true) {
       FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));
       if (!more) break;
       const int64_t lineno = in.line_no();
       if (line.empty()) continue;
+      const std::string at = jsonl_paths[f] + ":" + std::to_string(lineno);
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded())
-        return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": not JSON (a record cut off?)");
+      if (j.is_discarded()) return InvalidArgument(at + ": not JSON (a record cut off?)");
       Result<RequestRecord> r = metrics::RequestRecordFromJson(j);
-      if (!r.ok()) return r.status().WithContext(jsonl_paths[f] + ":" + std::to_string(lineno));
-      if (Status st = CheckRecordTimes(*r); !st.ok())
-        return st.WithContext(jsonl_paths[f] + ":" + std::to_string(lineno));
-      if (!r->warmup && r->id % count != index) {
-        return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": request " + std::to_string(r->id) +
-                               " does not belong to shard " + std::to_string(index) + " of " + std::to_string(count));
+      if (!r.ok()) return r.status().WithContext(at);
+      const std::string req = at + ": request " + std::to_string(r->id);
+      // Times in order: sent, then the first token, then the end (-1: not reached).
+      if (r->end_ns >= 0 && r->end_ns < r->sent_ns)
+        return InvalidArgument(req + ": end_ns " + std::to_string(r->end_ns) + " is before sent_ns " +
+                               std::to_string(r->sent_ns));
+      if (r->first_token_ns >= 0 && (r->first_token_ns < r->sent_ns || (r->end_ns >= 0 && r->first_token_ns > r->end_ns)))
+        return InvalidArgument(req + ": first_token_ns " + std::to_string(r->first_token_ns) +
+                               " is outside [sent_ns, end_ns] = [" + std::to_string(r->sent_ns) + ", " +
+                               std::to_string(r->end_ns) + "]");
+      if (!r->warmup) {
+        if (r->id % count != index) {
+          return InvalidArgument(req + " does not belong to shard " + std::to_string(index) + " of " +
+                                 std::to_string(count));
+        }
+        if (num_prompts && r->id >= *num_prompts)
+          return InvalidArgument(req + ": the id is outside the schedule's " + std::to_string(*num_prompts) +
+                                 " requests (ids 0.." + std::to_string(*num_prompts - 1) + ")");
+        if (!ids.insert(r->id).second) return InvalidArgument(req + " appears twice");
+        own.push_back(r->id);
       }
-      if (!r->warmup && !ids.insert(r->id).second)
-        return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": request " + std::to_string(r->id) +
-                               " appears twice");
       if (static_cast<int64_t>(m.run.requests.size()) >= kMaxRunRequests)
-        return InvalidArgument(jsonl_paths[f] + ":" + std::to_string(lineno) + ": the shards hold more than " +
-                               std::to_string(kMaxRunRequests) +
+        return InvalidArgument(at + ": the shards hold more than " + std::to_string(kMaxRunRequests) +
                                " request records, the bound on one run's requests (docs/limits.md)");
       m.run.requests.push_back(std::move(*r));
       ++n;
     }
-    const double bound_ms = static_cast<double>(meta.value("clock_offset_bound_ns", int64_t{0})) / 1e6;
+    // A shard issues its positions in order, so its ids are index, index + k,
+    // ... without a hole: one missing was lost or removed.
+    std::sort(own.begin(), own.end());
+    for (size_t i = 0; i < own.size(); ++i) {
+      const int64_t want = index + static_cast<int64_t>(i) * count;
+      if (own[i] != want) {
+        return InvalidArgument(jsonl_paths[f] + ": request " + std::to_string(want) + " is missing (shard " +
+                               std::to_string(index) + " of " + std::to_string(count) + " issues ids " +
+                               std::to_string(index) + ", " + std::to_string(index + count) +
+                               ", ... in order; its records end at " + std::to_string(own.back()) + ")");
+      }
+    }
+    const double bound_ms = static_cast<double>(meta.bound_ns) / 1e6;
     m.clock_offset_bound_ms = std::max(m.clock_offset_bound_ms, bound_ms);
     m.shards.push_back({{"index", index},
-                        {"host", meta.value("host", "")},
+                        {"host", meta.host},
                         {"jsonl", jsonl_paths[f]},
                         {"requests", n},
-                        {"clock_offset_ms", static_cast<double>(meta.value("clock_offset_ns", int64_t{0})) / 1e6},
+                        {"clock_offset_ms", static_cast<double>(meta.offset_ns) / 1e6},
                         {"clock_offset_bound_ms", bound_ms}});
   }
   std::sort(m.run.requests.begin(), m.run.requests.end(),
@@ -233,28 +256,41 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
   std::sort(m.shards.begin(), m.shards.end(),
             [](const nlohmann::json& a, const nlohmann::json& b) { return a["index"] < b["index"]; });
   // Provenance from shard 0; the duration over every shard (first send to last end, as RunLoad counts it).
-  const nlohmann::json* first = &metas[0];
-  for (const auto& meta : metas)
-    if (meta["shard_index"] == 0) first = &meta;
-  m.schedule = (*first)["schedule"];
-  const nlohmann::json& run = (*first)["run"];
+  size_t first = 0;
+  for (size_t f = 0; f < metas.size(); ++f)
+    if (metas[f].index == 0) first = f;
+  m.schedule = metas[first].schedule;
+  const std::string run_where = ShardMetaPath(jsonl_paths[first]) + ": run";
+  const nlohmann::json& run = metas[first].run;
   m.run.source = RunSource::kMeasured;
-  m.run.base_url = run.value("base_url", "");
-  m.run.endpoint = run.value("endpoint", "");
-  m.run.model = run.value("model", "");
-  m.run.served_model = run.value("served_model", "");
-  m.run.num_gpus = run.value("num_gpus", 1);
-  m.run.start_time_utc = run.value("start_time_utc", "");
+  FRONTIER_ASSIGN_OR_RETURN(m.run.base_url, MetaText(run, run_where, "base_url"));
+  FRONTIER_ASSIGN_OR_RETURN(m.run.endpoint, MetaText(run, run_where, "endpoint"));
+  FRONTIER_ASSIGN_OR_RETURN(m.run.model, MetaText(run, run_where, "model"));
+  FRONTIER_ASSIGN_OR_RETURN(m.run.served_model, MetaText(run, run_where, "served_model"));
+  FRONTIER_ASSIGN_OR_RETURN(m.run.start_time_utc, MetaText(run, run_where, "start_time_utc"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> gpus,
+                            metrics::JsonFields(run, run_where).Integer("num_gpus", 1, bounds::kMaxGpus));
+  m.run.num_gpus = static_cast<int>(gpus.value_or(1));
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   for (const auto& r : m.run.requests) {
     if (r.warmup) continue;
     lo = std::min<int64_t>(lo, r.sent_ns);
     hi = std::max<int64_t>(hi, r.end_ns);
   }
-  m.run.duration_ns = hi > lo ? SaturatingSub(hi, lo) : 0;
+  m.run.duration_ns = hi > lo ? hi - lo : 0;
   return m;
 }
 
 }  // namespace
+
+Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
+  // Every field is read with its type (MetaInt, JsonFields); a library
+  // exception would still end as an error naming the command, not a crash.
+  try {
+    return MergeShardsUnchecked(jsonl_paths);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument("bench merge: a shard file could not be read: " + std::string(e.what()));
+  }
+}
 
 }  // namespace frontier::loadgen

@@ -615,51 +615,60 @@ std::string RequestRecordToJsonLine(const RequestRecord& r) {
 
 Result<RequestRecord> RequestRecordFromJson(const json& j) {
   if (!j.is_object()) return InvalidArgument("request record: not a JSON object");
-  // Times are whole nanoseconds that fit int64: a float (1e300) or an
-  // unsigned past INT64_MAX would be converted with undefined behaviour.
-  auto integer_ns = [](const json& v) {
-    return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX});
-  };
-  for (const char* field : {"scheduled_ns", "sent_ns", "first_token_ns", "end_ns"}) {
-    const auto it = j.find(field);
-    if (it != j.end() && !integer_ns(*it))
-      return InvalidArgument(std::string("request record: ") + field + " must be an integer number of ns within "
-                             "64 bits, got " + it->dump());
-  }
-  if (const auto ev = j.find("events"); ev != j.end() && ev->is_array()) {
-    for (const json& e : *ev)
-      if (!e.is_array() || e.size() < 2 || !integer_ns(e[0]) || !e[1].is_number_integer())
-        return InvalidArgument("request record: events[] must be [t_ns, tokens] with t_ns an integer number of ns "
-                               "within 64 bits, got " + e.dump());
-  }
+  // Each field with its type and range, named when wrong: a record edited by
+  // hand (or forged) is refused here, never wrapped or taken as 0.
+  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
+  constexpr auto kMaxNs = static_cast<int64_t>(bounds::kMaxDurationS * 1e9);
+  const JsonFields f(j, "request record");
   RequestRecord r;
-  try {
-    r.id = j.at("id").get<int64_t>();
-    r.warmup = j.value("warmup", false);
-    r.ok = j.at("ok").get<bool>();
-    r.failure = j.value("failure", "");
-    r.failure_detail = j.value("failure_detail", "");
-    r.http_status = j.value("http_status", 0);
-    r.prompt_tokens = j.value("prompt_tokens", 0);
-    r.output_tokens = j.value("output_tokens", 0);
-    r.requested_output_tokens = j.value("requested_output_tokens", 0);
-    r.usage_reported = j.value("usage_reported", false);
-    r.usage_conflict = j.value("usage_conflict", "");
-    if (j.contains("server_timings") && j["server_timings"].is_object()) {
-      const json& t = j["server_timings"];
-      r.server_timings.prompt_n = t.value("prompt_n", -1);
-      r.server_timings.prompt_ms = t.value("prompt_ms", -1.0);
-      r.server_timings.predicted_n = t.value("predicted_n", -1);
-      r.server_timings.predicted_ms = t.value("predicted_ms", -1.0);
+  FRONTIER_ASSIGN_OR_RETURN(r.id, f.RequiredInteger("id", 0, bounds::kMaxRequests, "every record has its id"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<bool> warmup, f.Bool("warmup"));
+  r.warmup = warmup.value_or(false);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<bool> ok, f.Bool("ok"));
+  if (!ok) return InvalidArgument("request record: field 'ok' is missing; every record says whether it succeeded");
+  r.ok = *ok;
+  FRONTIER_ASSIGN_OR_RETURN(r.failure, f.Name("failure"));
+  FRONTIER_ASSIGN_OR_RETURN(r.failure_detail, f.Name("failure_detail"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> http_status, f.Integer("http_status", 0, 999));
+  r.http_status = static_cast<int>(http_status.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> prompt, f.Integer("prompt_tokens", 0, kTokens));
+  r.prompt_tokens = static_cast<int32_t>(prompt.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> output, f.Integer("output_tokens", 0, kTokens));
+  r.output_tokens = static_cast<int32_t>(output.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> requested, f.Integer("requested_output_tokens", 0, kTokens));
+  r.requested_output_tokens = static_cast<int32_t>(requested.value_or(0));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<bool> usage, f.Bool("usage_reported"));
+  r.usage_reported = usage.value_or(false);
+  FRONTIER_ASSIGN_OR_RETURN(r.usage_conflict, f.Name("usage_conflict"));
+  if (const json* t = f.Find("server_timings"); t != nullptr && t->is_object()) {
+    const JsonFields tf(*t, "request record: server_timings");
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> pn, tf.Integer("prompt_n", -1, kTokens));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> pm, tf.Number("prompt_ms", -1, bounds::kMaxLatencyMs));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> dn, tf.Integer("predicted_n", -1, kTokens));
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> dm, tf.Number("predicted_ms", -1, bounds::kMaxLatencyMs));
+    r.server_timings.prompt_n = static_cast<int>(pn.value_or(-1));
+    r.server_timings.prompt_ms = pm.value_or(-1.0);
+    r.server_timings.predicted_n = static_cast<int>(dn.value_or(-1));
+    r.server_timings.predicted_ms = dm.value_or(-1.0);
+  }
+  FRONTIER_ASSIGN_OR_RETURN(r.scheduled_ns, f.RequiredInteger("scheduled_ns", 0, kMaxNs, "every record has it"));
+  FRONTIER_ASSIGN_OR_RETURN(r.sent_ns, f.RequiredInteger("sent_ns", 0, kMaxNs, "every record has it"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> first, f.Integer("first_token_ns", -1, kMaxNs));
+  r.first_token_ns = first.value_or(-1);
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> end, f.Integer("end_ns", -1, kMaxNs));
+  r.end_ns = end.value_or(-1);
+  if (const json* ev = f.Find("events"); ev != nullptr) {
+    if (!ev->is_array()) return InvalidArgument("request record: events must be a list of [t_ns, tokens] pairs");
+    r.events.reserve(ev->size());
+    for (size_t i = 0; i < ev->size(); ++i) {
+      const json& e = (*ev)[i];
+      const std::string at = "events[" + std::to_string(i) + "]";
+      if (!e.is_array() || e.size() != 2)
+        return InvalidArgument("request record: " + at + " must be a [t_ns, tokens] pair, got " + ShownJson(e));
+      FRONTIER_ASSIGN_OR_RETURN(const int64_t t, f.IntegerValue(e[0], at + ".t_ns", 0, kMaxNs));
+      FRONTIER_ASSIGN_OR_RETURN(const int64_t k, f.IntegerValue(e[1], at + ".tokens", 0, kTokens));
+      r.events.push_back({t, static_cast<int32_t>(k)});
     }
-    r.scheduled_ns = j.at("scheduled_ns").get<Nanos>();
-    r.sent_ns = j.at("sent_ns").get<Nanos>();
-    r.first_token_ns = j.value("first_token_ns", Nanos{-1});
-    r.end_ns = j.value("end_ns", Nanos{-1});
-    for (const auto& e : j.value("events", json::array()))
-      r.events.push_back({e.at(0).get<Nanos>(), e.at(1).get<int32_t>()});
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("request record: ") + e.what());
   }
   return r;
 }

@@ -598,8 +598,22 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
   const std::string date = Today();
   std::string fitted_to;
   for (const auto& p : result.points) fitted_to += (fitted_to.empty() ? "" : ", ") + p.id;
+  // The file was checked when its stack was loaded; these guard the few
+  // fields read again here, so a file edited since is named, not thrown at.
+  if (!j.is_object() || (j.contains("parameters") && !j["parameters"].is_object()))
+    return InvalidArgument(base_path + ": parameters must be a JSON object (the stack file changed since it was read?)");
+  auto prior_source_of = [](const nlohmann::json& entry) {
+    const auto it = entry.is_object() ? entry.find("prior_source") : entry.end();
+    return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
   j["version"] = version;
   auto& params = j["parameters"];
+  if (params.is_object()) {
+    for (auto it = params.begin(); it != params.end(); ++it)
+      if (!it.value().is_object())
+        return InvalidArgument(base_path + ": parameters." + it.key() + " must be a JSON object with a value, got " +
+                               it.value().dump().substr(0, 60));
+  }
   // An earlier fit of a parameter this one no longer fits is withdrawn: the
   // parameter inherits again, or (without a parent) goes back to its prior.
   for (const auto& info : StackParamInfo()) {
@@ -613,8 +627,8 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
     }
     auto& entry = params[name];
     entry["value"] = GetParam(stack.priors, name);
-    entry["source"] = entry.contains("prior_source") ? entry["prior_source"].get<std::string>()
-                                                      : std::string("assumption: prior before calibration");
+    const std::string had = prior_source_of(entry);
+    entry["source"] = !had.empty() ? had : std::string("assumption: prior before calibration");
     entry.erase("prior");
     entry.erase("prior_source");
   }
@@ -624,8 +638,8 @@ Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result,
     std::string prior_source;
     if (!stack.parent.empty()) {
       prior_source = "the value of " + stack.parent + ", the previous version";
-    } else if (entry.contains("prior_source")) {
-      prior_source = entry["prior_source"].get<std::string>();
+    } else if (!prior_source_of(entry).empty()) {
+      prior_source = prior_source_of(entry);
     } else if (origin != stack.origins.end() && !origin->second.fitted()) {
       prior_source = origin->second.source;
     }

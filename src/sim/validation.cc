@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "core/limits.h"
+#include "core/parse.h"
 #include "metrics/summary.h"
 #include "sim/internal/json_util.h"
 #include "sim/step_model.h"
@@ -30,6 +32,15 @@ Result<int> Int(const nlohmann::json& j, const std::string& key, int fallback, c
     return InvalidArgument(where + ": field '" + key + "' must be an integer in [0, 1000000000], got " +
                            nlohmann::json(v).dump());
   return static_cast<int>(v);
+}
+
+// A published number: finite and in (0, max] (a throughput above 1e9
+// tokens/s or a latency above 1e9 ms is a typo or a forgery, and would
+// dominate every fit and error it enters).
+Status Published(double v, const std::string& where, const std::string& key, double max) {
+  if (std::isfinite(v) && v > 0 && v <= max) return Status::Ok();
+  return InvalidArgument(where + ": " + key + " must be a finite number in (0, " + FormatNumber(max) + "], got " +
+                         FormatNumber(v));
 }
 
 Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& path) {
@@ -93,6 +104,8 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   const auto& w = r["workload"];
   p.dataset = StringOr(w, "dataset", "");
   FRONTIER_ASSIGN_OR_RETURN(p.output_mean, NumberOr(w, "output_mean", 0, where + ".workload"));
+  if (p.output_mean != 0)
+    FRONTIER_RETURN_IF_ERROR(Published(p.output_mean, where + ".workload", "output_mean", 1e7));
   FRONTIER_ASSIGN_OR_RETURN(p.input_len, Int(w, "input_len", 0, where + ".workload"));
   FRONTIER_ASSIGN_OR_RETURN(p.output_len, Int(w, "output_len", 0, where + ".workload"));
   FRONTIER_ASSIGN_OR_RETURN(int prompts, Int(w, "num_prompts", 0, where + ".workload"));
@@ -109,18 +122,21 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   if (p.scenario == Scenario::kServer) {
     FRONTIER_ASSIGN_OR_RETURN(p.ttft_p99_limit_ms, NumberOr(r, "ttft_p99_limit_ms", 0, where));
     FRONTIER_ASSIGN_OR_RETURN(p.tpot_p99_limit_ms, NumberOr(r, "tpot_p99_limit_ms", 0, where));
+    for (auto [key, v] : {std::pair{"ttft_p99_limit_ms", p.ttft_p99_limit_ms},
+                          std::pair{"tpot_p99_limit_ms", p.tpot_p99_limit_ms}})
+      if (v != 0) FRONTIER_RETURN_IF_ERROR(Published(v, where, key, bounds::kMaxLatencyMs));
     if (p.dataset.empty()) return InvalidArgument(where + ": a server result needs a dataset");
   }
   const std::string metric = StringOr(r, "metric", "output_tokens_per_s");
   if (metric != "output_tokens_per_s")
     return InvalidArgument(where + ": metric must be output_tokens_per_s, got \"" + metric + "\"");
   FRONTIER_ASSIGN_OR_RETURN(p.value, Number(r, "value", where));
-  if (!(p.value > 0)) return InvalidArgument(where + ": value must be positive");
+  FRONTIER_RETURN_IF_ERROR(Published(p.value, where, "value", bounds::kMaxThroughput));
   for (auto [key, out] : {std::pair{"median_tpot_ms", &p.median_tpot_ms}, std::pair{"mean_tpot_ms", &p.mean_tpot_ms},
                           std::pair{"mean_ttft_ms", &p.mean_ttft_ms}}) {
     if (!r.contains(key)) continue;
     FRONTIER_ASSIGN_OR_RETURN(double v, Number(r, key, where));
-    if (!(v > 0)) return InvalidArgument(where + ": " + key + " must be positive");
+    FRONTIER_RETURN_IF_ERROR(Published(v, where, key, bounds::kMaxLatencyMs));
     *out = v;
   }
   if ((p.mean_tpot_ms || p.mean_ttft_ms) && p.scenario != Scenario::kClosedLoop && p.scenario != Scenario::kBatch)

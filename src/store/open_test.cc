@@ -210,26 +210,91 @@ TEST(OpenStore, AnOlderSchemaIsReadAsItIsWithoutMigrating) {
   EXPECT_EQ((*w)->SchemaVersion(), kSchemaVersion);
 }
 
-TEST(OpenStore, RowsOutsideThePhysicalBoundsAreNamed) {
+TEST(OpenStore, ARowOutsideThePhysicalBoundsIsNamedAndSkippedNotTheDatabase) {
   TempDir t("rows");
   const std::string path = t.Path("f.db");
   MakeDb(path);
-  ExecSql(path, "UPDATE points SET num_gpus = 0");
+  {  // a second run, good, stored after the first
+    auto w = OpenStore(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(w.ok());
+    RunInfo run;
+    run.sweep = "night";
+    run.system = "b200";
+    auto r = (*w)->CreateRun(run);
+    ASSERT_TRUE(r.ok());
+    PointRecord p;
+    p.run_id = r->id;
+    p.workload = "w";
+    p.load_value = 8;
+    p.key = PointKey("w", "concurrency", 8, 0);
+    p.source = source::kSimulated;
+    p.metrics.num_gpus = 8;
+    p.metrics.completed = 10;
+    ASSERT_TRUE((*w)->AddPoint(p, {}).ok());
+  }
+  ExecSql(path, "UPDATE points SET num_gpus = 0 WHERE id = 1");
   auto s = OpenStore(path, OpenMode::kReadOnly);
   ASSERT_TRUE(s.ok());
+  std::vector<std::string> warnings;
+  (*s)->SetWarningSink([&](const std::string& w) { warnings.push_back(w); });
   auto p = (*s)->ListPoints(0);
-  ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.status().message(), path + ": points row 1: num_gpus must be an integer in [1, 1000000], got 0; "
-                                         "the database is damaged or was written by something else");
-  ExecSql(path, "UPDATE points SET num_gpus = 8, completed = 'many'");
-  EXPECT_NE((*s)->ListPoints(0).status().message().find("completed must be an integer in [0, "),
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->size(), 1u);
+  EXPECT_EQ(p->front().id, 2);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], path + ": points row 1 (run 1): num_gpus must be an integer in [1, 1000000], got 0; "
+                                "the row is skipped (the database is damaged or was written by something else)");
+  // Named once per store, however often it is read (the dashboard polls).
+  ASSERT_TRUE((*s)->ListPoints(0).ok());
+  EXPECT_EQ(warnings.size(), 1u);
+  auto bad = [&](const std::string& set) {
+    ExecSql(path, "UPDATE points SET num_gpus = 8, completed = 3, total_tput_per_gpu = 1, " + set + " WHERE id = 1");
+    auto fresh = OpenStore(path, OpenMode::kReadOnly);
+    std::vector<std::string> w;
+    (*fresh)->SetWarningSink([&](const std::string& m) { w.push_back(m); });
+    auto pts = (*fresh)->ListPoints(0);
+    EXPECT_TRUE(pts.ok());
+    EXPECT_EQ(pts.ok() ? pts->size() : 0u, 1u) << set;
+    return w.empty() ? std::string("no warning") : w[0];
+  };
+  EXPECT_NE(bad("completed = 'many'").find("completed must be an integer in [0, "), std::string::npos);
+  EXPECT_NE(bad("total_tput_per_gpu = 1e308").find("total_tput_per_gpu must be a number in [0, 1000000000], got 1e+308"),
             std::string::npos);
-  ExecSql(path, "UPDATE points SET completed = 3, total_tput_per_gpu = 1e308");
-  EXPECT_NE((*s)->ListPoints(0).status().message().find(
-                "total_tput_per_gpu must be a number in [0, 1000000000], got 1e+308"),
-            std::string::npos);
-  ExecSql(path, "UPDATE points SET total_tput_per_gpu = 1, completed = -9223372036854775808");
-  EXPECT_NE((*s)->ListPoints(0).status().message().find("got -9223372036854775808"), std::string::npos);
+  EXPECT_NE(bad("completed = -9223372036854775808").find("got -9223372036854775808"), std::string::npos);
+  EXPECT_NE(bad("output_throughput = 8.5e11").find("points row 1 (run 1): output_throughput"), std::string::npos);
+}
+
+TEST(OpenStore, NothingOutsideTheBoundsTheReadersApplyIsStored) {
+  TempDir t("writer");
+  const std::string path = t.Path("f.db");
+  MakeDb(path);
+  auto s = OpenStore(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(s.ok());
+  PointRecord p;
+  p.run_id = 1;
+  p.workload = "w";
+  p.load_value = 2;
+  p.key = PointKey("w", "concurrency", 2, 0);
+  p.source = source::kMeasured;
+  p.metrics.num_gpus = 1;
+  p.metrics.completed = 1;
+  p.metrics.output_throughput = 8.5e11;  // a server's completion_tokens of INT64_MAX
+  auto id = (*s)->AddPoint(p, {});
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().message(), path + ": point '" + p.key +
+                                       "': output_throughput must be a number in [0, 1000000000], got 850000000000");
+  p.metrics.output_throughput = 10;
+  RequestRow r;
+  r.idx = 7;
+  r.output_tokens = -5;
+  id = (*s)->AddPoint(p, {r});
+  ASSERT_FALSE(id.ok());
+  EXPECT_NE(id.status().message().find("point '" + p.key + "', request 7: output_tokens must be an integer in [0, "),
+            std::string::npos)
+      << id.status().message();
+  r.output_tokens = 5;
+  EXPECT_TRUE((*s)->AddPoint(p, {r}).ok());
+  EXPECT_EQ((*s)->ListPoints(0)->size(), 2u);
 }
 
 }  // namespace

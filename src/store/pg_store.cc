@@ -136,7 +136,7 @@ class PgStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& point, const std::vector<RequestRow>& requests) override {
-    FRONTIER_RETURN_IF_ERROR(CheckVerdictAndTrial(point).WithContext(loc_));
+    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(point, requests).WithContext(loc_));
     FRONTIER_RETURN_IF_ERROR(Command("BEGIN"));
     Result<int64_t> id = InsertPoint(point, requests);
     if (id.ok()) {
@@ -178,7 +178,10 @@ class PgStore final : public Store {
       Row row(r.get(), i);
       RequestRow q;
       Status st = codec::DecodeRequest(row, q);
-      if (!st.ok()) return Damaged("requests", q.idx, st.WithContext("point " + std::to_string(point_id)));
+      if (!st.ok()) {
+        SkipDamaged(loc_, "requests row " + std::to_string(q.idx) + " of point " + std::to_string(point_id), st);
+        continue;
+      }
       out.push_back(std::move(q));
     }
     return out;
@@ -217,7 +220,10 @@ class PgStore final : public Store {
       Row row(r.get(), i);
       LaunchRecord l;
       Status st = codec::DecodeLaunch(row, l);
-      if (!st.ok()) return Damaged("launches", l.id, st);
+      if (!st.ok()) {
+        SkipDamaged(loc_, "launches row " + std::to_string(l.id), st);
+        continue;
+      }
       out.push_back(std::move(l));
     }
     return out;
@@ -245,11 +251,6 @@ class PgStore final : public Store {
     return m;
   }
 
-  Status Damaged(const char* table, int64_t id, const Status& why) const {
-    return InvalidArgument(loc_ + ": " + table + " row " + std::to_string(id) + ": " + why.message() +
-                           "; the database is damaged or was written by something else");
-  }
-
   Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p) {
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail), p, "list runs"));
     std::vector<RunInfo> out;
@@ -267,7 +268,10 @@ class PgStore final : public Store {
       Row row(r.get(), i);
       PointRecord point;
       Status st = codec::DecodePoint(row, point);
-      if (!st.ok()) return Damaged("points", point.id, st);
+      if (!st.ok()) {
+        SkipDamaged(loc_, "points row " + std::to_string(point.id) + " (run " + std::to_string(point.run_id) + ")", st);
+        continue;
+      }
       out.push_back(std::move(point));
     }
     return out;

@@ -193,7 +193,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     return ParseTrial(p.trial_json).status();
   };
   Status s = check();
-  return s.ok() ? s : s.WithContext(where);
+  return s.ok() || where.empty() ? s : s.WithContext(where);
 }
 
 Result<VerdictView> ParseVerdict(const std::string& verdict_json) {
@@ -243,6 +243,14 @@ Status CheckVerdictAndTrial(const PointRecord& p) {
   if (s.ok()) s = ParseTrial(p.trial_json).status();
   if (s.ok()) s = CheckBand(p);
   return s.ok() ? s : s.WithContext("point '" + p.key + "'");
+}
+
+Status CheckPointForStore(const PointRecord& p, const std::vector<RequestRow>& requests) {
+  const std::string where = "point '" + p.key + "'";
+  FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));
+  for (const RequestRow& r : requests)
+    FRONTIER_RETURN_IF_ERROR(CheckRequestRow(r, where + ", request " + std::to_string(r.idx)));
+  return Status::Ok();
 }
 
 Status CheckRequestRow(const RequestRow& r, const std::string& where) {

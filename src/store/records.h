@@ -232,6 +232,11 @@ Result<std::vector<std::string>> BandFlagsFromJson(const std::string& text);
 // be ... in [min, max], got <value>".
 Status CheckPoint(const PointRecord& point, const std::string& where);
 Status CheckRequestRow(const RequestRow& row, const std::string& where);
+// What every writer of the store checks before a point is stored: CheckPoint
+// (the bounds the readers apply, the verdict and trial texts) and
+// CheckRequestRow for each request; the error names the point (its key) and
+// the request (its index).
+Status CheckPointForStore(const PointRecord& point, const std::vector<RequestRow>& requests);
 // OK when the point's verdict_json and trial_json parse (ParseVerdict,
 // ParseTrial) and its band is within its bounds; else their InvalidArgument,
 // naming the point's key. Every

@@ -115,7 +115,7 @@ class SqliteStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& p, const std::vector<RequestRow>& requests) override {
-    FRONTIER_RETURN_IF_ERROR(CheckVerdictAndTrial(p).WithContext(path_));
+    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(p, requests).WithContext(path_));
     if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
       return Error("begin transaction");
     Result<int64_t> id = InsertPoint(p, requests);
@@ -150,7 +150,10 @@ class SqliteStore final : public Store {
     while ((rc = s.Step()) == SQLITE_ROW) {
       PointRecord p;
       Status row = codec::DecodePoint(s, p);
-      if (!row.ok()) return Damaged("points", p.id, row);
+      if (!row.ok()) {
+        SkipDamaged(path_, "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")", row);
+        continue;
+      }
       out.push_back(std::move(p));
     }
     if (rc != SQLITE_DONE) return Error("list points");
@@ -176,7 +179,8 @@ class SqliteStore final : public Store {
       RequestRow r;
       Status row = codec::DecodeRequest(s, r);
       if (!row.ok()) {
-        return Damaged("requests", r.idx, row.WithContext("point " + std::to_string(point_id)));
+        SkipDamaged(path_, "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id), row);
+        continue;
       }
       out.push_back(std::move(r));
     }
@@ -220,7 +224,10 @@ class SqliteStore final : public Store {
     while ((rc = s.Step()) == SQLITE_ROW) {
       LaunchRecord l;
       Status row = codec::DecodeLaunch(s, l);
-      if (!row.ok()) return Damaged("launches", l.id, row);
+      if (!row.ok()) {
+        SkipDamaged(path_, "launches row " + std::to_string(l.id), row);
+        continue;
+      }
       out.push_back(std::move(l));
     }
     if (rc != SQLITE_DONE) return Error("list launches");
@@ -230,12 +237,6 @@ class SqliteStore final : public Store {
  private:
   Status Error(const std::string& what) const {
     return IoError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
-  }
-
-  // A stored row whose numbers are outside records.h's bounds.
-  Status Damaged(const char* table, int64_t id, const Status& why) const {
-    return InvalidArgument(path_ + ": " + table + " row " + std::to_string(id) + ": " + why.message() +
-                           "; the database is damaged or was written by something else");
   }
 
   // Steps an INSERT ... RETURNING id to its end; returns the id.

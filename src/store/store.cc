@@ -1,11 +1,25 @@
 #include "store/store.h"
 
 #include <cstdlib>
+#include <iostream>
+
+#include "core/terminal_text.h"
 
 #include "store/pg_store.h"
 #include "store/sqlite_store.h"
 
 namespace frontier::store {
+
+void Store::SkipDamaged(const std::string& where, const std::string& what, const Status& why) {
+  if (!skipped_.insert(what).second) return;
+  const std::string line = where + ": " + what + ": " + why.message() +
+                           "; the row is skipped (the database is damaged or was written by something else)";
+  if (warn_) {
+    warn_(line);
+  } else {
+    std::cerr << "frontier: warning: " << TerminalSafe(line) << "\n";
+  }
+}
 
 std::string DefaultLocation() {
   const char* env = std::getenv("FRONTIER_DB");

@@ -22,6 +22,7 @@
 // being stored twice.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -84,7 +85,9 @@ class Store {
   // transaction; returns the point id.
   // FailedPrecondition if the run already has a point with the same key (a
   // point is never stored twice); InvalidArgument for a verdict_json or
-  // trial_json that does not parse (CheckVerdictAndTrial). A database older
+  // trial_json that does not parse, or a number of the point or of one of
+  // its requests outside records.h's bounds (CheckPointForStore, the bounds
+  // every reader applies): nothing out of range is ever stored. A database older
   // than schema version 4 keeps no verdict or trial.
   virtual Result<int64_t> AddPoint(const PointRecord& point,
                                    const std::vector<RequestRow>& requests) = 0;
@@ -113,12 +116,30 @@ class Store {
   virtual int SchemaVersion() const = 0;
   // True when the database was created by this OpenStore call.
   virtual bool Created() const = 0;
+
+  // Where the warnings about damaged rows go (default: standard error, one
+  // line each, "frontier: warning: ..."). A reader that meets a row outside
+  // the bounds (a points, requests or launches row written by an older
+  // frontier or by hand) names it once, by table, id, run and field, and
+  // skips it: ListPoints, ListRequests and ListOpenLaunches return the other
+  // rows, so one bad row never hides the rest of a database.
+  void SetWarningSink(std::function<void(const std::string&)> sink) { warn_ = std::move(sink); }
+
+ protected:
+  // Names a damaged row once per store (`where`: the database; `what`: e.g.
+  // "points row 5 (run 3)") so that the caller can skip it.
+  void SkipDamaged(const std::string& where, const std::string& what, const Status& why);
+
+ private:
+  std::function<void(const std::string&)> warn_;
+  std::set<std::string> skipped_;  // rows already named
 };
 
 // Opens the store at `location`: a postgresql:// or postgres:// URL opens
 // PostgreSQL (pg_store.h), anything else is a path to a SQLite file. NotFound naming the path when it does not exist and `mode` is not
 // kCreate; InvalidArgument when it is not a frontier database or is damaged
-// (a bad meta.schema_version, a row outside the bounds of records.h);
+// (a bad meta.schema_version; a row outside the bounds of records.h is
+// skipped when read, with a warning: Store::SetWarningSink);
 // FailedPrecondition when a writing mode meets a read-only file or a schema
 // newer than this build.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode mode = OpenMode::kCreate);

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "client/backend.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
+#include "core/terminal_text.h"
 #include "store/records.h"
 #include "workload/option_names.h"
 
@@ -62,6 +64,13 @@ class Checker {
     if (!n.IsScalar()) return Error(n, Join(parent, key), "must be a string");
     *out = n.Scalar();
     if (required && out->empty()) return Error(n, Join(parent, key), "must not be empty");
+    // A name is printed, stored and used in file names: no control characters.
+    if (key == "name" && std::any_of(out->begin(), out->end(), [](char ch) {
+          const auto u = static_cast<unsigned char>(ch);
+          return u < 0x20 || u == 0x7f;
+        })) {
+      return Error(n, Join(parent, key), "must not contain control characters, got '" + TerminalSafe(Shorten(*out)) + "'");
+    }
     return Status::Ok();
   }
 
@@ -694,6 +703,65 @@ std::map<std::string, std::string> SystemSpec::Config() const {
 
 namespace {
 
+// A key given twice in one map: yaml-cpp keeps both and `node[key]` finds the
+// first, so the second would be ignored without a word. Every map of the
+// document is walked without recursion. Aliases can make a document a cycle
+// (`&a [*a]`) or a tree far larger than its text, so the walk stops at
+// kMaxDepth levels and kMaxContainers maps and lists, each an error naming
+// the file (no plan comes near either).
+Status CheckDuplicateKeys(const YAML::Node& root, const std::string& file) {
+  constexpr size_t kMaxDepth = 64;
+  constexpr size_t kMaxContainers = 1'000'000;
+  constexpr size_t kMaxPath = 200;  // a path longer than this is shown cut
+  struct Item {
+    YAML::Node node;
+    std::string path;
+    size_t depth;
+  };
+  std::vector<Item> stack;
+  stack.push_back({root, "", 0});
+  size_t visits = 0;
+  auto child = [](const std::string& path, const std::string& step) {
+    return path.size() > kMaxPath ? path : path + step;
+  };
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    if (++visits > kMaxContainers)
+      return InvalidArgument(file + ": more than " + std::to_string(kMaxContainers) +
+                             " YAML maps and lists (aliases that repeat themselves?)");
+    if (item.depth > kMaxDepth)
+      return InvalidArgument(file + ":" + std::to_string(item.node.Mark().line + 1) + ": " +
+                             TerminalSafe(Shorten(item.path)) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                             " levels (an alias that contains itself?)");
+    const YAML::Node& n = item.node;
+    if (n.IsMap()) {
+      std::map<std::string, int> seen;  // key -> its line
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        const int line = it->first.Mark().line + 1;
+        const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+        const std::string at = item.path.empty() ? key : child(item.path, "." + key);
+        if (it->first.IsScalar()) {
+          auto [prev, fresh] = seen.emplace(key, line);
+          if (!fresh) {
+            return InvalidArgument(file + ":" + std::to_string(line) + ": " + TerminalSafe(Shorten(at)) +
+                                   ": the key is given twice (first at line " + std::to_string(prev->second) +
+                                   "); remove one");
+          }
+        }
+        if (it->second.IsMap() || it->second.IsSequence()) stack.push_back({it->second, at, item.depth + 1});
+      }
+    } else if (n.IsSequence()) {
+      for (size_t i = 0; i < n.size(); ++i) {
+        const YAML::Node c = n[i];
+        if (c.IsMap() || c.IsSequence())
+          stack.push_back({c, child(item.path, "[" + std::to_string(i) + "]"), item.depth + 1});
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   Checker c(file);
   YAML::Node root;
@@ -702,6 +770,7 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+  FRONTIER_RETURN_IF_ERROR(CheckDuplicateKeys(root, file));
   if (!root.IsMap()) return InvalidArgument(file + ":1: the plan must be a map with name, systems, workloads and load");
   Plan plan;
   plan.file = file;
@@ -851,8 +920,11 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   if (root["slurm"].IsDefined()) {
     const YAML::Node sl = root["slurm"];
     FRONTIER_RETURN_IF_ERROR(c.Map(sl, "slurm"));
-    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(sl, "slurm", {"partition", "gres", "time", "sbatch_args"}));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(sl, "slurm", {"partition", "gres", "time", "sbatch_args",
+                                                            "tool_timeout_s", "poll_s"}));
     plan.slurm.line = sl.Mark().line + 1;
+    FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "tool_timeout_s", &plan.slurm.tool_timeout_s, 0.1, 3600));
+    FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "poll_s", &plan.slurm.poll_s, 0.1, 3600));
     FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "partition", &plan.slurm.partition));
     FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "gres", &plan.slurm.gres));
     FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "time", &plan.slurm.time, true));

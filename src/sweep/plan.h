@@ -162,6 +162,8 @@ struct SlurmSpec {
                                             // none for simulated ones; "none" = never
   std::string time = "01:00:00";            // sbatch --time, the job's limit (Slurm's formats)
   std::vector<std::string> sbatch_args;     // more sbatch arguments, as given
+  double tool_timeout_s = 30;               // each sbatch, squeue, scontrol, sacct, scancel call
+  double poll_s = 2;                        // between polls of the jobs' states
   int line = 0;                             // where `slurm:` is defined (0: not given)
 };
 

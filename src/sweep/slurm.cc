@@ -1,7 +1,11 @@
 #include "sweep/slurm.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,9 +18,14 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/parse.h"
+#include "core/terminal_text.h"
 
 namespace frontier::sweep {
 namespace {
+
+// Polls in a row at which a tool timed out before a job's system is broken.
+constexpr int kMaxFailedPolls = 3;
 
 std::string ShellQuote(const std::string& s) {
   std::string q = "'";
@@ -32,11 +41,23 @@ std::string Trim(const std::string& s) {
 
 struct ToolOutput {
   int exit_code = -1;  // -1: could not run (not installed), or killed by a signal
+  bool timed_out = false;  // killed at the tool's timeout (out says so)
+  bool stopped = false;    // killed because the sweep was stopped (SIGINT, SIGTERM)
   std::string out;     // stdout and stderr together
 };
 
+// How long a Slurm tool may take, and the flag that ends the wait early.
+struct ToolLimits {
+  double timeout_s = 30;
+  const std::atomic<bool>* stop = nullptr;
+};
+
 // Runs a Slurm tool (found on PATH) without a shell and collects its output.
-ToolOutput RunTool(const std::vector<std::string>& argv) {
+// The tool runs in its own process group; at `limits.timeout_s`, or when
+// `limits.stop` is set, the group is killed (SIGKILL) and the call returns at
+// once, so a tool that hangs (a controller that does not answer, a stuck NFS
+// home) never hangs the sweep.
+ToolOutput RunTool(const std::vector<std::string>& argv, const ToolLimits& limits) {
   ToolOutput r;
   int fds[2];
   if (::pipe(fds) != 0) return r;
@@ -47,6 +68,7 @@ ToolOutput RunTool(const std::vector<std::string>& argv) {
     return r;
   }
   if (pid == 0) {
+    ::setpgid(0, 0);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
     ::close(fds[0]);
@@ -57,22 +79,60 @@ ToolOutput RunTool(const std::vector<std::string>& argv) {
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // also here: the child may not have run yet when it is killed
   ::close(fds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.timeout_s);
   char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      if (r.out.size() < (1 << 20)) r.out.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
+  bool eof = false;
+  while (!eof) {
+    if (limits.stop && limits.stop->load()) {
+      r.stopped = true;
       break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int n = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 50)));
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    const ssize_t got = ::read(fds[0], buf, sizeof buf);
+    if (got > 0) {
+      if (r.out.size() < (1 << 20)) r.out.append(buf, static_cast<size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      eof = true;
     }
   }
   ::close(fds[0]);
   int st = 0;
+  if (!eof) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+  } else {
+    // The output is closed; the tool itself gets what is left of its time to exit.
+    while (std::chrono::steady_clock::now() < deadline && !(limits.stop && limits.stop->load())) {
+      const pid_t w = ::waitpid(pid, &st, WNOHANG);
+      if (w == pid) {
+        r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (r.exit_code == 127 && r.out.empty()) r.out = argv[0] + ": not found on PATH";
+        return r;
+      }
+      if (w < 0 && errno != EINTR) return r;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    r.stopped = limits.stop && limits.stop->load();
+    r.timed_out = !r.stopped;
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+  }
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (r.exit_code == 127 && r.out.empty()) r.out = argv[0] + ": not found on PATH";
+  r.exit_code = -1;
+  r.out = r.stopped ? argv[0] + " was stopped: the sweep is interrupted"
+                    : argv[0] + " did not finish within " + FormatNumber(limits.timeout_s) +
+                          " s (slurm.tool_timeout_s); killed";
   return r;
 }
 
@@ -81,20 +141,46 @@ std::string FirstWord(const std::string& s) {
   return t.substr(0, t.find_first_of(" \t\r\n+"));
 }
 
+// A job's state as one of the tools gave it, or why none could.
+struct StateAnswer {
+  std::string state;  // "" when no tool knows the job (or one failed: `error`)
+  std::string tool;   // the tool that answered
+  std::string error;  // a tool that timed out or was stopped
+};
+
 // The job's state: squeue while the controller lists it, then scontrol (it
 // keeps finished jobs for MinJobAge), then sacct (accounting). "" when none
-// of them knows the job.
-std::string JobState(const std::string& id) {
-  ToolOutput q = RunTool({"squeue", "-h", "-j", id, "-o", "%T"});
-  if (q.exit_code == 0 && !Trim(q.out).empty()) return FirstWord(q.out);
-  ToolOutput c = RunTool({"scontrol", "show", "job", "-o", id});
+// of them knows the job. A tool that times out ends the look-up with `error`
+// (the next tools ask the same controller).
+StateAnswer JobState(const std::string& id, const ToolLimits& limits) {
+  StateAnswer a;
+  auto failed = [&](const ToolOutput& t) {
+    if (!t.timed_out && !t.stopped) return false;
+    a.error = t.out;
+    return true;
+  };
+  ToolOutput q = RunTool({"squeue", "-h", "-j", id, "-o", "%T"}, limits);
+  if (failed(q)) return a;
+  a.tool = "squeue";
+  if (q.exit_code == 0 && !Trim(q.out).empty()) {
+    a.state = FirstWord(q.out);
+    return a;
+  }
+  ToolOutput c = RunTool({"scontrol", "show", "job", "-o", id}, limits);
+  if (failed(c)) return a;
+  a.tool = "scontrol";
   if (c.exit_code == 0) {
     const size_t at = c.out.find("JobState=");
-    if (at != std::string::npos) return FirstWord(c.out.substr(at + 9));
+    if (at != std::string::npos) {
+      a.state = FirstWord(c.out.substr(at + 9));
+      return a;
+    }
   }
-  ToolOutput a = RunTool({"sacct", "-n", "-X", "-P", "-j", id, "-o", "State"});
-  if (a.exit_code == 0 && !Trim(a.out).empty()) return FirstWord(a.out);
-  return "";
+  ToolOutput s = RunTool({"sacct", "-n", "-X", "-P", "-j", id, "-o", "State"}, limits);
+  if (failed(s)) return a;
+  a.tool = "sacct";
+  if (s.exit_code == 0 && !Trim(s.out).empty()) a.state = FirstWord(s.out);
+  return a;
 }
 
 struct Job {
@@ -105,6 +191,7 @@ struct Job {
   int attempt = 0;
   bool final = false;
   int unknown_polls = 0;    // polls where no tool knew the job
+  int failed_polls = 0;     // consecutive polls where a tool timed out
   std::optional<int64_t> prior_run;  // the latest run of this system before this sweep
   int64_t expected = 0;     // the system's points in the matrix
   int64_t stored_before = 0;
@@ -124,6 +211,7 @@ class SlurmExecutor final : public Executor {
   Result<std::optional<store::RunInfo>> CurrentRun(const Plan& plan, const Job& job, bool resume, store::Store& store);
 
   SlurmOptions o_;
+  ToolLimits limits_;
 };
 
 Status SlurmExecutor::Submit(const Plan& plan, Job* job, bool resume) {
@@ -136,7 +224,7 @@ Status SlurmExecutor::Submit(const Plan& plan, Job* job, bool resume) {
   std::vector<std::string> argv = {"sbatch"};
   argv.insert(argv.end(), spec.sbatch_args.begin(), spec.sbatch_args.end());
   argv.push_back(script);
-  ToolOutput r = RunTool(argv);
+  ToolOutput r = RunTool(argv, limits_);
   // --parsable prints "jobid" or "jobid;cluster".
   const std::string id = Trim(r.out).substr(0, Trim(r.out).find(';'));
   if (r.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
@@ -164,7 +252,10 @@ Result<std::optional<store::RunInfo>> SlurmExecutor::CurrentRun(const Plan& plan
 Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, const SweepOptions& options) {
   if (o_.frontier_bin.empty() || o_.plan_path.empty() || o_.db.empty() || o_.log_dir.empty())
     return InvalidArgument("the Slurm executor needs the binary, plan, database and log folder");
-  ToolOutput probe = RunTool({"sbatch", "--version"});
+  limits_.timeout_s = o_.tool_timeout_s > 0 ? o_.tool_timeout_s : plan.slurm.tool_timeout_s;
+  limits_.stop = options.stop;
+  const double poll_s = o_.poll_interval_s > 0 ? o_.poll_interval_s : plan.slurm.poll_s;
+  ToolOutput probe = RunTool({"sbatch", "--version"}, limits_);
   if (probe.exit_code != 0) {
     return FailedPrecondition("executor slurm: cannot run sbatch (" + Trim(probe.out) +
                               "); run on a Slurm login node, or use --executor local");
@@ -224,17 +315,25 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
   auto active = [&] { return std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.final; }); };
   while (active()) {
     // Sleeps in short steps so that Ctrl-C is answered promptly.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o_.poll_interval_s);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(poll_s);
     while (std::chrono::steady_clock::now() < until && !(options.stop && options.stop->load() && !cancelling))
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (options.stop && options.stop->load() && !cancelling) {
       cancelling = true;
       out.interrupted = true;
-      for (const Job& j : jobs) {
+      // scancel gets its own timeout (the stop flag would end it at once), and
+      // the polling ends here: jobs a hung controller never reports cancelled
+      // must not keep a stopped sweep alive. --resume submits what is left.
+      const ToolLimits cancel{limits_.timeout_s, nullptr};
+      for (Job& j : jobs) {
         if (j.final) continue;
-        (void)RunTool({"scancel", j.id});
-        report(plan.systems[j.system].name, "cancel", "job " + j.id);
+        ToolOutput c = RunTool({"scancel", j.id}, cancel);
+        report(plan.systems[j.system].name, "cancel",
+               "job " + j.id + (c.exit_code == 0 ? std::string() : ": " + Trim(c.out)));
+        j.final = true;
+        j.state = "CANCELLED";
       }
+      break;
     }
     int64_t done = 0;
     for (Job& j : jobs) {
@@ -245,11 +344,37 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
         done += static_cast<int64_t>(have.size());
       }
       if (j.final) continue;
-      std::string state = JobState(j.id);
+      const StateAnswer answer = JobState(j.id, limits_);
+      if (options.stop && options.stop->load()) break;  // cancelled on the next pass
+      std::string state = answer.state;
+      if (!answer.error.empty()) {
+        // A controller that does not answer three polls running: the job's
+        // fate is unknown, so the system is broken (its job cancelled).
+        if (++j.failed_polls < kMaxFailedPolls) continue;
+        const ToolLimits cancel{limits_.timeout_s, nullptr};
+        (void)RunTool({"scancel", j.id}, cancel);
+        j.final = true;
+        const std::string reason = "job " + j.id + ": " + answer.error + " at " + std::to_string(j.failed_polls) +
+                                   " polls running; the job was cancelled";
+        out.broken.push_back(name + ": " + reason);
+        report(name, "broken", reason);
+        continue;
+      }
+      j.failed_polls = 0;
       if (state.empty()) {
         // Purged from the controller with no accounting: after a minute, taken as lost.
-        if (++j.unknown_polls * o_.poll_interval_s < 60) continue;
+        if (++j.unknown_polls * poll_s < 60) continue;
         state = "LOST";
+      } else if (!SlurmStateKnown(state)) {
+        // A state this sweep does not know might mean anything: it is not waited on.
+        const ToolLimits cancel{limits_.timeout_s, nullptr};
+        (void)RunTool({"scancel", j.id}, cancel);
+        j.final = true;
+        const std::string reason = "job " + j.id + ": " + answer.tool + " printed the unknown job state '" +
+                                   TerminalSafe(state.substr(0, 60)) + "'; the job was cancelled";
+        out.broken.push_back(name + ": " + reason);
+        report(name, "broken", reason);
+        continue;
       }
       if (state != j.state) {
         j.state = state;
@@ -335,6 +460,15 @@ SlurmJobSpec MakeSlurmJob(const Plan& plan, const SystemSpec& system, const Slur
                 "# the job's task runs this system's points into the database and then exits\n" +
                 line + "\n";
   return spec;
+}
+
+bool SlurmStateKnown(const std::string& state) {
+  static const char* kWaiting[] = {"PENDING",  "RUNNING",   "CONFIGURING", "COMPLETING", "SUSPENDED",
+                                   "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SIGNALING",
+                                   "STAGE_OUT", "STOPPED",  "RESV_DEL_HOLD", "POWER_UP_NODE", "UPDATE_DB"};
+  const std::string s = FirstWord(state);
+  return SlurmStateFinal(s) ||
+         std::any_of(std::begin(kWaiting), std::end(kWaiting), [&](const char* w) { return s == w; });
 }
 
 bool SlurmStateFinal(const std::string& state) {

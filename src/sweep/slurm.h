@@ -22,7 +22,15 @@
 // A job that fails twice leaves the system broken: its run's status says so,
 // with the log's path. A job CANCELLED (scancel) is not retried: the sweep
 // ends interrupted and `frontier sweep PLAN --executor slurm --resume`
-// submits what is left. Ctrl-C (options.stop) cancels this sweep's jobs.
+// submits what is left. Ctrl-C or SIGTERM (options.stop) cancels this
+// sweep's jobs (scancel) and ends the polling at once.
+//
+// Deadlines: every sbatch, squeue, scontrol, sacct and scancel call is killed
+// at slurm.tool_timeout_s (30 s). A submission that times out leaves its
+// system broken; a job whose state look-up times out at 3 polls in a row is
+// cancelled and its system broken. A state the sweep does not know
+// (SlurmStateKnown) is not waited on either: the job is cancelled and its
+// system broken, naming the job and the state.
 //
 // Thread safety: one thread.
 #pragma once
@@ -40,7 +48,8 @@ struct SlurmOptions {
   std::string plan_path;                 // the plan file as the jobs read it (absolute; required)
   std::string db;                        // the database as the jobs open it: absolute path or URL
   std::string log_dir;                   // job scripts and logs (created; required)
-  double poll_interval_s = 2;            // between squeue calls
+  double poll_interval_s = 0;            // between squeue calls; 0: the plan's slurm.poll_s (2 s)
+  double tool_timeout_s = 0;             // each Slurm tool call; 0: the plan's slurm.tool_timeout_s (30 s)
   int max_job_attempts = 2;              // first job + one retry
   std::vector<std::string> job_args;     // more arguments for the jobs' `frontier sweep`
 };
@@ -57,6 +66,8 @@ SlurmJobSpec MakeSlurmJob(const Plan& plan, const SystemSpec& system, const Slur
 // A Slurm job state as the tools print it ("CANCELLED by 0" -> "CANCELLED");
 // true when the job will not run again.
 bool SlurmStateFinal(const std::string& state);
+// True for a state Slurm documents (final or not: PENDING, RUNNING, ...).
+bool SlurmStateKnown(const std::string& state);
 
 std::unique_ptr<Executor> MakeSlurmExecutor(SlurmOptions options);
 

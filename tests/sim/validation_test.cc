@@ -292,6 +292,31 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
 // 1,600- and 3,200-token runs (each one's leave-one-out refit sees the other
 // two). The held-out results are not predicted here (`frontier validate`
 // does).
+TEST(ValidationRecordTest, PublishedValuesAreFiniteAndPositive) {
+  testing_util::ScratchDir tmp("published_values");
+  const std::string dir = tmp.dir.string();
+  std::filesystem::create_directories(dir + "/validation");
+  const nlohmann::json record = {{"id", "r1"}, {"published", "2024-10-01"}, {"source", "test"},
+                                 {"model", "llama-3.1-70b"}, {"hardware", "h100"}, {"gpus", 8}, {"tp", 8},
+                                 {"precision", "fp8"}, {"stack", "vllm-cuda@0.7.4"},
+                                 {"workload", {{"input_len", 128}, {"output_len", 64}, {"num_prompts", 4}}},
+                                 {"scenario", "batch"}, {"value", 100.0}};
+  auto error = [&](const std::string& key, double v) {
+    nlohmann::json r = record;
+    r[key] = v;
+    std::ofstream(dir + "/validation/r.json") << nlohmann::json{{"results", {r}}}.dump(2);
+    Result<ValidationSet> set = LoadValidation(dir);
+    return set.ok() ? std::string("accepted") : set.status().message();
+  };
+  EXPECT_EQ(error("value", 100), "accepted");
+  EXPECT_EQ(error("value", 1e308), dir + "/validation/r.json: r1: value must be a finite number in (0, 1000000000], got 1e+308");
+  EXPECT_NE(error("value", -5).find("r1: value must be a finite number in (0, "), std::string::npos);
+  EXPECT_NE(error("value", 0).find("r1: value must be a finite number"), std::string::npos);
+  EXPECT_NE(error("mean_tpot_ms", 1e308).find("r1: mean_tpot_ms must be a finite number in (0, 1000000000]"),
+            std::string::npos);
+  EXPECT_NE(error("median_tpot_ms", -1).find("r1: median_tpot_ms must be"), std::string::npos);
+}
+
 TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
