@@ -15,15 +15,13 @@
 
 #include "dashboard/assets.h"
 #include "net/http1.h"
-#include "net/listen.h"
-#include "net/poller.h"
+#include "net/http_server.h"
 
 namespace frontier::dashboard {
 namespace {
 
 constexpr std::string_view kJson = "application/json; charset=utf-8";
 constexpr std::string_view kCookie = "frontier_token";
-constexpr size_t kMaxHead = 64 << 10;
 
 // Headers on every response: only the dashboard's own scripts run, nothing frames it.
 constexpr std::string_view kSecurityHeaders =
@@ -91,148 +89,52 @@ Status ValidateServerOptions(const ServerOptions& o) {
   return Status::Ok();
 }
 
-struct Conn {
-  int fd = -1;
-  std::string in;
-  std::string out;
-  size_t out_off = 0;
-  bool have_head = false;
-  size_t head_bytes = 0;
-  net::HttpRequest req;
-  bool close_after_write = false;
-  bool closed = false;
-  bool stream = false;          // an event stream: the loop writes new points to it
-  int64_t stream_since = 0;
-  std::string stream_last;      // the last progress sent, to send only changes
-  Nanos stream_keepalive = 0;
+// A live event stream: the loop writes new points to it.
+struct Stream {
+  int64_t since = 0;
+  std::string last;          // the last progress sent, to send only changes
+  Nanos keepalive = 0;
 };
 
-class DashboardServer::Impl {
+class DashboardServer::Impl : public net::HttpHandler {
  public:
   Impl(const ServerOptions& o, Api& api) : options_(o), api_(api) {}
-  ~Impl() {
-    for (auto& [fd, c] : conns_) close(fd);
-    if (listen_fd_ >= 0) close(listen_fd_);
-  }
 
   Status Bind() {
     FRONTIER_RETURN_IF_ERROR(ValidateServerOptions(options_));
-    FRONTIER_ASSIGN_OR_RETURN(net::Listener l, net::ListenTcp(options_.host, options_.port, 128));
-    listen_fd_ = l.fd;
-    port_ = l.port;
-    if (!poller_.ok() || waker_.fd() < 0) return IoError("epoll/eventfd: " + std::string(std::strerror(errno)));
-    if (!poller_.Add(listen_fd_, EPOLLIN, &listen_tag_) || !poller_.Add(waker_.fd(), EPOLLIN, &wake_tag_))
-      return IoError("epoll_ctl: " + std::string(std::strerror(errno)));
+    net::HttpServerOptions h = options_.http;
+    h.host = options_.host;
+    h.port = options_.port;
+    h.max_body_bytes = options_.max_body_bytes;
+    FRONTIER_ASSIGN_OR_RETURN(http_, net::HttpServer::Create(h, *this));
+    next_tick_ = SteadyClock::Get().Now() + options_.live_interval;
     return Status::Ok();
   }
 
-  Status Run() {
-    Nanos next_tick = SteadyClock::Get().Now() + options_.live_interval;
-    while (!stop_.load()) {
-      const int n = poller_.Wait(next_tick);
-      for (int i = 0; i < n; ++i) {
-        const epoll_event& ev = poller_.event(i);
-        if (ev.data.ptr == &listen_tag_) {
-          Accept();
-        } else if (ev.data.ptr == &wake_tag_) {
-          waker_.Drain();
-        } else {
-          OnEvent(static_cast<Conn*>(ev.data.ptr), ev.events);
-        }
-      }
-      const Nanos now = SteadyClock::Get().Now();
-      if (now >= next_tick) {
-        Tick(now);
-        next_tick = now + options_.live_interval;
-      }
-      Reap();
-    }
-    return Status::Ok();
-  }
+  Status Run() { return http_->Run(); }
+  void RequestStop() noexcept { http_->RequestStop(); }
+  int port() const { return http_->port(); }
+  net::HttpServerStats Stats() const { return http_->Stats(); }
 
-  void RequestStop() noexcept {
-    stop_.store(true);
-    waker_.Wake();
+  // ---- net::HttpHandler ----
+  void OnRequest(net::HttpExchange& x, net::HttpRequest& req) override { Handle(x, req); }
+  Nanos NextWakeup() override { return streams_.empty() ? kNever : next_tick_; }
+  void OnWakeup(Nanos now) override {
+    Tick(now);
+    next_tick_ = now + options_.live_interval;
   }
-
-  int port() const { return port_; }
+  void OnClosed(net::ConnId id) override { streams_.erase(id); }
+  std::string_view ErrorHeaders() override { return kSecurityHeaders; }
 
  private:
-  void Accept() {
-    for (;;) {
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;
-      int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      auto c = std::make_unique<Conn>();
-      c->fd = fd;
-      if (!poller_.Add(fd, EPOLLIN | EPOLLRDHUP, c.get())) {
-        close(fd);
-        continue;
-      }
-      conns_.emplace(fd, std::move(c));
-    }
-  }
-
-  void OnEvent(Conn* c, uint32_t events) {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) Read(c);
-    if (!c->closed && (events & EPOLLOUT)) Flush(c);
-  }
-
-  void Read(Conn* c) {
-    char buf[16384];
-    for (;;) {
-      const ssize_t n = recv(c->fd, buf, sizeof buf, 0);
-      if (n > 0) {
-        c->in.append(buf, static_cast<size_t>(n));
-        if (c->in.size() > options_.max_body_bytes + kMaxHead) break;
-        continue;
-      }
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        Close(c);
-        return;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-    }
-    Process(c);
-  }
-
-  void Process(Conn* c) {
-    while (!c->closed && !c->stream && !c->close_after_write) {
-      if (!c->have_head) {
-        const net::HeadResult h = net::ParseRequestHead(c->in, kMaxHead, c->req, /*keep_headers=*/true);
-        if (h.state == net::ParseState::kNeedMore) return;
-        if (h.state == net::ParseState::kError) {
-          Send(c, h.error_status, "text/plain; charset=utf-8", h.error_message + "\n", false);
-          return;
-        }
-        if (c->req.content_length > static_cast<int64_t>(options_.max_body_bytes)) {
-          Send(c, 413, kJson,
-               SafeJson({{"error", "the upload is " + std::to_string(c->req.content_length) +
-                                       " bytes; at most " + std::to_string(options_.max_body_bytes) + " are taken"}}),
-               false);
-          return;
-        }
-        c->have_head = true;
-        c->head_bytes = h.head_bytes;
-      }
-      const size_t need = c->head_bytes + static_cast<size_t>(c->req.content_length);
-      if (c->in.size() < need) return;
-      c->req.body = c->in.substr(c->head_bytes, static_cast<size_t>(c->req.content_length));
-      c->in.erase(0, need);
-      c->have_head = false;
-      Handle(c, c->req);
-    }
-  }
-
   // Whether the request may be served; answers it when not.
-  bool Admit(Conn* c, const net::HttpRequest& req, Result<Query>& query) {
+  bool Admit(net::HttpExchange& c, const net::HttpRequest& req, Result<Query>& query) {
     if (options_.token.empty()) {
       const std::string host = HostName(req.Header("host"));
       if (!IsLoopback(host)) {
         Send(c, 403, kJson,
              SafeJson({{"error", "Host '" + host + "' is not a loopback name; open the dashboard at "
-                                 "http://127.0.0.1:" + std::to_string(port_) + "/ (or give --token)"}}),
+                                 "http://127.0.0.1:" + std::to_string(port()) + "/ (or give --token)"}}),
              req.keep_alive);
         return false;
       }
@@ -277,7 +179,7 @@ class DashboardServer::Impl {
     return true;
   }
 
-  void Handle(Conn* c, const net::HttpRequest& req) {
+  void Handle(net::HttpExchange& c, const net::HttpRequest& req) {
     Result<Query> query = Query::Parse(req.query);
     if (!Admit(c, req, query)) return;
     const std::string& path = req.target;
@@ -306,106 +208,69 @@ class DashboardServer::Impl {
     Send(c, 200, asset->content_type, asset->data, req.keep_alive);
   }
 
-  void StartStream(Conn* c, const net::HttpRequest& req, Result<Query>& query) {
+  void StartStream(net::HttpExchange& c, const net::HttpRequest& req, Result<Query>& query) {
     Result<std::optional<int64_t>> since = query.ok() ? query->Index("since") : Result<std::optional<int64_t>>(query.status());
     if (!since.ok()) {
       Send(c, 400, kJson, SafeJson({{"error", since.status().message()}}), req.keep_alive);
       return;
     }
-    c->stream = true;
-    c->stream_since = since->value_or(0);
-    c->out += "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-              "transfer-encoding: chunked\r\n";
-    c->out += kSecurityHeaders;
-    c->out += "\r\n";
-    c->stream_last.clear();
-    SendLive(c, SteadyClock::Get().Now(), /*force=*/true);
+    Stream& st = streams_[c.id()];
+    st.since = since->value_or(0);
+    std::string head =
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+        "transfer-encoding: chunked\r\n";
+    head += kSecurityHeaders;
+    head += "\r\n";
+    head += LiveEvent(st, SteadyClock::Get().Now(), /*force=*/true);
+    c.Hold(head);
   }
 
-  // Writes what is new for one stream: points after its last id, or a changed progress.
-  void SendLive(Conn* c, Nanos now, bool force) {
-    Result<nlohmann::json> live = api_.Live(c->stream_since);
+  // The chunk to write next on a stream: points after its last id, or a
+  // changed progress, or a keep-alive comment; empty when there is nothing.
+  std::string LiveEvent(Stream& st, Nanos now, bool force) {
+    Result<nlohmann::json> live = api_.Live(st.since);
     std::string event;
     if (!live.ok()) {
       event = "event: failure\ndata: " + SafeJson({{"error", live.status().message()}}) + "\n\n";
     } else {
       const std::string progress = SafeJson((*live)["progress"]);
-      if (force || !(*live)["points"].empty() || progress != c->stream_last) {
-        c->stream_last = progress;
-        c->stream_since = (*live)["last_id"].get<int64_t>();
+      if (force || !(*live)["points"].empty() || progress != st.last) {
+        st.last = progress;
+        st.since = (*live)["last_id"].get<int64_t>();
         event = "data: " + SafeJson(*live) + "\n\n";
-      } else if (now - c->stream_keepalive > 15 * kNanosPerSecond) {
+      } else if (now - st.keepalive > 15 * kNanosPerSecond) {
         event = ": keep-alive\n\n";  // a comment: proxies and the browser see the stream alive
       }
     }
-    if (event.empty()) return;
-    c->stream_keepalive = now;
-    net::AppendChunk(c->out, event);
-    Flush(c);
+    if (event.empty()) return "";
+    st.keepalive = now;
+    std::string chunk;
+    net::AppendChunk(chunk, event);
+    return chunk;
   }
 
   void Tick(Nanos now) {
-    for (auto& [fd, c] : conns_)
-      if (c->stream && !c->closed) SendLive(c.get(), now, false);
+    std::vector<std::pair<net::ConnId, std::string>> writes;
+    for (auto& [id, st] : streams_) {
+      std::string chunk = LiveEvent(st, now, false);
+      if (!chunk.empty()) writes.emplace_back(id, std::move(chunk));
+    }
+    // Send may close a stream (OnClosed erases it), so not while iterating.
+    for (auto& [id, chunk] : writes) (void)http_->Send(id, chunk);
   }
 
-  void Send(Conn* c, int status, std::string_view type, std::string_view body, bool keep_alive,
+  void Send(net::HttpExchange& c, int status, std::string_view type, std::string_view body, bool keep_alive,
             std::string_view extra = {}) {
     std::string headers(kSecurityHeaders);
     headers += extra;
-    c->out += net::FormatResponse(status, type, body, keep_alive, headers);
-    if (!keep_alive) c->close_after_write = true;
-    Flush(c);
-  }
-
-  void Flush(Conn* c) {
-    while (c->out_off < c->out.size()) {
-      const ssize_t n = send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off, MSG_NOSIGNAL);
-      if (n > 0) {
-        c->out_off += static_cast<size_t>(n);
-        continue;
-      }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        poller_.Modify(c->fd, EPOLLIN | EPOLLRDHUP | EPOLLOUT, c);
-        return;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      Close(c);
-      return;
-    }
-    c->out.clear();
-    c->out_off = 0;
-    poller_.Modify(c->fd, EPOLLIN | EPOLLRDHUP, c);
-    if (c->close_after_write) Close(c);
-  }
-
-  void Close(Conn* c) {
-    if (c->closed) return;
-    c->closed = true;
-    poller_.Remove(c->fd);
-  }
-
-  // Frees closed connections outside the event loop's pass (their pointers may be in its events).
-  void Reap() {
-    for (auto it = conns_.begin(); it != conns_.end();) {
-      if (it->second->closed) {
-        close(it->first);
-        it = conns_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    c.Respond(status, type, body, keep_alive, headers);
   }
 
   ServerOptions options_;
   Api& api_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  net::Poller poller_;
-  net::Waker waker_;
-  char listen_tag_ = 0, wake_tag_ = 0;
-  std::atomic<bool> stop_{false};
-  std::map<int, std::unique_ptr<Conn>> conns_;
+  std::unique_ptr<net::HttpServer> http_;
+  std::map<net::ConnId, Stream> streams_;
+  Nanos next_tick_ = 0;
 };
 
 Result<std::unique_ptr<DashboardServer>> DashboardServer::Create(const ServerOptions& options, Api& api) {
@@ -419,5 +284,6 @@ DashboardServer::~DashboardServer() = default;
 int DashboardServer::port() const { return impl_->port(); }
 Status DashboardServer::Run() { return impl_->Run(); }
 void DashboardServer::RequestStop() noexcept { impl_->RequestStop(); }
+net::HttpServerStats DashboardServer::Stats() const { return impl_->Stats(); }
 
 }  // namespace frontier::dashboard

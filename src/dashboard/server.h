@@ -18,7 +18,7 @@
 // allows only the dashboard's own scripts.
 //
 // Thread safety: Run on one thread; RequestStop() from any thread or a signal
-// handler; port() from any thread.
+// handler; port() and Stats() from any thread.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "dashboard/api.h"
+#include "net/http_server.h"
 
 namespace frontier::dashboard {
 
@@ -37,6 +38,9 @@ struct ServerOptions {
   std::string token;                        // required when host is not loopback
   size_t max_body_bytes = 64 << 20;         // an import larger than this gets 413
   Nanos live_interval = 500 * kNanosPerMilli;  // how often the event stream looks for new points
+  // Connection limits and timeouts (defaults in net/http_server.h); its host,
+  // port and max_body_bytes are taken from the fields above.
+  net::HttpServerOptions http;
 };
 
 // True for 127.0.0.0/8 and ::1.
@@ -59,6 +63,8 @@ class DashboardServer {
   // Serves until RequestStop(); returns the error that stopped it, if any.
   Status Run();
   void RequestStop() noexcept;
+  // The HTTP server's figures (connections, timeouts, output held): any thread.
+  net::HttpServerStats Stats() const;
 
   class Impl;
 

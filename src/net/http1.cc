@@ -55,13 +55,26 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
   size_t skip = 0;
   while (skip + 1 < buffer.size() && buffer[skip] == '\r' && buffer[skip + 1] == '\n') skip += 2;
   const size_t end = buffer.find("\r\n\r\n", skip);
+  if (end != std::string_view::npos && end + 4 > max_head_bytes)
+    return Error(431, "request head exceeds " + std::to_string(max_head_bytes) + " bytes");
+  // Lines end in CRLF. A bare LF or CR is refused rather than read as a line
+  // end (RFC 9112 section 2.2 allows either): a proxy in front that reads it
+  // otherwise would see different requests than we do. Checked before the
+  // head is complete, so a client that ends lines in LF gets its answer at
+  // once instead of waiting out the header timeout.
+  const std::string_view scan = buffer.substr(skip, end == std::string_view::npos ? max_head_bytes + 4 : end + 4 - skip);
+  for (size_t i = 0; i < scan.size(); ++i) {
+    if (scan[i] == '\n' && (i == 0 || scan[i - 1] != '\r'))
+      return Error(400, "a bare LF in the request head; end every line with CRLF");
+    if (scan[i] == '\r' && i + 1 < scan.size() && scan[i + 1] != '\n')
+      return Error(400, "a bare CR in the request head; end every line with CRLF");
+    if (scan[i] == '\0') return Error(400, "a NUL byte in the request head");
+  }
   if (end == std::string_view::npos) {
     if (buffer.size() > max_head_bytes)
       return Error(431, "request head exceeds " + std::to_string(max_head_bytes) + " bytes");
     return {};
   }
-  if (end + 4 > max_head_bytes)
-    return Error(431, "request head exceeds " + std::to_string(max_head_bytes) + " bytes");
   std::string_view head = buffer.substr(skip, end - skip);
 
   const size_t line_end = head.find("\r\n");
@@ -94,9 +107,13 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
     const size_t eol = rest.find("\r\n");
     std::string_view h = rest.substr(0, eol);
     rest = eol == std::string_view::npos ? std::string_view{} : rest.substr(eol + 2);
+    if (!h.empty() && (h.front() == ' ' || h.front() == '\t'))
+      return Error(400, "obsolete line folding in the request head; put each header on one line");
     const size_t colon = h.find(':');
     if (colon == std::string_view::npos || colon == 0) return Error(400, "malformed header line");
     std::string_view name = h.substr(0, colon);
+    if (name.find_first_of(" \t") != std::string_view::npos)
+      return Error(400, "whitespace in the header name '" + std::string(Trim(name)) + "'");
     std::string_view value = Trim(h.substr(colon + 1));
     if (keep_headers) {
       std::string lower(name);
@@ -120,6 +137,8 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
       if (IEquals(value, "100-continue")) req.expect_continue = true;
     }
   }
+  if (chunked && have_length)
+    return Error(400, "both Transfer-Encoding and Content-Length: the body's length is ambiguous");
   if (chunked) return Error(411, "send the body with a Content-Length; chunked request bodies are not supported");
   if (req.method == "POST" && !have_length)
     return Error(411, "a POST needs a Content-Length header");
@@ -141,6 +160,7 @@ const char* ReasonPhrase(int status) {
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
     case 411: return "Length Required";
     case 413: return "Payload Too Large";
     case 429: return "Too Many Requests";

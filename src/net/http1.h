@@ -64,6 +64,10 @@ struct HeadResult {
 // Parses the request head at the start of `buffer` into `req` (body not
 // touched). Bodies must be framed by Content-Length (chunked request bodies
 // are refused with 411). A head longer than max_head_bytes is an error (431).
+// Framing is strict where leniency lets two readers disagree (RFC 9112): a
+// bare LF or CR, a NUL, obsolete line folding, whitespace before a header's
+// colon, conflicting Content-Lengths, or Transfer-Encoding together with
+// Content-Length are 400, each found as soon as its bytes are here.
 // "Expect: 100-continue" sets expect_continue; keep-alive is HTTP/1.1's
 // default, "Connection: close" or HTTP/1.0 without keep-alive clears it.
 // keep_headers: also copy every header line into req.headers.

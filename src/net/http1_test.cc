@@ -85,6 +85,36 @@ TEST(ParseRequestHead, Errors) {
   EXPECT_EQ(h.error_status, 431);
 }
 
+// RFC 9112 framing where two readers could disagree: each is refused with 400,
+// and as soon as its bytes arrive (an incomplete head never waits for more).
+TEST(ParseRequestHead, AmbiguousFramingIsRefusedAtOnce) {
+  HttpRequest r;
+  const char* const kBad[] = {
+      "GET / HTTP/1.1\nHost: a\n\n",                       // bare LF line ends
+      "GET / HTTP/1.1\r\nHost: a\n",                         // a bare LF, head not finished
+      "GET / HTTP/1.1\r\nHost: a\rX: b\r\n\r\n",             // a bare CR
+      "GET / HTTP/1.1\r\nHost: a\r\n  folded\r\n\r\n",      // obsolete line folding
+      "GET / HTTP/1.1\r\nHost : a\r\n\r\n",                 // whitespace before the colon
+      "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+      "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+      "POST / HTTP/1.1\r\nContent-Length: 3, 3\r\n\r\n",
+      "POST / HTTP/1.1\r\nContent-Length: +3\r\n\r\n",
+  };
+  for (const char* raw : kBad) {
+    const HeadResult h = ParseRequestHead(raw, 4096, r);
+    EXPECT_EQ(h.state, ParseState::kError) << raw;
+    EXPECT_EQ(h.error_status, 400) << raw;
+  }
+  std::string nul = "GET / HTTP/1.1\r\nX: a";
+  nul.push_back('\0');
+  EXPECT_EQ(ParseRequestHead(nul, 4096, r).error_status, 400);
+  // A CR at the very end may be the first half of a CRLF: wait for more.
+  EXPECT_EQ(ParseRequestHead("GET / HTTP/1.1\r\nHost: a\r", 4096, r).state, ParseState::kNeedMore);
+  // Blank lines before a request are still tolerated (RFC 9112 section 2.2).
+  EXPECT_EQ(ParseRequestHead("\r\n\r\nGET / HTTP/1.1\r\n\r\n", 4096, r).state, ParseState::kHeadDone);
+}
+
 // Feeds `raw` in pieces of `step` bytes; returns the de-chunked body.
 std::string FeedAll(ResponseParser& p, std::string_view raw, size_t step, size_t* used_total = nullptr) {
   std::string body;
