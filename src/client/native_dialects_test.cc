@@ -259,11 +259,15 @@ TEST(NativeStreamTest, AUsageNoRequestCouldReachIsNotTrusted) {
   EXPECT_FALSE(f.rec.usage_reported);
   EXPECT_EQ(f.rec.output_tokens, 2);
   EXPECT_EQ(f.rec.usage_conflict.find("usage.completion_tokens"), 0u) << f.rec.usage_conflict;
-  // 17 for a max_tokens of 16: above what the request allowed.
-  Fed above = Feed(Dialect::kSglang, {SglangEvent(1, false), SglangEvent(17, true) + "data: [DONE]\n\n"});
+  // 131 over two content events: more than 65 tokens an event can carry.
+  Fed above = Feed(Dialect::kSglang, {SglangEvent(1, false), SglangEvent(131, true) + "data: [DONE]\n\n"});
   EXPECT_FALSE(above.rec.usage_reported);
-  EXPECT_NE(above.rec.usage_conflict.find("is outside [0, 16]"), std::string::npos) << above.rec.usage_conflict;
+  EXPECT_NE(above.rec.usage_conflict.find("is outside [0, 130]"), std::string::npos) << above.rec.usage_conflict;
   EXPECT_EQ(above.rec.output_tokens, 2);
+  // 130 is within it: a server that ignored max_tokens 16 still generated them.
+  Fed most = Feed(Dialect::kSglang, {SglangEvent(1, false), SglangEvent(130, true) + "data: [DONE]\n\n"});
+  EXPECT_TRUE(most.rec.usage_reported) << most.rec.usage_conflict;
+  EXPECT_EQ(most.rec.output_tokens, 130);
 }
 
 TEST(NativeStreamTest, SglangWithoutMetaInfoCountsTextGrowth) {

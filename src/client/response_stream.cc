@@ -155,12 +155,17 @@ RequestRecord ResponseStream::Finish(Nanos end, const char* forced, const char* 
   if (have_usage_ && completion_tokens_ < content_events_)
     Conflict("usage.completion_tokens " + std::to_string(completion_tokens_) + " is below the " +
              std::to_string(content_events_) + " content events received");
-  // A count no request could reach is not a count: a server that reports
+  // A count no stream could carry is not a count: a server that reports
   // completion_tokens of INT64_MAX must not become 1e11 tokens/s in a result.
-  const int64_t most = r.requested_output_tokens > 0 ? int64_t{r.requested_output_tokens} : bounds::kMaxRequestTokens;
+  // An event carries at most 65 tokens (64 speculative ones and the one
+  // verified, the --spec-tokens bound); max_tokens is not the bound, since a
+  // server may ignore it and its tokens were still generated.
+  constexpr int64_t kMostTokensPerEvent = 65;
+  const int64_t most = std::min<int64_t>(bounds::kMaxRequestTokens, kMostTokensPerEvent * std::max<int64_t>(content_events_, 1));
   if (have_usage_ && (completion_tokens_ < 0 || completion_tokens_ > most))
     Conflict("usage.completion_tokens " + std::to_string(completion_tokens_) + " is outside [0, " +
-             std::to_string(most) + "], the request's max_tokens");
+             std::to_string(most) + "], at most 65 tokens for each of the " + std::to_string(content_events_) +
+             " content events received");
   if (have_usage_ && (prompt_tokens_ < 0 || prompt_tokens_ > bounds::kMaxRequestTokens))
     Conflict("usage.prompt_tokens " + std::to_string(prompt_tokens_) + " is outside [0, " +
              std::to_string(bounds::kMaxRequestTokens) + "]");

@@ -360,10 +360,13 @@ void HttpServer::Impl::Close(Conn* c) {
   c->timer = kNoTimer;
   if (c->deferred) std::erase(deferred_, c);
   poller_.Remove(c->fd);
-  close(c->fd);
   auto it = conns_.find(c->id);
   graveyard_.push_back(std::move(it->second));
   conns_.erase(it);
+  // The figures first: a peer that sees the close and then asks for Stats()
+  // finds what led to it counted.
+  Publish();
+  close(c->fd);
   if (accept_paused_ && poller_.Add(listen_fd_, EPOLLIN, &listen_tag_)) accept_paused_ = false;
   handler_.OnClosed(c->id);
 }
@@ -372,6 +375,7 @@ void HttpServer::Impl::Linger(Conn* c) {
   c->lingering = true;
   c->in.clear();
   c->in_off = 0;
+  Publish();
   shutdown(c->fd, SHUT_WR);
   Settle(c);
 }

@@ -28,7 +28,7 @@ def _record(i, **over):
 
 def _meta(index, count, **over):
   m = {"shard_index": index, "shard_count": count, "shard_from": "--shard", "host": "h",
-       "clock_offset_ns": 0, "clock_offset_bound_ns": 1000, "clock_rtt_ns": 2000,
+       "clock_offset_ns": 0, "clock_offset_bound_ns": 0 if index == 0 else 1000, "clock_rtt_ns": 2000,
        "start_unix_ns": 1700000000000000000, "schedule": {"request_rate": "inf"},
        "run": {"model": "m", "num_gpus": 1}}
   m.update(over)
@@ -92,7 +92,7 @@ def _merge_time_cases():
 def _merge_meta_cases():
   out = []
   for vname, v in [("int64max", INT64_MAX), ("zero", 0), ("negative", -1), ("past-1e6", 1_000_001),
-                   ("1e300", 1e300), ("string", "2")]:
+                   ("1e300", 1e300), ("string", "two")]:
     out.append(Case(f"merge-shard-count-{vname}", merge_args(), msg=r"s0\.jsonl\.shard\.json: shard_count",
                     make=shards(meta0=_meta(0, 1, shard_count=v)), rss_mib=300, timeout_s=30))
   for vname, v in [("equal-count", 1), ("negative", -1), ("int64max", INT64_MAX)]:
