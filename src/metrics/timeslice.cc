@@ -67,11 +67,11 @@ Timeslices ComputeTimeslices(const RunResult& run, const TimesliceOptions& o) {
     if (!r.cancelled && r.end_ns >= 0) t1 = std::max(t1, r.end_ns);
   }
   if (t1 <= t0 || t0 == std::numeric_limits<Nanos>::max()) return out;
-  out.slice_s = o.slice_s > 0 ? o.slice_s : AutoSliceSeconds(NanosToSeconds(t1 - t0));
   // Times come from outside (merged shard files, imported records): every
   // sum and product below saturates, so a time at the end of the range gives
   // a wide window, never a wrapped count of windows (core/checked.h).
   const Nanos span = SaturatingSub(t1, t0);
+  out.slice_s = o.slice_s > 0 ? o.slice_s : AutoSliceSeconds(NanosToSeconds(span));
   auto slice_ns = std::max<Nanos>(1, DoubleToInt64(std::round(out.slice_s * 1e9)).value_or(kInt64Max));
   if (CeilDiv(span, slice_ns) > kMaxWindows) {
     // A window too short for the run's length: widened so the windows stay few enough to hold.
