@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Turns the MLPerf Inference v5.1 rows read from the submitters' logs
-(data/published/mlperf-v5.1.json) into validation records
-(data/validation/mlperf-v5.1.json) for `frontier validate` and `frontier
-calibrate`: each row gets the catalogued stack version that describes its
+"""Turns the MLPerf Inference v5.1 and v6.0 rows read from the submitters'
+logs (data/published/mlperf-v5.1.json, mlperf-v6.0.json) into validation
+records (data/validation/mlperf-v5.1.json, mlperf-v6.0.json) for `frontier
+validate` and `frontier calibrate`: each row gets the catalogued stack version that describes its
 build, wrapped fields the loader reads, and MLPerf's Interactive scenario
 becomes a Server run under its tighter limits (450 ms TTFT, 40 ms TPOT at the
 99th percentile; LoadGen runs it as Server).
@@ -10,15 +10,23 @@ becomes a Server run under its tighter limits (450 ms TTFT, 40 ms TPOT at the
 Kept: Llama 2 70B and Mixtral 8x7B (the datasets data/validation/datasets.json
 has), every system with a configuration found (tp known).
 
-Usage: scripts/import-mlperf.py   (rewrites the output file)
+Usage: scripts/import-mlperf.py   (rewrites both output files)
 """
 import json
 import os
 
 from published_records import ROOT, write_records
 
-SRC = os.path.join(ROOT, "data/published/mlperf-v5.1.json")
-OUT = os.path.join(ROOT, "data/validation/mlperf-v5.1.json")
+ROUNDS = {
+    "v5.1": ("MLPerf Inference v5.1 datacenter closed results (published 2025-09-09), Llama 2 70B and "
+             "Mixtral 8x7B, made by scripts/import-mlperf.py from data/published/mlperf-v5.1.json (read "
+             "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, MI300X "
+             "and MI325X may be fitted; rows on B200 and GB200 never are."),
+    "v6.0": ("MLPerf Inference v6.0 datacenter closed results (published 2026-03-26), Llama 2 70B on one "
+             "node of 8 GPUs, made by scripts/import-mlperf.py from data/published/mlperf-v6.0.json (read "
+             "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on MI300X may be "
+             "fitted; rows on B200 and MI355X never are."),
+}
 
 
 # Rows left out, with why.
@@ -30,6 +38,10 @@ SKIP = {
 
 
 def stack_of(software):
+    if software.startswith("TensorRT 10.14"):
+        return "trtllm@2026.03"
+    if software.startswith("vLLM 0.14 preview"):
+        return "vllm-rocm@0.14"
     if software.startswith("TensorRT 10.11"):
         return "trtllm@2025.09"
     if software.startswith("vLLM 0.9.0.2"):
@@ -39,8 +51,8 @@ def stack_of(software):
     raise SystemExit("no catalogued stack for software '%s'" % software)
 
 
-def main():
-    src = json.load(open(SRC))
+def convert(version):
+    src = json.load(open(os.path.join(ROOT, "data/published/mlperf-%s.json" % version)))
     out = []
     for r in src["unvetted_results"]:
         if r["model"] not in ("llama-2-70b", "mixtral-8x7b"):
@@ -50,7 +62,8 @@ def main():
             continue
         tp = r.get("tp") or {}
         if tp.get("value") is None:
-            continue  # no configuration found
+            print("left out %s: %s" % (r["id"], tp.get("source", "no configuration found")))
+            continue
         rec = {k: r[k] for k in ("id", "published", "source", "round", "submitter", "system", "model",
                                  "hardware", "gpus", "precision") if k in r}
         rec["tp"] = tp["value"]
@@ -74,10 +87,12 @@ def main():
             notes.append(r["notes"])
         rec["notes"] = "; ".join(notes)
         out.append(rec)
-    write_records(OUT, ("MLPerf Inference v5.1 datacenter closed results (published 2025-09-09), Llama 2 70B and "
-                        "Mixtral 8x7B, made by scripts/import-mlperf.py from data/published/mlperf-v5.1.json (read "
-                        "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, MI300X "
-                        "and MI325X may be fitted; rows on B200 and GB200 never are."), out)
+    write_records(os.path.join(ROOT, "data/validation/mlperf-%s.json" % version), ROUNDS[version], out)
+
+
+def main():
+    for version in ROUNDS:
+        convert(version)
 
 
 if __name__ == "__main__":
