@@ -24,8 +24,9 @@
 //   resumes when the client catches up. A handler-held response (a stream)
 //   more than max_pending_output behind is closed.
 // - Timeouts: a request's head must arrive within header_timeout of its first
-//   byte, and its body must not pause for longer than that; a connection with no request in progress and no bytes
-//   moving for idle_timeout is closed.
+//   byte, and its body must not pause for longer than that; a connection with
+//   no request in progress and no bytes moving for idle_timeout is closed. A
+//   held response is under neither (the handler's work, not the client's).
 // - Connection cap: past max_connections a new client is still answered: the
 //   connection idle the longest is closed to make room, or, when none is
 //   idle, the newcomer gets 503 and is closed. Running out of descriptors

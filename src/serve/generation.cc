@@ -34,8 +34,9 @@ void Server::Impl::RespondError(net::HttpExchange& x, const ApiError& e, bool ke
 }
 
 void Server::Impl::OnRequest(net::HttpExchange& x, net::HttpRequest& req) {
+  const uint64_t admitted = next_id_;
   HandleRequest(x, req);  // a throw is answered by the loop, through OnServerError
-  PublishSnapshot();
+  if (next_id_ != admitted) PublishSnapshot();  // not per /health of a pipelined flood
 }
 
 void Server::Impl::HandleRequest(net::HttpExchange& x, net::HttpRequest& req) {
