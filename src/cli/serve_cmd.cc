@@ -23,7 +23,8 @@ namespace {
 
 // Ranges (docs/limits.md): token counts fit the engine's 32-bit lengths, times
 // up to about 3 hours, rates are probabilities.
-Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& o, double grace_s) {
+Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& o, double grace_s,
+                        double header_timeout_s, double idle_timeout_s) {
   constexpr int64_t kMaxTokens = 2147483647;
   FRONTIER_RETURN_IF_ERROR(CheckRange("--ttft-ms", p.fixed.ttft_ms, 0.0, 1e7));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--itl-ms", p.fixed.itl_ms, 0.0, 1e7));
@@ -42,6 +43,9 @@ Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& 
   FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-disconnect-rate", o.faults.disconnect_rate, 0.0, 1.0));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-ms", o.faults.stall_ms, 0.0, 1e7));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-rate", o.faults.stall_rate, 0.0, 1.0));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--max-connections", int64_t{o.http.max_connections}, 1, 1000000));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--header-timeout-s", header_timeout_s, 0.001, 86400.0));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--idle-timeout-s", idle_timeout_s, 0.001, 86400.0));
   return CheckRange("--shutdown-grace-s", grace_s, 0.0, 86400.0);
 }
 
@@ -84,6 +88,18 @@ int RunServe(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")
       ->capture_default_str();
+  app.add_option("--max-connections", o.http.max_connections,
+                 "open connections; past it a newcomer closes the one idle the longest, or gets 503 when "
+                 "none is idle (lowered to the descriptor limit less 64)")
+      ->capture_default_str();
+  double header_timeout_s = NanosToSeconds(o.http.header_timeout);
+  double idle_timeout_s = NanosToSeconds(o.http.idle_timeout);
+  app.add_option("--header-timeout-s", header_timeout_s,
+                 "a request head must arrive within this long of its first byte; a body may not pause longer")
+      ->capture_default_str();
+  app.add_option("--idle-timeout-s", idle_timeout_s,
+                 "a connection with no request in progress and no bytes moving is closed after this long")
+      ->capture_default_str();
   app.add_option("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500")->capture_default_str();
   app.add_option("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429")
       ->capture_default_str();
@@ -100,7 +116,10 @@ int RunServe(int argc, char** argv) {
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (Status in = CheckServeRanges(p, o, grace_s); !in.ok()) return UsageError("serve", in.message());
+  if (Status in = CheckServeRanges(p, o, grace_s, header_timeout_s, idle_timeout_s); !in.ok())
+    return UsageError("serve", in.message());
+  o.http.header_timeout = SecondsToNanos(header_timeout_s);
+  o.http.idle_timeout = SecondsToNanos(idle_timeout_s);
   o.faults.seed = fault_seed.value_or(o.seed);
   for (const auto& f : sim_flags)
     if (app.get_option(f)->count() > 0) p.sim_only_flags_given.push_back(f);

@@ -123,8 +123,12 @@ class DashboardServer::Impl : public net::HttpHandler {
     Tick(now);
     next_tick_ = now + options_.live_interval;
   }
-  void OnClosed(net::ConnId id) override { streams_.erase(id); }
-  std::string_view ErrorHeaders() override { return kSecurityHeaders; }
+  void OnClosed(net::ConnId id, net::CloseReason) override { streams_.erase(id); }
+  net::ErrorAnswer OnServerError(int status, std::string_view message) override {
+    net::ErrorAnswer a = net::HttpHandler::OnServerError(status, message);
+    a.extra_headers = kSecurityHeaders;
+    return a;
+  }
 
  private:
   // Whether the request may be served; answers it when not.

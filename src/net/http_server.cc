@@ -98,6 +98,11 @@ class HttpServer::Impl {
 
   bool Send(ConnId id, std::string_view bytes);
   void Finish(ConnId id, bool keep_alive);
+  void CloseById(ConnId id) {
+    if (Conn* c = Find(id)) Close(c, CloseReason::kHandler);
+  }
+  void StopAccepting();
+  void Wake() noexcept { waker_.Wake(); }
   void Respond(ConnId id, int status, std::string_view type, std::string_view body, bool keep_alive,
                std::string_view extra);
   void Hold(ConnId id, std::string_view bytes);
@@ -121,9 +126,10 @@ class HttpServer::Impl {
   bool WantRead(const Conn* c) const;
   void Process(Conn* c);
   void ServerError(Conn* c, int status, std::string_view message);
+  void HandlerError(Conn* c, std::string_view message);
   bool Flush(Conn* c);
   void Linger(Conn* c);
-  void Close(Conn* c);
+  void Close(Conn* c, CloseReason why);
   void Settle(Conn* c);
   void SetTimer(Conn* c, Timer t);
   void ExpireTimers(Nanos now);
@@ -223,7 +229,7 @@ Status HttpServer::Impl::Run() {
   }
   std::vector<Conn*> all;
   for (auto& [id, c] : conns_) all.push_back(c.get());
-  for (Conn* c : all) Close(c);
+  for (Conn* c : all) Close(c, CloseReason::kStopped);
   graveyard_.clear();
   Publish();
   return Status::Ok();
@@ -242,7 +248,7 @@ void HttpServer::Impl::ExpireTimers(Nanos now) {
       Conn* c = timers_[t].front();
       if (t == kIdle) ++stats_.idle_timeouts;
       if (t == kHead) ++stats_.header_timeouts;
-      Close(c);  // takes it off the list
+      Close(c, t == kLinger ? CloseReason::kDone : CloseReason::kTimeout);  // takes it off the list
     }
   }
 }
@@ -288,6 +294,7 @@ void HttpServer::Impl::Settle(Conn* c) {
 // ---- Connections ---------------------------------------------------------------------------
 
 void HttpServer::Impl::Accept() {
+  if (listen_fd_ < 0) return;  // StopAccepting() earlier in this pass
   for (;;) {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
@@ -316,7 +323,7 @@ bool HttpServer::Impl::EvictOne() {
   for (Timer t : {kIdle, kHead}) {
     if (timers_[t].empty()) continue;
     ++stats_.evicted_idle;
-    Close(timers_[t].front());
+    Close(timers_[t].front(), CloseReason::kEvicted);
     return true;
   }
   return false;
@@ -352,7 +359,7 @@ void HttpServer::Impl::Refuse(int fd) {
   ServerError(c, 503, "the server is at its connection limit; try again shortly");
 }
 
-void HttpServer::Impl::Close(Conn* c) {
+void HttpServer::Impl::Close(Conn* c, CloseReason why) {
   if (c->closed) return;
   c->closed = true;
   if (c->refused) --lingering_refusals_;
@@ -368,7 +375,7 @@ void HttpServer::Impl::Close(Conn* c) {
   Publish();
   close(c->fd);
   if (accept_paused_ && poller_.Add(listen_fd_, EPOLLIN, &listen_tag_)) accept_paused_ = false;
-  handler_.OnClosed(c->id);
+  handler_.OnClosed(c->id, why);
 }
 
 void HttpServer::Impl::Linger(Conn* c) {
@@ -382,7 +389,7 @@ void HttpServer::Impl::Linger(Conn* c) {
 
 void HttpServer::Impl::OnEvent(Conn* c, uint32_t ev) {
   if (ev & (EPOLLERR | EPOLLHUP)) {
-    Close(c);
+    Close(c, CloseReason::kPeer);
     return;
   }
   if (ev & EPOLLOUT) {
@@ -413,7 +420,8 @@ void HttpServer::Impl::Read(Conn* c) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    Close(c);  // EOF (the client is done) or a reset
+    // EOF or a reset; after an error answer, the end the linger waits for.
+    Close(c, c->lingering ? CloseReason::kDone : CloseReason::kPeer);
     return;
   }
   if (!c->lingering) Process(c);
@@ -423,8 +431,8 @@ void HttpServer::Impl::ServerError(Conn* c, int status, std::string_view message
   c->in.clear();
   c->in_off = 0;
   c->have_head = false;
-  c->out += FormatResponse(status, "text/plain; charset=utf-8", std::string(message) + "\n", false,
-                           handler_.ErrorHeaders());
+  const ErrorAnswer a = handler_.OnServerError(status, message);
+  c->out += FormatResponse(status, a.content_type, a.body, false, a.extra_headers);
   c->close_after_write = true;
   c->linger = true;  // the client may still be sending; let it read the answer
   Flush(c);
@@ -475,18 +483,22 @@ void HttpServer::Impl::Process(Conn* c) {
     ++stats_.requests;
     HttpRequest req = std::move(c->req);
     c->req = HttpRequest{};
-    HttpExchange x(*this_server_, c->id);
+    HttpExchange x(*this_server_, c->id, now_);
     try {
       handler_.OnRequest(x, req);
-      if (!x.answered() && !c->closed) Respond(c->id, 500, "text/plain; charset=utf-8", "no answer\n", false, {});
+      if (!x.answered() && !c->closed) HandlerError(c, "the handler gave no answer");
     } catch (const std::exception& ex) {
       // A bug must not take the server down: answer 500 and keep serving the others.
-      if (!x.answered() && !c->closed)
-        Respond(c->id, 500, "text/plain; charset=utf-8", std::string("internal error: ") + ex.what() + "\n", false, {});
+      if (!x.answered() && !c->closed) HandlerError(c, std::string("internal error: ") + ex.what());
     }
   }
   if (!c->closed && c->unsent() > 0) Flush(c);
   Settle(c);
+}
+
+void HttpServer::Impl::HandlerError(Conn* c, std::string_view message) {
+  const ErrorAnswer a = handler_.OnServerError(500, message);
+  Respond(c->id, 500, a.content_type, a.body, false, a.extra_headers);
 }
 
 bool HttpServer::Impl::Flush(Conn* c) {
@@ -502,7 +514,7 @@ bool HttpServer::Impl::Flush(Conn* c) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (c->held && c->unsent() > options_.max_pending_output) {
         ++stats_.too_slow;
-        Close(c);  // the client stopped reading its stream
+        Close(c, CloseReason::kTooSlow);  // the client stopped reading its stream
         return false;
       }
       if (c->out_off > (64u << 10) && c->out_off * 2 > c->out.size()) {
@@ -512,7 +524,7 @@ bool HttpServer::Impl::Flush(Conn* c) {
       Settle(c);
       return true;
     }
-    Close(c);  // EPIPE, ECONNRESET: the client is gone
+    Close(c, CloseReason::kPeer);  // EPIPE, ECONNRESET: the client is gone
     return false;
   }
   c->out.clear();
@@ -521,7 +533,7 @@ bool HttpServer::Impl::Flush(Conn* c) {
     if (c->linger && !c->lingering) {
       Linger(c);
     } else if (!c->lingering) {
-      Close(c);
+      Close(c, CloseReason::kDone);
       return false;
     }
     return true;
@@ -565,7 +577,21 @@ void HttpServer::Impl::Finish(ConnId id, bool keep_alive) {
   Process(c);  // requests that arrived meanwhile
 }
 
+void HttpServer::Impl::StopAccepting() {
+  if (listen_fd_ < 0) return;
+  if (!accept_paused_) poller_.Remove(listen_fd_);
+  close(listen_fd_);
+  listen_fd_ = -1;
+  accept_paused_ = false;  // nothing to resume
+}
+
 // ---- HttpServer and HttpExchange -----------------------------------------------------------
+
+ErrorAnswer HttpHandler::OnServerError(int /*status*/, std::string_view message) {
+  ErrorAnswer a;
+  a.body = std::string(message) + "\n";
+  return a;
+}
 
 void HttpExchange::Respond(int status, std::string_view content_type, std::string_view body, bool keep_alive,
                            std::string_view extra_headers) {
@@ -598,5 +624,8 @@ HttpServerStats HttpServer::Stats() const {
 }
 bool HttpServer::Send(ConnId id, std::string_view bytes) { return impl_->Send(id, bytes); }
 void HttpServer::Finish(ConnId id, bool keep_alive) { impl_->Finish(id, keep_alive); }
+void HttpServer::Close(ConnId id) { impl_->CloseById(id); }
+void HttpServer::StopAccepting() { impl_->StopAccepting(); }
+void HttpServer::Wake() noexcept { impl_->Wake(); }
 
 }  // namespace frontier::net

@@ -1,8 +1,10 @@
 // http_server.h: one fair HTTP/1.1 server loop (accept, request head and
 // body, keep-alive, write queue, limits and timeouts) with the application as
-// a handler on it. `frontier dashboard` runs on it; `frontier serve` keeps its
-// own loop for now (its generations are timed by the engine) but follows the
-// same fairness rules (docs/limits.md, "HTTP servers").
+// a handler on it. `frontier dashboard` and `frontier serve` are handlers on
+// it (docs/limits.md, "HTTP servers"). A handler whose answers are timed by
+// something else (serve's engine) holds them (HttpExchange::Hold), names the
+// time it next has work (HttpHandler::NextWakeup, the loop's wait deadline),
+// and writes them from OnWakeup with Send / Finish.
 //
 //   class Hello : public net::HttpHandler {
 //     void OnRequest(net::HttpExchange& x, net::HttpRequest& req) override {
@@ -22,8 +24,9 @@
 //   resumes when the client catches up. A handler-held response (a stream)
 //   more than max_pending_output behind is closed.
 // - Timeouts: a request's head must arrive within header_timeout of its first
-//   byte, and its body must not pause for longer than that; a connection with no request in progress and no bytes
-//   moving for idle_timeout is closed.
+//   byte, and its body must not pause for longer than that; a connection with
+//   no request in progress and no bytes moving for idle_timeout is closed. A
+//   held response is under neither (the handler's work, not the client's).
 // - Connection cap: past max_connections a new client is still answered: the
 //   connection idle the longest is closed to make room, or, when none is
 //   idle, the newcomer gets 503 and is closed. Running out of descriptors
@@ -35,8 +38,9 @@
 //   the answer rather than a reset.
 //
 // Thread safety: Run() on one thread, which calls every handler method;
-// RequestStop() from any thread or a signal handler; port() and Stats() from
-// any thread.
+// RequestStop() and Wake() from any thread or a signal handler; port() and
+// Stats() from any thread; Send, Finish, Close and StopAccepting from handler
+// methods only.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +90,17 @@ struct HttpServerStats {
 
 using ConnId = uint64_t;  // never reused within one server
 
+// Why a connection was closed (HttpHandler::OnClosed).
+enum class CloseReason {
+  kPeer,      // the client closed or reset it (EOF, hang-up, a failed write)
+  kDone,      // the server ended it after an answer (no keep-alive, an error answer, a linger's end)
+  kTimeout,   // header_timeout or idle_timeout
+  kEvicted,   // idle at the connection cap, closed to make room for a newcomer
+  kTooSlow,   // a held response more than max_pending_output behind
+  kHandler,   // HttpServer::Close
+  kStopped,   // the server stopped
+};
+
 class HttpServer;
 
 // One request's answer, given to HttpHandler::OnRequest. Either Respond()
@@ -104,14 +119,27 @@ class HttpExchange {
   void Hold(std::string_view head_and_first_bytes);
   // Whether Respond or Hold was called.
   bool answered() const { return done_; }
+  // The SteadyClock time of the loop's pass that hands the request over:
+  // taken after the wait that reported its bytes and before any handler call
+  // of the pass, so it is the `now` of that pass's OnWakeup too. Everything
+  // the handler's wakeups did up to this time comes before the request.
+  Nanos now() const { return now_; }
 
   // Made by the server for each request.
-  HttpExchange(HttpServer& s, ConnId id) : server_(s), id_(id) {}
+  HttpExchange(HttpServer& s, ConnId id, Nanos now) : server_(s), id_(id), now_(now) {}
 
  private:
   HttpServer& server_;
   ConnId id_;
+  Nanos now_;
   bool done_ = false;
+};
+
+// The server's own answer to a request it refuses (see OnServerError).
+struct ErrorAnswer {
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::string extra_headers;  // lines ending in "\r\n"
 };
 
 class HttpHandler {
@@ -122,13 +150,16 @@ class HttpHandler {
   virtual void OnRequest(HttpExchange& x, HttpRequest& req) = 0;
   // The absolute SteadyClock time at which OnWakeup wants to run, or kNever.
   virtual Nanos NextWakeup() { return kNever; }
-  // Runs once per loop pass at or after NextWakeup().
+  // Runs once per loop pass at or after NextWakeup(), first in the pass.
   virtual void OnWakeup(Nanos /*now*/) {}
-  // The connection is gone (client left, limit, timeout or stop); its id is dead.
-  virtual void OnClosed(ConnId /*id*/) {}
-  // Extra header lines (each ending "\r\n") for the server's own answers:
-  // 400/413/431/503. Empty by default.
-  virtual std::string_view ErrorHeaders() { return {}; }
+  // The connection is gone; its id is dead. Runs inside the call that closed
+  // it, which may be the handler's own Send or Close.
+  virtual void OnClosed(ConnId /*id*/, CloseReason /*why*/) {}
+  // The body of an answer the server gives on its own, called once for each:
+  // framing and size errors (400, 411, 413, 431, 505), 503 at the connection
+  // cap, and 500 for a handler that threw or left a request unanswered.
+  // `message` says what was wrong. By default `message` as plain text.
+  virtual ErrorAnswer OnServerError(int status, std::string_view message);
 };
 
 class HttpServer {
@@ -143,6 +174,9 @@ class HttpServer {
   // Serves until RequestStop(); closes every connection before it returns.
   Status Run();
   void RequestStop() noexcept;
+  // Makes the loop ask the handler's NextWakeup() again at once (for a
+  // handler whose wakeup time another thread changed).
+  void Wake() noexcept;
   int port() const;
   HttpServerStats Stats() const;
 
@@ -150,8 +184,16 @@ class HttpServer {
   // bytes and sends what the socket takes. False when the connection is gone
   // (or is closed now, past max_pending_output).
   bool Send(ConnId id, std::string_view bytes);
-  // Ends a held response; keep_alive reads the connection's next request.
+  // Ends a held response; keep_alive reads the connection's next request
+  // (which may call OnRequest before Finish returns), else the connection is
+  // closed once its answers are sent.
   void Finish(ConnId id, bool keep_alive);
+  // Closes a connection now, dropping what is unsent; OnClosed(id, kHandler)
+  // runs before it returns. Unknown or closed ids are ignored.
+  void Close(ConnId id);
+  // Closes the listening socket: later connects are refused; open
+  // connections are served on. For a graceful stop. Idempotent.
+  void StopAccepting();
 
   class Impl;
 

@@ -1,6 +1,7 @@
 // net::HttpServer with a small handler: answers, held responses written
-// later, a handler that throws or forgets to answer, and pipelined requests
-// answered in order. The fairness and limit tests over real servers are in
+// later or closed by the handler, a handler that throws or forgets to answer,
+// pipelined requests answered in order, close reasons, the handler's own
+// error bodies, and a listener closed for a graceful stop. The fairness and limit tests over real servers are in
 // tests/dashboard/fairness_test.cc.
 #include "net/http_server.h"
 
@@ -11,8 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace frontier::net {
 namespace {
@@ -22,23 +26,51 @@ class TestHandler : public HttpHandler {
   void OnRequest(HttpExchange& x, HttpRequest& req) override {
     if (req.target == "/throw") throw std::runtime_error("boom");
     if (req.target == "/forget") return;
-    if (req.target == "/hold") {
+    if (req.target == "/hold" || req.target == "/cut") {
       held_ = x.id();
+      cut_ = req.target == "/cut";
       x.Hold("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nhel");
       return;
     }
+    if (req.target == "/stop-accepting") server_->StopAccepting();
+    // The pass's time: never before the wakeup that ran first in the pass.
+    EXPECT_GE(x.now(), last_wakeup_);
     x.Respond(200, "text/plain", req.target + ":" + req.body, req.keep_alive);
   }
-  // Ends the held response at the next wakeup.
+  // Ends (or cuts) the held response at the next wakeup.
   Nanos NextWakeup() override { return held_ ? 0 : kNever; }
-  void OnWakeup(Nanos) override {
+  void OnWakeup(Nanos now) override {
+    last_wakeup_ = now;
     if (!held_) return;
-    EXPECT_TRUE(server_->Send(held_, "lo!"));
-    server_->Finish(held_, /*keep_alive=*/true);
+    const ConnId id = held_;
     held_ = 0;
+    if (cut_) {
+      server_->Close(id);
+      return;
+    }
+    EXPECT_TRUE(server_->Send(id, "lo!"));
+    server_->Finish(id, /*keep_alive=*/true);
+  }
+  void OnClosed(ConnId, CloseReason why) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    reasons_.push_back(why);
+  }
+  ErrorAnswer OnServerError(int status, std::string_view message) override {
+    ErrorAnswer a;
+    a.content_type = "application/json";
+    a.body = "{\"status\":" + std::to_string(status) + ",\"message\":\"" + std::string(message) + "\"}";
+    return a;
+  }
+  std::vector<CloseReason> Reasons() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reasons_;
   }
   HttpServer* server_ = nullptr;
   ConnId held_ = 0;
+  bool cut_ = false;
+  Nanos last_wakeup_ = 0;
+  std::mutex mu_;
+  std::vector<CloseReason> reasons_;  // guarded by mu_
 };
 
 struct Running {
@@ -119,6 +151,50 @@ TEST(HttpServer, AHandlerThatThrowsOrForgetsGets500AndOthersGoOn) {
   EXPECT_EQ(Talk(r.server->port(), "GET /forget HTTP/1.1\r\n\r\n", SIZE_MAX).rfind("HTTP/1.1 500", 0), 0u);
   EXPECT_EQ(Talk(r.server->port(), "GET /ok HTTP/1.1\r\nConnection: close\r\n\r\n", SIZE_MAX).rfind("HTTP/1.1 200", 0),
             0u);
+}
+
+TEST(HttpServer, TheHandlerSeesWhyEachConnectionClosed) {
+  Running r;
+  // The server ends it (no keep-alive), then the handler cuts a held
+  // response, then the client leaves with a request half sent.
+  EXPECT_NE(Talk(r.server->port(), "GET /a HTTP/1.1\r\nConnection: close\r\n\r\n", SIZE_MAX).find("/a:"),
+            std::string::npos);
+  const std::string cut = Talk(r.server->port(), "GET /cut HTTP/1.1\r\n\r\n", SIZE_MAX);
+  EXPECT_NE(cut.find("hel"), std::string::npos) << cut;
+  EXPECT_EQ(cut.find("hello!"), std::string::npos) << "the held response was cut, not finished";
+  (void)Talk(r.server->port(), "GET /half HTTP/1.1\r\n", 0);
+  for (int i = 0; i < 5000 && r.handler.Reasons().size() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::vector<CloseReason> want = {CloseReason::kDone, CloseReason::kHandler, CloseReason::kPeer};
+  EXPECT_EQ(r.handler.Reasons(), want);
+}
+
+TEST(HttpServer, TheHandlerWritesTheServersOwnErrorAnswers) {
+  Running r;
+  const std::string bad = Talk(r.server->port(), "GET /x HTTP/1.1\r\nHost : y\r\n\r\n", SIZE_MAX);
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400", 0), 0u) << bad;
+  EXPECT_NE(bad.find("content-type: application/json"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("{\"status\":400,"), std::string::npos) << bad;
+  const std::string thrown = Talk(r.server->port(), "GET /throw HTTP/1.1\r\n\r\n", SIZE_MAX);
+  EXPECT_NE(thrown.find("{\"status\":500,\"message\":\"internal error: boom\"}"), std::string::npos) << thrown;
+}
+
+TEST(HttpServer, AfterStopAcceptingOpenConnectionsAreServedAndNewOnesRefused) {
+  Running r;
+  const int port = r.server->port();
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string req = "GET /stop-accepting HTTP/1.1\r\n\r\nGET /still HTTP/1.1\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_NE(got.find("/still:"), std::string::npos) << got;
+  EXPECT_EQ(Talk(port, "GET /new HTTP/1.1\r\n\r\n", SIZE_MAX), "") << "a connect after StopAccepting was served";
 }
 
 TEST(HttpServer, BadOptionsAreRefusedByName) {

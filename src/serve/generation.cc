@@ -1,6 +1,5 @@
-// HTTP routing and the OpenAI endpoints of Server; the loop and sockets are in server.cc.
-#include <sys/epoll.h>
-
+// HTTP routing and the OpenAI endpoints of Server, and the writing of each
+// generation's events; setup and the loop's other calls are in server.cc.
 #include <algorithm>
 #include <ctime>
 #include <exception>
@@ -23,131 +22,41 @@ const char* kJson = "application/json";
 
 }  // namespace
 
-void Server::Impl::Respond(Connection* c, int status, std::string_view content_type,
+void Server::Impl::Respond(net::HttpExchange& x, int status, std::string_view content_type,
                            std::string_view body, bool keep_alive, std::string_view extra_headers) {
-  // Called from ProcessInput's loop, which reads the next request itself.
   ++metrics_.http_responses[status];
-  c->out += FormatResponse(status, content_type, body, keep_alive, extra_headers);
-  if (!keep_alive) c->close_after_write = true;
-  c->busy = false;
-  Flush(c);
+  x.Respond(status, content_type, body, keep_alive, extra_headers);
 }
 
-void Server::Impl::RespondError(Connection* c, const ApiError& e, bool keep_alive,
+void Server::Impl::RespondError(net::HttpExchange& x, const ApiError& e, bool keep_alive,
                                 std::string_view extra_headers) {
-  Respond(c, e.status, kJson, ErrorJson(e), keep_alive, extra_headers);
+  Respond(x, e.status, kJson, ErrorJson(e), keep_alive, extra_headers);
 }
 
-void Server::Impl::ResponseDone(Connection* c, bool keep_alive) {
-  c->busy = false;
-  c->gen_id = 0;
-  if (!keep_alive) {
-    c->close_after_write = true;
-    if (c->out_off >= c->out.size()) Close(c);
-    return;
-  }
-  // Requests that arrived while this one streamed are served now.
-  ProcessInput(c);
+void Server::Impl::OnRequest(net::HttpExchange& x, net::HttpRequest& req) {
+  const uint64_t admitted = next_id_;
+  HandleRequest(x, req);  // a throw is answered by the loop, through OnServerError
+  if (next_id_ != admitted) PublishSnapshot();  // not per /health of a pipelined flood
 }
 
-void Server::Impl::ProcessInput(Connection* c) {
-  // Fairness: a connection pipelining many requests gets kRequestsPerTurn per
-  // pass of the loop, then waits its turn (deferred_); and it is not served
-  // further while more than kMaxOutputBacklog bytes of its answers wait to be
-  // read (a client that sends without reading cannot make the server do
-  // unbounded work, or starve the others). Consumed input is skipped with an
-  // offset, not erased from the front per request, so the cost is linear.
-  constexpr int kRequestsPerTurn = 32;
-  constexpr size_t kMaxOutputBacklog = 1 << 20;
-  int handled = 0;
-  while (!c->closed && !c->busy && !c->close_after_write) {
-    if (!(c->events & EPOLLIN)) SetInterest(c, c->events | EPOLLIN);  // reading may have been paused
-    if (c->out.size() - c->out_off > kMaxOutputBacklog) return;        // resumed when Flush drains it
-    if (c->in_off == c->in.size()) {
-      c->in.clear();
-      c->in_off = 0;
-    } else if (c->in_off > (64u << 10) && c->in_off * 2 > c->in.size()) {
-      c->in.erase(0, c->in_off);  // amortised: at most once per half of the buffer
-      c->in_off = 0;
-    }
-    const std::string_view pending = std::string_view(c->in).substr(c->in_off);
-    if (!c->have_head) {
-      if (pending.empty()) return;
-      if (handled >= kRequestsPerTurn) {
-        deferred_.push_back(c);
-        return;
-      }
-      const HeadResult h = ParseRequestHead(pending, options_.max_head_bytes, c->req);
-      if (h.state == ParseState::kNeedMore) return;
-      if (h.state == ParseState::kError) {
-        c->in.clear();
-        c->in_off = 0;
-        c->linger = true;  // the client may still be sending; let it read the answer
-        ApiError e;
-        e.status = h.error_status;
-        e.message = h.error_message;
-        RespondError(c, e, /*keep_alive=*/false);
-        return;
-      }
-      c->in_off += h.head_bytes;
-      if (static_cast<uint64_t>(c->req.content_length) > options_.max_body_bytes) {
-        c->in.clear();
-        c->in_off = 0;
-        c->linger = true;  // the client may still be sending the body; let it read the 413
-        ApiError e;
-        e.status = 413;
-        e.message = "the request body is " + std::to_string(c->req.content_length) +
-                    " bytes; this server accepts at most " + std::to_string(options_.max_body_bytes) +
-                    " (--max-body-bytes)";
-        RespondError(c, e, /*keep_alive=*/false);
-        return;
-      }
-      c->have_head = true;
-      if (c->req.expect_continue && c->in.size() - c->in_off < static_cast<size_t>(c->req.content_length)) {
-        c->out += "HTTP/1.1 100 Continue\r\n\r\n";
-        if (!Flush(c)) return;
-      }
-    }
-    const auto need = static_cast<size_t>(c->req.content_length);
-    if (c->in.size() - c->in_off < need) return;
-    c->req.body.assign(c->in, c->in_off, need);
-    c->in_off += need;
-    c->have_head = false;
-    c->busy = true;
-    ++handled;
-    HttpRequest req = std::move(c->req);
-    try {
-      HandleRequest(c, req);
-    } catch (const std::exception& ex) {
-      // A bug must not take the server down: answer 500 and keep serving.
-      if (c->closed || !c->busy || c->gen_id != 0) continue;
-      ApiError e;
-      e.status = 500;
-      e.type = "server_error";
-      e.message = std::string("internal error: ") + ex.what();
-      RespondError(c, e, /*keep_alive=*/false);
-    }
-  }
-}
-
-void Server::Impl::HandleRequest(Connection* c, HttpRequest& req) {
+void Server::Impl::HandleRequest(net::HttpExchange& x, net::HttpRequest& req) {
   const bool ka = req.keep_alive;
   const std::string& t = req.target;
   auto method_not_allowed = [&](const char* allowed) {
     ApiError e;
     e.status = 405;
     e.message = "use " + std::string(allowed) + " for " + t;
-    RespondError(c, e, ka, std::string("allow: ") + allowed + "\r\n");
+    RespondError(x, e, ka, std::string("allow: ") + allowed + "\r\n");
   };
   if (t == "/v1/completions" || t == "/v1/chat/completions") {
     if (req.method != "POST") return method_not_allowed("POST");
-    return HandleGeneration(c, req, t == "/v1/completions" ? ApiKind::kCompletions : ApiKind::kChat);
+    return HandleGeneration(x, req, t == "/v1/completions" ? ApiKind::kCompletions : ApiKind::kChat);
   }
   if (t == "/health" || t == "/v1/models" || t == "/metrics") {
     if (req.method != "GET") return method_not_allowed("GET");
-    if (t == "/health") return Respond(c, 200, kJson, "", ka);
+    if (t == "/health") return Respond(x, 200, kJson, "", ka);
     if (t == "/v1/models")
-      return Respond(c, 200, kJson,
+      return Respond(x, 200, kJson,
                      ModelsJson(options_.model_name, static_cast<int64_t>(std::time(nullptr)),
                                 timing_->context_length()),
                      ka);
@@ -159,27 +68,27 @@ void Server::Impl::HandleRequest(Connection* c, HttpRequest& req) {
     metrics_.preemptions = s.preemptions;
     metrics_.prefix_queries = s.prefix_queries;
     metrics_.prefix_hits = s.prefix_hits;
-    metrics_.open_connections = static_cast<int64_t>(conns_.size());
-    return Respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name), ka);
+    metrics_.open_connections = http_->Stats().open_connections;
+    return Respond(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name), ka);
   }
   ApiError e;
   e.status = 404;
   e.message = "no endpoint " + t + "; this server has POST /v1/completions, POST /v1/chat/completions, "
               "GET /v1/models, GET /health, GET /metrics";
-  RespondError(c, e, ka);
+  RespondError(x, e, ka);
 }
 
-void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kind) {
+void Server::Impl::HandleGeneration(net::HttpExchange& x, net::HttpRequest& req, ApiKind kind) {
   const bool ka = req.keep_alive;
   GenerationRequest r;
-  if (auto e = ParseGenerationRequest(kind, req.body, r)) return RespondError(c, *e, ka);
+  if (auto e = ParseGenerationRequest(kind, req.body, r)) return RespondError(x, *e, ka);
   if (!r.model.empty() && r.model != options_.model_name) {
     ApiError e;
     e.status = 404;
     e.code = "model_not_found";
     e.param = "model";
     e.message = "The model `" + r.model + "` does not exist; this server serves `" + options_.model_name + "`";
-    return RespondError(c, e, ka);
+    return RespondError(x, e, ka);
   }
   const int64_t ctx = timing_->context_length();
   if (r.prompt_tokens >= ctx) {
@@ -187,7 +96,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     e.param = "prompt";
     e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt has " +
                 std::to_string(r.prompt_tokens) + " tokens. Shorten the prompt.";
-    return RespondError(c, e, ka);
+    return RespondError(x, e, ka);
   }
   int64_t max_tokens = std::min(options_.default_max_tokens, ctx - r.prompt_tokens);
   if (r.max_tokens) {
@@ -197,7 +106,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
       e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens. However, you requested " +
                   std::to_string(r.prompt_tokens + *r.max_tokens) + " tokens (" + std::to_string(r.prompt_tokens) +
                   " in the prompt, " + std::to_string(*r.max_tokens) + " for the completion). Reduce max_tokens.";
-      return RespondError(c, e, ka);
+      return RespondError(x, e, ka);
     }
     max_tokens = *r.max_tokens;
   }
@@ -207,7 +116,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt (" +
                 std::to_string(r.prompt_tokens) + ") and min_tokens (" + std::to_string(r.min_tokens) +
                 ") exceed it. Reduce min_tokens.";
-    return RespondError(c, e, ka);
+    return RespondError(x, e, ka);
   }
   max_tokens = std::max(max_tokens, r.min_tokens);
 
@@ -220,7 +129,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     e.type = "rate_limit_error";
     e.code = "rate_limit_exceeded";
     e.message = "injected fault (--fault-429-rate): too many requests; retry after 1 s";
-    return RespondError(c, e, ka, "retry-after: 1\r\n");
+    return RespondError(x, e, ka, "retry-after: 1\r\n");
   }
   if (f.error_rate > 0 && UnitDraw(f.seed, kDrawError, id) < f.error_rate) {
     ++metrics_.faults["error"];
@@ -228,12 +137,12 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     e.status = 500;
     e.type = "server_error";
     e.message = "injected fault (--fault-error-rate): internal server error";
-    return RespondError(c, e, ka);
+    return RespondError(x, e, ka);
   }
 
   Generation g;
   g.id = id;
-  g.conn = c;
+  g.conn = x.id();
   g.kind = kind;
   g.stream = r.stream;
   g.chunked = req.minor_version >= 1;
@@ -258,7 +167,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     g.stall_at = DrawIn(UnitDraw(f.seed, kDrawStallAt, id), 1, g.target_tokens);
   const std::string rid = (kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + std::to_string(id);
   g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
-  g.arrival_ns = pass_now_;  // see Loop(): the pass time orders arrivals against step ends
+  g.arrival_ns = x.now();  // see OnWakeup(): the pass time orders arrivals against step ends
 
   // Prompt then answer ids, for the engine's prefix cache: the answer's ids
   // are those its text gets when sent back in a later prompt.
@@ -271,7 +180,7 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     ApiError e;
     e.status = added.code() == StatusCode::kInternal ? 500 : 400;
     e.message = added.message();
-    return RespondError(c, e, ka);
+    return RespondError(x, e, ka);
   }
   metrics_.prompt_tokens += static_cast<uint64_t>(g.prompt_tokens);
   if (options_.record_traces) {
@@ -280,15 +189,16 @@ void Server::Impl::HandleGeneration(Connection* c, HttpRequest& req, ApiKind kin
     g.trace.prompt_tokens = g.prompt_tokens;
     g.trace.body = req.body;
   }
-  c->gen_id = id;
   const bool stream = g.stream;
   const bool chunked = g.chunked;
   gens_.emplace(id, std::move(g));
+  gen_of_conn_[x.id()] = id;
   if (stream) {
     // Headers go out at once, as uvicorn's streaming responses do; tokens follow.
     ++metrics_.http_responses[200];
-    c->out += FormatStreamHead(chunked, "x-request-id: " + std::to_string(id) + "\r\n");
-    Flush(c);
+    x.Hold(FormatStreamHead(chunked, "x-request-id: " + std::to_string(id) + "\r\n"));
+  } else {
+    x.Hold({});  // the whole answer is written when the last token is due
   }
 }
 
@@ -308,7 +218,6 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
       return;
     }
   }
-  Connection* c = g.conn;
   const size_t old_len = g.text.size();
   for (int32_t i = 0; i < e.tokens; ++i) g.text += SyntheticToken(g.token_seed, g.generated + i);
   g.generated += e.tokens;
@@ -330,7 +239,7 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
 
   if (g.disconnect_after > 0 && g.generated >= g.disconnect_after && !finish) {
     ++metrics_.faults["disconnect"];
-    Close(c);  // aborts the generation
+    http_->Close(g.conn);  // OnClosed aborts the generation: g is gone
     return;
   }
   const Nanos now = SteadyClock::MonotonicNow();
@@ -360,12 +269,8 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
       if (g.include_usage) AppendUsageEvent(payload, g.head, usage);
       payload += kDoneEvent;
     }
-    if (c->out_off > 0 && c->out_off * 2 > c->out.size()) {  // keep a slow client's buffer compact
-      c->out.erase(0, c->out_off);
-      c->out_off = 0;
-    }
-    AppendBodyPart(c->out, payload, g.chunked);
-    if (finish && g.chunked) c->out += kLastChunk;
+    AppendBodyPart(g.out, payload, g.chunked);
+    if (finish && g.chunked) g.out += kLastChunk;
   }
   g.pending_due.push_back(e.due_ns);
   if (options_.record_traces) g.trace.events.push_back({e.due_ns, 0, e.tokens});
@@ -373,11 +278,11 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
     FinishGeneration(g, finish);  // erases g
     return;
   }
-  // Written once per loop pass (FlushDirty), so events of one stream that
+  // Written once per wakeup (FlushDirty), so events of one stream that
   // fall due together go out in one send().
-  if (!c->dirty) {
-    c->dirty = true;
-    dirty_.push_back(c);
+  if (!g.dirty) {
+    g.dirty = true;
+    dirty_.push_back(g.id);
   }
 }
 
@@ -391,33 +296,36 @@ void Server::Impl::MarkWritten(Generation& g, Nanos written) {
 }
 
 void Server::Impl::FlushDirty() {
-  for (Connection* c : dirty_) {
-    c->dirty = false;
-    if (c->closed) continue;  // still allocated: the graveyard is emptied after this pass
-    const uint64_t id = c->gen_id;
-    if (!Flush(c)) continue;
+  for (uint64_t id : dirty_) {
     auto it = gens_.find(id);
-    if (it != gens_.end()) MarkWritten(it->second, SteadyClock::MonotonicNow());
+    if (it == gens_.end()) continue;  // finished (its bytes went with its last event) or aborted
+    Generation& g = it->second;
+    g.dirty = false;
+    send_scratch_.swap(g.out);
+    g.out.clear();
+    // A failed Send closed the connection, and OnClosed aborted g.
+    const bool open = http_->Send(g.conn, send_scratch_);
+    send_scratch_.clear();
+    if (open) MarkWritten(g, SteadyClock::MonotonicNow());
   }
   dirty_.clear();
 }
 
 void Server::Impl::FinishGeneration(Generation& g, const char* reason) {
-  Connection* c = g.conn;
   ++metrics_.finished[reason];
   metrics_.ttft.Observe(NanosToSeconds(g.first_ns - g.arrival_ns));
   metrics_.e2e.Observe(NanosToSeconds(g.last_ns - g.arrival_ns));
   if (g.generated > 1) metrics_.tpot.Observe(NanosToSeconds(g.last_ns - g.first_ns) / static_cast<double>(g.generated - 1));
-  const bool keep_alive = g.keep_alive;
+  std::string bytes = std::move(g.out);
   if (!g.stream) {
     ++metrics_.http_responses[200];
     const Usage usage{g.prompt_tokens, g.generated};
-    c->out += FormatResponse(200, kJson, FinalBody(g.kind, g.head, g.text, reason, usage), keep_alive,
-                             "x-request-id: " + std::to_string(g.id) + "\r\n");
+    bytes += FormatResponse(200, kJson, FinalBody(g.kind, g.head, g.text, reason, usage), g.keep_alive,
+                            "x-request-id: " + std::to_string(g.id) + "\r\n");
   }
-  c->gen_id = 0;
-  if (!keep_alive) c->close_after_write = true;
-  const bool open = Flush(c);  // may close c; g stays valid: it is no longer c's generation
+  // No longer the connection's generation: a close from here on aborts nothing.
+  gen_of_conn_.erase(g.conn);
+  const bool open = http_->Send(g.conn, bytes);
   MarkWritten(g, SteadyClock::MonotonicNow());
   if (options_.record_traces) {
     RequestTrace trace = std::move(g.trace);
@@ -427,8 +335,11 @@ void Server::Impl::FinishGeneration(Generation& g, const char* reason) {
     std::lock_guard<std::mutex> lock(shared_mu_);
     traces_.push_back(std::move(trace));
   }
+  const net::ConnId conn = g.conn;
+  const bool keep_alive = g.keep_alive;
   gens_.erase(g.id);  // g is gone from here on
-  if (open) ResponseDone(c, keep_alive);
+  // Reads the connection's next request, which may be admitted before Finish returns.
+  if (open) http_->Finish(conn, keep_alive);
 }
 
 void Server::Impl::AbortGeneration(uint64_t id) {

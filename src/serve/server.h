@@ -8,16 +8,17 @@
 //   ... http://127.0.0.1:(*s)->port() ...
 //   (*s)->Stop();
 //
-// One thread runs an epoll loop (net/poller.h) over nonblocking sockets:
-// HTTP/1.1 keep-alive (net/http1.h framing), Content-Length request bodies,
-// SSE responses in chunked encoding, the next token emission's due time as
-// the wait's nanosecond deadline, buffered partial writes. A TimingSource
-// (timing.h) decides when each request's tokens are due; the loop writes them
-// at that time. Why epoll rather than Boost.Asio: docs/serve.md.
+// The server is a handler on net::HttpServer (net/http_server.h), the one
+// fair HTTP/1.1 loop, on a thread of its own: keep-alive, pipelining, the
+// header and idle timeouts and the connection cap are the loop's. A
+// TimingSource (timing.h) decides when each request's tokens are due; the
+// next due time is the loop's wait deadline, and the handler writes each
+// stream's due events then (SSE in chunked encoding). Why a hand-written
+// epoll loop rather than Boost.Asio: docs/serve.md.
 //
 // Thread safety: Create/Start/Stop/Wait from one controlling thread;
 // RequestStop() is async-signal-safe; Drain(), port(), address(),
-// TakeTraces() and Snapshot() are safe from any thread.
+// TakeTraces(), Snapshot() and HttpStats() are safe from any thread.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "net/http_server.h"
 #include "serve/timing.h"
 
 namespace frontier::serve {
@@ -43,6 +45,13 @@ struct FaultOptions {
 };
 
 struct ServeOptions {
+  // HttpServerOptions with a listen backlog for a benchmark's burst of connects.
+  static net::HttpServerOptions DefaultHttpOptions() {
+    net::HttpServerOptions h;
+    h.backlog = 4096;
+    return h;
+  }
+
   std::string host = "127.0.0.1";        // numeric IPv4 or IPv6 address to bind
   int port = 8000;                       // 0: any free port (see port())
   std::string model_name;                // the name clients must send; required
@@ -51,16 +60,19 @@ struct ServeOptions {
   int64_t natural_output_len = 0;        // mean length at which the synthetic model ends with EOS
                                          // (uniform in [N/2, 3N/2]); 0: never, always max_tokens
   size_t max_body_bytes = 8 << 20;       // larger bodies get 413
-  size_t max_head_bytes = 64 << 10;      // larger request heads get 431
-  size_t max_pending_output = 16 << 20;  // a client this far behind is disconnected
-  int backlog = 4096;
-  bool raise_fd_limit = true;            // raise RLIMIT_NOFILE's soft limit to the hard limit
+  // The loop's other limits (net/http_server.h's defaults: header timeout
+  // 10 s, idle timeout 60 s, 4,096 connections, a stream 16 MiB behind is
+  // closed, ...); its host, port and max_body_bytes are the fields above.
+  net::HttpServerOptions http = DefaultHttpOptions();
   bool record_traces = false;            // keep a RequestTrace per request (tests, benchmarks)
   FaultOptions faults;
 };
 
 // Fails with InvalidArgument naming the flag.
 Status ValidateServeOptions(const ServeOptions& o);
+
+// The loop's options: `o.http` with o's host, port and max_body_bytes.
+net::HttpServerOptions HttpOptionsOf(const ServeOptions& o);
 
 // What the server did for one request, in its own monotonic time (SteadyClock).
 struct TraceEvent {
@@ -80,7 +92,7 @@ struct RequestTrace {
 };
 
 struct ServerSnapshot {
-  int64_t open_connections = 0;
+  int64_t open_connections = 0;     // as of the HTTP loop's last pass
   int64_t active_requests = 0;      // admitted, not yet finished
   int64_t engine_running = 0, engine_waiting = 0;
   double kv_usage = 0;
@@ -122,8 +134,10 @@ class Server {
   // A trace is added just after the response's last byte is written, so a
   // client may see the end of a response slightly before its trace exists.
   std::vector<RequestTrace> TakeTraces();
-  // Figures as of the loop's last pass (updated before it waits for events).
+  // Figures as of the handler's last call (each request, wakeup and close).
   ServerSnapshot Snapshot() const;
+  // The HTTP loop's own figures: timeouts, evictions, 503s at the cap.
+  net::HttpServerStats HttpStats() const;
 
   class Impl;
 

@@ -1,9 +1,8 @@
 // One client must not starve the others, on every frontier HTTP server: the
-// dashboard (on net::HttpServer) and `frontier serve` (its own loop, with the
-// same rules) pass the same fairness tests: a pipelining flood that never
-// reads, a slow reader, and framing that is answered rather than hung. The
-// limits only net::HttpServer has (header and idle timeouts, the connection
-// cap) are tested on the dashboard.
+// dashboard and `frontier serve`, both handlers on net::HttpServer, pass the
+// same tests: a pipelining flood that never reads, a slow reader, framing
+// that is answered rather than hung, and the loop's limits (header and idle
+// timeouts, the connection cap with eviction and 503).
 //
 // Every check is by order, counts and the server's own figures; timeouts are
 // set short through the options and waited for with generous upper bounds,
@@ -27,13 +26,16 @@
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
 #include "serve/stream_probe.h"
+#include "util/http_exchange.h"
 
 namespace frontier {
 namespace {
 
 using serve::FormatGet;
+using serve::FormatPost;
 using serve::HttpReply;
 using serve::ProbeConnection;
+using testing_util::Exchange;
 
 // A server under test, seen from outside.
 class Target {
@@ -47,8 +49,12 @@ class Target {
   virtual int FloodSize() const = 0;
   // Requests answered so far (the flood's and everyone's).
   virtual int64_t Served() = 0;
-  // The most bytes one connection's output buffer held, or -1 when the server does not say.
-  virtual int64_t PeakOutputBuffer() = 0;
+  // The most bytes one connection's output buffer held.
+  int64_t PeakOutputBuffer() { return static_cast<int64_t>(Stats().peak_output_buffer); }
+  // A request whose answer the server holds open (a stream) for far longer than a test.
+  virtual std::string HoldingRequest() const = 0;
+  // The HTTP loop's own figures.
+  virtual net::HttpServerStats Stats() const = 0;
 };
 
 // The dashboard over the known database, with HTTP limits from the test.
@@ -77,8 +83,8 @@ class DashboardTarget : public Target {
   std::string path() const override { return "/api/meta"; }
   int FloodSize() const override { return 20'000; }  // about 1 KB each
   int64_t Served() override { return static_cast<int64_t>(server_->Stats().requests); }
-  int64_t PeakOutputBuffer() override { return static_cast<int64_t>(server_->Stats().peak_output_buffer); }
-  net::HttpServerStats Stats() const { return server_->Stats(); }
+  std::string HoldingRequest() const override { return FormatGet("/api/live/stream"); }
+  net::HttpServerStats Stats() const override { return server_->Stats(); }
 
  private:
   dashboard::testing::KnownDb db_;
@@ -88,13 +94,14 @@ class DashboardTarget : public Target {
   std::thread thread_;
 };
 
-// `frontier serve` with a fixed timing profile.
+// `frontier serve` with a fixed timing profile, with HTTP limits from the test.
 class ServeTarget : public Target {
  public:
-  ServeTarget() {
+  explicit ServeTarget(net::HttpServerOptions http) {
     serve::ServeOptions o;
     o.port = 0;
     o.model_name = "test-model";
+    o.http = http;
     serve::FixedProfile p;
     p.ttft_ms = 1;
     p.itl_ms = 1;
@@ -107,23 +114,19 @@ class ServeTarget : public Target {
   int port() const override { return server_->port(); }
   std::string path() const override { return "/health"; }
   int FloodSize() const override { return 121'212; }  // about 80 bytes each
-  int64_t Served() override {
-    auto c = ProbeConnection::Connect("127.0.0.1", port());
-    if (!c.ok() || !c->SendRaw(FormatGet("/metrics")).ok()) return -1;
-    auto r = c->ReadReply(30 * kNanosPerSecond);
-    std::smatch m;
-    static const std::regex re("frontier_serve_http_responses_total\\{code=\"200\"\\} (\\d+)");
-    if (!r.ok() || !std::regex_search(r->body, m, re)) return 0;
-    return std::stoll(m[1].str());
+  int64_t Served() override { return static_cast<int64_t>(server_->HttpStats().requests); }
+  // 100,000 tokens 1 ms apart: a stream of 100 s.
+  std::string HoldingRequest() const override {
+    return FormatPost("/v1/completions", R"({"prompt":"a","max_tokens":100000,"stream":true})");
   }
-  int64_t PeakOutputBuffer() override { return -1; }
+  net::HttpServerStats Stats() const override { return server_->HttpStats(); }
 
  private:
   std::unique_ptr<serve::Server> server_;
 };
 
-// The output backlog bound the dashboard runs under here: small, so a flood
-// of a few thousand requests reaches it.
+// The output backlog bound the servers run under here: small, so a flood of a
+// few thousand requests reaches it.
 constexpr size_t kBacklog = 64 << 10;
 
 net::HttpServerOptions SmallLimits() {
@@ -132,9 +135,9 @@ net::HttpServerOptions SmallLimits() {
   return h;
 }
 
-std::unique_ptr<Target> MakeTarget(const std::string& which) {
-  if (which == "dashboard") return std::make_unique<DashboardTarget>(SmallLimits());
-  return std::make_unique<ServeTarget>();
+std::unique_ptr<Target> MakeTarget(const std::string& which, net::HttpServerOptions http = SmallLimits()) {
+  if (which == "dashboard") return std::make_unique<DashboardTarget>(http);
+  return std::make_unique<ServeTarget>(http);
 }
 
 // `n` pipelined GETs of `path` on one connection, sent from a thread that
@@ -172,16 +175,6 @@ struct Flood {
   }
 };
 
-HttpReply Exchange(int port, const std::string& raw, Nanos timeout = 30 * kNanosPerSecond) {
-  auto c = ProbeConnection::Connect("127.0.0.1", port);
-  EXPECT_TRUE(c.ok());
-  if (!c.ok()) return {};
-  EXPECT_TRUE(c->SendRaw(raw).ok());
-  auto r = c->ReadReply(timeout);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : HttpReply{};
-}
-
 // Waits up to 30 s for pred().
 template <typename Pred>
 bool WaitFor(Pred pred) {
@@ -211,11 +204,9 @@ TEST_P(Fairness, AFloodThatNeverReadsDoesNotStarveASecondClient) {
   // The flooder's unread answers stay near the bound (plus one turn's answers
   // and the sent prefix kept until compaction), not the whole flood's.
   const int64_t peak = target->PeakOutputBuffer();
-  if (peak >= 0) {
-    std::printf("%s: peak output buffer %lld bytes (bound %zu)\n", GetParam().c_str(), static_cast<long long>(peak),
-                kBacklog);
-    EXPECT_LE(peak, static_cast<int64_t>(4 * kBacklog + (256 << 10)));
-  }
+  std::printf("%s: peak output buffer %lld bytes (bound %zu)\n", GetParam().c_str(), static_cast<long long>(peak),
+              kBacklog);
+  EXPECT_LE(peak, static_cast<int64_t>(4 * kBacklog + (256 << 10)));
   // Nothing is lost: reading lets the server finish the flood.
   EXPECT_EQ(flood.ReadAll(kFlood), kFlood);
 }
@@ -234,10 +225,7 @@ TEST_P(Fairness, ASlowReaderGetsEveryAnswerAndOthersAreServedMeanwhile) {
   reader.join();
   EXPECT_EQ(got.load(), kRequests);
   EXPECT_GE(others, 1);
-  const int64_t peak = target->PeakOutputBuffer();
-  if (peak >= 0) {
-    EXPECT_LE(peak, static_cast<int64_t>(4 * kBacklog + (256 << 10)));
-  }
+  EXPECT_LE(target->PeakOutputBuffer(), static_cast<int64_t>(4 * kBacklog + (256 << 10)));
 }
 
 TEST_P(Fairness, AmbiguousFramingIsAnsweredAndClosedNeverHung) {
@@ -265,43 +253,46 @@ TEST_P(Fairness, AmbiguousFramingIsAnsweredAndClosedNeverHung) {
 INSTANTIATE_TEST_SUITE_P(Servers, Fairness, ::testing::Values("dashboard", "serve"),
                          [](const auto& p) { return p.param; });
 
-// ---- The limits of net::HttpServer, through the dashboard ----------------------------------
+// ---- The limits of net::HttpServer, on each server -----------------------------------------
 
-TEST(HttpLimits, AHeadThatNeverEndsIsClosedAtTheHeaderTimeout) {
+class HttpLimits : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HttpLimits, AHeadThatNeverEndsIsClosedAtTheHeaderTimeout) {
   net::HttpServerOptions h = SmallLimits();
   h.header_timeout = 200 * kNanosPerMilli;
-  DashboardTarget target(h);
+  auto target = MakeTarget(GetParam(), h);
+  const std::string p = target->path();
   // Half a head, then nothing.
-  auto c = ProbeConnection::Connect("127.0.0.1", target.port());
+  auto c = ProbeConnection::Connect("127.0.0.1", target->port());
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(c->SendRaw("GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n").ok());
+  ASSERT_TRUE(c->SendRaw("GET " + p + " HTTP/1.1\r\nHost: 127.0.0.1\r\n").ok());
   EXPECT_TRUE(c->WaitClosed(30 * kNanosPerSecond));
   // A head sent a byte at a time (slowloris) is closed before it ends: the
   // timer runs from its first byte, not its last.
-  auto slow = ProbeConnection::Connect("127.0.0.1", target.port());
+  auto slow = ProbeConnection::Connect("127.0.0.1", target->port());
   ASSERT_TRUE(slow.ok());
-  const std::string head = "GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + std::string(400, 'a') + "\r\n\r\n";
+  const std::string head = "GET " + p + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + std::string(400, 'a') + "\r\n\r\n";
   size_t sent = 0;
   for (; sent < head.size(); ++sent) {
     if (!slow->SendRaw(head.substr(sent, 1)).ok()) break;
-    pollfd p{slow->fd(), POLLIN, 0};
-    if (poll(&p, 1, 20) > 0) break;  // the server closed it
+    pollfd pfd{slow->fd(), POLLIN, 0};
+    if (poll(&pfd, 1, 20) > 0) break;  // the server closed it
   }
   EXPECT_LT(sent, head.size()) << "the whole slow head was read";
   EXPECT_TRUE(slow->WaitClosed(30 * kNanosPerSecond));
-  EXPECT_GE(target.Stats().header_timeouts, 2u);
-  EXPECT_EQ(Exchange(target.port(), FormatGet("/api/meta")).status, 200);
+  EXPECT_GE(target->Stats().header_timeouts, 2u);
+  EXPECT_EQ(Exchange(target->port(), FormatGet(p)).status, 200);
 }
 
-TEST(HttpLimits, AnIdleConnectionIsClosedAndAnActiveOneIsNot) {
+TEST_P(HttpLimits, AnIdleConnectionIsClosedAndAnActiveOneIsNot) {
   net::HttpServerOptions h = SmallLimits();
   h.idle_timeout = 400 * kNanosPerMilli;
-  DashboardTarget target(h);
+  auto target = MakeTarget(GetParam(), h);
   // Requests 40 ms apart keep one connection alive for well past the timeout.
-  auto active = ProbeConnection::Connect("127.0.0.1", target.port());
+  auto active = ProbeConnection::Connect("127.0.0.1", target->port());
   ASSERT_TRUE(active.ok());
   for (int i = 0; i < 25; ++i) {
-    ASSERT_TRUE(active->SendRaw(FormatGet("/api/meta")).ok());
+    ASSERT_TRUE(active->SendRaw(FormatGet(target->path())).ok());
     auto r = active->ReadReply(30 * kNanosPerSecond);
     ASSERT_TRUE(r.ok()) << "request " << i << ": " << r.status().message();
     EXPECT_EQ(r->status, 200);
@@ -309,7 +300,7 @@ TEST(HttpLimits, AnIdleConnectionIsClosedAndAnActiveOneIsNot) {
   }
   // Then, left alone, it is closed.
   EXPECT_TRUE(active->WaitClosed(30 * kNanosPerSecond));
-  EXPECT_GE(target.Stats().idle_timeouts, 1u);
+  EXPECT_GE(target->Stats().idle_timeouts, 1u);
 }
 
 // CPU seconds this process used (the server runs on one of its threads).
@@ -320,19 +311,19 @@ double CpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-TEST(HttpLimits, PastTheCapIdleConnectionsMakeRoomAndTheLoopDoesNotSpin) {
+TEST_P(HttpLimits, PastTheCapIdleConnectionsMakeRoomAndTheLoopDoesNotSpin) {
   net::HttpServerOptions h = SmallLimits();
   h.max_connections = 32;
-  DashboardTarget target(h);
+  auto target = MakeTarget(GetParam(), h);
   std::vector<ProbeConnection> idle;
   for (int i = 0; i < 200; ++i) {
-    auto c = ProbeConnection::Connect("127.0.0.1", target.port());
+    auto c = ProbeConnection::Connect("127.0.0.1", target->port());
     ASSERT_TRUE(c.ok());
     idle.push_back(std::move(*c));
   }
   // A newcomer is answered although 200 idle sockets were opened before it.
-  EXPECT_EQ(Exchange(target.port(), FormatGet("/api/meta")).status, 200);
-  const net::HttpServerStats s = target.Stats();
+  EXPECT_EQ(Exchange(target->port(), FormatGet(target->path())).status, 200);
+  const net::HttpServerStats s = target->Stats();
   EXPECT_LE(s.open_connections, 32);
   EXPECT_GE(s.evicted_idle, 200u - 32u);
   // With the idle sockets still open, the server sleeps: over a quiet spell it
@@ -345,27 +336,31 @@ TEST(HttpLimits, PastTheCapIdleConnectionsMakeRoomAndTheLoopDoesNotSpin) {
   EXPECT_LT(cpu, 0.5 * wall) << "the loop spins with idle connections open";
 }
 
-TEST(HttpLimits, AtTheCapWithEveryConnectionBusyANewcomerGets503) {
+TEST_P(HttpLimits, AtTheCapWithEveryConnectionBusyANewcomerGets503) {
   net::HttpServerOptions h = SmallLimits();
   h.max_connections = 4;
-  DashboardTarget target(h);
-  // Four event streams hold every place.
+  auto target = MakeTarget(GetParam(), h);
+  // Four streams hold every place.
   std::vector<ProbeConnection> streams;
   for (int i = 0; i < 4; ++i) {
-    auto c = ProbeConnection::Connect("127.0.0.1", target.port());
+    auto c = ProbeConnection::Connect("127.0.0.1", target->port());
     ASSERT_TRUE(c.ok());
-    ASSERT_TRUE(c->SendRaw(FormatGet("/api/live/stream")).ok());
+    ASSERT_TRUE(c->SendRaw(target->HoldingRequest()).ok());
     streams.push_back(std::move(*c));
   }
-  ASSERT_TRUE(WaitFor([&] { return target.Stats().requests >= 4; }));
-  const HttpReply r = Exchange(target.port(), FormatGet("/api/meta"));
+  ASSERT_TRUE(WaitFor([&] { return target->Stats().requests >= 4; }));
+  const HttpReply r = Exchange(target->port(), FormatGet(target->path()));
   EXPECT_EQ(r.status, 503);
-  EXPECT_TRUE(WaitFor([&] { return target.Stats().refused_503 >= 1; }));
+  EXPECT_TRUE(WaitFor([&] { return target->Stats().refused_503 >= 1; }));
+  EXPECT_EQ(target->Stats().evicted_idle, 0u) << "a stream was closed to make room";
   // When a stream leaves, the next newcomer is served.
   streams.pop_back();
-  ASSERT_TRUE(WaitFor([&] { return target.Stats().open_connections <= 3; }));
-  EXPECT_EQ(Exchange(target.port(), FormatGet("/api/meta")).status, 200);
+  ASSERT_TRUE(WaitFor([&] { return target->Stats().open_connections <= 3; }));
+  EXPECT_EQ(Exchange(target->port(), FormatGet(target->path())).status, 200);
 }
+
+INSTANTIATE_TEST_SUITE_P(Servers, HttpLimits, ::testing::Values("dashboard", "serve"),
+                         [](const auto& p) { return p.param; });
 
 }  // namespace
 }  // namespace frontier

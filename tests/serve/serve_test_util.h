@@ -15,6 +15,7 @@
 #include "serve/server.h"
 #include "serve/stream_probe.h"
 #include "serve/synthetic.h"
+#include "util/http_exchange.h"
 
 namespace frontier::serve::testing {
 
@@ -47,15 +48,7 @@ inline std::unique_ptr<Server> StartFixed(double ttft_ms, double itl_ms, int k =
 }
 
 // One request on a fresh connection; the reply (status 0 if none came).
-inline HttpReply Exchange(int port, const std::string& raw, Nanos timeout = 10 * kNanosPerSecond) {
-  auto c = ProbeConnection::Connect("127.0.0.1", port);
-  EXPECT_TRUE(c.ok());
-  if (!c.ok()) return {};
-  EXPECT_TRUE(c->SendRaw(raw).ok());
-  auto r = c->ReadReply(timeout);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : HttpReply{};
-}
+using testing_util::Exchange;
 
 inline HttpReply Post(int port, const std::string& path, const std::string& body) {
   return Exchange(port, FormatPost(path, body));
