@@ -9,12 +9,30 @@ is not published), 1k/1k, 8k/1k and 1k/8k, of the builds a catalogued stack
 version describes: SGLang v0.5.9 and v0.5.12 (CUDA and ROCm) and TensorRT-LLM
 1.3.0rc14.
 
+Each record also carries the deployment its run launched (memory fraction,
+running-request cap, chunked-prefill size or token budget, KV-cache dtype,
+context length, checkpoint), read from InferenceX's launch script and sweep
+config at the commit the run used (LAUNCH below: file, commit, line).
+
 Usage: scripts/import-inferencex.py   (rewrites the output file)
 """
 import json
 import os
 
+import subprocess
+
 from published_records import ROOT, write_records
+
+# A mirror of https://github.com/SemiAnalysisAI/InferenceX (git clone --mirror),
+# where the sweep configs are read at each run's commit.
+INFERENCEX_GIT = os.environ.get("INFERENCEX_GIT", "")
+
+
+def subprocess_show(commit, path):
+    if not INFERENCEX_GIT:
+        raise SystemExit("set INFERENCEX_GIT to a clone of https://github.com/SemiAnalysisAI/InferenceX")
+    return subprocess.run(["git", "-C", INFERENCEX_GIT, "show", "%s:%s" % (commit, path)], check=True,
+                          capture_output=True, text=True).stdout
 
 SRC = os.path.join(ROOT, "data/published/inferencex-dsr1.json")
 OUT = os.path.join(ROOT, "data/validation/inferencex-dsr1-2026.json")
@@ -34,6 +52,114 @@ CLIENT = ("InferenceX's client: the random dataset with --random-range-ratio 0.8
           "(https://github.com/jyothisambolu/InferenceMAX/blob/main/README.md, 'Benchmark Client Configuration')")
 
 
+REPO = "https://github.com/SemiAnalysisAI/InferenceX/blob/"
+
+# The commit each group of runs launched from: the pull request (merged to
+# main) that set the sweep config's image to the record's build, or for runs
+# after that the main commit of the run's date; the launch script and the
+# config at that commit are what the Actions run executed.
+#   key: (hardware, stack, fp4?) -> (commit, script, config file, config line of `model:`)
+COMMITS = {
+    ("h200", "sglang-cuda@0.5.9", False): ("12ba0ae07289e3212840f8f59913ddee97b07f73", "dsr1_fp8_h200.sh", "nvidia", 2025),
+    ("h200", "sglang-cuda@0.5.12", False): ("aa2df9534e6dc963516d8d7950042ae7e752d109", "dsr1_fp8_h200.sh", "nvidia", 2638),
+    ("h200", "trtllm@1.3", False): ("8c5128a95a084a1981f7c639cd664a9c524ab166", "dsr1_fp8_h200_trt.sh", "nvidia", 3164),
+    ("b200", "sglang-cuda@0.5.12", False): ("6a4fe2a1272bcd6c9df8ea6539f593088ba90437", "dsr1_fp8_b200.sh", "nvidia", 1961),
+    ("b200", "sglang-cuda@0.5.12", True): ("6a4fe2a1272bcd6c9df8ea6539f593088ba90437", "dsr1_fp4_b200.sh", "nvidia", 1674),
+    ("b200", "trtllm@1.3", False): ("e43ae2f1b3251d9995d788eb31f602fa4836d975", "dsr1_fp8_b200_trt.sh", "nvidia", 2780),
+    ("b200", "trtllm@1.3", True): ("0d8d1f93de663930eddaaa3304d9f870e485e507", "dsr1_fp4_b200_trt.sh", "nvidia", 1877),
+    ("mi300x", "sglang-rocm@0.5.9", False): ("f267602ff7825dc02eaf81f512f50f380d6d39f9", "dsr1_fp8_mi300x.sh", "amd", 77),
+    ("mi325x", "sglang-rocm@0.5.9", False): ("f267602ff7825dc02eaf81f512f50f380d6d39f9", "dsr1_fp8_mi325x.sh", "amd", 99),
+    ("mi300x", "sglang-rocm@0.5.12", False): ("e6212e9e46a71b4f823a9c8552acd138f56506c5", "dsr1_fp8_mi300x.sh", "amd", 70),
+    ("mi325x", "sglang-rocm@0.5.12", False): ("57b5dbd57c99fa5e0bceafb3865b2bc0ec2a2f92", "dsr1_fp8_mi325x.sh", "amd", 89),
+    ("mi355x", "sglang-rocm@0.5.12", False): ("bfad6df76985d1bf9ae20e914a5f81862bd3397c", "dsr1_fp8_mi355x.sh", "amd", 131),
+    ("mi355x", "sglang-rocm@0.5.12", True): ("d5767dd7527ff1d9aac199d58bdb0facfa39fe3f", "fixed_seq_len/dsr1_fp4_mi355x.sh", "amd", 3),
+}
+
+# The checkpoint a run's MODEL names -> the catalog entry that models it.
+CHECKPOINTS = {
+    "deepseek-ai/DeepSeek-R1-0528": "deepseek-r1",
+    "nvidia/DeepSeek-R1-0528-FP4-V2": "deepseek-r1-0528-nvfp4-v2",
+    "amd/DeepSeek-R1-0528-MXFP4-Preview": "deepseek-r1-0528-mxfp4",
+}
+SGLANG_AUTO_KV = ("SGLang's --kv-cache-dtype auto (not set by the script) keeps the model's dtype, BF16, unless the "
+                  "checkpoint's quantization config names an FP8 KV cache (model_runner.py, configure_kv_cache_dtype); "
+                  "DeepSeek-R1-0528's quantization_config (fp8, 128x128 blocks) names none")
+
+
+def launch(r, stack):
+    """The deployment fields of one run: {field: (value, line, what the script says)} plus the checkpoint."""
+    hw, isl, osl, conc, tp = r["hardware"], r["isl"], r["osl"], r["concurrency"], r["tp"]
+    fp4 = r["precision"] == "fp4"
+    key = (hw, stack, fp4)
+    commit, script, vendor, model_line = COMMITS[key]
+    f = {}
+    if hw == "h200" and stack.startswith("sglang"):
+        # 1k/1k one launch line, every other length the other.
+        if isl == 1024 and osl == 1024:
+            f["max_num_seqs"] = (512, 40 if stack.endswith("0.5.12") else 34, "--max-running-requests 512")
+            f["max_num_batched_tokens"] = (32768, 41 if stack.endswith("0.5.12") else 35, "--chunked-prefill-size 32768")
+            f["gpu_memory_utilization"] = (0.82, 41 if stack.endswith("0.5.12") else 35, "--mem-fraction-static 0.82")
+        else:
+            f["max_num_seqs"] = (256, 49 if stack.endswith("0.5.12") else 43, "--max-running-requests 256")
+            f["max_num_batched_tokens"] = (32768, 50 if stack.endswith("0.5.12") else 44, "--chunked-prefill-size 32768")
+            f["gpu_memory_utilization"] = (0.82, 50 if stack.endswith("0.5.12") else 44, "--mem-fraction-static 0.82")
+        f["kv_precision"] = ("bf16", None, SGLANG_AUTO_KV)
+    elif hw == "b200" and stack.startswith("sglang") and not fp4:
+        if tp == 8:
+            f["max_num_seqs"] = (128, 38, "MAX_RUNNING_REQUESTS=128 (TP 8), passed as --max-running-requests")
+            f["gpu_memory_utilization"] = (0.82, 41, "MEM_FRAC_STATIC=0.82 (TP 8), passed as --mem-fraction-static")
+            f["max_num_batched_tokens"] = (32768, 42, "CHUNKED_PREFILL_SIZE=32768 (TP 8), passed as --chunked-prefill-size")
+        else:
+            f["max_num_seqs"] = (32, 52, "MAX_RUNNING_REQUESTS=32 (TP 4), passed as --max-running-requests")
+            f["gpu_memory_utilization"] = (0.95, 55, "MEM_FRAC_STATIC=0.95 (TP 4), passed as --mem-fraction-static")
+            f["max_num_batched_tokens"] = (8192, 56, "CHUNKED_PREFILL_SIZE=8192 (TP 4), passed as --chunked-prefill-size")
+        f["kv_precision"] = ("fp8", 78, "--kv-cache-dtype fp8_e4m3")
+    elif hw == "b200" and stack.startswith("sglang"):
+        f["max_num_seqs"] = (256, 45, "--max-running-requests 256")
+        f["gpu_memory_utilization"] = (0.85, 45, "--mem-fraction-static 0.85")
+        f["kv_precision"] = ("fp8", 45, "--kv-cache-dtype fp8_e4m3")
+        f["max_num_batched_tokens"] = (16384, 46, "--chunked-prefill-size 16384")
+    elif stack == "trtllm@1.3":
+        # max_num_tokens = max(ceil64(CONC + ISL + 64), 8192); max_seq_len = max(ISL + OSL + 256, 8192)
+        # (MAX_MODEL_LEN is isl + osl + 256 from utils/matrix_logic/generate_sweep_configs.py).
+        tokens = max((conc + isl + 64 + 63) // 64 * 64, 8192)
+        seq = max(isl + osl + 256, 8192)
+        lines = {("h200", False): (42, 41, (63, 65), (64, 78)),
+                 ("b200", False): (33, 62, (91, 93), (92, 122)),
+                 ("b200", True): (55, 54, (76, 78), (77, 104))}[(hw, fp4)]
+        frac, frac_line = 0.8, lines[0]
+        if hw == "h200":
+            frac = 0.75
+        elif not fp4 and isl == 8192 and osl == 1024 and tp == 4:
+            frac, frac_line = 0.75, 45
+        f["gpu_memory_utilization"] = (frac, frac_line, "kv_cache_config.free_gpu_memory_fraction %g" % frac)
+        f["kv_precision"] = ("fp8", lines[1], "kv_cache_config.dtype: fp8")
+        f["max_num_batched_tokens"] = (tokens, "%d, %d" % lines[2],
+                                       "--max_num_tokens = max(ceil64(CONC + ISL + 64), 8192) = %d" % tokens)
+        f["max_model_len"] = (seq, "%d, %d" % lines[3], "--max_seq_len = max(ISL + OSL + 256, 8192) = %d" % seq)
+    else:  # SGLang on ROCm
+        lines = {("mi300x", "sglang-rocm@0.5.9"): (43, 45, 48), ("mi325x", "sglang-rocm@0.5.9"): (33, 35, 38),
+                 ("mi300x", "sglang-rocm@0.5.12"): (51, 53, 56), ("mi325x", "sglang-rocm@0.5.12"): (42, 44, 47),
+                 ("mi355x", "fp8"): (46, 45, 49), ("mi355x", "fp4"): (45, 23, 51)}
+        k = (hw, stack) if hw != "mi355x" else (hw, "fp4" if fp4 else "fp8")
+        mem, chunk, kv = lines[k]
+        size = 131072 if hw != "mi355x" else 196608
+        f["gpu_memory_utilization"] = (0.8, mem, "--mem-fraction-static 0.8")
+        f["max_num_batched_tokens"] = (size, chunk, ("PREFILL_SIZE=%d (32768 only at 8k/1k above concurrency 32), passed "
+                                                     "as --chunked-prefill-size" if fp4 else "--chunked-prefill-size %d") % size)
+        f["kv_precision"] = ("fp8", kv, "--kv-cache-dtype fp8_e4m3")
+    script_path = "benchmarks/single_node/" + script
+    out = {}
+    for field, (value, line, what) in f.items():
+        first = str(line).split(",")[0]
+        where = REPO + commit + "/" + script_path + ("#L" + first if line else "")
+        lines = ("lines " + str(line).replace(", ", " and ")) if "," in str(line) else "line %s" % line
+        out[field] = {"value": value, "source": ("%s (%s, %s)" % (what, where, lines)) if line else
+                      "%s; the launch script %s sets no KV-cache dtype" % (what, where)}
+    cfg = ".github/configs/%s-master.yaml" % vendor
+    return out, commit, script_path, cfg, model_line
+
+
 def main():
     src = json.load(open(SRC))
     out = []
@@ -43,17 +169,25 @@ def main():
         if stack is None or r["mtp"] or r["disagg"] or (r["isl"], r["osl"]) not in ((1024, 1024), (8192, 1024), (1024, 8192)):
             continue
         gpus = r["gpus"]
+        fields, commit, script_path, cfg, model_line = launch(r, stack)
+        # The checkpoint: the sweep config's `model:` at the run's commit.
+        cfg_text = subprocess_show(commit, cfg)
+        checkpoint = cfg_text.splitlines()[model_line - 1].split("model:")[1].strip()
         rec = {
             "id": r["id"],
             "published": r["published"],
             "source": r["source"] + "; run " + r["raw"]["run_url"],
             "submitter": "SemiAnalysis (InferenceX)",
             "system": "%dx %s (%s, image %s)" % (gpus, r["hardware"].upper(), r["framework"], r["raw"]["image"]),
-            "model": "deepseek-r1",
+            "model": CHECKPOINTS[checkpoint],
+            "checkpoint": {"value": checkpoint,
+                           "source": "the sweep config's model: (%s%s/%s#L%d), loaded by %s%s/%s" % (
+                               REPO, commit, cfg, model_line, REPO, commit, script_path)},
             "hardware": "h100-sxm" if r["hardware"] == "h100" else r["hardware"],
             "gpus": gpus,
             "tp": r["tp"],
-            "precision": "native" if r["precision"] == "fp8" else "fp4",
+            # The checkpoint's own formats (the catalog entry's precision and ffn_precision).
+            "precision": "native",
             "stack": stack,
             "workload": {
                 "input_len": round(0.9 * r["isl"]),
@@ -73,6 +207,7 @@ def main():
                              "source": "metrics.mean_ttft (seconds) x 1000"},
             "notes": "lengths: the means of " + CLIENT + "; the fixed lengths stand in for the uniform draw.",
         }
+        rec.update(fields)
         if r["ep"] > 1:
             rec["ep"] = r["ep"]
         if r["dp_attention"]:

@@ -65,7 +65,8 @@ void AddSimSpecFlags(CLI::App& app, sim::SimSpec* s) {
   app.add_option("--max-num-batched-tokens", s->max_num_batched_tokens, "Tokens per step per DP rank [stack default]")
       ->group("Engine");
   app.add_option("--gpu-memory-utilization", s->gpu_memory_utilization,
-                 "Fraction of HBM the engine uses [stack default]")
+                 "The engine's memory fraction, as the stack reads it (of the device for vLLM, of weights + KV pool "
+                 "for SGLang's --mem-fraction-static, of the memory left after loading for TensorRT-LLM) [stack default]")
       ->group("Engine");
   app.add_option("--spec-tokens", s->spec_tokens, "MTP / speculative draft tokens per step [0]")->group("Engine");
   app.add_option("--acceptance", s->acceptance, "Mean tokens emitted per verify step, 1..k+1 [from --acceptance-rate]")

@@ -132,6 +132,10 @@ TEST(CatalogBounds, HardwareAndStackNumbersOutsideAnyPhysicalRangeAreNamed) {
       {R"({"mla_absorbed_weights": "yes"})", "field 'mla_absorbed_weights' must be true or false, got \"yes\""},
       {R"({"allreduce_out_of_place": 1})", "field 'allreduce_out_of_place' must be true or false, got 1"},
       {R"({"reserve_to_completion": "always"})", "field 'reserve_to_completion' must be true or false, got \"always\""},
+      {R"({"memory_fraction_of": "kv"})",
+       "field 'memory_fraction_of' must be \"device\" (vLLM's --gpu-memory-utilization), \"static\" (SGLang's "
+       "--mem-fraction-static) or \"free\" (TensorRT-LLM's free_gpu_memory_fraction), got \"kv\""},
+      {R"({"memory_fraction_of": 1})", "field 'memory_fraction_of' must be a string: \"device\", \"static\" or \"free\""},
   };
   // A stack file is read inside its data folder (DIR/stacks/NAME@VERSION.json), where its
   // parent would be.

@@ -181,7 +181,11 @@ MemoryPlan PlanMemory(const SimConfig& c) {
   const double tp = c.tp, h = m.hidden;
   const double wb = BytesPerElement(c.precision), fb = BytesPerElement(c.ffn_precision);
   MemoryPlan p;
-  p.budget = c.hardware.HbmBytes() * c.stack.gpu_memory_utilization;
+  // The memory the engine may plan in: a fraction of the device, or (the
+  // fraction being of what is free after loading) the whole device.
+  p.budget = c.stack.memory_fraction_of == Stack::MemoryFractionOf::kFree
+                 ? c.hardware.HbmBytes()
+                 : c.hardware.HbmBytes() * c.stack.gpu_memory_utilization;
   double replicated = 0;
   if (m.mla()) replicated = h * m.q_lora_rank + h * (m.kv_lora_rank + m.qk_rope_dim);
   const double attn = (m.AttentionParams() - replicated) / tp + replicated;
@@ -208,7 +212,25 @@ MemoryPlan PlanMemory(const SimConfig& c) {
       PeakActivationBytes(m, c.tp, c.ep, c.max_num_batched_tokens, c.max_num_seqs,
                           {c.stack.allreduce_out_of_place, c.stack.mla_output_buffer});
   p.runtime_reserve = c.stack.params.runtime_reserve_gb * 1e9;
-  p.kv = p.budget - p.weights - p.activations - p.runtime_reserve;
+  switch (c.stack.memory_fraction_of) {
+    case Stack::MemoryFractionOf::kDevice:
+      p.kv = p.budget - p.weights - p.activations - p.runtime_reserve;
+      break;
+    case Stack::MemoryFractionOf::kStatic:
+      // SGLang: the static pool (weights + KV) is the fraction of the device;
+      // activations and graphs live in the rest. What the runtime already
+      // holds when the pool is sized (context, communication buffers) is
+      // taken from the pool, as SGLang measures free memory then.
+      p.kv = p.budget - p.weights - p.runtime_reserve;
+      break;
+    case Stack::MemoryFractionOf::kFree: {
+      // TensorRT-LLM: the fraction of the memory free after loading the
+      // weights and running the profiling pass.
+      const double free = c.hardware.HbmBytes() - p.weights - p.activations - p.runtime_reserve;
+      p.kv = free > 0 ? free * c.stack.gpu_memory_utilization : free;
+      break;
+    }
+  }
 
   const double kv_shard = m.mla() ? 1.0 : std::min(c.tp, m.kv_heads);
   double per_layer = m.KvElementsPerTokenLayer() * BytesPerElement(c.kv_precision) / kv_shard;
@@ -298,9 +320,14 @@ Status CheckFits(const SimConfig& c, const char* pool) {
     return FailedPrecondition(
         c.model.name + " does not fit on " + c.hardware.name + " at --tp " + std::to_string(c.tp) +
         (c.ep > 1 ? " --ep " + std::to_string(c.ep) : "") + " in " + PrecisionName(c.precision) + where +
-        ": each GPU needs " + Gb(p.weights) + " of weights + " + Gb(p.activations) + " of activations + " +
+        ": each GPU needs " + Gb(p.weights) + " of weights + " +
+        (c.stack.memory_fraction_of == Stack::MemoryFractionOf::kStatic
+             ? std::string("")  // activations live outside SGLang's static fraction
+             : Gb(p.activations) + " of activations + ") +
         Gb(p.runtime_reserve) + " runtime reserve, but only " + Gb(p.budget) + " is usable (" +
-        Num(c.stack.gpu_memory_utilization * 100) + "% of " + Num(c.hardware.hbm_gb) + " GiB, " +
+        (c.stack.memory_fraction_of == Stack::MemoryFractionOf::kFree ? std::string("all")
+                                                                        : Num(c.stack.gpu_memory_utilization * 100) + "%") +
+        " of " + Num(c.hardware.hbm_gb) + " GiB, " +
         Gb(c.hardware.HbmBytes()) + "); short by " +
         Gb(-p.kv) + " per GPU. Use more GPUs (--tp), a narrower --precision, or larger-memory hardware");
   }

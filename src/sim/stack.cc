@@ -100,6 +100,24 @@ Result<Parsed> ParseFile(const std::string& path) {
   }
   // Engine caps up to a million sequences and a billion tokens (docs/limits.md).
   FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
+  {
+    const nlohmann::json* v = internal::Value(j, "memory_fraction_of");
+    if (v != nullptr && !v->is_string())
+      return InvalidArgument(path + ": field 'memory_fraction_of' must be a string: \"device\", \"static\" or "
+                             "\"free\"");
+    const std::string of = StringOr(j, "memory_fraction_of", "device");
+    if (of == "device") {
+      s.memory_fraction_of = Stack::MemoryFractionOf::kDevice;
+    } else if (of == "static") {
+      s.memory_fraction_of = Stack::MemoryFractionOf::kStatic;
+    } else if (of == "free") {
+      s.memory_fraction_of = Stack::MemoryFractionOf::kFree;
+    } else {
+      return InvalidArgument(path + ": field 'memory_fraction_of' must be \"device\" (vLLM's "
+                             "--gpu-memory-utilization), \"static\" (SGLang's --mem-fraction-static) or \"free\" "
+                             "(TensorRT-LLM's free_gpu_memory_fraction), got \"" + of + "\"");
+    }
+  }
   if (j.contains("runtime_reserve_gb"))
     return InvalidArgument(path + ": field 'runtime_reserve_gb' is now the parameter 'memory.runtime_reserve_gb': "
                            "move it under 'parameters' as {\"value\": v, \"source\": \"...\"}");

@@ -89,7 +89,19 @@ struct Stack {
   // version, so a leave-one-out refit learns nothing from the point left out.
   StackParams priors;
   std::vector<std::string> free_params;  // what `frontier calibrate` fits by default
-  double gpu_memory_utilization = 0.9;  // fraction of HBM the engine may use
+  double gpu_memory_utilization = 0.9;  // the engine's memory fraction (its meaning: memory_fraction_of)
+  // What the engine's memory fraction is a fraction of (config.cc, PlanMemory):
+  //   kDevice  vLLM's --gpu-memory-utilization: weights, activations, the
+  //            runtime reserve and the KV cache all within fraction x HBM;
+  //   kStatic  SGLang's --mem-fraction-static: weights and the KV pool within
+  //            fraction x HBM, activations (and CUDA graphs) in the rest, so
+  //            KV = fraction x HBM - weights - runtime reserve;
+  //   kFree    TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction: the KV
+  //            cache takes that fraction of what the weights, the profiling
+  //            pass's activations and the runtime reserve leave.
+  // Set per version by the stack file's "memory_fraction_of" (not inherited).
+  enum class MemoryFractionOf { kDevice, kStatic, kFree };
+  MemoryFractionOf memory_fraction_of = MemoryFractionOf::kDevice;
   // Engine memory behaviour the memory plan follows (config.cc, PlanMemory;
   // docs/simulate.md, "Memory" under Deployments). Each is off unless the
   // stack file says so (a version does not inherit them from its parent).

@@ -95,6 +95,15 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
                              "whole-separate, got " + v->dump());
     p.prefill = mode;
   }
+  if (r.contains("gpu_memory_utilization")) {
+    const nlohmann::json* v = Value(r, "gpu_memory_utilization");
+    if (v == nullptr || !v->is_number() || !(v->get<double>() > 0 && v->get<double>() <= 1))
+      return InvalidArgument(where + ": field 'gpu_memory_utilization' must be a number in (0, 1], the run's memory "
+                             "fraction (SGLang --mem-fraction-static, TensorRT-LLM free_gpu_memory_fraction, vLLM "
+                             "--gpu-memory-utilization), got " + (v == nullptr ? std::string("null") : v->dump()) +
+                             "; leave it out to use the stack's default");
+    p.gpu_memory_utilization = v->get<double>();
+  }
   if (r.contains("max_num_batched_tokens")) {
     FRONTIER_ASSIGN_OR_RETURN(int v, Int(r, "max_num_batched_tokens", 0, where));
     p.max_num_batched_tokens = v;
@@ -220,6 +229,7 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
   }
   spec.max_num_seqs = r.max_num_seqs;
   spec.max_num_batched_tokens = r.max_num_batched_tokens;
+  spec.gpu_memory_utilization = r.gpu_memory_utilization;
   spec.stack = r.stack;
   Result<SimConfig> config = ResolveSimConfig(spec);
   if (!config.ok()) return Status(config.status().code(), r.id + ": " + config.status().message());

@@ -59,6 +59,10 @@ struct PublishedResult {
   int gpus = 8, tp = 1, ep = 1, dp = 0;
   bool attention_dp = false;
   std::optional<int> max_num_seqs, max_num_batched_tokens;
+  // The run's memory fraction (SGLang --mem-fraction-static, TensorRT-LLM
+  // free_gpu_memory_fraction, vLLM --gpu-memory-utilization), in (0, 1];
+  // unset: the stack's default. Its meaning is the stack's memory_fraction_of.
+  std::optional<double> gpu_memory_utilization;
   // Workload: a dataset (outputs rescaled to output_mean when given), or fixed lengths.
   std::string dataset;
   double output_mean = 0;

@@ -19,6 +19,7 @@
 #include "sim/config.h"
 #include "sim/simulate.h"
 #include "sim/hardware.h"
+#include "sim/model.h"
 #include "sim/stack.h"
 #include "sim/validate.h"
 #include "sim/validation.h"
@@ -278,6 +279,117 @@ TEST(ValidationRecordTest, NativePrecisionMaxModelLenAndEnforceEager) {
   m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("--max-model-len 200000"), std::string::npos) << m.status().message();
+}
+
+// A record's gpu_memory_utilization is the run's memory fraction, handed to
+// the simulated deployment whose stack says what it is a fraction of: SGLang's
+// --mem-fraction-static holds weights and KV pool (activations outside it),
+// TensorRT-LLM's free_gpu_memory_fraction is of what the weights, the
+// profiling pass and the runtime reserve leave. A bad value is refused naming
+// the field and the fix.
+TEST(ValidationRecordTest, MemoryFractionAsTheRunLaunchedIt) {
+  testing_util::ScratchDir tmp("record_memory_fraction");
+  const std::string dir = tmp.dir.string();
+  std::filesystem::create_directories(dir + "/validation");
+  nlohmann::json record = {{"id", "dsr1-b200-tp4"}, {"published", "2026-05-22"}, {"source", "test"},
+                           {"model", "deepseek-r1"}, {"hardware", "b200"}, {"gpus", 4}, {"tp", 4},
+                           {"precision", "native"}, {"stack", "sglang-cuda@0.5.12"},
+                           {"gpu_memory_utilization", {{"value", 0.95}, {"source", "test: --mem-fraction-static"}}},
+                           {"kv_precision", {{"value", "fp8"}, {"source", "test: --kv-cache-dtype fp8_e4m3"}}},
+                           {"workload", {{"input_len", 7373}, {"output_len", 922}, {"num_prompts", 64}}},
+                           {"scenario", "closed_loop"}, {"concurrency", 32}, {"value", 900.0}};
+  auto load = [&](const nlohmann::json& r) {
+    std::ofstream(dir + "/validation/r.json") << nlohmann::json{{"results", {r}}}.dump(2);
+    return LoadValidation(dir);
+  };
+  Result<ValidationSet> set = load(record);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ASSERT_TRUE(set->results.at(0).gpu_memory_utilization.has_value());
+  EXPECT_DOUBLE_EQ(*set->results.at(0).gpu_memory_utilization, 0.95);
+  Result<ResultModel> m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const SimConfig& c = m->config();
+  EXPECT_DOUBLE_EQ(c.stack.gpu_memory_utilization, 0.95);
+  ASSERT_EQ(c.stack.memory_fraction_of, Stack::MemoryFractionOf::kStatic);
+  // Static: KV = fraction x HBM - weights - runtime reserve; activations are
+  // outside the fraction.
+  EXPECT_NEAR(c.memory.budget, 0.95 * c.hardware.HbmBytes(), 1.0);
+  EXPECT_NEAR(c.memory.kv, c.memory.budget - c.memory.weights - c.memory.runtime_reserve, 1.0);
+  EXPECT_GT(c.memory.kv, 0);
+
+  // TensorRT-LLM: the fraction of what is free after weights, activations and reserve.
+  nlohmann::json trt = record;
+  trt["stack"] = "trtllm@1.3";
+  trt["gpu_memory_utilization"] = 0.75;
+  set = load(trt);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const MemoryPlan& p = m->config().memory;
+  ASSERT_EQ(m->config().stack.memory_fraction_of, Stack::MemoryFractionOf::kFree);
+  EXPECT_NEAR(p.kv, 0.75 * (m->config().hardware.HbmBytes() - p.weights - p.activations - p.runtime_reserve), 1.0);
+
+  // Without the field: the stack's default fraction (at TP 4 that default,
+  // 0.88, leaves no KV cache beside 169 GB of weights: the run set 0.95).
+  nlohmann::json plain = record;
+  plain.erase("gpu_memory_utilization");
+  set = load(plain);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("does not fit on b200 at --tp 4"), std::string::npos) << m.status().message();
+  plain["gpus"] = 8;
+  plain["tp"] = 8;
+  set = load(plain);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_FALSE(set->results.at(0).gpu_memory_utilization.has_value());
+  Result<Stack> stack = LoadStack("sglang-cuda@0.5.12");
+  ASSERT_TRUE(stack.ok());
+  m = ResultModel::Create(set->results.at(0), *set, ValidationOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_DOUBLE_EQ(m->config().stack.gpu_memory_utilization, stack->gpu_memory_utilization);
+
+  for (const nlohmann::json& value : {nlohmann::json(0), nlohmann::json(1.2), nlohmann::json(-0.5),
+                                      nlohmann::json("0.9"), nlohmann::json{{"value", "high"}, {"source", "x"}}}) {
+    nlohmann::json b = record;
+    b["gpu_memory_utilization"] = value;
+    set = load(b);
+    ASSERT_FALSE(set.ok()) << value.dump();
+    const std::string& msg = set.status().message();
+    EXPECT_NE(msg.find("dsr1-b200-tp4"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'gpu_memory_utilization' must be a number in (0, 1]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("leave it out to use the stack's default"), std::string::npos) << msg;
+  }
+}
+
+// The FP4 checkpoints InferenceX loads keep attention in BF16 and quantize the
+// feed-forward weights (experts, shared experts, dense MLPs): their catalog
+// entries say so, and the records name them.
+TEST(ValidationRecordTest, Fp4CheckpointsQuantizeTheFeedForwardWeightsOnly) {
+  for (const char* name : {"deepseek-r1-0528-nvfp4-v2", "deepseek-r1-0528-mxfp4"}) {
+    Result<ModelSpec> m = LoadModel(name);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(m->precision, Precision::kBf16) << name;
+    EXPECT_EQ(m->ffn_precision, Precision::kFp4) << name;
+  }
+  Result<ModelSpec> alias = LoadModel("nvidia/DeepSeek-R1-0528-FP4-V2");
+  ASSERT_TRUE(alias.ok()) << alias.status().ToString();
+  EXPECT_EQ(alias->name, "deepseek-r1-0528-nvfp4-v2");
+  Result<ValidationSet> set = LoadValidation();
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  int fp4 = 0;
+  for (const auto& r : set->results) {
+    if (r.id.rfind("inferencex-", 0) != 0) continue;
+    EXPECT_TRUE(r.gpu_memory_utilization.has_value()) << r.id;
+    EXPECT_FALSE(r.kv_precision.empty()) << r.id;
+    EXPECT_TRUE(r.max_num_batched_tokens.has_value()) << r.id;
+    if (r.id.find("-fp4-") != std::string::npos) {
+      ++fp4;
+      EXPECT_EQ(r.precision, "native") << r.id;
+      EXPECT_NE(r.model, "deepseek-r1") << r.id;
+    }
+  }
+  EXPECT_EQ(fp4, 15);  // 4 SGLang and 5 TensorRT-LLM runs on B200, 6 SGLang runs on MI355X
 }
 
 #ifndef FRONTIER_SIM_REDUCED
