@@ -69,8 +69,24 @@ int RunDb(int argc, char** argv) {
     auto o = store::CopyRuns(**src, **dst, copy_runs);
     if (!o.ok()) return Fail("db copy", o.status());
     for (const auto& [a, b] : o->run_ids) std::cout << "run " << a << " -> " << b << "\n";
+    // Rows the source's reader skipped as damaged (each named in a warning above) are not copied: said
+    // per run, in the summary and by the exit status, never lost silently.
+    for (const auto& sk : o->skipped)
+      std::cerr << "frontier db copy: warning: run " << sk.run_id << " of " << EscapeControls(RedactUrl(from))
+                << ": " << sk.points << " points rows and " << sk.requests
+                << " requests rows were skipped as damaged (named above) and are not in the copy\n";
     std::cout << o->runs_created << " runs created, " << o->runs_matched << " already there; " << o->points_copied
-              << " points copied, " << o->points_present << " already there\n";
+              << " points copied, " << o->points_present << " already there";
+    if (!o->skipped.empty())
+      std::cout << "; " << o->points_skipped << " points rows and " << o->requests_skipped
+                << " requests rows skipped as damaged";
+    std::cout << "\n";
+    if (!o->skipped.empty()) {
+      std::cerr << "frontier db copy: the copy is incomplete: " << o->points_skipped << " points rows and "
+                << o->requests_skipped << " requests rows of " << EscapeControls(RedactUrl(from))
+                << " could not be read (exit 1)\n";
+      return 1;
+    }
     return 0;
   }
 

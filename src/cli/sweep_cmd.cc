@@ -8,6 +8,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/redact.h"
+#include "core/terminal_text.h"
 #include "loadgen/scenario.h"
 #include "sim/data_dir.h"
 #include "store/store.h"
@@ -100,21 +101,25 @@ int RunSweepCmd(int argc, char** argv) {
   o.on_progress = [&](const sweep::SweepProgress& p) {
     const bool always = p.event == "retry" || p.event == "broken" || p.event == "skip" || p.event == "orphan";
     if (quiet && !always) return;
+    // The names come from the plan (systems, workloads, model ids) and the
+    // details from servers and catalogs: escaped, as db ls and report do.
+    const std::string shown_system = EscapeControls(p.system), shown_point = EscapeControls(p.point);
+    const std::string detail = TerminalSafe(p.detail);
     char line[512];
     std::snprintf(line, sizeof line, "[%4lld/%lld] %-16s %-34s %-6s elapsed %s  ETA %s",
                   static_cast<long long>(p.done), static_cast<long long>(p.total),
-                  p.system.c_str(), p.point.c_str(), p.event.c_str(), Duration(p.elapsed_s).c_str(),
+                  shown_system.c_str(), shown_point.c_str(), EscapeControls(p.event).c_str(), Duration(p.elapsed_s).c_str(),
                   Duration(p.eta_s).c_str());
     if (p.event == "orphan") {
-      std::cerr << "frontier sweep: " << p.detail << "\n";
+      std::cerr << "frontier sweep: " << detail << "\n";
       return;
     }
     if (p.event == "skip") {
-      std::cerr << "[" << p.done << "/" << p.total << "] resuming: " << p.detail << "\n";
+      std::cerr << "[" << p.done << "/" << p.total << "] resuming: " << detail << "\n";
       return;
     }
     std::cerr << line;
-    if (!p.detail.empty()) std::cerr << "  " << p.detail;
+    if (!detail.empty()) std::cerr << "  " << detail;
     std::cerr << "\n";
   };
   sweep::SessionOptions so;
@@ -167,10 +172,10 @@ int RunSweepCmd(int argc, char** argv) {
     return interrupted ? resume_hint() : rc;
   }
   const char* unit = plan->search ? " searches" : " points";
-  std::cout << "sweep " << plan->name << ": " << out->ran << unit << " run, " << out->skipped
+  std::cout << "sweep " << EscapeControls(plan->name) << ": " << out->ran << unit << " run, " << out->skipped
             << (plan->search ? " already finished, " : " already stored, ") << out->failed << " failed, of "
             << out->total << " into " << RedactUrl(db) << "\n";
-  for (const auto& b : out->broken) std::cout << "  broken: " << b << "\n";
+  for (const auto& b : out->broken) std::cout << "  broken: " << TerminalSafe(b) << "\n";
   if (interrupted) return resume_hint();
   return out->broken.empty() ? 0 : 1;
 }

@@ -4,17 +4,28 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/atomic_file.h"
 
 namespace frontier {
 
+uint64_t LineLimit() {
+  const char* env = std::getenv("FRONTIER_MAX_LINE_MB");
+  if (env == nullptr || *env == '\0' || env[0] == '-') return kMaxLineBytes;
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(env, &end, 10);
+  if (*end != '\0' || mb < 1 || mb > (uint64_t{1} << 20)) return kMaxLineBytes;
+  return mb * kMiB;
+}
+
 Result<LineReader> LineReader::Open(const std::string& path, uint64_t max_bytes, std::string_view what) {
   LineReader r;
   r.path_ = path;
   r.what_ = std::string(what);
   r.limit_ = InputLimit(max_bytes);
+  r.line_limit_ = LineLimit();
   std::FILE* f = std::fopen(path.c_str(), "rbe");
   if (f == nullptr) {
     const int err = errno;
@@ -36,6 +47,20 @@ Status LineReader::TooLarge() const {
                          " (docs/limits.md); set FRONTIER_MAX_INPUT_MB to raise it");
 }
 
+Status LineReader::LineTooLong() const {
+  return InvalidArgument(path_ + ":" + std::to_string(line_no_ + 1) + ": a line longer than " +
+                         std::to_string(line_limit_ / kMiB) + " MiB, the bound on one line of " + what_ +
+                         " (docs/limits.md); set FRONTIER_MAX_LINE_MB to raise it");
+}
+
+Result<size_t> LineReader::Read(char* buf, size_t n) {
+  const size_t got = std::fread(buf, 1, n, file_.get());
+  if (got < n && std::ferror(file_.get())) return IoError("cannot read " + path_ + ": " + std::strerror(errno));
+  consumed_ += got;
+  if (consumed_ > limit_) return TooLarge();
+  return got;
+}
+
 Result<bool> LineReader::Next(std::string* line) {
   line->clear();
   bool any = false;
@@ -49,6 +74,8 @@ Result<bool> LineReader::Next(std::string* line) {
     any = true;
     if (++consumed_ > limit_) return TooLarge();
     if (c == '\n') break;
+    // Only a line bound below the file's: else the file's bound (its message) comes first.
+    if (line->size() >= line_limit_ && line_limit_ < limit_) return LineTooLong();
     line->push_back(static_cast<char>(c));
   }
   ++line_no_;

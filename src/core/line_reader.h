@@ -14,6 +14,13 @@
 //     ... in.line_no() ...
 //   }
 //
+// One line is bounded too (LineLimit, 64 MiB by default): a reader parses a
+// line whole, and the parse of one huge line (a JSON array of a hundred
+// million numbers) holds many times its bytes. A line past it is an error
+// naming the file, the line's number and the bound; FRONTIER_MAX_LINE_MB
+// replaces the bound. A line bound at or above the file's bound is the file's
+// bound (its message).
+//
 // Thread safety: one thread per reader.
 #pragma once
 
@@ -27,6 +34,13 @@
 
 namespace frontier {
 
+// Bytes of one line (its '\n' not counted) a line reader returns by default.
+inline constexpr uint64_t kMaxLineBytes = uint64_t{64} << 20;
+
+// kMaxLineBytes, or FRONTIER_MAX_LINE_MB MiB when that variable holds a whole
+// number from 1 to 1048576 (other values are ignored).
+uint64_t LineLimit();
+
 class LineReader {
  public:
   // Opens `path` for reading. NotFound if it does not exist; InvalidArgument
@@ -36,16 +50,27 @@ class LineReader {
 
   // The next line, without its '\n', into *line: true, or false at the end
   // of the file. InvalidArgument naming the path, `what` and the bound once
-  // more than the bound's bytes have been read; IoError for a failed read.
+  // more than the bound's bytes have been read, or naming the path, the
+  // line's number and LineLimit() once a line is longer than that (no more
+  // of it is read); IoError for a failed read.
   Result<bool> Next(std::string* line);
+
+  // Up to `n` bytes of the file as they come, into `buf`: how many (0 at its
+  // end), for a reader that parses one document as a stream (a ShareGPT
+  // array). Counted against the bound as lines are: TooLarge() past it;
+  // IoError for a failed read. Not to be mixed with Next.
+  Result<size_t> Read(char* buf, size_t n);
 
   int64_t line_no() const { return line_no_; }      // of the line Next returned last, from 1
   uint64_t bytes_read() const { return consumed_; }  // bytes of the lines returned so far
   uint64_t limit() const { return limit_; }
+  uint64_t line_limit() const { return line_limit_; }  // enforced when below limit()
   const std::string& path() const { return path_; }
 
   // The error for input past the bound (ReadFile's words).
   Status TooLarge() const;
+  // The error for line line_no() + 1 past LineLimit().
+  Status LineTooLong() const;
 
  private:
   struct Closer {
@@ -55,7 +80,7 @@ class LineReader {
   };
   std::unique_ptr<std::FILE, Closer> file_;
   std::string path_, what_;
-  uint64_t limit_ = 0, consumed_ = 0;
+  uint64_t limit_ = 0, line_limit_ = 0, consumed_ = 0;
   int64_t line_no_ = 0;
 };
 

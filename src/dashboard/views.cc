@@ -96,6 +96,9 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       "' (the catalog has none; start the dashboard with --price HW=USD)");
     }
     json pts = json::array();
+    // Whether some point measured no energy and so needs the TDP; each point's
+    // energy is looked up once (MeasuredEnergyOf walks its repetitions).
+    bool needs_tdp = false;
     for (const auto& p : s.points) {
       const analysis::MeanCi& xm = x == "ttft_p50" ? p.median_ttft_ms
                                    : x == "ttft_p99" ? p.p99_ttft_ms
@@ -107,6 +110,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
       // Tokens per joule: measured where some repetition of the point measured its
       // energy (docs/energy.md), else the TDP bound; y_kind says which.
       const std::optional<report::EnergyRow> energy = report::MeasuredEnergyOf(s, p);
+      needs_tdp = needs_tdp || !energy;
       std::string y_kind = y == "per_joule" ? "tdp_bound" : "";
       if (y == "per_joule") yv = analysis::TokensPerJoule(base.mean, tdp);
       if (y == "per_joule" && energy) {
@@ -155,9 +159,6 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                      {"band", BandJson(p.band, yv)}});
     }
     // Only a point that measured no energy needs the TDP.
-    const bool needs_tdp = std::any_of(s.points.begin(), s.points.end(), [&](const report::AggregatedPoint& p) {
-      return !report::MeasuredEnergyOf(s, p);
-    });
     if (y == "per_joule" && !(tdp > 0) && needs_tdp) {
       notes.push_back(s.name + ": no TDP for hardware '" + s.hardware + "' in the catalog");
     }

@@ -82,6 +82,9 @@ Result<RunResult> RunSessions(Target& target, const workload::SessionWorkload& w
                             ? std::min<int64_t>(options.max_planned, load.num_prompts)
                             : load.num_prompts;
   const size_t n_sessions = w.sessions.size();
+  // A count given (not a duration's open end): its requests within the bound on a run's, before anything is planned.
+  if (!(load.num_prompts == std::numeric_limits<int64_t>::max() && load.duration_s))
+    FRONTIER_RETURN_IF_ERROR(workload::CheckRunRequests(w, total, "--num-prompts"));
   // Session starts, planned before anything is sent (relative to the run's start).
   std::vector<Nanos> plan(static_cast<size_t>(total), 0);
   if (!std::isinf(load.request_rate)) {

@@ -47,6 +47,7 @@ Result<CopyOutcome> CopyRuns(Store& from, Store& to, const std::vector<int64_t>&
       ++out.runs_created;
     }
     out.run_ids[run.id] = dest.id;
+    const int64_t points_before = from.SkippedRows("points"), requests_before = from.SkippedRows("requests");
     FRONTIER_ASSIGN_OR_RETURN(std::vector<PointRecord> points, from.ListPoints(run.id));
     for (PointRecord p : points) {
       if (have.count(p.key)) {
@@ -60,6 +61,15 @@ Result<CopyOutcome> CopyRuns(Store& from, Store& to, const std::vector<int64_t>&
       FRONTIER_ASSIGN_OR_RETURN(int64_t id, to.AddPoint(p, rows));
       (void)id;
       ++out.points_copied;
+    }
+    CopyOutcome::Skipped skipped;
+    skipped.run_id = run.id;
+    skipped.points = from.SkippedRows("points") - points_before;
+    skipped.requests = from.SkippedRows("requests") - requests_before;
+    if (skipped.points > 0 || skipped.requests > 0) {
+      out.points_skipped += skipped.points;
+      out.requests_skipped += skipped.requests;
+      out.skipped.push_back(skipped);
     }
     if (dest.status != run.status) FRONTIER_RETURN_IF_ERROR(to.SetRunStatus(dest.id, run.status));
     if (dest.search_json != run.search_json && !run.search_json.empty())

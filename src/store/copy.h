@@ -10,7 +10,10 @@
 // lacks (by point key), so copying twice, or back again, duplicates nothing.
 // Each point is one transaction with its requests and its series (server
 // metrics and timeslices, when stored). Launch records are not
-// copied: they name processes on the host that wrote them.
+// copied: they name processes on the host that wrote them. A row of `from`
+// that its reader skips as damaged (Store::SetWarningSink names each) is not
+// copied; CopyOutcome counts them by run, so the caller can say what the
+// copy lacks.
 //
 // Thread safety: functions over Stores the caller owns.
 #pragma once
@@ -30,6 +33,16 @@ struct CopyOutcome {
   int64_t points_copied = 0;
   int64_t points_present = 0;  // points the destination had already
   std::map<int64_t, int64_t> run_ids;  // source run id -> destination run id
+  // Rows of `from` skipped as damaged and so not copied, for each source run
+  // that had any (a skipped points row takes its requests with it).
+  struct Skipped {
+    int64_t run_id = 0;
+    int64_t points = 0;
+    int64_t requests = 0;
+  };
+  std::vector<Skipped> skipped;
+  int64_t points_skipped = 0;
+  int64_t requests_skipped = 0;
 };
 
 // Copies `run_ids` (every run when empty) from `from` into `to`. NotFound

@@ -12,6 +12,7 @@ namespace frontier::store {
 
 void Store::SkipDamaged(const std::string& where, const std::string& what, const Status& why) {
   if (!skipped_.insert(what).second) return;
+  ++skipped_by_table_[what.substr(0, what.find(' '))];
   const std::string line = where + ": " + what + ": " + why.message() +
                            "; the row is skipped (the database is damaged or was written by something else)";
   if (warn_) {

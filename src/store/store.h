@@ -23,6 +23,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -125,6 +126,13 @@ class Store {
   // rows, so one bad row never hides the rest of a database.
   void SetWarningSink(std::function<void(const std::string&)> sink) { warn_ = std::move(sink); }
 
+  // Rows of `table` ("points", "requests", "launches") this store's readers
+  // have skipped as damaged so far, each counted once: what a copy lacks.
+  int64_t SkippedRows(const std::string& table) const {
+    const auto it = skipped_by_table_.find(table);
+    return it == skipped_by_table_.end() ? 0 : it->second;
+  }
+
  protected:
   // Names a damaged row once per store (`where`: the database; `what`: e.g.
   // "points row 5 (run 3)") so that the caller can skip it.
@@ -133,6 +141,7 @@ class Store {
  private:
   std::function<void(const std::string&)> warn_;
   std::set<std::string> skipped_;  // rows already named
+  std::map<std::string, int64_t> skipped_by_table_;  // the first word of each
 };
 
 // Opens the store at `location`: a postgresql:// or postgres:// URL opens

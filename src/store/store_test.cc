@@ -189,6 +189,68 @@ TEST(SqliteStore, CopyCarriesThePointSeries) {
   EXPECT_TRUE((*to)->GetPointSeries(points->at(1).id)->empty());
 }
 
+// Rows the source's reader skips as damaged are not copied, and the copy says
+// so: how many, of which table and run, and each row named in a warning.
+TEST(SqliteStore, CopyCountsTheDamagedRowsItCouldNotCarry) {
+  testing_util::ScratchDir tmp("store");
+  const std::string from_path = tmp.Path("damaged_from.db"), to_path = tmp.Path("damaged_to.db");
+  int64_t run_id = 0;
+  {
+    auto from = OpenStore(from_path);
+    ASSERT_TRUE(from.ok());
+    RunInfo run;
+    run.sweep = "s";
+    run.system = "x";
+    auto created = (*from)->CreateRun(run);
+    ASSERT_TRUE(created.ok());
+    run_id = created->id;
+    std::vector<RequestRow> rows(3);
+    for (int i = 0; i < 3; ++i) rows[i].idx = i;
+    ASSERT_TRUE((*from)->AddPoint(MakePoint(run_id, 8, 0, 100), rows).ok());
+    ASSERT_TRUE((*from)->AddPoint(MakePoint(run_id, 16, 0, 200), rows).ok());
+    ASSERT_TRUE((*from)->AddPoint(MakePoint(run_id, 32, 0, 300), rows).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(from_path.c_str(), &db), SQLITE_OK);
+  // Two requests of the first point and the whole second point, out of range.
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE requests SET output_tokens = -1 WHERE idx IN (0, 2) AND point_id = "
+                         "(SELECT MIN(id) FROM points); UPDATE points SET num_gpus = 0 WHERE load_value = 16",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto from = OpenStore(from_path, OpenMode::kSnapshot);
+  ASSERT_TRUE(from.ok());
+  std::vector<std::string> warnings;
+  (*from)->SetWarningSink([&](const std::string& w) { warnings.push_back(w); });
+  auto to = OpenStore(to_path);
+  ASSERT_TRUE(to.ok());
+  auto copied = CopyRuns(**from, **to, {});
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(copied->points_copied, 2);
+  EXPECT_EQ(copied->points_skipped, 1);
+  EXPECT_EQ(copied->requests_skipped, 2);
+  ASSERT_EQ(copied->skipped.size(), 1u);
+  EXPECT_EQ(copied->skipped[0].run_id, run_id);
+  EXPECT_EQ(copied->skipped[0].points, 1);
+  EXPECT_EQ(copied->skipped[0].requests, 2);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("points row 2 (run 1): num_gpus"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("requests row 0 of point 1: output_tokens"), std::string::npos) << warnings[1];
+  EXPECT_EQ((*from)->SkippedRows("points"), 1);
+  EXPECT_EQ((*from)->SkippedRows("requests"), 2);
+  // The copy holds what could be read: the first point with its one good request.
+  auto points = (*to)->ListPoints(0);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_EQ((*to)->ListRequests(points->at(0).id)->size(), 1u);
+  EXPECT_EQ((*to)->ListRequests(points->at(1).id)->size(), 3u);
+  // A second copy adds nothing: the points it has are not read again.
+  auto again = CopyRuns(**from, **to, {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->points_copied, 0);
+}
+
 TEST(SqliteStore, RefusesANewerSchema) {
   testing_util::ScratchDir tmp("store");
   const std::string path = tmp.Path("newer.db");

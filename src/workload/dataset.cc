@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <tuple>
 #include <random>
 #include <sstream>
 
@@ -25,11 +27,6 @@ using nlohmann::json;
 constexpr int32_t kMinLen = 4;
 constexpr int32_t kMaxPrompt = 1024;
 constexpr int32_t kMaxTotal = 2048;
-
-int64_t LineOfOffset(const std::string& text, size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-}
 
 // A prompt of a dataset file within core's bound on one request's length.
 Status CheckPromptLength(const std::string& where, int64_t tokens) {
@@ -67,39 +64,118 @@ Result<std::vector<RequestSpec>> Finish(std::vector<Entry> entries, const Datase
   return out;
 }
 
-Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string text, ReadFile(o.path, kMaxFileBytes, "datasets"));
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return InvalidArgument(o.path + ":" + std::to_string(LineOfOffset(text, e.byte)) +
-                           ": not valid JSON (" + e.what() + ")");
-  }
-  if (!doc.is_array())
-    return InvalidArgument(o.path + ":1: a ShareGPT file is a JSON array of "
-                           "{\"conversations\": [...]} objects");
-  std::vector<size_t> order(doc.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ULL + 3);
-  std::shuffle(order.begin(), order.end(), rng);
+// The characters of a file read through a LineReader (its bound applies), as
+// the input iterator nlohmann's parser takes, counting lines for messages.
+class StreamChars {
+ public:
+  explicit StreamChars(LineReader* in) : in_(in) { Fill(); }
 
-  std::vector<Entry> entries;
-  for (size_t idx : order) {
-    if (static_cast<int64_t>(entries.size()) >= o.num_prompts) break;
-    const json& item = doc[idx];
-    const std::string where = o.path + ": entry " + std::to_string(idx);
+  bool AtEnd() const { return pos_ >= len_; }
+  const char& Current() const { return buf_[pos_]; }
+  void Advance() {
+    if (buf_[pos_] == '\n') ++line_;
+    if (++pos_ >= len_) Fill();
+  }
+  int64_t line() const { return line_; }
+  const Status& status() const { return status_; }
+
+  struct Iterator {
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+    StreamChars* src = nullptr;
+    reference operator*() const { return src->Current(); }
+    Iterator& operator++() {
+      src->Advance();
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      src->Advance();
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return Done() == other.Done(); }
+    bool operator!=(const Iterator& other) const { return !(*this == other); }
+    bool Done() const { return src == nullptr || src->AtEnd(); }
+  };
+  Iterator begin() { return Iterator{this}; }
+  static Iterator end() { return Iterator{}; }
+
+ private:
+  void Fill() {
+    pos_ = len_ = 0;
+    if (!status_.ok()) return;
+    Result<size_t> got = in_->Read(buf_, sizeof buf_);
+    if (!got.ok()) {
+      status_ = got.status();  // past the bound, or a failed read: the stream ends here
+      return;
+    }
+    len_ = *got;
+  }
+
+  LineReader* in_;
+  char buf_[1 << 16];
+  size_t pos_ = 0, len_ = 0;
+  int64_t line_ = 1;
+  Status status_ = Status::Ok();
+};
+
+// A ShareGPT entry's JSON values (a conversation holds a few dozen): past
+// this, one entry would hold too much parsed at once.
+constexpr int64_t kMaxShareGptEntryValues = 100'000;
+// Nesting of a ShareGPT file: array, entry, conversations, turn, and room.
+constexpr int kMaxShareGptDepth = 16;
+
+// Ends the parse from its callback with a message (not a JSON error).
+struct StopParse {
+  std::string message;
+};
+
+// Streamed: the file is parsed one entry at a time (each checked, then
+// dropped), and only the --num-prompts usable conversations a run takes are
+// held. Which ones: those whose keys, drawn from the seed and their index,
+// are the smallest, in key order (a shuffle that needs no count up front).
+Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
+  Result<LineReader> in = LineReader::Open(o.path, kMaxFileBytes, "datasets");
+  if (!in.ok() && in.status().code() == StatusCode::kNotFound)
+    return NotFound(o.path + ": cannot open the --dataset-path file");
+  if (!in.ok()) return in.status();
+  StreamChars chars(&*in);
+
+  struct Kept {
+    uint64_t key = 0;
+    int64_t index = 0;
+    Entry entry;
+  };
+  auto before = [](const Kept& a, const Kept& b) { return std::tie(a.key, a.index) < std::tie(b.key, b.index); };
+  std::vector<Kept> kept;  // a max-heap by key: the largest of those kept on top
+  const size_t wanted = static_cast<size_t>(std::max<int64_t>(o.num_prompts, 1));
+  const uint64_t salt = o.seed * 0x9E3779B97F4A7C15ULL + 3;
+  auto key_of = [&](uint64_t index) {  // splitmix64 of the salted index
+    uint64_t z = salt + (index + 1) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+
+  int64_t index = 0;   // of the entry being parsed
+  int64_t values = 0;  // in it
+  // Checks one entry; keeps it when usable and among the smallest keys.
+  auto take = [&](const json& item) {
+    const std::string where = o.path + ": entry " + std::to_string(index);
     if (!item.is_object() || !item.contains("conversations") || !item["conversations"].is_array())
-      return InvalidArgument(where + ": field \"conversations\" is missing or not an array");
+      throw StopParse{where + ": field \"conversations\" is missing or not an array"};
     const json& conv = item["conversations"];
-    if (conv.size() < 2) continue;
+    if (conv.size() < 2) return;
     std::string turn_text[2];
     bool pair = true;  // a human prompt followed by a gpt answer
     for (int t = 0; t < 2 && pair; ++t) {
       const json& turn = conv[static_cast<size_t>(t)];
       const std::string field = "conversations[" + std::to_string(t) + "]";
       if (!turn.is_object() || !turn.contains("value") || !turn["value"].is_string())
-        return InvalidArgument(where + ": field \"" + field + ".value\" is missing or not a string");
+        throw StopParse{where + ": field \"" + field + ".value\" is missing or not a string"};
       if (turn.contains("from") && turn["from"].is_string()) {
         const std::string& from = turn["from"].get_ref<const std::string&>();
         const bool human = from == "human" || from == "user";
@@ -107,20 +183,61 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
       }
       turn_text[t] = turn["value"].get<std::string>();
     }
-    if (pair) {
-      Entry e;
-      e.input_len = EstimateTokens(turn_text[0]);
-      FRONTIER_RETURN_IF_ERROR(CheckPromptLength(where, e.input_len));
-      e.output_len =
-          o.sharegpt_output_len ? *o.sharegpt_output_len : EstimateTokens(turn_text[1]);
-      if (!o.sharegpt_output_len) {
-        if (e.input_len < kMinLen || e.output_len < kMinLen) continue;
-        if (e.input_len > kMaxPrompt || e.input_len + e.output_len > kMaxTotal) continue;
-      }
-      e.prompt = std::move(turn_text[0]);
-      entries.push_back(std::move(e));
+    if (!pair) return;
+    Entry e;
+    e.input_len = EstimateTokens(turn_text[0]);
+    if (Status st = CheckPromptLength(where, e.input_len); !st.ok()) throw StopParse{st.message()};
+    e.output_len = o.sharegpt_output_len ? *o.sharegpt_output_len : EstimateTokens(turn_text[1]);
+    if (!o.sharegpt_output_len) {
+      if (e.input_len < kMinLen || e.output_len < kMinLen) return;
+      if (e.input_len > kMaxPrompt || e.input_len + e.output_len > kMaxTotal) return;
     }
+    Kept k{key_of(static_cast<uint64_t>(index)), index, {}};
+    if (kept.size() == wanted && !before(k, kept.front())) return;
+    e.prompt = std::move(turn_text[0]);
+    k.entry = std::move(e);
+    if (kept.size() == wanted) {
+      std::pop_heap(kept.begin(), kept.end(), before);
+      kept.pop_back();
+    }
+    kept.push_back(std::move(k));
+    std::push_heap(kept.begin(), kept.end(), before);
+  };
+  const std::string not_array =
+      o.path + ":1: a ShareGPT file is a JSON array of {\"conversations\": [...]} objects";
+  json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+    using E = json::parse_event_t;
+    if (depth == 0 && (event == E::object_start || event == E::value)) throw StopParse{not_array};
+    if (depth > kMaxShareGptDepth) throw StopParse{o.path + ":" + std::to_string(chars.line()) + ": entry " +
+                                                   std::to_string(index) + ": nested deeper than " +
+                                                   std::to_string(kMaxShareGptDepth) + " levels"};
+    if (depth >= 1 && (event == E::value || event == E::object_start || event == E::array_start) &&
+        ++values > kMaxShareGptEntryValues)
+      throw StopParse{o.path + ":" + std::to_string(chars.line()) + ": entry " + std::to_string(index) +
+                      ": more than " + std::to_string(kMaxShareGptEntryValues) +
+                      " JSON values in one entry (a conversation holds a few dozen; docs/limits.md)"};
+    if (depth == 1 && (event == E::object_end || event == E::array_end || event == E::value)) {
+      take(parsed);
+      ++index;
+      values = 0;
+      return false;  // checked, and kept (or not) above: the parse holds no entry
+    }
+    return true;
+  };
+  try {
+    const json rest = json::parse(chars.begin(), StreamChars::end(), callback);
+    (void)rest;  // the top-level array, every entry discarded by the callback
+  } catch (const StopParse& stop) {
+    return InvalidArgument(stop.message);
+  } catch (const json::parse_error& e) {
+    if (!chars.status().ok()) return chars.status();  // the bound, or a failed read, ended the text
+    return InvalidArgument(o.path + ":" + std::to_string(chars.line()) + ": not valid JSON (" + e.what() + ")");
   }
+  if (!chars.status().ok()) return chars.status();
+  std::sort(kept.begin(), kept.end(), before);
+  std::vector<Entry> entries;
+  entries.reserve(kept.size());
+  for (Kept& k : kept) entries.push_back(std::move(k.entry));
   return Finish(std::move(entries), o, "ShareGPT conversations");
 }
 
@@ -276,10 +393,12 @@ Result<SessionWorkload> LoadSessionWorkload(const DatasetOptions& o) {
   SessionWorkload w;
   if (o.kind == DatasetKind::kTrace) {
     if (o.path.empty()) return InvalidArgument("--dataset trace needs --trace FILE");
+    // Only the sessions a run uses are held (the rest of the file is checked),
+    // their requests counted against the bound on a run's.
+    TraceLimits limits;
+    limits.max_sessions = std::max<int64_t>(o.num_prompts, 0);
     FRONTIER_ASSIGN_OR_RETURN(std::vector<TraceSession> trace,
-                              ReadTrace(o.path, o.trace_format, o.trace_block_tokens));
-    if (o.num_prompts > 0 && o.num_prompts < static_cast<int64_t>(trace.size()))
-      trace.resize(static_cast<size_t>(o.num_prompts));
+                              ReadTrace(o.path, o.trace_format, o.trace_block_tokens, limits));
     TraceBuildOptions b;
     b.block_tokens = o.trace_block_tokens;
     b.vocab_size = o.random.vocab_size;
@@ -304,6 +423,8 @@ Result<SessionWorkload> LoadSessionWorkload(const DatasetOptions& o) {
     FRONTIER_RETURN_IF_ERROR(ApplyCancellation(c, &w).status());
   }
   FRONTIER_RETURN_IF_ERROR(CheckSessions(w));
+  // More sessions than the trace holds reuse it cyclically: judged now, before the run plans them.
+  if (o.num_prompts > 0) FRONTIER_RETURN_IF_ERROR(CheckRunRequests(w, o.num_prompts, "--num-prompts"));
   return w;
 }
 

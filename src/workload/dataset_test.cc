@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/data_dir.h"
 #include "util/scratch.h"
 #include "workload/length_table.h"
@@ -139,6 +141,64 @@ TEST(DatasetTest, ShareGptTakesFirstHumanTurnAndFiltersLikeVllm) {
   auto fixed = LoadDataset(o);
   ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
   EXPECT_EQ((*fixed)[0].output_len, 64);
+}
+
+// A ShareGPT file is read as a stream: the --num-prompts usable entries with
+// the smallest seeded keys are taken, the same for a seed, and every entry is
+// checked, not only those taken.
+TEST(DatasetTest, ShareGptStreamsAndTakesASeededChoice) {
+  testing_util::ScratchDir tmp("dataset");
+  std::string doc = "[";
+  for (int i = 0; i < 50; ++i) {
+    if (i > 0) doc += ",\n";
+    doc += "{\"conversations\": [{\"from\": \"human\", \"value\": \"prompt " + std::to_string(i) + " " +
+           std::string(40, 'p') + "\"}, {\"from\": \"gpt\", \"value\": \"" + std::string(80, 'a') + "\"}]}";
+  }
+  DatasetOptions o;
+  o.kind = DatasetKind::kShareGpt;
+  o.path = tmp.Write("share.json", doc + "]");
+  o.num_prompts = 5;
+  o.seed = 7;
+  auto a = LoadDataset(o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto again = LoadDataset(o);
+  ASSERT_TRUE(again.ok());
+  std::set<std::string> taken;
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].prompt_text, (*again)[i].prompt_text);
+    taken.insert((*a)[i].prompt_text);
+  }
+  EXPECT_EQ(taken.size(), 5u);  // five distinct conversations
+  o.seed = 8;
+  auto other = LoadDataset(o);
+  ASSERT_TRUE(other.ok());
+  bool differs = false;
+  for (size_t i = 0; i < other->size(); ++i) differs = differs || (*other)[i].prompt_text != (*a)[i].prompt_text;
+  EXPECT_TRUE(differs);
+  // All fifty when asked for fifty; more cycle through them with allow_repeat.
+  o.num_prompts = 50;
+  auto all = LoadDataset(o);
+  ASSERT_TRUE(all.ok());
+  std::set<std::string> every;
+  for (const auto& r : *all) every.insert(r.prompt_text);
+  EXPECT_EQ(every.size(), 50u);
+  // A bad entry after the ones taken is still an error, naming it.
+  o.num_prompts = 1;
+  o.path = tmp.Write("late.json", doc + ",\n{\"x\": 1}]");
+  auto late = LoadDataset(o);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().message(), o.path + ": entry 50: field \"conversations\" is missing or not an array");
+  // Not an array; nested too deep; an entry of too many values.
+  o.path = tmp.Write("obj.json", "{\"conversations\": []}");
+  EXPECT_EQ(LoadDataset(o).status().message(),
+            o.path + ":1: a ShareGPT file is a JSON array of {\"conversations\": [...]} objects");
+  o.path = tmp.Write("deep.json", std::string(100, '['));
+  EXPECT_NE(LoadDataset(o).status().message().find(": entry 0: nested deeper than 16 levels"), std::string::npos);
+  std::string many = "[{\"conversations\": [";
+  for (int i = 0; i < 100'001; ++i) many += "0,";
+  o.path = tmp.Write("many.json", many + "0]}]");
+  EXPECT_NE(LoadDataset(o).status().message().find(":1: entry 0: more than 100000 JSON values in one entry"),
+            std::string::npos);
 }
 
 TEST(DatasetTest, ShareGptErrorsNameTheField) {

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/checked.h"
+#include "core/limits.h"
+
 namespace frontier::workload {
 
 Status SampleThinkTimes(const ThinkTimeOptions& o, SessionWorkload* w) {
@@ -28,6 +31,31 @@ int64_t CountRequests(const SessionWorkload& w) {
   for (const Session& s : w.sessions)
     for (const Turn& t : s.turns) n += 1 + static_cast<int64_t>(t.subagents.size());
   return n;
+}
+
+int64_t CountRunRequests(const SessionWorkload& w, int64_t sessions) {
+  const int64_t n = static_cast<int64_t>(w.sessions.size());
+  if (n == 0 || sessions <= 0) return 0;
+  int64_t per_cycle = 0, rest = 0;
+  const int64_t partial = sessions % n;
+  for (int64_t i = 0; i < n; ++i) {
+    const Session& s = w.sessions[static_cast<size_t>(i)];
+    int64_t k = 0;
+    for (const Turn& t : s.turns) k = SaturatingAdd(k, 1 + static_cast<int64_t>(t.subagents.size()));
+    per_cycle = SaturatingAdd(per_cycle, k);
+    if (i < partial) rest = SaturatingAdd(rest, k);
+  }
+  return SaturatingAdd(SaturatingMul(sessions / n, per_cycle), rest);
+}
+
+Status CheckRunRequests(const SessionWorkload& w, int64_t sessions, const std::string& flag) {
+  const int64_t requests = CountRunRequests(w, sessions);
+  if (requests <= kMaxRunRequests) return Status::Ok();
+  return InvalidArgument(flag + " " + std::to_string(sessions) + ": that many sessions of the workload's " +
+                         std::to_string(w.sessions.size()) + " (reused cyclically) send " +
+                         (requests == kInt64Max ? std::string("more than 2^63") : std::to_string(requests)) +
+                         " requests (turns and subagents); a run sends at most " + std::to_string(kMaxRunRequests) +
+                         " (docs/limits.md); lower " + flag);
 }
 
 Status CheckSessions(const SessionWorkload& w) {

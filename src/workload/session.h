@@ -65,6 +65,14 @@ Status SampleThinkTimes(const ThinkTimeOptions& options, SessionWorkload* worklo
 // Requests in the workload (turns and subagents).
 int64_t CountRequests(const SessionWorkload& workload);
 
+// The requests (turns and subagents) a run of `sessions` sessions sends, the
+// workload's sessions reused cyclically; saturating at INT64_MAX.
+int64_t CountRunRequests(const SessionWorkload& workload, int64_t sessions);
+
+// InvalidArgument naming `flag` when a run of `sessions` sessions sends more
+// than kMaxRunRequests (core/limits.h); judged before anything is planned.
+Status CheckRunRequests(const SessionWorkload& workload, int64_t sessions, const std::string& flag);
+
 // Rejects a workload the runner cannot run (no sessions, a session without
 // turns, a turn with no prompt), naming the session and turn.
 Status CheckSessions(const SessionWorkload& workload);

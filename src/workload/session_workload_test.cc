@@ -3,6 +3,7 @@
 // think times and cancellation choices.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -188,6 +189,89 @@ TEST(TraceTest, PromptTokensPastTheRunBoundAreRefusedAtTheirLine) {
       << t.status().message();
   text.resize(text.rfind('{'));  // 100 lines: exactly 1e9 tokens
   EXPECT_TRUE(ParseTrace(text, TraceFormat::kAuto, 512, "big.jsonl").ok());
+}
+
+// A trace's requests (turns and subagents) are counted against the bound on
+// a run's requests as it is read, named at the line that passes it.
+TEST(TraceTest, RequestsPastTheRunBoundAreRefusedAtTheirLine) {
+  TraceLimits limits;
+  limits.max_requests = 3;
+  std::string mooncake;
+  for (int i = 0; i < 4; ++i) mooncake += R"({"timestamp": 0, "input_length": 8, "output_length": 2})" "\n";
+  auto t = ParseTrace(mooncake, TraceFormat::kAuto, 512, "m.jsonl", limits);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "m.jsonl:4: the trace's sessions hold more than 3 requests (turns and subagents), "
+                                  "the bound on one run's requests (docs/limits.md); use fewer sessions "
+                                  "(--num-prompts) or a shorter trace");
+  limits.max_requests = 4;
+  ASSERT_TRUE(ParseTrace(mooncake, TraceFormat::kAuto, 512, "m.jsonl", limits).ok());
+  // Subagents are requests too: one turn with three subagents is four.
+  const std::string frontier =
+      R"({"turns": [{"input_length": 8, "output_length": 2, "subagents": [{"input_length": 1, "output_length": 1},)"
+      R"( {"input_length": 1, "output_length": 1}, {"input_length": 1, "output_length": 1}]}]})" "\n";
+  limits.max_requests = 3;
+  auto f = ParseTrace(frontier, TraceFormat::kAuto, 512, "f.jsonl", limits);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("f.jsonl:1: turns[0]: the trace's sessions hold more than 3 requests"),
+            std::string::npos)
+      << f.status().message();
+  // The default bound is the run's: 10,000,000.
+  EXPECT_EQ(TraceLimits{}.max_requests, kMaxRunRequests);
+}
+
+// Only the sessions a run uses are held and counted; the other lines are
+// still checked.
+TEST(TraceTest, KeepsOnlyTheSessionsARunUses) {
+  TraceLimits limits;
+  limits.max_sessions = 2;
+  limits.max_requests = 2;  // the dropped sessions' requests do not count
+  std::string mooncake;
+  for (int i = 0; i < 5; ++i)
+    mooncake += R"({"timestamp": )" + std::to_string(i) + R"(, "input_length": 8, "output_length": 2})" "\n";
+  auto t = ParseTrace(mooncake, TraceFormat::kAuto, 512, "m.jsonl", limits);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_EQ((*t)[1].arrival_ns, 1 * kNanosPerMilli);
+  auto bad = ParseTrace(mooncake + R"({"timestamp": 9, "input_length": 0, "output_length": 2})" "\n",
+                        TraceFormat::kAuto, 512, "m.jsonl", limits);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("m.jsonl:6"), std::string::npos) << bad.status().message();
+  // Agentic: a kept session's later turns are kept, a dropped session's are not.
+  const std::string agentic =
+      R"({"session_id": "x", "input_length": 10, "output_length": 5})" "\n"
+      R"({"session_id": "y", "input_length": 20, "output_length": 5})" "\n"
+      R"({"session_id": "x", "input_length": 30, "output_length": 5})" "\n"
+      R"({"session_id": "y", "input_length": 40, "output_length": 5})" "\n";
+  limits.max_sessions = 1;
+  auto a = ParseTrace(agentic, TraceFormat::kAuto, 16, "a.jsonl", limits);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->size(), 1u);
+  EXPECT_EQ((*a)[0].id, "x");
+  ASSERT_EQ((*a)[0].turns.size(), 2u);
+  EXPECT_EQ((*a)[0].turns[1].request.input_length, 30);
+}
+
+// More sessions than a workload holds reuse it cyclically; their requests
+// are judged against the run's bound before anything is planned.
+TEST(SessionTest, RunRequestsCountTheCyclicReuse) {
+  SessionWorkload w;
+  for (int turns : {3, 1}) {
+    Session s;
+    s.turns.resize(static_cast<size_t>(turns));
+    w.sessions.push_back(s);
+  }
+  w.sessions[1].turns[0].subagents.resize(2);  // session 1: three requests too
+  EXPECT_EQ(CountRunRequests(w, 0), 0);
+  EXPECT_EQ(CountRunRequests(w, 1), 3);
+  EXPECT_EQ(CountRunRequests(w, 2), 6);
+  EXPECT_EQ(CountRunRequests(w, 5), 15);
+  EXPECT_EQ(CountRunRequests(w, std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(CheckRunRequests(w, 3'333'333, "--num-prompts").ok());  // 9,999,999 requests
+  Status past = CheckRunRequests(w, 3'333'334, "--num-prompts");
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.message(), "--num-prompts 3333334: that many sessions of the workload's 2 (reused cyclically) send "
+                            "10000002 requests (turns and subagents); a run sends at most 10000000 "
+                            "(docs/limits.md); lower --num-prompts");
 }
 
 TEST(TraceTest, BadFieldsAreNamed) {

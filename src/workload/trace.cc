@@ -88,12 +88,16 @@ Result<TraceFormat> ParseTraceFormat(std::string_view name) {
 namespace {
 
 // Parses a trace one line at a time, counting what it holds: the requests'
-// bytes against the reader's bound and their prompt tokens against
-// kMaxRunPromptTokens (the token ids BuildTraceSessions makes of them).
+// bytes against the reader's bound, their number against the bound on a
+// run's requests, and their prompt tokens against kMaxRunPromptTokens (the
+// token ids BuildTraceSessions makes of them). Only the sessions a run uses
+// (TraceLimits::max_sessions) are held and counted; the others' lines are
+// checked and dropped.
 class TraceParser {
  public:
-  TraceParser(TraceFormat format, int32_t block_tokens, const std::string& name, uint64_t max_bytes)
-      : format_(format), block_tokens_(block_tokens), name_(name), max_bytes_(max_bytes) {}
+  TraceParser(TraceFormat format, int32_t block_tokens, const std::string& name, uint64_t max_bytes,
+              const TraceLimits& limits)
+      : format_(format), block_tokens_(block_tokens), name_(name), max_bytes_(max_bytes), limits_(limits) {}
 
   Status Add(std::string_view line, int64_t line_no);
   Result<std::vector<TraceSession>> Finish() {
@@ -102,13 +106,23 @@ class TraceParser {
   }
 
  private:
+  Status CheckHeld(const std::string& where) const {
+    if (held_bytes_ <= max_bytes_) return Status::Ok();
+    return InvalidArgument(where + ": the trace's requests would hold more than " + std::to_string(max_bytes_ >> 20) +
+                           " MiB, the bound on traces (docs/limits.md); set FRONTIER_MAX_INPUT_MB to raise it");
+  }
+
+  // Whether a new session (the next in order of appearance) is held.
+  bool Keeps() const { return limits_.max_sessions <= 0 || sessions_seen_ < limits_.max_sessions; }
+
   Status Count(const TraceRequest& r, const std::string& where) {
     held_bytes_ += sizeof(TraceTurn) + r.hash_ids.size() * sizeof(int64_t);
     tokens_ += r.input_length;
-    if (held_bytes_ > max_bytes_)
-      return InvalidArgument(where + ": the trace's requests would hold more than " +
-                             std::to_string(max_bytes_ >> 20) + " MiB, the bound on traces (docs/limits.md); set "
-                             "FRONTIER_MAX_INPUT_MB to raise it");
+    if (++requests_ > limits_.max_requests)
+      return InvalidArgument(where + ": the trace's sessions hold more than " + std::to_string(limits_.max_requests) +
+                             " requests (turns and subagents), the bound on one run's requests (docs/limits.md); "
+                             "use fewer sessions (--num-prompts) or a shorter trace");
+    FRONTIER_RETURN_IF_ERROR(CheckHeld(where));
     if (tokens_ > kMaxRunPromptTokens)
       return InvalidArgument(where + ": the trace's prompts add up to more than " +
                              std::to_string(kMaxRunPromptTokens) + " tokens (input_length summed), the bound on "
@@ -120,10 +134,14 @@ class TraceParser {
   int32_t block_tokens_;
   std::string name_;
   uint64_t max_bytes_;
+  TraceLimits limits_;
   uint64_t held_bytes_ = 0;
   int64_t tokens_ = 0;
+  int64_t requests_ = 0;
+  int64_t sessions_seen_ = 0;  // kept or not, in order of appearance
   std::vector<TraceSession> out_;
-  std::map<std::string, size_t> by_id_;  // agentic: session id -> index in out
+  static constexpr size_t kDropped = static_cast<size_t>(-1);
+  std::map<std::string, size_t> by_id_;  // agentic: session id -> index in out, or kDropped
 };
 
 Status TraceParser::Add(std::string_view line, int64_t line_no) {
@@ -133,7 +151,6 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
   auto& out = out_;
   auto& by_id = by_id_;
   auto& format = format_;
-  held_bytes_ += sizeof(TraceSession);
   json o;
   try {
     o = json::parse(line);
@@ -146,6 +163,9 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
              : o.contains("session_id") ? TraceFormat::kAgentic
                                         : TraceFormat::kMooncake;
   if (format == TraceFormat::kFrontier) {
+    const bool keep = Keeps();
+    ++sessions_seen_;
+    if (keep) held_bytes_ += sizeof(TraceSession);
     TraceSession s;
     s.id = o.contains("session_id") ? IdText(o["session_id"]) : std::to_string(out.size());
     FRONTIER_ASSIGN_OR_RETURN(auto arrival, Millis(o, "arrival_ms", where));
@@ -158,29 +178,36 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
       const std::string at = where + ": turns[" + std::to_string(k) + "]";
       TraceTurn turn;
       FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(t, block_tokens, at));
-      FRONTIER_RETURN_IF_ERROR(Count(turn.request, at));
+      if (keep) {
+        FRONTIER_RETURN_IF_ERROR(Count(turn.request, at));
+      }
       FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(t, "think_ms", at));
       if (const auto sub = t.find("subagents"); sub != t.end()) {
         if (!sub->is_array()) return InvalidArgument(at + ": \"subagents\" must be an array of requests");
         for (size_t j = 0; j < sub->size(); ++j) {
           FRONTIER_ASSIGN_OR_RETURN(TraceRequest r,
                                     Request((*sub)[j], block_tokens, at + ".subagents[" + std::to_string(j) + "]"));
+          if (!keep) continue;
           FRONTIER_RETURN_IF_ERROR(Count(r, at));
           turn.subagents.push_back(std::move(r));
         }
       }
-      s.turns.push_back(std::move(turn));
+      if (keep) s.turns.push_back(std::move(turn));
     }
-    out.push_back(std::move(s));
+    if (keep) out.push_back(std::move(s));
   } else if (format == TraceFormat::kMooncake) {
     if (o.contains("session_id") || o.contains("delay"))
       return InvalidArgument(where + ": a mooncake line has no session_id or delay; use --trace-format agentic");
+    const bool keep = Keeps();
+    ++sessions_seen_;
     TraceSession s;
     s.id = std::to_string(out.size());
     FRONTIER_ASSIGN_OR_RETURN(auto ts, Millis(o, "timestamp", where));
     s.arrival_ns = ts.value_or(0);
     TraceTurn turn;
     FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
+    if (!keep) return Status::Ok();
+    held_bytes_ += sizeof(TraceSession);
     FRONTIER_RETURN_IF_ERROR(Count(turn.request, where));
     s.turns.push_back(std::move(turn));
     out.push_back(std::move(s));
@@ -191,15 +218,23 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
       return InvalidArgument(where + ": \"timestamp\" cannot be given with session_id; use \"delay\" for the "
                                      "think time before a turn");
     const std::string id = IdText(o["session_id"]);
-    auto [it, fresh] = by_id.emplace(id, out.size());
+    auto [it, fresh] = by_id.emplace(id, kDropped);
     if (fresh) {
-      out.emplace_back();
-      out.back().id = id;
+      // Every id is held (a later line of a dropped session must be known as such): counted.
+      held_bytes_ += 64 + id.size();
+      if (Keeps()) {
+        it->second = out.size();
+        held_bytes_ += sizeof(TraceSession);
+        out.emplace_back();
+        out.back().id = id;
+      }
+      ++sessions_seen_;
     }
     TraceTurn turn;
     FRONTIER_ASSIGN_OR_RETURN(turn.request, Request(o, block_tokens, where));
-    FRONTIER_RETURN_IF_ERROR(Count(turn.request, where));
     FRONTIER_ASSIGN_OR_RETURN(turn.think_ns, Millis(o, "delay", where));
+    if (it->second == kDropped) return CheckHeld(where);  // the ids alone may pass the bound
+    FRONTIER_RETURN_IF_ERROR(Count(turn.request, where));
     out[it->second].turns.push_back(std::move(turn));
   }
   return Status::Ok();
@@ -208,9 +243,9 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
 }  // namespace
 
 Result<std::vector<TraceSession>> ParseTrace(std::string_view text, TraceFormat format, int32_t block_tokens,
-                                             const std::string& name) {
+                                             const std::string& name, const TraceLimits& limits) {
   if (block_tokens < 1) return InvalidArgument("--trace-block-tokens must be at least 1");
-  TraceParser parser(format, block_tokens, name, InputLimit(kMaxFileBytes));
+  TraceParser parser(format, block_tokens, name, InputLimit(kMaxFileBytes), limits);
   size_t pos = 0;
   int64_t line_no = 0;
   while (pos < text.size()) {
@@ -222,11 +257,12 @@ Result<std::vector<TraceSession>> ParseTrace(std::string_view text, TraceFormat 
   return parser.Finish();
 }
 
-Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens) {
+Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens,
+                                            const TraceLimits& limits) {
   if (block_tokens < 1) return InvalidArgument("--trace-block-tokens must be at least 1");
   // Streamed: the file's text is never held, only its requests (counted).
   FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(path, kMaxFileBytes, "traces"));
-  TraceParser parser(format, block_tokens, path, in.limit());
+  TraceParser parser(format, block_tokens, path, in.limit(), limits);
   std::string line;
   while (true) {
     FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/status.h"
 #include "workload/session.h"
 
@@ -72,13 +73,28 @@ struct TraceSession {
 // The Mooncake traces' block size.
 inline constexpr int32_t kMooncakeBlockTokens = 512;
 
+// What a trace reader keeps and the bounds it counts against.
+struct TraceLimits {
+  // Sessions kept, in order of first appearance (0: all). The lines of the
+  // others are still parsed and checked, but not held.
+  int64_t max_sessions = 0;
+  // Requests (turns and subagents) of the kept sessions: the bound on one
+  // run's requests (core/limits.h). A trace past it is refused at the line
+  // that passes it, before its sessions are built.
+  int64_t max_requests = kMaxRunRequests;
+};
+
 // Parses trace text (`name` names it in errors: "file:line: field ...").
 // kAuto reads the first non-blank line: "turns" -> frontier, "session_id"
-// -> agentic, else mooncake. InvalidArgument naming the line and field.
+// -> agentic, else mooncake. InvalidArgument naming the line and field, or
+// the line at which the kept sessions pass a bound of `limits`, of the
+// input bound on what they hold, or of the prompt tokens a run holds.
 Result<std::vector<TraceSession>> ParseTrace(std::string_view text, TraceFormat format, int32_t block_tokens,
-                                             const std::string& name);
-// Reads and parses a trace file. NotFound for a missing file.
-Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens);
+                                             const std::string& name, const TraceLimits& limits = {});
+// Reads and parses a trace file, one line at a time (core/line_reader.h:
+// the file's bound and the bound on one line). NotFound for a missing file.
+Result<std::vector<TraceSession>> ReadTrace(const std::string& path, TraceFormat format, int32_t block_tokens,
+                                            const TraceLimits& limits = {});
 
 // frontier's schema, one session a line (think_ms and arrival_ms written
 // exactly, in milliseconds with up to six decimals).

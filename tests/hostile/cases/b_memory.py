@@ -158,5 +158,128 @@ def _sim_memory_cases():
   return out
 
 
+def _one_line(name, head, item, tail, mib):
+  """Writes `name`: one line of about `mib` MiB, `head` + `item` repeated + `tail`, streamed."""
+  def make(d):
+    block = (item * max(1, (1 << 20) // len(item))).encode()
+    with open(os.path.join(d, name), "wb") as f:
+      f.write(head.encode())
+      for _ in range(mib):
+        f.write(block)
+      f.write(tail.encode() + b"\n")
+  return make
+
+
+def _line_cases():
+  """One line of a JSONL dataset, trace or shard file past the bound on one
+  line (64 MiB by default, FRONTIER_MAX_LINE_MB): refused at that line,
+  before the parse of it holds many times its bytes."""
+  out = []
+  pad = ('{"prompt": "hello", "output_len": 4, "pad": [', "0,", "0]}")
+  out.append(Case("jsonl-one-line-70mib-default", SIM + ["--dataset", "jsonl", "--dataset-path", "{d}/big.jsonl"],
+                  msg=r"big\.jsonl:1: a line longer than 64 MiB, the bound on one line of datasets.*FRONTIER_MAX_LINE_MB",
+                  exit=(2,), make=_one_line("big.jsonl", *pad, 70), rss_mib=64 + 256, timeout_s=90))
+  trace = ('{"timestamp": 0, "input_length": 8, "output_length": 2, "hash_ids": [', "0,", "0]}")
+  out.append(Case("trace-one-line-70mib-default", SIM + ["--dataset", "trace", "--trace", "{d}/t.jsonl"],
+                  msg=r"t\.jsonl:1: a line longer than 64 MiB, the bound on one line of traces", exit=(2,),
+                  make=_one_line("t.jsonl", *trace, 70), rss_mib=64 + 256, timeout_s=90))
+  good = json.dumps({"prompt": "hello " * 20, "output_len": 4}) + "\n"
+
+  def second_long(d):
+    with open(os.path.join(d, "d.jsonl"), "w") as f:
+      f.write(good)
+    _one_line("tmp", *pad, 3)(d)
+    with open(os.path.join(d, "tmp")) as src, open(os.path.join(d, "d.jsonl"), "a") as f:
+      f.write(src.read())
+      f.write(good)
+  out.append(Case("jsonl-line-2-past-bound-1", SIM + ["--dataset", "jsonl", "--dataset-path", "{d}/d.jsonl"],
+                  msg=r"d\.jsonl:2: a line longer than 1 MiB", exit=(2,), env={"FRONTIER_MAX_LINE_MB": "1"},
+                  make=second_long, rss_mib=UP_FRONT, timeout_s=60))
+  out.append(Case("trace-line-past-bound-2", SIM + ["--dataset", "trace", "--trace", "{d}/t.jsonl"],
+                  msg=r"t\.jsonl:1: a line longer than 2 MiB", exit=(2,), env={"FRONTIER_MAX_LINE_MB": "2"},
+                  make=_one_line("t.jsonl", *trace, 5), rss_mib=UP_FRONT, timeout_s=60))
+  rec = ('{"id": 0, "ok": true, "scheduled_ns": 0, "sent_ns": 10, "first_token_ns": 500, "end_ns": 900, '
+         '"prompt_tokens": 10, "output_tokens": 2, "requested_output_tokens": 2, "events": [', "[500, 0],", "[900, 1]]}")
+  out.append(Case("merge-record-line-past-bound-1", merge_args(), msg=r"s0\.jsonl:1: a line longer than 1 MiB",
+                  exit=(2,), env={"FRONTIER_MAX_LINE_MB": "1"},
+                  make=lambda d: (_one_line("s0.jsonl", *rec, 4)(d), _write_meta(d)), rss_mib=UP_FRONT,
+                  timeout_s=60))
+  return out
+
+
+def _trace_request_cases():
+  """A trace's requests (turns and subagents), reused cyclically for the
+  sessions asked for, against the bound on a run's requests (10,000,000):
+  refused before the run plans or holds them."""
+  out = []
+  turns = json.dumps({"turns": [{"input_length": 8, "output_length": 2}] * 100}) + "\n"
+  out.append(Case("trace-100-turns-x-200000-sessions", SIM + ["--dataset", "trace", "--trace", "{d}/t.jsonl",
+                                                               "--num-prompts", "200000"],
+                  msg=r"--num-prompts 200000: .*send 20000000 requests .*at most 10000000", exit=(2,),
+                  files={"t.jsonl": turns}, rss_mib=UP_FRONT, timeout_s=30))
+  sub = json.dumps({"turns": [{"input_length": 8, "output_length": 2,
+                               "subagents": [{"input_length": 1, "output_length": 1}] * 99}]}) + "\n"
+  out.append(Case("trace-99-subagents-x-100001-sessions", SIM + ["--dataset", "trace", "--trace", "{d}/t.jsonl",
+                                                                  "--num-prompts", "100001"],
+                  msg=r"--num-prompts 100001: .*send 10000100 requests", exit=(2,), files={"t.jsonl": sub},
+                  rss_mib=UP_FRONT, timeout_s=30))
+  # Agentic: one session of four lines (its turns), reused cyclically.
+  two = "".join(json.dumps({"session_id": "a", "input_length": 8, "output_length": 2}) + "\n" for _ in range(4))
+  out.append(Case("trace-agentic-4-turns-x-2500001", SIM + ["--dataset", "trace", "--trace", "{d}/t.jsonl",
+                                                             "--num-prompts", "2500001"],
+                  msg=r"--num-prompts 2500001: .*send 10000004 requests", exit=(2,), files={"t.jsonl": two},
+                  rss_mib=UP_FRONT, timeout_s=30))
+  return out
+
+
+def _sharegpt_entry(i):
+  return {"id": str(i), "conversations": [{"from": "human", "value": "tell me about item %d " % i + "x" * 200},
+                                          {"from": "gpt", "value": "answer " * 60}]}
+
+
+def _sharegpt(name, mib):
+  """Writes a ShareGPT array of about `mib` MiB, streamed."""
+  def make(d):
+    with open(os.path.join(d, name), "w") as f:
+      f.write("[")
+      written, i = 0, 0
+      while written < mib << 20:
+        text = ("," if i else "") + json.dumps(_sharegpt_entry(i))
+        f.write(text)
+        written += len(text)
+        i += 1
+      f.write("]")
+  return make
+
+
+def _sharegpt_cases():
+  """ShareGPT files are parsed as a stream, one entry held at a time, and
+  only the conversations a run takes are kept."""
+  out = []
+  share = SIM + ["--dataset", "sharegpt", "--dataset-path"]
+  # Within the bounds: 96 MiB of conversations, ten taken. The whole file
+  # and its parse used to be held (about 4 x the file).
+  out.append(Case("sharegpt-96mib-10-prompts", share + ["{d}/s.json", "--num-prompts", "10"], msg=r"", exit=(0,),
+                  make=_sharegpt("s.json", 96), rss_mib=UP_FRONT, timeout_s=120))
+  for mib, bound in [(9, 8), (24, 16)]:
+    out.append(Case(f"sharegpt-{mib}mib-bound-{bound}", share + ["{d}/s.json"],
+                    msg=rf"s\.json: larger than {bound} MiB", exit=(2,), env={"FRONTIER_MAX_INPUT_MB": str(bound)},
+                    make=_sharegpt("s.json", mib), rss_mib=bound + 256, timeout_s=60))
+  out.append(Case("sharegpt-dev-zero", share + ["/dev/zero"], msg=r"/dev/zero:1: not valid JSON", exit=(2,),
+                  rss_mib=UP_FRONT, timeout_s=30))
+  out.append(Case("sharegpt-not-an-array", share + ["{d}/s.json"], msg=r"s\.json:1: a ShareGPT file is a JSON array",
+                  exit=(2,), files={"s.json": '{"conversations": []}'}, rss_mib=UP_FRONT, timeout_s=30))
+  out.append(Case("sharegpt-deep-nesting", share + ["{d}/s.json"], msg=r"entry 0: nested deeper than 16 levels",
+                  exit=(2,), files={"s.json": "[" * 1_000_000}, rss_mib=UP_FRONT, timeout_s=30))
+  out.append(Case("sharegpt-entry-of-4m-values", share + ["{d}/s.json"],
+                  msg=r"s\.json:1: entry 0: more than 100000 JSON values in one entry", exit=(2,),
+                  make=_one_line("s.json", '[{"conversations": [', "0,", "0]}]", 8), rss_mib=UP_FRONT, timeout_s=30))
+  out.append(Case("sharegpt-bad-entry-late", share + ["{d}/s.json", "--num-prompts", "1"],
+                  msg=r"s\.json: entry 3: field \"conversations\" is missing",
+                  exit=(2,), files={"s.json": json.dumps([_sharegpt_entry(i) for i in range(3)] + [{"x": 1}])},
+                  rss_mib=UP_FRONT, timeout_s=30))
+  return out
+
+
 CASES = (_context_cases() + _scenario_cases() + _merge_cases() + _dataset_cases() + _trace_cases() +
-         _sim_memory_cases())
+         _sim_memory_cases() + _line_cases() + _trace_request_cases() + _sharegpt_cases())

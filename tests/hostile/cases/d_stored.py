@@ -211,3 +211,48 @@ for field, value in [("value", 1e308), ("value", -5), ("value", 0), ("value", 2e
   for verb in (["validate"], ["calibrate", "--stack", "trtllm@2025.04", "--dry-run", "--no-loo"]):
     CASES.append(Case(f"published-{field}-{value}-{verb[0]}", verb, msg=r"mlperf-v5\.0\.json.*" + field,
                       make=_catalog(_set(field, value)), env={"FRONTIER_DATA_DIR": "{d}/data"}, timeout_s=60))
+
+
+# ---- db copy of a database with damaged rows: the copy says what it lacks ----
+# The reader skips a damaged row (named in a warning); the copy cannot carry
+# it, so it names the run, counts the rows it skipped by table and exits 1.
+
+_COPY_PLAN = """name: p
+systems:
+  - name: s1
+    hardware: h200
+    gpus: 8
+    sim: {model: llama-3.1-8b, tp: 8}
+workloads:
+  - {name: w, input_len: 16, output_len: 4}
+load: {concurrency: [1, 2], num_prompts: 4}
+"""
+
+
+def _swept_db_with_bad_rows(sql):
+  def make(d):
+    with open(os.path.join(d, "p.yaml"), "w") as f:
+      f.write(_COPY_PLAN)
+    subprocess.run([_bin(), "sweep", os.path.join(d, "p.yaml"), "--db", os.path.join(d, "r.db"), "-q"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    con = sqlite3.connect(os.path.join(d, "r.db"))
+    con.executescript(sql)
+    con.commit()
+    con.close()
+  return make
+
+
+_COPY_DAMAGE = [
+    ("points-row", "UPDATE points SET num_gpus = 0 WHERE id = 1;",
+     r"points row 1 \(run 1\): num_gpus[\s\S]*run 1 of .*r\.db: 1 points rows and 0 requests rows were skipped"),
+    ("requests-rows", "UPDATE requests SET output_tokens = -1 WHERE point_id = 2 AND idx IN (0, 1);",
+     r"requests row 0 of point 2[\s\S]*run 1 of .*r\.db: 0 points rows and 2 requests rows were skipped"),
+    ("both", "UPDATE points SET completed = -1 WHERE id = 2; UPDATE requests SET prompt_tokens = -5 WHERE point_id = 1;",
+     r"the copy is incomplete: 1 points rows and 4 requests rows of .*r\.db could not be read \(exit 1\)"),
+]
+for name, sql, want in _COPY_DAMAGE:
+  CASES.append(Case(f"copy-damaged-{name}", ["db", "copy", "--from", "{d}/r.db", "--to", "{d}/c.db"], msg=want,
+                    exit=(1,), make=_swept_db_with_bad_rows(sql), timeout_s=60))
+CASES.append(Case("copy-damaged-imported-points-row", ["db", "copy", "--from", "{d}/r.db", "--to", "{d}/c.db"],
+                  msg=r"run 1 of .*r\.db: 1 points rows and 0 requests rows were skipped as damaged",
+                  exit=(1,), make=_db_with_bad_row("output_throughput", 8.5e11), timeout_s=30))
