@@ -89,11 +89,11 @@ TEST(LineReaderTest, StopsAtTheLineBoundNamingTheLine) {
   EXPECT_LE(line.size(), kMiB);
   EXPECT_LE(p->bytes_read(), 2 * kMiB);  // no more of the line was read
 
-  // The default is 64 MiB; a bad value of the variable keeps it.
+  // The default is 16 MiB; a bad value of the variable keeps it.
   ::setenv("FRONTIER_MAX_LINE_MB", "0x10", 1);
   EXPECT_EQ(LineLimit(), kMaxLineBytes);
   ::unsetenv("FRONTIER_MAX_LINE_MB");
-  EXPECT_EQ(LineLimit(), 64 * kMiB);
+  EXPECT_EQ(LineLimit(), 16 * kMiB);
 }
 
 TEST(LineReaderTest, MissingFilesAndFoldersAreNamed) {
