@@ -488,6 +488,8 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
 // export_v6.* are export_v5.* with schema version 6's four energy columns
 // (energy_j, mean_power_w, peak_power_w, tokens_per_joule; 0 when not
 // measured) after max_concurrent_requests: every other byte is unchanged.
+// export_v7.json is export_v6.json with schema_version 7 (a database keeps
+// each plan text once; an export still writes each run's text).
 TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
   testing_util::ScratchDir tmp("import");
   auto s = FreshStore(tmp, "v5_again");
@@ -500,7 +502,7 @@ TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
   // The import adds its own provenance (the file, the time); the file had none.
   auto doc = nlohmann::ordered_json::parse(*js);
   doc["runs"][0]["provenance"] = nlohmann::ordered_json::object();
-  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v6.json"));
+  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v7.json"));
   // And a v6 export imports back to the same file.
   auto again = FreshStore(tmp, "v6_again");
   ASSERT_TRUE(ImportFile(*again, kData + "/export_v6.json", {}).ok());

@@ -88,6 +88,12 @@ class PgStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    if (version_ >= kPlansVersion) {
+      Params plan;
+      codec::BindPlan(plan, run);
+      FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), plan, "insert plan"));
+      (void)done;
+    }
     Params p;
     codec::BindRun(p, run, version_);
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version_), p, "insert run"));

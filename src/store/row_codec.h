@@ -14,6 +14,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 
 #include "core/clock.h"
@@ -49,12 +51,37 @@ RunInfo DecodeRun(Row& s) {
   return r;
 }
 
-// The parameters of sql::InsertRun(version).
+// The key of a plan text in the plans table (kPlansVersion): two 64-bit
+// FNV-1a hashes of the text (different offset bases) and its length, so that
+// texts that differ never share a row in practice.
+inline std::string PlanKey(const std::string& text) {
+  uint64_t a = 14695981039346656037ull, b = 1099511628211ull * 31;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 1099511628211ull;
+  }
+  char key[64];
+  std::snprintf(key, sizeof key, "%016llx%016llx-%zu", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b), text.size());
+  return key;
+}
+
+// The parameters of sql::InsertPlan() for `run` (its redacted text).
+template <class Binder>
+void BindPlan(Binder& b, const RunInfo& run) {
+  const std::string text = RedactPlanText(run.plan_text);
+  b.Bind(1, PlanKey(text));
+  b.Bind(2, text);
+}
+
+// The parameters of sql::InsertRun(version). From kPlansVersion the text is
+// in plans (BindPlan, stored first) and runs.plan_text is left empty.
 template <class Binder>
 void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(1, run.sweep);
   b.Bind(2, run.plan_hash);
-  b.Bind(3, RedactPlanText(run.plan_text));
+  const std::string text = RedactPlanText(run.plan_text);
+  b.Bind(3, version >= kPlansVersion ? std::string() : text);
   b.Bind(4, RedactUrl(run.system));
   b.Bind(5, run.source);
   b.Bind(6, run.status.ToString());
@@ -62,6 +89,7 @@ void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(8, MapToJson(RedactProvenance(run.config)));
   b.Bind(9, MapToJson(RedactProvenance(run.provenance)));
   if (version >= kVerdictVersion) b.Bind(10, run.search_json);
+  if (version >= kPlansVersion) b.Bind(11, PlanKey(text));
 }
 
 // A row of sql::SelectPoints into `p` (p.id is set first, for the message).

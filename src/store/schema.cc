@@ -82,6 +82,13 @@ ALTER TABLE points ADD COLUMN mean_power_w {real} NOT NULL DEFAULT 0;
 ALTER TABLE points ADD COLUMN peak_power_w {real} NOT NULL DEFAULT 0;
 ALTER TABLE points ADD COLUMN tokens_per_joule {real} NOT NULL DEFAULT 0;
 )sql",
+    // 6 -> 7: a plan's text once, not once per run: a 10,000-system sweep
+    // stored its plan 10,000 times. runs.plan_key names the row of plans
+    // (store/row_codec.h PlanKey); NULL for the runs written before.
+    R"sql(
+CREATE TABLE plans(plan_key TEXT PRIMARY KEY, plan_text TEXT NOT NULL);
+ALTER TABLE runs ADD COLUMN plan_key TEXT;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");
@@ -166,13 +173,26 @@ std::string InsertRun(int version) {
     return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
            "config_json, provenance_json) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id";
   }
+  if (version < kPlansVersion) {
+    return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
+           "config_json, provenance_json, search_json) VALUES(?,?,?,?,?,?,?,?,?,NULLIF(?, '')) RETURNING id";
+  }
   return "INSERT INTO runs(sweep, plan_hash, plan_text, system, source, status, created_utc, "
-         "config_json, provenance_json, search_json) VALUES(?,?,?,?,?,?,?,?,?,NULLIF(?, '')) RETURNING id";
+         "config_json, provenance_json, search_json, plan_key) VALUES(?,?,?,?,?,?,?,?,?,NULLIF(?, ''),?) "
+         "RETURNING id";
+}
+
+std::string InsertPlan() {
+  return "INSERT INTO plans(plan_key, plan_text) VALUES(?,?) ON CONFLICT(plan_key) DO NOTHING";
 }
 
 std::string SelectRuns(int version, const std::string& tail) {
-  return std::string("SELECT id, sweep, plan_hash, plan_text, system, source, status, created_utc, config_json, "
-                     "provenance_json, ") +
+  const std::string text = version >= kPlansVersion
+                               ? "COALESCE((SELECT plans.plan_text FROM plans WHERE plans.plan_key = runs.plan_key), "
+                                 "runs.plan_text)"
+                               : "plan_text";
+  return "SELECT id, sweep, plan_hash, " + text + ", system, source, status, created_utc, config_json, " +
+         "provenance_json, " +
          (version >= kVerdictVersion ? "search_json" : "NULL AS search_json") + " FROM runs " + tail;
 }
 

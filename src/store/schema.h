@@ -25,7 +25,7 @@
 namespace frontier::store {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 // The version that added points.verdict, verdict_json, trial_json and runs.search_json.
 inline constexpr int kVerdictVersion = 4;
 // The version that added the point_series table.
@@ -34,6 +34,10 @@ inline constexpr int kSeriesVersion = 5;
 // and the measured-energy columns (energy_j, mean_power_w, peak_power_w,
 // tokens_per_joule).
 inline constexpr int kBandVersion = 6;
+// The version that keeps each plan text once, in the plans table, keyed by
+// PlanKey(text): runs.plan_key names it and runs.plan_text is left empty
+// (a run of an older version keeps its text in runs.plan_text).
+inline constexpr int kPlansVersion = 7;
 inline constexpr int kEnergyVersion = 6;
 
 enum class Dialect { kSqlite, kPostgres };
@@ -68,6 +72,9 @@ namespace sql {
 // plan_text, system, source, status, created_utc, config_json,
 // provenance_json), then search_json from kVerdictVersion; returns its id.
 std::string InsertRun(int version);
+// Stores a plan text once (plan_key, plan_text); a key already there is left
+// as it is. From kPlansVersion; run before InsertRun.
+std::string InsertPlan();
 // Every column of runs, in RunInfo's order (search_json reads as NULL before
 // kVerdictVersion), then `tail` (WHERE ..., ORDER BY ...).
 std::string SelectRuns(int version, const std::string& tail);

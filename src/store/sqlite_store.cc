@@ -70,6 +70,12 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    if (version_ >= kPlansVersion) {
+      Stmt plan(db_, sql::InsertPlan());
+      if (!plan.ok()) return Error("prepare insert plan");
+      codec::BindPlan(plan, run);
+      if (plan.Step() != SQLITE_DONE) return Error("insert plan");
+    }
     Stmt s(db_, sql::InsertRun(version_));
     if (!s.ok()) return Error("prepare insert run");
     codec::BindRun(s, run, version_);

@@ -157,6 +157,63 @@ TEST(SqliteStore, MigratesAnOlderDatabaseAndKeepsItsRuns) {
   EXPECT_DOUBLE_EQ((*v2)->ListPoints(0)->front().metrics.max_concurrent_requests, 4);
 }
 
+// A plan's text is stored once however many runs it has (schema 7): a
+// 10,000-system sweep stored its plan 10,000 times. Runs stored before the
+// migration keep their own text, and every run reads its plan back whole.
+TEST(SqliteStore, KeepsEachPlanTextOnceAndRunsOfOlderSchemasTheirOwn) {
+  testing_util::ScratchDir tmp("store");
+  const std::string path = tmp.Path("plans.db");
+  const std::string old_text = "name: old\nsystems: [a]\n";
+  {
+    auto v6 = OpenSqliteStore(path, OpenMode::kCreate, kPlansVersion - 1);
+    ASSERT_TRUE(v6.ok());
+    RunInfo run;
+    run.sweep = "old";
+    run.system = "a";
+    run.plan_text = old_text;
+    ASSERT_TRUE((*v6)->CreateRun(run).ok());
+  }
+  auto store = OpenStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_EQ((*store)->SchemaVersion(), kSchemaVersion);
+  std::string plan = "name: big\nsystems:\n";
+  for (int i = 0; i < 2000; ++i) plan += "  - {name: s" + std::to_string(i) + ", hardware: h200}\n";
+  for (int i = 0; i < 50; ++i) {
+    RunInfo run;
+    run.sweep = "big";
+    run.system = "s" + std::to_string(i);
+    run.plan_text = plan;
+    ASSERT_TRUE((*store)->CreateRun(run).ok());
+  }
+  RunInfo other;
+  other.sweep = "small";
+  other.system = "x";
+  other.plan_text = "name: small\n";
+  ASSERT_TRUE((*store)->CreateRun(other).ok());
+
+  auto runs = (*store)->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 52u);
+  EXPECT_EQ(runs->front().plan_text, old_text);
+  for (size_t i = 1; i <= 50; ++i) EXPECT_EQ((*runs)[i].plan_text, plan) << i;
+  EXPECT_EQ(runs->back().plan_text, "name: small\n");
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto number = [&](const char* q) {
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, q, -1, &s, nullptr);
+    const int64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+    sqlite3_finalize(s);
+    return n;
+  };
+  EXPECT_EQ(number("SELECT COUNT(*) FROM plans"), 2);  // the big plan and the small one, once each
+  EXPECT_EQ(number("SELECT SUM(LENGTH(plan_text)) FROM plans"), static_cast<int64_t>(plan.size()) + 12);
+  EXPECT_EQ(number("SELECT SUM(LENGTH(plan_text)) FROM runs"), static_cast<int64_t>(old_text.size()));
+  EXPECT_EQ(number("SELECT COUNT(*) FROM runs WHERE plan_key IS NULL"), 1);  // the run of schema 6
+  sqlite3_close(db);
+}
+
 // `db copy` carries a point's series; a point stored before version 5 (no
 // series) copies as one without.
 TEST(SqliteStore, CopyCarriesThePointSeries) {
