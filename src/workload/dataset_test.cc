@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "core/data_dir.h"
@@ -99,7 +100,15 @@ TEST(DatasetTest, LengthsOutsideOneRequestsBoundAreNamedWithTheRange) {
   // A prompt of about 10,000,001 tokens (4 characters each) is one past the bound, in both formats.
   const std::string huge(40'000'004, 'p');
   o.path = tmp.Write("huge.jsonl", "{\"prompt\": \"" + huge + "\", \"output_len\": 8}\n");
+  // Its 40 MB line is past the default bound on one line (16 MiB), which names it first...
   auto r = LoadDataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), o.path + ":1: a line longer than 16 MiB, the bound on one line of datasets "
+                                           "(docs/limits.md); set FRONTIER_MAX_LINE_MB to raise it");
+  // ... and with that bound raised, the prompt's own bound does.
+  ::setenv("FRONTIER_MAX_LINE_MB", "64", 1);
+  r = LoadDataset(o);
+  ::unsetenv("FRONTIER_MAX_LINE_MB");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), o.path +
                                       ":1: the prompt is about 10000001 tokens; one request's prompt is at most "
