@@ -64,7 +64,7 @@
 #include "loadgen/target.h"
 #include "sim/config.h"
 #include "sim/engine.h"
-#include "sim/simulate.h"
+#include "sim/simulate_options.h"
 
 namespace frontier::sim {
 
