@@ -32,8 +32,8 @@
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
 #include "serve/sim_timing.h"
-#include "sim/config.h"
 #include "serve/stream_probe.h"
+#include "sim/engine/config.h"
 
 namespace {
 

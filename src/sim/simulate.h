@@ -17,7 +17,7 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/simulate_options.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"

@@ -18,7 +18,7 @@
 #include "core/prediction_band.h"
 #include "core/status.h"
 #include "loadgen/runner.h"
-#include "sim/step_model.h"
+#include "sim/engine/step_model.h"
 #include "workload/load.h"
 
 namespace frontier::sim {
