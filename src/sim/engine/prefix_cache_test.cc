@@ -6,12 +6,9 @@
 
 #include <numeric>
 
-#include "loadgen/runner.h"
 #include "sim/engine/step_model.h"
 #include "sim/engine/testing.h"
 #include "sim/engine/worker.h"
-#include "sim/sim_target.h"
-#include "sim/simulate.h"
 #include "workload/prefix_blocks.h"
 
 namespace frontier::sim {
@@ -199,45 +196,6 @@ TEST(WorkerPrefixCacheTest, EvictsTheLeastRecentlyFreedBlockWhenMemoryRunsOut) {
   EXPECT_FALSE(cache.Contains(hy[1]));
   EXPECT_TRUE(cache.Contains(hy[0]));
   EXPECT_LE(w.stats().kv_blocks_used, w.stats().kv_blocks_total);
-}
-
-TEST(SimTargetPrefixCacheTest, SameRequestsRepeatedGiveTheHandComputedHitRate) {
-  // Four identical 64-token prompts one after another (concurrency 1): the
-  // first misses, each later one hits 3 of its 4 blocks: 144 / 256.
-  std::vector<workload::RequestSpec> specs(4);
-  for (int i = 0; i < 4; ++i) {
-    specs[i].id = i;
-    specs[i].input_len = 64;
-    specs[i].output_len = 1;
-    specs[i].prompt_token_ids = Tokens(100, 64);
-    specs[i].want_output_ids = i == 0;
-  }
-  workload::LoadOptions load;
-  load.max_concurrency = 1;
-  load.num_prompts = 4;
-  SimulationStats st;
-  Result<RunResult> run = Simulate(testing::TinyConfig(), specs, load, &st);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(st.prefix_queries, 256);
-  EXPECT_EQ(st.prefix_hits, 144);
-  EXPECT_DOUBLE_EQ(st.prefix_hit_rate(), 144.0 / 256.0);
-  // The first request asked for its answer's ids: one token, the target's own.
-  const RequestRecord* first = nullptr;
-  for (const auto& r : run->requests)
-    if (r.id == 0) first = &r;
-  ASSERT_NE(first, nullptr);
-  EXPECT_EQ(first->output_token_ids, SimTarget::SyntheticOutputIds(specs[0].prompt_token_ids, 1, 1000));
-  for (const auto& r : run->requests)
-    if (r.id != 0) {
-      EXPECT_TRUE(r.output_token_ids.empty());
-    }
-  // Later requests' first tokens come sooner: 16 tokens prefilled, not 64.
-  ASSERT_EQ(run->requests.size(), 4u);
-  const auto ttft = [](const RequestRecord& r) { return r.first_token_ns - r.sent_ns; };
-  for (const auto& r : run->requests)
-    if (r.id != 0) {
-      EXPECT_LT(ttft(r), ttft(*first));
-    }
 }
 
 }  // namespace
