@@ -1,4 +1,4 @@
-#include "serve/stream_probe.h"
+#include "testing/stream_probe.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace frontier::serve {
+namespace frontier::testing {
 namespace {
 
 bool HasContent(std::string_view data) {
@@ -50,26 +50,22 @@ int OpenSocket(const std::string& host, int port, bool nonblocking, std::string&
 
 // ---- ResponseReader ----------------------------------------------------------------------------
 
-void ResponseReader::AddBody(std::string_view data, Nanos now) {
+bool ResponseReader::AddBody(std::string_view data, Nanos now) {
   reply_.body += data;
-  if (!sse_body_) return;
-  sse_ += data;
-  size_t start = 0;
-  for (;;) {
-    const size_t end = sse_.find("\n\n", start);
-    if (end == std::string::npos) break;
-    std::string_view ev(sse_.data() + start, end - start);
-    if (ev.substr(0, 6) == "data: ") {
-      ProbeEvent pe;
-      pe.t_ns = now;
-      pe.has_content = HasContent(ev);
-      if (keep_data_) pe.data = std::string(ev.substr(6));
-      reply_.events.push_back(std::move(pe));
-    }
-    start = end + 2;
-  }
-  sse_.erase(0, start);
+  if (!sse_body_) return true;
+  // The probe copies each event's data and reads nothing past it, so it needs
+  // none of the padding SseParser::Feed asks of the client's buffers.
+  const bool ok = sse_.Feed(data, [&](std::string_view event, bool error) {
+    if (error) return true;
+    ProbeEvent pe;
+    pe.t_ns = now;
+    pe.has_content = HasContent(event);
+    if (keep_data_) pe.data = std::string(event);
+    reply_.events.push_back(std::move(pe));
+    return true;
+  });
   if (!keep_data_) reply_.body.clear();
+  return ok;
 }
 
 void ResponseReader::Finish() {
@@ -86,15 +82,16 @@ bool ResponseReader::Feed(std::string_view bytes, Nanos now) {
     return true;
   }
   const bool had_head = parser_.head_done();
+  bool events_ok = true;
   const size_t used = parser_.Feed(bytes, [&](std::string_view body) {
     if (reply_.status == 0) {
       reply_.status = parser_.head().status;
       for (const auto& [name, value] : parser_.headers()) reply_.headers[name] = value;
       sse_body_ = parser_.head().event_stream;
     }
-    AddBody(body, now);
+    if (!AddBody(body, now)) events_ok = false;
   });
-  if (parser_.state() == net::ResponseParser::kError) return false;
+  if (parser_.state() == net::ResponseParser::kError || !events_ok) return false;
   if (!had_head && parser_.head_done() && reply_.status == 0) {
     reply_.status = parser_.head().status;
     for (const auto& [name, value] : parser_.headers()) reply_.headers[name] = value;
@@ -328,4 +325,4 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
   return results;
 }
 
-}  // namespace frontier::serve
+}  // namespace frontier::testing

@@ -1,8 +1,10 @@
 // stream_probe.h: a minimal HTTP/1.1 client that timestamps every read, for
-// checking `frontier serve`'s timing and behaviour from outside (its tests and
-// bench/serve_capacity). It is not frontier's benchmark client (src/client/):
-// it has no retries, no TLS, and understands just enough HTTP and SSE to
-// stamp each event with the monotonic time of the read that completed it.
+// checking frontier's HTTP servers from outside (`frontier serve`'s and the
+// dashboard's tests, bench/serve_capacity). It is test support, not
+// frontier's benchmark client (src/client/): it has no retries, no TLS, and
+// does just enough HTTP to stamp each SSE event with the monotonic time of the
+// read that completed it. The framing is the client's own: net::ResponseParser
+// for the response, client::SseParser (client/sse.h) for the event stream.
 //
 //   ProbeRequest r{"/v1/completions", R"({"prompt":"hi","max_tokens":4,"stream":true})"};
 //   auto results = RunStreams("127.0.0.1", port, {r, r, r}, {});
@@ -20,11 +22,13 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "client/sse.h"
 #include "net/http1.h"
 
-namespace frontier::serve {
+namespace frontier::testing {
 
-// One SSE event: the payload after "data: ", and when its last byte was read.
+// One SSE event: its data (client::SseParser's: the "data:" lines' values),
+// and when its last byte was read. "error:" events are not kept.
 struct ProbeEvent {
   Nanos t_ns = 0;
   std::string data;       // empty when ProbeOptions::keep_event_data is false
@@ -43,7 +47,9 @@ struct HttpReply {
 
 // Incremental response reader: feed it bytes as they arrive. The framing
 // (status line, headers, Content-Length / chunked / close-delimited bodies)
-// is net::ResponseParser's, the one the benchmark client uses.
+// is net::ResponseParser's and the events client::SseParser's, the ones the
+// benchmark client uses; a body the SSE parser rejects makes the response
+// malformed.
 class ResponseReader {
  public:
   explicit ResponseReader(bool keep_event_data = true) : keep_data_(keep_event_data), parser_(64 << 10, true) {}
@@ -57,14 +63,15 @@ class ResponseReader {
   std::string TakeLeftover() { return std::move(leftover_); }
 
  private:
-  void AddBody(std::string_view data, Nanos now);
+  // False when the event stream is malformed (client::SseParser).
+  bool AddBody(std::string_view data, Nanos now);
   void Finish();
 
   bool keep_data_;
   net::ResponseParser parser_;
   HttpReply reply_;
   std::string leftover_;  // received after the end of the response
-  std::string sse_;       // body bytes not yet split into events
+  client::SseParser sse_;
   bool sse_body_ = false;
 };
 
@@ -119,4 +126,4 @@ struct ProbeResult {
 std::vector<ProbeResult> RunStreams(const std::string& host, int port,
                                     const std::vector<ProbeRequest>& requests, const ProbeOptions& options);
 
-}  // namespace frontier::serve
+}  // namespace frontier::testing
