@@ -69,7 +69,7 @@ TEST(SimulateTest, LittlesLawOnAPoissonArrivalStream) {
 }
 
 // The steady state of an Offline run (every prompt queued at once) capped at
-// 8 in flight, on the tiny model (sim/testing.h) with an instantaneous client
+// 8 in flight, on the tiny model (sim/engine/testing.h) with an instantaneous client
 // (a replacement joins the step that starts when its slot frees). The 8
 // requests of a batch start and end together: one prefill step of 8 x 16
 // prompt tokens (which makes each one's first token), then 63 decode steps of
