@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/config.h"
-#include "sim/hardware.h"
-#include "sim/model.h"
-#include "sim/stack.h"
-#include "sim/step_model.h"
+#include "sim/engine/config.h"
+#include "sim/engine/hardware.h"
+#include "sim/engine/model.h"
+#include "sim/engine/stack.h"
+#include "sim/engine/step_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const frontier::sim::SimConfig kBase = [] {

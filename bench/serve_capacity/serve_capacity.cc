@@ -32,13 +32,14 @@
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
 #include "serve/sim_timing.h"
-#include "sim/config.h"
-#include "serve/stream_probe.h"
+#include "sim/engine/config.h"
+#include "testing/stream_probe.h"
 
 namespace {
 
 using namespace frontier;
 using namespace frontier::serve;
+using namespace frontier::testing;
 
 double Pct(std::vector<double> v, double p) {
   if (v.empty()) return 0;

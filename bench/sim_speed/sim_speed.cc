@@ -21,7 +21,7 @@
 
 #include "metrics/summary.h"
 #include "sim/concurrency_sweep.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/simulate.h"
 #include "workload/random_dataset.h"
 

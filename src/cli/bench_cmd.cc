@@ -25,7 +25,7 @@
 #include "loadgen/verdict.h"
 #include "metrics/result_json.h"
 #include "power/open.h"
-#include "sim/data_dir.h"
+#include "sim/engine/data_dir.h"
 #include "store/records.h"
 #include "workload/dataset.h"
 

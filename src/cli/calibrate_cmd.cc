@@ -2,7 +2,7 @@
 // results (data/validation) and/or to runs measured into a results database,
 // prints each point's fit and leave-one-out error, and writes the stack
 // version file with its provenance. Parsing and printing only; the fit is
-// sim/calibration.h.
+// sim/fit/calibration.h.
 //
 //   frontier calibrate --stack vllm-rocm@0.4.3 --in-place
 //   frontier calibrate --stack vllm-cuda --db runs.db --runs 3,4,5
@@ -18,10 +18,10 @@
 #include "core/redact.h"
 #include "probe/fit.h"
 #include "probe/record.h"
-#include "sim/calibration.h"
-#include "sim/config.h"
-#include "sim/data_dir.h"
-#include "sim/gpu_override.h"
+#include "sim/engine/config.h"
+#include "sim/engine/data_dir.h"
+#include "sim/engine/gpu_override.h"
+#include "sim/fit/calibration.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -80,7 +80,7 @@ Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, cons
 }
 
 // --probe: fits the probe run's GEMM and HBM points as the efficiency curves
-// of its GPU and writes them as that GPU's override (sim/gpu_override.h).
+// of its GPU and writes them as that GPU's override (sim/engine/gpu_override.h).
 int CalibrateFromProbe(const std::string& db, const std::string& run_text, const std::vector<std::string>& only,
                        const std::string& out_path, bool dry_run) {
   char* end = nullptr;

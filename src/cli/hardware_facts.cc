@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "sim/hardware.h"
+#include "sim/engine/hardware.h"
 
 namespace frontier::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/redact.h"
 #include "probe/open.h"
 #include "probe/record.h"
-#include "sim/data_dir.h"
+#include "sim/engine/data_dir.h"
 
 namespace frontier::cli {
 namespace {

@@ -30,7 +30,7 @@
 #include "loadgen/live_trial.h"
 #include "loadgen/search.h"
 #include "metrics/verdict_label.h"
-#include "sim/data_dir.h"
+#include "sim/engine/data_dir.h"
 #include "sim/search_trial.h"
 #include "store/store.h"
 #include "sweep/search_store.h"

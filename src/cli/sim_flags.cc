@@ -1,7 +1,7 @@
 #include "cli/sim_flags.h"
 
 #include "core/parse.h"
-#include "sim/band.h"
+#include "sim/fit/band.h"
 
 #include <algorithm>
 #include <cmath>

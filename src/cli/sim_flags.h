@@ -26,7 +26,7 @@
 #include "cli/workload_flags.h"
 #include "core/clock.h"
 #include "core/status.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/simulate.h"
 
 namespace frontier::cli {
@@ -52,7 +52,7 @@ Result<Nanos> ClientRttNanos(double us);
 // and random token ids are drawn below the model's vocabulary.
 Status UseSimulatedSystem(const sim::SimConfig& config, bool num_gpus_given, ResolvedWorkload* w);
 
-// How sure a prediction of `config` is (sim/band.h): the band table of the
+// How sure a prediction of `config` is (sim/fit/band.h): the band table of the
 // catalogs under `data_dir` ("": the default), loaded once by the caller for
 // its whole run, and the band of `config`'s class. When the catalogs cannot be
 // read there is no band and *note says why: the prediction stands without it.

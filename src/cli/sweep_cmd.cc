@@ -10,7 +10,7 @@
 #include "core/redact.h"
 #include "core/terminal_text.h"
 #include "loadgen/scenario.h"
-#include "sim/data_dir.h"
+#include "sim/engine/data_dir.h"
 #include "store/store.h"
 #include "sweep/executor.h"
 #include "sweep/plan.h"

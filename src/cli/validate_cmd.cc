@@ -1,7 +1,7 @@
 // `frontier validate`: the simulator's predictions of published results
 // (data/validation/), each with its error and, for the results its stack was
 // calibrated on, the leave-one-out error; summarised by model class.
-// Parsing and printing only; the work is sim/validate.h.
+// Parsing and printing only; the work is sim/fit/validate.h.
 #include <cmath>
 #include <cstdio>
 
@@ -9,8 +9,8 @@
 #include "cli/command.h"
 #include "core/limits.h"
 #include "core/parse.h"
-#include "sim/data_dir.h"
-#include "sim/validate.h"
+#include "sim/engine/data_dir.h"
+#include "sim/fit/validate.h"
 
 namespace frontier::cli {
 namespace {

@@ -1,6 +1,6 @@
 // prediction_band.h: how sure a simulated point is, as plain fields.
 //
-// The simulator computes a band for every prediction (sim/band.h: the 90th
+// The simulator computes a band for every prediction (sim/fit/band.h: the 90th
 // percentile of the leave-one-out errors of calibrated results of the same
 // class, and a flag for each extrapolation). A simulated RunResult carries it
 // (run_result.h), so the result JSON, the stored point, the report and the

@@ -202,7 +202,7 @@ struct RunResult {
   double ideal_prefix_hit_rate = -1;
   int ideal_hit_block_tokens = 0;
   std::optional<ServerMetrics> server_metrics;  // when scraped or simulated
-  // How sure a simulated point is (sim/band.h), set by the simulator's Target
+  // How sure a simulated point is (sim/fit/band.h), set by the simulator's Target
   // when its caller gave it the band; never set on a measured run.
   std::optional<PredictionBand> band;
   // The Target's clock() reading of time zero (RunLoad, RunSessions), so a

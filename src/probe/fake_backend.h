@@ -18,8 +18,8 @@
 #include <memory>
 
 #include "probe/backend.h"
-#include "sim/efficiency.h"
-#include "sim/hardware.h"
+#include "sim/engine/efficiency.h"
+#include "sim/engine/hardware.h"
 
 namespace frontier::probe {
 

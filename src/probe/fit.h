@@ -21,8 +21,8 @@
 
 #include "core/status.h"
 #include "probe/probe.h"
-#include "sim/efficiency.h"
-#include "sim/gpu_override.h"
+#include "sim/engine/efficiency.h"
+#include "sim/engine/gpu_override.h"
 
 namespace frontier::probe {
 

@@ -15,7 +15,7 @@
 
 #include "core/status.h"
 #include "probe/backend.h"
-#include "sim/hardware.h"
+#include "sim/engine/hardware.h"
 
 namespace frontier::probe {
 

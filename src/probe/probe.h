@@ -22,8 +22,8 @@
 
 #include "core/status.h"
 #include "probe/backend.h"
-#include "sim/hardware.h"
-#include "sim/model.h"
+#include "sim/engine/hardware.h"
+#include "sim/engine/model.h"
 
 namespace frontier::probe {
 

@@ -12,9 +12,9 @@
 #include "probe/fit.h"
 #include "probe/probe.h"
 #include "probe/record.h"
-#include "sim/config.h"
-#include "sim/gpu_override.h"
-#include "sim/step_model.h"
+#include "sim/engine/config.h"
+#include "sim/engine/gpu_override.h"
+#include "sim/engine/step_model.h"
 #include "store/store.h"
 
 namespace frontier::probe {

@@ -18,7 +18,7 @@
 #include "core/status.h"
 #include "serve/fixed_timing.h"
 #include "serve/timing.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 
 namespace frontier::serve {
 

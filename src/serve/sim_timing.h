@@ -1,4 +1,4 @@
-// sim_timing.h: the simulator's continuous-batching engine (sim/engine.h),
+// sim_timing.h: the simulator's continuous-batching engine (sim/engine/engine.h),
 // stepped in wall-clock time.
 //
 // While the engine has work, one iteration runs after another: an iteration
@@ -16,8 +16,8 @@
 #pragma once
 
 #include "serve/timing.h"
-#include "sim/config.h"
-#include "sim/engine.h"
+#include "sim/engine/config.h"
+#include "sim/engine/engine.h"
 
 namespace frontier::serve {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/config.h"
+#include "sim/engine/config.h"
 
 namespace frontier::serve {
 namespace {

@@ -26,7 +26,7 @@ int64_t CountTextTokens(std::string_view text);
 
 // Token ids for a text, one per token the rule above counts: each 8-byte
 // piece of a word gets a hash of its bytes, in [0, 2^31). The prefix cache
-// keys on them (sim/worker.h), so text prompts that share leading words share
+// keys on them (sim/engine/worker.h), so text prompts that share leading words share
 // blocks, and a generated answer sent back in the next turn's prompt gets
 // the ids it was generated with (SyntheticTokenId).
 void AppendTextTokenIds(std::string_view text, std::vector<int32_t>& out);

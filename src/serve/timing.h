@@ -42,7 +42,7 @@ struct EngineStats {
   double kv_usage = 0.0;     // fraction of KV-cache blocks in use, [0, 1]
   int64_t steps = 0;         // engine iterations so far (0 for FixedTiming)
   int64_t preemptions = 0;   // requests preempted so far
-  // Prefix cache (SimTiming only; sim/worker.h): prompt tokens looked up and
+  // Prefix cache (SimTiming only; sim/engine/worker.h): prompt tokens looked up and
   // found at first admission; -1 when the source has no prefix cache.
   int64_t prefix_queries = -1, prefix_hits = -1;
 };

@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/hardware.h"
-#include "sim/model.h"
+#include "sim/engine/hardware.h"
+#include "sim/engine/model.h"
+#include "sim/engine/stack.h"
+#include "sim/engine/step_model.h"
+#include "sim/engine/testing.h"
 #include "sim/simulate.h"
-#include "sim/stack.h"
-#include "sim/step_model.h"
-#include "sim/testing.h"
 #include "util/scratch.h"
 
 namespace frontier::sim {

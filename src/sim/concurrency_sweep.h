@@ -18,7 +18,7 @@
 #include "core/run_result.h"
 #include "core/status.h"
 #include "metrics/summary.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/simulate.h"
 #include "workload/load.h"
 #include "workload/request_spec.h"

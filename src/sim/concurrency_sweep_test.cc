@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/testing.h"
+#include "sim/engine/testing.h"
 
 namespace frontier::sim {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "core/status.h"
 #include "sim/concurrency_sweep.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 
 namespace frontier::sim {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "loadgen/search.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/simulate.h"
 
 namespace frontier::sim {

@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "metrics/summary.h"
-#include "sim/testing.h"
+#include "sim/engine/testing.h"
 
 namespace frontier::sim {
 namespace {
 
-// The tiny model (sim/testing.h: BF16, 1 TB/s, every fraction 1, no
+// The tiny model (sim/engine/testing.h: BF16, 1 TB/s, every fraction 1, no
 // overheads) with 64 sequences at most, serving 1-token prompts and 32-token
 // outputs. Every step is memory-bound, so its time is its bytes / 1 TB/s.
 // A request occupies one of the 64 batch rows for 32 steps (its prompt token

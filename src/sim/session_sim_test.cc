@@ -8,8 +8,8 @@
 #include "loadgen/runner.h"
 #include "loadgen/session_runner.h"
 #include "metrics/summary.h"
+#include "sim/engine/testing.h"
 #include "sim/sim_target.h"
-#include "sim/testing.h"
 #include "workload/cancel.h"
 
 namespace frontier::sim {

@@ -62,9 +62,9 @@
 #include "core/run_result.h"
 #include "core/status.h"
 #include "loadgen/target.h"
-#include "sim/config.h"
-#include "sim/engine.h"
-#include "sim/simulate.h"
+#include "sim/engine/config.h"
+#include "sim/engine/engine.h"
+#include "sim/simulate_options.h"
 
 namespace frontier::sim {
 

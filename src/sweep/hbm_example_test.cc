@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/engine/data_dir.h"
 #include "store/store.h"
-#include "sim/data_dir.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/sessions.h"

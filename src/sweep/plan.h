@@ -84,7 +84,7 @@
 #include "loadgen/search.h"
 #include "metrics/summary.h"
 #include "power/open.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "workload/load.h"
 #include "workload/spec.h"
 
@@ -108,7 +108,7 @@ struct SystemSpec {
   std::string name;
   std::string hardware;                     // catalog name (required for sim systems)
   int gpus = 1;
-  // The simulated deployment (sim/config.h), its hardware and gpus the
+  // The simulated deployment (sim/engine/config.h), its hardware and gpus the
   // system's own; unset fields take the simulator's defaults. A
   // disaggregated one (prefill / decode pools) carries its parallelism in
   // the pools (tp = ep = 1, dp = 0).

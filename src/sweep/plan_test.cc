@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "sim/data_dir.h"
+#include "sim/engine/data_dir.h"
 #include "sweep/plan.h"
 #include "sweep/sessions.h"
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/testing.h"
+#include "sim/engine/testing.h"
 #include "store/store.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
@@ -20,7 +20,7 @@
 namespace frontier::sweep {
 namespace {
 
-// The tiny model (sim/testing.h) with 64 sequences at most, serving 1-token
+// The tiny model (sim/engine/testing.h) with 64 sequences at most, serving 1-token
 // prompts and 32-token outputs: each request costs 41,980,928 B of memory
 // traffic at 1 TB/s, so the batch, always full, serves at most
 // 1 / 41.98 us = 23,820 requests/s (the terms: sim/search_trial_test.cc).

@@ -12,7 +12,7 @@
 #include "loadgen/benchmark.h"
 #include "serve/profile.h"
 #include "serve/server.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sweep/process.h"

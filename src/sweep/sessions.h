@@ -30,8 +30,8 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "loadgen/scenario.h"
-#include "sim/band.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
+#include "sim/fit/band.h"
 #include "store/store.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
@@ -63,7 +63,7 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
 // A session on the simulator; NotFound / InvalidArgument / FailedPrecondition
 // from the simulator's catalog when the system cannot be built (unknown
 // model, does not fit, ...). With `bands` (loaded once for the sweep), every
-// point carries its prediction band (sim/band.h) into its result and stored
+// point carries its prediction band (sim/fit/band.h) into its result and stored
 // record; without, none.
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system,
                                                 const sim::BandTable* bands = nullptr);

@@ -61,7 +61,7 @@ const OptionName kOptionNames[] = {
     {"--min-value", "search.min_value"},
     {"--max-value", "search.max_value"},
     {"--no-saturation-stop", "search.saturation_stop"},
-    // A simulated system (sim/config.h).
+    // A simulated system (sim/engine/config.h).
     {"--max-num-batched-tokens", "sim.max_num_batched_tokens"},
     {"--gpu-memory-utilization", "sim.gpu_memory_utilization"},
     {"--max-num-seqs", "sim.max_num_seqs"},

@@ -2,7 +2,7 @@
 // for trace hash ids, and the ideal prefix-cache hit rate of a workload.
 //
 // Chained block hashes, as vLLM's automatic prefix caching keys its KV
-// blocks (the simulator's cache, sim/prefix_cache.h, frontier serve and the
+// blocks (the simulator's cache, sim/engine/prefix_cache.h, frontier serve and the
 // ideal hit rate all key on them, so they see the same sharing): a prompt is cut into full blocks of `block_tokens` tokens (a
 // trailing partial block has no hash), and block i's hash covers its own
 // tokens and block i-1's hash, so equal hashes mean equal prefixes.

@@ -25,16 +25,16 @@
 #include "dashboard/test_db.h"
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
-#include "serve/stream_probe.h"
+#include "testing/stream_probe.h"
 #include "util/http_exchange.h"
 
 namespace frontier {
 namespace {
 
-using serve::FormatGet;
-using serve::FormatPost;
-using serve::HttpReply;
-using serve::ProbeConnection;
+using testing::FormatGet;
+using testing::FormatPost;
+using testing::HttpReply;
+using testing::ProbeConnection;
 using testing_util::Exchange;
 
 // A server under test, seen from outside.

@@ -14,7 +14,7 @@
 #include "loadgen/point.h"
 #include "serve/sim_timing.h"
 #include "serve_test_util.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "util/scratch.h"

@@ -13,13 +13,25 @@
 
 #include "serve/fixed_timing.h"
 #include "serve/server.h"
-#include "serve/stream_probe.h"
 #include "serve/synthetic.h"
+#include "testing/stream_probe.h"
 #include "util/http_exchange.h"
 
 namespace frontier::serve::testing {
 
 using json = nlohmann::json;
+
+// The probe that reads the server from outside (testing/stream_probe.h).
+using ::frontier::testing::FormatGet;
+using ::frontier::testing::FormatPost;
+using ::frontier::testing::HttpReply;
+using ::frontier::testing::ProbeConnection;
+using ::frontier::testing::ProbeEvent;
+using ::frontier::testing::ProbeOptions;
+using ::frontier::testing::ProbeRequest;
+using ::frontier::testing::ProbeResult;
+using ::frontier::testing::ResponseReader;
+using ::frontier::testing::RunStreams;
 
 inline ServeOptions TestOptions() {
   ServeOptions o;

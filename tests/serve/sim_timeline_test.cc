@@ -23,8 +23,8 @@
 
 #include "serve/sim_timing.h"
 #include "serve_test_util.h"
-#include "sim/config.h"
-#include "sim/engine.h"
+#include "sim/engine/config.h"
+#include "sim/engine/engine.h"
 #include "sim/simulate.h"
 #include "workload/arrival.h"
 #include "workload/random_dataset.h"

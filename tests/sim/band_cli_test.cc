@@ -1,6 +1,6 @@
 // How sure a simulated point is, end to end through the binary: `simulate`,
 // `search` and `sweep` store each simulated point with the band the band table
-// gives its deployment (sim/band.h, computed here directly), write it into the
+// gives its deployment (sim/fit/band.h, computed here directly), write it into the
 // result JSON, print it, and `report` shows it in its band column.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/band.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
+#include "sim/fit/band.h"
 #include "store/store.h"
 #include "sweep/sweep_test_util.h"
 

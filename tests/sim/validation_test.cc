@@ -15,14 +15,14 @@
 #include <optional>
 #include <set>
 
-#include "sim/calibration.h"
-#include "sim/config.h"
+#include "sim/engine/config.h"
+#include "sim/engine/hardware.h"
+#include "sim/engine/model.h"
+#include "sim/engine/stack.h"
+#include "sim/fit/calibration.h"
+#include "sim/fit/validate.h"
+#include "sim/fit/validation.h"
 #include "sim/simulate.h"
-#include "sim/hardware.h"
-#include "sim/model.h"
-#include "sim/stack.h"
-#include "sim/validate.h"
-#include "sim/validation.h"
 #include "util/scratch.h"
 
 namespace frontier::sim {
