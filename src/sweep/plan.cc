@@ -155,8 +155,12 @@ std::map<std::string, std::string> SystemSpec::Config() const {
 
 namespace {
 
-Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
-  Checker c(file);
+// The helpers below take the root as a non-const node: its operator[] then
+// reads a missing key as an undefined node rather than an invalid one that
+// throws when asked its type.
+
+// The document, checked for keys given twice, as a map.
+Result<YAML::Node> LoadPlanYaml(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -165,20 +169,28 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   }
   FRONTIER_RETURN_IF_ERROR(CheckDuplicateKeys(root, file));
   if (!root.IsMap()) return InvalidArgument(file + ":1: the plan must be a map with name, systems, workloads and load");
-  Plan plan;
-  plan.file = file;
-  plan.dir = std::filesystem::path(file).parent_path().string();
-  if (plan.dir.empty()) plan.dir = ".";
-  plan.text = text;
+  return root;
+}
+
+// Where the plan comes from, and its top-level scalars.
+Status ParseTopLevel(const Checker& c, YAML::Node& root, const std::string& text, const std::string& file,
+                     Plan* plan) {
+  plan->file = file;
+  plan->dir = std::filesystem::path(file).parent_path().string();
+  if (plan->dir.empty()) plan->dir = ".";
+  plan->text = text;
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
-  plan.hash = hash;
+  plan->hash = hash;
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load", "repetitions", "slo",
                                                   "seed", "executor", "slurm", "scenario", "search"}));
-  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan.name, true));
-  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan.repetitions, 1, 1000));
-  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan.seed, 0, 9.0e15));
+  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan->name, true));
+  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan->repetitions, 1, 1000));
+  FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan->seed, 0, 9.0e15));
+  return Status::Ok();
+}
 
+Status ParseSystems(const Checker& c, YAML::Node& root, Plan* plan) {
   const YAML::Node systems = root["systems"];
   if (!systems.IsDefined()) return c.Error(root, "systems", "is required (a list of systems)");
   if (!systems.IsSequence() || systems.size() == 0) {
@@ -192,32 +204,41 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
     if (!names.insert(s.name).second) {
       return c.Error(systems[i]["name"], f + ".name", "'" + s.name + "' is used twice");
     }
-    plan.systems.push_back(std::move(s));
+    plan->systems.push_back(std::move(s));
   }
+  return Status::Ok();
+}
+
+Status ParseWorkloads(const Checker& c, YAML::Node& root, Plan* plan) {
   const YAML::Node workloads = root["workloads"];
   if (!workloads.IsDefined()) return c.Error(root, "workloads", "is required (a list of workloads)");
   if (!workloads.IsSequence() || workloads.size() == 0) {
     return c.Error(workloads, "workloads", "must be a non-empty list");
   }
-  names.clear();
+  std::set<std::string> names;
   for (size_t i = 0; i < workloads.size(); ++i) {
     WorkloadSpec w;
     const std::string f = "workloads[" + std::to_string(i) + "]";
-    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, plan.seed, &w));
+    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, plan->seed, &w));
     if (!names.insert(w.name).second) {
       return c.Error(workloads[i]["name"], f + ".name", "'" + w.name + "' is used twice");
     }
-    plan.workloads.push_back(std::move(w));
+    plan->workloads.push_back(std::move(w));
   }
+  return Status::Ok();
+}
+
+// The scenario and search blocks and the load, and whether they fit together.
+Status ParseLoadAndSearch(const Checker& c, YAML::Node& root, Plan* plan) {
   if (root["scenario"].IsDefined() && !root["scenario"].IsNull())
-    FRONTIER_RETURN_IF_ERROR(ParseScenarioBlock(c, root["scenario"], &plan));
+    FRONTIER_RETURN_IF_ERROR(ParseScenarioBlock(c, root["scenario"], plan));
   if (root["search"].IsDefined() && !root["search"].IsNull())
-    FRONTIER_RETURN_IF_ERROR(ParseSearchBlock(c, root["search"], &plan));
-  const bool named_scenario = plan.scenario && plan.scenario->scenario;
-  if (plan.search) {
+    FRONTIER_RETURN_IF_ERROR(ParseSearchBlock(c, root["search"], plan));
+  const bool named_scenario = plan->scenario && plan->scenario->scenario;
+  if (plan->search) {
     if (root["load"].IsDefined() && !root["load"].IsNull())
-      FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/true, &plan.load));
-    if (std::optional<FieldProblem> bad = SearchMisfit(&plan)) {
+      FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/true, &plan->load));
+    if (std::optional<FieldProblem> bad = SearchMisfit(plan)) {
       // The node the field names, else the block the problem is about.
       const std::string& field = bad->field;
       YAML::Node at = root["search"];
@@ -232,10 +253,16 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
     }
   } else {
     if (!root["load"].IsDefined()) return c.Error(root, "load", "is required (or `search:`, docs/sweep.md)");
-    FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/false, &plan.load));
+    FRONTIER_RETURN_IF_ERROR(ParseLoad(c, root["load"], named_scenario, /*search=*/false, &plan->load));
   }
-  if (const std::string misfit = ScenarioMisfit(plan); !misfit.empty())
+  if (const std::string misfit = ScenarioMisfit(*plan); !misfit.empty())
     return c.Error(root["scenario"], "scenario", misfit);
+  return Status::Ok();
+}
+
+// Prompts each system can take, and no warm-up for sessions.
+Status CheckPromptFormats(const Checker& c, YAML::Node& root, const Plan& plan) {
+  const YAML::Node workloads = root["workloads"];
   // A server that takes text only gets text prompts; token-ids said outright is an error there.
   for (const SystemSpec& sys : plan.systems) {
     if (sys.simulated() || !sys.NeedsTextPrompts()) continue;
@@ -264,6 +291,12 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
                          plan.workloads[i].name + ", is " + workload::DatasetKindName(kind) +
                          "): sessions run without warm-up");
   }
+  return Status::Ok();
+}
+
+// The matrix's points, and the prompt tokens of its largest point, within their bounds.
+Status CheckPlanSize(const Checker& c, YAML::Node& root, const Plan& plan) {
+  const YAML::Node workloads = root["workloads"];
   const double points = static_cast<double>(plan.systems.size()) * static_cast<double>(plan.workloads.size()) *
                         (plan.search ? static_cast<double>(plan.search->request.max_trials)
                                      : static_cast<double>(plan.load.values.size()) * plan.repetitions);
@@ -291,52 +324,76 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
                          std::to_string(kMaxRunPromptTokens) + " per point");
     }
   }
-  if (root["slo"].IsDefined()) {
-    const YAML::Node slo = root["slo"];
-    FRONTIER_RETURN_IF_ERROR(c.Map(slo, "slo"));
-    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(slo, "slo", {"ttft_ms", "tpot_ms", "e2el_ms"}));
-    for (auto [key, out] : {std::pair{"ttft_ms", &plan.slo.ttft_ms}, {"tpot_ms", &plan.slo.tpot_ms},
-                            {"e2el_ms", &plan.slo.e2el_ms}}) {
-      if (slo[key].IsDefined()) {
-        double v = 0;
-        FRONTIER_RETURN_IF_ERROR(c.Number(slo, "slo", key, &v, 1e-6, 1e9));
-        *out = v;
-      }
+  return Status::Ok();
+}
+
+Status ParseSlo(const Checker& c, YAML::Node& root, Plan* plan) {
+  if (!root["slo"].IsDefined()) return Status::Ok();
+  const YAML::Node slo = root["slo"];
+  FRONTIER_RETURN_IF_ERROR(c.Map(slo, "slo"));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(slo, "slo", {"ttft_ms", "tpot_ms", "e2el_ms"}));
+  for (auto [key, out] : {std::pair{"ttft_ms", &plan->slo.ttft_ms}, {"tpot_ms", &plan->slo.tpot_ms},
+                          {"e2el_ms", &plan->slo.e2el_ms}}) {
+    if (slo[key].IsDefined()) {
+      double v = 0;
+      FRONTIER_RETURN_IF_ERROR(c.Number(slo, "slo", key, &v, 1e-6, 1e9));
+      *out = v;
     }
   }
-  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "executor", &plan.executor));
-  if (plan.executor != "local" && plan.executor != "slurm") {
-    return c.Error(root["executor"], "executor", "must be local or slurm, got '" + Shorten(plan.executor) + "'");
+  return Status::Ok();
+}
+
+Status ParseSlurm(const Checker& c, const YAML::Node& sl, SlurmSpec* slurm) {
+  FRONTIER_RETURN_IF_ERROR(c.Map(sl, "slurm"));
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(sl, "slurm", {"partition", "gres", "time", "sbatch_args",
+                                                          "tool_timeout_s", "poll_s"}));
+  slurm->line = sl.Mark().line + 1;
+  FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "tool_timeout_s", &slurm->tool_timeout_s, 0.1, 3600));
+  FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "poll_s", &slurm->poll_s, 0.1, 3600));
+  FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "partition", &slurm->partition));
+  FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "gres", &slurm->gres));
+  FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "time", &slurm->time, true));
+  // Slurm's time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+  if (slurm->time.find_first_not_of("0123456789:-") != std::string::npos) {
+    return c.Error(sl["time"], "slurm.time",
+                   "must be a Slurm time limit such as 90, 01:30:00 or 1-00:00:00, got '" +
+                       Shorten(slurm->time) + "'");
   }
-  if (plan.search && plan.executor == "slurm")
+  const YAML::Node args = sl["sbatch_args"];
+  if (args.IsDefined() && !args.IsNull()) {
+    if (!args.IsSequence()) return c.Error(args, "slurm.sbatch_args", "must be a list of strings");
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].IsScalar() || args[i].Scalar().empty())
+        return c.Error(args[i], "slurm.sbatch_args[" + std::to_string(i) + "]", "must be a non-empty string");
+      slurm->sbatch_args.push_back(args[i].Scalar());
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseExecutor(const Checker& c, YAML::Node& root, Plan* plan) {
+  FRONTIER_RETURN_IF_ERROR(c.String(root, "", "executor", &plan->executor));
+  if (plan->executor != "local" && plan->executor != "slurm") {
+    return c.Error(root["executor"], "executor", "must be local or slurm, got '" + Shorten(plan->executor) + "'");
+  }
+  if (plan->search && plan->executor == "slurm")
     return c.Error(root["executor"], "executor", "slurm runs load grids; a plan with `search:` runs with local");
-  if (root["slurm"].IsDefined()) {
-    const YAML::Node sl = root["slurm"];
-    FRONTIER_RETURN_IF_ERROR(c.Map(sl, "slurm"));
-    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(sl, "slurm", {"partition", "gres", "time", "sbatch_args",
-                                                            "tool_timeout_s", "poll_s"}));
-    plan.slurm.line = sl.Mark().line + 1;
-    FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "tool_timeout_s", &plan.slurm.tool_timeout_s, 0.1, 3600));
-    FRONTIER_RETURN_IF_ERROR(c.Number(sl, "slurm", "poll_s", &plan.slurm.poll_s, 0.1, 3600));
-    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "partition", &plan.slurm.partition));
-    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "gres", &plan.slurm.gres));
-    FRONTIER_RETURN_IF_ERROR(c.String(sl, "slurm", "time", &plan.slurm.time, true));
-    // Slurm's time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
-    if (plan.slurm.time.find_first_not_of("0123456789:-") != std::string::npos) {
-      return c.Error(sl["time"], "slurm.time",
-                     "must be a Slurm time limit such as 90, 01:30:00 or 1-00:00:00, got '" +
-                         Shorten(plan.slurm.time) + "'");
-    }
-    const YAML::Node args = sl["sbatch_args"];
-    if (args.IsDefined() && !args.IsNull()) {
-      if (!args.IsSequence()) return c.Error(args, "slurm.sbatch_args", "must be a list of strings");
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (!args[i].IsScalar() || args[i].Scalar().empty())
-          return c.Error(args[i], "slurm.sbatch_args[" + std::to_string(i) + "]", "must be a non-empty string");
-        plan.slurm.sbatch_args.push_back(args[i].Scalar());
-      }
-    }
-  }
+  if (root["slurm"].IsDefined()) FRONTIER_RETURN_IF_ERROR(ParseSlurm(c, root["slurm"], &plan->slurm));
+  return Status::Ok();
+}
+
+Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
+  Checker c(file);
+  FRONTIER_ASSIGN_OR_RETURN(YAML::Node root, LoadPlanYaml(text, file));
+  Plan plan;
+  FRONTIER_RETURN_IF_ERROR(ParseTopLevel(c, root, text, file, &plan));
+  FRONTIER_RETURN_IF_ERROR(ParseSystems(c, root, &plan));
+  FRONTIER_RETURN_IF_ERROR(ParseWorkloads(c, root, &plan));
+  FRONTIER_RETURN_IF_ERROR(ParseLoadAndSearch(c, root, &plan));
+  FRONTIER_RETURN_IF_ERROR(CheckPromptFormats(c, root, plan));
+  FRONTIER_RETURN_IF_ERROR(CheckPlanSize(c, root, plan));
+  FRONTIER_RETURN_IF_ERROR(ParseSlo(c, root, &plan));
+  FRONTIER_RETURN_IF_ERROR(ParseExecutor(c, root, &plan));
   return plan;
 }
 
