@@ -83,6 +83,53 @@ std::vector<int64_t> DefaultRuns(const DashboardData& data) {
   return ids;
 }
 
+namespace {
+
+// Per workload, the series compared at each interactivity target: throughput, ratio, cost and energy.
+json IsoJson(const report::Report& rep) {
+  json iso = json::array();
+  for (const auto& w : rep.workloads) {
+    json names = json::array();
+    for (size_t idx : w.series) names.push_back(rep.series[idx].name);
+    json rows = json::array();
+    for (size_t t = 0; t < w.targets.size(); ++t) {
+      json cells = json::array();
+      for (size_t k = 0; k < w.series.size(); ++k) {
+        const auto& s = rep.series[w.series[k]];
+        cells.push_back({{"series", s.name},
+                         {"run_id", s.run.id},
+                         {"total", Opt(w.iso_total[t].tput[k])},
+                         {"output", Opt(w.iso_output[t].tput[k])},
+                         {"ratio_total", Opt(w.iso_total[t].ratio[k])},
+                         {"ratio_output", Opt(w.iso_output[t].ratio[k])},
+                         {"usd_per_m_total", Opt(w.cost[t].usd_per_m_total[k])},
+                         {"usd_per_m_output", Opt(w.cost[t].usd_per_m_output[k])},
+                         {"tokens_per_joule", Opt(w.cost[t].tokens_per_joule[k])}});
+      }
+      rows.push_back({{"interactivity", w.targets[t]}, {"cells", cells}});
+    }
+    iso.push_back({{"workload", w.workload}, {"series", names}, {"rows", rows}});
+  }
+  return iso;
+}
+
+// The points whose energy was measured, one row each.
+json MeasuredEnergyJson(const report::Report& rep) {
+  json energy = json::array();
+  for (const auto& e : report::MeasuredEnergyRows(rep))
+    energy.push_back({{"series", e.series},
+                      {"key", e.key},
+                      {"label", e.label},
+                      {"joules", e.joules},
+                      {"mean_power_w", e.mean_w},
+                      {"peak_power_w", e.peak_w},
+                      {"tokens_per_joule", e.tokens_per_joule},
+                      {"tdp_bound_tokens_per_joule", Opt(e.tdp_bound_tokens_per_joule)}});
+  return energy;
+}
+
+}  // namespace
+
 json FrontierJson(const report::Report& rep, const std::string& y, const std::string& x,
                   DashboardData& data) {
   (void)data;
@@ -179,39 +226,8 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       {"band_flags", s.band_flags},
                       {"points", pts}});
   }
-  json iso = json::array();
-  for (const auto& w : rep.workloads) {
-    json names = json::array();
-    for (size_t idx : w.series) names.push_back(rep.series[idx].name);
-    json rows = json::array();
-    for (size_t t = 0; t < w.targets.size(); ++t) {
-      json cells = json::array();
-      for (size_t k = 0; k < w.series.size(); ++k) {
-        const auto& s = rep.series[w.series[k]];
-        cells.push_back({{"series", s.name},
-                         {"run_id", s.run.id},
-                         {"total", Opt(w.iso_total[t].tput[k])},
-                         {"output", Opt(w.iso_output[t].tput[k])},
-                         {"ratio_total", Opt(w.iso_total[t].ratio[k])},
-                         {"ratio_output", Opt(w.iso_output[t].ratio[k])},
-                         {"usd_per_m_total", Opt(w.cost[t].usd_per_m_total[k])},
-                         {"usd_per_m_output", Opt(w.cost[t].usd_per_m_output[k])},
-                         {"tokens_per_joule", Opt(w.cost[t].tokens_per_joule[k])}});
-      }
-      rows.push_back({{"interactivity", w.targets[t]}, {"cells", cells}});
-    }
-    iso.push_back({{"workload", w.workload}, {"series", names}, {"rows", rows}});
-  }
-  json energy = json::array();
-  for (const auto& e : report::MeasuredEnergyRows(rep))
-    energy.push_back({{"series", e.series},
-                      {"key", e.key},
-                      {"label", e.label},
-                      {"joules", e.joules},
-                      {"mean_power_w", e.mean_w},
-                      {"peak_power_w", e.peak_w},
-                      {"tokens_per_joule", e.tokens_per_joule},
-                      {"tdp_bound_tokens_per_joule", Opt(e.tdp_bound_tokens_per_joule)}});
+  json iso = IsoJson(rep);
+  json energy = MeasuredEnergyJson(rep);
   return {{"series", series}, {"iso", iso}, {"energy", energy}, {"notes", notes}, {"x", x}, {"y", y}};
 }
 

@@ -9,9 +9,11 @@
 #include "workload/arrival.h"
 
 namespace frontier::loadgen {
-Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,
-                          const workload::LoadOptions& load, const RunOptions& options,
-                          Observer* observer, const std::atomic<bool>* stop) {
+namespace {
+
+// The checks on the options and the workload made before anything is planned.
+Status CheckLoad(const Target& target, std::span<const workload::RequestSpec> specs,
+                 const workload::LoadOptions& load) {
   if (load.warmup < 0) return InvalidArgument("--warmup must be 0 or more");
   if (load.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
   if (static_cast<int64_t>(specs.size()) <= load.warmup)
@@ -27,18 +29,17 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
 
   bool cancels = false;
   for (const auto& s : specs) cancels = cancels || s.cancel_after_ns > 0 || s.cancel_after_tokens > 0;
-  FRONTIER_RETURN_IF_ERROR(Ending::CheckCancels(target, cancels));
+  return Ending::CheckCancels(target, cancels);
+}
 
-  const Clock& clock = target.clock();
-  const int64_t warm = load.warmup;
-  const size_t measured_specs = specs.size() - static_cast<size_t>(warm);
-  const bool open_loop = !std::isinf(load.request_rate);
-  int64_t total = load.num_prompts;  // measured requests to issue at most
-
-  // The arrival plan for the measured phase, made before anything is sent.
+// The arrival plan for the measured phase, made before anything is sent
+// (empty for a closed loop). An open loop sets *total, the measured requests
+// to issue at most, to the count planned.
+Result<std::vector<Nanos>> PlanMeasured(const workload::LoadOptions& load, const RunOptions& options,
+                                        int64_t* total) {
   std::vector<Nanos> plan;
-  if (open_loop) {
-    int64_t count = total;
+  if (!std::isinf(load.request_rate)) {
+    int64_t count = *total;
     if (load.duration_s) {
       const double expected = load.request_rate * *load.duration_s;
       const auto enough = static_cast<int64_t>(std::ceil(expected * 1.25)) + 100;
@@ -49,10 +50,46 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
     a.burstiness = load.burstiness;
     a.seed = load.seed;
     FRONTIER_ASSIGN_OR_RETURN(plan, workload::PlanArrivals(count, a));
-    total = count;
+    *total = count;
   } else if (!(load.burstiness > 0)) {
     return InvalidArgument("--burstiness must be a positive number");
   }
+  return plan;
+}
+
+// The run's result once every request has ended: its requests, and the
+// measured span from the first measured send to the last end.
+RunResult FinishRun(Target& target, Books& books, const Ending& ending, Nanos t0) {
+  RunResult run;
+  run.origin_ns = t0;
+  run.interrupted = ending.stopping();
+  run.served_model = target.ServedModel();
+  run.requests = books.Take();
+  Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
+  for (const auto& r : run.requests) {
+    if (r.warmup) continue;
+    first = std::min(first, r.sent_ns);
+    last = std::max(last, r.end_ns);
+  }
+  run.duration_ns = last > first ? last - first : 0;
+  return run;
+}
+
+}  // namespace
+
+Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,
+                          const workload::LoadOptions& load, const RunOptions& options,
+                          Observer* observer, const std::atomic<bool>* stop) {
+  FRONTIER_RETURN_IF_ERROR(CheckLoad(target, specs, load));
+
+  const Clock& clock = target.clock();
+  const int64_t warm = load.warmup;
+  const size_t measured_specs = specs.size() - static_cast<size_t>(warm);
+  const bool open_loop = !std::isinf(load.request_rate);
+  int64_t total = load.num_prompts;  // measured requests to issue at most
+
+  // The arrival plan for the measured phase, made before anything is sent.
+  FRONTIER_ASSIGN_OR_RETURN(const std::vector<Nanos> plan, PlanMeasured(load, options, &total));
   auto planned = [&](int64_t i) { return open_loop ? plan[static_cast<size_t>(i)] : Nanos{0}; };
   const int64_t cap = load.max_concurrency ? *load.max_concurrency : std::numeric_limits<int64_t>::max();
 
@@ -138,19 +175,7 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   }
   report(clock.Now());
 
-  RunResult run;
-  run.origin_ns = t0;
-  run.interrupted = ending.stopping();
-  run.served_model = target.ServedModel();
-  run.requests = books.Take();
-  Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
-  for (const auto& r : run.requests) {
-    if (r.warmup) continue;
-    first = std::min(first, r.sent_ns);
-    last = std::max(last, r.end_ns);
-  }
-  run.duration_ns = last > first ? last - first : 0;
-  return run;
+  return FinishRun(target, books, ending, t0);
 }
 
 }  // namespace frontier::loadgen

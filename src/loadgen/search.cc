@@ -142,6 +142,68 @@ Result<workload::LoadOptions> TrialLoad(const SearchOptions& o, double value) {
   return load;
 }
 
+namespace {
+
+// Runs one trial at load value `x`, watched for over-saturation when open-loop, and judges it.
+Result<Trial> RunTrial(TrialRunner& runner, const SearchOptions& o, int index, double x) {
+  FRONTIER_ASSIGN_OR_RETURN(workload::LoadOptions load, TrialLoad(o, x));
+  const ScenarioRules rules = TrialRules(o, x);
+
+  // Open-loop trials are watched for over-saturation.
+  TrialWatch watch(o.interrupt);
+  const bool open_loop = std::isfinite(load.request_rate);
+  if (o.saturation && open_loop) {
+    workload::ArrivalOptions a{load.request_rate, load.burstiness, load.seed};
+    const int64_t planned = std::min<int64_t>(load.num_prompts, 10'000'000);
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> plan, workload::PlanArrivals(planned, a));
+    if (load.duration_s) {  // nothing is issued after the duration
+      const Nanos end = SecondsToNanos(*load.duration_s);
+      while (!plan.empty() && plan.back() >= end) plan.pop_back();
+    }
+    watch.Detect(std::move(plan), load.warmup, *o.saturation);
+  }
+  PointOptions point = o.point;
+  point.result_json.clear();
+  point.requests_jsonl.clear();
+  if (std::find(point.summary.percentiles.begin(), point.summary.percentiles.end(), 99.0) ==
+      point.summary.percentiles.end())
+    point.summary.percentiles.push_back(99.0);
+  point.rules = rules;
+  FRONTIER_ASSIGN_OR_RETURN(PointOutcome point_out, runner.Run(load, point, &watch, watch.stop()));
+
+  Trial t;
+  t.index = index;
+  t.value = x;
+  t.summary = std::move(point_out.summary);
+  // RunPoint judged the trial against `rules`; a runner that left the verdict out is judged here.
+  t.verdict = point_out.verdict.has_value() ? std::move(point_out.verdict).value()
+                                            : Judge(point_out.run, rules, t.summary, OriginFor(load));
+  if (const std::optional<SaturationFinding> finding = watch.finding()) {
+    t.stopped_early = true;
+    MarkOverSaturated(t.verdict, finding->Describe());
+  }
+  t.band = point_out.run.band;
+  t.result = PointResultJson(point_out.run, t.summary, point.summary, load, point.extra_result_fields, nullptr, nullptr);
+  return t;
+}
+
+// The best valid trial: the highest value, or the highest throughput per GPU.
+std::optional<size_t> BestTrial(const std::vector<Trial>& trials, SearchGoal goal) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& c = trials[i];
+    if (!c.verdict.valid) continue;
+    const Trial* b = best ? &trials[*best] : nullptr;
+    const bool better = goal == SearchGoal::kMaxValidQps
+                            ? (!b || c.value > b->value)
+                            : (!b || c.summary.output_throughput_per_gpu > b->summary.output_throughput_per_gpu);
+    if (better) best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
 Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const TrialCallback& on_trial) {
   FRONTIER_RETURN_IF_ERROR(CheckSearchOptions(o));
   const bool integer = o.axis == SearchAxis::kConcurrency;
@@ -156,44 +218,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
       out.stop_reason = fmt::format("stopped after --max-trials {} trials", o.max_trials);
       break;
     }
-    FRONTIER_ASSIGN_OR_RETURN(workload::LoadOptions load, TrialLoad(o, x));
-    const ScenarioRules rules = TrialRules(o, x);
-
-    // Open-loop trials are watched for over-saturation.
-    TrialWatch watch(o.interrupt);
-    const bool open_loop = std::isfinite(load.request_rate);
-    if (o.saturation && open_loop) {
-      workload::ArrivalOptions a{load.request_rate, load.burstiness, load.seed};
-      const int64_t planned = std::min<int64_t>(load.num_prompts, 10'000'000);
-      FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> plan, workload::PlanArrivals(planned, a));
-      if (load.duration_s) {  // nothing is issued after the duration
-        const Nanos end = SecondsToNanos(*load.duration_s);
-        while (!plan.empty() && plan.back() >= end) plan.pop_back();
-      }
-      watch.Detect(std::move(plan), load.warmup, *o.saturation);
-    }
-    PointOptions point = o.point;
-    point.result_json.clear();
-    point.requests_jsonl.clear();
-    if (std::find(point.summary.percentiles.begin(), point.summary.percentiles.end(), 99.0) ==
-        point.summary.percentiles.end())
-      point.summary.percentiles.push_back(99.0);
-    point.rules = rules;
-    FRONTIER_ASSIGN_OR_RETURN(PointOutcome point_out, runner.Run(load, point, &watch, watch.stop()));
-
-    Trial t;
-    t.index = index;
-    t.value = x;
-    t.summary = std::move(point_out.summary);
-    // RunPoint judged the trial against `rules`; a runner that left the verdict out is judged here.
-    t.verdict = point_out.verdict.has_value() ? std::move(point_out.verdict).value()
-                                              : Judge(point_out.run, rules, t.summary, OriginFor(load));
-    if (const std::optional<SaturationFinding> finding = watch.finding()) {
-      t.stopped_early = true;
-      MarkOverSaturated(t.verdict, finding->Describe());
-    }
-    t.band = point_out.run.band;
-    t.result = PointResultJson(point_out.run, t.summary, point.summary, load, point.extra_result_fields, nullptr, nullptr);
+    FRONTIER_ASSIGN_OR_RETURN(Trial t, RunTrial(runner, o, index, x));
 
     // Next load.
     const bool valid = t.verdict.valid;
@@ -252,17 +277,7 @@ Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& o, const T
     out.valid_below = lo;
     out.invalid_above = hi;
 
-    // The answer so far: the best valid trial.
-    out.best.reset();
-    for (size_t i = 0; i < out.trials.size(); ++i) {
-      const Trial& c = out.trials[i];
-      if (!c.verdict.valid) continue;
-      const Trial* b = out.best ? &out.trials[*out.best] : nullptr;
-      const bool better = o.goal == SearchGoal::kMaxValidQps
-                              ? (!b || c.value > b->value)
-                              : (!b || c.summary.output_throughput_per_gpu > b->summary.output_throughput_per_gpu);
-      if (better) out.best = i;
-    }
+    out.best = BestTrial(out.trials, o.goal);  // the answer so far
     if (o.interrupt != nullptr && o.interrupt->load() && !done) {
       out.stop_reason = "interrupted";
       out.trials.back().step = "stop";

@@ -149,10 +149,9 @@ Result<ShardMeta> ReadShardMeta(const std::string& meta_path) {
   return m;
 }
 
-Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths) {
-  if (jsonl_paths.empty()) return InvalidArgument("bench merge: give the shards' --requests-jsonl files");
-  MergedShards m;
-  m.shards = nlohmann::json::array();
+// Each shard's meta file, checked to be one run's: the same count and
+// schedule, every shard once.
+Result<std::vector<ShardMeta>> ReadShardMetas(const std::vector<std::string>& jsonl_paths) {
   std::vector<ShardMeta> metas;
   int64_t count = -1;
   std::set<int64_t> indices;
@@ -180,104 +179,127 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
   if (missing_n > 0)
     return InvalidArgument("bench merge: shard(s) " + missing + " of " + std::to_string(count) +
                            " missing: give every shard's JSONL");
+  return metas;
+}
+
+// Reads one shard's records into m->run.requests, checking each (times in
+// order, the shard's own ids, within the schedule, each once across shards in
+// `ids`) and that the shard's ids have no hole; adds the shard to m->shards.
+Status ReadShardRecords(const std::string& path, const ShardMeta& meta, int64_t count,
+                        const std::optional<int64_t>& num_prompts, std::set<int64_t>* ids, MergedShards* m) {
+  const int64_t index = meta.index;
+  // Streamed: the records are held, never the files' text (core/line_reader.h).
+  FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(path, kMaxFileBytes, "request records"));
+  std::string line;
+  int64_t n = 0;
+  std::vector<int64_t> own;  // this shard's measured ids
+  while (true) {
+    FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));
+    if (!more) break;
+    const int64_t lineno = in.line_no();
+    if (line.empty()) continue;
+    const std::string at = path + ":" + std::to_string(lineno);
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) return InvalidArgument(at + ": not JSON (a record cut off?)");
+    Result<RequestRecord> r = metrics::RequestRecordFromJson(j);
+    if (!r.ok()) return r.status().WithContext(at);
+    const std::string req = at + ": request " + std::to_string(r->id);
+    // Times in order: sent, then the first token, then the end (-1: not reached).
+    if (r->end_ns >= 0 && r->end_ns < r->sent_ns)
+      return InvalidArgument(req + ": end_ns " + std::to_string(r->end_ns) + " is before sent_ns " +
+                             std::to_string(r->sent_ns));
+    if (r->first_token_ns >= 0 && (r->first_token_ns < r->sent_ns || (r->end_ns >= 0 && r->first_token_ns > r->end_ns)))
+      return InvalidArgument(req + ": first_token_ns " + std::to_string(r->first_token_ns) +
+                             " is outside [sent_ns, end_ns] = [" + std::to_string(r->sent_ns) + ", " +
+                             std::to_string(r->end_ns) + "]");
+    if (!r->warmup) {
+      if (r->id % count != index) {
+        return InvalidArgument(req + " does not belong to shard " + std::to_string(index) + " of " +
+                               std::to_string(count));
+      }
+      if (num_prompts && r->id >= *num_prompts)
+        return InvalidArgument(req + ": the id is outside the schedule's " + std::to_string(*num_prompts) +
+                               " requests (ids 0.." + std::to_string(*num_prompts - 1) + ")");
+      if (!ids->insert(r->id).second) return InvalidArgument(req + " appears twice");
+      own.push_back(r->id);
+    }
+    if (static_cast<int64_t>(m->run.requests.size()) >= kMaxRunRequests)
+      return InvalidArgument(at + ": the shards hold more than " + std::to_string(kMaxRunRequests) +
+                             " request records, the bound on one run's requests (docs/limits.md)");
+    m->run.requests.push_back(std::move(*r));
+    ++n;
+  }
+  // A shard issues its positions in order, so its ids are index, index + k,
+  // ... without a hole: one missing was lost or removed.
+  std::sort(own.begin(), own.end());
+  for (size_t i = 0; i < own.size(); ++i) {
+    const int64_t want = index + static_cast<int64_t>(i) * count;
+    if (own[i] != want) {
+      return InvalidArgument(path + ": request " + std::to_string(want) + " is missing (shard " +
+                             std::to_string(index) + " of " + std::to_string(count) + " issues ids " +
+                             std::to_string(index) + ", " + std::to_string(index + count) +
+                             ", ... in order; its records end at " + std::to_string(own.back()) + ")");
+    }
+  }
+  const double bound_ms = static_cast<double>(meta.bound_ns) / 1e6;
+  m->clock_offset_bound_ms = std::max(m->clock_offset_bound_ms, bound_ms);
+  m->shards.push_back({{"index", index},
+                       {"host", meta.host},
+                       {"jsonl", path},
+                       {"requests", n},
+                       {"clock_offset_ms", static_cast<double>(meta.offset_ns) / 1e6},
+                       {"clock_offset_bound_ms", bound_ms}});
+  return Status::Ok();
+}
+
+// Provenance from shard 0 (its schedule and run); the duration over every
+// shard (first send to last end, as RunLoad counts it).
+Status SetMergedRun(const std::vector<std::string>& jsonl_paths, const std::vector<ShardMeta>& metas,
+                    MergedShards* m) {
+  size_t first = 0;
+  for (size_t f = 0; f < metas.size(); ++f)
+    if (metas[f].index == 0) first = f;
+  m->schedule = metas[first].schedule;
+  const std::string run_where = ShardMetaPath(jsonl_paths[first]) + ": run";
+  const nlohmann::json& run = metas[first].run;
+  m->run.source = RunSource::kMeasured;
+  FRONTIER_ASSIGN_OR_RETURN(m->run.base_url, MetaText(run, run_where, "base_url"));
+  FRONTIER_ASSIGN_OR_RETURN(m->run.endpoint, MetaText(run, run_where, "endpoint"));
+  FRONTIER_ASSIGN_OR_RETURN(m->run.model, MetaText(run, run_where, "model"));
+  FRONTIER_ASSIGN_OR_RETURN(m->run.served_model, MetaText(run, run_where, "served_model"));
+  FRONTIER_ASSIGN_OR_RETURN(m->run.start_time_utc, MetaText(run, run_where, "start_time_utc"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> gpus,
+                            metrics::JsonFields(run, run_where).Integer("num_gpus", 1, bounds::kMaxGpus));
+  m->run.num_gpus = static_cast<int>(gpus.value_or(1));
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (const auto& r : m->run.requests) {
+    if (r.warmup) continue;
+    lo = std::min<int64_t>(lo, r.sent_ns);
+    hi = std::max<int64_t>(hi, r.end_ns);
+  }
+  m->run.duration_ns = hi > lo ? hi - lo : 0;
+  return Status::Ok();
+}
+
+Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_paths) {
+  if (jsonl_paths.empty()) return InvalidArgument("bench merge: give the shards' --requests-jsonl files");
+  MergedShards m;
+  m.shards = nlohmann::json::array();
+  FRONTIER_ASSIGN_OR_RETURN(const std::vector<ShardMeta> metas, ReadShardMetas(jsonl_paths));
+  const int64_t count = metas[0].count;
   // The schedule's request count, when it had one: no id reaches it.
   const metrics::JsonFields schedule(metas[0].schedule, ShardMetaPath(jsonl_paths[0]) + ": schedule");
   FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> num_prompts,
                             schedule.Integer("num_prompts", 1, kMaxRunRequests));
 
   std::set<int64_t> ids;
-  for (size_t f = 0; f < jsonl_paths.size(); ++f) {
-    const ShardMeta& meta = metas[f];
-    const int64_t index = meta.index;
-    // Streamed: the records are held, never the files' text (core/line_reader.h).
-    FRONTIER_ASSIGN_OR_RETURN(LineReader in, LineReader::Open(jsonl_paths[f], kMaxFileBytes, "request records"));
-    std::string line;
-    int64_t n = 0;
-    std::vector<int64_t> own;  // this shard's measured ids
-    while (true) {
-      FRONTIER_ASSIGN_OR_RETURN(const bool more, in.Next(&line));
-      if (!more) break;
-      const int64_t lineno = in.line_no();
-      if (line.empty()) continue;
-      const std::string at = jsonl_paths[f] + ":" + std::to_string(lineno);
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded()) return InvalidArgument(at + ": not JSON (a record cut off?)");
-      Result<RequestRecord> r = metrics::RequestRecordFromJson(j);
-      if (!r.ok()) return r.status().WithContext(at);
-      const std::string req = at + ": request " + std::to_string(r->id);
-      // Times in order: sent, then the first token, then the end (-1: not reached).
-      if (r->end_ns >= 0 && r->end_ns < r->sent_ns)
-        return InvalidArgument(req + ": end_ns " + std::to_string(r->end_ns) + " is before sent_ns " +
-                               std::to_string(r->sent_ns));
-      if (r->first_token_ns >= 0 && (r->first_token_ns < r->sent_ns || (r->end_ns >= 0 && r->first_token_ns > r->end_ns)))
-        return InvalidArgument(req + ": first_token_ns " + std::to_string(r->first_token_ns) +
-                               " is outside [sent_ns, end_ns] = [" + std::to_string(r->sent_ns) + ", " +
-                               std::to_string(r->end_ns) + "]");
-      if (!r->warmup) {
-        if (r->id % count != index) {
-          return InvalidArgument(req + " does not belong to shard " + std::to_string(index) + " of " +
-                                 std::to_string(count));
-        }
-        if (num_prompts && r->id >= *num_prompts)
-          return InvalidArgument(req + ": the id is outside the schedule's " + std::to_string(*num_prompts) +
-                                 " requests (ids 0.." + std::to_string(*num_prompts - 1) + ")");
-        if (!ids.insert(r->id).second) return InvalidArgument(req + " appears twice");
-        own.push_back(r->id);
-      }
-      if (static_cast<int64_t>(m.run.requests.size()) >= kMaxRunRequests)
-        return InvalidArgument(at + ": the shards hold more than " + std::to_string(kMaxRunRequests) +
-                               " request records, the bound on one run's requests (docs/limits.md)");
-      m.run.requests.push_back(std::move(*r));
-      ++n;
-    }
-    // A shard issues its positions in order, so its ids are index, index + k,
-    // ... without a hole: one missing was lost or removed.
-    std::sort(own.begin(), own.end());
-    for (size_t i = 0; i < own.size(); ++i) {
-      const int64_t want = index + static_cast<int64_t>(i) * count;
-      if (own[i] != want) {
-        return InvalidArgument(jsonl_paths[f] + ": request " + std::to_string(want) + " is missing (shard " +
-                               std::to_string(index) + " of " + std::to_string(count) + " issues ids " +
-                               std::to_string(index) + ", " + std::to_string(index + count) +
-                               ", ... in order; its records end at " + std::to_string(own.back()) + ")");
-      }
-    }
-    const double bound_ms = static_cast<double>(meta.bound_ns) / 1e6;
-    m.clock_offset_bound_ms = std::max(m.clock_offset_bound_ms, bound_ms);
-    m.shards.push_back({{"index", index},
-                        {"host", meta.host},
-                        {"jsonl", jsonl_paths[f]},
-                        {"requests", n},
-                        {"clock_offset_ms", static_cast<double>(meta.offset_ns) / 1e6},
-                        {"clock_offset_bound_ms", bound_ms}});
-  }
+  for (size_t f = 0; f < jsonl_paths.size(); ++f)
+    FRONTIER_RETURN_IF_ERROR(ReadShardRecords(jsonl_paths[f], metas[f], count, num_prompts, &ids, &m));
   std::sort(m.run.requests.begin(), m.run.requests.end(),
             [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
   std::sort(m.shards.begin(), m.shards.end(),
             [](const nlohmann::json& a, const nlohmann::json& b) { return a["index"] < b["index"]; });
-  // Provenance from shard 0; the duration over every shard (first send to last end, as RunLoad counts it).
-  size_t first = 0;
-  for (size_t f = 0; f < metas.size(); ++f)
-    if (metas[f].index == 0) first = f;
-  m.schedule = metas[first].schedule;
-  const std::string run_where = ShardMetaPath(jsonl_paths[first]) + ": run";
-  const nlohmann::json& run = metas[first].run;
-  m.run.source = RunSource::kMeasured;
-  FRONTIER_ASSIGN_OR_RETURN(m.run.base_url, MetaText(run, run_where, "base_url"));
-  FRONTIER_ASSIGN_OR_RETURN(m.run.endpoint, MetaText(run, run_where, "endpoint"));
-  FRONTIER_ASSIGN_OR_RETURN(m.run.model, MetaText(run, run_where, "model"));
-  FRONTIER_ASSIGN_OR_RETURN(m.run.served_model, MetaText(run, run_where, "served_model"));
-  FRONTIER_ASSIGN_OR_RETURN(m.run.start_time_utc, MetaText(run, run_where, "start_time_utc"));
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> gpus,
-                            metrics::JsonFields(run, run_where).Integer("num_gpus", 1, bounds::kMaxGpus));
-  m.run.num_gpus = static_cast<int>(gpus.value_or(1));
-  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
-  for (const auto& r : m.run.requests) {
-    if (r.warmup) continue;
-    lo = std::min<int64_t>(lo, r.sent_ns);
-    hi = std::max<int64_t>(hi, r.end_ns);
-  }
-  m.run.duration_ns = hi > lo ? hi - lo : 0;
+  FRONTIER_RETURN_IF_ERROR(SetMergedRun(jsonl_paths, metas, &m));
   return m;
 }
 

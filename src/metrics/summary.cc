@@ -115,6 +115,61 @@ std::string NoRequestCompleted(const std::map<std::string, int64_t>& failures_by
   return "no request completed (" + (why.empty() ? "no requests" : why) + ")";
 }
 
+namespace {
+
+// Whether a completed request met every goodput bound given.
+bool MeetsGoodput(const GoodputSlo& g, const RequestRecord& r, double ttft_ms, double tpot_ms, double e2el_ms) {
+  bool ok = true;
+  if (g.ttft_ms && ttft_ms > *g.ttft_ms) ok = false;
+  if (g.tpot_ms && r.output_tokens > 1 && tpot_ms > *g.tpot_ms) ok = false;
+  if (g.e2el_ms && e2el_ms > *g.e2el_ms) ok = false;
+  return ok;
+}
+
+// The rates over the measured span (s->duration_s), and per GPU; `good`: requests within the goodput bounds.
+void SetThroughputs(const SummaryOptions& o, int64_t good, Summary* s) {
+  if (s->duration_s > 0) {
+    s->request_throughput = s->completed / s->duration_s;
+    s->output_throughput = s->total_output_tokens / s->duration_s;
+    s->total_token_throughput = (s->total_input_tokens + s->total_output_tokens) / s->duration_s;
+    s->goodput_requested = o.goodput.any();
+    if (s->goodput_requested) s->request_goodput = good / s->duration_s;
+  }
+  const int gpus = std::max(1, o.num_gpus);
+  s->output_throughput_per_gpu = s->output_throughput / gpus;
+  s->total_token_throughput_per_gpu = s->total_token_throughput / gpus;
+}
+
+// The energy measured over the run, when there is some, and tokens per joule.
+void SetEnergy(const RunResult& run, Summary* s) {
+  if (!run.energy || !(run.energy->joules > 0)) return;
+  s->energy = run.energy;
+  s->tokens_per_joule = static_cast<double>(s->total_input_tokens + s->total_output_tokens) / run.energy->joules;
+  s->output_tokens_per_joule = static_cast<double>(s->total_output_tokens) / run.energy->joules;
+}
+
+// Sessions completed and failed (by reason), their latency, and the turns' TTFT and E2EL
+// (whose samples Describe sorts in place).
+void SummarizeSessions(const RunResult& run, const SummaryOptions& o, std::span<double> turn_ttft,
+                       std::span<double> turn_e2el, Summary* s) {
+  s->has_sessions = true;
+  std::vector<double> latency;
+  for (const auto& x : run.sessions) {
+    if (x.ok) {
+      ++s->sessions_completed;
+      latency.push_back(NanosToMillis(SaturatingSub(x.end_ns, x.start_ns)));
+    } else {
+      ++s->sessions_failed;
+      ++s->session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];
+    }
+  }
+  s->turn_ttft_ms = Describe(turn_ttft, o.percentiles);
+  s->turn_e2el_ms = Describe(turn_e2el, o.percentiles);
+  s->session_latency_ms = Describe(latency, o.percentiles);
+}
+
+}  // namespace
+
 Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   Summary s;
   std::vector<double> ttft, tpot, e2el, queue, turn_ttft, turn_e2el;
@@ -197,26 +252,11 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
         for (int j = 0; j < k; ++j) itl.push_back(gap / k);
       }
     }
-    if (o.goodput.any()) {
-      bool ok = true;
-      if (o.goodput.ttft_ms && ttft_ms > *o.goodput.ttft_ms) ok = false;
-      if (o.goodput.tpot_ms && r.output_tokens > 1 && tpot_ms > *o.goodput.tpot_ms) ok = false;
-      if (o.goodput.e2el_ms && e2el_ms > *o.goodput.e2el_ms) ok = false;
-      if (ok) ++good;
-    }
+    if (o.goodput.any() && MeetsGoodput(o.goodput, r, ttft_ms, tpot_ms, e2el_ms)) ++good;
   }
   if (!multi_token_events) itl.resize(written);
   if (t1 > t0) s.duration_s = NanosToSeconds(t1 - t0);
-  if (s.duration_s > 0) {
-    s.request_throughput = s.completed / s.duration_s;
-    s.output_throughput = s.total_output_tokens / s.duration_s;
-    s.total_token_throughput = (s.total_input_tokens + s.total_output_tokens) / s.duration_s;
-    s.goodput_requested = o.goodput.any();
-    if (s.goodput_requested) s.request_goodput = good / s.duration_s;
-  }
-  const int gpus = std::max(1, o.num_gpus);
-  s.output_throughput_per_gpu = s.output_throughput / gpus;
-  s.total_token_throughput_per_gpu = s.total_token_throughput / gpus;
+  SetThroughputs(o, good, &s);
   s.ttft_ms = Describe(ttft, o.percentiles);
   s.tpot_ms = Describe(tpot, o.percentiles);
   // The moments gathered as the gaps were written hold while no event carried several tokens.
@@ -231,27 +271,8 @@ Summary Summarize(const RunResult& run, const SummaryOptions& o) {
   s.ideal_prefix_hit_rate = run.ideal_prefix_hit_rate;
   s.ideal_hit_block_tokens = run.ideal_hit_block_tokens;
   s.timeslices = ComputeTimeslices(run, o.timeslice);
-  if (run.energy && run.energy->joules > 0) {
-    s.energy = run.energy;
-    s.tokens_per_joule = static_cast<double>(s.total_input_tokens + s.total_output_tokens) / run.energy->joules;
-    s.output_tokens_per_joule = static_cast<double>(s.total_output_tokens) / run.energy->joules;
-  }
-  if (!run.sessions.empty()) {
-    s.has_sessions = true;
-    std::vector<double> latency;
-    for (const auto& x : run.sessions) {
-      if (x.ok) {
-        ++s.sessions_completed;
-        latency.push_back(NanosToMillis(SaturatingSub(x.end_ns, x.start_ns)));
-      } else {
-        ++s.sessions_failed;
-        ++s.session_end_reasons[x.end_reason.empty() ? failure::kOther : x.end_reason];
-      }
-    }
-    s.turn_ttft_ms = Describe(turn_ttft, o.percentiles);
-    s.turn_e2el_ms = Describe(turn_e2el, o.percentiles);
-    s.session_latency_ms = Describe(latency, o.percentiles);
-  }
+  SetEnergy(run, &s);
+  if (!run.sessions.empty()) SummarizeSessions(run, o, turn_ttft, turn_e2el, &s);
   return s;
 }
 

@@ -93,6 +93,117 @@ std::string SearchLine(const std::string& search_json) {
   return line;
 }
 
+namespace {
+
+// One load point of a series: the mean and confidence of its repetitions,
+// the worst verdict, the first band (its flags added to the series') and the
+// search trial it was.
+AggregatedPoint Aggregate(const std::string& k, const std::vector<store::PointRecord>& reps, SeriesReport* s) {
+  AggregatedPoint a;
+  a.key = k;
+  a.load = reps.front().load_value;
+  a.load_kind = reps.front().load_kind;
+  a.settings = reps.front().settings;
+  a.interactivity = Ci(reps, &store::PointMetrics::interactivity);
+  a.total_tput_per_gpu = Ci(reps, &store::PointMetrics::total_tput_per_gpu);
+  a.output_tput_per_gpu = Ci(reps, &store::PointMetrics::output_tput_per_gpu);
+  a.median_ttft_ms = Ci(reps, &store::PointMetrics::median_ttft_ms);
+  a.median_tpot_ms = Ci(reps, &store::PointMetrics::median_tpot_ms);
+  a.p99_ttft_ms = Ci(reps, &store::PointMetrics::p99_ttft_ms);
+  a.median_e2el_ms = Ci(reps, &store::PointMetrics::median_e2el_ms);
+  a.repetitions = reps;
+  for (const auto& rep : reps) {
+    // Rows that do not parse were refused when read (store::CheckPoint).
+    Result<store::VerdictView> parsed = store::ParseVerdict(rep.verdict_json);
+    const store::VerdictView v = parsed.ok() ? *parsed : store::VerdictView{};
+    if (v.judged && (!a.verdict.judged || (a.verdict.valid && !v.valid))) a.verdict = v;
+  }
+  for (const auto& rep : reps)
+    if (rep.band && !a.band) a.band = rep.band;
+  if (a.band) {
+    s->banded = true;
+    for (const auto& f : a.band->flags)
+      if (std::find(s->band_flags.begin(), s->band_flags.end(), f) == s->band_flags.end()) s->band_flags.push_back(f);
+  }
+  Result<store::TrialView> trial = store::ParseTrial(reps.front().trial_json);
+  a.trial = trial.ok() ? *trial : store::TrialView{};
+  s->judged = s->judged || a.verdict.judged;
+  s->trials = s->trials || a.trial.is_trial;
+  return a;
+}
+
+// Sorts the series' points by load and marks both Pareto frontiers (with the widest band on each).
+void MarkFrontiers(SeriesReport* s) {
+  std::stable_sort(s->points.begin(), s->points.end(),
+                   [](const AggregatedPoint& x, const AggregatedPoint& y) { return x.load < y.load; });
+  const auto ops = OperatingPoints(*s);
+  for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kTotal)) {
+    s->points[i].on_total_frontier = true;
+    if (s->points[i].band) s->frontier_band_total = std::max(s->frontier_band_total, s->points[i].band->half_width);
+  }
+  for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput)) {
+    s->points[i].on_output_frontier = true;
+    if (s->points[i].band) s->frontier_band_output = std::max(s->frontier_band_output, s->points[i].band->half_width);
+  }
+}
+
+// The series of one run and workload, named `name`, from its points (repetitions grouped by key).
+SeriesReport BuildSeries(const store::RunInfo& run, const std::string& w, const std::string& name,
+                         const ReportOptions& options, std::vector<store::PointRecord>& points) {
+  SeriesReport s;
+  s.run = run;
+  s.workload = w;
+  s.name = name;
+  auto hw = run.config.find("hardware");
+  s.hardware = hw != run.config.end() ? Lower(hw->second) : "";
+  if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
+  s.search = SearchLine(run.search_json);
+  std::map<std::string, std::vector<store::PointRecord>> groups;
+  std::vector<std::string> order;
+  for (auto& p : points) {
+    const std::string k = WithoutRepetition(p.key);
+    if (!groups.count(k)) order.push_back(k);
+    groups[k].push_back(p);
+  }
+  for (const auto& k : order) s.points.push_back(Aggregate(k, groups[k], &s));
+  MarkFrontiers(&s);
+  return s;
+}
+
+// The series of workload `w` compared at the same interactivity targets: throughput, cost and energy.
+WorkloadReport CompareWorkload(const Report& report, const std::string& w, const ReportOptions& options) {
+  WorkloadReport wr;
+  wr.workload = w;
+  std::vector<analysis::Series> series;
+  for (size_t i = 0; i < report.series.size(); ++i) {
+    if (report.series[i].workload != w) continue;
+    wr.series.push_back(i);
+    series.push_back({report.series[i].name, OperatingPoints(report.series[i])});
+  }
+  wr.targets = options.targets.empty() ? analysis::DefaultTargets(series, analysis::Throughput::kTotal)
+                                       : options.targets;
+  wr.iso_total = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kTotal);
+  wr.iso_output = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kOutput);
+  for (size_t t = 0; t < wr.targets.size(); ++t) {
+    CostRow row;
+    row.interactivity = wr.targets[t];
+    for (size_t k = 0; k < wr.series.size(); ++k) {
+      const auto& facts = report.series[wr.series[k]].facts;
+      const double price = facts ? facts->price_per_gpu_hour : 0;
+      const double watts = facts ? facts->tdp_w : 0;
+      const auto total = wr.iso_total[t].tput[k];
+      const auto out = wr.iso_output[t].tput[k];
+      row.usd_per_m_total.push_back(total ? analysis::CostPerMillionTokens(price, *total) : std::nullopt);
+      row.usd_per_m_output.push_back(out ? analysis::CostPerMillionTokens(price, *out) : std::nullopt);
+      row.tokens_per_joule.push_back(total ? analysis::TokensPerJoule(*total, watts) : std::nullopt);
+    }
+    wr.cost.push_back(std::move(row));
+  }
+  return wr;
+}
+
+}  // namespace
+
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
   Report report;
   report.generated_utc = UtcTimestampNow();
@@ -133,67 +244,8 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
       base = sweep_count[run.sweep + "/" + run.system] > 1 ? run.Label() : run.sweep + "/" + run.system;
     }
     for (const auto& w : workload_order) {
-      SeriesReport s;
-      s.run = run;
-      s.workload = w;
-      s.name = workload_order.size() > 1 ? base + " (" + w + ")" : base;
-      auto hw = run.config.find("hardware");
-      s.hardware = hw != run.config.end() ? Lower(hw->second) : "";
-      if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
-      s.search = SearchLine(run.search_json);
-      std::map<std::string, std::vector<store::PointRecord>> groups;
-      std::vector<std::string> order;
-      for (auto& p : by_workload[w]) {
-        const std::string k = WithoutRepetition(p.key);
-        if (!groups.count(k)) order.push_back(k);
-        groups[k].push_back(p);
-      }
-      for (const auto& k : order) {
-        const auto& reps = groups[k];
-        AggregatedPoint a;
-        a.key = k;
-        a.load = reps.front().load_value;
-        a.load_kind = reps.front().load_kind;
-        a.settings = reps.front().settings;
-        a.interactivity = Ci(reps, &store::PointMetrics::interactivity);
-        a.total_tput_per_gpu = Ci(reps, &store::PointMetrics::total_tput_per_gpu);
-        a.output_tput_per_gpu = Ci(reps, &store::PointMetrics::output_tput_per_gpu);
-        a.median_ttft_ms = Ci(reps, &store::PointMetrics::median_ttft_ms);
-        a.median_tpot_ms = Ci(reps, &store::PointMetrics::median_tpot_ms);
-        a.p99_ttft_ms = Ci(reps, &store::PointMetrics::p99_ttft_ms);
-        a.median_e2el_ms = Ci(reps, &store::PointMetrics::median_e2el_ms);
-        a.repetitions = reps;
-        for (const auto& rep : reps) {
-          // Rows that do not parse were refused when read (store::CheckPoint).
-          Result<store::VerdictView> parsed = store::ParseVerdict(rep.verdict_json);
-          const store::VerdictView v = parsed.ok() ? *parsed : store::VerdictView{};
-          if (v.judged && (!a.verdict.judged || (a.verdict.valid && !v.valid))) a.verdict = v;
-        }
-        for (const auto& rep : reps)
-          if (rep.band && !a.band) a.band = rep.band;
-        if (a.band) {
-          s.banded = true;
-          for (const auto& f : a.band->flags)
-            if (std::find(s.band_flags.begin(), s.band_flags.end(), f) == s.band_flags.end()) s.band_flags.push_back(f);
-        }
-        Result<store::TrialView> trial = store::ParseTrial(reps.front().trial_json);
-        a.trial = trial.ok() ? *trial : store::TrialView{};
-        s.judged = s.judged || a.verdict.judged;
-        s.trials = s.trials || a.trial.is_trial;
-        s.points.push_back(std::move(a));
-      }
-      std::stable_sort(s.points.begin(), s.points.end(),
-                       [](const AggregatedPoint& x, const AggregatedPoint& y) { return x.load < y.load; });
-      const auto ops = OperatingPoints(s);
-      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kTotal)) {
-        s.points[i].on_total_frontier = true;
-        if (s.points[i].band) s.frontier_band_total = std::max(s.frontier_band_total, s.points[i].band->half_width);
-      }
-      for (size_t i : analysis::ParetoFrontier(ops, analysis::Throughput::kOutput)) {
-        s.points[i].on_output_frontier = true;
-        if (s.points[i].band) s.frontier_band_output = std::max(s.frontier_band_output, s.points[i].band->half_width);
-      }
-      report.series.push_back(std::move(s));
+      const std::string name = workload_order.size() > 1 ? base + " (" + w + ")" : base;
+      report.series.push_back(BuildSeries(run, w, name, options, by_workload[w]));
     }
   }
 
@@ -202,36 +254,7 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
   for (const auto& s : report.series)
     if (std::find(workloads.begin(), workloads.end(), s.workload) == workloads.end())
       workloads.push_back(s.workload);
-  for (const auto& w : workloads) {
-    WorkloadReport wr;
-    wr.workload = w;
-    std::vector<analysis::Series> series;
-    for (size_t i = 0; i < report.series.size(); ++i) {
-      if (report.series[i].workload != w) continue;
-      wr.series.push_back(i);
-      series.push_back({report.series[i].name, OperatingPoints(report.series[i])});
-    }
-    wr.targets = options.targets.empty() ? analysis::DefaultTargets(series, analysis::Throughput::kTotal)
-                                         : options.targets;
-    wr.iso_total = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kTotal);
-    wr.iso_output = analysis::CompareAtInteractivity(series, wr.targets, analysis::Throughput::kOutput);
-    for (size_t t = 0; t < wr.targets.size(); ++t) {
-      CostRow row;
-      row.interactivity = wr.targets[t];
-      for (size_t k = 0; k < wr.series.size(); ++k) {
-        const auto& facts = report.series[wr.series[k]].facts;
-        const double price = facts ? facts->price_per_gpu_hour : 0;
-        const double watts = facts ? facts->tdp_w : 0;
-        const auto total = wr.iso_total[t].tput[k];
-        const auto out = wr.iso_output[t].tput[k];
-        row.usd_per_m_total.push_back(total ? analysis::CostPerMillionTokens(price, *total) : std::nullopt);
-        row.usd_per_m_output.push_back(out ? analysis::CostPerMillionTokens(price, *out) : std::nullopt);
-        row.tokens_per_joule.push_back(total ? analysis::TokensPerJoule(*total, watts) : std::nullopt);
-      }
-      wr.cost.push_back(std::move(row));
-    }
-    report.workloads.push_back(std::move(wr));
-  }
+  for (const auto& w : workloads) report.workloads.push_back(CompareWorkload(report, w, options));
   return report;
 }
 

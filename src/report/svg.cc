@@ -65,9 +65,31 @@ std::string PaletteColor(size_t i) {
   return kColors[i % 8];
 }
 
-std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
-  const double left = 70, right = 20, top = 34, bottom = 48;
-  const double pw = o.width - left - right, ph = o.height - top - bottom;
+namespace {
+
+// The plot area inside the chart, the data ranges it shows and the ticks.
+struct ChartFrame {
+  double left = 70, right = 20, top = 34, bottom = 48;
+  double pw = 0, ph = 0;  // the plot area's width and height
+  double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  bool x_log2 = false;
+  std::vector<double> xt, yt;  // ticks
+
+  double X(double x) const {
+    const double f = x_log2 ? (std::log2(x) - std::log2(xmin)) / (std::log2(xmax) - std::log2(xmin))
+                            : (x - xmin) / (xmax - xmin);
+    return left + f * pw;
+  }
+  double Y(double y) const { return top + (1 - (y - ymin) / (ymax - ymin)) * ph; }
+};
+
+// The ranges that hold every marker (with its error bars and band), line and
+// area point, widened to ticks.
+ChartFrame FitFrame(const std::vector<ChartSeries>& series, const ChartOptions& o) {
+  ChartFrame fr;
+  fr.x_log2 = o.x_log2;
+  fr.pw = o.width - fr.left - fr.right;
+  fr.ph = o.height - fr.top - fr.bottom;
   double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
   auto see = [&](double x, double y, double xe, double ye) {
     if (!std::isfinite(x) || !std::isfinite(y) || (o.x_log2 && x <= 0)) return;
@@ -100,107 +122,128 @@ std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptio
   if (o.x_from_zero && !o.x_log2) xmin = std::min(xmin, 0.0);
   if (ymax <= ymin) ymax = ymin + 1;
   ymax += (ymax - ymin) * 0.05;
-  std::vector<double> xt;
   if (o.x_log2) {
     const double lo = std::floor(std::log2(std::max(xmin, 1e-9))), hi = std::ceil(std::log2(xmax));
     xmin = std::pow(2, lo);
     xmax = std::pow(2, std::max(hi, lo + 1));
-    for (double e = lo; e <= hi; ++e) xt.push_back(std::pow(2, e));
+    for (double e = lo; e <= hi; ++e) fr.xt.push_back(std::pow(2, e));
   } else {
     if (xmax <= xmin) xmax = xmin + 1;
     xmax += (xmax - xmin) * 0.03;
-    xt = NiceTicks(xmin, xmax, 8);
+    fr.xt = NiceTicks(xmin, xmax, 8);
   }
-  const std::vector<double> yt = NiceTicks(ymin, ymax, 6);
-  auto X = [&](double x) {
-    const double f = o.x_log2 ? (std::log2(x) - std::log2(xmin)) / (std::log2(xmax) - std::log2(xmin))
-                              : (x - xmin) / (xmax - xmin);
-    return left + f * pw;
-  };
-  auto Y = [&](double y) { return top + (1 - (y - ymin) / (ymax - ymin)) * ph; };
+  fr.yt = NiceTicks(ymin, ymax, 6);
+  fr.xmin = xmin;
+  fr.xmax = xmax;
+  fr.ymin = ymin;
+  fr.ymax = ymax;
+  return fr;
+}
 
-  std::string svg = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(o.width) + " " +
-                    std::to_string(o.height) + "\" width=\"" + std::to_string(o.width) +
-                    "\" height=\"" + std::to_string(o.height) + "\" role=\"img\">\n";
+// The title, the plot's box, the x bands, the grid with its ticks and the axis labels.
+void DrawFrame(const ChartFrame& fr, const ChartOptions& o, std::string* out) {
+  std::string& svg = *out;
+  const double left = fr.left, top = fr.top, pw = fr.pw, ph = fr.ph;
   svg += "<text x=\"" + F(left) + "\" y=\"20\" class=\"ctitle\">" + HtmlEscape(o.title) + "</text>\n";
   svg += "<rect x=\"" + F(left) + "\" y=\"" + F(top) + "\" width=\"" + F(pw) + "\" height=\"" + F(ph) +
          "\" class=\"plot\"/>\n";
   for (const auto& b : o.x_bands) {
     if (!std::isfinite(b.from) || !std::isfinite(b.to) || b.to <= b.from || (o.x_log2 && b.from <= 0)) continue;
-    const double x0 = std::max(left, X(b.from)), x1 = std::min(left + pw, X(b.to));
+    const double x0 = std::max(left, fr.X(b.from)), x1 = std::min(left + pw, fr.X(b.to));
     if (x1 <= x0) continue;
     svg += "<rect class=\"band\" x=\"" + F(x0) + "\" y=\"" + F(top) + "\" width=\"" + F(x1 - x0) + "\" height=\"" +
            F(ph) + "\"><title>" + HtmlEscape(b.label) + "</title></rect>\n<text class=\"tick\" x=\"" +
            F((x0 + x1) / 2) + "\" y=\"" + F(top + 12) + "\" text-anchor=\"middle\">" + HtmlEscape(b.label) +
            "</text>\n";
   }
-  for (double t : xt) {
-    if (t < xmin - 1e-9 || t > xmax + 1e-9) continue;
-    svg += "<line class=\"grid\" x1=\"" + F(X(t)) + "\" x2=\"" + F(X(t)) + "\" y1=\"" + F(top) +
-           "\" y2=\"" + F(top + ph) + "\"/><text class=\"tick\" x=\"" + F(X(t)) + "\" y=\"" +
+  for (double t : fr.xt) {
+    if (t < fr.xmin - 1e-9 || t > fr.xmax + 1e-9) continue;
+    svg += "<line class=\"grid\" x1=\"" + F(fr.X(t)) + "\" x2=\"" + F(fr.X(t)) + "\" y1=\"" + F(top) +
+           "\" y2=\"" + F(top + ph) + "\"/><text class=\"tick\" x=\"" + F(fr.X(t)) + "\" y=\"" +
            F(top + ph + 16) + "\" text-anchor=\"middle\">" + Label(t) + "</text>\n";
   }
-  for (double t : yt) {
-    if (t < ymin - 1e-9 || t > ymax + 1e-9) continue;
-    svg += "<line class=\"grid\" x1=\"" + F(left) + "\" x2=\"" + F(left + pw) + "\" y1=\"" + F(Y(t)) +
-           "\" y2=\"" + F(Y(t)) + "\"/><text class=\"tick\" x=\"" + F(left - 6) + "\" y=\"" +
-           F(Y(t) + 4) + "\" text-anchor=\"end\">" + Label(t) + "</text>\n";
+  for (double t : fr.yt) {
+    if (t < fr.ymin - 1e-9 || t > fr.ymax + 1e-9) continue;
+    svg += "<line class=\"grid\" x1=\"" + F(left) + "\" x2=\"" + F(left + pw) + "\" y1=\"" + F(fr.Y(t)) +
+           "\" y2=\"" + F(fr.Y(t)) + "\"/><text class=\"tick\" x=\"" + F(left - 6) + "\" y=\"" +
+           F(fr.Y(t) + 4) + "\" text-anchor=\"end\">" + Label(t) + "</text>\n";
   }
   svg += "<text class=\"axis\" x=\"" + F(left + pw / 2) + "\" y=\"" + F(o.height - 8.0) +
          "\" text-anchor=\"middle\">" + HtmlEscape(o.x_label) + "</text>\n";
   svg += "<text class=\"axis\" transform=\"translate(16," + F(top + ph / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + HtmlEscape(o.y_label) + "</text>\n";
-  for (const auto& s : series) {
-    if (s.area.size() > 1) {
-      // Upper edge left to right, lower edge back: one closed polygon.
-      std::string pts;
-      for (const auto& a : s.area)
-        if (!o.x_log2 || a.x > 0) pts += F(X(a.x)) + "," + F(Y(a.hi)) + " ";
-      for (auto it = s.area.rbegin(); it != s.area.rend(); ++it)
-        if (!o.x_log2 || it->x > 0) pts += F(X(it->x)) + "," + F(Y(it->lo)) + " ";
-      svg += "<polygon class=\"pband\" fill=\"" + s.color + "\" points=\"" + pts + "\"/>\n";
-    }
-    if (s.line.size() > 1) {
-      std::string pts;
-      for (const auto& [x, y] : s.line) {
-        if (o.x_log2 && x <= 0) continue;
-        pts += F(X(x)) + "," + F(Y(y)) + " ";
-      }
-      svg += "<polyline fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"2\"" +
-             (s.dashed ? " stroke-dasharray=\"5,4\"" : "") + " points=\"" + pts + "\"/>\n";
-    }
-    for (const auto& m : s.markers) {
-      if (!std::isfinite(m.x) || !std::isfinite(m.y) || (o.x_log2 && m.x <= 0)) continue;
-      const double cx = X(m.x), cy = Y(m.y);
-      if (m.y_band_hi > m.y_band_lo) {
-        svg += "<rect class=\"pband\" fill=\"" + s.color + "\" x=\"" + F(cx - 5) + "\" y=\"" + F(Y(m.y_band_hi)) +
-               "\" width=\"10\" height=\"" + F(Y(m.y_band_lo) - Y(m.y_band_hi)) + "\"/>\n";
-      }
-      if (m.y_err > 0) {
-        svg += "<path class=\"err\" stroke=\"" + s.color + "\" d=\"M" + F(cx) + "," + F(Y(m.y - m.y_err)) +
-               "V" + F(Y(m.y + m.y_err)) + "M" + F(cx - 3) + "," + F(Y(m.y - m.y_err)) + "h6M" +
-               F(cx - 3) + "," + F(Y(m.y + m.y_err)) + "h6\"/>\n";
-      }
-      if (m.x_err > 0 && !o.x_log2) {
-        svg += "<path class=\"err\" stroke=\"" + s.color + "\" d=\"M" + F(X(m.x - m.x_err)) + "," + F(cy) +
-               "H" + F(X(m.x + m.x_err)) + "M" + F(X(m.x - m.x_err)) + "," + F(cy - 3) + "v6M" +
-               F(X(m.x + m.x_err)) + "," + F(cy - 3) + "v6\"/>\n";
-      }
-      svg += "<circle";
-      if (!m.id.empty()) svg += " id=\"" + HtmlEscape(m.id) + "\"";
-      if (!m.css_class.empty()) svg += " class=\"" + HtmlEscape(m.css_class) + "\"";
-      svg += " cx=\"" + F(cx) + "\" cy=\"" + F(cy) + "\" r=\"" + F(m.radius) + "\" stroke=\"" + s.color +
-             "\" fill=\"" + (m.hollow ? std::string("white") : s.color) + "\" data-tip=\"" +
-             HtmlEscape(m.tip) + "\"><title>" + HtmlEscape(m.tip) + "</title></circle>\n";
-    }
+}
+
+// A marker: its band, its error bars and its circle (with its tip).
+void DrawMarker(const ChartFrame& fr, const ChartOptions& o, const ChartSeries& s, const Marker& m,
+                std::string* out) {
+  std::string& svg = *out;
+  const double cx = fr.X(m.x), cy = fr.Y(m.y);
+  if (m.y_band_hi > m.y_band_lo) {
+    svg += "<rect class=\"pband\" fill=\"" + s.color + "\" x=\"" + F(cx - 5) + "\" y=\"" + F(fr.Y(m.y_band_hi)) +
+           "\" width=\"10\" height=\"" + F(fr.Y(m.y_band_lo) - fr.Y(m.y_band_hi)) + "\"/>\n";
   }
+  if (m.y_err > 0) {
+    svg += "<path class=\"err\" stroke=\"" + s.color + "\" d=\"M" + F(cx) + "," + F(fr.Y(m.y - m.y_err)) +
+           "V" + F(fr.Y(m.y + m.y_err)) + "M" + F(cx - 3) + "," + F(fr.Y(m.y - m.y_err)) + "h6M" +
+           F(cx - 3) + "," + F(fr.Y(m.y + m.y_err)) + "h6\"/>\n";
+  }
+  if (m.x_err > 0 && !o.x_log2) {
+    svg += "<path class=\"err\" stroke=\"" + s.color + "\" d=\"M" + F(fr.X(m.x - m.x_err)) + "," + F(cy) +
+           "H" + F(fr.X(m.x + m.x_err)) + "M" + F(fr.X(m.x - m.x_err)) + "," + F(cy - 3) + "v6M" +
+           F(fr.X(m.x + m.x_err)) + "," + F(cy - 3) + "v6\"/>\n";
+  }
+  svg += "<circle";
+  if (!m.id.empty()) svg += " id=\"" + HtmlEscape(m.id) + "\"";
+  if (!m.css_class.empty()) svg += " class=\"" + HtmlEscape(m.css_class) + "\"";
+  svg += " cx=\"" + F(cx) + "\" cy=\"" + F(cy) + "\" r=\"" + F(m.radius) + "\" stroke=\"" + s.color +
+         "\" fill=\"" + (m.hollow ? std::string("white") : s.color) + "\" data-tip=\"" +
+         HtmlEscape(m.tip) + "\"><title>" + HtmlEscape(m.tip) + "</title></circle>\n";
+}
+
+// A series: its area, its line, then its markers.
+void DrawSeries(const ChartFrame& fr, const ChartOptions& o, const ChartSeries& s, std::string* out) {
+  std::string& svg = *out;
+  if (s.area.size() > 1) {
+    // Upper edge left to right, lower edge back: one closed polygon.
+    std::string pts;
+    for (const auto& a : s.area)
+      if (!o.x_log2 || a.x > 0) pts += F(fr.X(a.x)) + "," + F(fr.Y(a.hi)) + " ";
+    for (auto it = s.area.rbegin(); it != s.area.rend(); ++it)
+      if (!o.x_log2 || it->x > 0) pts += F(fr.X(it->x)) + "," + F(fr.Y(it->lo)) + " ";
+    svg += "<polygon class=\"pband\" fill=\"" + s.color + "\" points=\"" + pts + "\"/>\n";
+  }
+  if (s.line.size() > 1) {
+    std::string pts;
+    for (const auto& [x, y] : s.line) {
+      if (o.x_log2 && x <= 0) continue;
+      pts += F(fr.X(x)) + "," + F(fr.Y(y)) + " ";
+    }
+    svg += "<polyline fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"2\"" +
+           (s.dashed ? " stroke-dasharray=\"5,4\"" : "") + " points=\"" + pts + "\"/>\n";
+  }
+  for (const auto& m : s.markers) {
+    if (!std::isfinite(m.x) || !std::isfinite(m.y) || (o.x_log2 && m.x <= 0)) continue;
+    DrawMarker(fr, o, s, m, out);
+  }
+}
+
+}  // namespace
+
+std::string RenderChart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
+  const ChartFrame fr = FitFrame(series, o);
+  std::string svg = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(o.width) + " " +
+                    std::to_string(o.height) + "\" width=\"" + std::to_string(o.width) +
+                    "\" height=\"" + std::to_string(o.height) + "\" role=\"img\">\n";
+  DrawFrame(fr, o, &svg);
+  for (const auto& s : series) DrawSeries(fr, o, s, &svg);
   // Legend, top right inside the plot.
-  double ly = top + 14;
+  double ly = fr.top + 14;
   for (const auto& s : series) {
     if (s.name.empty()) continue;
-    svg += "<rect x=\"" + F(left + pw - 190) + "\" y=\"" + F(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
-           s.color + "\"/><text class=\"legend\" x=\"" + F(left + pw - 175) + "\" y=\"" + F(ly) + "\">" +
-           HtmlEscape(s.name) + "</text>\n";
+    svg += "<rect x=\"" + F(fr.left + fr.pw - 190) + "\" y=\"" + F(ly - 9) +
+           "\" width=\"10\" height=\"10\" fill=\"" + s.color + "\"/><text class=\"legend\" x=\"" +
+           F(fr.left + fr.pw - 175) + "\" y=\"" + F(ly) + "\">" + HtmlEscape(s.name) + "</text>\n";
     ly += 16;
   }
   svg += "</svg>\n";

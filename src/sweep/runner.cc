@@ -134,6 +134,137 @@ std::string Answer(const loadgen::SearchResult& r, const loadgen::SearchOptions&
                      b.value, b.index, b.summary.interactivity, r.stop_reason);
 }
 
+// What one sweep shares between its systems: the plan, the store, the
+// options, the outcome so far and the progress lines.
+struct SweepContext {
+  const Plan& plan;
+  store::Store& store;
+  const SweepOptions& options;
+  SweepOutcome& out;
+  ProgressReporter& progress;
+
+  SweepProgress& prog() { return progress.progress(); }
+  void Report(const std::string& event, const std::string& detail = "") { progress.Report(event, detail); }
+  bool StopAsked() const { return options.stop && options.stop->load(); }
+};
+
+// Servers that a sweep launched and died before stopping are stopped first
+// (they would hold ports, GPUs, and answer for the servers launched now).
+Status StopOrphans(SweepContext& cx) {
+  if (!cx.options.stop_orphans) return Status::Ok();
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, cx.options.stop_orphans(cx.store));
+  for (const auto& line : orphans) cx.Report("orphan", line);
+  return Status::Ok();
+}
+
+// The latest run of each search (system x workload, by s * workloads + w) in the store.
+Result<std::vector<std::optional<store::RunInfo>>> PreviousSearches(const Plan& plan, store::Store& store) {
+  const size_t n_workloads = plan.workloads.size();
+  std::vector<std::optional<store::RunInfo>> previous(plan.systems.size() * n_workloads);
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RunInfo> all, store.ListRuns());
+  for (store::RunInfo& run : all) {
+    if (run.sweep != plan.name || run.plan_hash != plan.hash) continue;
+    const auto it = run.config.find("workload");
+    if (it == run.config.end()) continue;
+    for (size_t s = 0; s < plan.systems.size(); ++s)
+      for (size_t w = 0; w < n_workloads; ++w) {
+        auto& slot = previous[s * n_workloads + w];
+        if (run.system == plan.systems[s].name && it->second == plan.workloads[w].name &&
+            (!slot || run.id > slot->id))
+          slot = run;
+      }
+  }
+  return previous;
+}
+
+// The search of workload `w` on system `sys`, with the plan's request and the sweep's summary options.
+Status MakeSearchOptions(const Plan& plan, const SystemSpec& sys, const WorkloadSpec& w,
+                         const loadgen::ScenarioRules& rules, const SweepOptions& options, loadgen::SearchOptions* o) {
+  o->rules = rules;
+  o->base = SearchBaseLoad(plan, w);
+  FRONTIER_RETURN_IF_ERROR(loadgen::ApplySearchRequest(plan.search->request, o));  // checked by ParsePlan
+  o->point.summary.percentiles = options.percentiles;
+  o->point.summary.num_gpus = sys.gpus;
+  o->point.summary.goodput = plan.slo;
+  const auto cl = options.provenance.find("command_line");
+  if (cl != options.provenance.end()) o->point.command_line = cl->second;
+  o->point.effective_settings = {{"workload", w.name},
+                                 {"dataset", w.dataset},
+                                 {"input_len", std::to_string(w.input_len)},
+                                 {"output_len", std::to_string(w.output_len)},
+                                 {"num_prompts", std::to_string(o->base.num_prompts)},
+                                 {"warmup", std::to_string(o->base.warmup)},
+                                 {"seed", std::to_string(w.seed)}};
+  o->interrupt = options.stop;
+  return Status::Ok();
+}
+
+// Runs the search of workload `wi` on system `s` into a new run. `session` is
+// null when `*broken` says why the system cannot run; a failed search sets
+// `*broken`. Sets cx.out.interrupted when the search was.
+Status SearchOne(SweepContext& cx, size_t s, size_t wi, const loadgen::ScenarioRules& rules,
+                 const std::optional<store::RunInfo>& before, Session* session, std::string* broken) {
+  const Plan& plan = cx.plan;
+  const SystemSpec& sys = plan.systems[s];
+  const WorkloadSpec& w = plan.workloads[wi];
+  SweepProgress& prog = cx.prog();
+  prog.point = w.name;
+  loadgen::SearchOptions o;
+  FRONTIER_RETURN_IF_ERROR(MakeSearchOptions(plan, sys, w, rules, cx.options, &o));
+
+  store::RunInfo info = PlanRun(plan, sys, cx.options);
+  info.config["workload"] = w.name;
+  info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
+  info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
+  FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder, SearchRecorder::Start(cx.store, std::move(info), w.name));
+  // A search cut short before is run again from its first trial; its run keeps its trials, marked.
+  if (before)
+    FRONTIER_RETURN_IF_ERROR(cx.store.SetRunStatus(
+        before->id, store::SystemStatus::Broken("search interrupted; run again as run " +
+                                                std::to_string(recorder.run().id))));
+  auto give_up = [&](const std::string& why) -> Status {
+    ++prog.failed;
+    ++prog.done;
+    ++cx.out.failed;
+    cx.Report("broken", why);
+    return cx.store.SetRunStatus(recorder.run().id, store::SystemStatus::Broken(why));
+  };
+  if (!broken->empty()) return give_up(*broken);
+  cx.Report("start", std::string(loadgen::SearchGoalName(o.goal)) + " over " + loadgen::SearchAxisName(o.axis));
+  PointSpec point;
+  point.system = s;
+  point.workload = wi;
+  point.num_prompts = o.base.num_prompts;
+  point.seed = w.seed;
+  point.key = w.name;
+  SessionTrials trials(*session, point, sys.name);
+  auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
+    FRONTIER_RETURN_IF_ERROR(recorder.Record(t, so_far, o, trials.Name()));
+    prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
+    std::string detail = metrics::VerdictLabel(t.verdict.valid);
+    if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
+    if (t.band) detail += "  " + BandDetail(*t.band);
+    cx.Report("trial", detail + " -> " + t.decision);
+    return Status::Ok();
+  };
+  Result<loadgen::SearchResult> r = loadgen::Search(trials, o, on_trial);
+  prog.point = w.name;
+  if (!r.ok()) {
+    // The session or the store failed: the system's remaining searches are not run.
+    *broken = "search of workload " + w.name + " failed: " + r.status().message();
+    return give_up(*broken);
+  }
+  if (r->stop_reason == "interrupted") {
+    cx.out.interrupted = true;
+    return Status::Ok();
+  }
+  ++prog.ran;
+  ++prog.done;
+  ++cx.out.ran;
+  cx.Report("done", Answer(*r, o));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const SessionFactory& factory,
@@ -142,8 +273,8 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
   const size_t n_workloads = plan.workloads.size();
   out.total = static_cast<int64_t>(plan.systems.size() * n_workloads);
   ProgressReporter progress(out.total, options);
+  SweepContext cx{plan, store, options, out, progress};
   SweepProgress& prog = progress.progress();
-  auto report = [&](const std::string& event, const std::string& detail = "") { progress.Report(event, detail); };
 
   // Each system's rules (its model picks the MLPerf benchmark), all resolved
   // before anything runs; the first trial's target lets a Server scenario resolve.
@@ -152,32 +283,17 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
     FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, plan.search->request.start, options));
     rules.push_back(std::move(r));
   }
-  if (options.stop_orphans) {
-    FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, options.stop_orphans(store));
-    for (const auto& line : orphans) report("orphan", line);
-  }
+  FRONTIER_RETURN_IF_ERROR(StopOrphans(cx));
 
   // The latest run of each search (system x workload) in the store, with --resume.
   std::vector<std::optional<store::RunInfo>> previous(static_cast<size_t>(out.total));
   if (options.resume) {
-    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RunInfo> all, store.ListRuns());
-    for (store::RunInfo& run : all) {
-      if (run.sweep != plan.name || run.plan_hash != plan.hash) continue;
-      const auto it = run.config.find("workload");
-      if (it == run.config.end()) continue;
-      for (size_t s = 0; s < plan.systems.size(); ++s)
-        for (size_t w = 0; w < n_workloads; ++w) {
-          auto& slot = previous[s * n_workloads + w];
-          if (run.system == plan.systems[s].name && it->second == plan.workloads[w].name &&
-              (!slot || run.id > slot->id))
-            slot = run;
-        }
-    }
+    FRONTIER_ASSIGN_OR_RETURN(previous, PreviousSearches(plan, store));
     for (const auto& p : previous)
       if (p && SearchFinished(*p)) ++prog.skipped;
     prog.done = prog.skipped;
     out.skipped = prog.skipped;
-    if (prog.skipped > 0) report("skip", std::to_string(prog.skipped) + " searches already finished");
+    if (prog.skipped > 0) cx.Report("skip", std::to_string(prog.skipped) + " searches already finished");
   }
 
   for (size_t s = 0; s < plan.systems.size() && !out.interrupted; ++s) {
@@ -188,7 +304,7 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
       if (!p || !SearchFinished(*p)) todo.push_back(w);
     }
     if (todo.empty()) continue;
-    if (options.stop && options.stop->load()) {
+    if (cx.StopAsked()) {
       out.interrupted = true;
       break;
     }
@@ -202,80 +318,9 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
       broken = made.status().message();
     }
     for (size_t k = 0; k < todo.size(); ++k) {
-      const WorkloadSpec& w = plan.workloads[todo[k]];
-      prog.point = w.name;
-      loadgen::SearchOptions o;
-      o.rules = rules[s];
-      o.base = SearchBaseLoad(plan, w);
-      FRONTIER_RETURN_IF_ERROR(loadgen::ApplySearchRequest(plan.search->request, &o));  // checked by ParsePlan
-      o.point.summary.percentiles = options.percentiles;
-      o.point.summary.num_gpus = sys.gpus;
-      o.point.summary.goodput = plan.slo;
-      const auto cl = options.provenance.find("command_line");
-      if (cl != options.provenance.end()) o.point.command_line = cl->second;
-      o.point.effective_settings = {{"workload", w.name},
-                                    {"dataset", w.dataset},
-                                    {"input_len", std::to_string(w.input_len)},
-                                    {"output_len", std::to_string(w.output_len)},
-                                    {"num_prompts", std::to_string(o.base.num_prompts)},
-                                    {"warmup", std::to_string(o.base.warmup)},
-                                    {"seed", std::to_string(w.seed)}};
-      o.interrupt = options.stop;
-
-      store::RunInfo info = PlanRun(plan, sys, options);
-      info.config["workload"] = w.name;
-      info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
-      info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-      FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder, SearchRecorder::Start(store, std::move(info), w.name));
-      // A search cut short before is run again from its first trial; its run keeps its trials, marked.
-      if (const auto& before = previous[s * n_workloads + todo[k]])
-        FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(
-            before->id, store::SystemStatus::Broken("search interrupted; run again as run " +
-                                                    std::to_string(recorder.run().id))));
-      auto give_up = [&](const std::string& why) -> Status {
-        ++prog.failed;
-        ++prog.done;
-        ++out.failed;
-        report("broken", why);
-        return store.SetRunStatus(recorder.run().id, store::SystemStatus::Broken(why));
-      };
-      if (!broken.empty()) {
-        FRONTIER_RETURN_IF_ERROR(give_up(broken));
-        continue;
-      }
-      report("start", std::string(loadgen::SearchGoalName(o.goal)) + " over " + loadgen::SearchAxisName(o.axis));
-      PointSpec point;
-      point.system = s;
-      point.workload = todo[k];
-      point.num_prompts = o.base.num_prompts;
-      point.seed = w.seed;
-      point.key = w.name;
-      SessionTrials trials(*session, point, sys.name);
-      auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
-        FRONTIER_RETURN_IF_ERROR(recorder.Record(t, so_far, o, trials.Name()));
-        prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
-        std::string detail = metrics::VerdictLabel(t.verdict.valid);
-        if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
-        if (t.band) detail += "  " + BandDetail(*t.band);
-        report("trial", detail + " -> " + t.decision);
-        return Status::Ok();
-      };
-      Result<loadgen::SearchResult> r = loadgen::Search(trials, o, on_trial);
-      prog.point = w.name;
-      if (!r.ok()) {
-        // The session or the store failed: the system's remaining searches are not run.
-        broken = "search of workload " + w.name + " failed: " + r.status().message();
-        FRONTIER_RETURN_IF_ERROR(give_up(broken));
-        continue;
-      }
-      if (r->stop_reason == "interrupted") {
-        out.interrupted = true;
-        break;
-      }
-      ++prog.ran;
-      ++prog.done;
-      ++out.ran;
-      report("done", Answer(*r, o));
+      FRONTIER_RETURN_IF_ERROR(
+          SearchOne(cx, s, todo[k], rules[s], previous[s * n_workloads + todo[k]], session.get(), &broken));
+      if (out.interrupted) break;
     }
     if (!broken.empty()) out.broken.push_back(sys.name + ": " + broken);
   }
@@ -303,6 +348,150 @@ void ProgressReporter::Report(const std::string& event, const std::string& detai
   if (options_.on_progress) options_.on_progress(prog_);
 }
 
+namespace {
+
+// The scenario's rules of a system at a load value (none without a scenario).
+Result<std::optional<loadgen::ScenarioRules>> RulesFor(const Plan& plan, const SystemSpec& sys, double load_value,
+                                                       const SweepOptions& options) {
+  if (!plan.scenario) return std::optional<loadgen::ScenarioRules>();
+  FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, load_value, options));
+  return std::optional<loadgen::ScenarioRules>(std::move(r));
+}
+
+// Runs (found with --resume, or created) and the point keys they already hold, per system.
+Status OpenRuns(SweepContext& cx, const std::vector<PointSpec>& matrix, std::vector<store::RunInfo>* runs,
+                std::vector<std::set<std::string>>* have) {
+  const Plan& plan = cx.plan;
+  for (size_t s = 0; s < plan.systems.size(); ++s) {
+    const SystemSpec& sys = plan.systems[s];
+    std::optional<store::RunInfo> found;
+    if (cx.options.resume) {
+      FRONTIER_ASSIGN_OR_RETURN(found, cx.store.FindRun(plan.name, plan.hash, sys.name));
+    }
+    if (found) {
+      (*runs)[s] = *found;
+      FRONTIER_ASSIGN_OR_RETURN((*have)[s], cx.store.PointKeys(found->id));
+    } else {
+      store::RunInfo info = PlanRun(plan, sys, cx.options);
+      // How many points the run will hold when whole (the dashboard's progress).
+      info.provenance["planned_points"] = std::to_string(
+          std::count_if(matrix.begin(), matrix.end(), [&](const PointSpec& p) { return p.system == s; }));
+      FRONTIER_ASSIGN_OR_RETURN((*runs)[s], cx.store.CreateRun(info));
+    }
+    // Only the id and status are used from here on: the plan's text is held
+    // once (plan.text), not once per system (10,000 systems held 7.2 GB).
+    std::string().swap((*runs)[s].plan_text);
+    cx.out.run_ids.push_back((*runs)[s].id);
+  }
+  return Status::Ok();
+}
+
+// What the attempts at one point came to.
+struct PointAttempts {
+  bool stored = false;
+  std::string last_error;
+  std::string verdict;  // the scenario's, when there is one; then a simulated point's band
+};
+
+// Runs point `p` up to options.max_attempts times until it is stored in run
+// `run_id`. Sets cx.out.interrupted when a run was (the point is not stored).
+Result<PointAttempts> RunPointAttempts(SweepContext& cx, const SystemSpec& sys, Session& session, const PointSpec& p,
+                                       const loadgen::PointOptions& point_options, int64_t run_id) {
+  const SweepOptions& options = cx.options;
+  PointAttempts a;
+  for (int attempt = 1; attempt <= options.max_attempts && !a.stored; ++attempt) {
+    const Nanos start = options.clock->Now();
+    loadgen::PointOptions at = point_options;
+    FRONTIER_ASSIGN_OR_RETURN(at.rules, RulesFor(cx.plan, sys, p.load_value, options));
+    Result<loadgen::PointOutcome> r = session.RunPoint(p, at);
+    cx.progress.Ran(options.clock->Now() - start, p.num_prompts);
+    if (r.ok() && r->run.interrupted) {
+      cx.out.interrupted = true;  // partial: not stored, so --resume runs it again
+      break;
+    }
+    if (r.ok()) {
+      const metrics::Summary& summary = r->summary;
+      if (summary.completed == 0) a.last_error = metrics::NoRequestCompleted(summary.failures_by_reason);
+    } else {
+      a.last_error = r.status().message();
+    }
+    if (a.last_error.empty()) {
+      store::PointRecord rec = MakeRecord(cx.plan, sys, p, *r, attempt);
+      if (r->verdict) {
+        a.verdict = metrics::VerdictLabel(r->verdict->valid);
+        if (!r->verdict->reasons.empty()) a.verdict += ": " + r->verdict->reasons.front();
+      }
+      rec.run_id = run_id;
+      // A point judged against a scenario keeps its verdict beside its metrics.
+      if (r->verdict && at.rules) rec.verdict_json = loadgen::VerdictJson(*r->verdict, *at.rules).dump();
+      if (rec.band) a.verdict += (a.verdict.empty() ? "" : "  ") + BandDetail(*rec.band);
+      FRONTIER_ASSIGN_OR_RETURN(int64_t id, cx.store.AddPoint(rec, store::RowsFromRun(r->run)));
+      (void)id;
+      a.stored = true;
+    } else if (attempt < options.max_attempts) {
+      cx.Report("retry", a.last_error);
+      a.last_error.clear();
+    }
+  }
+  return a;
+}
+
+// Runs the points `todo` of system `s` into `run`; a point that fails every
+// attempt breaks the system (its remaining points are not run).
+Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, const std::vector<const PointSpec*>& todo,
+                 store::RunInfo& run) {
+  const SystemSpec& sys = cx.plan.systems[s];
+  SweepProgress& prog = cx.prog();
+  prog.system = sys.name;
+  prog.point.clear();
+  auto mark_broken = [&](const std::string& reason, size_t from) -> Status {
+    const int64_t lost = static_cast<int64_t>(todo.size() - from);
+    for (size_t k = from; k < todo.size(); ++k) cx.progress.Settled(todo[k]->num_prompts);
+    prog.failed += lost;
+    prog.done += lost;
+    cx.out.failed += lost;
+    cx.out.broken.push_back(sys.name + ": " + reason);
+    cx.Report("broken", reason);
+    return cx.store.SetRunStatus(run.id, store::SystemStatus::Broken(reason));
+  };
+  cx.Report("start");
+  // Every point of the system is summarised with the sweep's percentiles and the plan's SLO.
+  loadgen::PointOptions point_options;
+  point_options.summary.percentiles = cx.options.percentiles;
+  point_options.summary.num_gpus = sys.gpus;
+  point_options.summary.goodput = cx.plan.slo;
+  Result<std::unique_ptr<Session>> session = factory(cx.plan, sys);
+  if (!session.ok()) return mark_broken(session.status().message(), 0);
+  bool broken = false;
+  for (size_t i = 0; i < todo.size() && !broken; ++i) {
+    if (cx.StopAsked()) {
+      cx.out.interrupted = true;
+      break;
+    }
+    const PointSpec& p = *todo[i];
+    prog.point = p.key;
+    FRONTIER_ASSIGN_OR_RETURN(PointAttempts a, RunPointAttempts(cx, sys, **session, p, point_options, run.id));
+    if (cx.out.interrupted) break;
+    if (!a.stored) {
+      ++prog.ran;
+      FRONTIER_RETURN_IF_ERROR(mark_broken("point " + p.key + " failed twice: " + a.last_error, i));
+      broken = true;
+      break;
+    }
+    ++prog.ran;
+    ++cx.out.ran;
+    ++prog.done;
+    cx.progress.Settled(p.num_prompts);
+    cx.Report("done", a.verdict);
+  }
+  if (!broken && !cx.out.interrupted && !run.status.ok()) {
+    FRONTIER_RETURN_IF_ERROR(cx.store.SetRunStatus(run.id, store::SystemStatus{}));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const SessionFactory& factory,
                               const SweepOptions& options) {
   if (plan.search) return RunSearches(plan, store, factory, options);
@@ -310,49 +499,17 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
   SweepOutcome out;
   out.total = static_cast<int64_t>(matrix.size());
   ProgressReporter progress(out.total, options);
+  SweepContext cx{plan, store, options, out, progress};
   SweepProgress& prog = progress.progress();
-  auto report = [&](const std::string& event, const std::string& detail = "") { progress.Report(event, detail); };
 
-  // The scenario's rules of a system at a load value; every system's are
-  // checked before anything runs.
-  auto rules_for = [&](const SystemSpec& sys, double load_value) -> Result<std::optional<loadgen::ScenarioRules>> {
-    if (!plan.scenario) return std::optional<loadgen::ScenarioRules>();
-    FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, load_value, options));
-    return std::optional<loadgen::ScenarioRules>(std::move(r));
-  };
-  for (const SystemSpec& sys : plan.systems) FRONTIER_RETURN_IF_ERROR(rules_for(sys, plan.load.values.front()).status());
+  // Every system's scenario rules are checked before anything runs.
+  for (const SystemSpec& sys : plan.systems)
+    FRONTIER_RETURN_IF_ERROR(RulesFor(plan, sys, plan.load.values.front(), options).status());
+  FRONTIER_RETURN_IF_ERROR(StopOrphans(cx));
 
-  // Servers that a sweep launched and died before stopping are stopped first
-  // (they would hold ports, GPUs, and answer for the servers launched now).
-  if (options.stop_orphans) {
-    FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> orphans, options.stop_orphans(store));
-    for (const auto& line : orphans) report("orphan", line);
-  }
-
-  // Runs (found or created) and what they already hold, per system.
   std::vector<store::RunInfo> runs(plan.systems.size());
   std::vector<std::set<std::string>> have(plan.systems.size());
-  for (size_t s = 0; s < plan.systems.size(); ++s) {
-    const SystemSpec& sys = plan.systems[s];
-    std::optional<store::RunInfo> found;
-    if (options.resume) {
-      FRONTIER_ASSIGN_OR_RETURN(found, store.FindRun(plan.name, plan.hash, sys.name));
-    }
-    if (found) {
-      runs[s] = *found;
-      FRONTIER_ASSIGN_OR_RETURN(have[s], store.PointKeys(found->id));
-    } else {
-      store::RunInfo info = PlanRun(plan, sys, options);
-      // How many points the run will hold when whole (the dashboard's progress).
-      info.provenance["planned_points"] = std::to_string(
-          std::count_if(matrix.begin(), matrix.end(), [&](const PointSpec& p) { return p.system == s; }));
-      FRONTIER_ASSIGN_OR_RETURN(runs[s], store.CreateRun(info));
-    }
-    // Only the id and status are used from here on: the plan's text is held
-    // once (plan.text), not once per system (10,000 systems held 7.2 GB).
-    std::string().swap(runs[s].plan_text);
-    out.run_ids.push_back(runs[s].id);
-  }
+  FRONTIER_RETURN_IF_ERROR(OpenRuns(cx, matrix, &runs, &have));
   for (const auto& p : matrix) {
     if (have[p.system].count(p.key)) {
       ++prog.done;
@@ -362,10 +519,9 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
     }
   }
   out.skipped = prog.skipped;
-  if (prog.skipped > 0) report("skip", std::to_string(prog.skipped) + " points already stored");
+  if (prog.skipped > 0) cx.Report("skip", std::to_string(prog.skipped) + " points already stored");
 
   for (size_t s = 0; s < plan.systems.size(); ++s) {
-    const SystemSpec& sys = plan.systems[s];
     std::vector<const PointSpec*> todo;
     for (const auto& p : matrix)
       if (p.system == s && !have[s].count(p.key)) todo.push_back(&p);
@@ -373,91 +529,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
       if (!runs[s].status.ok()) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
       continue;
     }
-    if (options.stop && options.stop->load()) break;
-    prog.system = sys.name;
-    prog.point.clear();
-    auto mark_broken = [&](const std::string& reason, size_t from) -> Status {
-      const int64_t lost = static_cast<int64_t>(todo.size() - from);
-      for (size_t k = from; k < todo.size(); ++k) progress.Settled(todo[k]->num_prompts);
-      prog.failed += lost;
-      prog.done += lost;
-      out.failed += lost;
-      out.broken.push_back(sys.name + ": " + reason);
-      report("broken", reason);
-      return store.SetRunStatus(runs[s].id, store::SystemStatus::Broken(reason));
-    };
-    report("start");
-    // Every point of the system is summarised with the sweep's percentiles and the plan's SLO.
-    loadgen::PointOptions point_options;
-    point_options.summary.percentiles = options.percentiles;
-    point_options.summary.num_gpus = sys.gpus;
-    point_options.summary.goodput = plan.slo;
-    Result<std::unique_ptr<Session>> session = factory(plan, sys);
-    if (!session.ok()) {
-      FRONTIER_RETURN_IF_ERROR(mark_broken(session.status().message(), 0));
-      continue;
-    }
-    bool broken = false;
-    for (size_t i = 0; i < todo.size() && !broken; ++i) {
-      if (options.stop && options.stop->load()) {
-        out.interrupted = true;
-        break;
-      }
-      const PointSpec& p = *todo[i];
-      prog.point = p.key;
-      std::string last_error;
-      std::string verdict;  // the scenario's, when there is one; then a simulated point's band
-      bool stored = false;
-      for (int attempt = 1; attempt <= options.max_attempts && !stored; ++attempt) {
-        const Nanos start = options.clock->Now();
-        loadgen::PointOptions at = point_options;
-        FRONTIER_ASSIGN_OR_RETURN(at.rules, rules_for(sys, p.load_value));
-        Result<loadgen::PointOutcome> r = (*session)->RunPoint(p, at);
-        progress.Ran(options.clock->Now() - start, p.num_prompts);
-        if (r.ok() && r->run.interrupted) {
-          out.interrupted = true;  // partial: not stored, so --resume runs it again
-          break;
-        }
-        if (r.ok()) {
-          const metrics::Summary& summary = r->summary;
-          if (summary.completed == 0) last_error = metrics::NoRequestCompleted(summary.failures_by_reason);
-        } else {
-          last_error = r.status().message();
-        }
-        if (last_error.empty()) {
-          store::PointRecord rec = MakeRecord(plan, sys, p, *r, attempt);
-          if (r->verdict) {
-            verdict = metrics::VerdictLabel(r->verdict->valid);
-            if (!r->verdict->reasons.empty()) verdict += ": " + r->verdict->reasons.front();
-          }
-          rec.run_id = runs[s].id;
-          // A point judged against a scenario keeps its verdict beside its metrics.
-          if (r->verdict && at.rules) rec.verdict_json = loadgen::VerdictJson(*r->verdict, *at.rules).dump();
-          if (rec.band) verdict += (verdict.empty() ? "" : "  ") + BandDetail(*rec.band);
-          FRONTIER_ASSIGN_OR_RETURN(int64_t id, store.AddPoint(rec, store::RowsFromRun(r->run)));
-          (void)id;
-          stored = true;
-        } else if (attempt < options.max_attempts) {
-          report("retry", last_error);
-          last_error.clear();
-        }
-      }
-      if (out.interrupted) break;
-      if (!stored) {
-        ++prog.ran;
-        FRONTIER_RETURN_IF_ERROR(mark_broken("point " + p.key + " failed twice: " + last_error, i));
-        broken = true;
-        break;
-      }
-      ++prog.ran;
-      ++out.ran;
-      ++prog.done;
-      progress.Settled(p.num_prompts);
-      report("done", verdict);
-    }
-    if (!broken && !out.interrupted && !runs[s].status.ok()) {
-      FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(runs[s].id, store::SystemStatus{}));
-    }
+    if (cx.StopAsked()) break;
+    FRONTIER_RETURN_IF_ERROR(RunSystem(cx, factory, s, todo, runs[s]));
     if (out.interrupted) break;
   }
   return out;

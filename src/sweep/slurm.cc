@@ -197,6 +197,37 @@ struct Job {
   int64_t stored_before = 0;
 };
 
+// One Run: its jobs, what they came to, and its progress lines.
+struct SlurmSweep {
+  SlurmSweep(const Plan& p, store::Store& s, const SweepOptions& o, int64_t total)
+      : plan(p), store(s), options(o), progress(total, o) {
+    out.total = total;
+  }
+
+  void Report(const std::string& system, const std::string& event, const std::string& detail) {
+    progress.progress().system = system;
+    progress.Report(event, detail);
+  }
+  bool Active() const {
+    return std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.final; });
+  }
+  bool StopAsked() const { return options.stop && options.stop->load(); }
+  void Broken(const std::string& name, const std::string& reason) {
+    out.broken.push_back(name + ": " + reason);
+    Report(name, "broken", reason);
+  }
+
+  const Plan& plan;
+  store::Store& store;
+  const SweepOptions& options;
+  SweepOutcome out;
+  // The jobs' run times are not seen from here: no ETA, eta_s stays -1.
+  ProgressReporter progress;
+  std::vector<Job> jobs;
+  double poll_s = 0;
+  bool cancelling = false;
+};
+
 class SlurmExecutor final : public Executor {
  public:
   explicit SlurmExecutor(SlurmOptions options) : o_(std::move(options)) {}
@@ -209,6 +240,22 @@ class SlurmExecutor final : public Executor {
   Status Submit(const Plan& plan, Job* job, bool resume);
   // The system's run this sweep writes into, if its job has created it (or, with resume, found it).
   Result<std::optional<store::RunInfo>> CurrentRun(const Plan& plan, const Job& job, bool resume, store::Store& store);
+  // Checks the options and that sbatch runs, creates the log folder; returns the poll interval.
+  Result<double> Prepare(const Plan& plan, const SweepOptions& options);
+  // One job per system, with its points and (with resume) those already stored.
+  Status MakeJobs(SlurmSweep& sw, const std::vector<PointSpec>& matrix);
+  void SubmitAll(SlurmSweep& sw);
+  // Cancels every job still running (the sweep was stopped).
+  void CancelAll(SlurmSweep& sw);
+  // One pass over the jobs: points stored so far, and each job's state.
+  Status PollJobs(SlurmSweep& sw);
+  Status OnJobState(SlurmSweep& sw, Job& j, const StateAnswer& answer, const std::optional<store::RunInfo>& run);
+  // A job that reached a final state (or was lost): done, retried or broken.
+  Status OnJobEnded(SlurmSweep& sw, Job& j, const std::string& state, const std::optional<store::RunInfo>& run);
+  // Cancels a job whose fate this sweep cannot follow and breaks its system.
+  void CancelBroken(SlurmSweep& sw, Job& j, const std::string& reason);
+  // What the jobs stored, by the store (the one place that knows).
+  Status Tally(SlurmSweep& sw);
 
   SlurmOptions o_;
   ToolLimits limits_;
@@ -249,7 +296,7 @@ Result<std::optional<store::RunInfo>> SlurmExecutor::CurrentRun(const Plan& plan
   return run;
 }
 
-Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, const SweepOptions& options) {
+Result<double> SlurmExecutor::Prepare(const Plan& plan, const SweepOptions& options) {
   if (o_.frontier_bin.empty() || o_.plan_path.empty() || o_.db.empty() || o_.log_dir.empty())
     return InvalidArgument("the Slurm executor needs the binary, plan, database and log folder");
   limits_.timeout_s = o_.tool_timeout_s > 0 ? o_.tool_timeout_s : plan.slurm.tool_timeout_s;
@@ -263,162 +310,162 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
   std::error_code ec;
   std::filesystem::create_directories(o_.log_dir, ec);
   if (ec) return IoError("cannot create the job log folder " + o_.log_dir + ": " + ec.message());
+  return poll_s;
+}
 
-  const std::vector<PointSpec> matrix = ExpandMatrix(plan);
-  SweepOutcome out;
-  out.total = static_cast<int64_t>(matrix.size());
-  // The jobs' run times are not seen from here: no ETA, eta_s stays -1.
-  ProgressReporter progress(out.total, options);
-  SweepProgress& prog = progress.progress();
-  auto report = [&](const std::string& system, const std::string& event, const std::string& detail) {
-    prog.system = system;
-    progress.Report(event, detail);
-  };
-
-  std::vector<Job> jobs(plan.systems.size());
+Status SlurmExecutor::MakeJobs(SlurmSweep& sw, const std::vector<PointSpec>& matrix) {
+  const Plan& plan = sw.plan;
+  sw.jobs.resize(plan.systems.size());
   for (size_t s = 0; s < plan.systems.size(); ++s) {
-    Job& j = jobs[s];
+    Job& j = sw.jobs[s];
     j.system = s;
     j.expected = std::count_if(matrix.begin(), matrix.end(), [&](const PointSpec& p) { return p.system == s; });
     FRONTIER_ASSIGN_OR_RETURN(std::optional<store::RunInfo> prior,
-                              store.FindRun(plan.name, plan.hash, plan.systems[s].name));
+                              sw.store.FindRun(plan.name, plan.hash, plan.systems[s].name));
     if (prior) j.prior_run = prior->id;
-    if (options.resume && prior) {
-      FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, store.PointKeys(prior->id));
+    if (sw.options.resume && prior) {
+      FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, sw.store.PointKeys(prior->id));
       j.stored_before = static_cast<int64_t>(have.size());
     }
   }
-  for (const Job& j : jobs) {
+  SweepProgress& prog = sw.progress.progress();
+  for (const Job& j : sw.jobs) {
     prog.done += j.stored_before;
     prog.skipped += j.stored_before;
   }
-  if (prog.skipped > 0) report("", "skip", std::to_string(prog.skipped) + " points already stored");
+  if (prog.skipped > 0) sw.Report("", "skip", std::to_string(prog.skipped) + " points already stored");
+  return Status::Ok();
+}
 
-  for (Job& j : jobs) {
-    const std::string& name = plan.systems[j.system].name;
+void SlurmExecutor::SubmitAll(SlurmSweep& sw) {
+  for (Job& j : sw.jobs) {
+    const std::string& name = sw.plan.systems[j.system].name;
     if (j.stored_before >= j.expected) {
       j.final = true;
       j.state = "STORED";
       continue;
     }
-    if (Status s = Submit(plan, &j, options.resume); !s.ok()) {
+    if (Status s = Submit(sw.plan, &j, sw.options.resume); !s.ok()) {
       j.final = true;
       j.state = "REFUSED";
-      out.broken.push_back(name + ": " + s.message());
-      report(name, "broken", s.message());
+      sw.Broken(name, s.message());
       continue;
     }
-    report(name, "submit", "job " + j.id + ", log " + j.log);
+    sw.Report(name, "submit", "job " + j.id + ", log " + j.log);
   }
+}
 
-  bool cancelling = false;
-  auto active = [&] { return std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.final; }); };
-  while (active()) {
-    // Sleeps in short steps so that Ctrl-C is answered promptly.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(poll_s);
-    while (std::chrono::steady_clock::now() < until && !(options.stop && options.stop->load() && !cancelling))
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (options.stop && options.stop->load() && !cancelling) {
-      cancelling = true;
-      out.interrupted = true;
-      // scancel gets its own timeout (the stop flag would end it at once), and
-      // the polling ends here: jobs a hung controller never reports cancelled
-      // must not keep a stopped sweep alive. --resume submits what is left.
-      const ToolLimits cancel{limits_.timeout_s, nullptr};
-      for (Job& j : jobs) {
-        if (j.final) continue;
-        ToolOutput c = RunTool({"scancel", j.id}, cancel);
-        report(plan.systems[j.system].name, "cancel",
-               "job " + j.id + (c.exit_code == 0 ? std::string() : ": " + Trim(c.out)));
-        j.final = true;
-        j.state = "CANCELLED";
-      }
-      break;
-    }
-    int64_t done = 0;
-    for (Job& j : jobs) {
-      const std::string& name = plan.systems[j.system].name;
-      FRONTIER_ASSIGN_OR_RETURN(std::optional<store::RunInfo> run, CurrentRun(plan, j, options.resume, store));
-      if (run) {
-        FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, store.PointKeys(run->id));
-        done += static_cast<int64_t>(have.size());
-      }
-      if (j.final) continue;
-      const StateAnswer answer = JobState(j.id, limits_);
-      if (options.stop && options.stop->load()) break;  // cancelled on the next pass
-      std::string state = answer.state;
-      if (!answer.error.empty()) {
-        // A controller that does not answer three polls running: the job's
-        // fate is unknown, so the system is broken (its job cancelled).
-        if (++j.failed_polls < kMaxFailedPolls) continue;
-        const ToolLimits cancel{limits_.timeout_s, nullptr};
-        (void)RunTool({"scancel", j.id}, cancel);
-        j.final = true;
-        const std::string reason = "job " + j.id + ": " + answer.error + " at " + std::to_string(j.failed_polls) +
-                                   " polls running; the job was cancelled";
-        out.broken.push_back(name + ": " + reason);
-        report(name, "broken", reason);
-        continue;
-      }
-      j.failed_polls = 0;
-      if (state.empty()) {
-        // Purged from the controller with no accounting: after a minute, taken as lost.
-        if (++j.unknown_polls * poll_s < 60) continue;
-        state = "LOST";
-      } else if (!SlurmStateKnown(state)) {
-        // A state this sweep does not know might mean anything: it is not waited on.
-        const ToolLimits cancel{limits_.timeout_s, nullptr};
-        (void)RunTool({"scancel", j.id}, cancel);
-        j.final = true;
-        const std::string reason = "job " + j.id + ": " + answer.tool + " printed the unknown job state '" +
-                                   TerminalSafe(state.substr(0, 60)) + "'; the job was cancelled";
-        out.broken.push_back(name + ": " + reason);
-        report(name, "broken", reason);
-        continue;
-      }
-      if (state != j.state) {
-        j.state = state;
-        report(name, "job", "job " + j.id + " " + state);
-      }
-      if (!SlurmStateFinal(state) && state != "LOST") continue;
-      j.final = true;
-      if (state == "COMPLETED") continue;
-      if (state == "CANCELLED") {
-        out.interrupted = true;
-        continue;
-      }
-      // A sweep that recorded its system broken has already tried each point twice.
-      if (run && !run->status.ok()) continue;
-      if (j.attempt < o_.max_job_attempts && !cancelling) {
-        const std::string old = j.id;
-        // Resume when the failed job created its run (its stored points are kept).
-        if (Status s = Submit(plan, &j, options.resume || run.has_value()); !s.ok()) {
-          out.broken.push_back(name + ": " + s.message());
-          report(name, "broken", s.message());
-          continue;
-        }
-        report(name, "retry", "job " + old + " ended " + state + "; resubmitted as job " + j.id + ", log " + j.log);
-        continue;
-      }
-      const std::string reason = "job " + j.id + " ended " + state + " (attempt " + std::to_string(j.attempt) +
-                                 " of " + std::to_string(o_.max_job_attempts) + "); log: " + j.log;
-      if (run) FRONTIER_RETURN_IF_ERROR(store.SetRunStatus(run->id, store::SystemStatus::Broken(reason)));
-      out.broken.push_back(name + ": " + reason);
-      report(name, "broken", reason);
-    }
-    if (done != prog.done) {
-      prog.done = done;
-      report("", "stored", std::to_string(done) + " points stored");
-    }
+void SlurmExecutor::CancelAll(SlurmSweep& sw) {
+  // scancel gets its own timeout (the stop flag would end it at once), and
+  // the polling ends here: jobs a hung controller never reports cancelled
+  // must not keep a stopped sweep alive. --resume submits what is left.
+  const ToolLimits cancel{limits_.timeout_s, nullptr};
+  for (Job& j : sw.jobs) {
+    if (j.final) continue;
+    ToolOutput c = RunTool({"scancel", j.id}, cancel);
+    sw.Report(sw.plan.systems[j.system].name, "cancel",
+              "job " + j.id + (c.exit_code == 0 ? std::string() : ": " + Trim(c.out)));
+    j.final = true;
+    j.state = "CANCELLED";
   }
+}
 
-  // What the jobs stored, by the store (the one place that knows).
-  for (const Job& j : jobs) {
-    FRONTIER_ASSIGN_OR_RETURN(std::optional<store::RunInfo> run, CurrentRun(plan, j, options.resume, store));
+void SlurmExecutor::CancelBroken(SlurmSweep& sw, Job& j, const std::string& reason) {
+  const ToolLimits cancel{limits_.timeout_s, nullptr};
+  (void)RunTool({"scancel", j.id}, cancel);
+  j.final = true;
+  sw.Broken(sw.plan.systems[j.system].name, reason);
+}
+
+Status SlurmExecutor::PollJobs(SlurmSweep& sw) {
+  int64_t done = 0;
+  for (Job& j : sw.jobs) {
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<store::RunInfo> run, CurrentRun(sw.plan, j, sw.options.resume, sw.store));
+    if (run) {
+      FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, sw.store.PointKeys(run->id));
+      done += static_cast<int64_t>(have.size());
+    }
+    if (j.final) continue;
+    const StateAnswer answer = JobState(j.id, limits_);
+    if (sw.StopAsked()) break;  // cancelled on the next pass
+    FRONTIER_RETURN_IF_ERROR(OnJobState(sw, j, answer, run));
+  }
+  SweepProgress& prog = sw.progress.progress();
+  if (done != prog.done) {
+    prog.done = done;
+    sw.Report("", "stored", std::to_string(done) + " points stored");
+  }
+  return Status::Ok();
+}
+
+Status SlurmExecutor::OnJobState(SlurmSweep& sw, Job& j, const StateAnswer& answer,
+                                 const std::optional<store::RunInfo>& run) {
+  const std::string& name = sw.plan.systems[j.system].name;
+  std::string state = answer.state;
+  if (!answer.error.empty()) {
+    // A controller that does not answer three polls running: the job's
+    // fate is unknown, so the system is broken (its job cancelled).
+    if (++j.failed_polls < kMaxFailedPolls) return Status::Ok();
+    CancelBroken(sw, j, "job " + j.id + ": " + answer.error + " at " + std::to_string(j.failed_polls) +
+                            " polls running; the job was cancelled");
+    return Status::Ok();
+  }
+  j.failed_polls = 0;
+  if (state.empty()) {
+    // Purged from the controller with no accounting: after a minute, taken as lost.
+    if (++j.unknown_polls * sw.poll_s < 60) return Status::Ok();
+    state = "LOST";
+  } else if (!SlurmStateKnown(state)) {
+    // A state this sweep does not know might mean anything: it is not waited on.
+    CancelBroken(sw, j, "job " + j.id + ": " + answer.tool + " printed the unknown job state '" +
+                            TerminalSafe(state.substr(0, 60)) + "'; the job was cancelled");
+    return Status::Ok();
+  }
+  if (state != j.state) {
+    j.state = state;
+    sw.Report(name, "job", "job " + j.id + " " + state);
+  }
+  if (!SlurmStateFinal(state) && state != "LOST") return Status::Ok();
+  return OnJobEnded(sw, j, state, run);
+}
+
+Status SlurmExecutor::OnJobEnded(SlurmSweep& sw, Job& j, const std::string& state,
+                                 const std::optional<store::RunInfo>& run) {
+  const std::string& name = sw.plan.systems[j.system].name;
+  j.final = true;
+  if (state == "COMPLETED") return Status::Ok();
+  if (state == "CANCELLED") {
+    sw.out.interrupted = true;
+    return Status::Ok();
+  }
+  // A sweep that recorded its system broken has already tried each point twice.
+  if (run && !run->status.ok()) return Status::Ok();
+  if (j.attempt < o_.max_job_attempts && !sw.cancelling) {
+    const std::string old = j.id;
+    // Resume when the failed job created its run (its stored points are kept).
+    if (Status s = Submit(sw.plan, &j, sw.options.resume || run.has_value()); !s.ok()) {
+      sw.Broken(name, s.message());
+      return Status::Ok();
+    }
+    sw.Report(name, "retry", "job " + old + " ended " + state + "; resubmitted as job " + j.id + ", log " + j.log);
+    return Status::Ok();
+  }
+  const std::string reason = "job " + j.id + " ended " + state + " (attempt " + std::to_string(j.attempt) + " of " +
+                             std::to_string(o_.max_job_attempts) + "); log: " + j.log;
+  if (run) FRONTIER_RETURN_IF_ERROR(sw.store.SetRunStatus(run->id, store::SystemStatus::Broken(reason)));
+  sw.Broken(name, reason);
+  return Status::Ok();
+}
+
+Status SlurmExecutor::Tally(SlurmSweep& sw) {
+  const Plan& plan = sw.plan;
+  SweepOutcome& out = sw.out;
+  for (const Job& j : sw.jobs) {
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<store::RunInfo> run, CurrentRun(plan, j, sw.options.resume, sw.store));
     int64_t stored = 0;
     if (run) {
       out.run_ids.push_back(run->id);
-      FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, store.PointKeys(run->id));
+      FRONTIER_ASSIGN_OR_RETURN(std::set<std::string> have, sw.store.PointKeys(run->id));
       stored = static_cast<int64_t>(have.size());
       if (!run->status.ok()) {
         const std::string entry = plan.systems[j.system].name + ": " + run->status.reason;
@@ -432,7 +479,31 @@ Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, c
     });
     if (broken) out.failed += j.expected - stored;
   }
-  return out;
+  return Status::Ok();
+}
+
+Result<SweepOutcome> SlurmExecutor::Run(const Plan& plan, store::Store& store, const SweepOptions& options) {
+  FRONTIER_ASSIGN_OR_RETURN(const double poll_s, Prepare(plan, options));
+  const std::vector<PointSpec> matrix = ExpandMatrix(plan);
+  SlurmSweep sw(plan, store, options, static_cast<int64_t>(matrix.size()));
+  sw.poll_s = poll_s;
+  FRONTIER_RETURN_IF_ERROR(MakeJobs(sw, matrix));
+  SubmitAll(sw);
+  while (sw.Active()) {
+    // Sleeps in short steps so that Ctrl-C is answered promptly.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(poll_s);
+    while (std::chrono::steady_clock::now() < until && !(sw.StopAsked() && !sw.cancelling))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (sw.StopAsked() && !sw.cancelling) {
+      sw.cancelling = true;
+      sw.out.interrupted = true;
+      CancelAll(sw);
+      break;
+    }
+    FRONTIER_RETURN_IF_ERROR(PollJobs(sw));
+  }
+  FRONTIER_RETURN_IF_ERROR(Tally(sw));
+  return std::move(sw.out);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct Loader {
     std::optional<int32_t> bos;
   };
   static Result<std::unique_ptr<Tokenizer>> Assemble(Parts parts);
+
+ private:
+  // Assemble's steps (Loader is Tokenizer's friend).
+  static Status SetMerges(const Parts& p, const std::unordered_map<std::string, int32_t>& by_written, Tokenizer* t);
+  static void IndexAdded(std::vector<AddedToken> added, Tokenizer* t);
+  static bool SafeToSplitBeforeSpace(const Tokenizer& t);
 };
 
 Result<std::unique_ptr<Tokenizer>> LoadGguf(const std::string& path);
