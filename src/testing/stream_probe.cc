@@ -196,8 +196,41 @@ std::string FormatGet(std::string_view path, bool keep_alive) {
 
 // ---- RunStreams --------------------------------------------------------------------------------
 
-std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std::vector<ProbeRequest>& requests,
-                                    const ProbeOptions& options) {
+namespace {
+
+// One RunStreams call: every request on its own non-blocking connection, all
+// on one epoll set, opened at their planned times and read until each reply
+// ends, fails or the deadline passes.
+class StreamRun {
+ public:
+  StreamRun(const std::string& host, int port, const std::vector<ProbeRequest>& requests, const ProbeOptions& options)
+      : host_(host), port_(port), requests_(requests), options_(options), results_(requests.size()) {
+    streams_.reserve(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) streams_.emplace_back(options.keep_event_data);
+    ep_ = epoll_create1(EPOLL_CLOEXEC);
+  }
+  ~StreamRun() { close(ep_); }
+
+  std::vector<ProbeResult> Run() {
+    const Nanos start = SteadyClock::MonotonicNow();
+    const Nanos deadline = start + options_.timeout_ns;
+    std::vector<epoll_event> events(1024);
+    while (finished_ < requests_.size()) {
+      ConnectDue(start);
+      const int timeout = WaitMillis(start, deadline);
+      if (timeout < 0) break;
+      const int n = epoll_wait(ep_, events.data(), static_cast<int>(events.size()), timeout);
+      for (int e = 0; e < n; ++e) OnEvent(events[e].data.u64, events[e].events);
+    }
+    for (size_t i = 0; i < streams_.size(); ++i) {
+      if (streams_[i].done) continue;
+      results_[i].error = streams_[i].fd >= 0 ? "timeout" : "timeout before it was sent";
+      if (streams_[i].fd >= 0) Finish(i);
+    }
+    return std::move(results_);
+  }
+
+ private:
   struct Stream {
     int fd = -1;
     std::string out;
@@ -206,28 +239,62 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
     bool done = false;
     explicit Stream(bool keep) : reader(keep) {}
   };
-  std::vector<ProbeResult> results(requests.size());
-  std::vector<Stream> streams;
-  streams.reserve(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) streams.emplace_back(options.keep_event_data);
-  const int ep = epoll_create1(EPOLL_CLOEXEC);
-  const Nanos start = SteadyClock::MonotonicNow();
-  const Nanos deadline = start + options.timeout_ns;
-  size_t next = 0, finished = 0;
-  std::vector<epoll_event> events(1024);
-  char buf[65536];
 
-  auto finish = [&](size_t i) {
-    Stream& s = streams[i];
+  // Opens the connections whose send time has come (at most
+  // connects_per_iteration a pass) and waits for them to be writable.
+  void ConnectDue(Nanos start) {
+    const Nanos loop_now = SteadyClock::MonotonicNow();
+    for (int k = 0; k < options_.connects_per_iteration && next_ < requests_.size() &&
+                    start + requests_[next_].send_at_ns <= loop_now;
+         ++k, ++next_) {
+      Stream& s = streams_[next_];
+      results_[next_].connect_ns = SteadyClock::MonotonicNow();
+      s.fd = OpenSocket(host_, port_, /*nonblocking=*/true, results_[next_].error);
+      if (s.fd < 0) {
+        s.done = true;
+        ++finished_;
+        continue;
+      }
+      s.out = FormatPost(requests_[next_].path, requests_[next_].body);
+      epoll_event ev{};
+      ev.events = EPOLLOUT;
+      ev.data.u64 = next_;
+      epoll_ctl(ep_, EPOLL_CTL_ADD, s.fd, &ev);
+    }
+  }
+
+  // epoll_wait's timeout until the next planned send (at most 100 ms), or -1
+  // once the deadline has passed. epoll_wait counts whole milliseconds: it
+  // waits one less and the loop spins the rest, so sends keep to their plan.
+  int WaitMillis(Nanos start, Nanos deadline) const {
+    const Nanos left = deadline - SteadyClock::MonotonicNow();
+    if (left <= 0) return -1;
+    Nanos wait = std::min<Nanos>(left, 100 * kNanosPerMilli);
+    if (next_ < requests_.size())
+      wait = std::min(wait, std::max<Nanos>(0, start + requests_[next_].send_at_ns - SteadyClock::MonotonicNow()));
+    return static_cast<int>(wait / kNanosPerMilli) - (wait % kNanosPerMilli == 0 && wait > 0 ? 1 : 0);
+  }
+
+  void OnEvent(size_t i, uint32_t what) {
+    Stream& s = streams_[i];
     if (s.done) return;
-    s.done = true;
-    epoll_ctl(ep, EPOLL_CTL_DEL, s.fd, nullptr);
-    close(s.fd);
-    results[i].reply = std::move(s.reader.reply());
-    ++finished;
-  };
-  auto write_some = [&](size_t i) {
-    Stream& s = streams[i];
+    if ((what & EPOLLOUT) && s.off < s.out.size()) {
+      int err = 0;
+      socklen_t len = sizeof(err);
+      getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        results_[i].error = std::string("connect: ") + std::strerror(err);
+        Finish(i);
+        return;
+      }
+      WriteSome(i);
+      return;
+    }
+    ReadAvailable(i);
+  }
+
+  void WriteSome(size_t i) {
+    Stream& s = streams_[i];
     Nanos before_last_send = SteadyClock::MonotonicNow();
     while (s.off < s.out.size()) {
       // Taken before the call: the server may read the request (and start its
@@ -239,90 +306,71 @@ std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std
       } else if (n < 0 && (errno == EAGAIN || errno == ENOTCONN)) {
         return;
       } else {
-        results[i].error = std::string("send: ") + std::strerror(errno);
-        finish(i);
+        results_[i].error = std::string("send: ") + std::strerror(errno);
+        Finish(i);
         return;
       }
     }
-    results[i].sent_ns = before_last_send;
+    results_[i].sent_ns = before_last_send;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.u64 = i;
-    epoll_ctl(ep, EPOLL_CTL_MOD, s.fd, &ev);
-  };
+    epoll_ctl(ep_, EPOLL_CTL_MOD, s.fd, &ev);
+  }
 
-  while (finished < requests.size()) {
-    const Nanos loop_now = SteadyClock::MonotonicNow();
-    for (int k = 0; k < options.connects_per_iteration && next < requests.size() &&
-                    start + requests[next].send_at_ns <= loop_now;
-         ++k, ++next) {
-      Stream& s = streams[next];
-      results[next].connect_ns = SteadyClock::MonotonicNow();
-      s.fd = OpenSocket(host, port, /*nonblocking=*/true, results[next].error);
-      if (s.fd < 0) {
-        s.done = true;
-        ++finished;
+  // Reads until the socket has nothing more; each chunk is stamped before it
+  // is parsed.
+  void ReadAvailable(size_t i) {
+    Stream& s = streams_[i];
+    for (;;) {
+      const ssize_t r = recv(s.fd, buf_, sizeof(buf_), 0);
+      const Nanos now = SteadyClock::MonotonicNow();  // taken before any parsing
+      if (r > 0) {
+        if (!s.reader.Feed(std::string_view(buf_, static_cast<size_t>(r)), now)) {
+          results_[i].error = "malformed response";
+          Finish(i);
+          return;
+        }
+        if (s.reader.done()) {
+          Finish(i);
+          return;
+        }
         continue;
       }
-      s.out = FormatPost(requests[next].path, requests[next].body);
-      epoll_event ev{};
-      ev.events = EPOLLOUT;
-      ev.data.u64 = next;
-      epoll_ctl(ep, EPOLL_CTL_ADD, s.fd, &ev);
-    }
-    const Nanos left = deadline - SteadyClock::MonotonicNow();
-    if (left <= 0) break;
-    Nanos wait = std::min<Nanos>(left, 100 * kNanosPerMilli);
-    if (next < requests.size()) wait = std::min(wait, std::max<Nanos>(0, start + requests[next].send_at_ns - SteadyClock::MonotonicNow()));
-    // epoll_wait counts whole milliseconds: wait one less and spin the rest, so sends keep to their plan.
-    const int timeout = static_cast<int>(wait / kNanosPerMilli) - (wait % kNanosPerMilli == 0 && wait > 0 ? 1 : 0);
-    const int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), timeout);
-    for (int e = 0; e < n; ++e) {
-      const size_t i = events[e].data.u64;
-      Stream& s = streams[i];
-      if (s.done) continue;
-      if ((events[e].events & EPOLLOUT) && s.off < s.out.size()) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        if (err != 0) {
-          results[i].error = std::string("connect: ") + std::strerror(err);
-          finish(i);
-          continue;
-        }
-        write_some(i);
-        continue;
-      }
-      for (;;) {
-        const ssize_t r = recv(s.fd, buf, sizeof(buf), 0);
-        const Nanos now = SteadyClock::MonotonicNow();  // taken before any parsing
-        if (r > 0) {
-          if (!s.reader.Feed(std::string_view(buf, static_cast<size_t>(r)), now)) {
-            results[i].error = "malformed response";
-            finish(i);
-            break;
-          }
-          if (s.reader.done()) {
-            finish(i);
-            break;
-          }
-          continue;
-        }
-        if (r < 0 && (errno == EAGAIN || errno == EINTR)) break;
-        s.reader.OnClose(now);
-        if (r < 0) results[i].error = std::string("recv: ") + std::strerror(errno);
-        finish(i);
-        break;
-      }
+      if (r < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      s.reader.OnClose(now);
+      if (r < 0) results_[i].error = std::string("recv: ") + std::strerror(errno);
+      Finish(i);
+      return;
     }
   }
-  for (size_t i = 0; i < streams.size(); ++i) {
-    if (streams[i].done) continue;
-    results[i].error = streams[i].fd >= 0 ? "timeout" : "timeout before it was sent";
-    if (streams[i].fd >= 0) finish(i);
+
+  void Finish(size_t i) {
+    Stream& s = streams_[i];
+    if (s.done) return;
+    s.done = true;
+    epoll_ctl(ep_, EPOLL_CTL_DEL, s.fd, nullptr);
+    close(s.fd);
+    results_[i].reply = std::move(s.reader.reply());
+    ++finished_;
   }
-  close(ep);
-  return results;
+
+  const std::string& host_;
+  const int port_;
+  const std::vector<ProbeRequest>& requests_;
+  const ProbeOptions& options_;
+  std::vector<ProbeResult> results_;
+  std::vector<Stream> streams_;
+  int ep_ = -1;
+  size_t next_ = 0, finished_ = 0;
+  char buf_[65536];
+};
+
+}  // namespace
+
+std::vector<ProbeResult> RunStreams(const std::string& host, int port, const std::vector<ProbeRequest>& requests,
+                                    const ProbeOptions& options) {
+  return StreamRun(host, port, requests, options).Run();
 }
 
 }  // namespace frontier::testing
