@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <exception>
+#include <optional>
 
 #include "serve/server_impl.h"
 #include "serve/synthetic.h"
@@ -19,6 +20,42 @@ int64_t DrawIn(double u, int64_t lo, int64_t hi) {  // uniform integer in [lo, h
 }
 
 const char* kJson = "application/json";
+
+// The request's prompt, max_tokens and min_tokens against the context of
+// `ctx` tokens: an error, or (setting `max_tokens`) the most tokens it may
+// generate.
+std::optional<ApiError> CheckLengths(const GenerationRequest& r, int64_t ctx, int64_t default_max_tokens,
+                                     int64_t& max_tokens) {
+  if (r.prompt_tokens >= ctx) {
+    ApiError e;
+    e.param = "prompt";
+    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt has " +
+                std::to_string(r.prompt_tokens) + " tokens. Shorten the prompt.";
+    return e;
+  }
+  max_tokens = std::min(default_max_tokens, ctx - r.prompt_tokens);
+  if (r.max_tokens) {
+    if (r.prompt_tokens + *r.max_tokens > ctx) {
+      ApiError e;
+      e.param = "max_tokens";
+      e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens. However, you requested " +
+                  std::to_string(r.prompt_tokens + *r.max_tokens) + " tokens (" + std::to_string(r.prompt_tokens) +
+                  " in the prompt, " + std::to_string(*r.max_tokens) + " for the completion). Reduce max_tokens.";
+      return e;
+    }
+    max_tokens = *r.max_tokens;
+  }
+  if (r.prompt_tokens + r.min_tokens > ctx) {
+    ApiError e;
+    e.param = "min_tokens";
+    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt (" +
+                std::to_string(r.prompt_tokens) + ") and min_tokens (" + std::to_string(r.min_tokens) +
+                ") exceed it. Reduce min_tokens.";
+    return e;
+  }
+  max_tokens = std::max(max_tokens, r.min_tokens);
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -91,34 +128,8 @@ void Server::Impl::HandleGeneration(net::HttpExchange& x, net::HttpRequest& req,
     return RespondError(x, e, ka);
   }
   const int64_t ctx = timing_->context_length();
-  if (r.prompt_tokens >= ctx) {
-    ApiError e;
-    e.param = "prompt";
-    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt has " +
-                std::to_string(r.prompt_tokens) + " tokens. Shorten the prompt.";
-    return RespondError(x, e, ka);
-  }
-  int64_t max_tokens = std::min(options_.default_max_tokens, ctx - r.prompt_tokens);
-  if (r.max_tokens) {
-    if (r.prompt_tokens + *r.max_tokens > ctx) {
-      ApiError e;
-      e.param = "max_tokens";
-      e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens. However, you requested " +
-                  std::to_string(r.prompt_tokens + *r.max_tokens) + " tokens (" + std::to_string(r.prompt_tokens) +
-                  " in the prompt, " + std::to_string(*r.max_tokens) + " for the completion). Reduce max_tokens.";
-      return RespondError(x, e, ka);
-    }
-    max_tokens = *r.max_tokens;
-  }
-  if (r.prompt_tokens + r.min_tokens > ctx) {
-    ApiError e;
-    e.param = "min_tokens";
-    e.message = "This model's maximum context length is " + std::to_string(ctx) + " tokens; the prompt (" +
-                std::to_string(r.prompt_tokens) + ") and min_tokens (" + std::to_string(r.min_tokens) +
-                ") exceed it. Reduce min_tokens.";
-    return RespondError(x, e, ka);
-  }
-  max_tokens = std::max(max_tokens, r.min_tokens);
+  int64_t max_tokens = 0;
+  if (auto e = CheckLengths(r, ctx, options_.default_max_tokens, max_tokens)) return RespondError(x, *e, ka);
 
   const uint64_t id = next_id_++;
   const FaultOptions& f = options_.faults;

@@ -29,11 +29,12 @@ int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds) {
   return std::max(num_prompts, static_cast<int64_t>(rounds) * max_concurrency);
 }
 
-Result<std::vector<SweepPoint>> SweepConcurrency(
-    const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
-    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SweepOptions& options,
-    const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
+namespace {
+
+// Every concurrency at least 1 and, for single-turn requests, with enough of
+// them for `options.min_rounds` rounds.
+Status CheckSizes(const std::vector<workload::RequestSpec>& requests, const workload::LoadOptions& load,
+                  const std::vector<int64_t>& concurrencies, const SweepOptions& options) {
   for (int64_t c : concurrencies) {
     if (c < 1) return InvalidArgument("--concurrency values must be at least 1, got " + std::to_string(c));
     if (options.sessions != nullptr) continue;  // sessions are reused cyclically
@@ -45,6 +46,40 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
                              std::to_string(options.min_rounds) + " rounds), the workload has " +
                              std::to_string(requests.size()));
   }
+  return Status::Ok();
+}
+
+// One point of a sweep of sessions into `p` and `run`.
+void RunSessionsPoint(const SimConfig& point_config, const workload::LoadOptions& l,
+                      const metrics::SummaryOptions& summary_options, const SweepOptions& options, SweepPoint& p,
+                      Result<RunResult>& run) {
+  // Sessions: the point through the one load core for them (RunPoint
+  // summarises it with the same options as a single-turn point).
+  SimTarget target(point_config, options.sim);
+  loadgen::PointOptions po;
+  po.run = VirtualRunOptions(/*observed=*/false);
+  po.summary = summary_options;
+  po.model = point_config.model.name;
+  po.sessions = options.sessions;
+  po.ideal_block_tokens = options.ideal_block_tokens;
+  Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, {}, l, po, nullptr, &target.stop());
+  if (!out.ok()) {
+    run = out.status();
+    return;
+  }
+  p.stats = target.stats();
+  p.summary = std::move(out->summary);
+  run = std::move(out->run);
+}
+
+}  // namespace
+
+Result<std::vector<SweepPoint>> SweepConcurrency(
+    const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
+    const metrics::SummaryOptions& summary_options, const SweepOptions& options,
+    const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
+  FRONTIER_RETURN_IF_ERROR(CheckSizes(requests, load, concurrencies, options));
   struct Slot {
     SweepPoint point;
     Result<RunResult> run = Status::Ok();
@@ -77,23 +112,7 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     p.max_running = static_cast<int64_t>(point_config.max_num_seqs) * point_config.dp;
     p.capped = p.max_running < c;
     if (options.sessions != nullptr) {
-      // Sessions: the point through the one load core for them (RunPoint
-      // summarises it with the same options as a single-turn point).
-      SimTarget target(point_config, options.sim);
-      loadgen::PointOptions po;
-      po.run = VirtualRunOptions(/*observed=*/false);
-      po.summary = summary_options;
-      po.model = point_config.model.name;
-      po.sessions = options.sessions;
-      po.ideal_block_tokens = options.ideal_block_tokens;
-      Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, {}, l, po, nullptr, &target.stop());
-      if (!out.ok()) {
-        slot.run = out.status();
-        return;
-      }
-      p.stats = target.stats();
-      p.summary = std::move(out->summary);
-      slot.run = std::move(out->run);
+      RunSessionsPoint(point_config, l, summary_options, options, p, slot.run);
       return;
     }
     // The warm-up requests come first, then n measured ones.

@@ -49,6 +49,67 @@ struct Parsed {
   std::map<std::string, Own> own;
 };
 
+// The file's 'parameters' into `out.own`: each checked against its range,
+// with its source and, where given, its prior.
+Status ParseParameters(const nlohmann::json& j, const std::string& path, Parsed& out) {
+  using namespace internal;
+  if (!j.contains("parameters") || !j["parameters"].is_object())
+    return InvalidArgument(path + ": missing object 'parameters' (one entry per parameter, see docs/simulate.md)");
+  const auto& params = j["parameters"];
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const ParamInfo* info = FindParam(it.key());
+    if (info == nullptr) return InvalidArgument(path + ": unknown parameter '" + it.key() + "'");
+    const std::string key = info->name;
+    if (!it->is_object())
+      return InvalidArgument(path + ": parameter '" + key + "' must be {\"value\": v, \"source\": \"where v comes "
+                             "from\"} (" + info->doc + ", " + info->unit + ")");
+    FRONTIER_ASSIGN_OR_RETURN(double v, Number(params, key, path + ": parameters"));
+    const std::string source = StringOr(*it, "source", "");
+    if (source.empty())
+      return InvalidArgument(path + ": parameter '" + key + "' has no source; every parameter says where it comes "
+                             "from (a reference, an assumption, or \"fitted: ...\")");
+    if (!(v >= info->lo && v <= info->hi))
+      return InvalidArgument(path + ": parameter '" + key + "' = " + Num(v) + " is outside [" + Num(info->lo) + ", " +
+                             Num(info->hi) + "] (" + info->unit + ")");
+    Parsed::Own own;
+    own.value = v;
+    own.origin.source = source;
+    own.origin.kind = source.rfind("fitted", 0) == 0 ? ParamOrigin::Kind::kFitted : ParamOrigin::Kind::kGiven;
+    if (it->contains("prior")) {
+      FRONTIER_ASSIGN_OR_RETURN(own.prior, Number(*it, "prior", path + ": parameters." + key));
+      if (!(own.prior >= info->lo && own.prior <= info->hi))
+        return InvalidArgument(path + ": parameter '" + key + "' has a prior outside its range");
+      own.has_prior = true;
+    }
+    out.own[key] = own;
+  }
+  return Status::Ok();
+}
+
+// The file's record of its last calibration, where it has one.
+Status ParseCalibration(const nlohmann::json& j, const std::string& path, Stack& s) {
+  using namespace internal;
+  if (j.contains("calibration") && j["calibration"].is_object()) {
+    const auto& c = j["calibration"];
+    s.calibrated_on = StringOr(c, "date", "");
+    s.calibration_note = StringOr(c, "note", "");
+    if (c.contains("free") && c["free"].is_array()) {
+      for (const auto& name : c["free"]) {
+        if (!name.is_string() || FindParam(name.get<std::string>()) == nullptr)
+          return InvalidArgument(path + ": calibration.free names an unknown parameter " + name.dump());
+        s.free_params.push_back(name.get<std::string>());
+      }
+    }
+    if (c.contains("classes") && c["classes"].is_array())
+      for (const auto& cls : c["classes"])
+        if (cls.is_string()) s.fitted_classes.push_back(cls.get<std::string>());
+    if (c.contains("fitted_to") && c["fitted_to"].is_array())
+      for (const auto& id : c["fitted_to"])
+        if (id.is_string()) s.fitted_to.push_back(id.get<std::string>());
+  }
+  return Status::Ok();
+}
+
 Result<Parsed> ParseFile(const std::string& path) {
   using namespace internal;
   FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
@@ -136,55 +197,8 @@ Result<Parsed> ParseFile(const std::string& path) {
   s.max_num_seqs = static_cast<int>(seqs);
   s.max_num_batched_tokens = static_cast<int>(toks);
 
-  if (!j.contains("parameters") || !j["parameters"].is_object())
-    return InvalidArgument(path + ": missing object 'parameters' (one entry per parameter, see docs/simulate.md)");
-  const auto& params = j["parameters"];
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    const ParamInfo* info = FindParam(it.key());
-    if (info == nullptr) return InvalidArgument(path + ": unknown parameter '" + it.key() + "'");
-    const std::string key = info->name;
-    if (!it->is_object())
-      return InvalidArgument(path + ": parameter '" + key + "' must be {\"value\": v, \"source\": \"where v comes "
-                             "from\"} (" + info->doc + ", " + info->unit + ")");
-    FRONTIER_ASSIGN_OR_RETURN(double v, Number(params, key, path + ": parameters"));
-    const std::string source = StringOr(*it, "source", "");
-    if (source.empty())
-      return InvalidArgument(path + ": parameter '" + key + "' has no source; every parameter says where it comes "
-                             "from (a reference, an assumption, or \"fitted: ...\")");
-    if (!(v >= info->lo && v <= info->hi))
-      return InvalidArgument(path + ": parameter '" + key + "' = " + Num(v) + " is outside [" + Num(info->lo) + ", " +
-                             Num(info->hi) + "] (" + info->unit + ")");
-    Parsed::Own own;
-    own.value = v;
-    own.origin.source = source;
-    own.origin.kind = source.rfind("fitted", 0) == 0 ? ParamOrigin::Kind::kFitted : ParamOrigin::Kind::kGiven;
-    if (it->contains("prior")) {
-      FRONTIER_ASSIGN_OR_RETURN(own.prior, Number(*it, "prior", path + ": parameters." + key));
-      if (!(own.prior >= info->lo && own.prior <= info->hi))
-        return InvalidArgument(path + ": parameter '" + key + "' has a prior outside its range");
-      own.has_prior = true;
-    }
-    out.own[key] = own;
-  }
-
-  if (j.contains("calibration") && j["calibration"].is_object()) {
-    const auto& c = j["calibration"];
-    s.calibrated_on = StringOr(c, "date", "");
-    s.calibration_note = StringOr(c, "note", "");
-    if (c.contains("free") && c["free"].is_array()) {
-      for (const auto& name : c["free"]) {
-        if (!name.is_string() || FindParam(name.get<std::string>()) == nullptr)
-          return InvalidArgument(path + ": calibration.free names an unknown parameter " + name.dump());
-        s.free_params.push_back(name.get<std::string>());
-      }
-    }
-    if (c.contains("classes") && c["classes"].is_array())
-      for (const auto& cls : c["classes"])
-        if (cls.is_string()) s.fitted_classes.push_back(cls.get<std::string>());
-    if (c.contains("fitted_to") && c["fitted_to"].is_array())
-      for (const auto& id : c["fitted_to"])
-        if (id.is_string()) s.fitted_to.push_back(id.get<std::string>());
-  }
+  FRONTIER_RETURN_IF_ERROR(ParseParameters(j, path, out));
+  FRONTIER_RETURN_IF_ERROR(ParseCalibration(j, path, s));
   return out;
 }
 

@@ -292,7 +292,17 @@ void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bo
   bytes = tr * attn_layers * 4.0 * h * act_bytes_;
   AddOp(out, !draft ? kOpElementwise : kOpDraft, 0, 1, bytes, weight_bw, scale, 0, 0, "hbm", 0, 0);
 
-  // Collectives.
+  AddCollectives(L, scale, draft, tokens, tr, out);
+}
+
+void StepModel::AddCollectives(const Layers& L, double scale, bool draft, double tokens, double tr,
+                               Acc& out) const {
+  const ModelSpec& m = config_.model;
+  const StackParams& sp = config_.stack.params;
+  const double tp = config_.tp, ep = config_.ep, gpus = config_.tp * config_.dp;
+  const bool ep_across_dp = ep > tp;  // as in AddLayers
+  const double h = m.hidden;
+  const double attn_layers = L.attn_full + L.attn_swa;
   const Hardware& hw = config_.hardware;
   if (tp > 1) {
     const double count = attn_layers + L.dense_mlp + (ep_across_dp ? 0 : L.moe);

@@ -185,6 +185,9 @@ class StepModel {
   void Accumulate(const BatchShape& s, Acc& out) const;
   // Adds `scale` times the cost of `layers`; draft passes are booked under kOpDraft.
   void AddLayers(const BatchShape& s, const Layers& layers, double scale, bool draft, Acc& out) const;
+  // AddLayers' collectives (tensor-parallel all-reduce, expert-parallel
+  // all-to-all) for a step of `tokens` tokens, `tr` of them on the busiest DP rank.
+  void AddCollectives(const Layers& layers, double scale, bool draft, double tokens, double tr, Acc& out) const;
   // A roofline operator: `flops` at `flops_per_s` (achieved), `bytes` at `bytes_per_s`.
   void AddOp(Acc& out, Op op, double flops, double flops_per_s, double bytes, double bytes_per_s, double scale,
              double eff, double x, const char* curve, double curve_max, double curve_half) const;

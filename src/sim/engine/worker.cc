@@ -227,11 +227,6 @@ void Worker::RunStep(Step* out) {
       shape.AddDecode(s.computed, q, window_);
     }
   };
-  // KV pages a request needs for `tokens` (0 while within the pages it holds).
-  auto pages_needed = [&](Seq& s, int64_t tokens) -> int64_t {
-    if (tokens <= s.unit_tokens) return 0;
-    return std::max<int64_t>(0, UnitsFor(tokens) - Holds(s));
-  };
 
   // A prompt runs whole unless the engine chunks it (or it is a recompute
   // longer than a whole step's budget, which could never run otherwise).
@@ -248,18 +243,8 @@ void Worker::RunStep(Step* out) {
     if (!mixed_ && (pending > 1) != prompts_only) continue;
     const int64_t q = pending > 1 ? std::min(pending, budget) : std::min<int64_t>(1 + spec_tokens_, budget);
     if (pending > 1 && must_wait(pending, q)) continue;
-    const int64_t need = pages_needed(s, s.computed + q);
-    bool self_preempted = false;
-    while (!Reserve(need)) {
-      const int32_t victim = running_.back();
-      running_.pop_back();
-      Preempt(victim);
-      if (victim == slot) {
-        self_preempted = true;
-        break;
-      }
-    }
-    if (self_preempted) break;
+    const int64_t need = PagesNeeded(s, s.computed + q);
+    if (!ReserveOrPreempt(need, slot)) break;
     if (need > 0) {
       s.units += need;
       units_used_ += need;
@@ -320,7 +305,23 @@ void Worker::RunStep(Step* out) {
   }
   if (scheduled_.empty()) return;  // cannot happen while Add() guarantees every request fits alone
 
-  // 3. Cost.
+  // 3. Cost. 4. Progress and emissions at the step's end.
+  CostStep(plain_decodes, plain_keys, out);
+  Progress(out);
+}
+
+bool Worker::ReserveOrPreempt(int64_t need, int32_t slot) {
+  while (!Reserve(need)) {
+    const int32_t victim = running_.back();
+    running_.pop_back();
+    Preempt(victim);
+    if (victim == slot) return false;
+  }
+  return true;
+}
+
+void Worker::CostStep(int64_t plain_decodes, double plain_keys, Step* out) {
+  BatchShape& shape = out->shape;
   shape.decode_seqs += plain_decodes;
   shape.decode_tokens += plain_decodes;
   shape.sampled += plain_decodes;
@@ -336,8 +337,9 @@ void Worker::RunStep(Step* out) {
     out->duration_ns = std::max<Nanos>(1, model_.StepNanos(shape));
   }
   ++stats_.steps;
+}
 
-  // 4. Progress and emissions at the step's end.
+void Worker::Progress(Step* out) {
   bool any_finished = false;
   for (const auto& [slot, q] : scheduled_) {
     Seq& s = seqs_[slot];

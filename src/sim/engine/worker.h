@@ -62,6 +62,7 @@
 // Thread safety: not thread-safe; one owner thread calls every method.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
@@ -188,6 +189,14 @@ class Worker {
   // token and nothing else can run (the common step), exactly as the general
   // path would; returns false, changing nothing, for any other step.
   bool RunDecodeStep(Step* out);
+  // RunStep's parts. ReserveOrPreempt reserves `need` pages, preempting from
+  // the back of the running list until they fit; false when that preempted
+  // `slot` itself. CostStep adds the plain decodes (summed apart) to the
+  // step's shape and prices it. Progress advances each scheduled request and
+  // emits its tokens at the step's end.
+  bool ReserveOrPreempt(int64_t need, int32_t slot);
+  void CostStep(int64_t plain_decodes, double plain_keys, Step* out);
+  void Progress(Step* out);
   // Whether a step of prompts could schedule anything now.
   bool PromptSchedulable() const;
   void Preempt(int32_t slot);
@@ -199,6 +208,11 @@ class Worker {
   void DropPages(Seq& s);
   // Pages the request covers, private and cached.
   int64_t Holds(const Seq& s) const { return s.units + static_cast<int64_t>(s.held.size()) * block_units_; }
+  // KV pages a request needs for `tokens` (0 while within the pages it holds).
+  int64_t PagesNeeded(const Seq& s, int64_t tokens) const {
+    if (tokens <= s.unit_tokens) return 0;
+    return std::max<int64_t>(0, UnitsFor(tokens) - Holds(s));
+  }
   // With reserve_to_completion: the pages the request will hold at its last
   // token (prompt, output and draft tokens), and what the running requests
   // may still take beyond what they hold.

@@ -1,18 +1,14 @@
 #include "sim/fit/calibration.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
-#include <thread>
 
-#include "core/atomic_file.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/fit/internal/parallel.h"
 
 namespace frontier::sim {
 namespace {
@@ -187,15 +183,6 @@ class Fitter {
   const CalibrationOptions& o_;
   CalibrationResult* stats_;
 };
-
-std::string Today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
 
 // The runtime reserve, in GB, at which `m`'s deployment has no KV cache left:
 // its cache plus the reserve it holds now.
@@ -407,17 +394,10 @@ Result<PointFit> FitPoints(const StackParams& start, const StackParams& priors, 
   return PointFit{fitter.Params(chosen.z), chosen.z};
 }
 
-}  // namespace
-
-Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
-                                    const CalibrationOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CalibrationResult out;
-  const std::vector<std::string> candidates = o.free.empty() ? stack.free_params : o.free;
-  if (candidates.empty())
-    return InvalidArgument("no free parameters: give --fit name,... or list them in " + stack.file +
-                           " under calibration.free");
-  if (models.empty()) return InvalidArgument("nothing to calibrate " + stack.id() + " on: no measured points");
+// The parameters `candidates` name (from --fit, or else the stack file's
+// list). Fails on a name that is unknown or listed twice.
+Result<std::vector<const ParamInfo*>> FindParams(const std::vector<std::string>& candidates, const Stack& stack,
+                                                 const CalibrationOptions& o) {
   // Where the names came from, for the message: --fit, or the stack file's list.
   const std::string source = o.free.empty() ? stack.file + ": calibration.free" : std::string("--fit");
   std::vector<const ParamInfo*> infos;
@@ -432,6 +412,99 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
       return InvalidArgument(source + ": parameter '" + name + "' listed twice; name each parameter once");
     infos.push_back(info);
   }
+  return infos;
+}
+
+// A refit without a set of points, predicting the points it left out.
+struct LeaveOut {
+  std::vector<size_t> out;          // indices of the points left out
+  bool cross_gpu = false;
+  CalibrationResult stats;          // iterations, replays, simulations of this refit
+  Status status = Status::Ok();
+  std::vector<double> predicted;    // per index in `out`
+};
+
+// The refits `o` asks for: one per point (leave-one-out), then one per GPU
+// (cross-GPU) where there are several.
+std::vector<LeaveOut> LeaveOuts(const std::vector<ResultModel>& models, const CalibrationOptions& o) {
+  std::vector<LeaveOut> tasks;
+  if (o.leave_one_out && models.size() > 1) {
+    for (size_t i = 0; i < models.size(); ++i) {
+      tasks.emplace_back();
+      tasks.back().out = {i};
+    }
+    std::map<std::string, std::vector<size_t>> by_gpu;
+    for (size_t i = 0; i < models.size(); ++i) by_gpu[models[i].config().hardware.name].push_back(i);
+    if (o.cross_gpu && by_gpu.size() > 1)
+      for (auto& [gpu, indices] : by_gpu) {
+        tasks.emplace_back();
+        tasks.back().out = indices;
+        tasks.back().cross_gpu = true;
+      }
+  }
+  return tasks;
+}
+
+// Refits without `l.out` and predicts those points. Each refit on its own
+// fitter and copies (independent of the others: the result does not depend
+// on the order or the threads).
+void Refit(LeaveOut& l, std::vector<ResultModel>& models, const StackParams& start, const StackParams& priors,
+           const Coords& coords, const std::vector<double>& z, const std::vector<double>& z0,
+           const CalibrationOptions& o) {
+  // On the other points only. Models whose replay is exact are shared
+  // (their traces do not depend on the parameters; Replay() only reads)
+  // unless a schedule parameter is fitted (every value re-simulates); the
+  // others are copies that follow this refit's own outer rounds, so that
+  // nothing fitted with a left-out point in the set reaches its prediction.
+  std::vector<ResultModel> copies;
+  copies.reserve(models.size());
+  std::vector<ResultModel*> rest;
+  for (size_t k = 0; k < models.size(); ++k) {
+    if (std::find(l.out.begin(), l.out.end(), k) != l.out.end()) continue;
+    if (models[k].exact_replay() && !coords.schedule) {
+      rest.push_back(&models[k]);
+    } else {
+      copies.push_back(models[k]);
+      rest.push_back(&copies.back());
+    }
+  }
+  // The objective leaves the points out entirely. The search starts from
+  // the priors and from the full fit (near the refit's optimum: fewer
+  // iterations and outer rounds) and keeps the lower cost.
+  Result<PointFit> fi = FitPoints(start, priors, coords, {z, z0}, rest, o, &l.stats);
+  if (!fi.ok()) {
+    l.status = fi.status();
+    return;
+  }
+  const StackParams& p = fi->params;
+  for (size_t i : l.out) {
+    if (models[i].exact_replay() && !coords.schedule) {
+      l.predicted.push_back(models[i].Replay(p));  // equal to a fresh simulation (validation.h)
+      continue;
+    }
+    ResultModel copy = models[i];
+    Result<double> fresh = copy.Simulate(p);
+    ++l.stats.simulations;
+    if (!fresh.ok()) {
+      l.status = fresh.status();
+      return;
+    }
+    l.predicted.push_back(*fresh);
+  }
+}
+
+}  // namespace
+
+Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>& models,
+                                    const CalibrationOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CalibrationResult out;
+  const std::vector<std::string> candidates = o.free.empty() ? stack.free_params : o.free;
+  if (candidates.empty())
+    return InvalidArgument("no free parameters: give --fit name,... or list them in " + stack.file +
+                           " under calibration.free");
+  if (models.empty()) return InvalidArgument("nothing to calibrate " + stack.id() + " on: no measured points");
+  FRONTIER_ASSIGN_OR_RETURN(const std::vector<const ParamInfo*> infos, FindParams(candidates, stack, o));
 
   // The fit starts from the priors: every earlier fit of this version is
   // withdrawn (to its parent's value, or the prior its file keeps), so what
@@ -494,205 +567,28 @@ Result<CalibrationResult> Calibrate(const Stack& stack, std::vector<ResultModel>
 
   // Refits without a set of points, each predicting the points it left
   // out: one per point (leave-one-out), then one per GPU (cross-GPU).
-  struct LeaveOut {
-    std::vector<size_t> out;          // indices of the points left out
-    bool cross_gpu = false;
-    CalibrationResult stats;          // iterations, replays, simulations of this refit
-    Status status = Status::Ok();
-    std::vector<double> predicted;    // per index in `out`
-  };
-  std::vector<LeaveOut> tasks;
-  if (o.leave_one_out && models.size() > 1) {
-    for (size_t i = 0; i < models.size(); ++i) {
-      tasks.emplace_back();
-      tasks.back().out = {i};
-    }
-    std::map<std::string, std::vector<size_t>> by_gpu;
-    for (size_t i = 0; i < models.size(); ++i) by_gpu[models[i].config().hardware.name].push_back(i);
-    if (o.cross_gpu && by_gpu.size() > 1)
-      for (auto& [gpu, indices] : by_gpu) {
-        tasks.emplace_back();
-        tasks.back().out = indices;
-        tasks.back().cross_gpu = true;
-      }
-  }
-  // Each refit on its own fitter and copies (independent of the others: the
-  // result does not depend on the order or the threads).
-  auto refit = [&](LeaveOut& l) {
-    // On the other points only. Models whose replay is exact are shared
-    // (their traces do not depend on the parameters; Replay() only reads)
-    // unless a schedule parameter is fitted (every value re-simulates); the
-    // others are copies that follow this refit's own outer rounds, so that
-    // nothing fitted with a left-out point in the set reaches its prediction.
-    std::vector<ResultModel> copies;
-    copies.reserve(models.size());
-    std::vector<ResultModel*> rest;
-    for (size_t k = 0; k < models.size(); ++k) {
-      if (std::find(l.out.begin(), l.out.end(), k) != l.out.end()) continue;
-      if (models[k].exact_replay() && !coords.schedule) {
-        rest.push_back(&models[k]);
+  std::vector<LeaveOut> tasks = LeaveOuts(models, o);
+  std::vector<std::function<void()>> refits;
+  for (LeaveOut& l : tasks) refits.push_back([&] { Refit(l, models, start, stack.priors, coords, z, z0, o); });
+  internal::RunAll(refits, o.threads);
+  for (const LeaveOut& l : tasks) {
+    FRONTIER_RETURN_IF_ERROR(l.status);
+    out.iterations += l.stats.iterations;
+    out.replays += l.stats.replays;
+    out.simulations += l.stats.simulations;
+    for (size_t k = 0; k < l.out.size(); ++k) {
+      CalibratedPoint& pt = out.points[l.out[k]];
+      if (l.cross_gpu) {
+        pt.cross_gpu_predicted = l.predicted[k];
+        pt.cross_gpu_error = l.predicted[k] / pt.measured - 1;
       } else {
-        copies.push_back(models[k]);
-        rest.push_back(&copies.back());
-      }
-    }
-    // The objective leaves the points out entirely. The search starts from
-    // the priors and from the full fit (near the refit's optimum: fewer
-    // iterations and outer rounds) and keeps the lower cost.
-    Result<PointFit> fi = FitPoints(start, stack.priors, coords, {z, z0}, rest, o, &l.stats);
-    if (!fi.ok()) {
-      l.status = fi.status();
-      return;
-    }
-    const StackParams& p = fi->params;
-    for (size_t i : l.out) {
-      if (models[i].exact_replay() && !coords.schedule) {
-        l.predicted.push_back(models[i].Replay(p));  // equal to a fresh simulation (validation.h)
-        continue;
-      }
-      ResultModel copy = models[i];
-      Result<double> fresh = copy.Simulate(p);
-      ++l.stats.simulations;
-      if (!fresh.ok()) {
-        l.status = fresh.status();
-        return;
-      }
-      l.predicted.push_back(*fresh);
-    }
-  };
-  if (!tasks.empty()) {
-    unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::thread::hardware_concurrency();
-    threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(tasks.size()));
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i = next++; i < tasks.size(); i = next++) refit(tasks[i]);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    for (const LeaveOut& l : tasks) {
-      FRONTIER_RETURN_IF_ERROR(l.status);
-      out.iterations += l.stats.iterations;
-      out.replays += l.stats.replays;
-      out.simulations += l.stats.simulations;
-      for (size_t k = 0; k < l.out.size(); ++k) {
-        CalibratedPoint& pt = out.points[l.out[k]];
-        if (l.cross_gpu) {
-          pt.cross_gpu_predicted = l.predicted[k];
-          pt.cross_gpu_error = l.predicted[k] / pt.measured - 1;
-        } else {
-          pt.loo_predicted = l.predicted[k];
-          pt.loo_error = l.predicted[k] / pt.measured - 1;
-        }
+        pt.loo_predicted = l.predicted[k];
+        pt.loo_error = l.predicted[k] / pt.measured - 1;
       }
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
-}
-
-Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result, const std::string& base_path,
-                            const std::string& path, const std::string& version, const std::string& note) {
-  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, internal::ReadJsonFile(base_path));
-  const std::string date = Today();
-  std::string fitted_to;
-  for (const auto& p : result.points) fitted_to += (fitted_to.empty() ? "" : ", ") + p.id;
-  // The file was checked when its stack was loaded; these guard the few
-  // fields read again here, so a file edited since is named, not thrown at.
-  if (!j.is_object() || (j.contains("parameters") && !j["parameters"].is_object()))
-    return InvalidArgument(base_path + ": parameters must be a JSON object (the stack file changed since it was read?)");
-  auto prior_source_of = [](const nlohmann::json& entry) {
-    const auto it = entry.is_object() ? entry.find("prior_source") : entry.end();
-    return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  j["version"] = version;
-  auto& params = j["parameters"];
-  if (params.is_object()) {
-    for (auto it = params.begin(); it != params.end(); ++it)
-      if (!it.value().is_object())
-        return InvalidArgument(base_path + ": parameters." + it.key() + " must be a JSON object with a value, got " +
-                               it.value().dump().substr(0, 60));
-  }
-  // An earlier fit of a parameter this one no longer fits is withdrawn: the
-  // parameter inherits again, or (without a parent) goes back to its prior.
-  for (const auto& info : StackParamInfo()) {
-    const std::string name = info.name;
-    const auto origin = stack.origins.find(name);
-    if (origin == stack.origins.end() || !origin->second.fitted()) continue;
-    if (std::find(result.free.begin(), result.free.end(), name) != result.free.end()) continue;
-    if (!stack.parent.empty()) {
-      params.erase(name);
-      continue;
-    }
-    auto& entry = params[name];
-    entry["value"] = GetParam(stack.priors, name);
-    const std::string had = prior_source_of(entry);
-    entry["source"] = !had.empty() ? had : std::string("assumption: prior before calibration");
-    entry.erase("prior");
-    entry.erase("prior_source");
-  }
-  for (const auto& name : result.free) {
-    auto& entry = params[name];
-    const auto origin = stack.origins.find(name);
-    std::string prior_source;
-    if (!stack.parent.empty()) {
-      prior_source = "the value of " + stack.parent + ", the previous version";
-    } else if (!prior_source_of(entry).empty()) {
-      prior_source = prior_source_of(entry);
-    } else if (origin != stack.origins.end() && !origin->second.fitted()) {
-      prior_source = origin->second.source;
-    }
-    entry["value"] = GetParam(result.params, name);
-    entry["source"] = "fitted: frontier calibrate " + date + " (robust least squares on log error) to " +
-                      std::to_string(result.points.size()) + " points: " + fitted_to;
-    entry["prior"] = GetParam(stack.priors, name);
-    if (!prior_source.empty()) entry["prior_source"] = prior_source;
-  }
-  nlohmann::json c;
-  c["date"] = date;
-  c["note"] = note;
-  c["method"] = "robust least squares (soft-L1, scale 5 % on log error) with a ridge toward the priors (the "
-                "previous version's values); Levenberg-Marquardt; leave-one-out refits from the priors"
-                + std::string(std::any_of(result.points.begin(), result.points.end(),
-                                          [](const CalibratedPoint& p) { return p.cross_gpu_predicted > 0; })
-                                  ? "; cross-GPU refits without each GPU's points"
-                                  : "");
-  nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& name : result.free) candidates.push_back(name);
-  nlohmann::json unidentified = nlohmann::json::array();
-  for (const auto& [name, why] : result.not_identified) {
-    candidates.push_back(name);
-    unidentified.push_back({{"parameter", name}, {"why", why}});
-  }
-  c["free"] = candidates;
-  c["fitted"] = result.free;
-  if (!unidentified.empty()) c["not_identified"] = unidentified;
-  // The model classes the fit saw: a default stack is chosen by them (stack.h, DefaultStack).
-  std::set<std::string> classes;
-  for (const auto& p : result.points) classes.insert(p.model_class);
-  c["classes"] = classes;
-  c["fitted_to"] = nlohmann::json::array();
-  c["points"] = nlohmann::json::array();
-  for (const auto& p : result.points) {
-    c["fitted_to"].push_back(p.id);
-    nlohmann::json q;
-    q["id"] = p.id;
-    q["measured"] = p.measured;
-    q["predicted"] = std::round(p.predicted * 100) / 100;
-    q["error"] = std::round(p.error * 10000) / 10000;
-    if (p.loo_predicted > 0) {
-      q["loo_predicted"] = std::round(p.loo_predicted * 100) / 100;
-      q["loo_error"] = std::round(p.loo_error * 10000) / 10000;
-    }
-    if (p.cross_gpu_predicted > 0) {
-      q["cross_gpu_predicted"] = std::round(p.cross_gpu_predicted * 100) / 100;
-      q["cross_gpu_error"] = std::round(p.cross_gpu_error * 10000) / 10000;
-    }
-    c["points"].push_back(q);
-  }
-  j["calibration"] = c;
-  return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
 }  // namespace frontier::sim

@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "sim/engine/internal/json_util.h"
 #include "sim/fit/calibration.h"
+#include "sim/fit/internal/parallel.h"
 
 namespace frontier::sim {
 namespace {
@@ -52,22 +51,6 @@ Result<ValidationRow> PredictOnly(const PublishedResult& r, const ValidationSet&
   return row;
 }
 
-// Runs every task on `threads` threads (0: one per core); each task writes
-// only its own output, so the results do not depend on the order or the
-// threads.
-void RunAll(std::vector<std::function<void()>>& tasks, int threads) {
-  unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
-  n = std::clamp<unsigned>(n, 1, static_cast<unsigned>(std::max<size_t>(1, tasks.size())));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < tasks.size(); i = next++) tasks[i]();
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-}
-
 // A stack file's record of one fitted result.
 struct RecordedPoint {
   double predicted = 0, loo_predicted = 0, loo_error = 0;
@@ -100,6 +83,116 @@ std::optional<Record> ReadRecord(const Stack& stack, const ValidationSet& set) {
   return record;
 }
 
+// A row of the calibration table: the stack's fitted (or uncalibrated)
+// prediction of one of its calibratable results.
+Result<ValidationRow> PredictCalibrationRow(const PublishedResult& r, const ValidationSet& set,
+                                            const ValidateOptions& o, const Stack& stack) {
+  Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+  FRONTIER_RETURN_IF_ERROR(m.status());
+  ValidationRow row;
+  row.published = r;
+  row.model_class = ModelClass(m->config().model);
+  FRONTIER_ASSIGN_OR_RETURN(row.predicted, m->Simulate(stack.params));
+  row.error = row.predicted / r.value - 1;
+  row.median_tpot_ms = m->median_tpot_ms();
+  row.role = stack.free_params.empty() ? "uncalibrated" : "fitted";
+  return row;
+}
+
+// One prediction, run on the pool; `row` holds its outcome.
+struct PredictTask {
+  const PublishedResult* r;
+  const Stack* stack;
+  bool calibration;  // a row of the calibration table (else held out or transfer)
+  Result<ValidationRow> row = InvalidArgument("not run");
+};
+// One stack's leave-one-out refit, run on the pool.
+struct RefitTask {
+  const Stack* stack;
+  Result<CalibrationResult> cal = InvalidArgument("not run");
+};
+
+// Files each prediction into the report: the calibration rows with their
+// leave-one-out figures (recorded, or from the stack's refit), the others as
+// held out or transfer. Fails with the first failed refit or prediction.
+Status FileRows(std::vector<PredictTask>& predictions, const std::deque<RefitTask>& refits,
+                const std::map<const Stack*, Record>& records, ValidationReport& report) {
+  std::map<const Stack*, const CalibrationResult*> cal_of;
+  for (const RefitTask& f : refits) {
+    FRONTIER_RETURN_IF_ERROR(f.cal.status());
+    cal_of[f.stack] = &*f.cal;
+  }
+  for (PredictTask& p : predictions) {
+    FRONTIER_RETURN_IF_ERROR(p.row.status());
+    ValidationRow& row = *p.row;
+    if (!p.calibration) {
+      (row.role == "transfer" ? report.transfer : report.held_out).push_back(std::move(row));
+      continue;
+    }
+    const auto cal = cal_of.find(p.stack);
+    const auto record = records.find(p.stack);
+    if (record != records.end()) {
+      const RecordedPoint& pt = record->second.at(row.published.id);
+      row.loo_predicted = pt.loo_predicted;
+      row.loo_error = pt.loo_error;
+    } else if (cal != cal_of.end()) {
+      for (const auto& pt : cal->second->points) {
+        if (pt.id != row.published.id || pt.loo_predicted <= 0) continue;
+        row.loo_predicted = pt.loo_predicted;
+        row.loo_error = pt.loo_error;
+      }
+    }
+    report.rows.push_back(std::move(row));
+  }
+  return Status::Ok();
+}
+
+// The per-class summaries of the report's calibration and transfer rows.
+void SummarizeByClass(ValidationReport& report) {
+  std::map<std::string, std::vector<double>> loo, fit;
+  for (const auto& row : report.rows) {
+    if (!row.loo_error) continue;
+    for (const std::string& cls : {row.model_class, std::string("all")}) {
+      loo[cls].push_back(std::fabs(*row.loo_error));
+      fit[cls].push_back(std::fabs(row.error));
+    }
+  }
+  for (const char* cls : {"dense", "MoE", "MLA", "all"}) {
+    if (!loo.count(cls)) continue;
+    ClassSummary c;
+    c.model_class = cls;
+    c.points = static_cast<int>(loo[cls].size());
+    c.median_abs_loo = Median(loo[cls]);
+    c.max_abs_loo = *std::max_element(loo[cls].begin(), loo[cls].end());
+    c.median_abs_fit = Median(fit[cls]);
+    report.classes.push_back(c);
+  }
+  std::map<std::string, std::vector<double>> transfer;
+  std::map<std::string, int> within;
+  std::map<std::string, int> failed;
+  for (const auto& row : report.transfer) {
+    for (const std::string& cls : {row.model_class, std::string("all")}) {
+      if (!row.failure.empty()) {
+        ++failed[cls];
+        continue;
+      }
+      transfer[cls].push_back(std::fabs(row.error));
+      within[cls] += row.within_band;
+    }
+  }
+  for (const char* cls : {"dense", "MoE", "MLA", "all"}) {
+    if (!transfer.count(cls) && !failed.count(cls)) continue;
+    TransferSummary t;
+    t.model_class = cls;
+    t.failed = failed[cls];
+    t.points = static_cast<int>(transfer[cls].size()) + t.failed;
+    t.median_abs = Median(transfer[cls]);
+    t.max_abs = transfer[cls].empty() ? 0 : *std::max_element(transfer[cls].begin(), transfer[cls].end());
+    t.within_band = within[cls];
+    report.transfer_classes.push_back(t);
+  }
+}
+
 }  // namespace
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& o) {
@@ -117,16 +210,6 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
   // Every prediction and every stack's leave-one-out refits are independent:
   // they run side by side (the refits first, as they take longest), and the
   // rows are assembled afterwards in the catalog's order.
-  struct PredictTask {
-    const PublishedResult* r;
-    const Stack* stack;
-    bool calibration;  // a row of the calibration table (else held out or transfer)
-    Result<ValidationRow> row = InvalidArgument("not run");
-  };
-  struct RefitTask {
-    const Stack* stack;
-    Result<CalibrationResult> cal = InvalidArgument("not run");
-  };
   std::vector<std::unique_ptr<Stack>> stacks;
   std::vector<PredictTask> predictions;
   std::deque<RefitTask> refits;  // stable addresses: a second round may add some
@@ -182,27 +265,10 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
         p.row = PredictOnly(*p.r, set, o, *p.stack, bands, dir);
         return;
       }
-      Result<ResultModel> m = ResultModel::Create(*p.r, set, o.sim);
-      if (!m.ok()) {
-        p.row = m.status();
-        return;
-      }
-      ValidationRow row;
-      row.published = *p.r;
-      row.model_class = ModelClass(m->config().model);
-      Result<double> predicted = m->Simulate(p.stack->params);
-      if (!predicted.ok()) {
-        p.row = predicted.status();
-        return;
-      }
-      row.predicted = *predicted;
-      row.error = row.predicted / p.r->value - 1;
-      row.median_tpot_ms = m->median_tpot_ms();
-      row.role = p.stack->free_params.empty() ? "uncalibrated" : "fitted";
-      p.row = std::move(row);
+      p.row = PredictCalibrationRow(*p.r, set, o, *p.stack);
     });
   }
-  RunAll(tasks, o.threads);
+  internal::RunAll(tasks, o.threads);
   // A record whose stack now predicts its results differently (by more than
   // kRecordTolerance) is stale: that stack is refitted.
   const size_t first_stale = refits.size();
@@ -224,79 +290,12 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
   }
   tasks.clear();
   for (size_t i = first_stale; i < refits.size(); ++i) tasks.push_back(refit_task(refits[i]));
-  RunAll(tasks, o.threads);
+  internal::RunAll(tasks, o.threads);
   for (const auto& [stack, record] : records) report.loo_recorded.push_back(stack->id());
   for (const RefitTask& f : refits) report.loo_refitted.push_back(f.stack->id());
 
-  std::map<const Stack*, const CalibrationResult*> cal_of;
-  for (const RefitTask& f : refits) {
-    FRONTIER_RETURN_IF_ERROR(f.cal.status());
-    cal_of[f.stack] = &*f.cal;
-  }
-  for (PredictTask& p : predictions) {
-    FRONTIER_RETURN_IF_ERROR(p.row.status());
-    ValidationRow& row = *p.row;
-    if (!p.calibration) {
-      (row.role == "transfer" ? report.transfer : report.held_out).push_back(std::move(row));
-      continue;
-    }
-    const auto cal = cal_of.find(p.stack);
-    const auto record = records.find(p.stack);
-    if (record != records.end()) {
-      const RecordedPoint& pt = record->second.at(row.published.id);
-      row.loo_predicted = pt.loo_predicted;
-      row.loo_error = pt.loo_error;
-    } else if (cal != cal_of.end()) {
-      for (const auto& pt : cal->second->points) {
-        if (pt.id != row.published.id || pt.loo_predicted <= 0) continue;
-        row.loo_predicted = pt.loo_predicted;
-        row.loo_error = pt.loo_error;
-      }
-    }
-    report.rows.push_back(std::move(row));
-  }
-  std::map<std::string, std::vector<double>> loo, fit;
-  for (const auto& row : report.rows) {
-    if (!row.loo_error) continue;
-    for (const std::string& cls : {row.model_class, std::string("all")}) {
-      loo[cls].push_back(std::fabs(*row.loo_error));
-      fit[cls].push_back(std::fabs(row.error));
-    }
-  }
-  for (const char* cls : {"dense", "MoE", "MLA", "all"}) {
-    if (!loo.count(cls)) continue;
-    ClassSummary c;
-    c.model_class = cls;
-    c.points = static_cast<int>(loo[cls].size());
-    c.median_abs_loo = Median(loo[cls]);
-    c.max_abs_loo = *std::max_element(loo[cls].begin(), loo[cls].end());
-    c.median_abs_fit = Median(fit[cls]);
-    report.classes.push_back(c);
-  }
-  std::map<std::string, std::vector<double>> transfer;
-  std::map<std::string, int> within;
-  std::map<std::string, int> failed;
-  for (const auto& row : report.transfer) {
-    for (const std::string& cls : {row.model_class, std::string("all")}) {
-      if (!row.failure.empty()) {
-        ++failed[cls];
-        continue;
-      }
-      transfer[cls].push_back(std::fabs(row.error));
-      within[cls] += row.within_band;
-    }
-  }
-  for (const char* cls : {"dense", "MoE", "MLA", "all"}) {
-    if (!transfer.count(cls) && !failed.count(cls)) continue;
-    TransferSummary t;
-    t.model_class = cls;
-    t.failed = failed[cls];
-    t.points = static_cast<int>(transfer[cls].size()) + t.failed;
-    t.median_abs = Median(transfer[cls]);
-    t.max_abs = transfer[cls].empty() ? 0 : *std::max_element(transfer[cls].begin(), transfer[cls].end());
-    t.within_band = within[cls];
-    report.transfer_classes.push_back(t);
-  }
+  FRONTIER_RETURN_IF_ERROR(FileRows(predictions, refits, records, report));
+  SummarizeByClass(report);
   for (const char* vendor : {"nvidia", "amd"}) report.transfer_rates.push_back({vendor, bands.Transfer(vendor)});
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
