@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns InferenceX DeepSeek-R1 rows (data/published/inferencex-dsr1.json, copied
-from InferenceX's published benchmark fixture) into validation records
+from InferenceX's published benchmark fixture, and inferencex-dsr1-history.json,
+more concurrencies of the same runs) into validation records
 (data/validation/inferencex-dsr1-2026.json) for `frontier validate` and
 `frontier calibrate`.
 
@@ -35,6 +36,9 @@ def subprocess_show(commit, path):
                           capture_output=True, text=True).stdout
 
 SRC = os.path.join(ROOT, "data/published/inferencex-dsr1.json")
+# More concurrencies of the same runs, from the history fixture
+# (scripts/read-inferencex-history.py): no image of their own, no mean latencies.
+HISTORY = os.path.join(ROOT, "data/published/inferencex-dsr1-history.json")
 OUT = os.path.join(ROOT, "data/validation/inferencex-dsr1-2026.json")
 
 # (framework, version, vendor) -> catalogued stack version.
@@ -161,9 +165,9 @@ def launch(r, stack):
 
 
 def main():
-    src = json.load(open(SRC))
+    rows = json.load(open(SRC))["results"] + json.load(open(HISTORY))["results"]
     out = []
-    for r in src["results"]:
+    for r in rows:
         vendor = VENDOR.get(r["hardware"])
         stack = STACKS.get((r["framework"], r["framework_version"], vendor))
         if stack is None or r["mtp"] or r["disagg"] or (r["isl"], r["osl"]) not in ((1024, 1024), (8192, 1024), (1024, 8192)):
@@ -173,12 +177,14 @@ def main():
         # The checkpoint: the sweep config's `model:` at the run's commit.
         cfg_text = subprocess_show(commit, cfg)
         checkpoint = cfg_text.splitlines()[model_line - 1].split("model:")[1].strip()
+        history = "image_from" in r
+        image = r["image"] if history else r["raw"]["image"]
         rec = {
             "id": r["id"],
             "published": r["published"],
             "source": r["source"] + "; run " + r["raw"]["run_url"],
             "submitter": "SemiAnalysis (InferenceX)",
-            "system": "%dx %s (%s, image %s)" % (gpus, r["hardware"].upper(), r["framework"], r["raw"]["image"]),
+            "system": "%dx %s (%s, image %s)" % (gpus, r["hardware"].upper(), r["framework"], image),
             "model": CHECKPOINTS[checkpoint],
             "checkpoint": {"value": checkpoint,
                            "source": "the sweep config's model: (%s%s/%s#L%d), loaded by %s%s/%s" % (
@@ -199,14 +205,18 @@ def main():
             "metric": "output_tokens_per_s",
             "value": {
                 "value": round(r["output_tput_per_gpu"] * gpus, 3),
-                "source": "output_tput_per_gpu x %d GPUs (the fixture's per-GPU output throughput)" % gpus,
+                "source": "output_tput_per_gpu x %d GPUs (the %sfixture's per-GPU output throughput)" % (
+                    gpus, "history " if history else ""),
             },
-            "mean_tpot_ms": {"value": round(r["raw"]["metrics"]["mean_tpot"] * 1000, 4),
-                             "source": "metrics.mean_tpot (seconds) x 1000"},
-            "mean_ttft_ms": {"value": round(r["raw"]["metrics"]["mean_ttft"] * 1000, 3),
-                             "source": "metrics.mean_ttft (seconds) x 1000"},
-            "notes": "lengths: the means of " + CLIENT + "; the fixed lengths stand in for the uniform draw.",
         }
+        if not history:
+            rec["mean_tpot_ms"] = {"value": round(r["raw"]["metrics"]["mean_tpot"] * 1000, 4),
+                                   "source": "metrics.mean_tpot (seconds) x 1000"}
+            rec["mean_ttft_ms"] = {"value": round(r["raw"]["metrics"]["mean_ttft"] * 1000, 3),
+                                   "source": "metrics.mean_ttft (seconds) x 1000"}
+        rec["notes"] = "lengths: the means of " + CLIENT + "; the fixed lengths stand in for the uniform draw." + (
+            " The history fixture gives no image (the run's image is that of " + r["image_from"] + ") and no "
+            "mean latencies." if history else "")
         rec.update(fields)
         if r["ep"] > 1:
             rec["ep"] = r["ep"]
@@ -214,7 +224,8 @@ def main():
             rec["attention_dp"] = True
         out.append(rec)
     write_records(OUT, ("DeepSeek-R1-0528 serving runs published by InferenceX (SemiAnalysis), 2026, as validation "
-                        "records: made by scripts/import-inferencex.py from data/published/inferencex-dsr1.json. "
+                        "records: made by scripts/import-inferencex.py from data/published/inferencex-dsr1.json and "
+                        "inferencex-dsr1-history.json. "
                         "Rows on H200, MI300X and MI325X may be fitted; rows on B200 and MI355X never are."), out)
 
 

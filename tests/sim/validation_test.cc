@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,52 +91,80 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
   EXPECT_GE(checked, 20);
 }
 
-// Calibrating a fitted file again gives the fit it records, leave-one-out
-// errors included: a fit starts from the priors, never from the values an
-// earlier fit left, so `frontier validate` (which refits each stack) and the
-// file agree. Checked on every stack fitted to closed loops and batches only
-// (a Server point's rate search makes the others slow to refit here). The
-// sanitizer build leaves out the stacks whose fit frees a schedule parameter
-// (trtllm@0.17's runtime reserve: its search simulates every run about 1,300
-// times, minutes under ASan); CalibrationTest checks that search there.
-TEST(ValidationSetTest, RefittingAFittedStackGivesTheFitItsFileRecords) {
-  Result<ValidationSet> set = LoadValidation();
-  ASSERT_TRUE(set.ok());
-  int stacks = 0;
-  for (const Stack& stack : ListStackVersions()) {
-    const nlohmann::json recorded = RecordedPoints(stack);
-    if (recorded.empty()) continue;
-#ifdef FRONTIER_SIM_REDUCED
-    const bool schedule = std::any_of(stack.free_params.begin(), stack.free_params.end(), [](const std::string& name) {
-      const ParamInfo* info = FindParam(name);
-      return info != nullptr && info->schedule;
-    });
-    if (schedule) continue;
-#endif
-    std::vector<ResultModel> models;
-    bool cheap = true;
-    for (const auto& r : set->results) {
-      if (r.stack != stack.id() || !r.Calibratable()) continue;
-      cheap = cheap && (r.scenario == Scenario::kClosedLoop || r.scenario == Scenario::kBatch);
-      Result<ResultModel> m = ResultModel::Create(r, *set, ValidationOptions{});
-      ASSERT_TRUE(m.ok()) << r.id << ": " << m.status().ToString();
-      models.push_back(std::move(*m));
-    }
-    if (!cheap || models.empty()) continue;
-    Result<CalibrationResult> fit = Calibrate(stack, models, CalibrationOptions{});
-    ASSERT_TRUE(fit.ok()) << stack.id() << ": " << fit.status().ToString();
-    std::map<std::string, const CalibratedPoint*> by_id;
-    for (const auto& p : fit->points) by_id[p.id] = &p;
-    for (const auto& p : recorded) {
-      const std::string id = p["id"].get<std::string>();
-      ASSERT_TRUE(by_id.count(id)) << stack.id() << ": " << id;
-      EXPECT_NEAR(by_id[id]->predicted / p["predicted"].get<double>(), 1.0, 0.001) << id;
-      EXPECT_NEAR(by_id[id]->loo_error, p["loo_error"].get<double>(), 0.001) << id;
-    }
-    ++stacks;
-  }
-  EXPECT_GE(stacks, 5);
+// Calibrating a fitted file again gives the fit it records: each stack's
+// leave-one-out errors, as `frontier validate --refit` computes them, are the
+// ones its file holds (a fit starts from the priors, never from the values an
+// earlier fit left), each within the stated 25 %, and the refits are refits:
+// in every stack some left-out point moves its prediction. (One point may
+// not: the refit starts from the full fit too, and where leaving a point out
+// moves the optimum less than the fit's tolerance it stays there.) One test
+// per stack, so that ctest spreads the refits over the cores. The sanitizer
+// build refits only the stacks fitted to closed loops and batches whose fit
+// frees no schedule parameter (a Server point's rate search, or trtllm@0.17's
+// runtime-reserve search that simulates every run about 1,300 times, takes
+// minutes under ASan); CalibrationTest checks those searches there.
+const char* const kFittedStacks[] = {
+    "sglang-cuda@0.4.3", "sglang-cuda@0.5.9", "sglang-cuda@0.5.12", "sglang-rocm@0.4.2",
+    "sglang-rocm@0.5.9", "sglang-rocm@0.5.12", "trtllm@0.17",       "trtllm@1.3",
+    "trtllm@2024.08",    "trtllm@2025.04",    "trtllm@2025.09",     "vllm-cuda@0.6.3",
+    "vllm-cuda@0.7.4",   "vllm-rocm@0.4.3",   "vllm-rocm@0.6.4",    "vllm-rocm@0.6.5",
+    "vllm-rocm@0.7.3",   "vllm-rocm@2024.10",
+};
+
+TEST(StackRefitTest, EveryStackWithARecordIsRefitted) {
+  std::set<std::string> with_record;
+  for (const Stack& stack : ListStackVersions())
+    if (!RecordedPoints(stack).empty()) with_record.insert(stack.id());
+  EXPECT_EQ(with_record, std::set<std::string>(std::begin(kFittedStacks), std::end(kFittedStacks)));
 }
+
+class StackRefitTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StackRefitTest, RefitGivesTheLeaveOneOutErrorsItsFileRecords) {
+  Result<ValidationSet> set = LoadValidation();
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  Result<Stack> stack = LoadStack(GetParam());
+  ASSERT_TRUE(stack.ok()) << stack.status().ToString();
+  std::map<std::string, double> recorded;
+  for (const auto& p : RecordedPoints(*stack)) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
+  ASSERT_GE(recorded.size(), 2u);
+#ifdef FRONTIER_SIM_REDUCED
+  const bool schedule = std::any_of(stack->free_params.begin(), stack->free_params.end(), [](const std::string& name) {
+    const ParamInfo* info = FindParam(name);
+    return info != nullptr && info->schedule;
+  });
+  bool cheap = true;
+  for (const auto& r : set->results)
+    if (recorded.count(r.id)) cheap = cheap && (r.scenario == Scenario::kClosedLoop || r.scenario == Scenario::kBatch);
+  if (schedule || !cheap) GTEST_SKIP() << "a rate or schedule search: refitted in the optimised build";
+#endif
+  ValidateOptions options;
+  options.only_stack = GetParam();
+  options.held_out = false;
+  options.refit = true;
+  Result<ValidationReport> report = Validate(*set, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->loo_refitted, std::vector<std::string>{GetParam()});
+  EXPECT_EQ(report->rows.size(), recorded.size());
+  bool moved = false;
+  for (const auto& row : report->rows) {
+    ASSERT_TRUE(row.loo_error.has_value()) << row.published.id;
+    ASSERT_TRUE(recorded.count(row.published.id)) << row.published.id;
+    EXPECT_NEAR(*row.loo_error, recorded[row.published.id], 0.001) << row.published.id;
+    EXPECT_LE(std::abs(*row.loo_error), 0.25) << row.published.id;
+    moved = moved || *row.loo_predicted != row.predicted;
+  }
+  EXPECT_TRUE(moved) << "no leave-one-out prediction differs from the in-sample one";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stacks, StackRefitTest,
+                         ::testing::ValuesIn(std::vector<std::string>(std::begin(kFittedStacks), std::end(kFittedStacks))),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
 
 // A version whose file leaves a parameter out takes its parent's value, and
 // its provenance names the parent; a parameter it sets stays its own, and
@@ -389,21 +419,11 @@ TEST(ValidationRecordTest, Fp4CheckpointsQuantizeTheFeedForwardWeightsOnly) {
       EXPECT_NE(r.model, "deepseek-r1") << r.id;
     }
   }
-  EXPECT_EQ(fp4, 15);  // 4 SGLang and 5 TensorRT-LLM runs on B200, 6 SGLang runs on MI355X
+  // 6 SGLang and 5 TensorRT-LLM runs on B200, 8 SGLang runs on MI355X (2 of
+  // each SGLang line from the history fixture, data/published/inferencex-dsr1-history.json)
+  EXPECT_EQ(fp4, 19);
 }
 
-#ifndef FRONTIER_SIM_REDUCED
-// The stated bound (docs/simulate.md): leave-one-out median |error| at most
-// 10 % over every fitted result, and per class at most 10 % (dense) and 12 %
-// (MoE, MLA; MoE was 10 % until MLPerf v5.1's Mixtral on 8xH200 joined the
-// fit: 11.5 % over its 7 results); every point's leave-one-out error at most 25 %, the aim (the
-// largest today is 23.7 %, trtllm@2024.08's MLPerf v4.1 Llama 2 Server on
-// 8xH100). TensorRT-LLM 0.17 with DeepSeek-R1 on 8xH200 at concurrency 128,
-// 30.5 % while its runtime reserve was an assumed 2 GB, is +10.9 % with its
-// scheduler's admission rule modelled and the reserve fitted to it and the
-// 1,600- and 3,200-token runs (each one's leave-one-out refit sees the other
-// two). The held-out results are not predicted here (`frontier validate`
-// does).
 TEST(ValidationRecordTest, PublishedValuesAreFiniteAndPositive) {
   testing_util::ScratchDir tmp("published_values");
   const std::string dir = tmp.dir.string();
@@ -429,37 +449,40 @@ TEST(ValidationRecordTest, PublishedValuesAreFiniteAndPositive) {
   EXPECT_NE(error("median_tpot_ms", -1).find("r1: median_tpot_ms must be"), std::string::npos);
 }
 
+#ifndef FRONTIER_SIM_REDUCED
+// The stated bound (docs/simulate.md): leave-one-out median |error| at most
+// 10 % over every fitted result, and per class at most 10 % (dense) and 12 %
+// (MoE, MLA; MoE was 10 % until MLPerf v5.1's Mixtral on 8xH200 joined the
+// fit: 11.5 % over its 7 results); every point's leave-one-out error at most 25 %, the aim (the
+// largest today is 23.8 %, trtllm@2024.08's MLPerf v4.1 Llama 2 Server on
+// 8xH100). TensorRT-LLM 0.17 with DeepSeek-R1 on 8xH200 at concurrency 128,
+// 30.5 % while its runtime reserve was an assumed 2 GB, is +10.9 % with its
+// scheduler's admission rule modelled and the reserve fitted to it and the
+// 1,600- and 3,200-token runs (each one's leave-one-out refit sees the other
+// two). The held-out results are not predicted here (`frontier validate`
+// does).
 TEST(ValidationBoundTest, LeaveOneOutErrorsWithinTheStatedBound) {
   Result<ValidationSet> set = LoadValidation();
   ASSERT_TRUE(set.ok());
   ValidateOptions options;
   options.held_out = false;
-  options.refit = true;  // every leave-one-out error recomputed, none read from the records
+  // The leave-one-out errors as the stack files record them: every record
+  // current (none refitted), and StackRefitTest refits each stack to them.
   Result<ValidationReport> report = Validate(*set, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_TRUE(report->loo_recorded.empty());
+  EXPECT_TRUE(report->loo_refitted.empty());
   std::map<std::string, ClassSummary> by_class;
   for (const auto& c : report->classes) by_class[c.model_class] = c;
   ASSERT_TRUE(by_class.count("all"));
-  EXPECT_GE(by_class["all"].points, 20);
+  EXPECT_GE(by_class["all"].points, 120);
   EXPECT_LE(by_class["all"].median_abs_loo, 0.10);
   EXPECT_LE(by_class["all"].max_abs_loo, 0.25);
   EXPECT_LE(by_class["dense"].median_abs_loo, 0.10);
   EXPECT_LE(by_class["MoE"].median_abs_loo, 0.12);
   EXPECT_LE(by_class["MLA"].median_abs_loo, 0.12);
-  // Each leave-one-out error is the one its stack file records (the fit
-  // starts from the priors and cold, whatever ran before it).
-  std::map<std::string, double> recorded;
-  for (const Stack& stack : ListStackVersions())
-    for (const auto& p : RecordedPoints(stack)) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
   for (const auto& row : report->rows) {
     if (row.role == "uncalibrated") continue;  // its stack fits nothing (vllm-rocm@0.9, docs/simulate.md)
     ASSERT_TRUE(row.loo_error.has_value()) << row.published.id;
-    ASSERT_TRUE(recorded.count(row.published.id)) << row.published.id;
-    EXPECT_NEAR(*row.loo_error, recorded[row.published.id], 0.001) << row.published.id;
-    EXPECT_LE(std::abs(*row.loo_error), 0.25) << row.published.id;
-    // A leave-one-out prediction is a refit, not the in-sample one.
-    EXPECT_NE(*row.loo_predicted, row.predicted) << row.published.id;
   }
 }
 #endif
@@ -519,7 +542,7 @@ TEST(ValidationTransferTest, EveryValidationGpuResultIsAPurePredictionWithABand)
 // edited after its fit) is refitted, and the refit gives back the errors the
 // fit recorded.
 TEST(ValidationSetTest, CurrentRecordsAreReadAndStaleOnesRefitted) {
-  const std::string stack_id = "sglang-cuda@0.5.12";  // four closed-loop results: a refit of seconds
+  const std::string stack_id = "trtllm@1.3";  // six closed-loop results on H200: a refit of about a second
   testing_util::ScratchDir tmp("records");
   const std::string dir = tmp.Path("data");
   std::filesystem::copy(DefaultDataDir(), dir, std::filesystem::copy_options::recursive);
@@ -533,13 +556,13 @@ TEST(ValidationSetTest, CurrentRecordsAreReadAndStaleOnesRefitted) {
   Result<Stack> stack = LoadStack(stack_id, dir);
   ASSERT_TRUE(stack.ok());
   for (const auto& p : RecordedPoints(*stack)) recorded[p["id"].get<std::string>()] = p["loo_error"].get<double>();
-  ASSERT_EQ(recorded.size(), 4u);
+  ASSERT_EQ(recorded.size(), 6u);
 
   Result<ValidationReport> current = Validate(*set, options);
   ASSERT_TRUE(current.ok()) << current.status().ToString();
   EXPECT_EQ(current->loo_recorded, std::vector<std::string>{stack_id});
   EXPECT_TRUE(current->loo_refitted.empty());
-  ASSERT_EQ(current->rows.size(), 4u);
+  ASSERT_EQ(current->rows.size(), 6u);
   for (const auto& row : current->rows) EXPECT_EQ(*row.loo_error, recorded.at(row.published.id));
 
   // The record's in-sample predictions 5 % off what the stack now predicts.
@@ -551,7 +574,7 @@ TEST(ValidationSetTest, CurrentRecordsAreReadAndStaleOnesRefitted) {
   ASSERT_TRUE(stale.ok()) << stale.status().ToString();
   EXPECT_TRUE(stale->loo_recorded.empty());
   EXPECT_EQ(stale->loo_refitted, std::vector<std::string>{stack_id});
-  ASSERT_EQ(stale->rows.size(), 4u);
+  ASSERT_EQ(stale->rows.size(), 6u);
   for (const auto& row : stale->rows) EXPECT_NEAR(*row.loo_error, recorded.at(row.published.id), 0.001);
 }
 
