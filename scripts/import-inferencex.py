@@ -198,6 +198,8 @@ def main():
             "workload": {
                 "input_len": round(0.9 * r["isl"]),
                 "output_len": round(0.9 * r["osl"]),
+                # [0.8, 1.0] x ISL is [(1 - r) L, (1 + r) L] for L = 0.9 ISL, r = 1/9.
+                "range_ratio": round(1 / 9, 4),
                 "num_prompts": 10 * r["concurrency"],
             },
             "scenario": "closed_loop",
@@ -214,7 +216,7 @@ def main():
                                    "source": "metrics.mean_tpot (seconds) x 1000"}
             rec["mean_ttft_ms"] = {"value": round(r["raw"]["metrics"]["mean_ttft"] * 1000, 3),
                                    "source": "metrics.mean_ttft (seconds) x 1000"}
-        rec["notes"] = "lengths: the means of " + CLIENT + "; the fixed lengths stand in for the uniform draw." + (
+        rec["notes"] = "lengths: " + CLIENT + ", drawn alike (range_ratio 1/9 about the mean)." + (
             " The history fixture gives no image (the run's image is that of " + r["image_from"] + ") and no "
             "mean latencies." if history else "")
         rec.update(fields)

@@ -76,7 +76,7 @@ Status FillRandomPrompts(std::span<RequestSpec> specs, int32_t prefix_len, int32
   return Status::Ok();
 }
 
-Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o) {
+Result<std::vector<RequestSpec>> DrawRandomLengths(const RandomDatasetOptions& o) {
   FRONTIER_RETURN_IF_ERROR(CheckOptions(o));
   std::mt19937_64 len_rng(o.seed * 0x9E3779B97F4A7C15ULL + 1);
   std::vector<RequestSpec> out(static_cast<size_t>(o.num_prompts));
@@ -86,6 +86,11 @@ Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o
     r.input_len = o.prefix_len + DrawLength(len_rng, o.input_len, o.range_ratio);
     r.output_len = DrawLength(len_rng, o.output_len, o.range_ratio);
   }
+  return out;
+}
+
+Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& o) {
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestSpec> out, DrawRandomLengths(o));
   FRONTIER_RETURN_IF_ERROR(FillRandomPrompts(out, o.prefix_len, o.vocab_size, o.format, o.seed));
   return out;
 }

@@ -45,6 +45,11 @@ std::string TokenIdsAsText(std::span<const int32_t> ids);
 // Fails with InvalidArgument naming the option when a value is out of range.
 Result<std::vector<RequestSpec>> MakeRandomDataset(const RandomDatasetOptions& options);
 
+// MakeRandomDataset's requests without their prompts: ids and the drawn
+// lengths only (the same lengths for the same options), for a consumer that
+// needs no prompt (the simulator's validation records).
+Result<std::vector<RequestSpec>> DrawRandomLengths(const RandomDatasetOptions& options);
+
 // The prompts of requests whose lengths are already drawn: each spec's
 // input_len token ids, uniform in [kFirstTokenId, vocab_size), the first
 // `prefix_len` of them the same for every request, as token ids or their text

@@ -449,6 +449,55 @@ TEST(ValidationRecordTest, PublishedValuesAreFiniteAndPositive) {
   EXPECT_NE(error("median_tpot_ms", -1).find("r1: median_tpot_ms must be"), std::string::npos);
 }
 
+// InferenceX's client draws each length uniformly in [0.8, 1.0] x ISL and
+// OSL; its records give the mean (0.9 x) and range_ratio 1/9, and the model
+// draws the lengths as the random dataset does: spread over the whole range,
+// the mean kept, the same draw every time. A ratio outside [0, 1) is refused.
+TEST(ValidationRecordTest, RangeRatioDrawsTheClientsUniformLengths) {
+  Result<ValidationSet> set = LoadValidation();
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const PublishedResult* r = nullptr;
+  for (const auto& x : set->results)
+    if (x.id == "inferencex-dsr1-h200-sglangv0.5.12-fp8-tp8-1k1k-c64") r = &x;
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->input_len, 922);
+  EXPECT_NEAR(r->range_ratio, 1.0 / 9, 1e-4);
+  Result<ResultModel> a = ResultModel::Create(*r, *set, ValidationOptions{});
+  Result<ResultModel> b = ResultModel::Create(*r, *set, ValidationOptions{});
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->requests().size(), 640u);  // 10 x concurrency
+  double sum = 0;
+  int lo = 1 << 30, hi = 0;
+  for (size_t i = 0; i < a->requests().size(); ++i) {
+    const auto& q = a->requests()[i];
+    EXPECT_EQ(q.input_len, b->requests()[i].input_len);
+    EXPECT_EQ(q.output_len, b->requests()[i].output_len);
+    EXPECT_TRUE(q.prompt_token_ids.empty());
+    sum += q.input_len;
+    lo = std::min(lo, q.input_len);
+    hi = std::max(hi, q.input_len);
+  }
+  EXPECT_GE(lo, 819);   // floor((1 - 1/9) x 922)
+  EXPECT_LE(hi, 1025);  // ceil((1 + 1/9) x 922)
+  EXPECT_LT(lo, 840);   // 640 draws reach both ends
+  EXPECT_GT(hi, 1000);
+  EXPECT_NEAR(sum / 640, 922, 922 * 0.02);
+
+  testing_util::ScratchDir tmp("range_ratio");
+  const std::string dir = tmp.dir.string();
+  std::filesystem::create_directories(dir + "/validation");
+  const nlohmann::json bad = {{"id", "r1"}, {"published", "2026-05-17"}, {"source", "test"}, {"model", "deepseek-r1"},
+                              {"hardware", "h200"}, {"gpus", 8}, {"tp", 8}, {"precision", "native"},
+                              {"stack", "sglang-cuda@0.5.12"}, {"scenario", "closed_loop"}, {"concurrency", 4},
+                              {"workload", {{"input_len", 922}, {"output_len", 922}, {"range_ratio", 1.0}, {"num_prompts", 40}}},
+                              {"value", 393.0}};
+  std::ofstream(dir + "/validation/r.json") << nlohmann::json{{"results", {bad}}}.dump(2);
+  Result<ValidationSet> refused = LoadValidation(dir);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("r1.workload: range_ratio must be in [0, 1)"), std::string::npos)
+      << refused.status().message();
+}
+
 #ifndef FRONTIER_SIM_REDUCED
 // The stated bound (docs/simulate.md): leave-one-out median |error| at most
 // 10 % over every fitted result, and per class at most 10 % (dense) and 12 %

@@ -9,6 +9,7 @@
 #include "metrics/summary.h"
 #include "sim/engine/internal/json_util.h"
 #include "sim/engine/step_model.h"
+#include "workload/random_dataset.h"
 
 namespace frontier::sim {
 namespace {
@@ -116,6 +117,10 @@ Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& 
   if (p.output_mean != 0)
     FRONTIER_RETURN_IF_ERROR(Published(p.output_mean, where + ".workload", "output_mean", 1e7));
   FRONTIER_ASSIGN_OR_RETURN(p.input_len, Int(w, "input_len", 0, where + ".workload"));
+  FRONTIER_ASSIGN_OR_RETURN(p.range_ratio, NumberOr(w, "range_ratio", 0, where + ".workload"));
+  if (!(p.range_ratio >= 0 && p.range_ratio < 1))
+    return InvalidArgument(where + ".workload: range_ratio must be in [0, 1) (lengths uniform in [(1-r)L, (1+r)L]), got " +
+                           std::to_string(p.range_ratio));
   FRONTIER_ASSIGN_OR_RETURN(p.output_len, Int(w, "output_len", 0, where + ".workload"));
   FRONTIER_ASSIGN_OR_RETURN(int prompts, Int(w, "num_prompts", 0, where + ".workload"));
   p.num_prompts = prompts;
@@ -259,6 +264,14 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
     // Server probes: the same turnover, so that an overloaded rate shows in
     // the latency percentiles (a short run at any rate ends before its queue grows).
     if (r.scenario == Scenario::kServer) m.server_requests_ = workload::DrawLengths(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
+  } else if (r.range_ratio > 0) {
+    workload::RandomDatasetOptions lengths;
+    lengths.num_prompts = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
+    lengths.input_len = r.input_len;
+    lengths.output_len = r.output_len;
+    lengths.range_ratio = r.range_ratio;
+    lengths.seed = o.seed;
+    FRONTIER_ASSIGN_OR_RETURN(m.requests_, workload::DrawRandomLengths(lengths));
   } else {
     const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
     m.requests_.resize(static_cast<size_t>(n));

@@ -63,10 +63,14 @@ struct PublishedResult {
   // free_gpu_memory_fraction, vLLM --gpu-memory-utilization), in (0, 1];
   // unset: the stack's default. Its meaning is the stack's memory_fraction_of.
   std::optional<double> gpu_memory_utilization;
-  // Workload: a dataset (outputs rescaled to output_mean when given), or fixed lengths.
+  // Workload: a dataset (outputs rescaled to output_mean when given), or
+  // lengths of mean input_len and output_len, fixed (range_ratio 0) or drawn
+  // uniformly in [(1-r)L, (1+r)L] as the random dataset draws them (the
+  // client's own draw, where the run's client drew them).
   std::string dataset;
   double output_mean = 0;
   int32_t input_len = 0, output_len = 0;
+  double range_ratio = 0;
   int64_t num_prompts = 0;       // closed_loop / batch
   Scenario scenario = Scenario::kOffline;
   int64_t concurrency = 0;       // closed_loop
@@ -156,6 +160,7 @@ class ResultModel {
 
   const PublishedResult& result() const { return result_; }
   const SimConfig& config() const { return config_; }
+  const std::vector<workload::RequestSpec>& requests() const { return requests_; }
   std::optional<double> median_tpot_ms() const { return median_tpot_ms_; }
   std::optional<double> median_ttft_ms() const { return median_ttft_ms_; }
   double request_rate() const { return request_rate_; }
