@@ -35,7 +35,6 @@ int main(int argc, char** argv) {
   spec.precision = argc > 4 ? argv[4] : "fp8";
   const int input_len = argc > 5 ? std::atoi(argv[5]) : 1024;
   const int output_len = argc > 6 ? std::atoi(argv[6]) : 1024;
-  if (std::getenv("FRONTIER_DATA_DIR") == nullptr) spec.data_dir = FRONTIER_BENCH_DATA_DIR;
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
   if (!config.ok()) {
     std::fprintf(stderr, "sim_speed: %s\n", config.status().message().c_str());

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data_dir.h"
 #include "tokenizer/tokenizer.h"
 
 namespace fs = std::filesystem;
@@ -74,10 +75,20 @@ int main(int argc, char** argv) {
       mb = std::atof(argv[i]);
     }
   }
-  const fs::path src = FRONTIER_SOURCE_DIR;
+  // The checkout: the parent of the catalogs' folder, which a build-tree
+  // binary finds without FRONTIER_DATA_DIR (core/data_dir.h).
+  const fs::path src = fs::path(frontier::DefaultDataDir()).parent_path();
   const fs::path ref = src / "tests" / "tokenizer" / "reference";
+  const fs::path corpus = src / "tests" / "tokenizer" / "corpus.jsonl";
+  std::ifstream in(corpus);
+  if (!in) {
+    std::fprintf(stderr,
+                 "tokenizer_speed: cannot read %s: run a build of this checkout, with FRONTIER_DATA_DIR unset or "
+                 "set to the checkout's data folder\n",
+                 corpus.c_str());
+    return 1;
+  }
   std::string unit;
-  std::ifstream in(src / "tests" / "tokenizer" / "corpus.jsonl");
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) unit += nlohmann::json::parse(line).get<std::string>() + "\n";
   }

@@ -11,6 +11,7 @@
 #include "power/integrate.h"
 #include "power/open.h"
 #include "power/sampler.h"
+#include "util/test_paths.h"
 
 namespace frontier::power {
 namespace {
@@ -39,7 +40,7 @@ class NvmlTest : public ::testing::Test {
 TEST_F(NvmlTest, ReadsTheCountersOfEveryGpu) {
   ScopedEnv t("FAKE_NVML_TIME_FILE", time_file_.string());
   ScopedEnv w("FAKE_NVML_WATTS", "100,250,700");
-  auto s = OpenNvml(FRONTIER_FAKE_NVML);
+  auto s = OpenNvml(testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ((*s)->Name(), "nvml");
   ASSERT_EQ((*s)->Devices().size(), 3u);
@@ -68,7 +69,7 @@ TEST_F(NvmlTest, ReadsTheCountersOfEveryGpu) {
 TEST_F(NvmlTest, WithoutEnergyCountersPowerIsRead) {
   ScopedEnv w("FAKE_NVML_WATTS", "300");
   ScopedEnv n("FAKE_NVML_NO_ENERGY", "1");
-  auto s = OpenNvml(FRONTIER_FAKE_NVML);
+  auto s = OpenNvml(testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ASSERT_TRUE(s.ok()) << s.status().message();
   PowerReading r;
   ASSERT_TRUE((*s)->Read(&r).ok());
@@ -81,7 +82,7 @@ TEST_F(NvmlTest, TheSamplerIntegratesConstantPowerExactly) {
   // whatever the readings' times, so the figure is exact on a busy machine.
   ScopedEnv w("FAKE_NVML_WATTS", "120,80");
   ScopedEnv n("FAKE_NVML_NO_ENERGY", "1");
-  auto s = OpenNvml(FRONTIER_FAKE_NVML);
+  auto s = OpenNvml(testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ASSERT_TRUE(s.ok()) << s.status().message();
   PowerSampler sampler(s->get(), 5 * kNanosPerMilli);
   sampler.Start();
@@ -107,13 +108,13 @@ TEST_F(NvmlTest, FailuresNameTheLibraryAndTheFix) {
   EXPECT_NE(missing.status().message().find("/nonexistent/libnvidia-ml.so.1"), std::string::npos);
   EXPECT_NE(missing.status().message().find("FRONTIER_NVML_LIB"), std::string::npos);
   ScopedEnv f("FAKE_NVML_INIT_FAIL", "1");
-  auto init = OpenNvml(FRONTIER_FAKE_NVML);
+  auto init = OpenNvml(testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ASSERT_FALSE(init.ok());
   EXPECT_NE(init.status().message().find("Driver Not Loaded"), std::string::npos) << init.status().message();
 }
 
 TEST_F(NvmlTest, AutoPicksNvmlThroughTheEnvironment) {
-  ScopedEnv lib("FRONTIER_NVML_LIB", FRONTIER_FAKE_NVML);
+  ScopedEnv lib("FRONTIER_NVML_LIB", testing_util::TestPath("FRONTIER_FAKE_NVML"));
   PowerOptions o;
   auto p = OpenPowerSource(o);
   ASSERT_TRUE(p.ok()) << p.status().message();

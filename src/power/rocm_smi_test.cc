@@ -9,6 +9,7 @@
 
 #include "power/integrate.h"
 #include "power/open.h"
+#include "util/test_paths.h"
 
 namespace frontier::power {
 namespace {
@@ -30,7 +31,7 @@ class RocmSmiTest : public ::testing::Test {
 
 TEST_F(RocmSmiTest, CountersInTheirResolutionAndPowerInMicrowatts) {
   Set("1000 550000000\n5000 300000000\n");
-  auto s = OpenRocmSmi(FRONTIER_FAKE_RSMI);
+  auto s = OpenRocmSmi(testing_util::TestPath("FRONTIER_FAKE_RSMI"));
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ((*s)->Name(), "amdsmi");
   ASSERT_EQ((*s)->Devices().size(), 2u);
@@ -55,7 +56,7 @@ TEST_F(RocmSmiTest, CountersInTheirResolutionAndPowerInMicrowatts) {
 TEST_F(RocmSmiTest, PowerAloneWithoutCounters) {
   Set("0 250000000\n");
   ::setenv("FAKE_RSMI_NO_ENERGY", "1", 1);
-  auto s = OpenRocmSmi(FRONTIER_FAKE_RSMI);
+  auto s = OpenRocmSmi(testing_util::TestPath("FRONTIER_FAKE_RSMI"));
   ASSERT_TRUE(s.ok()) << s.status().message();
   PowerReading r;
   ASSERT_TRUE((*s)->Read(&r).ok());
@@ -65,7 +66,7 @@ TEST_F(RocmSmiTest, PowerAloneWithoutCounters) {
 
 TEST_F(RocmSmiTest, ByNameAndThroughTheEnvironment) {
   Set("7 1000000\n");
-  ::setenv("FRONTIER_ROCM_SMI_LIB", FRONTIER_FAKE_RSMI, 1);
+  ::setenv("FRONTIER_ROCM_SMI_LIB", testing_util::TestPath("FRONTIER_FAKE_RSMI").c_str(), 1);
   PowerOptions o;
   o.kind = PowerKind::kAmdSmi;
   auto p = OpenPowerSource(o);

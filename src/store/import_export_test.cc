@@ -13,11 +13,13 @@
 #include "store/sqlite_store.h"
 #include "store/verdict_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier::store {
 namespace {
 
-const std::string kData = FRONTIER_STORE_TESTDATA;
+// The sample files under src/store/testdata.
+std::string Data() { return testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/src/store/testdata"; }
 
 // A new database `name` in the test's scratch folder (removed with the
 // folder, -wal and -shm included: declare the folder before the store).
@@ -33,7 +35,7 @@ TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
   ImportOptions o;
   o.num_gpus = 2;
   o.hardware = "h100";
-  auto runs = ImportFile(*store, kData + "/vllm_bench_serve.json", o);
+  auto runs = ImportFile(*store, Data() + "/vllm_bench_serve.json", o);
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ(runs->front().system, "vllm:meta-llama/Llama-3.1-8B-Instruct");
@@ -64,7 +66,7 @@ TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
 TEST(Import, InferenceXGroupsByHardwareFrameworkPrecisionAndConvertsSeconds) {
   testing_util::ScratchDir tmp("import");
   auto store = FreshStore(tmp, "ix");
-  auto runs = ImportFile(*store, kData + "/agg_llama70b_fp8.json", {});
+  auto runs = ImportFile(*store, Data() + "/agg_llama70b_fp8.json", {});
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].system, "h200-vllm-fp8");
@@ -292,7 +294,7 @@ TEST(Import, AValueOfTheWrongTypeIsAnErrorNamingTheFileNotACrash) {
 TEST(Export, JsonAndCsvCarryEveryPoint) {
   testing_util::ScratchDir tmp("import");
   auto store = FreshStore(tmp, "export");
-  ASSERT_TRUE(ImportFile(*store, kData + "/agg_llama70b_fp8.json", {}).ok());
+  ASSERT_TRUE(ImportFile(*store, Data() + "/agg_llama70b_fp8.json", {}).ok());
   auto js = ExportJson(*store);
   ASSERT_TRUE(js.ok());
   auto j = nlohmann::json::parse(*js);
@@ -457,7 +459,7 @@ std::string Slurp(const std::string& path) {
 TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
   testing_util::ScratchDir tmp("import");
   auto s = FreshStore(tmp, "v5");
-  auto runs = ImportFile(*s, kData + "/export_v5.json", {});
+  auto runs = ImportFile(*s, Data() + "/export_v5.json", {});
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   auto points = s->ListPoints(runs->front().id);
   ASSERT_TRUE(points.ok());
@@ -493,22 +495,22 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
 TEST(ExportImport, ExportWritesThePreviousFormatByteForByte) {
   testing_util::ScratchDir tmp("import");
   auto s = FreshStore(tmp, "v5_again");
-  ASSERT_TRUE(ImportFile(*s, kData + "/export_v5.json", {}).ok());
+  ASSERT_TRUE(ImportFile(*s, Data() + "/export_v5.json", {}).ok());
   auto csv = ExportCsv(*s);
   ASSERT_TRUE(csv.ok());
-  EXPECT_EQ(*csv, Slurp(kData + "/export_v6.csv"));
+  EXPECT_EQ(*csv, Slurp(Data() + "/export_v6.csv"));
   auto js = ExportJson(*s);
   ASSERT_TRUE(js.ok());
   // The import adds its own provenance (the file, the time); the file had none.
   auto doc = nlohmann::ordered_json::parse(*js);
   doc["runs"][0]["provenance"] = nlohmann::ordered_json::object();
-  EXPECT_EQ(doc.dump(2) + "\n", Slurp(kData + "/export_v7.json"));
+  EXPECT_EQ(doc.dump(2) + "\n", Slurp(Data() + "/export_v7.json"));
   // And a v6 export imports back to the same file.
   auto again = FreshStore(tmp, "v6_again");
-  ASSERT_TRUE(ImportFile(*again, kData + "/export_v6.json", {}).ok());
+  ASSERT_TRUE(ImportFile(*again, Data() + "/export_v6.json", {}).ok());
   auto csv6 = ExportCsv(*again);
   ASSERT_TRUE(csv6.ok());
-  EXPECT_EQ(*csv6, Slurp(kData + "/export_v6.csv"));
+  EXPECT_EQ(*csv6, Slurp(Data() + "/export_v6.csv"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "client_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 extern char** environ;
 
@@ -26,7 +27,8 @@ struct Proc {
 };
 
 Proc Spawn(std::vector<std::string> args, const std::string& err_path) {
-  args.insert(args.begin(), FRONTIER_BINARY);
+  const std::string bin = testing_util::TestPath("FRONTIER_BIN");
+  args.insert(args.begin(), bin);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -35,7 +37,7 @@ Proc Spawn(std::vector<std::string> args, const std::string& err_path) {
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   Proc p;
-  EXPECT_EQ(posix_spawn(&p.pid, FRONTIER_BINARY, &fa, nullptr, argv.data(), environ), 0);
+  EXPECT_EQ(posix_spawn(&p.pid, bin.c_str(), &fa, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&fa);
   return p;
 }

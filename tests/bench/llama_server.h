@@ -39,6 +39,7 @@
 #include "client/models.h"
 #include "util/free_port.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier::testing_llama {
 
@@ -100,7 +101,8 @@ class LlamaServer {
   // $env, else <source>/../shared/<rel>, else /work/shared/<rel>; "" if none exists.
   static std::string Find(const char* env, const std::string& rel) {
     if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return fs::exists(v) ? v : "";
-    for (const fs::path& base : {fs::path(FRONTIER_SOURCE_DIR) / ".." / "shared", fs::path("/work/shared")}) {
+    const fs::path source = testing_util::TestPath("FRONTIER_SOURCE_DIR");
+    for (const fs::path& base : {source / ".." / "shared", fs::path("/work/shared")}) {
       std::error_code ec;
       const fs::path p = fs::weakly_canonical(base / rel, ec);
       if (!ec && fs::exists(p)) return p.string();

@@ -23,6 +23,7 @@
 #include "llama_server.h"
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -61,7 +62,7 @@ BenchRun Bench(const LlamaServer& server, const testing_util::ScratchDir& tmp, c
   std::filesystem::remove(records, ec);
   BenchRun run;
   std::tie(run.rc, run.output) =
-      testing::RunCommand(std::string(FRONTIER_BINARY) + " bench --base-url " + server.base_url() +
+      testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " bench --base-url " + server.base_url() +
                           " --model tiny --no-progress --seed 7 --result-json " + result + " --requests-jsonl " +
                           records + " " + args);
   const std::string text = testing_util::Slurp(result);

@@ -21,6 +21,7 @@
 #include "cli_test_util.h"
 #include "client_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -237,7 +238,7 @@ BenchRun Bench(const ScriptedServer& server, const testing_util::ScratchDir& tmp
   std::filesystem::remove(records, ec);
   BenchRun run;
   std::tie(run.rc, run.output) = testing::RunCommand(
-      std::string(FRONTIER_BINARY) + " bench --base-url " + server.base_url() +
+      testing_util::TestPath("FRONTIER_BIN") + " bench --base-url " + server.base_url() +
       " --model ensemble --no-progress --seed 5 --num-prompts 6 --max-concurrency 2 --input-len 24 --output-len " +
       std::to_string(output_len) + " --result-json " + result + " --requests-jsonl " + records + " " + args);
   const std::string text = testing_util::Slurp(result);
@@ -309,12 +310,12 @@ TEST(NativeBackendsCliTest, WrongCombinationsAreOneLineUsageErrors) {
   for (const char* args : {"--backend tgi", "--backend trtllm", "--backend sglang --endpoint /generate_stream",
                            "--endpoint /generate", "--backend tgi --endpoint /v1/completions",
                            "--backend trtllm --endpoint /v2/models/m/generate"}) {
-    auto [rc, out] = testing::RunCommand(std::string(FRONTIER_BINARY) + " bench --model m " + args);
+    auto [rc, out] = testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " bench --model m " + args);
     EXPECT_EQ(rc, 2) << args;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
     EXPECT_EQ(out.rfind("frontier bench: ", 0), 0u) << out;
   }
-  auto [rc, out] = testing::RunCommand(std::string(FRONTIER_BINARY) + " bench --model m --backend tgi");
+  auto [rc, out] = testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " bench --model m --backend tgi");
   EXPECT_NE(out.find("--backend tgi takes text prompts"), std::string::npos) << out;
   EXPECT_NE(out.find("--prompt-format text"), std::string::npos) << out;
 }

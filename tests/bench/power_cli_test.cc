@@ -12,6 +12,7 @@
 #include "client_test_util.h"
 #include "store/store.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -39,7 +40,7 @@ std::unique_ptr<ScriptedServer> Server() {
 }
 
 std::string Bench(const ScriptedServer& server, const std::string& extra) {
-  return std::string(FRONTIER_BINARY) + " bench --base-url " + server.base_url() +
+  return testing_util::TestPath("FRONTIER_BIN") + " bench --base-url " + server.base_url() +
          " --model m --num-prompts 24 --warmup 2 --max-concurrency 4 --input-len 16 --output-len 8 --seed 3"
          " --num-gpus 2 --no-progress " + extra;
 }
@@ -50,7 +51,7 @@ TEST(BenchPowerTest, FakeNvmlPowerIsIntegratedExactlyIntoResultAndStore) {
   ASSERT_NE(server, nullptr);
   // Power alone (no energy counter), constant: the trapezoids give watts x
   // window whatever the readings' times, so the figures are exact.
-  ScopedEnv lib("FRONTIER_NVML_LIB", FRONTIER_FAKE_NVML);
+  ScopedEnv lib("FRONTIER_NVML_LIB", testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ScopedEnv watts("FAKE_NVML_WATTS", "100,250");
   ScopedEnv no_energy("FAKE_NVML_NO_ENERGY", "1");
   const std::string result = tmp.Path("r.json"), db = tmp.Path("f.db");
@@ -135,7 +136,7 @@ TEST(BenchPowerTest, EnergyCountersAreReadWhereTheGpusHaveThem) {
   testing_util::ScratchDir tmp("bench_power");
   auto server = Server();
   ASSERT_NE(server, nullptr);
-  ScopedEnv lib("FRONTIER_NVML_LIB", FRONTIER_FAKE_NVML);
+  ScopedEnv lib("FRONTIER_NVML_LIB", testing_util::TestPath("FRONTIER_FAKE_NVML"));
   ScopedEnv watts("FAKE_NVML_WATTS", "200,600");
   const std::string result = tmp.Path("r.json");
   // auto finds NVML through FRONTIER_NVML_LIB.
@@ -181,7 +182,7 @@ TEST(BenchPowerTest, WithoutASourceItSaysTdpBound) {
 
 TEST(BenchPowerTest, BadPowerFlagsExit2WithOneLine) {
   for (const std::string flags : {"--power watts", "--power-interval 0", "--power-interval nan", "--power scrape"}) {
-    auto [rc, out] = testing::RunCommand(std::string(FRONTIER_BINARY) + " bench --model m " + flags);
+    auto [rc, out] = testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " bench --model m " + flags);
     EXPECT_EQ(rc, 2) << flags << ": " << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     EXPECT_EQ(out.rfind("frontier bench: --power", 0), 0u) << out;

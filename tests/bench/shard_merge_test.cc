@@ -24,6 +24,7 @@
 #include "tests/cli_test_util.h"
 #include "util/free_port.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -95,13 +96,14 @@ class ShardMerge : public ::testing::Test {
     auto [rc, out] = testing::RunCommand("mpirun --allow-run-as-root --oversubscribe -np 2 true");
     if (rc != 0) GTEST_SKIP() << "mpirun cannot start processes on this machine: " << out;
     port_ = FreePort();
+    const std::string bin = testing_util::TestPath("FRONTIER_BIN");
     server_ = ::fork();
     if (server_ == 0) {
       const int devnull = ::open("/dev/null", O_WRONLY);
       ::dup2(devnull, 1);
       ::dup2(devnull, 2);
       const std::string p = std::to_string(port_), ttft = std::to_string(kTtftMs), itl = std::to_string(kItlMs);
-      ::execl(FRONTIER_BINARY, FRONTIER_BINARY, "serve", "--profile", "fixed", "--port", p.c_str(), "--ttft-ms",
+      ::execl(bin.c_str(), bin.c_str(), "serve", "--profile", "fixed", "--port", p.c_str(), "--ttft-ms",
               ttft.c_str(), "--itl-ms", itl.c_str(), nullptr);
       ::_exit(127);
     }
@@ -127,7 +129,7 @@ class ShardMerge : public ::testing::Test {
 
 TEST_F(ShardMerge, MergedShardsAgreeWithOneProcessOnTheSameSchedule) {
   testing_util::ScratchDir tmp("shard_merge");
-  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  const std::string d = tmp.dir.string(), bin = testing_util::TestPath("FRONTIER_BIN");
   auto [src, sout] = testing::RunCommand(bin + " bench" + Workload() + " --requests-jsonl " + d +
                                          "/single.jsonl --result-json " + d + "/single.json");
   ASSERT_EQ(src, 0) << sout;
@@ -208,7 +210,7 @@ TEST_F(ShardMerge, MergedShardsAgreeWithOneProcessOnTheSameSchedule) {
 
 TEST_F(ShardMerge, AnIncompleteOrMixedSetIsRefused) {
   testing_util::ScratchDir tmp("shard_refuse");
-  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  const std::string d = tmp.dir.string(), bin = testing_util::TestPath("FRONTIER_BIN");
   const std::string rendezvous = "127.0.0.1:" + std::to_string(FreePort());
   auto [mrc, mout] = testing::RunCommand("mpirun --allow-run-as-root --oversubscribe -np 2 sh -c '" + bin + " bench" +
                                          Workload() + " --rendezvous " + rendezvous + " --requests-jsonl " + d +
@@ -235,7 +237,7 @@ TEST_F(ShardMerge, AnIncompleteOrMixedSetIsRefused) {
 // file, the line and the field, before anything is sized by them.
 TEST(ShardMergeInput, TimesAndCountsOutOfRangeNameTheFileAndField) {
   testing_util::ScratchDir tmp("shard_hostile");
-  const std::string d = tmp.dir.string(), bin = FRONTIER_BINARY;
+  const std::string d = tmp.dir.string(), bin = testing_util::TestPath("FRONTIER_BIN");
   auto write = [&](const std::string& end_ns, const std::string& count) {
     std::ofstream(d + "/s.jsonl") << R"({"id": 0, "ok": true, "scheduled_ns": 0, "sent_ns": 0, )"
                                      R"("first_token_ns": 5, "end_ns": 9, "output_tokens": 1, "events": [[9, 1]]})"

@@ -11,6 +11,7 @@
 #include "store/store.h"
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -25,17 +26,17 @@ TEST(DashboardCli, AMissingDatabaseIsNotCreated) {
   ScratchDir tmp("dashboard_cli_missing");  // removed at the end, also when an assertion fails
   const fs::path& dir = tmp.dir;
   const fs::path db = dir / "none.db";
-  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string());
+  auto [rc, out] = RunCommand(testing_util::TestPath("FRONTIER_BIN") + " dashboard --port 0 --db " + db.string());
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("does not exist (`frontier sweep` and `frontier db import` create one; is --db mistyped?)"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(db));
 }
 
 TEST(DashboardCli, BeyondLoopbackWithoutATokenIsRefused) {
-  auto [rc, out] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --host 0.0.0.0 --db x.db");
+  auto [rc, out] = RunCommand(testing_util::TestPath("FRONTIER_BIN") + " dashboard --port 0 --host 0.0.0.0 --db x.db");
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("--token"), std::string::npos) << out;
-  auto [rc2, out2] = RunCommand(std::string(FRONTIER_BIN) + " dashboard --port 0 --price h200");
+  auto [rc2, out2] = RunCommand(testing_util::TestPath("FRONTIER_BIN") + " dashboard --port 0 --price h200");
   EXPECT_EQ(rc2, 2) << out2;
   EXPECT_NE(out2.find("HW=USD"), std::string::npos) << out2;
 }
@@ -55,7 +56,7 @@ TEST(DashboardCli, ServesAndStopsOnSigintWithoutWritingTheDatabase) {
   const std::string before = Slurp(db.string());
   ASSERT_FALSE(before.empty());
   // Serve, answer one request, then stop with SIGINT (as Ctrl-C does).
-  const std::string cmd = "( " + std::string(FRONTIER_BIN) + " dashboard --port 0 --db " + db.string() +
+  const std::string cmd = "( " + testing_util::TestPath("FRONTIER_BIN") + " dashboard --port 0 --db " + db.string() +
                           " > " + (dir / "out").string() + " & pid=$!; "
                           "for i in $(seq 100); do grep -q 'open http' " + (dir / "out").string() +
                           " && break; sleep 0.1; done; "

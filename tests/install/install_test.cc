@@ -12,6 +12,7 @@
 
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -19,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RunCommand;
 using testing_util::ScratchDir;
+using testing_util::TestPath;
 
 // Runs `command` in `dir` with FRONTIER_DATA_DIR unset (ctest sets it to the
 // source tree's data/ for every test), so the binary finds its data itself.
@@ -51,8 +53,8 @@ std::string Complete(const fs::path& script, const std::string& words) {
 TEST(Install, TheInstalledTreeRunsTheQuickstartPlanWithItsOwnData) {
   ScratchDir scratch("install");
   const fs::path prefix = scratch.dir / "prefix";
-  auto [rc, out] = RunCommand(std::string(FRONTIER_CMAKE) + " --install " FRONTIER_BUILD_DIR " --strip --prefix '" +
-                              prefix.string() + "'");
+  auto [rc, out] = RunCommand(TestPath("FRONTIER_CMAKE") + " --install '" + TestPath("FRONTIER_BUILD_DIR") +
+                              "' --strip --prefix '" + prefix.string() + "'");
   ASSERT_EQ(rc, 0) << out;
   const fs::path bin = prefix / "bin/frontier";
   const fs::path data = prefix / "share/frontier/data";
@@ -87,8 +89,8 @@ TEST(Install, TheInstalledTreeRunsTheQuickstartPlanWithItsOwnData) {
 
 TEST(Install, TheDebHoldsTheBinaryDataAndCompletionAndRunsUnpacked) {
   ScratchDir scratch("install_deb");
-  auto [rc, out] = RunCommand(std::string(FRONTIER_CPACK) + " --config " FRONTIER_BUILD_DIR "/CPackConfig.cmake -B '" +
-                              (scratch.dir / "pkg").string() + "'");
+  auto [rc, out] = RunCommand(TestPath("FRONTIER_CPACK") + " --config '" + TestPath("FRONTIER_BUILD_DIR") +
+                              "/CPackConfig.cmake' -B '" + (scratch.dir / "pkg").string() + "'");
   ASSERT_EQ(rc, 0) << out;
   fs::path deb;
   for (const auto& e : fs::directory_iterator(scratch.dir / "pkg"))

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_test_util.h"
+#include "util/test_paths.h"
 
 namespace {
 
@@ -19,7 +20,7 @@ TEST(ProbeCli, FakeProbeStoredThenCalibratedIntoTheGpusOverride) {
   const fs::path dir = fs::temp_directory_path() / ("frontier_probe_cli_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string bin = FRONTIER_BIN;
+  const std::string bin = frontier::testing_util::TestPath("FRONTIER_BIN");
   const std::string db = (dir / "runs.db").string(), json = (dir / "probe.json").string();
   auto [rc, out] = RunCommand(bin + " probe --probe-backend fake --hardware h200 --model llama-3.1-8b " +
                               "--tokens 64,512,4096 --db " + db + " --result-json " + json);

@@ -12,6 +12,7 @@
 
 #include "serve_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier::serve::testing {
 
@@ -24,7 +25,7 @@ struct Ran {
 inline Ran Frontier(const std::vector<std::string>& args, bool with_result = true) {
   testing_util::ScratchDir tmp("search_run");  // the result file and the output, removed on return
   const std::string json_path = tmp.Path("result.json"), out_path = tmp.Path("out.txt");
-  std::string cmd = std::string(FRONTIER_BINARY_PATH);
+  std::string cmd = testing_util::TestPath("FRONTIER_BIN");
   for (const auto& a : args) cmd += " '" + a + "'";
   if (with_result) cmd += " --result-json " + json_path;
   cmd += " > " + out_path + " 2>&1";

@@ -15,6 +15,7 @@
 #include "serve/profile.h"
 #include "serve_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier::serve::testing {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 json RunFrontier(const std::vector<std::string>& args) {
   testing_util::ScratchDir tmp("serve_bench");  // the result file, removed on return
   const std::string path = tmp.Path("result.json");
-  std::string cmd = std::string(FRONTIER_BINARY_PATH);
+  std::string cmd = testing_util::TestPath("FRONTIER_BIN");
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " --result-json " + path + " > /dev/null 2>&1";
   const int rc = std::system(cmd.c_str());

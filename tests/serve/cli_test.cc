@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "serve_test_util.h"
+#include "util/test_paths.h"
 
 namespace frontier::serve::testing {
 namespace {
@@ -18,6 +19,7 @@ struct Child {
 };
 
 Child Spawn(const std::vector<std::string>& args) {
+  std::string bin = testing_util::TestPath("FRONTIER_BIN");
   int fds[2];
   EXPECT_EQ(pipe(fds), 0);
   Child c;
@@ -28,7 +30,6 @@ Child Spawn(const std::vector<std::string>& args) {
     close(fds[0]);
     close(fds[1]);
     std::vector<char*> argv;
-    std::string bin = FRONTIER_BINARY_PATH;
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

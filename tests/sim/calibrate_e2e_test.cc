@@ -13,10 +13,12 @@
 #include <string>
 
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using frontier::testing_util::TestPath;
 
 struct Output {
   int status = -1;
@@ -25,7 +27,7 @@ struct Output {
 
 Output Frontier(const std::string& env, const std::string& args) {
   Output out;
-  const std::string cmd = env + " " + std::string(FRONTIER_BIN) + " " + args + " 2>&1";
+  const std::string cmd = env + " " + TestPath("FRONTIER_BIN") + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (p == nullptr) return out;
   std::array<char, 4096> buf{};
@@ -67,7 +69,7 @@ TEST(CalibrateEndToEnd, RecoversWrongParametersFromAMeasuredServe) {
   // also when an assertion fails.
   frontier::testing_util::ScratchDir tmp("cal_e2e");
   const fs::path& dir = tmp.dir;
-  fs::copy(fs::path(FRONTIER_SOURCE_DIR) / "data", dir / "data", fs::copy_options::recursive);
+  fs::copy(fs::path(TestPath("FRONTIER_SOURCE_DIR")) / "data", dir / "data", fs::copy_options::recursive);
   const fs::path stacks = dir / "data" / "stacks";
   WriteVersion(stacks, "truth", 10.0, 0.80);
   WriteVersion(stacks, "wrong", 30.0, 0.50);  // 3x the kernel cost, 5/8 of the GEMM efficiency

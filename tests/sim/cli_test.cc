@@ -15,8 +15,11 @@
 
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace {
+
+using frontier::testing_util::TestPath;
 
 struct Output {
   int status = -1;
@@ -24,7 +27,7 @@ struct Output {
 };
 
 Output RunFrontier(const std::string& args) {
-  auto [status, text] = frontier::testing::RunCommand(std::string(FRONTIER_BINARY_PATH) + " " + args);
+  auto [status, text] = frontier::testing::RunCommand(TestPath("FRONTIER_BIN") + " " + args);
   return {status, text};
 }
 

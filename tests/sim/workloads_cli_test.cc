@@ -12,13 +12,15 @@
 
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace {
 
 using frontier::testing_util::ScratchDir;
+using frontier::testing_util::TestPath;
 
 std::pair<int, std::string> RunFrontier(const std::string& args) {
-  return frontier::testing::RunCommand(std::string(FRONTIER_BIN) + " " + args);
+  return frontier::testing::RunCommand(TestPath("FRONTIER_BIN") + " " + args);
 }
 
 nlohmann::json ReadJson(const std::string& path) {
@@ -49,7 +51,7 @@ TEST(WorkloadsCliTest, SharedPrefixIdealHitRateIsTheHandComputedOne) {
 TEST(WorkloadsCliTest, TraceSessionsRunToTheEnd) {
   ScratchDir tmp("workloads_trace");  // removed at the end, also when an assertion fails
   const std::string path = tmp.Path("trace.json");
-  auto [status, text] = RunFrontier(kSim + "--dataset trace --trace " + std::string(FRONTIER_SOURCE_DIR) +
+  auto [status, text] = RunFrontier(kSim + "--dataset trace --trace " + TestPath("FRONTIER_SOURCE_DIR") +
                             "/data/traces/agentic_sample.jsonl --result-json " + path);
   ASSERT_EQ(status, 0) << text;
   const auto j = ReadJson(path);

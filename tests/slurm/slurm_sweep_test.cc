@@ -149,12 +149,12 @@ slurm: {gres: "none", time: "5"}
 
 // Starts `frontier sweep PLAN --db DB` in the background, its output in `log`.
 pid_t StartSweep(const std::string& plan, const std::string& db, const std::string& log) {
+  const std::string bin = Binary();  // before fork: an unset FRONTIER_BIN fails the test, not the child
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    const std::string bin = Binary();
     ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
     ::_exit(127);
   }

@@ -17,6 +17,7 @@
 
 #include "tests/store/store_cli_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -25,12 +26,15 @@ namespace fs = std::filesystem;
 using testing_store::Frontier;
 using testing_store::Quote;
 
-const std::string kVllmFile = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/vllm_bench_serve.json";
+// A vLLM result file: its text comes from outside.
+std::string VllmFile() {
+  return testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/src/store/testdata/vllm_bench_serve.json";
+}
 
 // A vLLM result whose model_id retitles the window, rings the bell, clears the
 // screen and carries a C1 CSI.
 std::string HostileResult(const testing_util::ScratchDir& tmp) {
-  std::ifstream in(kVllmFile);
+  std::ifstream in(VllmFile());
   nlohmann::json j = nlohmann::json::parse(in);
   j["model_id"] = "evil\x1b]0;pwned\x07\x1b[2J\xc2\x9b" "31m";
   const std::string path = tmp.Path("hostile.json");
@@ -102,7 +106,7 @@ TEST(OutsideText, ReadVerbsCreateNoFileBesideTheDatabase) {
   fs::create_directories(elsewhere);
   const std::string db = (shared / "r.db").string();
   for (int i = 0; i < 2; ++i) {
-    auto [rc, out] = Frontier("db import " + Quote(kVllmFile) + " --db " + Quote(db));
+    auto [rc, out] = Frontier("db import " + Quote(VllmFile()) + " --db " + Quote(db));
     ASSERT_EQ(rc, 0) << out;
   }
   ASSERT_EQ(Listing(shared), std::set<std::string>{"r.db"});
@@ -117,7 +121,7 @@ TEST(OutsideText, ReadVerbsCreateNoFileBesideTheDatabase) {
   fs::permissions(shared, fs::perms::owner_all, fs::perm_options::add);
   fs::permissions(db, fs::perms::owner_write, fs::perm_options::add);
   // The owner still writes it afterwards.
-  auto [rc, out] = Frontier("db import " + Quote(kVllmFile) + " --db " + Quote(db));
+  auto [rc, out] = Frontier("db import " + Quote(VllmFile()) + " --db " + Quote(db));
   EXPECT_EQ(rc, 0) << out;
 }
 

@@ -17,6 +17,7 @@
 #include "tests/store/pg_server.h"
 #include "tests/store/store_cli_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -24,14 +25,15 @@ namespace {
 using testing_pg::PgServer;
 using namespace testing_store;
 
-const std::string kData = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/";
+// The sample files under src/store/testdata, with a trailing slash.
+std::string Data() { return testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/src/store/testdata/"; }
 
 // Imports the two published test files into `db`.
 void ImportTestFiles(const std::string& db) {
-  auto [rc, out] = Frontier("db import " + kData + "agg_llama70b_fp8.json --db " + Quote(db));
+  auto [rc, out] = Frontier("db import " + Data() + "agg_llama70b_fp8.json --db " + Quote(db));
   ASSERT_EQ(rc, 0) << out;
   std::tie(rc, out) =
-      Frontier("db import " + kData + "vllm_bench_serve.json --gpus 2 --hardware h100 --db " + Quote(db));
+      Frontier("db import " + Data() + "vllm_bench_serve.json --gpus 2 --hardware h100 --db " + Quote(db));
   ASSERT_EQ(rc, 0) << out;
 }
 
@@ -176,12 +178,12 @@ load:
 repetitions: 2
 )");
   constexpr int kTotal = 14;
+  const std::string bin = Binary();  // before fork: an unset FRONTIER_BIN fails the test, not the child
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    const std::string bin = Binary();
     ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", url.c_str(), nullptr);
     ::_exit(127);
   }

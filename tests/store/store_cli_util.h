@@ -8,12 +8,13 @@
 
 #include "store/store.h"
 #include "tests/cli_test_util.h"
+#include "util/test_paths.h"
 
 namespace frontier::testing_store {
 
 inline std::string Binary() {
   const char* other = std::getenv("FRONTIER_TEST_BIN");
-  return other != nullptr && *other != '\0' ? other : FRONTIER_BIN;
+  return other != nullptr && *other != '\0' ? other : testing_util::TestPath("FRONTIER_BIN");
 }
 
 // Runs the binary with a shell command line of arguments; (exit status, output).

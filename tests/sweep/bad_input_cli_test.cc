@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sweep_test_util.h"
+#include "util/test_paths.h"
 #include "store/sqlite_store.h"
 #include "store/store.h"
 
@@ -21,14 +22,15 @@ namespace {
 
 using namespace testing_cli;
 
-const std::string kData = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/";
+// The sample files under src/store/testdata, with a trailing slash.
+std::string Data() { return testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/src/store/testdata/"; }
 
 using testing_util::ExecSql;
 
 // A database holding the two test imports (runs 1..3).
 std::string ImportedDb(const Tmp& tmp) {
   const std::string db = tmp.Path("f.db");
-  EXPECT_EQ(Frontier("db import " + kData + "agg_llama70b_fp8.json " + kData + "vllm_bench_serve.json --db " + db)
+  EXPECT_EQ(Frontier("db import " + Data() + "agg_llama70b_fp8.json " + Data() + "vllm_bench_serve.json --db " + db)
                 .first,
             0);
   return db;
@@ -103,7 +105,7 @@ TEST(BadInputCli, BadSchemaVersionsAreNamedNotCrashed) {
   for (const std::string& bad : std::vector<std::string>{"-1", "-2", "abc", "99999999999"}) {
     ExecSql(db, "UPDATE meta SET value = '" + bad + "' WHERE key = 'schema_version'");
     for (const std::string& verb : std::vector<std::string>{"db ls", "db export", "report", "compare --baseline 1 --candidate 2",
-                                   "db import " + kData + "vllm_bench_serve.json"}) {
+                                   "db import " + Data() + "vllm_bench_serve.json"}) {
       auto [rc, out] = Frontier(verb + " --db " + db);
       const std::string expected =
           bad == "99999999999"
@@ -146,7 +148,7 @@ TEST(BadInputCli, AMistypedDatabaseIsAnErrorAndNeverCreated) {
     EXPECT_FALSE(fs::exists(typo)) << verb;
   }
   // The verbs that create a database say so.
-  auto [rc, out] = Frontier("db import " + kData + "vllm_bench_serve.json --db " + typo);
+  auto [rc, out] = Frontier("db import " + Data() + "vllm_bench_serve.json --db " + typo);
   EXPECT_EQ(rc, 0);
   EXPECT_NE(out.find("frontier db import: created results database " + typo), std::string::npos) << out;
 }
@@ -161,7 +163,7 @@ TEST(BadInputCli, ReadOnlyDatabasesWorkForEveryReadingVerbAndAreNeverWritten) {
   // The unprivileged user reads its import input from the test's folder: the checkout may sit
   // in a folder only its owner can enter.
   const std::string input = tmp.Path("vllm_bench_serve.json");
-  fs::copy_file(kData + "vllm_bench_serve.json", input);
+  fs::copy_file(Data() + "vllm_bench_serve.json", input);
   fs::permissions(input, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   const std::string before = Slurp(db);
   for (const std::string& verb : std::vector<std::string>{"db ls", "db export --format csv", "report -q", "compare --baseline 1 --candidate 1"}) {
@@ -238,7 +240,7 @@ load:
             std::string::npos)
       << out;
   // A missing folder is named as such, not as a failure to open a database or a temporary file.
-  std::tie(rc, out) = Frontier("db import " + kData + "vllm_bench_serve.json --db " + tmp.Path("no/such/f.db"));
+  std::tie(rc, out) = Frontier("db import " + Data() + "vllm_bench_serve.json --db " + tmp.Path("no/such/f.db"));
   EXPECT_EQ(rc, 2);
   EXPECT_EQ(out, "frontier db import: cannot create results database " + tmp.Path("no/such/f.db") +
                      ": its folder " + tmp.Path("no/such") + " does not exist\n");

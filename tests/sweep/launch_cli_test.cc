@@ -22,12 +22,13 @@ using namespace testing_cli;
 
 // Starts `frontier serve --profile fixed` on `port` in the background.
 pid_t StartServer(int port) {
+  const std::string bin = Binary();  // before fork: an unset FRONTIER_BIN fails the test, not the child
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    const std::string bin = Binary(), p = std::to_string(port);
+    const std::string p = std::to_string(port);
     ::execl(bin.c_str(), bin.c_str(), "serve", "--profile", "fixed", "--port", p.c_str(), nullptr);
     ::_exit(127);
   }

@@ -23,6 +23,7 @@
 #include "store/store.h"
 #include "testing/scripted_server.h"
 #include "sweep_test_util.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -92,12 +93,12 @@ TEST(SweepCli, ASigtermBeforeTheFirstPointEndsWith130) {
   ASSERT_EQ(::mkfifo(plan.c_str(), 0600), 0);
   const std::string db = (tmp.dir / "f.db").string();
   const std::string log = (tmp.dir / "out.txt").string();
+  const std::string bin = Binary();  // before fork: an unset FRONTIER_BIN fails the test, not the child
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    const std::string bin = Binary();
     ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
     ::_exit(127);
   }
@@ -134,7 +135,7 @@ TEST(SweepCli, PlanErrorsNameFileLineAndField) {
 // search setting is a usage error naming the plan's field.
 TEST(SweepCli, TheExampleSearchPlanStoresEachSystemsAnswerAndResumes) {
   Tmp tmp("search");
-  const std::string plan = std::string(FRONTIER_SOURCE_DIR) + "/data/plans/search-interactive.yaml";
+  const std::string plan = testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/data/plans/search-interactive.yaml";
   const std::string db = (tmp.dir / "s.db").string();
   auto [rc, out] = Frontier("sweep " + plan + " --db " + db);
   ASSERT_EQ(rc, 0) << out;
@@ -170,7 +171,7 @@ TEST(SweepCli, TheExampleSearchPlanStoresEachSystemsAnswerAndResumes) {
 TEST(SweepCli, ImportReportAndCompareThroughTheBinary) {
   Tmp tmp("flow");
   const std::string db = (tmp.dir / "f.db").string();
-  const std::string data = std::string(FRONTIER_SOURCE_DIR) + "/src/store/testdata/";
+  const std::string data = testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/src/store/testdata/";
   auto [rc, out] = Frontier("db import " + data + "agg_llama70b_fp8.json --db " + db);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("as run 1 (h200-vllm-fp8)"), std::string::npos) << out;
@@ -241,7 +242,7 @@ systems:
     hardware: h100
     model: fixed
     base_url: )" + url + R"(
-    launch: {command: ")" + std::string(FRONTIER_BIN) + " serve --profile fixed --port " +
+    launch: {command: ")" + testing_util::TestPath("FRONTIER_BIN") + " serve --profile fixed --port " +
       std::to_string(port) + R"( --ttft-ms 5 --itl-ms 1", health: ")" + url + R"(/health", timeout_s: 20, stop_timeout_s: 5}
   - name: down
     hardware: h100

@@ -26,6 +26,7 @@
 #include "tests/cli_test_util.h"
 #include "util/free_port.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier::testing_cli {
 
@@ -42,7 +43,7 @@ inline std::pair<int, std::string> Run(const std::string& command) { return test
 // tests against another build of frontier).
 inline std::string Binary() {
   const char* other = std::getenv("FRONTIER_TEST_BIN");
-  return other != nullptr && *other != '\0' ? other : FRONTIER_BIN;
+  return other != nullptr && *other != '\0' ? other : testing_util::TestPath("FRONTIER_BIN");
 }
 
 // Runs the binary with a shell command line of arguments.
@@ -66,12 +67,12 @@ inline int64_t StoredPoints(const std::string& db) {
 // as `points` are stored (a test then checks the sweep had more to do).
 // Returns the exit status as waitpid gives it.
 inline int SweepAndKill(const std::string& plan, const std::string& db, int64_t points) {
+  const std::string bin = Binary();  // before fork: an unset FRONTIER_BIN fails the test, not the child
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    const std::string bin = Binary();
     ::execl(bin.c_str(), bin.c_str(), "sweep", plan.c_str(), "--db", db.c_str(), nullptr);
     ::_exit(127);
   }

@@ -8,6 +8,7 @@
 #include "tests/bench/llama_server.h"
 #include "tests/tokenizer/reference_util.h"
 #include "tokenizer/tokenizer.h"
+#include "util/test_paths.h"
 #include "workload/exact_text.h"
 
 namespace frontier::tokenizer_test {
@@ -37,7 +38,8 @@ std::string Post(const std::string& url, const std::string& body) {
 
 std::string ModelPath() {
   if (const char* v = std::getenv("FRONTIER_TINY_MODEL"); v != nullptr && *v != '\0') return v;
-  for (const fs::path& base : {fs::path(FRONTIER_SOURCE_DIR) / ".." / "shared", fs::path("/work/shared")}) {
+  const fs::path source = testing_util::TestPath("FRONTIER_SOURCE_DIR");
+  for (const fs::path& base : {source / ".." / "shared", fs::path("/work/shared")}) {
     std::error_code ec;
     const fs::path p = fs::weakly_canonical(base / "models" / "tiny-llama.gguf", ec);
     if (!ec && fs::exists(p)) return p.string();

