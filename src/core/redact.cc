@@ -2,18 +2,15 @@
 
 #include <cctype>
 
+#include "core/ascii.h"
+
 namespace frontier {
 namespace {
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::string LowerCopy(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = Lower(c);
-  return out;
-}
+std::string LowerCopy(std::string_view s) { return AsciiLower(s); }
 
 bool Contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;

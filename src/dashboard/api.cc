@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/cost.h"
+#include "core/ascii.h"
 #include "core/redact.h"
 #include "dashboard/views.h"
 
@@ -92,20 +93,15 @@ Result<json> Api::Meta(const Query& q) {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool Contains(const std::string& hay, const std::string& lower_needle) {
-  return Lower(hay).find(lower_needle) != std::string::npos;
+  return AsciiLower(hay).find(lower_needle) != std::string::npos;
 }
 
 // A filter value matches when it equals the run's value (any case); a list matches any.
 bool Matches(const std::vector<std::string>& wanted, const std::string& value) {
   if (wanted.empty()) return true;
   for (const auto& w : wanted)
-    if (Lower(w) == Lower(value)) return true;
+    if (AsciiLower(w) == AsciiLower(value)) return true;
   return false;
 }
 
@@ -127,7 +123,7 @@ Result<json> Api::Runs(const Query& q) {
                             q.OneOf("source", {"measured", "simulated", "imported"}, ""));
   FRONTIER_ASSIGN_OR_RETURN(auto status, q.OneOf("status", {"ok", "broken"}, ""));
   FRONTIER_ASSIGN_OR_RETURN(auto selected, q.Ids("run"));
-  const std::string search = Lower(q.Text("q"));
+  const std::string search = AsciiLower(q.Text("q"));
 
   std::vector<const RunRow*> rows;
   std::map<std::string, std::set<std::string>> facets;
@@ -169,9 +165,9 @@ Result<json> Api::Runs(const Query& q) {
   auto key = [&](const RunRow* r) -> std::tuple<double, std::string> {
     const std::string s = sort[0] == '-' ? sort.substr(1) : sort;
     if (s == "date") return {0.0, r->run.created_utc + "#" + std::to_string(1000000000 + r->run.id)};
-    if (s == "name") return {0.0, Lower(r->run.Label())};
-    if (s == "model") return {0.0, Lower(r->Config("model"))};
-    if (s == "hardware") return {0.0, Lower(r->Config("hardware"))};
+    if (s == "name") return {0.0, AsciiLower(r->run.Label())};
+    if (s == "model") return {0.0, AsciiLower(r->Config("model"))};
+    if (s == "hardware") return {0.0, AsciiLower(r->Config("hardware"))};
     if (s == "points") return {static_cast<double>(r->points), ""};
     if (s == "peak") return {r->peak_total_tput_per_gpu, ""};
     return {r->peak_interactivity, ""};

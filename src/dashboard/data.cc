@@ -4,15 +4,11 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "core/ascii.h"
 #include "report/compare.h"
 
 namespace frontier::dashboard {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 void AddPoint(RunRow& row, const store::PointRecord& p) {
   ++row.points;
@@ -120,7 +116,7 @@ Result<report::Report> DashboardData::BuildReport(const std::vector<int64_t>& ru
       return NotFound("run " + std::to_string(id) +
                       " is not in the database; the Runs page lists the runs");
     }
-    const std::string hw = Lower(row->Config("hardware"));
+    const std::string hw = AsciiLower(row->Config("hardware"));
     if (auto f = Facts(hw)) o.hardware[hw] = *f;
   }
   return report::BuildReport(store_, o);
@@ -145,7 +141,7 @@ Result<std::vector<store::RunInfo>> DashboardData::Import(const std::string& tex
 }
 
 std::optional<report::HardwareFacts> DashboardData::Facts(const std::string& hardware) {
-  const std::string hw = Lower(hardware);
+  const std::string hw = AsciiLower(hardware);
   if (hw.empty() || !lookup_) return std::nullopt;
   auto it = facts_.find(hw);
   if (it == facts_.end()) it = facts_.emplace(hw, lookup_(hw)).first;

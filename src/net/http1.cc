@@ -4,17 +4,10 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/ascii.h"
+
 namespace frontier::net {
 namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -26,7 +19,7 @@ std::string_view Trim(std::string_view s) {
 bool HasToken(std::string_view value, std::string_view token) {
   while (!value.empty()) {
     const size_t comma = value.find(',');
-    if (IEquals(Trim(value.substr(0, comma)), token)) return true;
+    if (AsciiEqualsIgnoreCase(Trim(value.substr(0, comma)), token)) return true;
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);
   }
@@ -116,11 +109,9 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
       return Error(400, "whitespace in the header name '" + std::string(Trim(name)) + "'");
     std::string_view value = Trim(h.substr(colon + 1));
     if (keep_headers) {
-      std::string lower(name);
-      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      req.headers.emplace_back(std::move(lower), std::string(value));
+      req.headers.emplace_back(AsciiLower(name), std::string(value));
     }
-    if (IEquals(name, "content-length")) {
+    if (AsciiEqualsIgnoreCase(name, "content-length")) {
       int64_t n = -1;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec != std::errc() || p != value.data() + value.size() || n < 0)
@@ -128,13 +119,13 @@ HeadResult ParseRequestHead(std::string_view buffer, size_t max_head_bytes, Http
       if (have_length && n != req.content_length) return Error(400, "conflicting Content-Length headers");
       have_length = true;
       req.content_length = n;
-    } else if (IEquals(name, "transfer-encoding")) {
+    } else if (AsciiEqualsIgnoreCase(name, "transfer-encoding")) {
       chunked = true;
-    } else if (IEquals(name, "connection")) {
+    } else if (AsciiEqualsIgnoreCase(name, "connection")) {
       if (HasToken(value, "close")) req.keep_alive = false;
       if (HasToken(value, "keep-alive")) req.keep_alive = true;
-    } else if (IEquals(name, "expect")) {
-      if (IEquals(value, "100-continue")) req.expect_continue = true;
+    } else if (AsciiEqualsIgnoreCase(name, "expect")) {
+      if (AsciiEqualsIgnoreCase(value, "100-continue")) req.expect_continue = true;
     }
   }
   if (chunked && have_length)
@@ -301,11 +292,9 @@ bool ResponseParser::ParseHead(std::string_view head) {
     const std::string_view name = hl.substr(0, colon);
     const std::string_view value = Trim(hl.substr(colon + 1));
     if (keep_headers_) {
-      std::string lower(name);
-      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      headers_.emplace_back(std::move(lower), std::string(value));
+      headers_.emplace_back(AsciiLower(name), std::string(value));
     }
-    if (IEquals(name, "content-length")) {
+    if (AsciiEqualsIgnoreCase(name, "content-length")) {
       int64_t v = -1;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || p != value.data() + value.size() || v < 0)
@@ -313,16 +302,16 @@ bool ResponseParser::ParseHead(std::string_view head) {
       if (have_length && v != h.content_length) return Fail("conflicting Content-Length headers");
       have_length = true;
       h.content_length = v;
-    } else if (IEquals(name, "transfer-encoding")) {
+    } else if (AsciiEqualsIgnoreCase(name, "transfer-encoding")) {
       // Chunked when it is the last coding; any other coding runs to the close.
       const size_t comma = value.rfind(',');
-      h.chunked = IEquals(Trim(comma == std::string_view::npos ? value : value.substr(comma + 1)), "chunked");
+      h.chunked = AsciiEqualsIgnoreCase(Trim(comma == std::string_view::npos ? value : value.substr(comma + 1)), "chunked");
       if (!h.chunked) h.keep_alive = false;
-    } else if (IEquals(name, "connection")) {
+    } else if (AsciiEqualsIgnoreCase(name, "connection")) {
       if (HasToken(value, "close")) h.keep_alive = false;
       else if (HasToken(value, "keep-alive")) h.keep_alive = true;
-    } else if (IEquals(name, "content-type")) {
-      h.event_stream = value.size() >= 17 && IEquals(value.substr(0, 17), "text/event-stream");
+    } else if (AsciiEqualsIgnoreCase(name, "content-type")) {
+      h.event_stream = value.size() >= 17 && AsciiEqualsIgnoreCase(value.substr(0, 17), "text/event-stream");
     }
   }
   head_ = h;

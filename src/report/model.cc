@@ -9,17 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/cost.h"
+#include "core/ascii.h"
 #include "core/clock.h"
-#include "report/table.h"
 #include "metrics/summary.h"
+#include "report/table.h"
 
 namespace frontier::report {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // "1k1k|concurrency=16|rep=2|tp=8" -> "1k1k|concurrency=16|tp=8"
 std::string WithoutRepetition(const std::string& key) {
@@ -155,7 +151,7 @@ SeriesReport BuildSeries(const store::RunInfo& run, const std::string& w, const 
   s.workload = w;
   s.name = name;
   auto hw = run.config.find("hardware");
-  s.hardware = hw != run.config.end() ? Lower(hw->second) : "";
+  s.hardware = hw != run.config.end() ? AsciiLower(hw->second) : "";
   if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
   s.search = SearchLine(run.search_json);
   std::map<std::string, std::vector<store::PointRecord>> groups;

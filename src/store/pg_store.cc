@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "core/parse.h"
 #include "core/redact.h"
@@ -362,8 +363,7 @@ Status Run(PGconn* conn, const std::string& sql, const std::string& loc, const s
 }  // namespace
 
 bool IsPostgresUrl(const std::string& location) {
-  std::string scheme = location.substr(0, location.find("://"));
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string scheme = AsciiLower(location.substr(0, location.find("://")));
   return location.find("://") != std::string::npos && (scheme == "postgresql" || scheme == "postgres");
 }
 
@@ -372,8 +372,7 @@ Result<std::unique_ptr<Store>> OpenPgStore(const std::string& location, OpenMode
   // libpq knows the URL by its lower-case scheme only; any other case would be
   // read as "keyword=value" settings and fail with a confusing message.
   const size_t sep = location.find("://");
-  std::string url = location;
-  for (size_t i = 0; i < sep; ++i) url[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  const std::string url = sep == std::string::npos ? location : AsciiLower(location.substr(0, sep)) + location.substr(sep);
   PGconn* conn = PQconnectdb(url.c_str());
   if (conn == nullptr) return IoError("cannot connect to " + loc + ": out of memory");
   std::unique_ptr<PGconn, decltype(&PQfinish)> guard(conn, &PQfinish);

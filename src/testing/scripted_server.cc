@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ascii.h"
 #include "net/http1.h"
 #include "net/poller.h"
 #include "testing/native_wire.h"
@@ -30,11 +31,6 @@ std::string RequestInfo::Header(const std::string& lower_name) const {
 }
 
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 
@@ -399,7 +395,7 @@ struct ScriptedServer::Loop {
         if (colon != std::string_view::npos) {
           std::string v(line.substr(colon + 1));
           v.erase(0, v.find_first_not_of(' '));
-          info.headers.emplace_back(Lower(std::string(line.substr(0, colon))), v);
+          info.headers.emplace_back(AsciiLower(std::string(line.substr(0, colon))), v);
         }
         pos = eol + 2;
       }

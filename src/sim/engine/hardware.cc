@@ -4,16 +4,11 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/ascii.h"
 #include "sim/engine/internal/json_util.h"
 
 namespace frontier::sim {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -49,12 +44,12 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
   Hardware h;
   h.file = path;
   FRONTIER_ASSIGN_OR_RETURN(h.name, String(j, "name", path));
-  h.name = Lower(h.name);
+  h.name = AsciiLower(h.name);
   if (j.is_object() && j.contains("aliases") && j["aliases"].is_array())
     for (const auto& a : j["aliases"])
-      if (a.is_string()) h.aliases.push_back(Lower(a.get<std::string>()));
+      if (a.is_string()) h.aliases.push_back(AsciiLower(a.get<std::string>()));
   h.display_name = StringOr(j, "display_name", h.name);
-  h.vendor = Lower(StringOr(j, "vendor", ""));
+  h.vendor = AsciiLower(StringOr(j, "vendor", ""));
   if (h.vendor != "nvidia" && h.vendor != "amd")
     return InvalidArgument(path + ": field 'vendor' must be \"nvidia\" or \"amd\"");
   // Physical ranges (docs/limits.md): orders of magnitude above any accelerator.
@@ -102,7 +97,7 @@ std::vector<std::string> ListHardware(const std::string& data_dir) {
 }
 
 Result<Hardware> LoadHardware(std::string_view name, const std::string& data_dir) {
-  const std::string want = Lower(name);
+  const std::string want = AsciiLower(name);
   std::vector<std::string> known;
   for (const auto& f : internal::JsonFilesIn(data_dir + "/hardware")) {
     FRONTIER_ASSIGN_OR_RETURN(Hardware h, LoadHardwareFile(f));

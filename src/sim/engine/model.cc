@@ -6,18 +6,13 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/ascii.h"
 #include "sim/engine/internal/json_util.h"
 
 namespace frontier::sim {
 namespace {
 
 using nlohmann::json;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Largest sizes a config may give (docs/limits.md): far above any published
 // model, low enough that every product of them the simulator forms is finite.
@@ -142,7 +137,7 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
 
   // Native weight formats.
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
-    const std::string method = Lower(internal::StringOr(j["quantization_config"], "quant_method", ""));
+    const std::string method = AsciiLower(internal::StringOr(j["quantization_config"], "quant_method", ""));
     if (method == "fp8") {
       m.precision = m.ffn_precision = Precision::kFp8;
       // Per-block scales (DeepSeek: 128 x 128) rather than one per tensor.
@@ -217,7 +212,7 @@ Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
   auto hf = j.find("hf_config");
   if (hf == j.end()) return InvalidArgument(path + ": missing field 'hf_config' (the model's config.json)");
   FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(*hf, path + " (hf_config)"));
-  m.name = Lower(name);
+  m.name = AsciiLower(name);
   m.source = internal::StringOr(j, "source", path);
   if (j.contains("precision")) {
     FRONTIER_ASSIGN_OR_RETURN(m.precision, ParsePrecision(internal::StringOr(j, "precision", ""), path + ": precision"));
@@ -249,10 +244,10 @@ Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
 }
 
 bool Matches(const json& j, const std::string& want) {
-  if (Lower(internal::StringOr(j, "name", "")) == want) return true;
+  if (AsciiLower(internal::StringOr(j, "name", "")) == want) return true;
   if (j.contains("aliases") && j["aliases"].is_array())
     for (const auto& a : j["aliases"])
-      if (a.is_string() && Lower(a.get<std::string>()) == want) return true;
+      if (a.is_string() && AsciiLower(a.get<std::string>()) == want) return true;
   return false;
 }
 
@@ -262,7 +257,7 @@ std::vector<std::string> ListModels(const std::string& data_dir) {
   std::vector<std::string> names;
   for (const auto& f : internal::JsonFilesIn(data_dir + "/models")) {
     auto j = internal::ReadJsonFile(f);
-    if (j.ok() && j->contains("name")) names.push_back(Lower(internal::StringOr(*j, "name", "")));
+    if (j.ok() && j->contains("name")) names.push_back(AsciiLower(internal::StringOr(*j, "name", "")));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -283,7 +278,7 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
     m.source = arg;
     return m;
   }
-  const std::string want = Lower(arg);
+  const std::string want = AsciiLower(arg);
   for (const auto& f : internal::JsonFilesIn(data_dir + "/models")) {
     FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(f));
     if (Matches(j, want)) return LoadCatalogFile(f, j);

@@ -6,16 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/ascii.h"
 #include "sim/engine/internal/json_util.h"
 
 namespace frontier::sim {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool Before(const Stack& a, const Stack& b) {
   if (a.name != b.name) return a.name < b.name;
@@ -117,7 +112,7 @@ Result<Parsed> ParseFile(const std::string& path) {
   Stack& s = out.stack;
   s.file = path;
   FRONTIER_ASSIGN_OR_RETURN(s.name, String(j, "name", path));
-  s.name = Lower(s.name);
+  s.name = AsciiLower(s.name);
   FRONTIER_ASSIGN_OR_RETURN(s.version, String(j, "version", path));
   FRONTIER_ASSIGN_OR_RETURN(s.release_date, String(j, "release_date", path));
   FRONTIER_ASSIGN_OR_RETURN(s.vendor, String(j, "vendor", path));
@@ -135,7 +130,7 @@ Result<Parsed> ParseFile(const std::string& path) {
       out.no_parent = true;
     } else {
       FRONTIER_ASSIGN_OR_RETURN(out.inherits, String(j, "inherits", path));
-      out.inherits = Lower(out.inherits);
+      out.inherits = AsciiLower(out.inherits);
     }
   }
   FRONTIER_ASSIGN_OR_RETURN(s.default_for_vendor, BoolOr(j, "default_for_vendor", false, path));
@@ -349,7 +344,7 @@ std::vector<std::string> ListStacks(const std::string& data_dir) {
 }
 
 Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
-  const std::string spec = Lower(spec_in);
+  const std::string spec = AsciiLower(spec_in);
   const size_t at = spec.find('@');
   const std::string name = spec.substr(0, at);
   const std::string version = at == std::string::npos ? "" : spec.substr(at + 1);
@@ -362,8 +357,8 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
     if (names.empty() || names.back() != s.name) names.push_back(s.name);
     if (s.name != name) continue;
     versions.push_back(s.version);
-    if (!version.empty() && Lower(s.version) == version) return s;
-    if (!version.empty() && Lower(s.version).rfind(version + ".", 0) == 0) newest_in_series = &s;
+    if (!version.empty() && AsciiLower(s.version) == version) return s;
+    if (!version.empty() && AsciiLower(s.version).rfind(version + ".", 0) == 0) newest_in_series = &s;
     newest = &s;
   }
   if (newest_in_series != nullptr) return *newest_in_series;
