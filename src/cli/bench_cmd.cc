@@ -331,7 +331,7 @@ struct Benchmark {
   std::optional<loadgen::ScenarioRules> rules;
   loadgen::BenchOptions o;
   PreparedWorkload prepared;
-  std::optional<PointRecorder> recorder;
+  std::optional<sweep::PointRecorder> recorder;
   loadgen::ShardClock shard_clock;
   nlohmann::json schedule;
 };
@@ -371,8 +371,8 @@ Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Be
 // the shards meet.
 Status StartBenchmark(const BenchFlags& f, Benchmark* b) {
   if (!f.db.db.empty()) {
-    FRONTIER_ASSIGN_OR_RETURN(PointRecorder recorder,
-                              PointRecorder::Start("bench", f.db, MeasuredRun(b->o, b->w, f.tf.model)));
+    FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
+                              StartPointRecorder("bench", f.db, MeasuredRun(b->o, b->w, f.tf.model)));
     b->recorder.emplace(std::move(recorder));
   }
   if (!b->shard) return Status::Ok();

@@ -332,7 +332,7 @@ struct Simulation {
   PreparedWorkload prepared;
   sim::SimulateOptions sim_options;
   loadgen::PointOptions point;
-  std::optional<PointRecorder> recorder;
+  std::optional<sweep::PointRecorder> recorder;
 
   void StoredNote() const {
     if (recorder)
@@ -372,8 +372,8 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Simulat
   if (s->prepared.sessions) s->point.sessions = &*s->prepared.sessions;
   s->point.ideal_block_tokens = s->w.ideal_block_tokens;
   if (s->db.db.empty() || s->f.best_deployment) return Status::Ok();
-  FRONTIER_ASSIGN_OR_RETURN(PointRecorder recorder,
-                            PointRecorder::Start(kCmd, s->db, SimulatedRun(s->config, s->w, s->point.command_line)));
+  FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
+                            StartPointRecorder(kCmd, s->db, SimulatedRun(s->config, s->w, s->point.command_line)));
   s->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }
