@@ -133,245 +133,314 @@ int RunBenchMerge(int argc, char** argv) {
   return summary.completed > 0 ? 0 : 1;
 }
 
-int RunBench(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "merge") return RunBenchMerge(argc - 1, argv + 1);
-  CLI::App app{"Benchmark an OpenAI-compatible streaming endpoint (vLLM-compatible metrics)", "bench"};
-  app.footer("Also: frontier bench merge SHARD.jsonl... --result-json FILE  (see docs/scale-out.md)");
+// Every flag of `frontier bench`, as parsed.
+struct BenchFlags {
   TargetFlags tf;
-  AddTargetFlags(app, &tf, /*with_model=*/true);
+  WorkloadFlags wf;
+  DbFlags db;
   bool no_progress = false;
-  app.add_flag("--no-progress", no_progress, "No live progress line")->group("Output");
   std::string scrape_url;
   double scrape_interval_s = 1.0;
-  CLI::Option* scrape = app.add_option("--scrape-metrics", scrape_url,
-                                       "Sample the server's Prometheus metrics during the run (KV-cache use, "
-                                       "running/waiting, preemptions, prefix-cache hits) into the result's "
-                                       "server_metrics; URL [--base-url + /metrics]")
-                            ->expected(0, 1)
-                            ->group("Output");
-  app.add_option("--scrape-interval", scrape_interval_s, "Seconds between --scrape-metrics samples [1]")
-      ->group("Output");
+  CLI::Option* scrape = nullptr;  // --scrape-metrics, given with or without a URL
   std::string power_kind = "auto", power_url;
   double power_interval_s = 0.1;
-  app.add_option("--power", power_kind,
+  std::string shard_flag, rendezvous = "127.0.0.1:29517", rendezvous_token;
+  double rendezvous_timeout = 60;
+};
+
+void AddMeasurementFlags(CLI::App& app, BenchFlags* f) {
+  app.add_flag("--no-progress", f->no_progress, "No live progress line")->group("Output");
+  f->scrape = app.add_option("--scrape-metrics", f->scrape_url,
+                             "Sample the server's Prometheus metrics during the run (KV-cache use, "
+                             "running/waiting, preemptions, prefix-cache hits) into the result's "
+                             "server_metrics; URL [--base-url + /metrics]")
+                  ->expected(0, 1)
+                  ->group("Output");
+  app.add_option("--scrape-interval", f->scrape_interval_s, "Seconds between --scrape-metrics samples [1]")
+      ->group("Output");
+  app.add_option("--power", f->power_kind,
                  "Measure the GPUs' energy during the run: auto (NVML, else ROCm SMI, else the DCGM exporter at "
                  "--power-url), nvml, amdsmi, rapl (the host's CPU packages and DRAM), scrape (--power-url), off; "
                  "without a source tokens per joule are the TDP bound [auto]")
       ->group("Energy");
-  app.add_option("--power-interval", power_interval_s, "Seconds between power readings [0.1]")->group("Energy");
-  app.add_option("--power-url", power_url,
+  app.add_option("--power-interval", f->power_interval_s, "Seconds between power readings [0.1]")->group("Energy");
+  app.add_option("--power-url", f->power_url,
                  "A DCGM exporter's /metrics (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) "
                  "for --power scrape or auto [the --scrape-metrics URL]")
       ->group("Energy");
-  WorkloadFlags wf;
-  AddWorkloadFlags(app, &wf);
-  std::string shard_flag, rendezvous = "127.0.0.1:29517", rendezvous_token;
-  double rendezvous_timeout = 60;
-  app.add_option("--shard", shard_flag,
+}
+
+void AddShardFlags(CLI::App& app, BenchFlags* f) {
+  app.add_option("--shard", f->shard_flag,
                  "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE "
                  "or, in an srun step, SLURM_PROCID/SLURM_NTASKS. Needs --requests-jsonl; join with `bench merge`")
       ->group("Shards");
-  app.add_option("--rendezvous", rendezvous,
+  app.add_option("--rendezvous", f->rendezvous,
                  "HOST:PORT where shard 0 listens and the others meet it to agree on the start [127.0.0.1:29517]")
       ->group("Shards");
-  app.add_option("--rendezvous-timeout", rendezvous_timeout, "Seconds to wait for every shard [60]")
+  app.add_option("--rendezvous-timeout", f->rendezvous_timeout, "Seconds to wait for every shard [60]")
       ->check(CLI::Range(1.0, 86400.0))
       ->group("Shards");
-  app.add_option("--rendezvous-token", rendezvous_token,
+  app.add_option("--rendezvous-token", f->rendezvous_token,
                  "A secret every shard of the run shares; the shards prove it to each other (HMAC) and ignore "
                  "peers that cannot [$FRONTIER_RENDEZVOUS_TOKEN, else one derived from the schedule, which keeps "
                  "other runs' shards out but not a peer that knows the schedule]")
       ->group("Shards");
-  DbFlags db;
-  AddDbFlags(app, &db,
+}
+
+void AddBenchFlags(CLI::App& app, BenchFlags* f) {
+  AddTargetFlags(app, &f->tf, /*with_model=*/true);
+  AddMeasurementFlags(app, f);
+  AddWorkloadFlags(app, &f->wf);
+  AddShardFlags(app, f);
+  AddDbFlags(app, &f->db,
              "the point is stored as a run of its own when it ends: summary, verdict (with --scenario or --slo), "
              "per-request rows and series, source measured",
              "bench");
-  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (const std::string bad = CheckDbFlags(app, db); !bad.empty()) return UsageError("bench", bad);
-  if (!(scrape_interval_s >= 0.05 && scrape_interval_s <= 3600))
-    return UsageError("bench", "--scrape-interval must be a number of seconds in [0.05, 3600], got " +
-                                   std::to_string(scrape_interval_s));
+}
 
-  const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(power_kind);
+// The usage errors the flags show alone; "" when they fit together.
+std::string BenchUsageProblem(const CLI::App& app, const BenchFlags& f) {
+  if (std::string bad = CheckDbFlags(app, f.db); !bad.empty()) return bad;
+  if (!(f.scrape_interval_s >= 0.05 && f.scrape_interval_s <= 3600))
+    return "--scrape-interval must be a number of seconds in [0.05, 3600], got " + std::to_string(f.scrape_interval_s);
+  const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(f.power_kind);
   if (!power_choice)
-    return UsageError("bench", "--power must be one of " + std::string(power::kPowerKinds) + ", got '" +
-                                   power_kind + "'");
-  if (!(power_interval_s >= power::kMinPowerIntervalS && power_interval_s <= power::kMaxPowerIntervalS))
-    return UsageError("bench", fmt::format("--power-interval must be a number of seconds in [{}, {}], got {}",
-                                           power::kMinPowerIntervalS, power::kMaxPowerIntervalS, power_interval_s));
-  if (*power_choice == power::PowerKind::kScrape && power_url.empty() && scrape->count() == 0)
-    return UsageError("bench", "--power scrape needs --power-url http://HOST:9400/metrics (a DCGM exporter)");
+    return "--power must be one of " + std::string(power::kPowerKinds) + ", got '" + f.power_kind + "'";
+  if (!(f.power_interval_s >= power::kMinPowerIntervalS && f.power_interval_s <= power::kMaxPowerIntervalS))
+    return fmt::format("--power-interval must be a number of seconds in [{}, {}], got {}", power::kMinPowerIntervalS,
+                       power::kMaxPowerIntervalS, f.power_interval_s);
+  if (*power_choice == power::PowerKind::kScrape && f.power_url.empty() && f.scrape->count() == 0)
+    return "--power scrape needs --power-url http://HOST:9400/metrics (a DCGM exporter)";
+  return "";
+}
 
-  auto w = ResolveWorkload(wf);
-  if (!w.ok()) return Fail("bench", w.status());
-  auto shard = loadgen::ResolveShard(shard_flag);
-  if (!shard.ok()) return UsageError("bench", shard.status().message());
-  const workload::LoadOptions whole_load = w->load;  // the schedule every shard shares
-  if (*shard) {
-    const loadgen::ShardSpec& sh = **shard;
-    if (w->requests_jsonl.empty())
-      return UsageError("bench", "--shard needs --requests-jsonl FILE (one per shard): `bench merge` joins them");
-    if (!db.db.empty())
-      return UsageError("bench", "--db with --shard: a shard holds part of the run; store the merged result "
-                                 "(`bench merge --result-json FILE`, then `frontier db import FILE`)");
-    if (w->load.warmup > 0)
-      return UsageError("bench", "--warmup with --shard: warm the server with a separate run first (shards share "
-                                 "one measured schedule)");
-    if (w->load.max_concurrency) {
-      // The cap is shared out: shard i gets C/k, the first C%k one more.
-      const int64_t c = *w->load.max_concurrency;
-      if (c < sh.count)
-        return UsageError("bench", "--max-concurrency " + std::to_string(c) + " is less than the " +
-                                       std::to_string(sh.count) + " shards: each needs at least 1");
-      w->load.max_concurrency = c / sh.count + (sh.index < c % sh.count ? 1 : 0);
-    }
-    w->load.shard_index = sh.index;
-    w->load.shard_count = sh.count;
+// A shard's part of the load: its position, and its share of the cap.
+Status ApplyShard(const loadgen::ShardSpec& sh, const DbFlags& db, ResolvedWorkload* w) {
+  if (w->requests_jsonl.empty())
+    return InvalidArgument("--shard needs --requests-jsonl FILE (one per shard): `bench merge` joins them");
+  if (!db.db.empty())
+    return InvalidArgument("--db with --shard: a shard holds part of the run; store the merged result "
+                           "(`bench merge --result-json FILE`, then `frontier db import FILE`)");
+  if (w->load.warmup > 0)
+    return InvalidArgument("--warmup with --shard: warm the server with a separate run first (shards share "
+                           "one measured schedule)");
+  if (w->load.max_concurrency) {
+    // The cap is shared out: shard i gets C/k, the first C%k one more.
+    const int64_t c = *w->load.max_concurrency;
+    if (c < sh.count)
+      return InvalidArgument("--max-concurrency " + std::to_string(c) + " is less than the " +
+                             std::to_string(sh.count) + " shards: each needs at least 1");
+    w->load.max_concurrency = c / sh.count + (sh.index < c % sh.count ? 1 : 0);
   }
-  // The scenario's benchmark follows from the served model's name unless --mlperf-benchmark names it.
-  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), tf.model);
-  if (!rules.ok()) return Fail("bench", rules.status());
-  if (*rules) {
-    if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail("bench", s);
-  }
-  auto resolved = ResolveTarget(tf, tf.model, *w);
-  if (!resolved.ok()) return Fail("bench", resolved.status());
-  loadgen::BenchOptions& o = *resolved;
-  o.command_line = CommandLine(argc, argv);
-  if (*rules) o.rules = **rules;
-  if (scrape->count() > 0) {
-    std::string base = o.client.base_url;
+  w->load.shard_index = sh.index;
+  w->load.shard_count = sh.count;
+  return Status::Ok();
+}
+
+// The server's metrics and the GPUs' power, as the flags ask.
+Status ConfigureMeasurement(const BenchFlags& f, bool sharded, loadgen::BenchOptions* o) {
+  if (f.scrape->count() > 0) {
+    std::string base = o->client.base_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
-    o.scrape_metrics_url = scrape_url.empty() ? base + "/metrics" : scrape_url;
-    o.scrape_period_ns = static_cast<Nanos>(scrape_interval_s * kNanosPerSecond);
-    o.effective_settings["scrape_metrics"] = o.scrape_metrics_url;
-    o.effective_settings["scrape_interval_s"] = std::to_string(scrape_interval_s);
+    o->scrape_metrics_url = f.scrape_url.empty() ? base + "/metrics" : f.scrape_url;
+    o->scrape_period_ns = static_cast<Nanos>(f.scrape_interval_s * kNanosPerSecond);
+    o->effective_settings["scrape_metrics"] = o->scrape_metrics_url;
+    o->effective_settings["scrape_interval_s"] = std::to_string(f.scrape_interval_s);
   }
-  o.power.kind = *power_choice;
-  o.power.interval_ns = static_cast<Nanos>(power_interval_s * kNanosPerSecond);
-  o.power.scrape_url = !power_url.empty() ? power_url : o.scrape_metrics_url;
-  if (*shard && o.power.kind != power::PowerKind::kOff) {
+  o->power.kind = *power::ParsePowerKind(f.power_kind);
+  o->power.interval_ns = static_cast<Nanos>(f.power_interval_s * kNanosPerSecond);
+  o->power.scrape_url = !f.power_url.empty() ? f.power_url : o->scrape_metrics_url;
+  if (sharded && o->power.kind != power::PowerKind::kOff) {
     // Every shard would measure its own host's GPUs and `bench merge` does not join energies.
-    if (o.power.kind != power::PowerKind::kAuto)
-      return UsageError("bench", "--power with --shard: measure energy in a run without shards, or give --power off");
-    o.power.kind = power::PowerKind::kOff;
+    if (o->power.kind != power::PowerKind::kAuto)
+      return InvalidArgument("--power with --shard: measure energy in a run without shards, or give --power off");
+    o->power.kind = power::PowerKind::kOff;
   }
-  const std::string vocab_note =
-      loadgen::ResolveVocabulary(o.client, tf.vocab_size, &w->dataset, &o.effective_settings);
-  if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
+  return Status::Ok();
+}
 
-  auto prepared = PrepareWorkload(&*w);
-  if (!prepared.ok()) return Fail("bench", prepared.status());
-  if (!w->tokenizer.empty()) {  // made by PrepareWorkload, after the settings were copied
-    for (const char* key : {"tokenizer", "tokenizer_exact_prompts"}) o.effective_settings[key] = w->effective[key];
-    std::cerr << "frontier bench: prompts by " << w->effective["tokenizer"] << ": "
-              << w->effective["tokenizer_exact_prompts"] << "\n";
-  }
-  if (prepared->sessions) o.sessions = &*prepared->sessions;
-  o.ideal_block_tokens = w->ideal_block_tokens;
+// The stored run of `bench --db`: the endpoint and its workload.
+store::RunInfo MeasuredRun(const loadgen::BenchOptions& o, const ResolvedWorkload& w, const std::string& model) {
+  store::RunInfo run;
+  run.plan_text = o.command_line;
+  run.system = o.client.base_url;
+  run.source = store::source::kMeasured;
+  run.config = w.effective;
+  run.config["kind"] = "server";
+  run.config["model"] = model;
+  run.config["base_url"] = o.client.base_url;
+  run.config["endpoint"] = o.client.endpoint;
+  run.config["gpus"] = std::to_string(w.summary.num_gpus);
+  return run;
+}
 
-  // The database is opened, and the run created, before anything is sent: a
-  // database that cannot be written fails now, not after the measurement.
-  std::optional<PointRecorder> recorder;
-  if (!db.db.empty()) {
-    store::RunInfo run;
-    run.plan_text = o.command_line;
-    run.system = o.client.base_url;
-    run.source = store::source::kMeasured;
-    run.config = w->effective;
-    run.config["kind"] = "server";
-    run.config["model"] = tf.model;
-    run.config["base_url"] = o.client.base_url;
-    run.config["endpoint"] = o.client.endpoint;
-    run.config["gpus"] = std::to_string(w->summary.num_gpus);
-    auto started = PointRecorder::Start("bench", db, std::move(run));
-    if (!started.ok()) return Fail("bench", started.status());
-    recorder.emplace(std::move(*started));
-  }
-
-  loadgen::ShardClock shard_clock;
-  // What must be equal in every shard of one run (checked again by `bench merge`).
+// What must be equal in every shard of one run (checked again by `bench merge`).
+nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const ResolvedWorkload& w) {
   nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
   schedule["seed"] = whole_load.seed;
-  schedule["dataset"] = w->effective.count("dataset") ? w->effective.at("dataset") : "";
-  schedule["input_len"] = w->dataset.random.input_len;
-  schedule["output_len"] = w->dataset.random.output_len;
-  if (*shard) {
-    const loadgen::ShardSpec& sh = **shard;
-    o.effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
-    o.effective_settings["shard_from"] = sh.from;
-    loadgen::RendezvousOptions ro;
-    ro.address = rendezvous;
-    ro.timeout_s = rendezvous_timeout;
-    ro.token = rendezvous_token;
-    if (ro.token.empty()) {
-      const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
-      if (env != nullptr) ro.token = env;
-    }
-    // No secret given: the schedule's identity is the token, so only shards
-    // of this very schedule meet (a stray of another run is ignored).
-    if (ro.token.empty()) ro.token = "schedule " + std::to_string(sh.count) + " " + schedule.dump();
-    std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
-              << rendezvous << "\n";
-    auto c = loadgen::Rendezvous(sh, ro);
-    if (!c.ok()) return Fail("bench", c.status());
-    shard_clock = *c;
-    w->load.start_at_ns = shard_clock.start_steady_ns;
-    o.effective_settings["clock_offset_ns"] = std::to_string(shard_clock.offset_ns);
-    o.effective_settings["clock_offset_bound_ns"] = std::to_string(shard_clock.bound_ns);
+  schedule["dataset"] = w.effective.count("dataset") ? w.effective.at("dataset") : "";
+  schedule["input_len"] = w.dataset.random.input_len;
+  schedule["output_len"] = w.dataset.random.output_len;
+  return schedule;
+}
+
+// Meets the other shards at the rendezvous and agrees on the start.
+Result<loadgen::ShardClock> MeetShards(const BenchFlags& f, const loadgen::ShardSpec& sh,
+                                       const nlohmann::json& schedule, loadgen::BenchOptions* o) {
+  o->effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
+  o->effective_settings["shard_from"] = sh.from;
+  loadgen::RendezvousOptions ro;
+  ro.address = f.rendezvous;
+  ro.timeout_s = f.rendezvous_timeout;
+  ro.token = f.rendezvous_token;
+  if (ro.token.empty()) {
+    const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
+    if (env != nullptr) ro.token = env;
   }
-  std::signal(SIGINT, OnSigint);
-  ProgressLine progress(!no_progress && ::isatty(STDERR_FILENO));
-  auto out = loadgen::RunBenchmark(o, prepared->specs, w->load, &progress, &g_stop);
-  progress.Finish();
-  std::signal(SIGINT, SIG_DFL);
-  if (!out.ok()) {
-    if (recorder) (void)recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
-    return Fail("bench", out.status());
-  }
-  if (*shard) {
-    const nlohmann::json run = {{"base_url", out->run.base_url},         {"endpoint", out->run.endpoint},
-                                {"model", out->run.model},               {"served_model", out->run.served_model},
-                                {"num_gpus", out->run.num_gpus},         {"start_time_utc", out->run.start_time_utc}};
-    if (Status st = loadgen::WriteShardMeta(w->requests_jsonl, **shard, shard_clock, schedule, run); !st.ok())
-      return Fail("bench", st);
-    std::cerr << fmt::format("frontier bench: shard {}/{}: clock offset from shard 0 {:+.3f} ms +/- {:.3f} ms; "
-                             "wrote {}\n",
-                             (*shard)->index, (*shard)->count, shard_clock.offset_ns / 1e6, shard_clock.bound_ns / 1e6,
-                             loadgen::ShardMetaPath(w->requests_jsonl));
-  }
-  PrintSummary(out->run, out->summary);
-  PrintEnergy(out->run, out->summary);
-  if (const auto& m = out->run.server_metrics) {
-    std::cout << "server metrics: " << m->samples.size() << " samples from " << m->source;
-    if (m->scrape_failures > 0) std::cout << ", " << m->scrape_failures << " failed (" << m->last_error << ")";
+  // No secret given: the schedule's identity is the token, so only shards
+  // of this very schedule meet (a stray of another run is ignored).
+  if (ro.token.empty()) ro.token = "schedule " + std::to_string(sh.count) + " " + schedule.dump();
+  std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
+            << f.rendezvous << "\n";
+  FRONTIER_ASSIGN_OR_RETURN(loadgen::ShardClock clock, loadgen::Rendezvous(sh, ro));
+  o->effective_settings["clock_offset_ns"] = std::to_string(clock.offset_ns);
+  o->effective_settings["clock_offset_bound_ns"] = std::to_string(clock.bound_ns);
+  return clock;
+}
+
+void PrintServerMetrics(const RunResult& run) {
+  const auto& m = run.server_metrics;
+  if (!m) return;
+  std::cout << "server metrics: " << m->samples.size() << " samples from " << m->source;
+  if (m->scrape_failures > 0) std::cout << ", " << m->scrape_failures << " failed (" << m->last_error << ")";
+  std::cout << "\n";
+  if (m->prefix_cache_hit_rate >= 0) {
+    std::cout << "achieved prefix-cache hit rate: " << m->prefix_cache_hit_rate * 100 << "%";
+    if (m->prefix_cache_queries >= 0)
+      std::cout << " (" << static_cast<long long>(m->prefix_cache_hits) << " of "
+                << static_cast<long long>(m->prefix_cache_queries) << " prompt tokens)";
     std::cout << "\n";
-    if (m->prefix_cache_hit_rate >= 0) {
-      std::cout << "achieved prefix-cache hit rate: " << m->prefix_cache_hit_rate * 100 << "%";
-      if (m->prefix_cache_queries >= 0)
-        std::cout << " (" << static_cast<long long>(m->prefix_cache_hits) << " of "
-                  << static_cast<long long>(m->prefix_cache_queries) << " prompt tokens)";
-      std::cout << "\n";
-    }
   }
-  if (out->verdict) std::cout << loadgen::FormatVerdict(*out->verdict, **rules);
-  if (!w->result_json.empty()) std::cerr << "frontier bench: wrote " << w->result_json << "\n";
-  if (recorder) {
+}
+
+// Everything resolved before the first request is sent.
+struct Benchmark {
+  ResolvedWorkload w;
+  std::optional<loadgen::ShardSpec> shard;
+  std::optional<loadgen::ScenarioRules> rules;
+  loadgen::BenchOptions o;
+  PreparedWorkload prepared;
+  std::optional<sweep::PointRecorder> recorder;
+  loadgen::ShardClock shard_clock;
+  nlohmann::json schedule;
+};
+
+// The workload, shard, scenario, target and requests the flags name.
+Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Benchmark* b) {
+  FRONTIER_ASSIGN_OR_RETURN(b->w, ResolveWorkload(f.wf));
+  Result<std::optional<loadgen::ShardSpec>> shard = loadgen::ResolveShard(f.shard_flag);
+  if (!shard.ok()) return InvalidArgument(shard.status().message());
+  b->shard = *shard;
+  const workload::LoadOptions whole_load = b->w.load;  // the schedule every shard shares
+  if (b->shard) FRONTIER_RETURN_IF_ERROR(ApplyShard(*b->shard, f.db, &b->w));
+  // The scenario's benchmark follows from the served model's name unless --mlperf-benchmark names it.
+  FRONTIER_ASSIGN_OR_RETURN(b->rules, ResolveScenarioRules(b->w, sim::DefaultDataDir(), f.tf.model));
+  if (b->rules) FRONTIER_RETURN_IF_ERROR(ApplyScenarioLoad(*b->rules, &b->w));
+  FRONTIER_ASSIGN_OR_RETURN(b->o, ResolveTarget(f.tf, f.tf.model, b->w));
+  b->o.command_line = command_line;
+  if (b->rules) b->o.rules = *b->rules;
+  FRONTIER_RETURN_IF_ERROR(ConfigureMeasurement(f, b->shard.has_value(), &b->o));
+  const std::string vocab_note =
+      loadgen::ResolveVocabulary(b->o.client, f.tf.vocab_size, &b->w.dataset, &b->o.effective_settings);
+  if (!vocab_note.empty()) std::cerr << "frontier bench: " << vocab_note << "\n";
+  FRONTIER_ASSIGN_OR_RETURN(b->prepared, PrepareWorkload(&b->w));
+  if (!b->w.tokenizer.empty()) {  // made by PrepareWorkload, after the settings were copied
+    for (const char* key : {"tokenizer", "tokenizer_exact_prompts"}) b->o.effective_settings[key] = b->w.effective[key];
+    std::cerr << "frontier bench: prompts by " << b->w.effective["tokenizer"] << ": "
+              << b->w.effective["tokenizer_exact_prompts"] << "\n";
+  }
+  if (b->prepared.sessions) b->o.sessions = &*b->prepared.sessions;
+  b->o.ideal_block_tokens = b->w.ideal_block_tokens;
+  b->schedule = ShardSchedule(whole_load, b->w);
+  return Status::Ok();
+}
+
+// The database is opened, and the run created, before anything is sent: a
+// database that cannot be written fails now, not after the measurement. Then
+// the shards meet.
+Status StartBenchmark(const BenchFlags& f, Benchmark* b) {
+  if (!f.db.db.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
+                              StartPointRecorder("bench", f.db, MeasuredRun(b->o, b->w, f.tf.model)));
+    b->recorder.emplace(std::move(recorder));
+  }
+  if (!b->shard) return Status::Ok();
+  FRONTIER_ASSIGN_OR_RETURN(b->shard_clock, MeetShards(f, *b->shard, b->schedule, &b->o));
+  b->w.load.start_at_ns = b->shard_clock.start_steady_ns;
+  return Status::Ok();
+}
+
+Status WriteShardMeta(const Benchmark& b, const RunResult& r) {
+  const nlohmann::json run = {{"base_url", r.base_url},         {"endpoint", r.endpoint},
+                              {"model", r.model},               {"served_model", r.served_model},
+                              {"num_gpus", r.num_gpus},         {"start_time_utc", r.start_time_utc}};
+  FRONTIER_RETURN_IF_ERROR(loadgen::WriteShardMeta(b.w.requests_jsonl, *b.shard, b.shard_clock, b.schedule, run));
+  std::cerr << fmt::format("frontier bench: shard {}/{}: clock offset from shard 0 {:+.3f} ms +/- {:.3f} ms; "
+                           "wrote {}\n",
+                           b.shard->index, b.shard->count, b.shard_clock.offset_ns / 1e6, b.shard_clock.bound_ns / 1e6,
+                           loadgen::ShardMetaPath(b.w.requests_jsonl));
+  return Status::Ok();
+}
+
+// Prints the point, stores it (--db) and returns the exit status.
+int FinishBenchmark(const BenchFlags& f, Benchmark& b, const loadgen::PointOutcome& out) {
+  if (b.shard) {
+    if (Status st = WriteShardMeta(b, out.run); !st.ok()) return Fail("bench", st);
+  }
+  PrintSummary(out.run, out.summary);
+  PrintEnergy(out.run, out.summary);
+  PrintServerMetrics(out.run);
+  if (out.verdict) std::cout << loadgen::FormatVerdict(*out.verdict, *b.rules);
+  if (!b.w.result_json.empty()) std::cerr << "frontier bench: wrote " << b.w.result_json << "\n";
+  if (b.recorder) {
     // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
-    const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, **rules).dump() : "";
-    if (Status st = recorder->Record(WorkloadName(w->dataset), w->load, out->run, out->summary, verdict); !st.ok())
+    const std::string verdict = out.verdict ? loadgen::VerdictJson(*out.verdict, *b.rules).dump() : "";
+    if (Status st = b.recorder->Record(WorkloadName(b.w.dataset), b.w.load, out.run, out.summary, verdict); !st.ok())
       return Fail("bench", st);
-    std::cerr << "frontier bench: " << (recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
-              << recorder->run().Label() << " in " << RedactUrl(db.db)
-              << (out->run.interrupted ? " (interrupted: a cut-short point is not stored)" : "") << "\n";
+    std::cerr << "frontier bench: " << (b.recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
+              << b.recorder->run().Label() << " in " << RedactUrl(f.db.db)
+              << (out.run.interrupted ? " (interrupted: a cut-short point is not stored)" : "") << "\n";
   }
-  if (out->run.interrupted) return 130;
-  if (out->summary.completed == 0) {
-    std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out->run);
+  if (out.run.interrupted) return 130;
+  if (out.summary.completed == 0) {
+    std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out.run);
     return 1;
   }
   return 0;
+}
+
+int RunBench(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "merge") return RunBenchMerge(argc - 1, argv + 1);
+  CLI::App app{"Benchmark an OpenAI-compatible streaming endpoint (vLLM-compatible metrics)", "bench"};
+  app.footer("Also: frontier bench merge SHARD.jsonl... --result-json FILE  (see docs/scale-out.md)");
+  BenchFlags f;
+  AddBenchFlags(app, &f);
+  if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (const std::string bad = BenchUsageProblem(app, f); !bad.empty()) return UsageError("bench", bad);
+  Benchmark b;
+  if (Status st = ResolveBenchmark(f, CommandLine(argc, argv), &b); !st.ok()) return Fail("bench", st);
+  if (Status st = StartBenchmark(f, &b); !st.ok()) return Fail("bench", st);
+  std::signal(SIGINT, OnSigint);
+  ProgressLine progress(!f.no_progress && ::isatty(STDERR_FILENO));
+  auto out = loadgen::RunBenchmark(b.o, b.prepared.specs, b.w.load, &progress, &g_stop);
+  progress.Finish();
+  std::signal(SIGINT, SIG_DFL);
+  if (!out.ok()) {
+    if (b.recorder) (void)b.recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
+    return Fail("bench", out.status());
+  }
+  return FinishBenchmark(f, b, *out);
 }
 
 }  // namespace

@@ -118,162 +118,192 @@ int CalibrateFromProbe(const std::string& db, const std::string& run_text, const
   return 0;
 }
 
-int RunCalibrate(int argc, char** argv) {
-  CLI::App app{"Fit a stack version's parameters to published results and/or measured runs", kCmd};
-  std::string stack_name, fit, only, out_path, version, db, runs, note;
+struct CalibrateFlags {
+  std::string fit, only, out_path, version, db, runs, note, probe_run;
   bool in_place = false, no_loo = false, dry_run = false, no_published = false;
   sim::ValidationOptions vo;
   sim::SimSpec spec;
-  app.add_option("--fit", fit, "Parameters to fit, comma-separated [the stack's calibration.free]");
-  app.add_option("--id", only, "Only published results whose id contains this text");
-  app.add_flag("--no-published", no_published, "Fit only the measured runs (--db, --runs)");
-  app.add_option("--db", db, std::string(kDbHelp) + "; holds the measured runs (--runs)");
-  app.add_option("--runs", runs, "Run ids in --db to fit (their concurrency points), comma-separated");
-  std::string probe_run;
-  app.add_option("--probe", probe_run,
+};
+
+void AddCalibrateFlags(CLI::App& app, CalibrateFlags* f) {
+  app.add_option("--fit", f->fit, "Parameters to fit, comma-separated [the stack's calibration.free]");
+  app.add_option("--id", f->only, "Only published results whose id contains this text");
+  app.add_flag("--no-published", f->no_published, "Fit only the measured runs (--db, --runs)");
+  app.add_option("--db", f->db, std::string(kDbHelp) + "; holds the measured runs (--runs)");
+  app.add_option("--runs", f->runs, "Run ids in --db to fit (their concurrency points), comma-separated");
+  app.add_option("--probe", f->probe_run,
                  "A probe run in --db (frontier probe): fit its GEMM and HBM points as its GPU's efficiency curves, "
                  "written to data/probes/<gpu>.json (or --out)");
-  app.add_option("--version", version, "Version of the stack file written [<version>+cal<date>]");
-  app.add_option("--out", out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]");
-  app.add_flag("--in-place", in_place, "Rewrite the stack version's own file");
-  app.add_flag("--dry-run", dry_run, "Fit and print; write nothing");
-  app.add_flag("--no-loo", no_loo, "Skip the leave-one-out refits");
-  app.add_option("--note", note, "One line kept in the file's calibration record");
-  app.add_option("--offline-requests", vo.offline_requests, "Samples drawn per Offline run [6000]");
-  app.add_option("--server-requests", vo.server_requests, "Requests per probe of the Server rate search [4000]");
+  app.add_option("--version", f->version, "Version of the stack file written [<version>+cal<date>]");
+  app.add_option("--out", f->out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]");
+  app.add_flag("--in-place", f->in_place, "Rewrite the stack version's own file");
+  app.add_flag("--dry-run", f->dry_run, "Fit and print; write nothing");
+  app.add_flag("--no-loo", f->no_loo, "Skip the leave-one-out refits");
+  app.add_option("--note", f->note, "One line kept in the file's calibration record");
+  app.add_option("--offline-requests", f->vo.offline_requests, "Samples drawn per Offline run [6000]");
+  app.add_option("--server-requests", f->vo.server_requests, "Requests per probe of the Server rate search [4000]");
   // The deployment of measured runs; its --stack names the stack version to
   // fit (name or name@version, or 'all').
-  AddSimSpecFlags(app, &spec);
-  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (!probe_run.empty()) {
-    if (db.empty()) return UsageError(kCmd, "--probe needs --db, the results database that holds the probe run");
-    if (!runs.empty() || spec.stack || in_place || !version.empty())
-      return UsageError(kCmd, "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version");
-    std::vector<std::string> probe_fit;
-    if (!fit.empty()) {
-      Result<std::vector<std::string>> names = SplitList(fit, "--fit");
-      if (!names.ok()) return Fail(kCmd, names.status());
-      probe_fit = *names;
-    }
-    return CalibrateFromProbe(db, probe_run, probe_fit, out_path, dry_run);
-  }
-  if (!spec.stack) return UsageError(kCmd, "--stack is required: the stack version to fit, or 'all'");
-  stack_name = *spec.stack;
-  if (!db.empty() && runs.empty()) return UsageError(kCmd, "--db needs --runs (frontier db ls lists them)");
-  if (db.empty() && !runs.empty()) return UsageError(kCmd, "--runs needs --db");
-  if (!db.empty() && (!app.count("--model") || !app.count("--hardware")))
-    return UsageError(kCmd, "measured runs need their deployment: --model and --hardware (and --tp, ... as run)");
-  if (in_place + !version.empty() + !out_path.empty() > 1)
-    return UsageError(kCmd, "give one of --in-place, --version and --out");
+  AddSimSpecFlags(app, &f->spec);
+}
 
+// --probe: a GPU's curves from a probe run.
+int CalibrateProbe(const CalibrateFlags& f) {
+  if (f.db.empty()) return UsageError(kCmd, "--probe needs --db, the results database that holds the probe run");
+  if (!f.runs.empty() || f.spec.stack || f.in_place || !f.version.empty())
+    return UsageError(kCmd, "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version");
+  std::vector<std::string> probe_fit;
+  if (!f.fit.empty()) {
+    Result<std::vector<std::string>> names = SplitList(f.fit, "--fit");
+    if (!names.ok()) return Fail(kCmd, names.status());
+    probe_fit = *names;
+  }
+  return CalibrateFromProbe(f.db, f.probe_run, probe_fit, f.out_path, f.dry_run);
+}
+
+// The usage errors of a stack's fit; "" when the flags fit together.
+std::string CalibrateUsageProblem(const CLI::App& app, const CalibrateFlags& f) {
+  if (!f.spec.stack) return "--stack is required: the stack version to fit, or 'all'";
+  if (!f.db.empty() && f.runs.empty()) return "--db needs --runs (frontier db ls lists them)";
+  if (f.db.empty() && !f.runs.empty()) return "--runs needs --db";
+  if (!f.db.empty() && (!app.count("--model") || !app.count("--hardware")))
+    return "measured runs need their deployment: --model and --hardware (and --tp, ... as run)";
+  if (f.in_place + !f.version.empty() + !f.out_path.empty() > 1) return "give one of --in-place, --version and --out";
+  return "";
+}
+
+// The stack versions --stack names: one, or every one with parameters to fit.
+Result<std::vector<std::string>> StacksToFit(const CalibrateFlags& f, const sim::CalibrationOptions& co,
+                                             const std::string& dir) {
+  if (*f.spec.stack != "all") return std::vector<std::string>{*f.spec.stack};
+  std::vector<std::string> stacks;
+  for (const auto& s : sim::ListStackVersions(dir))
+    if (!s.free_params.empty() || !co.free.empty()) stacks.push_back(s.id());
+  if (!f.db.empty()) return InvalidArgument("--stack all fits published results only; name one stack for --db");
+  if (!f.out_path.empty() || !f.version.empty())
+    return InvalidArgument("--stack all writes each stack's own file: use --in-place or --dry-run");
+  return stacks;
+}
+
+// The points a stack is fitted to: its published results (those it may be
+// fitted on) and the measured runs of --db.
+Result<std::vector<sim::ResultModel>> ModelsToFit(const CalibrateFlags& f, const sim::ValidationSet& set,
+                                                  const sim::Stack& stack, const std::vector<std::string>& run_ids) {
+  std::vector<sim::ResultModel> models;
+  for (const auto& r : set.results) {
+    if (f.no_published) break;
+    if (r.stack != stack.id() || (!f.only.empty() && r.id.find(f.only) == std::string::npos)) continue;
+    if (!r.Calibratable()) {
+      std::printf("skipping %s: %s (never fitted)\n", r.id.c_str(),
+                  r.OnCalibrationGpu() ? "marked held_out" : ("on " + r.hardware + ", a validation GPU").c_str());
+      continue;
+    }
+    FRONTIER_ASSIGN_OR_RETURN(sim::ResultModel m, sim::ResultModel::Create(r, set, f.vo));
+    models.push_back(std::move(m));
+  }
+  if (f.db.empty()) return models;
+  sim::SimSpec spec = f.spec;
+  spec.stack = stack.id();
+  FRONTIER_ASSIGN_OR_RETURN(const sim::SimConfig config, sim::ResolveSimConfig(spec));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<sim::ResultModel> measured, MeasuredModels(f.db, run_ids, config));
+  for (auto& m : measured) models.push_back(std::move(m));
+  return models;
+}
+
+void PrintCalibration(const sim::Stack& stack, const sim::CalibrationResult& cal) {
+  std::printf("== %s: %zu points, %zu free parameters\n", stack.id().c_str(), cal.points.size(), cal.free.size());
+  std::printf("%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
+  for (const auto& p : cal.points) {
+    char loo[32] = "", loo_err[32] = "";
+    if (p.loo_predicted > 0) {
+      std::snprintf(loo, sizeof loo, "%.1f", p.loo_predicted);
+      std::snprintf(loo_err, sizeof loo_err, "%+.1f%%", 100 * p.loo_error);
+    }
+    std::printf("%-48s %11.1f %11.1f %+7.1f%% %11s %8s\n", p.id.c_str(), p.measured, p.predicted, 100 * p.error, loo,
+                loo_err);
+  }
+  for (const auto& name : cal.free)
+    std::printf("  %-28s prior %-10g -> %g\n", name.c_str(), sim::GetParam(stack.priors, name),
+                sim::GetParam(cal.params, name));
+  for (const auto& [name, why] : cal.not_identified)
+    std::printf("  %-28s kept at %g: not identified (%s)\n", name.c_str(), sim::GetParam(cal.params, name),
+                why.c_str());
+  std::printf("  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal.seconds,
+              cal.iterations, static_cast<long long>(cal.replays), cal.simulations);
+}
+
+// Writes the fitted stack version where the flags say.
+Status WriteFitted(const CalibrateFlags& f, const sim::Stack& stack, const sim::CalibrationResult& cal,
+                   const std::string& dir) {
+  std::string v = f.version, path = f.out_path;
+  if (f.in_place) {
+    v = stack.version;
+    path = stack.file;
+  } else {
+    if (v.empty()) {
+      std::string date = "cal";
+      const std::time_t t = std::time(nullptr);
+      char buf[16];
+      std::strftime(buf, sizeof buf, "%Y%m%d", std::gmtime(&t));
+      v = stack.version + "+" + date + buf;
+    }
+    if (path.empty()) path = dir + "/stacks/" + stack.name + "@" + v + ".json";
+  }
+  FRONTIER_RETURN_IF_ERROR(sim::WriteCalibratedStack(stack, cal, stack.file, path, v, f.note));
+  std::printf("  wrote %s (%s@%s)\n", path.c_str(), stack.name.c_str(), v.c_str());
+  return Status::Ok();
+}
+
+int RunCalibrate(int argc, char** argv) {
+  CLI::App app{"Fit a stack version's parameters to published results and/or measured runs", kCmd};
+  CalibrateFlags f;
+  AddCalibrateFlags(app, &f);
+  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (!f.probe_run.empty()) return CalibrateProbe(f);
+  if (const std::string bad = CalibrateUsageProblem(app, f); !bad.empty()) return UsageError(kCmd, bad);
   const std::string dir = sim::DefaultDataDir();
   Result<sim::ValidationSet> set = sim::LoadValidation(dir);
   if (!set.ok()) return Fail(kCmd, set.status());
   sim::CalibrationOptions co;
-  co.leave_one_out = !no_loo;
-  if (!fit.empty()) {
-    Result<std::vector<std::string>> names = SplitList(fit, "--fit");
+  co.leave_one_out = !f.no_loo;
+  if (!f.fit.empty()) {
+    Result<std::vector<std::string>> names = SplitList(f.fit, "--fit");
     if (!names.ok()) return Fail(kCmd, names.status());
     co.free = *names;
   }
-  std::vector<std::string> stacks;
-  if (stack_name == "all") {
-    for (const auto& s : sim::ListStackVersions(dir))
-      if (!s.free_params.empty() || !co.free.empty()) stacks.push_back(s.id());
-    if (!db.empty()) return UsageError(kCmd, "--stack all fits published results only; name one stack for --db");
-    if (!out_path.empty() || !version.empty())
-      return UsageError(kCmd, "--stack all writes each stack's own file: use --in-place or --dry-run");
-  } else {
-    stacks.push_back(stack_name);
-  }
+  Result<std::vector<std::string>> stacks = StacksToFit(f, co, dir);
+  if (!stacks.ok()) return Fail(kCmd, stacks.status());
   std::vector<std::string> run_ids;
-  if (!runs.empty()) {
-    Result<std::vector<std::string>> r = SplitList(runs, "--runs");
+  if (!f.runs.empty()) {
+    Result<std::vector<std::string>> r = SplitList(f.runs, "--runs");
     if (!r.ok()) return Fail(kCmd, r.status());
     run_ids = *r;
   }
-
   double total_seconds = 0;
   int total_points = 0, fitted_stacks = 0;
-  for (const auto& id : stacks) {
+  for (const auto& id : *stacks) {
     Result<sim::Stack> stack = sim::LoadStack(id, dir);
     if (!stack.ok()) return Fail(kCmd, stack.status());
-    std::vector<sim::ResultModel> models;
-    if (!no_published) {
-      for (const auto& r : set->results) {
-        if (r.stack != stack->id() || (!only.empty() && r.id.find(only) == std::string::npos)) continue;
-        if (!r.Calibratable()) {
-          std::printf("skipping %s: %s (never fitted)\n", r.id.c_str(),
-                      r.OnCalibrationGpu() ? "marked held_out"
-                                           : ("on " + r.hardware + ", a validation GPU").c_str());
-          continue;
-        }
-        Result<sim::ResultModel> m = sim::ResultModel::Create(r, *set, vo);
-        if (!m.ok()) return Fail(kCmd, m.status());
-        models.push_back(std::move(*m));
-      }
-    }
-    if (!db.empty()) {
-      spec.stack = stack->id();
-      Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
-      if (!config.ok()) return Fail(kCmd, config.status());
-      Result<std::vector<sim::ResultModel>> measured = MeasuredModels(db, run_ids, *config);
-      if (!measured.ok()) return Fail(kCmd, measured.status());
-      for (auto& m : *measured) models.push_back(std::move(m));
-    }
-    if (models.empty()) {
+    Result<std::vector<sim::ResultModel>> models = ModelsToFit(f, *set, *stack, run_ids);
+    if (!models.ok()) return Fail(kCmd, models.status());
+    if (models->empty()) {
       // --stack all (with --id) fits the stacks that have matching results.
-      if (stack_name == "all") continue;
+      if (*f.spec.stack == "all") continue;
       return UsageError(kCmd, "nothing to fit " + stack->id() + " to: no published result names it (data/validation) "
                               "and no --db runs were given");
     }
-    Result<sim::CalibrationResult> cal = sim::Calibrate(*stack, models, co);
+    Result<sim::CalibrationResult> cal = sim::Calibrate(*stack, *models, co);
     if (!cal.ok()) return Fail(kCmd, cal.status());
     total_seconds += cal->seconds;
     total_points += static_cast<int>(cal->points.size());
     ++fitted_stacks;
-
-    std::printf("== %s: %zu points, %zu free parameters\n", stack->id().c_str(), cal->points.size(), cal->free.size());
-    std::printf("%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
-    for (const auto& p : cal->points) {
-      char loo[32] = "", loo_err[32] = "";
-      if (p.loo_predicted > 0) {
-        std::snprintf(loo, sizeof loo, "%.1f", p.loo_predicted);
-        std::snprintf(loo_err, sizeof loo_err, "%+.1f%%", 100 * p.loo_error);
-      }
-      std::printf("%-48s %11.1f %11.1f %+7.1f%% %11s %8s\n", p.id.c_str(), p.measured, p.predicted, 100 * p.error, loo,
-                  loo_err);
-    }
-    for (const auto& name : cal->free)
-      std::printf("  %-28s prior %-10g -> %g\n", name.c_str(), sim::GetParam(stack->priors, name),
-                  sim::GetParam(cal->params, name));
-    for (const auto& [name, why] : cal->not_identified)
-      std::printf("  %-28s kept at %g: not identified (%s)\n", name.c_str(), sim::GetParam(cal->params, name),
-                  why.c_str());
-    std::printf("  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal->seconds,
-                cal->iterations, static_cast<long long>(cal->replays), cal->simulations);
-    if (dry_run) continue;
-    std::string v = version, path = out_path;
-    if (in_place) {
-      v = stack->version;
-      path = stack->file;
-    } else {
-      if (v.empty()) {
-        std::string date = "cal";
-        const std::time_t t = std::time(nullptr);
-        char buf[16];
-        std::strftime(buf, sizeof buf, "%Y%m%d", std::gmtime(&t));
-        v = stack->version + "+" + date + buf;
-      }
-      if (path.empty()) path = dir + "/stacks/" + stack->name + "@" + v + ".json";
-    }
-    if (Status st = sim::WriteCalibratedStack(*stack, *cal, stack->file, path, v, note); !st.ok())
-      return Fail(kCmd, st);
-    std::printf("  wrote %s (%s@%s)\n", path.c_str(), stack->name.c_str(), v.c_str());
+    PrintCalibration(*stack, *cal);
+    if (f.dry_run) continue;
+    if (Status st = WriteFitted(f, *stack, *cal, dir); !st.ok()) return Fail(kCmd, st);
   }
   if (total_points == 0)
-    return UsageError(kCmd, "nothing to fit: no published result of any stack matches --id '" + only + "'");
-  if (stacks.size() > 1)
+    return UsageError(kCmd, "nothing to fit: no published result of any stack matches --id '" + f.only + "'");
+  if (stacks->size() > 1)
     std::printf("%d points over %d stacks in %.2f s\n", total_points, fitted_stacks, total_seconds);
   return 0;
 }

@@ -161,42 +161,12 @@ std::string WorkloadName(const workload::DatasetOptions& dataset) {
   return workload::DatasetKindName(dataset.kind);
 }
 
-Result<PointRecorder> PointRecorder::Start(const std::string& command, const DbFlags& flags, store::RunInfo run) {
+Result<sweep::PointRecorder> StartPointRecorder(const std::string& command, const DbFlags& flags,
+                                                store::RunInfo run) {
   FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, OpenResultsDb(command, flags.db));
   run.sweep = flags.run_label;
   if (run.provenance.empty()) run.provenance = RunProvenance(run.plan_text);
-  FRONTIER_ASSIGN_OR_RETURN(store::RunInfo created, db->CreateRun(std::move(run)));
-  return PointRecorder(std::move(db), std::move(created), flags.db);
-}
-
-Status PointRecorder::MarkBroken(const std::string& reason) {
-  return db_->SetRunStatus(run_.id, store::SystemStatus::Broken(reason));
-}
-
-Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
-                             const metrics::Summary& summary, const std::string& verdict_json) {
-  if (run.interrupted) return Status::Ok();
-  if (summary.completed == 0) return MarkBroken(metrics::NoRequestCompleted(summary.failures_by_reason));
-  store::PointRecord p = store::PointFromRun(run, summary, run.num_gpus);
-  p.run_id = run_.id;
-  p.workload = workload;
-  if (load.max_concurrency) {
-    p.load_kind = "concurrency";
-    p.load_value = static_cast<double>(*load.max_concurrency);
-  } else {
-    p.load_kind = "request_rate";
-    // All at once sorts last, as an imported "inf" does (the store keeps no infinity).
-    p.load_value = std::isfinite(load.request_rate) ? load.request_rate : store::bounds::kInfiniteRate;
-  }
-  if (load.num_prompts > 0) p.settings["num_prompts"] = std::to_string(load.num_prompts);
-  if (load.max_concurrency) p.settings["max_concurrency"] = std::to_string(*load.max_concurrency);
-  p.repetition = 0;
-  p.key = store::PointKey(p.workload, p.load_kind, p.load_value, p.repetition);
-  p.verdict_json = verdict_json;
-  FRONTIER_ASSIGN_OR_RETURN(const int64_t id, db_->AddPoint(p, store::RowsFromRun(run)));
-  (void)id;
-  ++stored_;
-  return Status::Ok();
+  return sweep::PointRecorder::Start(std::move(db), std::move(run));
 }
 
 }  // namespace frontier::cli

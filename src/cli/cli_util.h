@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "metrics/summary.h"
 #include "store/store.h"
+#include "sweep/point_store.h"
 #include "workload/dataset.h"
 #include "workload/load.h"
 
@@ -83,43 +84,11 @@ std::map<std::string, std::string> RunProvenance(const std::string& command_line
 // random prompts, else the dataset's kind ("sharegpt", "trace", ...).
 std::string WorkloadName(const workload::DatasetOptions& dataset);
 
-// The points of one `bench --db` or `simulate --db` invocation, stored as one
-// run as each point finishes.
-//
-//   FRONTIER_ASSIGN_OR_RETURN(PointRecorder rec, PointRecorder::Start("bench", flags, run));  // before the run
-//   ...
-//   FRONTIER_RETURN_IF_ERROR(rec.Record(workload, load, out.run, out.summary, verdict_json));
-class PointRecorder {
- public:
-  // Opens flags.db (OpenResultsDb) and creates `run` in it with sweep
-  // flags.run_label, the run's provenance and status ok.
-  static Result<PointRecorder> Start(const std::string& command, const DbFlags& flags, store::RunInfo run);
-
-  // Stores the point `run` + `summary` (store::PointFromRun) at `load` (its
-  // max_concurrency when set, else its request rate: the key an imported
-  // vLLM result of the same load gets) with its per-request rows, its series
-  // and `verdict_json` ("" when not judged); its settings say the load's
-  // num_prompts and max_concurrency. Stores nothing for an
-  // interrupted run (its remaining requests were cut short) or one where no
-  // request completed: that marks the stored run broken with the reasons.
-  // The store's error when a write fails.
-  Status Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
-                const metrics::Summary& summary, const std::string& verdict_json);
-
-  // Marks the stored run broken with `reason` (a point failed to run at all).
-  Status MarkBroken(const std::string& reason);
-
-  const store::RunInfo& run() const { return run_; }
-  int64_t stored() const { return stored_; }
-  const std::string& location() const { return location_; }
-
- private:
-  PointRecorder(std::unique_ptr<store::Store> db, store::RunInfo run, std::string location)
-      : db_(std::move(db)), run_(std::move(run)), location_(std::move(location)) {}
-  std::unique_ptr<store::Store> db_;
-  store::RunInfo run_;
-  std::string location_;
-  int64_t stored_ = 0;
-};
+// Opens flags.db (OpenResultsDb) and starts storing the points of one
+// `bench --db` or `simulate --db` invocation as `run` (sweep/point_store.h),
+// with sweep flags.run_label and, when it has none, the provenance of its
+// plan_text (RunProvenance).
+Result<sweep::PointRecorder> StartPointRecorder(const std::string& command, const DbFlags& flags,
+                                                store::RunInfo run);
 
 }  // namespace frontier::cli

@@ -71,210 +71,251 @@ std::string Row(const loadgen::Trial& t, loadgen::SearchAxis axis) {
   return line;
 }
 
-int RunSearch(int argc, char** argv) {
-  CLI::App app{"Find the highest valid Server QPS (--scenario) or the best throughput per GPU under an SLO "
-               "(--slo, --min-interactivity), on a simulated system or a live server (--base-url)",
-               kCmd};
-  sim::SimSpec spec;
-  AddSimSpecFlags(app, &spec);  // --model: the catalog model, or the served name with --base-url
-  TargetFlags tf;
-  AddTargetFlags(app, &tf, /*with_model=*/false);
-  SearchFlags f;
-  app.add_option("--over", f.request.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]")
+void AddSearchFlags(CLI::App& app, sim::SimSpec* spec, TargetFlags* tf, SearchFlags* f, WorkloadFlags* wf) {
+  AddSimSpecFlags(app, spec);  // --model: the catalog model, or the served name with --base-url
+  AddTargetFlags(app, tf, /*with_model=*/false);
+  app.add_option("--over", f->request.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]")
       ->group("Search");
-  app.add_option("--start", f.request.start, "First load: req/s or concurrency [1]")->group("Search");
-  app.add_option("--growth", f.request.growth, "Bracketing factor, > 1 [2]")->group("Search");
-  app.add_option("--tolerance", f.request.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]")
+  app.add_option("--start", f->request.start, "First load: req/s or concurrency [1]")->group("Search");
+  app.add_option("--growth", f->request.growth, "Bracketing factor, > 1 [2]")->group("Search");
+  app.add_option("--tolerance", f->request.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]")
       ->group("Search");
-  app.add_option("--max-trials", f.request.max_trials, "Most trials to run [20]")->group("Search");
-  app.add_option("--min-value", f.min_value, "Lowest load to try [rate 0.01, concurrency 1]")->group("Search");
-  app.add_option("--max-value", f.max_value, "Highest load to try [rate 1e6, concurrency 65536]")->group("Search");
-  app.add_flag("--no-saturation-stop", f.no_saturation_stop,
+  app.add_option("--max-trials", f->request.max_trials, "Most trials to run [20]")->group("Search");
+  app.add_option("--min-value", f->min_value, "Lowest load to try [rate 0.01, concurrency 1]")->group("Search");
+  app.add_option("--max-value", f->max_value, "Highest load to try [rate 1e6, concurrency 65536]")->group("Search");
+  app.add_flag("--no-saturation-stop", f->no_saturation_stop,
                "Do not stop (or mark) trials whose queue grows without bound")
       ->group("Search");
-  AddClientRttFlag(app, &f.client_rtt_us);  // simulated systems only
-  AddDbFlags(app, &f.db,
+  AddClientRttFlag(app, &f->client_rtt_us);  // simulated systems only
+  AddDbFlags(app, &f->db,
              "every trial is stored as a point of one run, with its verdict and the search's decision, and the "
              "answer with the run",
              "search");
-  WorkloadFlags wf;
-  AddWorkloadFlags(app, &wf);
-  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  AddWorkloadFlags(app, wf);
+}
 
-  const bool live = app.count("--base-url") > 0;
+// The usage errors the flags show alone; "" when they fit together.
+std::string SearchUsageProblem(const CLI::App& app, bool live, const WorkloadFlags& wf, const SearchFlags& f) {
   if (!app.count("--model"))
-    return UsageError(kCmd, live ? "--model is required (the model name the server serves)"
-                                 : "--model is required (frontier simulate --list shows the catalog)");
+    return live ? "--model is required (the model name the server serves)"
+                : "--model is required (frontier simulate --list shows the catalog)";
   if (live) {
     for (const std::string& flag : SimSpecFlagNames())
       if (flag != "--model" && app.count(flag))
-        return UsageError(kCmd, flag + " describes a simulated system; leave it out with --base-url");
-    if (app.count("--client-rtt-us")) return UsageError(kCmd, "--client-rtt-us is for simulated systems");
+        return flag + " describes a simulated system; leave it out with --base-url";
+    if (app.count("--client-rtt-us")) return "--client-rtt-us is for simulated systems";
   } else {
     if (!app.count("--hardware"))
-      return UsageError(kCmd, "--hardware is required for a simulated system (or give --base-url for a live one)");
+      return "--hardware is required for a simulated system (or give --base-url for a live one)";
     for (const char* flag : {"--backend", "--endpoint", "--api-key", "--header", "--extra-body", "--usage",
                              "--insecure", "--timeout", "--connect-timeout", "--first-token-timeout", "--grace",
                              "--workers", "--vocab-size"})
-      if (app.count(flag)) return UsageError(kCmd, std::string(flag) + " is for a live server: give --base-url too");
+      if (app.count(flag)) return std::string(flag) + " is for a live server: give --base-url too";
   }
-  if (!wf.requests_jsonl.empty()) return UsageError(kCmd, "--requests-jsonl is per run; a search writes --result-json");
-  if (const std::string bad = CheckDbFlags(app, f.db); !bad.empty()) return UsageError(kCmd, bad);
+  if (!wf.requests_jsonl.empty()) return "--requests-jsonl is per run; a search writes --result-json";
+  return CheckDbFlags(app, f.db);
+}
 
-  Result<ResolvedWorkload> w = ResolveWorkload(wf);
-  if (!w.ok()) return Fail(kCmd, w.status());
+// Everything one search resolved before its first trial.
+struct SearchRun {
+  bool live = false;
+  std::string model;  // the served or catalogued model
+  ResolvedWorkload w;
   std::optional<sim::SimConfig> config;
   sim::SimulateOptions sim_options;
-  if (!live) {
-    Result<sim::SimConfig> c = sim::ResolveSimConfig(spec);
-    if (!c.ok()) return Fail(kCmd, c.status());
-    config = *c;
-    if (Status s = UseSimulatedSystem(*config, app.count("--num-gpus") > 0, &*w); !s.ok()) return Fail(kCmd, s);
-    Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
-    if (!rtt.ok()) return Fail(kCmd, rtt.status());
-    sim_options.client_rtt_ns = *rtt;
-    // Loaded once: every trial carries it into its result and stored point.
-    std::string note;
-    sim_options.band = BandOf(*config, spec.data_dir, &note);
-    if (!sim_options.band) std::fprintf(stderr, "frontier search: %s", BandLine(std::nullopt, note).c_str());
-  }
-  if (app.count("--target-qps"))
-    return UsageError(kCmd, "--target-qps is what the search finds; leave it out (--start sets the first rate)");
-  // Each trial sets its own target; the first one's lets the rules resolve.
-  if (!w->scenario)  // said here before the rules are resolved (ApplySearchRequest says it too)
-    return UsageError(kCmd, "say what a trial must meet: --scenario server|interactive (the highest valid QPS), or "
-                            "--slo / --min-interactivity (the best throughput per GPU)");
-  if (w->scenario->scenario) w->scenario->target_qps = f.request.start;
-  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), live ? spec.model : config->model.name);
-  if (!rules.ok()) return Fail(kCmd, rules.status());
-
   loadgen::SearchOptions o;
-  o.rules = **rules;
-  o.base = w->load;
+  std::vector<workload::RequestSpec> specs;
+  std::unique_ptr<loadgen::TrialRunner> runner;
+  std::unique_ptr<store::Store> db;
+  std::optional<sweep::SearchRecorder> recorder;
+};
+
+// The simulated system of a search that has no --base-url, with its band.
+Status ResolveSearchedSystem(const CLI::App& app, const sim::SimSpec& spec, const SearchFlags& f, SearchRun* s) {
+  FRONTIER_ASSIGN_OR_RETURN(sim::SimConfig config, sim::ResolveSimConfig(spec));
+  s->config = config;
+  FRONTIER_RETURN_IF_ERROR(UseSimulatedSystem(*s->config, app.count("--num-gpus") > 0, &s->w));
+  FRONTIER_ASSIGN_OR_RETURN(s->sim_options.client_rtt_ns, ClientRttNanos(f.client_rtt_us));
+  // Loaded once: every trial carries it into its result and stored point.
+  std::string note;
+  s->sim_options.band = BandOf(*s->config, spec.data_dir, &note);
+  if (!s->sim_options.band) std::fprintf(stderr, "frontier search: %s", BandLine(std::nullopt, note).c_str());
+  return Status::Ok();
+}
+
+// The rules every trial is judged by and the search's own settings.
+Status ResolveSearchOptions(const CLI::App& app, SearchFlags& f, const std::string& command_line, SearchRun* s) {
+  if (app.count("--target-qps"))
+    return InvalidArgument("--target-qps is what the search finds; leave it out (--start sets the first rate)");
+  // Each trial sets its own target; the first one's lets the rules resolve.
+  if (!s->w.scenario)  // said here before the rules are resolved (ApplySearchRequest says it too)
+    return InvalidArgument("say what a trial must meet: --scenario server|interactive (the highest valid QPS), or "
+                           "--slo / --min-interactivity (the best throughput per GPU)");
+  if (s->w.scenario->scenario) s->w.scenario->target_qps = f.request.start;
+  FRONTIER_ASSIGN_OR_RETURN(std::optional<loadgen::ScenarioRules> rules,
+                            ResolveScenarioRules(s->w, sim::DefaultDataDir(), s->model));
+  loadgen::SearchOptions& o = s->o;
+  o.rules = *rules;
+  o.base = s->w.load;
   if (app.count("--min-value")) f.request.min_value = f.min_value;
   if (app.count("--max-value")) f.request.max_value = f.max_value;
   f.request.saturation_stop = !f.no_saturation_stop;
   // The same checks as a plan's `search:` block.
-  if (Status s = loadgen::ApplySearchRequest(f.request, &o); !s.ok()) return UsageError(kCmd, s.message());
-  const bool server = o.goal == loadgen::SearchGoal::kMaxValidQps;
-  const bool rate = o.axis == loadgen::SearchAxis::kRate;
-  if (server) {
+  if (Status st = loadgen::ApplySearchRequest(f.request, &o); !st.ok()) return InvalidArgument(st.message());
+  if (o.goal == loadgen::SearchGoal::kMaxValidQps) {
     // Each trial's load comes from the scenario; the prompts are a pool reused cyclically.
-    UseScenarioPromptPool(o.rules, kUnboundedPrompts, &*w);
+    UseScenarioPromptPool(o.rules, kUnboundedPrompts, &s->w);
   }
-  o.point.summary = w->summary;
+  o.point.summary = s->w.summary;
   o.interrupt = &g_stop;
-  const std::string command_line = CommandLine(argc, argv);
   std::vector<std::string> own_flags = SimSpecFlagNames();
   own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
                                      "--max-value", "--no-saturation-stop", "--client-rtt-us", "--db",
                                      "--run-label"});
-  const std::map<std::string, std::string> given = GivenFlags(app, own_flags);
   o.point.command_line = command_line;
-  o.point.requested_settings = w->requested;
-  for (const auto& [k, v] : given) o.point.requested_settings[k] = v;
-  o.point.effective_settings = w->effective;
+  o.point.requested_settings = s->w.requested;
+  for (const auto& [k, v] : GivenFlags(app, own_flags)) o.point.requested_settings[k] = v;
+  o.point.effective_settings = s->w.effective;
+  return Status::Ok();
+}
 
+// The trial runner: a live server's, or the simulated system's.
+Status MakeRunner(const TargetFlags& tf, const std::string& command_line, SearchRun* s) {
   std::optional<loadgen::BenchOptions> bench;
-  if (live) {
-    auto b = ResolveTarget(tf, spec.model, *w);
-    if (!b.ok()) return Fail(kCmd, b.status());
-    bench = std::move(*b);
+  if (s->live) {
+    FRONTIER_ASSIGN_OR_RETURN(bench, ResolveTarget(tf, s->model, s->w));
     const std::string note =
-        loadgen::ResolveVocabulary(bench->client, tf.vocab_size, &w->dataset, &bench->effective_settings);
+        loadgen::ResolveVocabulary(bench->client, tf.vocab_size, &s->w.dataset, &bench->effective_settings);
     if (!note.empty()) std::fprintf(stderr, "frontier search: %s\n", note.c_str());
   }
-  if (w->sessions) return UsageError(kCmd, "the search takes single-turn workloads, not --dataset trace or multi-turn");
-  if (!w->tokenizer.empty())
-    return UsageError(kCmd, "--tokenizer is taken by bench and simulate; a search does not make its prompts from a "
-                            "tokenizer yet (leave it out)");
-  Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(w->dataset);
-  if (!specs.ok()) return Fail(kCmd, specs.status());
-  std::unique_ptr<loadgen::TrialRunner> runner;
-  if (live) {
+  if (s->w.sessions)
+    return InvalidArgument("the search takes single-turn workloads, not --dataset trace or multi-turn");
+  if (!s->w.tokenizer.empty())
+    return InvalidArgument("--tokenizer is taken by bench and simulate; a search does not make its prompts from a "
+                           "tokenizer yet (leave it out)");
+  FRONTIER_ASSIGN_OR_RETURN(s->specs, workload::LoadDataset(s->w.dataset));
+  if (s->live) {
     bench->command_line = command_line;
-    o.point.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
-    runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &*specs);
+    s->o.point.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
+    s->runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &s->specs);
   } else {
-    o.point.extra_result_fields["backend"] = "frontier-simulate";
-    o.point.extra_result_fields["model_id"] = config->model.name;
-    runner = std::make_unique<sim::SimTrialRunner>(*config, &*specs, sim_options);
+    s->o.point.extra_result_fields["backend"] = "frontier-simulate";
+    s->o.point.extra_result_fields["model_id"] = s->config->model.name;
+    s->runner = std::make_unique<sim::SimTrialRunner>(*s->config, &s->specs, s->sim_options);
   }
+  return Status::Ok();
+}
 
-  std::optional<sweep::SearchRecorder> recorder;
-  std::unique_ptr<store::Store> db;
-  if (!f.db.db.empty()) {
-    Result<std::unique_ptr<store::Store>> st = OpenResultsDb(kCmd, f.db.db);
-    if (!st.ok()) return Fail(kCmd, st.status());
-    db = std::move(*st);
-    store::RunInfo run;
-    run.sweep = f.db.run_label;
-    run.plan_text = command_line;
-    run.system = runner->Name();
-    run.source = live ? store::source::kMeasured : store::source::kSimulated;
-    run.config = o.point.effective_settings;
-    run.config["model"] = live ? spec.model : config->model.name;
-    // The keys the report and dashboard look prices and power up by, as a sweep's run has them.
-    run.config["gpus"] = std::to_string(o.point.summary.num_gpus);
-    if (!live) run.config["hardware"] = config->hardware.name;
-    run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
-    run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-    run.provenance = RunProvenance(command_line);
-    Result<sweep::SearchRecorder> started =
-        sweep::SearchRecorder::Start(*db, std::move(run), WorkloadName(w->dataset));
-    if (!started.ok()) return Fail(kCmd, started.status());
-    recorder.emplace(std::move(*started));
+// --db: the database opened and the search's run created before any trial.
+Status StartSearchRecorder(const DbFlags& flags, const std::string& command_line, SearchRun* s) {
+  if (flags.db.empty()) return Status::Ok();
+  FRONTIER_ASSIGN_OR_RETURN(s->db, OpenResultsDb(kCmd, flags.db));
+  const loadgen::SearchOptions& o = s->o;
+  store::RunInfo run;
+  run.sweep = flags.run_label;
+  run.plan_text = command_line;
+  run.system = s->runner->Name();
+  run.source = s->live ? store::source::kMeasured : store::source::kSimulated;
+  run.config = o.point.effective_settings;
+  run.config["model"] = s->model;
+  // The keys the report and dashboard look prices and power up by, as a sweep's run has them.
+  run.config["gpus"] = std::to_string(o.point.summary.num_gpus);
+  if (!s->live) run.config["hardware"] = s->config->hardware.name;
+  run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
+  run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
+  run.provenance = RunProvenance(command_line);
+  FRONTIER_ASSIGN_OR_RETURN(sweep::SearchRecorder recorder,
+                            sweep::SearchRecorder::Start(*s->db, std::move(run), WorkloadName(s->w.dataset)));
+  s->recorder.emplace(std::move(recorder));
+  return Status::Ok();
+}
+
+void PrintAnswer(const loadgen::SearchResult& result, const loadgen::SearchOptions& o) {
+  std::printf("%s after %zu trials\n", result.stop_reason.c_str(), result.trials.size());
+  if (!result.best) {
+    std::printf("no trial was valid\n");
+    return;
   }
+  const bool server = o.goal == loadgen::SearchGoal::kMaxValidQps;
+  const loadgen::Trial& b = result.trials[*result.best];
+  if (server) {
+    std::printf("max valid QPS: %.4g (trial %d): %.1f output tok/s, %.1f tok/s/GPU\n", b.value, b.index,
+                b.summary.output_throughput, b.summary.output_throughput_per_gpu);
+  } else {
+    std::printf("best throughput under the SLO: %.1f output tok/s/GPU at %s %.4g (trial %d), %.1f tok/s/user\n",
+                b.summary.output_throughput_per_gpu,
+                o.axis == loadgen::SearchAxis::kRate ? "request rate" : "concurrency", b.value, b.index,
+                b.summary.interactivity);
+  }
+  if (b.band) {
+    // How sure the answer is: the simulated throughput's range under the band.
+    const double tput = b.summary.output_throughput_per_gpu;
+    std::printf("prediction band: %s", b.band->Describe().c_str());
+    if (b.band->points > 0) std::printf(": %.1f to %.1f output tok/s/GPU", b.band->Lower(tput), b.band->Upper(tput));
+    std::printf("\n");
+    if (!b.band->flags.empty()) std::printf("extrapolates: %s\n", b.band->FlagsText().c_str());
+  }
+  loadgen::ScenarioRules best_rules = o.rules;
+  if (server) best_rules.target_qps = b.value;
+  std::printf("%s", loadgen::FormatVerdict(b.verdict, best_rules).c_str());
+}
 
+// Runs the trials, each printed, stored and written as it ends.
+Result<loadgen::SearchResult> RunTrials(SearchRun& s) {
+  const loadgen::SearchOptions& o = s.o;
+  const bool server = o.goal == loadgen::SearchGoal::kMaxValidQps;
   std::printf("search: %s, %s over %s, on %s\n", loadgen::SearchGoalName(o.goal),
               server ? (std::string(loadgen::ScenarioName(*o.rules.scenario)) +
                         (o.rules.benchmark.empty() ? "" : " (" + o.rules.benchmark + ")"))
                            .c_str()
                      : "SLO",
-              loadgen::SearchAxisName(o.axis), runner->Name().c_str());
+              loadgen::SearchAxisName(o.axis), s.runner->Name().c_str());
   std::fflush(stdout);
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
     std::printf("%s\n", Row(t, o.axis).c_str());
     std::fflush(stdout);
-    if (recorder) FRONTIER_RETURN_IF_ERROR(recorder->Record(t, so_far, o, runner->Name()));
-    if (w->result_json.empty()) return Status::Ok();
-    return WriteFileAtomically(w->result_json, loadgen::SearchResultJson(so_far, o, runner->Name()).dump(2) + "\n");
+    if (s.recorder) FRONTIER_RETURN_IF_ERROR(s.recorder->Record(t, so_far, o, s.runner->Name()));
+    if (s.w.result_json.empty()) return Status::Ok();
+    return WriteFileAtomically(s.w.result_json, loadgen::SearchResultJson(so_far, o, s.runner->Name()).dump(2) + "\n");
   };
   std::signal(SIGINT, OnSearchSigint);
-  Result<loadgen::SearchResult> result = loadgen::Search(*runner, o, on_trial);
+  Result<loadgen::SearchResult> result = loadgen::Search(*s.runner, o, on_trial);
   std::signal(SIGINT, SIG_DFL);
-  if (!result.ok()) return Fail(kCmd, result.status());
+  return result;
+}
 
-  std::printf("%s after %zu trials\n", result->stop_reason.c_str(), result->trials.size());
-  if (!result->best) {
-    std::printf("no trial was valid\n");
-  } else {
-    const loadgen::Trial& b = result->trials[*result->best];
-    if (o.goal == loadgen::SearchGoal::kMaxValidQps) {
-      std::printf("max valid QPS: %.4g (trial %d): %.1f output tok/s, %.1f tok/s/GPU\n", b.value, b.index,
-                  b.summary.output_throughput, b.summary.output_throughput_per_gpu);
-    } else {
-      std::printf("best throughput under the SLO: %.1f output tok/s/GPU at %s %.4g (trial %d), %.1f tok/s/user\n",
-                  b.summary.output_throughput_per_gpu, rate ? "request rate" : "concurrency", b.value, b.index,
-                  b.summary.interactivity);
-    }
-    if (b.band) {
-      // How sure the answer is: the simulated throughput's range under the band.
-      const double tput = b.summary.output_throughput_per_gpu;
-      std::printf("prediction band: %s", b.band->Describe().c_str());
-      if (b.band->points > 0)
-        std::printf(": %.1f to %.1f output tok/s/GPU", b.band->Lower(tput), b.band->Upper(tput));
-      std::printf("\n");
-      if (!b.band->flags.empty()) std::printf("extrapolates: %s\n", b.band->FlagsText().c_str());
-    }
-    loadgen::ScenarioRules best_rules = o.rules;
-    if (server) best_rules.target_qps = b.value;
-    std::printf("%s", loadgen::FormatVerdict(b.verdict, best_rules).c_str());
+int RunSearch(int argc, char** argv) {
+  CLI::App app{"Find the highest valid Server QPS (--scenario) or the best throughput per GPU under an SLO "
+               "(--slo, --min-interactivity), on a simulated system or a live server (--base-url)",
+               kCmd};
+  sim::SimSpec spec;
+  TargetFlags tf;
+  SearchFlags f;
+  WorkloadFlags wf;
+  AddSearchFlags(app, &spec, &tf, &f, &wf);
+  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  SearchRun s;
+  s.live = app.count("--base-url") > 0;
+  if (const std::string bad = SearchUsageProblem(app, s.live, wf, f); !bad.empty()) return UsageError(kCmd, bad);
+  Result<ResolvedWorkload> w = ResolveWorkload(wf);
+  if (!w.ok()) return Fail(kCmd, w.status());
+  s.w = std::move(*w);
+  s.model = spec.model;
+  if (!s.live) {
+    if (Status st = ResolveSearchedSystem(app, spec, f, &s); !st.ok()) return Fail(kCmd, st);
+    s.model = s.config->model.name;
   }
-  if (!w->result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", w->result_json.c_str());
-  if (recorder) {
+  const std::string command_line = CommandLine(argc, argv);
+  if (Status st = ResolveSearchOptions(app, f, command_line, &s); !st.ok()) return Fail(kCmd, st);
+  if (Status st = MakeRunner(tf, command_line, &s); !st.ok()) return Fail(kCmd, st);
+  if (Status st = StartSearchRecorder(f.db, command_line, &s); !st.ok()) return Fail(kCmd, st);
+  Result<loadgen::SearchResult> result = RunTrials(s);
+  if (!result.ok()) return Fail(kCmd, result.status());
+  PrintAnswer(*result, s.o);
+  if (!s.w.result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", s.w.result_json.c_str());
+  if (s.recorder) {
     std::fprintf(stderr, "frontier search: stored %zu trials as run %s in %s\n", result->trials.size(),
-                 recorder->run().Label().c_str(), RedactUrl(f.db.db).c_str());
+                 s.recorder->run().Label().c_str(), RedactUrl(f.db.db).c_str());
   }
   return result->stop_reason == "interrupted" ? 130 : 0;
 }

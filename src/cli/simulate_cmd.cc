@@ -64,15 +64,6 @@ Result<std::vector<int64_t>> ParseList(const std::string& text) {
   return out;
 }
 
-// "out.json" -> "out.c16.json" for one point of a sweep.
-std::string PointPath(const std::string& path, int64_t c) {
-  const size_t dot = path.rfind('.');
-  const size_t slash = path.rfind('/');
-  const std::string tag = ".c" + std::to_string(c);
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
-  return path.substr(0, dot) + tag + path.substr(dot);
-}
-
 std::string Fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -213,239 +204,214 @@ int BestDeployment(const sim::SimSpec& spec, const std::vector<workload::Request
   return 0;
 }
 
-int RunSimulate(int argc, char** argv) {
-  CLI::App app{"Predict a serving benchmark of a catalogued model on catalogued hardware", kCmd};
-  SimFlags f;
-  WorkloadFlags wf;
-  sim::SimSpec spec;
-  AddSimSpecFlags(app, &spec);
-  app.add_option("--concurrency", f.concurrency, "Sweep: comma-separated max concurrencies, one run each (open sessions, for a session workload)")->group("Load");
-  AddClientRttFlag(app, &f.client_rtt_us);
-  app.add_option("--max-requests", f.max_requests,
+void AddSimulateFlags(CLI::App& app, SimFlags* f, sim::SimSpec* spec, WorkloadFlags* wf, DbFlags* db) {
+  AddSimSpecFlags(app, spec);
+  app.add_option("--concurrency", f->concurrency, "Sweep: comma-separated max concurrencies, one run each (open sessions, for a session workload)")->group("Load");
+  AddClientRttFlag(app, &f->client_rtt_us);
+  app.add_option("--max-requests", f->max_requests,
                  "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
                  "[10000000]")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
       ->group("Load");
-  app.add_option("--max-memory-mb", f.max_memory_mb,
+  app.add_option("--max-memory-mb", f->max_memory_mb,
                  "Bound on the memory of one run's request records (about 16 bytes per output token); a run "
                  "that reaches it fails [1024]")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
       ->group("Load");
-  app.add_flag("--explain", f.explain, "Print where a step's time goes and what bounds it")->group("Output");
-  app.add_flag("--list", f.list, "List the catalogued models, hardware and stack versions, then exit")->group("Output");
-  app.add_flag("--best-deployment", f.best_deployment,
+  app.add_flag("--explain", f->explain, "Print where a step's time goes and what bounds it")->group("Output");
+  app.add_flag("--list", f->list, "List the catalogued models, hardware and stack versions, then exit")->group("Output");
+  app.add_flag("--best-deployment", f->best_deployment,
                "With --concurrency and --gpus: sweep every layout of the GPUs (TP, DP, EP, attention DP) and print "
                "the best deployment at each interactivity")
       ->group("Load");
-  app.add_flag("--search-disagg", f.search_disagg,
+  app.add_flag("--search-disagg", f->search_disagg,
                "With --best-deployment: also try disaggregated prefill / decode splits")
       ->group("Load");
-  AddWorkloadFlags(app, &wf);
-  DbFlags db;
-  AddDbFlags(app, &db,
+  AddWorkloadFlags(app, wf);
+  AddDbFlags(app, db,
              "the simulated points are stored as one run, each point when it ends: summary, verdict (with "
              "--scenario or --slo), per-request rows and series, source simulated",
              "simulate");
-  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (const std::string bad = CheckDbFlags(app, db); !bad.empty()) return UsageError(kCmd, bad);
+}
+
+// The usage errors the flags show alone; "" when they fit together.
+std::string SimulateUsageProblem(const CLI::App& app, const SimFlags& f, const sim::SimSpec& spec, const DbFlags& db) {
+  if (std::string bad = CheckDbFlags(app, db); !bad.empty()) return bad;
   if (!db.db.empty() && (f.list || f.best_deployment))
-    return UsageError(kCmd, std::string("--db stores simulated points; ") +
-                                (f.list ? "--list simulates none"
-                                        : "--best-deployment compares layouts without storing them"));
-  if (f.list) {
-    PrintCatalogs(sim::DefaultDataDir());
-    return 0;
-  }
-  if (!app.count("--model")) return UsageError(kCmd, "--model is required (frontier simulate --list shows the catalog)");
-  if (!app.count("--hardware"))
-    return UsageError(kCmd, "--hardware is required (frontier simulate --list shows the catalog)");
-  Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us);
-  if (!rtt.ok()) return UsageError(kCmd, rtt.status().message());
-  sim::SimulateOptions sim_options;
-  sim_options.client_rtt_ns = *rtt;
-  sim_options.max_requests = f.max_requests;
-  sim_options.max_memory_bytes = f.max_memory_mb << 20;
+    return std::string("--db stores simulated points; ") +
+           (f.list ? "--list simulates none" : "--best-deployment compares layouts without storing them");
+  if (f.list) return "";
+  if (!app.count("--model")) return "--model is required (frontier simulate --list shows the catalog)";
+  if (!app.count("--hardware")) return "--hardware is required (frontier simulate --list shows the catalog)";
+  if (Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us); !rtt.ok()) return rtt.status().message();
+  if (!f.best_deployment) return "";
+  // Every layout is resolved by the search; the one the flags name need not fit.
+  if (spec.gpus < 1) return "--best-deployment needs --gpus (the GPUs to lay out)";
+  if (app.count("--tp") || app.count("--dp") || app.count("--ep") || spec.attention_dp || spec.disaggregated())
+    return "--best-deployment tries every layout itself: leave out --tp, --dp, --ep, --attention-dp and the pool "
+           "flags";
+  return "";
+}
 
-  if (f.best_deployment) {
-    // Every layout is resolved by the search; the one the flags name need not fit.
-    if (spec.gpus < 1) return UsageError(kCmd, "--best-deployment needs --gpus (the GPUs to lay out)");
-    if (app.count("--tp") || app.count("--dp") || app.count("--ep") || spec.attention_dp || spec.disaggregated())
-      return UsageError(kCmd, "--best-deployment tries every layout itself: leave out --tp, --dp, --ep, "
-                              "--attention-dp and the pool flags");
-  }
+// The deployment the flags name; for --best-deployment, a stand-in when it
+// does not fit (the workload's vocabulary and the GPU count; not simulated).
+Result<sim::SimConfig> ResolveDeployment(const sim::SimSpec& spec, bool best_deployment) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(spec);
-  if (!config.ok() && f.best_deployment) {
-    // Stand-in for the workload's vocabulary and the GPU count; not simulated.
-    Result<sim::ModelSpec> model = sim::LoadModel(spec.model, spec.data_dir.empty() ? sim::DefaultDataDir() : spec.data_dir);
-    if (!model.ok()) return Fail(kCmd, model.status());
-    sim::SimConfig stand_in;
-    stand_in.model = *model;
-    stand_in.gpus = spec.gpus;
-    config = stand_in;
-  }
-  if (!config.ok()) return Fail(kCmd, config.status());
+  if (config.ok() || !best_deployment) return config;
+  FRONTIER_ASSIGN_OR_RETURN(sim::ModelSpec model,
+                            sim::LoadModel(spec.model, spec.data_dir.empty() ? sim::DefaultDataDir() : spec.data_dir));
+  sim::SimConfig stand_in;
+  stand_in.model = model;
+  stand_in.gpus = spec.gpus;
+  return stand_in;
+}
 
-  Result<ResolvedWorkload> w = ResolveWorkload(wf);
-  if (!w.ok()) return Fail(kCmd, w.status());
-  auto rules = ResolveScenarioRules(*w, sim::DefaultDataDir(), config->model.name);
-  if (!rules.ok()) return Fail(kCmd, rules.status());
-  if (*rules) {
-    if (!f.concurrency.empty())
-      return UsageError(kCmd, "--concurrency runs a sweep; judge one point at a time, or use frontier search");
-    if (Status s = ApplyScenarioLoad(**rules, &*w); !s.ok()) return Fail(kCmd, s);
+// --concurrency's levels (none without it), with the dataset drawn large
+// enough for the largest; the usage errors of a sweep.
+Result<std::vector<int64_t>> ResolveLevels(const CLI::App& app, const SimFlags& f, ResolvedWorkload* w) {
+  if (f.concurrency.empty()) {
+    if (f.best_deployment) return InvalidArgument("--best-deployment sweeps: give --concurrency 1,2,4,...");
+    return std::vector<int64_t>{};
   }
-  if (Status s = UseSimulatedSystem(*config, app.count("--num-gpus") > 0, &*w); !s.ok()) return Fail(kCmd, s);
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<int64_t> levels, ParseList(f.concurrency));
+  if (app.count("--max-concurrency"))
+    return InvalidArgument("--concurrency runs one point per value; leave out --max-concurrency");
+  if (app.count("--duration"))
+    return InvalidArgument("--concurrency sizes each point by requests (at least 4x the concurrency); leave out "
+                           "--duration");
+  // Each point sends at least 4x its concurrency (sessions, for a session
+  // workload): draw enough for the largest. A trace is read whole and its
+  // sessions reused cyclically.
+  const int64_t most = sim::SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
+  if (w->dataset.kind != workload::DatasetKind::kTrace)
+    w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
+  return levels;
+}
+
+// --max-num-seqs auto for one point: the cap raised to the offered
+// concurrency (a sweep raises it per point itself).
+Status ApplyMaxNumSeqsAuto(const SimFlags& f, const ResolvedWorkload& w, sim::SimConfig* config) {
+  if (!f.concurrency.empty()) return Status::Ok();
+  if (!w.load.max_concurrency)
+    return InvalidArgument("--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
+                           "--max-concurrency, or a number");
+  FRONTIER_ASSIGN_OR_RETURN(
+      *config, sim::WithMaxNumSeqs(*config, static_cast<int>((*w.load.max_concurrency + config->dp - 1) / config->dp)));
+  return Status::Ok();
+}
+
+// The stored run of `simulate --db`: the simulated system and its workload.
+store::RunInfo SimulatedRun(const sim::SimConfig& c, const ResolvedWorkload& w, const std::string& command_line) {
+  store::RunInfo run;
+  run.plan_text = command_line;
+  run.system = "simulated " + c.model.name + " on " + std::to_string(c.gpus) + "x " + c.hardware.name;
+  run.source = store::source::kSimulated;
+  run.config = w.effective;
+  run.config["kind"] = "simulated";
+  run.config["model"] = c.model.name;
+  run.config["hardware"] = c.hardware.name;
+  run.config["gpus"] = std::to_string(c.gpus);
+  run.config["tp"] = std::to_string(c.tp);
+  run.config["ep"] = std::to_string(c.ep);
+  run.config["dp"] = std::to_string(c.dp);
+  run.config["precision"] = sim::PrecisionName(c.precision);
+  run.config["kv_precision"] = sim::PrecisionName(c.kv_precision);
+  run.config["stack"] = c.stack.id();
+  return run;
+}
+
+// Everything one invocation resolved before it simulates.
+struct Simulation {
+  SimFlags f;
+  sim::SimSpec spec;
+  DbFlags db;
+  sim::SimConfig config;
+  ResolvedWorkload w;
+  std::optional<loadgen::ScenarioRules> rules;
   std::vector<int64_t> levels;
-  if (!f.concurrency.empty()) {
-    Result<std::vector<int64_t>> parsed = ParseList(f.concurrency);
-    if (!parsed.ok()) return Fail(kCmd, parsed.status());
-    levels = *parsed;
-    if (app.count("--max-concurrency"))
-      return UsageError(kCmd, "--concurrency runs one point per value; leave out --max-concurrency");
-    if (app.count("--duration"))
-      return UsageError(kCmd, "--concurrency sizes each point by requests (at least 4x the concurrency); leave out "
-                              "--duration");
-    // Each point sends at least 4x its concurrency (sessions, for a session
-    // workload): draw enough for the largest. A trace is read whole and its
-    // sessions reused cyclically.
-    const int64_t most = sim::SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
-    if (w->dataset.kind != workload::DatasetKind::kTrace)
-      w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
-  } else if (f.best_deployment) {
-    return UsageError(kCmd, "--best-deployment sweeps: give --concurrency 1,2,4,...");
-  }
-  if (spec.max_num_seqs_auto) {
-    if (!f.concurrency.empty()) {
-      // Raised per point by the sweep.
-    } else if (w->load.max_concurrency) {
-      Result<sim::SimConfig> raised = sim::WithMaxNumSeqs(
-          *config, static_cast<int>((*w->load.max_concurrency + config->dp - 1) / config->dp));
-      if (!raised.ok()) return Fail(kCmd, raised.status());
-      *config = *raised;
-    } else {
-      return UsageError(kCmd, "--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
-                              "--max-concurrency, or a number");
-    }
-  }
-  if (w->sessions && f.best_deployment)
-    return UsageError(kCmd, "--best-deployment searches single-turn workloads; sweep a session workload with "
-                            "--concurrency (it counts open sessions)");
-  Result<PreparedWorkload> prepared = PrepareWorkload(&*w);
-  if (!prepared.ok()) return Fail(kCmd, prepared.status());
-  const std::vector<workload::RequestSpec>* requests = &prepared->specs;
+  PreparedWorkload prepared;
+  sim::SimulateOptions sim_options;
+  loadgen::PointOptions point;
+  std::optional<sweep::PointRecorder> recorder;
 
-  std::map<std::string, std::string> requested = w->requested;
-  {
-    std::vector<std::string> flags = SimSpecFlagNames();
-    flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
-    for (const auto& [k, v] : GivenFlags(app, flags)) requested[k] = v;
-  }
-  loadgen::PointOptions point = SimPointOptions(*w, *config, requested, CommandLine(argc, argv));
-  if (prepared->sessions) point.sessions = &*prepared->sessions;
-  point.ideal_block_tokens = w->ideal_block_tokens;
-
-  // The database is opened, and the run created, before anything is
-  // simulated: a database that cannot be written fails now.
-  std::optional<PointRecorder> recorder;
-  if (!db.db.empty() && !f.best_deployment) {
-    const sim::SimConfig& c = *config;
-    store::RunInfo run;
-    run.plan_text = point.command_line;
-    run.system = "simulated " + c.model.name + " on " + std::to_string(c.gpus) + "x " + c.hardware.name;
-    run.source = store::source::kSimulated;
-    run.config = w->effective;
-    run.config["kind"] = "simulated";
-    run.config["model"] = c.model.name;
-    run.config["hardware"] = c.hardware.name;
-    run.config["gpus"] = std::to_string(c.gpus);
-    run.config["tp"] = std::to_string(c.tp);
-    run.config["ep"] = std::to_string(c.ep);
-    run.config["dp"] = std::to_string(c.dp);
-    run.config["precision"] = sim::PrecisionName(c.precision);
-    run.config["kv_precision"] = sim::PrecisionName(c.kv_precision);
-    run.config["stack"] = c.stack.id();
-    auto started = PointRecorder::Start(kCmd, db, std::move(run));
-    if (!started.ok()) return Fail(kCmd, started.status());
-    recorder.emplace(std::move(*started));
-  }
-  const std::string workload_name = WorkloadName(w->dataset);
-  auto stored_note = [&] {
+  void StoredNote() const {
     if (recorder)
       std::cerr << "frontier simulate: stored " << recorder->stored() << " point(s) as run "
                 << recorder->run().Label() << " in " << RedactUrl(db.db) << "\n";
-  };
-
-  if (!f.best_deployment) {
-    PrintConfig(*config);
-    // How sure the prediction is: loaded once, printed here, and carried by
-    // every point into its result JSON and stored record.
-    std::string note;
-    sim_options.band = BandOf(*config, spec.data_dir, &note);
-    std::printf("%s", BandLine(sim_options.band, note).c_str());
   }
-  if (f.concurrency.empty()) {
-    if (*rules) point.rules = **rules;
-    sim::SimTarget target(*config, sim_options);
-    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, *requests, w->load, point, nullptr, &target.stop());
-    if (!out.ok()) {
-      if (recorder) (void)recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
-      return Fail(kCmd, out.status());
-    }
-    if (recorder) {
-      const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, **rules).dump() : "";
-      if (Status st = recorder->Record(workload_name, w->load, out->run, out->summary, verdict); !st.ok())
-        return Fail(kCmd, st);
-      stored_note();
-    }
-    PrintSummary(out->run, out->summary);
-    if (const sim::SimulationStats st = target.stats(); st.prefix_queries > 0)
-      std::printf("prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
-                  static_cast<long long>(st.prefix_hits), static_cast<long long>(st.prefix_queries),
-                  st.prefix_hit_rate() * 100, static_cast<long long>(st.evicted_blocks));
-    if (f.explain) PrintExplain(*config, target.stats());
-    if (out->verdict) std::printf("%s", loadgen::FormatVerdict(*out->verdict, **rules).c_str());
-    return out->summary.completed == 0 ? AllFailed(out->run, "") : 0;
+};
+
+// The workload, scenario, levels and requests of `s`, after the flags.
+Status ResolveSimulatedWorkload(const CLI::App& app, const WorkloadFlags& wf, Simulation* s) {
+  FRONTIER_ASSIGN_OR_RETURN(s->w, ResolveWorkload(wf));
+  FRONTIER_ASSIGN_OR_RETURN(s->rules, ResolveScenarioRules(s->w, sim::DefaultDataDir(), s->config.model.name));
+  if (s->rules) {
+    if (!s->f.concurrency.empty())
+      return InvalidArgument("--concurrency runs a sweep; judge one point at a time, or use frontier search");
+    FRONTIER_RETURN_IF_ERROR(ApplyScenarioLoad(*s->rules, &s->w));
   }
+  FRONTIER_RETURN_IF_ERROR(UseSimulatedSystem(s->config, app.count("--num-gpus") > 0, &s->w));
+  FRONTIER_ASSIGN_OR_RETURN(s->levels, ResolveLevels(app, s->f, &s->w));
+  if (s->spec.max_num_seqs_auto) FRONTIER_RETURN_IF_ERROR(ApplyMaxNumSeqsAuto(s->f, s->w, &s->config));
+  if (s->w.sessions && s->f.best_deployment)
+    return InvalidArgument("--best-deployment searches single-turn workloads; sweep a session workload with "
+                           "--concurrency (it counts open sessions)");
+  FRONTIER_ASSIGN_OR_RETURN(s->prepared, PrepareWorkload(&s->w));
+  return Status::Ok();
+}
 
-  metrics::SummaryOptions so = w->summary;
-  for (double p : {50.0, 99.0})
-    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
-  sim::SweepOptions sweep(sim_options);
-  sweep.max_num_seqs_auto = spec.max_num_seqs_auto;
-  if (prepared->sessions) sweep.sessions = &*prepared->sessions;  // concurrency counts open sessions
-  sweep.ideal_block_tokens = w->ideal_block_tokens;
-  if (f.best_deployment) return BestDeployment(spec, *requests, *w, levels, so, sweep, f.search_disagg);
+// The point options every point of the invocation shares; the database is
+// opened, and the run created, before anything is simulated: a database that
+// cannot be written fails now.
+Status StartPoints(const CLI::App& app, const std::string& command_line, Simulation* s) {
+  std::map<std::string, std::string> requested = s->w.requested;
+  std::vector<std::string> flags = SimSpecFlagNames();
+  flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
+  for (const auto& [k, v] : GivenFlags(app, flags)) requested[k] = v;
+  s->point = SimPointOptions(s->w, s->config, requested, command_line);
+  if (s->prepared.sessions) s->point.sessions = &*s->prepared.sessions;
+  s->point.ideal_block_tokens = s->w.ideal_block_tokens;
+  if (s->db.db.empty() || s->f.best_deployment) return Status::Ok();
+  FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
+                            StartPointRecorder(kCmd, s->db, SimulatedRun(s->config, s->w, s->point.command_line)));
+  s->recorder.emplace(std::move(recorder));
+  return Status::Ok();
+}
 
+// One point (no --concurrency): run, store, print.
+int SimulateOnePoint(Simulation& s) {
+  if (s.rules) s.point.rules = *s.rules;
+  sim::SimTarget target(s.config, s.sim_options);
+  Result<loadgen::PointOutcome> out =
+      loadgen::RunPoint(target, s.prepared.specs, s.w.load, s.point, nullptr, &target.stop());
+  if (!out.ok()) {
+    if (s.recorder) (void)s.recorder->MarkBroken(out.status().message());  // the run's failure is the error shown
+    return Fail(kCmd, out.status());
+  }
+  if (s.recorder) {
+    const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, *s.rules).dump() : "";
+    if (Status st = s.recorder->Record(WorkloadName(s.w.dataset), s.w.load, out->run, out->summary, verdict);
+        !st.ok())
+      return Fail(kCmd, st);
+    s.StoredNote();
+  }
+  PrintSummary(out->run, out->summary);
+  if (const sim::SimulationStats st = target.stats(); st.prefix_queries > 0)
+    std::printf("prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
+                static_cast<long long>(st.prefix_hits), static_cast<long long>(st.prefix_queries),
+                st.prefix_hit_rate() * 100, static_cast<long long>(st.evicted_blocks));
+  if (s.f.explain) PrintExplain(s.config, target.stats());
+  if (out->verdict) std::printf("%s", loadgen::FormatVerdict(*out->verdict, *s.rules).c_str());
+  return out->summary.completed == 0 ? AllFailed(out->run, "") : 0;
+}
+
+void PrintSweepHeader() {
   std::printf("%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",
               "tok/s/GPU", "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99",
               "pareto");
-  std::string failed_points;  // the reasons of points where every request failed
-  auto on_point = [&](const sim::SweepPoint& p, const RunResult& run) -> Status {
-    if (p.summary.completed == 0)
-      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
-    loadgen::PointOptions at = point;
-    at.result_json = w->result_json.empty() ? "" : PointPath(w->result_json, p.concurrency);
-    at.requests_jsonl = w->requests_jsonl.empty() ? "" : PointPath(w->requests_jsonl, p.concurrency);
-    loadgen::PointOutcome out{run, p.summary, std::nullopt};
-    out.run.start_time_utc.clear();
-    loadgen::StampProvenance(at, config->model.name, &out.run);  // the target's part is in already
-    workload::LoadOptions load = w->load;
-    load.max_concurrency = p.concurrency;
-    load.num_prompts = p.num_prompts;
-    FRONTIER_RETURN_IF_ERROR(loadgen::WritePointFiles(at, load, out, /*with_requests=*/true));
-    // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
-    if (recorder) FRONTIER_RETURN_IF_ERROR(recorder->Record(workload_name, load, out.run, out.summary, ""));
-    return Status::Ok();
-  };
-  Result<std::vector<sim::SweepPoint>> swept =
-      sim::SweepConcurrency(*config, *requests, w->load, levels, so, sweep, on_point);
-  if (!swept.ok()) {
-    if (recorder) (void)recorder->MarkBroken(swept.status().message());  // the points before it stay stored
-    stored_note();
-    return Fail(kCmd, swept.status());
-  }
-  stored_note();
-  const std::vector<sim::SweepPoint>& points = *swept;
+}
+
+void PrintSweepTable(const std::vector<sim::SweepPoint>& points) {
   bool any_capped = false;
   for (const auto& p : points) {
     const auto& s = p.summary;
@@ -461,24 +427,92 @@ int RunSimulate(int argc, char** argv) {
     std::printf("(capped = the engine runs at most %lld sequences (max_num_seqs x dp); the rest of the concurrency "
                 "queues: --max-num-seqs auto raises the cap to each value)\n",
                 static_cast<long long>(points.front().max_running));
+}
+
+void PrintSweepExplain(const sim::SimConfig& config, const std::vector<sim::SweepPoint>& points) {
+  const sim::StepModel model(config);
+  for (const auto& p : points) {
+    const auto& shape = p.stats.busiest_decode;
+    if (shape.tokens() == 0) continue;
+    const sim::StepCost cost = model.Cost(shape);
+    std::printf("conc %lld: largest decode step %lld seqs, %.2f ms, %s-bound (compute %.0f%%, memory %.0f%%, "
+                "communication %.0f%%, overhead %.0f%%)\n",
+                static_cast<long long>(p.concurrency), static_cast<long long>(shape.decode_seqs), cost.time_s * 1e3,
+                sim::ResourceName(cost.bound), 100 * cost.compute_s / cost.time_s, 100 * cost.memory_s / cost.time_s,
+                100 * cost.comm_s / cost.time_s, 100 * cost.overhead_s / cost.time_s);
+  }
+}
+
+// --concurrency: one point per level (or --best-deployment's search over layouts).
+int SimulateSweep(Simulation& s) {
+  metrics::SummaryOptions so = s.w.summary;
+  for (double p : {50.0, 99.0})
+    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
+  sim::SweepOptions sweep(s.sim_options);
+  sweep.max_num_seqs_auto = s.spec.max_num_seqs_auto;
+  if (s.prepared.sessions) sweep.sessions = &*s.prepared.sessions;  // concurrency counts open sessions
+  sweep.ideal_block_tokens = s.w.ideal_block_tokens;
+  if (s.f.best_deployment)
+    return BestDeployment(s.spec, s.prepared.specs, s.w, s.levels, so, sweep, s.f.search_disagg);
+  PrintSweepHeader();
+  std::string failed_points;  // the reasons of points where every request failed
+  const std::string workload_name = WorkloadName(s.w.dataset);
+  auto on_point = [&](const sim::SweepPoint& p, const RunResult& run) -> Status {
+    if (p.summary.completed == 0)
+      failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
+    FRONTIER_ASSIGN_OR_RETURN(sim::SweepPointRecord r,
+                              sim::WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
+    // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
+    if (s.recorder)
+      FRONTIER_RETURN_IF_ERROR(s.recorder->Record(workload_name, r.load, r.outcome.run, r.outcome.summary, ""));
+    return Status::Ok();
+  };
+  Result<std::vector<sim::SweepPoint>> swept =
+      sim::SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, so, sweep, on_point);
+  if (!swept.ok()) {
+    if (s.recorder) (void)s.recorder->MarkBroken(swept.status().message());  // the points before it stay stored
+    s.StoredNote();
+    return Fail(kCmd, swept.status());
+  }
+  s.StoredNote();
+  PrintSweepTable(*swept);
   if (!failed_points.empty()) {
     std::fflush(stdout);
     std::cerr << "frontier simulate: every request of a point failed:\n" << failed_points;
   }
-  if (f.explain) {
-    const sim::StepModel model(*config);
-    for (const auto& p : points) {
-      const auto& shape = p.stats.busiest_decode;
-      if (shape.tokens() == 0) continue;
-      const sim::StepCost cost = model.Cost(shape);
-      std::printf("conc %lld: largest decode step %lld seqs, %.2f ms, %s-bound (compute %.0f%%, memory %.0f%%, "
-                  "communication %.0f%%, overhead %.0f%%)\n",
-                  static_cast<long long>(p.concurrency), static_cast<long long>(shape.decode_seqs), cost.time_s * 1e3,
-                  sim::ResourceName(cost.bound), 100 * cost.compute_s / cost.time_s, 100 * cost.memory_s / cost.time_s,
-                  100 * cost.comm_s / cost.time_s, 100 * cost.overhead_s / cost.time_s);
-    }
-  }
+  if (s.f.explain) PrintSweepExplain(s.config, *swept);
   return failed_points.empty() ? 0 : 1;
+}
+
+int RunSimulate(int argc, char** argv) {
+  CLI::App app{"Predict a serving benchmark of a catalogued model on catalogued hardware", kCmd};
+  Simulation s;
+  WorkloadFlags wf;
+  AddSimulateFlags(app, &s.f, &s.spec, &wf, &s.db);
+  if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
+  if (const std::string bad = SimulateUsageProblem(app, s.f, s.spec, s.db); !bad.empty())
+    return UsageError(kCmd, bad);
+  if (s.f.list) {
+    PrintCatalogs(sim::DefaultDataDir());
+    return 0;
+  }
+  s.sim_options.client_rtt_ns = *ClientRttNanos(s.f.client_rtt_us);
+  s.sim_options.max_requests = s.f.max_requests;
+  s.sim_options.max_memory_bytes = s.f.max_memory_mb << 20;
+  Result<sim::SimConfig> config = ResolveDeployment(s.spec, s.f.best_deployment);
+  if (!config.ok()) return Fail(kCmd, config.status());
+  s.config = *config;
+  if (Status st = ResolveSimulatedWorkload(app, wf, &s); !st.ok()) return Fail(kCmd, st);
+  if (Status st = StartPoints(app, CommandLine(argc, argv), &s); !st.ok()) return Fail(kCmd, st);
+  if (!s.f.best_deployment) {
+    PrintConfig(s.config);
+    // How sure the prediction is: loaded once, printed here, and carried by
+    // every point into its result JSON and stored record.
+    std::string note;
+    s.sim_options.band = BandOf(s.config, s.spec.data_dir, &note);
+    std::printf("%s", BandLine(s.sim_options.band, note).c_str());
+  }
+  return s.f.concurrency.empty() ? SimulateOnePoint(s) : SimulateSweep(s);
 }
 
 }  // namespace

@@ -181,4 +181,27 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
   return points;
 }
 
+std::string SweepPointPath(const std::string& path, int64_t concurrency) {
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  const std::string tag = ".c" + std::to_string(concurrency);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
+  return path.substr(0, dot) + tag + path.substr(dot);
+}
+
+Result<SweepPointRecord> WriteSweepPointFiles(const loadgen::PointOptions& base, const std::string& served_model,
+                                              const workload::LoadOptions& load, const SweepPoint& p,
+                                              const RunResult& run) {
+  loadgen::PointOptions at = base;
+  at.result_json = base.result_json.empty() ? "" : SweepPointPath(base.result_json, p.concurrency);
+  at.requests_jsonl = base.requests_jsonl.empty() ? "" : SweepPointPath(base.requests_jsonl, p.concurrency);
+  SweepPointRecord r{load, loadgen::PointOutcome{run, p.summary, std::nullopt}};
+  r.outcome.run.start_time_utc.clear();
+  loadgen::StampProvenance(at, served_model, &r.outcome.run);  // the target's part is in already
+  r.load.max_concurrency = p.concurrency;
+  r.load.num_prompts = p.num_prompts;
+  FRONTIER_RETURN_IF_ERROR(loadgen::WritePointFiles(at, r.load, r.outcome, /*with_requests=*/true));
+  return r;
+}
+
 }  // namespace frontier::sim

@@ -17,6 +17,7 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
 #include "metrics/summary.h"
 #include "sim/engine/config.h"
 #include "sim/simulate.h"
@@ -66,6 +67,22 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
     const metrics::SummaryOptions& summary_options, const SweepOptions& options = {},
     const std::function<Status(const SweepPoint&, const RunResult&)>& on_point = {});
+
+// "out.json" -> "out.c16.json": the file of one point of a sweep.
+std::string SweepPointPath(const std::string& path, int64_t concurrency);
+
+// Writes point `p`'s result files as loadgen::RunPoint writes a point's: the
+// result JSON and request records of `base` (each at SweepPointPath; none when
+// empty), with `run` stamped with `base`'s provenance afresh (`served_model`;
+// the target's part is in already) and `load` at the point's concurrency and
+// request count. Returns both, for the caller's record of the point.
+struct SweepPointRecord {
+  workload::LoadOptions load;   // the point's: its concurrency and request count
+  loadgen::PointOutcome outcome;  // the stamped run and its summary (no verdict)
+};
+Result<SweepPointRecord> WriteSweepPointFiles(const loadgen::PointOptions& base, const std::string& served_model,
+                                                   const workload::LoadOptions& load, const SweepPoint& p,
+                                                   const RunResult& run);
 
 // The requests a sweep to `max_concurrency` needs: max(num_prompts, rounds x max_concurrency).
 int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds = 4);

@@ -67,14 +67,7 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
 
   PointRecord p;
   p.source = source::kImported;
-  if (d.max_concurrency) {
-    p.load_kind = "concurrency";
-    p.load_value = static_cast<double>(*d.max_concurrency);
-  } else {
-    p.load_kind = "request_rate";
-    // "inf" (or no rate at all) sorts last.
-    p.load_value = d.request_rate && std::isfinite(*d.request_rate) ? *d.request_rate : kInfiniteRate;
-  }
+  SetPointLoad(d.max_concurrency, d.request_rate, &p);  // "inf" (or no rate at all) sorts last
   p.workload = "vllm";
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
   p.settings = d.settings;

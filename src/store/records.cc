@@ -68,6 +68,16 @@ std::string PointKey(const std::string& workload, const std::string& load_kind,
   return workload + "|" + load_kind + "=" + value + "|rep=" + std::to_string(repetition);
 }
 
+void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p) {
+  if (max_concurrency) {
+    p->load_kind = "concurrency";
+    p->load_value = static_cast<double>(*max_concurrency);
+    return;
+  }
+  p->load_kind = "request_rate";
+  p->load_value = request_rate && std::isfinite(*request_rate) ? *request_rate : bounds::kInfiniteRate;
+}
+
 PointSeries SeriesFromRun(const RunResult& run, const metrics::Summary& summary) {
   PointSeries out;
   constexpr auto kReplace = nlohmann::json::error_handler_t::replace;  // a server's odd bytes, never a throw

@@ -187,6 +187,13 @@ Result<TrialView> ParseTrial(const std::string& trial_json);
 std::string PointKey(const std::string& workload, const std::string& load_kind,
                      double load_value, int repetition);
 
+// Sets p's load_kind and load_value from a point's load: "concurrency" and the
+// cap when there is one, else "request_rate" and the rate, where all at once
+// (an infinite rate, or none known) is bounds::kInfiniteRate, so that it sorts
+// last (the store keeps no infinity). One rule for a command's points and an
+// imported vLLM result's, so the same load gets the same key.
+void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p);
+
 // The text a point keeps as its summary_json: metrics::SummaryToJson, the
 // summary's keys exactly as the result file writes them (vLLM's names:
 // mean_ttft_ms, ...), as compact JSON.
