@@ -14,7 +14,7 @@
 // a compiler's choice of fused multiply-add does not fail a build.
 //
 // To write the golden files again after a change meant to alter the output:
-//   FRONTIER_GOLDEN_UPDATE=1 build/tests/golden/golden_cli_test
+//   FRONTIER_GOLDEN_UPDATE=1 ctest --test-dir build -R Golden   (ctest sets the paths)
 // and review the diff of tests/golden/data/ before committing it.
 #include <signal.h>
 #include <sys/wait.h>
@@ -36,6 +36,7 @@
 
 #include "tests/cli_test_util.h"
 #include "util/scratch.h"
+#include "util/test_paths.h"
 
 namespace frontier {
 namespace {
@@ -146,7 +147,7 @@ std::string WithoutIndexes(const std::string& path) { return std::regex_replace(
 // Compares `got` with the golden file `name`, or writes it when
 // FRONTIER_GOLDEN_UPDATE is set.
 void ExpectGolden(const std::string& name, const json& got, bool wall_clock) {
-  const std::string path = std::string(FRONTIER_GOLDEN_DIR) + "/" + name;
+  const std::string path = testing_util::TestPath("FRONTIER_SOURCE_DIR") + "/tests/golden/data/" + name;
   const char* update = std::getenv("FRONTIER_GOLDEN_UPDATE");
   if (update != nullptr && *update != '\0') {
     std::ofstream(path) << got.dump(2) << "\n";
@@ -205,13 +206,13 @@ json ReadJsonl(const std::string& path) {
 // gets stdout and stderr together (RunCommand adds 2>&1 after `2> err`, which
 // stays empty), in the order the binary's buffering writes them.
 int Frontier(const std::string& args, const std::string& out, const std::string& err) {
-  return testing::RunCommand(std::string(FRONTIER_BIN) + " " + args + " > " + out + " 2> " + err).first;
+  return testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " " + args + " > " + out + " 2> " + err).first;
 }
 
 // Exported as JSON, the database's runs and points as stored.
 json Exported(const ScratchDir& tmp, const std::string& db, const Normalizer& n) {
   const std::string out = tmp.Path("export.json");
-  auto [rc, text] = testing::RunCommand(std::string(FRONTIER_BIN) + " db export --db " + db + " -o " + out);
+  auto [rc, text] = testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " db export --db " + db + " -o " + out);
   EXPECT_EQ(rc, 0) << text;
   return Normalize(ReadJson(out), n);
 }
@@ -289,6 +290,7 @@ struct FixedServe {
   pid_t pid = -1;
   int port = -1;
   FixedServe() {
+    const std::string bin = testing_util::TestPath("FRONTIER_BIN");  // before the fork: a missing one fails here
     int fds[2];
     if (::pipe(fds) != 0) return;
     pid = ::fork();
@@ -296,7 +298,7 @@ struct FixedServe {
       ::dup2(fds[1], 1);
       ::close(fds[0]);
       ::close(fds[1]);
-      ::execl(FRONTIER_BIN, FRONTIER_BIN, "serve", "--profile", "fixed", "--port", "0", "--ttft-ms", "2", "--itl-ms",
+      ::execl(bin.c_str(), bin.c_str(), "serve", "--profile", "fixed", "--port", "0", "--ttft-ms", "2", "--itl-ms",
               "1", static_cast<char*>(nullptr));
       ::_exit(127);
     }
