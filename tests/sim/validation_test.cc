@@ -99,8 +99,8 @@ TEST(ValidationSetTest, FittedStacksReproduceTheFitTheirFilesRecord) {
 // not: the refit starts from the full fit too, and where leaving a point out
 // moves the optimum less than the fit's tolerance it stays there.) One test
 // per stack, so that ctest spreads the refits over the cores. The sanitizer
-// build refits only the stacks fitted to closed loops and batches whose fit
-// frees no schedule parameter (a Server point's rate search, or trtllm@0.17's
+// build refits only the stacks of at most 8 points fitted to closed loops and
+// batches whose fit frees no schedule parameter (a Server point's rate search, or trtllm@0.17's
 // runtime-reserve search that simulates every run about 1,300 times, takes
 // minutes under ASan); CalibrationTest checks those searches there.
 const char* const kFittedStacks[] = {
@@ -137,6 +137,10 @@ TEST_P(StackRefitTest, RefitGivesTheLeaveOneOutErrorsItsFileRecords) {
   for (const auto& r : set->results)
     if (recorded.count(r.id)) cheap = cheap && (r.scenario == Scenario::kClosedLoop || r.scenario == Scenario::kBatch);
   if (schedule || !cheap) GTEST_SKIP() << "a rate or schedule search: refitted in the optimised build";
+  // The same code runs on a stack of a few points as on one of many; the
+  // larger fits (sglang-rocm@0.5.9's 22 closed loops take minutes under ASan)
+  // are left to the optimised build.
+  if (recorded.size() > 8) GTEST_SKIP() << recorded.size() << " points: refitted in the optimised build";
 #endif
   ValidateOptions options;
   options.only_stack = GetParam();
