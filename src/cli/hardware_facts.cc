@@ -4,15 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/ascii.h"
 #include "sim/engine/hardware.h"
 
 namespace frontier::cli {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 
@@ -33,7 +29,7 @@ Result<std::map<std::string, double>> ParsePrices(const PriceFlags& flags) {
     if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
       return InvalidArgument("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
     }
-    out[Lower(p.substr(0, eq))] = v;
+    out[AsciiLower(p.substr(0, eq))] = v;
   }
   return out;
 }
@@ -41,7 +37,7 @@ Result<std::map<std::string, double>> ParsePrices(const PriceFlags& flags) {
 std::optional<report::HardwareFacts> LookupHardwareFacts(const std::string& hardware,
                                                          const std::string& tier,
                                                          const std::map<std::string, double>& overrides) {
-  const std::string hw = Lower(hardware);
+  const std::string hw = AsciiLower(hardware);
   if (hw.empty()) return std::nullopt;
   report::HardwareFacts f;
   if (auto h = sim::LoadHardware(hw); h.ok()) {

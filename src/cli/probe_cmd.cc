@@ -11,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
+#include "core/ascii.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/redact.h"
@@ -32,14 +33,9 @@ std::vector<std::string> Split(const std::string& text) {
   return out;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // The catalog entry whose name or alias appears in the device's name, when exactly one does.
 Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir) {
-  const std::string d = Lower(device);
+  const std::string d = AsciiLower(device);
   std::vector<sim::Hardware> hits;
   for (const auto& name : sim::ListHardware(dir)) {
     Result<sim::Hardware> hw = sim::LoadHardware(name, dir);
@@ -47,7 +43,7 @@ Result<sim::Hardware> GuessHardware(const std::string& device, const std::string
     std::vector<std::string> names = hw->aliases;
     names.push_back(hw->name);
     for (const auto& n : names)
-      if (d.find(Lower(n)) != std::string::npos) {
+      if (d.find(AsciiLower(n)) != std::string::npos) {
         hits.push_back(*hw);
         break;
       }

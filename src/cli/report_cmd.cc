@@ -6,6 +6,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/hardware_facts.h"
+#include "core/ascii.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "report/html.h"
@@ -15,11 +16,6 @@
 
 namespace frontier::cli {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 int RunReport(int argc, char** argv) {
   CLI::App app("Tables in the terminal and a self-contained HTML report (Pareto frontier, latency, "
@@ -62,7 +58,7 @@ int RunReport(int argc, char** argv) {
   std::set<std::string> hardware;
   for (const auto& r : *all_runs)
     if (r.config.count("hardware") && !r.config.at("hardware").empty())
-      hardware.insert(Lower(r.config.at("hardware")));
+      hardware.insert(AsciiLower(r.config.at("hardware")));
   for (const auto& hw : hardware) {
     if (auto f = LookupHardwareFacts(hw, price_flags.tier, *price_override)) o.hardware[hw] = *f;
   }

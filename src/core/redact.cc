@@ -10,8 +10,6 @@ namespace {
 bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::string LowerCopy(std::string_view s) { return AsciiLower(s); }
-
 bool Contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -50,14 +48,14 @@ std::string RedactQuery(std::string_view query) {
 }  // namespace
 
 bool IsSecretName(std::string_view name) {
-  const std::string n = LowerCopy(name);
+  const std::string n = AsciiLower(name);
   for (std::string_view part : {"auth", "key", "token", "secret", "pass", "credential", "cookie"})
     if (Contains(n, part)) return true;
   return false;
 }
 
 bool IsSecretFlag(std::string_view name) {
-  const std::string n = LowerCopy(name);
+  const std::string n = AsciiLower(name);
   if (Contains(n, "password") || Contains(n, "passwd") || Contains(n, "secret")) return true;
   // The last word: "--first-token-timeout" names a time, "X-Auth-Token" a secret.
   size_t end = n.size();

@@ -101,7 +101,7 @@ bool Contains(const std::string& hay, const std::string& lower_needle) {
 bool Matches(const std::vector<std::string>& wanted, const std::string& value) {
   if (wanted.empty()) return true;
   for (const auto& w : wanted)
-    if (AsciiLower(w) == AsciiLower(value)) return true;
+    if (AsciiEqualsIgnoreCase(w, value)) return true;
   return false;
 }
 
