@@ -64,7 +64,8 @@ struct CurlTransfer {
 
 class CurlTransport final : public Transport {
  public:
-  CurlTransport(const ClientOptions& o, std::string url) : opt_(o), url_(std::move(url)), headers_(RequestHeaders(o)) {
+  CurlTransport(const ClientOptions& o, std::string url, const Clock& clock)
+      : Transport(clock), opt_(o), url_(std::move(url)), headers_(RequestHeaders(o)) {
     headers_.push_back("Expect:");  // no 100-continue round trip
   }
   ~CurlTransport() override {
@@ -129,14 +130,15 @@ class CurlTransport final : public Transport {
     int running = 0;
     curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
     DrainMessages();
-    ServiceOnce(SteadyClock::MonotonicNow());  // write it as soon as its connection is ready
+    const Nanos now = clock_.Now();
+    ServiceOnce(now, now);  // write it as soon as its connection is ready
   }
 
   void Poll(Nanos deadline, const OnDone& done) override {
     int running = 0;
     woken_ = false;
     while (!woken_) {
-      const Nanos now = SteadyClock::MonotonicNow();
+      const Nanos now = clock_.Now();
       if (curl_timer_ >= 0 && curl_timer_ <= now) {
         curl_timer_ = -1;
         curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
@@ -147,7 +149,7 @@ class CurlTransport final : public Transport {
       Nanos wake = deadline;
       if (curl_timer_ >= 0) wake = std::min(wake, curl_timer_);
       if (!active_.empty()) wake = std::min(wake, next_scan_);
-      ServiceOnce(std::max(wake, now));
+      ServiceOnce(std::max(wake, now), now);
     }
     std::vector<RequestRecord> out;
     out.swap(finished_);
@@ -155,7 +157,7 @@ class CurlTransport final : public Transport {
   }
 
   void AbortAll(const char* reason, const OnDone& done) override {
-    const Nanos now = SteadyClock::MonotonicNow();
+    const Nanos now = clock_.Now();
     while (!active_.empty()) Finish(*active_.back(), CURLE_OK, reason, now);
     std::vector<RequestRecord> out;
     out.swap(finished_);
@@ -165,7 +167,7 @@ class CurlTransport final : public Transport {
   bool Cancel(int64_t id, const OnDone& done) override {
     for (auto& t : active_) {
       if (t->rs.record().id != id) continue;
-      Finish(*t, CURLE_OK, failure::kCancelled, SteadyClock::MonotonicNow());  // removes the handle: closes it
+      Finish(*t, CURLE_OK, failure::kCancelled, clock_.Now());  // removes the handle: closes it
       std::vector<RequestRecord> out;
       out.swap(finished_);
       for (auto& r : out) done(std::move(r));
@@ -198,7 +200,7 @@ class CurlTransport final : public Transport {
   static int TimerCallback(CURLM*, long timeout_ms, void* userp) {
     auto* self = static_cast<CurlTransport*>(userp);
     self->curl_timer_ =
-        timeout_ms < 0 ? -1 : SteadyClock::MonotonicNow() + static_cast<Nanos>(timeout_ms) * kNanosPerMilli;
+        timeout_ms < 0 ? -1 : self->clock_.Now() + static_cast<Nanos>(timeout_ms) * kNanosPerMilli;
     return 0;
   }
 
@@ -207,7 +209,7 @@ class CurlTransport final : public Transport {
     // The read's timestamp: libcurl calls here right after recv() returned
     // these bytes, before any parsing (stamped before the read, a preempted
     // thread would stamp bytes before the server wrote them).
-    const Nanos at = SteadyClock::MonotonicNow();
+    const Nanos at = t->owner->clock_.Now();
     return t->owner->OnBytes(*t, std::string_view(p, size * n), at);
   }
 
@@ -264,7 +266,7 @@ class CurlTransport final : public Transport {
       CurlTransfer* t = nullptr;
       curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
       const CURLcode result = m->data.result;  // read before Finish removes the handle
-      if (t) Finish(*t, result, nullptr, SteadyClock::MonotonicNow());
+      if (t) Finish(*t, result, nullptr, clock_.Now());
     }
   }
 
@@ -287,9 +289,9 @@ class CurlTransport final : public Transport {
     }
   }
 
-  // One wait (until `until`) and the libcurl work it calls for.
-  void ServiceOnce(Nanos until) {
-    const int n = poller_.Wait(until);
+  // One wait (until `until` on the clock, read at `now`) and the libcurl work it calls for.
+  void ServiceOnce(Nanos until, Nanos now) {
+    const int n = poller_.Wait(RealDeadline(until, now));
     ++wakeups_;
     int running = 0;
     for (int i = 0; i < n; ++i) {
@@ -314,7 +316,7 @@ class CurlTransport final : public Transport {
   std::vector<std::string> headers_;
   CURLM* multi_ = nullptr;
   net::Poller poller_{4096};
-  Nanos curl_timer_ = -1;  // when libcurl wants socket_action(TIMEOUT), -1 none
+  Nanos curl_timer_ = -1;  // when libcurl wants socket_action(TIMEOUT), on the clock; -1 none
   Nanos next_scan_ = 0;
   bool woken_ = false;
   std::vector<std::unique_ptr<CurlTransfer>> active_;
@@ -324,10 +326,11 @@ class CurlTransport final : public Transport {
 
 }  // namespace
 
-Result<std::unique_ptr<Transport>> NewCurlTransport(const ClientOptions& o, const std::string& url) {
+Result<std::unique_ptr<Transport>> NewCurlTransport(const ClientOptions& o, const std::string& url,
+                                                   const Clock& clock) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  auto t = std::make_unique<CurlTransport>(o, url);
+  auto t = std::make_unique<CurlTransport>(o, url, clock);
   if (!t->Init()) return Internal(std::string("cannot set up the HTTPS client: ") + std::strerror(errno));
   return std::unique_ptr<Transport>(std::move(t));
 }

@@ -59,8 +59,9 @@ struct Transfer {
 class Http1Transport final : public Transport {
  public:
   using Address = std::pair<sockaddr_storage, socklen_t>;
-  Http1Transport(const ClientOptions& o, std::vector<Address> addrs, std::string dns_error, std::string head_prefix)
-      : opt_(o), addrs_(std::move(addrs)), dns_error_(std::move(dns_error)),
+  Http1Transport(const ClientOptions& o, std::vector<Address> addrs, std::string dns_error, std::string head_prefix,
+                 const Clock& clock)
+      : Transport(clock), opt_(o), addrs_(std::move(addrs)), dns_error_(std::move(dns_error)),
         head_prefix_(std::move(head_prefix)), rbuf_(kReadBuffer + kSsePadding) {}
 
   ~Http1Transport() override {
@@ -90,13 +91,13 @@ class Http1Transport final : public Transport {
 
   void Poll(Nanos deadline, const OnDone& done) override {
     while (true) {
-      const Nanos now = SteadyClock::MonotonicNow();
+      const Nanos now = clock_.Now();
       ScanDeadlines(now);
       if (!finished_.empty() || now >= deadline) break;
       Nanos wake = deadline;
       if (!active_.empty() && (opt_.total_timeout > 0 || opt_.first_token_timeout > 0 || opt_.connect_timeout > 0))
         wake = std::min(wake, next_scan_);
-      const int n = poller_.Wait(wake);
+      const int n = poller_.Wait(RealDeadline(wake, now));
       ++wakeups_;
       bool woken = false;
       for (int i = 0; i < n; ++i) {
@@ -114,7 +115,7 @@ class Http1Transport final : public Transport {
   }
 
   void AbortAll(const char* reason, const OnDone& done) override {
-    const Nanos now = SteadyClock::MonotonicNow();
+    const Nanos now = clock_.Now();
     while (!active_.empty()) {
       Transfer* t = active_.back();
       End(t, reason, nullptr, "", now);
@@ -125,7 +126,7 @@ class Http1Transport final : public Transport {
   bool Cancel(int64_t id, const OnDone& done) override {
     for (Transfer* t : active_) {
       if (t->rs.record().id != id) continue;
-      End(t, failure::kCancelled, nullptr, "cancelled by the client", SteadyClock::MonotonicNow());
+      End(t, failure::kCancelled, nullptr, "cancelled by the client", clock_.Now());
       Deliver(done);
       return true;
     }
@@ -173,7 +174,7 @@ class Http1Transport final : public Transport {
     c->t = t;
     ++c->requests;
     t->conn = c;
-    t->conn_started = SteadyClock::MonotonicNow();
+    t->conn_started = clock_.Now();
   }
 
   void Open(Transfer* t) {
@@ -182,7 +183,7 @@ class Http1Transport final : public Transport {
     const int fd = ::socket(addr.first.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       return End(t, nullptr, failure::kConnect, std::string("cannot open a socket: ") + std::strerror(errno),
-                 SteadyClock::MonotonicNow());
+                 clock_.Now());
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -277,7 +278,7 @@ class Http1Transport final : public Transport {
     Transfer* t = c->t;
     c->t = nullptr;
     CloseConn(c);
-    if (t) End(t, nullptr, code, why, SteadyClock::MonotonicNow());
+    if (t) End(t, nullptr, code, why, clock_.Now());
   }
 
   void CloseConn(Conn* c) {
@@ -332,7 +333,7 @@ class Http1Transport final : public Transport {
   // if more is waiting.
   void Read(Conn* c) {
     const ssize_t n = ::recv(c->fd, rbuf_.data(), kReadBuffer, 0);
-    const Nanos t_read = SteadyClock::MonotonicNow();  // the read's one timestamp, before parsing
+    const Nanos t_read = clock_.Now();  // the read's one timestamp, before parsing
     Transfer* t = c->t;
     if (n > 0) {
       if (!t) return CloseConn(c);  // bytes on an idle connection: not a response to anything
@@ -450,7 +451,7 @@ class Http1Transport final : public Transport {
 }  // namespace
 
 Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, const std::string& host, int port,
-                                                    const std::string& path) {
+                                                    const std::string& path, const Clock& clock) {
   std::vector<std::pair<sockaddr_storage, socklen_t>> addrs;
   std::string dns_error;
   addrinfo hints{};
@@ -471,7 +472,7 @@ Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, con
   if (res) ::freeaddrinfo(res);
   std::string prefix = "POST " + path + " HTTP/1.1\r\nHost: " + host + ":" + std::to_string(port) + "\r\n";
   for (const auto& line : RequestHeaders(o)) prefix += line + "\r\n";
-  auto t = std::make_unique<Http1Transport>(o, std::move(addrs), dns_error, prefix);
+  auto t = std::make_unique<Http1Transport>(o, std::move(addrs), dns_error, prefix, clock);
   if (!t->Init()) return Internal(std::string("cannot set up the HTTP client: ") + std::strerror(errno));
   return std::unique_ptr<Transport>(std::move(t));
 }

@@ -91,7 +91,7 @@ struct StreamClient::Impl {
   std::vector<RequestRecord> unbuilt;  // requests whose body could not be built
 };
 
-Result<std::unique_ptr<StreamClient>> StreamClient::Create(const ClientOptions& o) {
+Result<std::unique_ptr<StreamClient>> StreamClient::Create(const ClientOptions& o, const Clock& clock) {
   FRONTIER_ASSIGN_OR_RETURN(Url url, ParseBaseUrl(o.base_url));
   Dialect dialect = Dialect::kCompletions;
   if (o.backend.empty()) {
@@ -117,9 +117,9 @@ Result<std::unique_ptr<StreamClient>> StreamClient::Create(const ClientOptions& 
   const std::string path = url.prefix + o.endpoint;
   if (url.https) {
     const std::string scheme_host = "https://" + url.host + ":" + std::to_string(url.port);
-    FRONTIER_ASSIGN_OR_RETURN(impl->transport, internal::NewCurlTransport(o, scheme_host + path));
+    FRONTIER_ASSIGN_OR_RETURN(impl->transport, internal::NewCurlTransport(o, scheme_host + path, clock));
   } else {
-    FRONTIER_ASSIGN_OR_RETURN(impl->transport, internal::NewHttp1Transport(o, url.host, url.port, path));
+    FRONTIER_ASSIGN_OR_RETURN(impl->transport, internal::NewHttp1Transport(o, url.host, url.port, path, clock));
   }
   impl->transport->context().dialect = dialect;
   impl->transport->context().max_error_body = o.max_error_body;
@@ -134,7 +134,7 @@ void StreamClient::Start(const StreamRequest& req) {
   auto body = BuildBody(s.body_opt, req.prompt_token_ids, req.prompt_text, req.max_tokens);
   // Handed to the transport now: sent_ns is the moment it connects (or takes
   // a kept-alive connection) and writes the request, not the next Poll.
-  const Nanos sent = SteadyClock::MonotonicNow();
+  const Nanos sent = s.transport->clock().Now();
   if (!body.ok()) {
     RequestRecord r;
     r.id = req.id;
@@ -160,7 +160,7 @@ void StreamClient::Poll(Nanos deadline, const OnDone& done) {
     std::vector<RequestRecord> out;
     out.swap(s.unbuilt);
     for (auto& r : out) done(std::move(r));
-    deadline = SteadyClock::MonotonicNow();  // handle ready I/O, do not wait
+    deadline = s.transport->clock().Now();  // handle ready I/O, do not wait
   }
   s.transport->Poll(deadline, done);
 }

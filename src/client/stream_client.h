@@ -31,8 +31,14 @@
 //   A request the client abandons on purpose (StreamRequest's
 //   cancel_after_tokens, or Cancel) ends cancelled, neither ok nor failed.
 //
-// Thread safety: not thread-safe; one StreamClient per thread. Times are
-// SteadyClock::MonotonicNow() readings.
+// Time: every time the client records or compares (sent_ns, the read
+// stamps, end_ns, Poll's deadline, the timeouts) is a reading of the Clock
+// given to Create (core/clock.h; SteadyClock by default). Its waits in epoll
+// stay real: a Poll waits the clock's time left until its deadline, so a
+// test that moves a ManualClock sees exactly the stamps and timeouts it set.
+//
+// Thread safety: not thread-safe; one StreamClient per thread (the clock is
+// read from that thread only).
 #pragma once
 
 #include <cstdint>
@@ -90,7 +96,9 @@ class StreamClient {
   // resolves the host and sets up the loop; raises RLIMIT_NOFILE's soft limit
   // to the hard limit. InvalidArgument names the flag. A host that does not
   // resolve is not an error here: each request then fails with `dns`.
-  static Result<std::unique_ptr<StreamClient>> Create(const ClientOptions& options);
+  // `clock` must outlive the client.
+  static Result<std::unique_ptr<StreamClient>> Create(const ClientOptions& options,
+                                                      const Clock& clock = SteadyClock::Get());
   ~StreamClient();
   StreamClient(const StreamClient&) = delete;
   StreamClient& operator=(const StreamClient&) = delete;
@@ -100,7 +108,7 @@ class StreamClient {
   // (other). Never blocks.
   void Start(const StreamRequest& request);
 
-  // Runs the event loop until `deadline` (absolute monotonic ns) or until at
+  // Runs the event loop until `deadline` (absolute, on the clock) or until at
   // least one request ended; ended requests go to `done` before it returns.
   void Poll(Nanos deadline, const OnDone& done);
 

@@ -4,9 +4,14 @@
 // (curl_transport.cc). Both share ResponseStream for everything after the
 // bytes arrive. Not part of the client's interface.
 //
+// Time: a transport reads time only through the Clock it was built with
+// (the request's stamps, its deadlines); its waits in epoll stay real, for
+// the clock's time left until the deadline (RealDeadline).
+//
 // Thread safety: one thread per transport.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +26,8 @@ namespace frontier::client::internal {
 class Transport {
  public:
   using OnDone = StreamClient::OnDone;
+  explicit Transport(const Clock& clock)
+      : clock_(clock), steady_(dynamic_cast<const SteadyClock*>(&clock) != nullptr) {}
   virtual ~Transport() = default;
   // Starts request spec.id with the request body built; sent_ns is `sent`.
   virtual void Start(const StreamSpec& spec, std::string body, Nanos sent) = 0;
@@ -34,8 +41,19 @@ class Transport {
   void Wake() { waker_.Wake(); }
   int64_t wakeups() const { return wakeups_; }
   StreamContext& context() { return ctx_; }
+  const Clock& clock() const { return clock_; }
 
  protected:
+  // `deadline` on the clock, read at `now`, as the absolute SteadyClock time
+  // a real wait (net::Poller::Wait) ends: the same on a SteadyClock, else
+  // the clock's time left from now on the steady clock.
+  Nanos RealDeadline(Nanos deadline, Nanos now) const {
+    if (steady_ || deadline == net::Poller::kForever) return deadline;
+    return SteadyClock::MonotonicNow() + std::max<Nanos>(0, deadline - now);
+  }
+
+  const Clock& clock_;
+  const bool steady_;  // clock_ is a SteadyClock: its deadlines need no conversion
   net::Waker waker_;
   StreamContext ctx_;
   int64_t wakeups_ = 0;
@@ -46,7 +64,8 @@ std::vector<std::string> RequestHeaders(const ClientOptions& o);
 
 // http://host[:port][/prefix]: InvalidArgument naming --base-url when malformed.
 Result<std::unique_ptr<Transport>> NewHttp1Transport(const ClientOptions& o, const std::string& host,
-                                                    int port, const std::string& path);
-Result<std::unique_ptr<Transport>> NewCurlTransport(const ClientOptions& o, const std::string& url);
+                                                    int port, const std::string& path, const Clock& clock);
+Result<std::unique_ptr<Transport>> NewCurlTransport(const ClientOptions& o, const std::string& url,
+                                                   const Clock& clock);
 
 }  // namespace frontier::client::internal

@@ -242,6 +242,41 @@ TEST(ClientIntegrationTest, LlamaCppNativeErrorFieldKeepsTheMessage) {
   EXPECT_EQ(recs[0].events.size(), 2u);
 }
 
+// Every stamp is a reading of the client's clock: with a ManualClock moved
+// between the send and the Poll that reads the whole response, the request
+// is stamped sent at the first time and every event, the first token and
+// the end at the second, so the record's latencies are exactly the clock's.
+TEST(ClientIntegrationTest, StampsAreTheClocksReadings) {
+  Script fast;
+  fast.ttft = fast.interval = kMs;
+  fast.events = 5;
+  auto server = StartServer([fast](const testing::RequestInfo&) { return fast; });
+  ClientOptions o;
+  o.base_url = server->base_url();
+  const Nanos t0 = 7 * kNanosPerSecond;
+  ManualClock clock(t0);
+  auto c = StreamClient::Create(o, clock);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  client::StreamRequest req;
+  req.max_tokens = 32;
+  req.prompt_text = "hello";
+  (*c)->Start(req);
+  const Nanos t1 = t0 + 250 * kMs;
+  clock.Set(t1);
+  // The clock stands still: Poll's deadline is never reached, so it returns
+  // when the request ends (the server ends it within milliseconds).
+  std::vector<RequestRecord> recs;
+  (*c)->Poll(t1 + kNanosPerSecond, [&](RequestRecord&& r) { recs.push_back(std::move(r)); });
+  ASSERT_EQ(recs.size(), 1u);
+  const RequestRecord& r = recs[0];
+  EXPECT_TRUE(r.ok) << r.failure << ": " << r.failure_detail;
+  EXPECT_EQ(r.sent_ns, t0);
+  EXPECT_EQ(r.first_token_ns, t1);
+  EXPECT_EQ(r.end_ns, t1);
+  ASSERT_EQ(r.events.size(), 5u);
+  for (const auto& e : r.events) EXPECT_EQ(e.t_ns, t1);
+}
+
 TEST(ClientIntegrationTest, BadOptionsNameTheFlag) {
   ClientOptions o;
   o.base_url = "ftp://x";

@@ -129,27 +129,84 @@ TEST(FaultTest, ZeroTokens) {
   EXPECT_TRUE(r.events.empty());
 }
 
+// A clock that runs with the steady clock plus an offset the test moves:
+// real waits still pass (so the client reads what the server sends), and a
+// Jump is time passing at once. Read and moved on the test's thread only.
+class JumpClock final : public Clock {
+ public:
+  Nanos Now() const override { return SteadyClock::MonotonicNow() + offset_; }
+  void Jump(Nanos d) { offset_ += d; }
+
+ private:
+  Nanos offset_ = 0;
+};
+
+// The stream stalls for good: only the timeout can end it, and it ends it on
+// the client's clock. A ManualClock makes that exact: not at the timeout
+// itself, at the first deadline scan after it (the scan runs every 2 ms of
+// clock time), with no real waiting for it.
 TEST(FaultTest, FirstTokenTimeout) {
-  // The stream stalls for good: only the timeout can end it (not before it is due).
+  auto server = StartServer([](const testing::RequestInfo&) { return Fast(Fault::kStall, 0); });
   ClientOptions o;
+  o.base_url = server->base_url();
   o.first_token_timeout = 100 * kMs;
-  auto r = OneFaulty(Fast(Fault::kStall, 0), o);
-  EXPECT_EQ(r.failure, failure::kFirstTokenTimeout);
-  EXPECT_GE(NanosToMillis(r.end_ns - r.sent_ns), 100.0);
+  const Nanos t0 = 1000 * kNanosPerSecond;
+  ManualClock clock(t0);
+  auto c = StreamClient::Create(o, clock);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::vector<RequestRecord> recs;
+  auto keep = [&](RequestRecord&& r) { recs.push_back(std::move(r)); };
+  client::StreamRequest req;
+  req.max_tokens = 32;
+  req.prompt_text = "hello";
+  (*c)->Start(req);
+  (*c)->Poll(clock.Now(), keep);  // scans at t0: the next scan is due at t0 + 2 ms
+  clock.Set(t0 + 100 * kMs);      // the timeout reached, not passed
+  (*c)->Poll(clock.Now(), keep);
+  EXPECT_TRUE(recs.empty());
+  clock.Set(t0 + 101 * kMs);      // passed, but before the next scan
+  (*c)->Poll(clock.Now(), keep);
+  EXPECT_TRUE(recs.empty());
+  EXPECT_EQ((*c)->InFlight(), 1u);
+  clock.Set(t0 + 102 * kMs);
+  (*c)->Poll(clock.Now(), keep);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].failure, failure::kFirstTokenTimeout);
+  EXPECT_EQ(recs[0].sent_ns, t0);
+  EXPECT_EQ(recs[0].end_ns, t0 + 102 * kMs);
+  EXPECT_EQ((*c)->InFlight(), 0u);
 }
 
 // The stream stalls after 3 tokens: the total timeout ends it, not the
-// first-token timeout, which the first token met. Both are far longer than
-// the server's 1 ms token gaps so that a loaded machine, which can delay the
-// server's first token by a hundred milliseconds, cannot trip the wrong one.
+// first-token timeout, which the first token met. The client's clock jumps
+// past the total timeout once the 3 tokens are in, so nothing waits for it.
 TEST(FaultTest, TotalTimeout) {
+  auto server = StartServer([](const testing::RequestInfo&) { return Fast(Fault::kStall, 3); });
   ClientOptions o;
+  o.base_url = server->base_url();
   o.first_token_timeout = 1000 * kMs;
   o.total_timeout = 1500 * kMs;
-  auto r = OneFaulty(Fast(Fault::kStall, 3), o);
-  EXPECT_EQ(r.failure, failure::kTotalTimeout);
-  EXPECT_EQ(r.events.size(), 3u);
-  EXPECT_GE(NanosToMillis(r.end_ns - r.sent_ns), 1500.0);
+  JumpClock clock;
+  auto c = StreamClient::Create(o, clock);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::vector<RequestRecord> recs;
+  auto keep = [&](RequestRecord&& r) { recs.push_back(std::move(r)); };
+  client::StreamRequest req;
+  req.max_tokens = 32;
+  req.prompt_text = "hello";
+  (*c)->Start(req);
+  // The client reads the 3 tokens (the real wait gives up after 20 s should they never come).
+  const Nanos give_up = SteadyClock::MonotonicNow() + 20 * kNanosPerSecond;
+  while ((*c)->events() < 3 && recs.empty() && SteadyClock::MonotonicNow() < give_up)
+    (*c)->Poll(clock.Now() + 5 * kMs, keep);
+  ASSERT_TRUE(recs.empty()) << recs[0].failure << ": " << recs[0].failure_detail;
+  ASSERT_GE((*c)->events(), 3);
+  clock.Jump(1500 * kMs);
+  while (recs.empty() && SteadyClock::MonotonicNow() < give_up) (*c)->Poll(clock.Now() + 5 * kMs, keep);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].failure, failure::kTotalTimeout);
+  EXPECT_EQ(recs[0].events.size(), 3u);
+  EXPECT_GT(recs[0].end_ns - recs[0].sent_ns, 1500 * kMs);
 }
 
 TEST(FaultTest, ConnectTimeout) {
