@@ -178,7 +178,7 @@ void Server::Impl::HandleGeneration(net::HttpExchange& x, net::HttpRequest& req,
     g.stall_at = DrawIn(UnitDraw(f.seed, kDrawStallAt, id), 1, g.target_tokens);
   const std::string rid = (kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + std::to_string(id);
   g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
-  g.arrival_ns = x.now();  // see OnWakeup(): the pass time orders arrivals against step ends
+  g.arrival_ns = PassTime(x.now());  // see OnWakeup(): the pass time orders arrivals against step ends
 
   // Prompt then answer ids, for the engine's prefix cache: the answer's ids
   // are those its text gets when sent back in a later prompt.
@@ -253,7 +253,7 @@ void Server::Impl::Deliver(const Emission& e, bool from_stall_queue) {
     http_->Close(g.conn);  // OnClosed aborts the generation: g is gone
     return;
   }
-  const Nanos now = SteadyClock::MonotonicNow();
+  const Nanos now = clock_.Now();
   if (g.first_ns < 0) g.first_ns = now;
   g.last_ns = now;
   if (g.stream) {
@@ -317,7 +317,7 @@ void Server::Impl::FlushDirty() {
     // A failed Send closed the connection, and OnClosed aborted g.
     const bool open = http_->Send(g.conn, send_scratch_);
     send_scratch_.clear();
-    if (open) MarkWritten(g, SteadyClock::MonotonicNow());
+    if (open) MarkWritten(g, clock_.Now());
   }
   dirty_.clear();
 }
@@ -337,7 +337,7 @@ void Server::Impl::FinishGeneration(Generation& g, const char* reason) {
   // No longer the connection's generation: a close from here on aborts nothing.
   gen_of_conn_.erase(g.conn);
   const bool open = http_->Send(g.conn, bytes);
-  MarkWritten(g, SteadyClock::MonotonicNow());
+  MarkWritten(g, clock_.Now());
   if (options_.record_traces) {
     RequestTrace trace = std::move(g.trace);
     trace.completion_tokens = g.generated;

@@ -44,10 +44,10 @@ Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() { Stop(); }
 
 Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options,
-                                               std::unique_ptr<TimingSource> timing) {
+                                               std::unique_ptr<TimingSource> timing, const Clock& clock) {
   FRONTIER_RETURN_IF_ERROR(ValidateServeOptions(options));
   if (!timing) return InvalidArgument("Server::Create needs a timing source");
-  auto impl = std::make_unique<Impl>(options, std::move(timing));
+  auto impl = std::make_unique<Impl>(options, std::move(timing), clock);
   FRONTIER_RETURN_IF_ERROR(impl->Bind());
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
@@ -101,7 +101,7 @@ void Server::Impl::RequestStop() noexcept {
 }
 
 void Server::Impl::Drain(Nanos grace_ns) {
-  drain_deadline_.store(SteadyClock::MonotonicNow() + std::max<Nanos>(0, grace_ns));
+  drain_deadline_.store(clock_.Now() + std::max<Nanos>(0, grace_ns));
   http_->Wake();  // NextWakeup() now says "at once"
 }
 
@@ -121,10 +121,14 @@ Nanos Server::Impl::NextWakeup() {
   if (!delayed_.empty()) next = std::min(next, delayed_.top().at);
   const Nanos drain = drain_deadline_.load();
   if (drain >= 0) next = listening_ || gens_.empty() ? 0 : std::min(next, drain);
-  return next;
+  if (steady_ || next == kNever || next <= 0) return next;
+  // The loop waits on the steady clock: the clock's time left, from now.
+  const Nanos left = next - clock_.Now();
+  return left <= 0 ? 0 : SteadyClock::MonotonicNow() + left;
 }
 
-void Server::Impl::OnWakeup(Nanos now) {
+void Server::Impl::OnWakeup(Nanos loop_now) {
+  const Nanos now = PassTime(loop_now);
   // First in the loop's pass: the emissions that fell due, then the pass's
   // requests, admitted at the same `now` (HttpExchange::now()), so after
   // every engine step that ended by then: the order a virtual-time

@@ -74,7 +74,7 @@ Status ValidateServeOptions(const ServeOptions& o);
 // The loop's options: `o.http` with o's host, port and max_body_bytes.
 net::HttpServerOptions HttpOptionsOf(const ServeOptions& o);
 
-// What the server did for one request, in its own monotonic time (SteadyClock).
+// What the server did for one request, in its clock's time (Create).
 struct TraceEvent {
   Nanos due_ns = 0;       // when the schedule (plus any injected stall) wanted it written
   Nanos written_ns = 0;   // when send() returned for it
@@ -107,8 +107,13 @@ class Server {
   // Binds and listens (so port() is known) but does not serve until Start().
   // Fails with InvalidArgument for bad options, IoError when the address
   // cannot be bound (the message names it).
+  // Every time the server reads (an admission, a write, the drain's
+  // deadline) is a reading of `clock`, which must outlive the server and be
+  // safe to read from the loop's thread and Drain()'s. The HTTP loop's waits stay real: it
+  // waits the clock's time left until the next due time.
   static Result<std::unique_ptr<Server>> Create(const ServeOptions& options,
-                                                std::unique_ptr<TimingSource> timing);
+                                                std::unique_ptr<TimingSource> timing,
+                                                const Clock& clock = SteadyClock::Get());
   ~Server();  // Stop()s if running
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -9,8 +9,9 @@
 //   SimTiming (sim_timing.h): the simulator's continuous-batching engine,
 //     stepped in wall-clock time; each iteration lasts the modelled step time.
 //
-// All times are wall-clock monotonic nanoseconds (SteadyClock); a source maps
-// its modelled time onto them (dividing durations by the time scale).
+// All times are the server's clock's nanoseconds (Server::Create; SteadyClock
+// unless a test injects another), passed in: a source never reads a clock.
+// It maps its modelled time onto them (dividing durations by the time scale).
 //
 // Thread safety: not synchronised; the server calls it from its loop thread.
 #pragma once

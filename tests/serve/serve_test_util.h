@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -41,8 +42,21 @@ inline ServeOptions TestOptions() {
   return o;
 }
 
-inline std::unique_ptr<Server> StartServer(const ServeOptions& o, std::unique_ptr<TimingSource> timing) {
-  auto s = Server::Create(o, std::move(timing));
+// A clock that runs with the steady clock plus an offset a test jumps
+// forward: time that passes at once. The server's loop waits its time left
+// for real, so a jump is seen at the loop's next pass. Safe from any thread.
+class JumpClock final : public Clock {
+ public:
+  Nanos Now() const override { return SteadyClock::MonotonicNow() + offset_.load(); }
+  void Jump(Nanos d) { offset_.fetch_add(d); }
+
+ private:
+  std::atomic<Nanos> offset_{0};
+};
+
+inline std::unique_ptr<Server> StartServer(const ServeOptions& o, std::unique_ptr<TimingSource> timing,
+                                           const Clock& clock = SteadyClock::Get()) {
+  auto s = Server::Create(o, std::move(timing), clock);
   EXPECT_TRUE(s.ok()) << s.status().message();
   if (!s.ok()) return nullptr;
   EXPECT_TRUE((*s)->Start().ok());
@@ -50,13 +64,13 @@ inline std::unique_ptr<Server> StartServer(const ServeOptions& o, std::unique_pt
 }
 
 inline std::unique_ptr<Server> StartFixed(double ttft_ms, double itl_ms, int k = 1, ServeOptions o = TestOptions(),
-                                          int64_t context = 131072) {
+                                          int64_t context = 131072, const Clock& clock = SteadyClock::Get()) {
   FixedProfile p;
   p.ttft_ms = ttft_ms;
   p.itl_ms = itl_ms;
   p.tokens_per_event = k;
   p.context_length = context;
-  return StartServer(o, std::make_unique<FixedTiming>(p));
+  return StartServer(o, std::make_unique<FixedTiming>(p), clock);
 }
 
 // One request on a fresh connection; the reply (status 0 if none came).
