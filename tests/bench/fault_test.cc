@@ -141,6 +141,18 @@ class JumpClock final : public Clock {
   Nanos offset_ = 0;
 };
 
+// A client on `clock` with one request started (id 0); null if it cannot be made.
+std::unique_ptr<StreamClient> StartOne(const ClientOptions& o, const Clock& clock) {
+  auto c = StreamClient::Create(o, clock);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  if (!c.ok()) return nullptr;
+  client::StreamRequest req;
+  req.max_tokens = 32;
+  req.prompt_text = "hello";
+  (*c)->Start(req);
+  return std::move(*c);
+}
+
 // The stream stalls for good: only the timeout can end it, and it ends it on
 // the client's clock. A ManualClock makes that exact: not at the timeout
 // itself, at the first deadline scan after it (the scan runs every 2 ms of
@@ -152,29 +164,25 @@ TEST(FaultTest, FirstTokenTimeout) {
   o.first_token_timeout = 100 * kMs;
   const Nanos t0 = 1000 * kNanosPerSecond;
   ManualClock clock(t0);
-  auto c = StreamClient::Create(o, clock);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto c = StartOne(o, clock);
+  ASSERT_TRUE(c);
   std::vector<RequestRecord> recs;
   auto keep = [&](RequestRecord&& r) { recs.push_back(std::move(r)); };
-  client::StreamRequest req;
-  req.max_tokens = 32;
-  req.prompt_text = "hello";
-  (*c)->Start(req);
-  (*c)->Poll(clock.Now(), keep);  // scans at t0: the next scan is due at t0 + 2 ms
+  c->Poll(clock.Now(), keep);  // scans at t0: the next scan is due at t0 + 2 ms
   clock.Set(t0 + 100 * kMs);      // the timeout reached, not passed
-  (*c)->Poll(clock.Now(), keep);
+  c->Poll(clock.Now(), keep);
   EXPECT_TRUE(recs.empty());
   clock.Set(t0 + 101 * kMs);      // passed, but before the next scan
-  (*c)->Poll(clock.Now(), keep);
+  c->Poll(clock.Now(), keep);
   EXPECT_TRUE(recs.empty());
-  EXPECT_EQ((*c)->InFlight(), 1u);
+  EXPECT_EQ(c->InFlight(), 1u);
   clock.Set(t0 + 102 * kMs);
-  (*c)->Poll(clock.Now(), keep);
+  c->Poll(clock.Now(), keep);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].failure, failure::kFirstTokenTimeout);
   EXPECT_EQ(recs[0].sent_ns, t0);
   EXPECT_EQ(recs[0].end_ns, t0 + 102 * kMs);
-  EXPECT_EQ((*c)->InFlight(), 0u);
+  EXPECT_EQ(c->InFlight(), 0u);
 }
 
 // The stream stalls after 3 tokens: the total timeout ends it, not the
@@ -187,22 +195,18 @@ TEST(FaultTest, TotalTimeout) {
   o.first_token_timeout = 1000 * kMs;
   o.total_timeout = 1500 * kMs;
   JumpClock clock;
-  auto c = StreamClient::Create(o, clock);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto c = StartOne(o, clock);
+  ASSERT_TRUE(c);
   std::vector<RequestRecord> recs;
   auto keep = [&](RequestRecord&& r) { recs.push_back(std::move(r)); };
-  client::StreamRequest req;
-  req.max_tokens = 32;
-  req.prompt_text = "hello";
-  (*c)->Start(req);
   // The client reads the 3 tokens (the real wait gives up after 20 s should they never come).
   const Nanos give_up = SteadyClock::MonotonicNow() + 20 * kNanosPerSecond;
-  while ((*c)->events() < 3 && recs.empty() && SteadyClock::MonotonicNow() < give_up)
-    (*c)->Poll(clock.Now() + 5 * kMs, keep);
+  while (c->events() < 3 && recs.empty() && SteadyClock::MonotonicNow() < give_up)
+    c->Poll(clock.Now() + 5 * kMs, keep);
   ASSERT_TRUE(recs.empty()) << recs[0].failure << ": " << recs[0].failure_detail;
-  ASSERT_GE((*c)->events(), 3);
+  ASSERT_GE(c->events(), 3);
   clock.Jump(1500 * kMs);
-  while (recs.empty() && SteadyClock::MonotonicNow() < give_up) (*c)->Poll(clock.Now() + 5 * kMs, keep);
+  while (recs.empty() && SteadyClock::MonotonicNow() < give_up) c->Poll(clock.Now() + 5 * kMs, keep);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].failure, failure::kTotalTimeout);
   EXPECT_EQ(recs[0].events.size(), 3u);
