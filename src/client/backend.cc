@@ -80,40 +80,37 @@ Result<Dialect> ResolveDialect(std::string_view backend, std::string_view endpoi
                          BackendOf(d) + " for it)");
 }
 
-const char* BackendOf(Dialect d) {
+namespace {
+
+// A dialect's backend name and where its token counts come from.
+struct DialectNames {
+  const char* backend;
+  const char* token_counts;
+};
+
+DialectNames NamesOf(Dialect d) {
   switch (d) {
     case Dialect::kCompletions:
     case Dialect::kChat:
-      return "openai";
+      return {"openai", "usage (per --usage), else one per content event"};
     case Dialect::kLlamaCpp:
-      return "llamacpp";
+      return {"llamacpp", "tokens_predicted in every chunk"};
     case Dialect::kSglang:
-      return "sglang";
+      return {"sglang", "meta_info.completion_tokens in every chunk"};
     case Dialect::kTgi:
-      return "tgi";
+      return {"tgi", "one per token event; details.generated_tokens for the total"};
     case Dialect::kTrtllm:
-      return "trtllm";
+      return {"trtllm", "one per non-empty text_output event (no count in the stream)"};
   }
-  return "openai";
+  return {"openai", ""};
 }
+
+}  // namespace
+
+const char* BackendOf(Dialect d) { return NamesOf(d).backend; }
 
 bool NeedsTextPrompts(Dialect d) { return d == Dialect::kChat || d == Dialect::kTgi || d == Dialect::kTrtllm; }
 
-const char* TokenCountSource(Dialect d) {
-  switch (d) {
-    case Dialect::kCompletions:
-    case Dialect::kChat:
-      return "usage (per --usage), else one per content event";
-    case Dialect::kLlamaCpp:
-      return "tokens_predicted in every chunk";
-    case Dialect::kSglang:
-      return "meta_info.completion_tokens in every chunk";
-    case Dialect::kTgi:
-      return "one per token event; details.generated_tokens for the total";
-    case Dialect::kTrtllm:
-      return "one per non-empty text_output event (no count in the stream)";
-  }
-  return "";
-}
+const char* TokenCountSource(Dialect d) { return NamesOf(d).token_counts; }
 
 }  // namespace frontier::client

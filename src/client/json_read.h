@@ -1,6 +1,7 @@
 // json_read.h: internal to the client. Small simdjson On-Demand helpers the
 // dialects' chunk readers share (openai.cc, native_dialects.cc): type tests
-// that do not unescape, appending a string's text, an error value's message.
+// that do not unescape, appending a string's text, the model's name, walking
+// an object's fields, an error value's message.
 //
 // Thread safety: stateless functions over values of one parser (one thread).
 #pragma once
@@ -34,6 +35,37 @@ inline bool NonEmptyString(od::value v) {
 inline void AppendText(od::value v, std::string* text) {
   std::string_view s;
   if (text != nullptr && v.get_string().get(s) == simdjson::SUCCESS) text->append(s);
+}
+
+// Appends string value `v` unescaped to `*text` (when text is set) if it is a
+// non-empty string; true when it was one (the event carried content).
+inline bool AppendNonEmptyText(od::value v, std::string* text) {
+  if (!NonEmptyString(v)) return false;
+  AppendText(v, text);
+  return true;
+}
+
+// Sets `*model` to string value `v` when wanted (the first chunk that names one).
+inline void ReadModelName(od::value v, bool want_model, std::string* model) {
+  std::string_view m;
+  if (want_model && v.get_string().get(m) == simdjson::SUCCESS) *model = std::string(m);
+}
+
+// Calls f(key, value) for each field of object `v`, keys raw (compared in
+// place, no unescaping); nothing when `v` is not an object (e.g. null).
+// Returns the document's first error.
+template <typename F>
+simdjson::error_code ForEachField(od::value v, F&& f) {
+  od::object obj;
+  if (v.get_object().get(obj) != simdjson::SUCCESS) return simdjson::SUCCESS;
+  for (auto field : obj) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    od::value fv;
+    if (auto e = field.value().get(fv)) return e;
+    f(key, fv);
+  }
+  return simdjson::SUCCESS;
 }
 
 // The message of an error value: its "message" string, a plain string, or its JSON.

@@ -12,6 +12,17 @@ using nlohmann::json;
 
 bool IsNativeEngineDialect(Dialect d) { return d == Dialect::kSglang || d == Dialect::kTgi || d == Dialect::kTrtllm; }
 
+namespace {
+
+// A backend that takes text prompts only: InvalidArgument, saying why, for token ids.
+Status TextPromptsOnly(std::span<const int32_t> token_ids, const char* backend, const char* why) {
+  if (token_ids.empty()) return Status::Ok();
+  return InvalidArgument(std::string("--backend ") + backend + " takes text prompts (" + why +
+                         "): add --prompt-format text");
+}
+
+}  // namespace
+
 Result<std::string> BuildNativeBody(const BodyOptions& o, std::span<const int32_t> token_ids, std::string_view text,
                                     int32_t max_tokens) {
   json j = json::object();
@@ -29,9 +40,7 @@ Result<std::string> BuildNativeBody(const BodyOptions& o, std::span<const int32_
       break;
     }
     case Dialect::kTgi: {
-      if (!token_ids.empty())
-        return InvalidArgument("--backend tgi takes text prompts (TGI's /generate_stream has no token-id input): "
-                               "add --prompt-format text");
+      FRONTIER_RETURN_IF_ERROR(TextPromptsOnly(token_ids, "tgi", "TGI's /generate_stream has no token-id input"));
       j["inputs"] = text;
       // Greedy without a temperature: TGI refuses temperature 0. It has no
       // ignore_eos either.
@@ -39,9 +48,7 @@ Result<std::string> BuildNativeBody(const BodyOptions& o, std::span<const int32_
       break;
     }
     case Dialect::kTrtllm: {
-      if (!token_ids.empty())
-        return InvalidArgument("--backend trtllm takes text prompts (the ensemble's text_input): "
-                               "add --prompt-format text");
+      FRONTIER_RETURN_IF_ERROR(TextPromptsOnly(token_ids, "trtllm", "the ensemble's text_input"));
       j["text_input"] = text;
       j["max_tokens"] = max_tokens;
       j["stream"] = true;
@@ -68,77 +75,59 @@ simdjson::error_code ReadCount(od::value v, int64_t* n) {
   return simdjson::SUCCESS;
 }
 
+// A completion-token count (running or total), when `v` is one >= 0: true then.
+bool ReadCompletionTokens(od::value v, Chunk* out) {
+  int64_t n = -1;
+  ReadCount(v, &n);
+  if (n < 0) return false;
+  out->completion_tokens = n;
+  out->has_usage = true;
+  return true;
+}
+
 // SGLang's meta_info: running counts and the finish reason.
 simdjson::error_code ReadMetaInfo(od::value v, Chunk* out) {
-  od::object meta;
-  if (v.get_object().get(meta) != simdjson::SUCCESS) return simdjson::SUCCESS;
-  for (auto field : meta) {
-    od::raw_json_string key;
-    if (auto e = field.key().get(key)) return e;
-    od::value fv;
-    if (auto e = field.value().get(fv)) return e;
+  return ForEachField(v, [&](od::raw_json_string key, od::value fv) {
     if (key == "completion_tokens") {
-      int64_t n = -1;
-      ReadCount(fv, &n);
-      if (n >= 0) {
-        out->completion_tokens = n;
-        out->has_usage = true;
-      }
+      ReadCompletionTokens(fv, out);
     } else if (key == "prompt_tokens") {
       ReadCount(fv, &out->prompt_tokens);
     } else if (key == "finish_reason") {
       if (!IsNull(fv)) out->finish = true;
     }
-  }
-  return simdjson::SUCCESS;
+  });
 }
 
 // TGI's token object: one generated token; its text unless special.
 simdjson::error_code ReadTgiToken(od::value v, Chunk* out, std::string* text) {
-  od::object token;
-  if (v.get_object().get(token) != simdjson::SUCCESS) return simdjson::SUCCESS;  // null: no token
+  if (!IsType(v, od::json_type::object)) return simdjson::SUCCESS;  // null: no token
   out->content = true;
   if (text == nullptr) return simdjson::SUCCESS;
   bool special = false;
   std::string piece;
-  for (auto field : token) {
-    od::raw_json_string key;
-    if (auto e = field.key().get(key)) return e;
-    od::value fv;
-    if (auto e = field.value().get(fv)) return e;
+  auto e = ForEachField(v, [&](od::raw_json_string key, od::value fv) {
     if (key == "text") {
       AppendText(fv, &piece);
     } else if (key == "special") {
       if (fv.get_bool().get(special) != simdjson::SUCCESS) special = false;
     }
-  }
+  });
+  if (e) return e;
   if (!special) text->append(piece);
   return simdjson::SUCCESS;
 }
 
 // TGI's details: the finish reason and the totals (the last event only).
 simdjson::error_code ReadTgiDetails(od::value v, Chunk* out) {
-  od::object details;
-  if (v.get_object().get(details) != simdjson::SUCCESS) return simdjson::SUCCESS;  // null: not the end
+  if (!IsType(v, od::json_type::object)) return simdjson::SUCCESS;  // null: not the end
   out->finish = true;
-  for (auto field : details) {
-    od::raw_json_string key;
-    if (auto e = field.key().get(key)) return e;
-    od::value fv;
-    if (auto e = field.value().get(fv)) return e;
+  return ForEachField(v, [&](od::raw_json_string key, od::value fv) {
     if (key == "generated_tokens") {
-      int64_t n = -1;
-      ReadCount(fv, &n);
-      if (n >= 0) {
-        out->completion_tokens = n;
-        out->has_usage = true;
-        out->usage_is_total = true;
-      }
+      if (ReadCompletionTokens(fv, out)) out->usage_is_total = true;
     } else if (key == "prompt_tokens" || key == "input_length") {
       ReadCount(fv, &out->prompt_tokens);
     }
-  }
-  return simdjson::SUCCESS;
+  });
 }
 
 }  // namespace
@@ -171,13 +160,9 @@ simdjson::error_code ReadNativeField(Dialect d, od::raw_json_string key, od::val
       break;
     case Dialect::kTrtllm:
       if (key == "text_output") {
-        if (NonEmptyString(v)) {
-          out->content = true;
-          AppendText(v, text);
-        }
+        if (AppendNonEmptyText(v, text)) out->content = true;
       } else if (key == "model_name") {
-        std::string_view m;
-        if (want_model && v.get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);
+        ReadModelName(v, want_model, &out->model);
       }
       break;
     default:

@@ -32,6 +32,15 @@ Result<std::string> MergeExtra(const BodyOptions& o, json j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// "prompt": the token ids when given, else the text.
+void SetPrompt(json& j, std::span<const int32_t> token_ids, std::string_view text) {
+  if (!token_ids.empty()) {
+    j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
+  } else {
+    j["prompt"] = text;
+  }
+}
+
 }  // namespace
 
 Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> token_ids,
@@ -39,11 +48,7 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
   if (internal::IsNativeEngineDialect(o.dialect)) return internal::BuildNativeBody(o, token_ids, text, max_tokens);
   json j = json::object();
   if (o.dialect == Dialect::kLlamaCpp) {
-    if (!token_ids.empty()) {
-      j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
-    } else {
-      j["prompt"] = text;
-    }
+    SetPrompt(j, token_ids, text);
     j["n_predict"] = max_tokens;
     j["temperature"] = 0.0;
     j["stream"] = true;
@@ -61,11 +66,7 @@ Result<std::string> BuildBody(const BodyOptions& o, std::span<const int32_t> tok
     j["max_completion_tokens"] = max_tokens;
     j["max_tokens"] = max_tokens;
   } else {
-    if (!token_ids.empty()) {
-      j["prompt"] = std::vector<int32_t>(token_ids.begin(), token_ids.end());
-    } else {
-      j["prompt"] = text;
-    }
+    SetPrompt(j, token_ids, text);
     j["max_tokens"] = max_tokens;
   }
   j["temperature"] = 0.0;
@@ -88,8 +89,10 @@ ChunkReader::~ChunkReader() = default;
 namespace {
 
 namespace od = simdjson::ondemand;
+using internal::AppendNonEmptyText;
 using internal::AppendText;
 using internal::ErrorText;
+using internal::ReadModelName;
 using internal::IsNull;
 using internal::IsType;
 using internal::NonEmptyString;
@@ -147,10 +150,7 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, 
     if (key == "finish_reason") {
       if (!IsNull(v)) out->finish = true;
     } else if (dialect == Dialect::kCompletions && key == "text") {
-      if (NonEmptyString(v)) {
-        out->content = true;
-        AppendText(v, text);
-      }
+      if (AppendNonEmptyText(v, text)) out->content = true;
     } else if (dialect == Dialect::kChat && key == "delta") {
       od::object delta;
       if (v.get_object().get(delta) != simdjson::SUCCESS) continue;
@@ -174,10 +174,7 @@ simdjson::error_code ReadChoice(od::object choice, Dialect dialect, Chunk* out, 
 // "stop", "tokens_predicted", "tokens_evaluated".
 simdjson::error_code ReadLlamaCppField(od::raw_json_string key, od::value v, Chunk* out, std::string* text) {
   if (key == "content") {
-    if (NonEmptyString(v)) {
-      out->content = true;
-      AppendText(v, text);
-    }
+    if (AppendNonEmptyText(v, text)) out->content = true;
   } else if (key == "tokens") {
     od::array tokens;
     if (v.get_array().get(tokens) == simdjson::SUCCESS) {
@@ -250,8 +247,7 @@ bool ChunkReader::Read(std::string_view data, Dialect dialect, bool want_model, 
     } else if (key == "timings") {
       if (auto e = ReadTimings(v, out)) return fail(e);
     } else if (key == "model") {
-      std::string_view m;
-      if (want_model && v.get_string().get(m) == simdjson::SUCCESS) out->model = std::string(m);
+      ReadModelName(v, want_model, &out->model);
     } else if (key == "error") {
       if (!IsNull(v)) {
         out->error = true;
