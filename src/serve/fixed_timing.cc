@@ -61,8 +61,6 @@ void FixedTiming::Cancel(uint64_t id) {
   if (profile_.slots > 0 && running_.erase(id) > 0) FreeSlot(latest_);
 }
 
-Nanos FixedTiming::NextWakeup() const { return heap_.empty() ? kNever : heap_.top().due; }
-
 void FixedTiming::Poll(Nanos now, std::vector<Emission>& out) {
   latest_ = std::max(latest_, now);
   while (!heap_.empty() && heap_.top().due <= now) {

@@ -46,7 +46,7 @@ class FixedTiming final : public TimingSource {
   Status Add(uint64_t id, int32_t prompt_tokens, int32_t output_tokens, Nanos now,
              std::span<const int32_t> tokens = {}) override;
   void Cancel(uint64_t id) override;
-  Nanos NextWakeup() const override;
+  Nanos NextWakeup() const override { return heap_.empty() ? kNever : heap_.top().due; }
   void Poll(Nanos now, std::vector<Emission>& out) override;
   EngineStats Stats() const override;
   int64_t context_length() const override { return profile_.context_length; }

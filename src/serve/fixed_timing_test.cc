@@ -108,5 +108,38 @@ TEST(FixedTiming, CancelFreesASlot) {
   EXPECT_EQ(out[0].due_ns, 70 * ms);
 }
 
+// The server's loop on a ManualClock: the clock moves to each NextWakeup and
+// Poll reads it, so every event comes out exactly when it is due, and the
+// loop wakes once per due time. Request 2 waits for the one slot, which
+// frees when request 1's last event is due (70 ms).
+TEST(FixedTiming, ALoopOnAManualClockMeetsEveryEventWhenDue) {
+  FixedTiming t(Profile(50, 10, 1, 1, /*slots=*/1));
+  const Nanos ms = kNanosPerMilli;
+  ManualClock clock(1'000 * ms);
+  const Nanos t0 = clock.Now();
+  ASSERT_TRUE(t.Add(1, 1, 3, clock.Now()).ok());
+  clock.Advance(5 * ms);
+  ASSERT_TRUE(t.Add(2, 1, 2, clock.Now()).ok());
+  std::vector<Nanos> wakes;
+  std::vector<std::pair<uint64_t, Nanos>> events;  // id, due - t0
+  std::vector<Emission> out;
+  while (t.NextWakeup() != kNever) {
+    ASSERT_GE(t.NextWakeup(), clock.Now()) << "a wakeup in the past";
+    clock.Set(t.NextWakeup());
+    wakes.push_back(clock.Now() - t0);
+    out.clear();
+    t.Poll(clock.Now(), out);
+    ASSERT_FALSE(out.empty()) << "woken for nothing at " << clock.Now() - t0;
+    for (const auto& e : out) {
+      EXPECT_EQ(e.due_ns, clock.Now());
+      events.emplace_back(e.id, e.due_ns - t0);
+    }
+  }
+  EXPECT_EQ(wakes, (std::vector<Nanos>{50 * ms, 60 * ms, 70 * ms, 120 * ms, 130 * ms}));
+  const std::vector<std::pair<uint64_t, Nanos>> want = {
+      {1, 50 * ms}, {1, 60 * ms}, {1, 70 * ms}, {2, 120 * ms}, {2, 130 * ms}};
+  EXPECT_EQ(events, want);
+}
+
 }  // namespace
 }  // namespace frontier::serve

@@ -21,6 +21,16 @@ int64_t DrawIn(double u, int64_t lo, int64_t hi) {  // uniform integer in [lo, h
 
 const char* kJson = "application/json";
 
+// The answer to a request an injected fault refuses (code "": the status).
+ApiError FaultError(int status, const char* type, const char* code, const char* message) {
+  ApiError e;
+  e.status = status;
+  e.type = type;
+  e.code = code;
+  e.message = message;
+  return e;
+}
+
 // The request's prompt, max_tokens and min_tokens against the context of
 // `ctx` tokens: an error, or (setting `max_tokens`) the most tokens it may
 // generate.
@@ -135,20 +145,15 @@ void Server::Impl::HandleGeneration(net::HttpExchange& x, net::HttpRequest& req,
   const FaultOptions& f = options_.faults;
   if (f.rate_limit_rate > 0 && UnitDraw(f.seed, kDraw429, id) < f.rate_limit_rate) {
     ++metrics_.faults["rate_limit"];
-    ApiError e;
-    e.status = 429;
-    e.type = "rate_limit_error";
-    e.code = "rate_limit_exceeded";
-    e.message = "injected fault (--fault-429-rate): too many requests; retry after 1 s";
-    return RespondError(x, e, ka, "retry-after: 1\r\n");
+    return RespondError(x,
+                        FaultError(429, "rate_limit_error", "rate_limit_exceeded",
+                                   "injected fault (--fault-429-rate): too many requests; retry after 1 s"),
+                        ka, "retry-after: 1\r\n");
   }
   if (f.error_rate > 0 && UnitDraw(f.seed, kDrawError, id) < f.error_rate) {
     ++metrics_.faults["error"];
-    ApiError e;
-    e.status = 500;
-    e.type = "server_error";
-    e.message = "injected fault (--fault-error-rate): internal server error";
-    return RespondError(x, e, ka);
+    return RespondError(
+        x, FaultError(500, "server_error", "", "injected fault (--fault-error-rate): internal server error"), ka);
   }
 
   Generation g;
