@@ -22,18 +22,25 @@ sim::SimConfig Config(int spec_tokens = 0) {
   return *c;
 }
 
-TEST(SimTiming, IdleEngineStartsAtTheArrivalAndStepsChainOnPlannedTimes) {
-  const sim::SimConfig config = Config();
-  SimTiming t(config, 1.0, 131072);
-  sim::Engine reference(config);  // the same engine, stepped by hand
-  ASSERT_TRUE(reference.Add(1, 500, 3).ok());
-  std::vector<Nanos> want;
+// One request on the same engine, stepped by hand: the end of each step that
+// emits, from the start of the first.
+std::vector<Nanos> Schedule(const sim::SimConfig& config, int32_t prompt_tokens, int32_t output_tokens) {
+  sim::Engine reference(config);
+  EXPECT_TRUE(reference.Add(1, prompt_tokens, output_tokens).ok());
+  std::vector<Nanos> ends;
   Nanos v = 0;
   while (!reference.Idle()) {
     const auto step = reference.RunStep();
     v += step.duration_ns;
-    if (!step.emissions.empty()) want.push_back(v);
+    if (!step.emissions.empty()) ends.push_back(v);
   }
+  return ends;
+}
+
+TEST(SimTiming, IdleEngineStartsAtTheArrivalAndStepsChainOnPlannedTimes) {
+  const sim::SimConfig config = Config();
+  SimTiming t(config, 1.0, 131072);
+  const std::vector<Nanos> want = Schedule(config, 500, 3);
   ASSERT_EQ(want.size(), 3u);
 
   const Nanos arrival = 1'000'000;
@@ -62,15 +69,7 @@ TEST(SimTiming, IdleEngineStartsAtTheArrivalAndStepsChainOnPlannedTimes) {
 TEST(SimTiming, ALoopOnAManualClockMeetsEveryStepWhenItEnds) {
   const sim::SimConfig config = Config();
   SimTiming t(config, 1.0, 131072);
-  sim::Engine reference(config);
-  ASSERT_TRUE(reference.Add(1, 500, 4).ok());
-  std::vector<Nanos> want;
-  Nanos v = 0;
-  while (!reference.Idle()) {
-    const auto step = reference.RunStep();
-    v += step.duration_ns;
-    if (!step.emissions.empty()) want.push_back(v);
-  }
+  const std::vector<Nanos> want = Schedule(config, 500, 4);
   ManualClock clock(3 * kNanosPerSecond);
   const Nanos arrival = clock.Now();
   ASSERT_TRUE(t.Add(1, 500, 4, clock.Now()).ok());
