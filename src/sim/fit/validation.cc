@@ -264,23 +264,17 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
     // Server probes: the same turnover, so that an overloaded rate shows in
     // the latency percentiles (a short run at any rate ends before its queue grows).
     if (r.scenario == Scenario::kServer) m.server_requests_ = workload::DrawLengths(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
-  } else if (r.range_ratio > 0) {
+  } else {
+    // The random dataset's own draw (fixed lengths when range_ratio is 0).
     workload::RandomDatasetOptions lengths;
     lengths.num_prompts = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
     lengths.input_len = r.input_len;
     lengths.output_len = r.output_len;
     lengths.range_ratio = r.range_ratio;
     lengths.seed = o.seed;
-    FRONTIER_ASSIGN_OR_RETURN(m.requests_, workload::DrawRandomLengths(lengths));
-  } else {
-    const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
-    m.requests_.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      auto& s = m.requests_[static_cast<size_t>(i)];
-      s.id = i;
-      s.input_len = r.input_len;
-      s.output_len = r.output_len;
-    }
+    Result<std::vector<workload::RequestSpec>> drawn = workload::DrawRandomLengths(lengths);
+    if (!drawn.ok()) return Status(drawn.status().code(), r.id + ": " + drawn.status().message());
+    m.requests_ = *std::move(drawn);
   }
   return m;
 }
