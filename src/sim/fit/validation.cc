@@ -7,7 +7,7 @@
 #include "core/limits.h"
 #include "core/parse.h"
 #include "metrics/summary.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 #include "sim/engine/step_model.h"
 #include "workload/random_dataset.h"
 
@@ -28,7 +28,7 @@ Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
 }
 
 Result<int> Int(const nlohmann::json& j, const std::string& key, int fallback, const std::string& where) {
-  FRONTIER_ASSIGN_OR_RETURN(double v, internal::NumberOr(j, key, fallback, where));
+  FRONTIER_ASSIGN_OR_RETURN(double v, catalog::NumberOr(j, key, fallback, where));
   if (v != std::floor(v) || v < 0 || v > 1e9)
     return InvalidArgument(where + ": field '" + key + "' must be an integer in [0, 1000000000], got " +
                            nlohmann::json(v).dump());
@@ -45,7 +45,7 @@ Status Published(double v, const std::string& where, const std::string& key, dou
 }
 
 Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& path) {
-  using namespace internal;
+  using namespace catalog;
   PublishedResult p;
   p.file = path;
   FRONTIER_ASSIGN_OR_RETURN(p.id, String(r, "id", path));
@@ -188,7 +188,7 @@ const workload::LengthTable* ValidationSet::Dataset(const std::string& name) con
 
 
 Result<ValidationSet> LoadValidation(const std::string& data_dir) {
-  using namespace internal;
+  using namespace catalog;
   ValidationSet set;
   for (const auto& path : JsonFilesIn(data_dir + "/validation")) {
     FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
