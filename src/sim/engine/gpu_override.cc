@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "sim/engine/efficiency.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
@@ -38,7 +38,7 @@ Result<std::optional<GpuOverride>> LoadGpuOverride(const std::string& data_dir, 
   const std::string path = GpuOverridePath(data_dir, hardware);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::optional<GpuOverride>();
-  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, internal::ReadJsonFile(path));
+  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, catalog::ReadJsonFile(path));
   if (!j.is_object()) return InvalidArgument(path + ": expected a JSON object");
   GpuOverride o;
   o.file = path;
@@ -57,7 +57,7 @@ Result<std::optional<GpuOverride>> LoadGpuOverride(const std::string& data_dir, 
   if (params == j.end() || !params->is_object() || params->empty())
     return InvalidArgument(path + ": params must be an object of {\"value\", \"source\"} per parameter");
   for (const auto& [name, v] : params->items()) {
-    FRONTIER_ASSIGN_OR_RETURN(double value, internal::Number(*params, name, path + ": params"));
+    FRONTIER_ASSIGN_OR_RETURN(double value, catalog::Number(*params, name, path + ": params"));
     FRONTIER_RETURN_IF_ERROR(CheckParam(path, name, value));
     std::string source;
     if (v.is_object() && v.contains("source") && v["source"].is_string()) source = v["source"].get<std::string>();

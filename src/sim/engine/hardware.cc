@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/ascii.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
@@ -39,7 +39,7 @@ double Hardware::CollectiveGBps(int group) const {
 }
 
 Result<Hardware> LoadHardwareFile(const std::string& path) {
-  using namespace internal;
+  using namespace catalog;
   FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
   Hardware h;
   h.file = path;
@@ -88,7 +88,7 @@ Result<Hardware> LoadHardwareFile(const std::string& path) {
 
 std::vector<std::string> ListHardware(const std::string& data_dir) {
   std::vector<std::string> names;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/hardware")) {
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/hardware")) {
     auto h = LoadHardwareFile(f);
     if (h.ok()) names.push_back(h->name);
   }
@@ -99,7 +99,7 @@ std::vector<std::string> ListHardware(const std::string& data_dir) {
 Result<Hardware> LoadHardware(std::string_view name, const std::string& data_dir) {
   const std::string want = AsciiLower(name);
   std::vector<std::string> known;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/hardware")) {
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/hardware")) {
     FRONTIER_ASSIGN_OR_RETURN(Hardware h, LoadHardwareFile(f));
     if (h.name == want || std::find(h.aliases.begin(), h.aliases.end(), want) != h.aliases.end())
       return h;

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/ascii.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
@@ -137,7 +137,7 @@ Result<ModelSpec> ParseHfJson(const json& j, const std::string& origin) {
 
   // Native weight formats.
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
-    const std::string method = AsciiLower(internal::StringOr(j["quantization_config"], "quant_method", ""));
+    const std::string method = AsciiLower(catalog::StringOr(j["quantization_config"], "quant_method", ""));
     if (method == "fp8") {
       m.precision = m.ffn_precision = Precision::kFp8;
       // Per-block scales (DeepSeek: 128 x 128) rather than one per tensor.
@@ -199,7 +199,7 @@ double ModelSpec::KvElementsPerTokenLayer() const {
 
 Result<ModelSpec> ParseHfConfig(const std::string& json_text, const std::string& origin) {
   return CatchExceptions(origin, [&]() -> Result<ModelSpec> {
-    FRONTIER_ASSIGN_OR_RETURN(json j, internal::ParseJson(json_text, origin));
+    FRONTIER_ASSIGN_OR_RETURN(json j, catalog::ParseJson(json_text, origin));
     return ParseHfJson(j, origin);
   });
 }
@@ -208,17 +208,17 @@ namespace {
 
 // A catalog file: {"name", "aliases", "source", "hf_config": {...}, "precision", ...}.
 Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
-  FRONTIER_ASSIGN_OR_RETURN(std::string name, internal::String(j, "name", path));
+  FRONTIER_ASSIGN_OR_RETURN(std::string name, catalog::String(j, "name", path));
   auto hf = j.find("hf_config");
   if (hf == j.end()) return InvalidArgument(path + ": missing field 'hf_config' (the model's config.json)");
   FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(*hf, path + " (hf_config)"));
   m.name = AsciiLower(name);
-  m.source = internal::StringOr(j, "source", path);
+  m.source = catalog::StringOr(j, "source", path);
   if (j.contains("precision")) {
-    FRONTIER_ASSIGN_OR_RETURN(m.precision, ParsePrecision(internal::StringOr(j, "precision", ""), path + ": precision"));
+    FRONTIER_ASSIGN_OR_RETURN(m.precision, ParsePrecision(catalog::StringOr(j, "precision", ""), path + ": precision"));
     m.ffn_precision = m.precision;
   }
-  FRONTIER_ASSIGN_OR_RETURN(m.mtp_acceptance_rate, internal::NumberOr(j, "mtp_acceptance_rate", 0, path));
+  FRONTIER_ASSIGN_OR_RETURN(m.mtp_acceptance_rate, catalog::NumberOr(j, "mtp_acceptance_rate", 0, path));
   if (!(m.mtp_acceptance_rate >= 0 && m.mtp_acceptance_rate < 1))
     return InvalidArgument(path + ": mtp_acceptance_rate must be in [0, 1)");
   // The feed-forward format; "expert_precision" is its older name, still read.
@@ -244,7 +244,7 @@ Result<ModelSpec> LoadCatalogFile(const std::string& path, const json& j) {
 }
 
 bool Matches(const json& j, const std::string& want) {
-  if (AsciiLower(internal::StringOr(j, "name", "")) == want) return true;
+  if (AsciiLower(catalog::StringOr(j, "name", "")) == want) return true;
   if (j.contains("aliases") && j["aliases"].is_array())
     for (const auto& a : j["aliases"])
       if (a.is_string() && AsciiLower(a.get<std::string>()) == want) return true;
@@ -255,9 +255,9 @@ bool Matches(const json& j, const std::string& want) {
 
 std::vector<std::string> ListModels(const std::string& data_dir) {
   std::vector<std::string> names;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/models")) {
-    auto j = internal::ReadJsonFile(f);
-    if (j.ok() && j->contains("name")) names.push_back(AsciiLower(internal::StringOr(*j, "name", "")));
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/models")) {
+    auto j = catalog::ReadJsonFile(f);
+    if (j.ok() && j->contains("name")) names.push_back(AsciiLower(catalog::StringOr(*j, "name", "")));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -271,7 +271,7 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
   // anything of that name on disk wins, else the catalog's aliases are searched.
   std::error_code ec;
   if (is_path && std::filesystem::exists(arg, ec)) {
-    FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(arg));
+    FRONTIER_ASSIGN_OR_RETURN(json j, catalog::ReadJsonFile(arg));
     if (j.is_object() && j.contains("hf_config")) return LoadCatalogFile(arg, j);
     FRONTIER_ASSIGN_OR_RETURN(ModelSpec m, ParseHfJson(j, arg));
     m.name = arg;
@@ -279,8 +279,8 @@ Result<ModelSpec> LoadModel(std::string_view name_or_path, const std::string& da
     return m;
   }
   const std::string want = AsciiLower(arg);
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/models")) {
-    FRONTIER_ASSIGN_OR_RETURN(json j, internal::ReadJsonFile(f));
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/models")) {
+    FRONTIER_ASSIGN_OR_RETURN(json j, catalog::ReadJsonFile(f));
     if (Matches(j, want)) return LoadCatalogFile(f, j);
   }
   std::string known;

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/ascii.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
@@ -47,7 +47,7 @@ struct Parsed {
 // The file's 'parameters' into `out.own`: each checked against its range,
 // with its source and, where given, its prior.
 Status ParseParameters(const nlohmann::json& j, const std::string& path, Parsed& out) {
-  using namespace internal;
+  using namespace catalog;
   if (!j.contains("parameters") || !j["parameters"].is_object())
     return InvalidArgument(path + ": missing object 'parameters' (one entry per parameter, see docs/simulate.md)");
   const auto& params = j["parameters"];
@@ -83,7 +83,7 @@ Status ParseParameters(const nlohmann::json& j, const std::string& path, Parsed&
 
 // The file's record of its last calibration, where it has one.
 Status ParseCalibration(const nlohmann::json& j, const std::string& path, Stack& s) {
-  using namespace internal;
+  using namespace catalog;
   if (j.contains("calibration") && j["calibration"].is_object()) {
     const auto& c = j["calibration"];
     s.calibrated_on = StringOr(c, "date", "");
@@ -106,7 +106,7 @@ Status ParseCalibration(const nlohmann::json& j, const std::string& path, Stack&
 }
 
 Result<Parsed> ParseFile(const std::string& path) {
-  using namespace internal;
+  using namespace catalog;
   FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
   Parsed out;
   Stack& s = out.stack;
@@ -157,7 +157,7 @@ Result<Parsed> ParseFile(const std::string& path) {
   // Engine caps up to a million sequences and a billion tokens (docs/limits.md).
   FRONTIER_ASSIGN_OR_RETURN(s.gpu_memory_utilization, NumberIn(j, "gpu_memory_utilization", 0, 1, path));
   {
-    const nlohmann::json* v = internal::Value(j, "memory_fraction_of");
+    const nlohmann::json* v = catalog::Value(j, "memory_fraction_of");
     if (v != nullptr && !v->is_string())
       return InvalidArgument(path + ": field 'memory_fraction_of' must be a string: \"device\", \"static\" or "
                              "\"free\"");
@@ -297,7 +297,7 @@ std::string ParamOrigin::Describe() const {
 
 Result<std::vector<Stack>> LoadStackCatalog(const std::string& data_dir) {
   std::vector<Parsed> parsed;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/stacks")) {
     FRONTIER_ASSIGN_OR_RETURN(Parsed p, ParseFile(f));
     for (const auto& q : parsed)
       if (q.stack.id() == p.stack.id())
@@ -324,7 +324,7 @@ std::vector<Stack> ListStackVersions(const std::string& data_dir) {
   // Parse each file alone so that one broken file hides only itself (and the
   // versions that inherit from it).
   std::vector<Parsed> parsed;
-  for (const auto& f : internal::JsonFilesIn(data_dir + "/stacks")) {
+  for (const auto& f : catalog::JsonFilesIn(data_dir + "/stacks")) {
     Result<Parsed> p = ParseFile(f);
     if (p.ok()) parsed.push_back(std::move(*p));
   }

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "sim/engine/hardware.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 #include "sim/engine/model.h"
 #include "sim/engine/stack.h"
 
@@ -85,7 +85,7 @@ Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& d
   std::vector<CalibratedError> errors;
   std::set<std::string> seen;
   for (const Stack& stack : ListStackVersions(data_dir)) {
-    FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, internal::ReadJsonFile(stack.file));
+    FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, catalog::ReadJsonFile(stack.file));
     if (!j.contains("calibration") || !j["calibration"].is_object()) continue;
     const auto& points = j["calibration"].value("points", nlohmann::json::array());
     if (!points.is_array()) continue;

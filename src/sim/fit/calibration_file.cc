@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/atomic_file.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
@@ -26,7 +26,7 @@ std::string Today() {
 
 Status WriteCalibratedStack(const Stack& stack, const CalibrationResult& result, const std::string& base_path,
                             const std::string& path, const std::string& version, const std::string& note) {
-  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, internal::ReadJsonFile(base_path));
+  FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, catalog::ReadJsonFile(base_path));
   const std::string date = Today();
   std::string fitted_to;
   for (const auto& p : result.points) fitted_to += (fitted_to.empty() ? "" : ", ") + p.id;

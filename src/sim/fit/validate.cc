@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 #include "sim/fit/calibration.h"
 #include "sim/fit/internal/parallel.h"
 
@@ -60,7 +60,7 @@ using Record = std::map<std::string, RecordedPoint>;
 // The stack's recorded fit, if it lists exactly the stack's calibratable
 // results in `set`, each with its leave-one-out figures.
 std::optional<Record> ReadRecord(const Stack& stack, const ValidationSet& set) {
-  Result<nlohmann::json> j = internal::ReadJsonFile(stack.file);
+  Result<nlohmann::json> j = catalog::ReadJsonFile(stack.file);
   if (!j.ok() || !j->contains("calibration") || !(*j)["calibration"].is_object()) return std::nullopt;
   const nlohmann::json points = (*j)["calibration"].value("points", nlohmann::json::array());
   if (!points.is_array()) return std::nullopt;

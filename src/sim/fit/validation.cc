@@ -7,7 +7,7 @@
 #include "core/limits.h"
 #include "core/parse.h"
 #include "metrics/summary.h"
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 #include "sim/engine/step_model.h"
 #include "workload/random_dataset.h"
 
@@ -28,7 +28,7 @@ Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
 }
 
 Result<int> Int(const nlohmann::json& j, const std::string& key, int fallback, const std::string& where) {
-  FRONTIER_ASSIGN_OR_RETURN(double v, internal::NumberOr(j, key, fallback, where));
+  FRONTIER_ASSIGN_OR_RETURN(double v, catalog::NumberOr(j, key, fallback, where));
   if (v != std::floor(v) || v < 0 || v > 1e9)
     return InvalidArgument(where + ": field '" + key + "' must be an integer in [0, 1000000000], got " +
                            nlohmann::json(v).dump());
@@ -45,7 +45,7 @@ Status Published(double v, const std::string& where, const std::string& key, dou
 }
 
 Result<PublishedResult> ParseResult(const nlohmann::json& r, const std::string& path) {
-  using namespace internal;
+  using namespace catalog;
   PublishedResult p;
   p.file = path;
   FRONTIER_ASSIGN_OR_RETURN(p.id, String(r, "id", path));
@@ -188,7 +188,7 @@ const workload::LengthTable* ValidationSet::Dataset(const std::string& name) con
 
 
 Result<ValidationSet> LoadValidation(const std::string& data_dir) {
-  using namespace internal;
+  using namespace catalog;
   ValidationSet set;
   for (const auto& path : JsonFilesIn(data_dir + "/validation")) {
     FRONTIER_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
@@ -264,23 +264,17 @@ Result<ResultModel> ResultModel::Create(const PublishedResult& r, const Validati
     // Server probes: the same turnover, so that an overloaded rate shows in
     // the latency percentiles (a short run at any rate ends before its queue grows).
     if (r.scenario == Scenario::kServer) m.server_requests_ = workload::DrawLengths(*d, std::max(o.server_requests, n), r.output_mean, o.seed + 1);
-  } else if (r.range_ratio > 0) {
+  } else {
+    // The random dataset's own draw (fixed lengths when range_ratio is 0).
     workload::RandomDatasetOptions lengths;
     lengths.num_prompts = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
     lengths.input_len = r.input_len;
     lengths.output_len = r.output_len;
     lengths.range_ratio = r.range_ratio;
     lengths.seed = o.seed;
-    FRONTIER_ASSIGN_OR_RETURN(m.requests_, workload::DrawRandomLengths(lengths));
-  } else {
-    const int64_t n = r.num_prompts > 0 ? r.num_prompts : o.offline_requests;
-    m.requests_.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      auto& s = m.requests_[static_cast<size_t>(i)];
-      s.id = i;
-      s.input_len = r.input_len;
-      s.output_len = r.output_len;
-    }
+    Result<std::vector<workload::RequestSpec>> drawn = workload::DrawRandomLengths(lengths);
+    if (!drawn.ok()) return Status(drawn.status().code(), r.id + ": " + drawn.status().message());
+    m.requests_ = *std::move(drawn);
   }
   return m;
 }

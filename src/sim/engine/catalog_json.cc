@@ -1,4 +1,4 @@
-#include "sim/engine/internal/json_util.h"
+#include "sim/engine/catalog_json.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/parse.h"
 
-namespace frontier::sim::internal {
+namespace frontier::sim::catalog {
 
 Result<nlohmann::json> ParseJson(const std::string& text, const std::string& origin) {
   if (JsonNestingDepth(text) > kMaxJsonDepth)
@@ -96,4 +96,4 @@ std::vector<std::string> JsonFilesIn(const std::string& dir) {
   return out;
 }
 
-}  // namespace frontier::sim::internal
+}  // namespace frontier::sim::catalog

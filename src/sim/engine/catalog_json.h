@@ -1,4 +1,4 @@
-// json_util.h (internal to sim/): reading catalog files.
+// catalog_json.h: reading catalog files (hardware, models, stacks, published results).
 //
 // A catalog number is written either bare (`"hbm_gb": 80`) or with its public
 // source (`"hbm_gb": {"value": 80, "source": "https://..."}`); both read the
@@ -14,7 +14,7 @@
 
 #include "core/status.h"
 
-namespace frontier::sim::internal {
+namespace frontier::sim::catalog {
 
 // JSON nested deeper than this is refused before parsing (no catalog file or
 // model config comes close; it keeps recursive walks shallow).
@@ -55,4 +55,4 @@ Result<bool> BoolOr(const nlohmann::json& obj, const std::string& key, bool fall
 // Files ending in ".json" directly under `dir`, sorted. Empty if the folder is missing.
 std::vector<std::string> JsonFilesIn(const std::string& dir);
 
-}  // namespace frontier::sim::internal
+}  // namespace frontier::sim::catalog
