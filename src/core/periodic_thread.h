@@ -13,6 +13,10 @@
 // The wait itself is on the steady clock for the distance to the next tick,
 // so a fake clock that does not move only delays ticks, never hangs Stop().
 //
+// Links: std only, as all of core/; a target that starts one links
+// Threads::Threads itself (power/ and loadgen/ do), so core's own link line
+// stays std-only for the layers that must link core alone.
+//
 // Thread safety: Start and Stop from one thread (the owner's); `tick` runs on
 // the periodic thread and guards whatever it shares with the owner itself.
 #pragma once
