@@ -28,17 +28,10 @@ MetricsScraper::MetricsScraper(Options options)
   // The baseline before the constructor returns, so it precedes the run's
   // first request and counter deltas cover the whole run.
   ScrapeOnce();
-  thread_ = std::thread([this] { Loop(); });
+  ticker_.Start(start_ns_, options_.period_ns, SteadyClock::Get(), [this] { ScrapeOnce(); });
 }
 
-MetricsScraper::~MetricsScraper() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+MetricsScraper::~MetricsScraper() { ticker_.Stop(); }
 
 void MetricsScraper::ScrapeOnce() {
   const Nanos timeout = std::clamp<Nanos>(options_.period_ns, 100 * kNanosPerMilli, 5 * kNanosPerSecond);
@@ -66,26 +59,8 @@ void MetricsScraper::ScrapeOnce() {
   metrics_.samples.push_back(std::move(sample));
 }
 
-void MetricsScraper::Loop() {
-  Nanos next = start_ns_;
-  for (;;) {
-    next += options_.period_ns;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      const Nanos wait = std::max<Nanos>(0, next - SteadyClock::MonotonicNow());
-      if (wake_.wait_for(lock, std::chrono::nanoseconds(wait), [this] { return stop_; })) return;
-    }
-    ScrapeOnce();
-  }
-}
-
 ServerMetrics MetricsScraper::Finish() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  ticker_.Stop();
   ScrapeOnce();  // the counters as the run ends
   std::lock_guard<std::mutex> lock(mu_);
   ServerMetrics out = metrics_;

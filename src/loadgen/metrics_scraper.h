@@ -23,15 +23,14 @@
 // thread touches only the scraper's own state under its lock.
 #pragma once
 
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "client/stream_client.h"
 #include "core/clock.h"
+#include "core/periodic_thread.h"
 #include "core/run_result.h"
 #include "metrics/prometheus.h"
 
@@ -65,16 +64,13 @@ class MetricsScraper {
   static void Summarize(ServerMetrics* m);
 
  private:
-  void Loop();
   void ScrapeOnce();
 
   Options options_;
   Nanos start_ns_;
   std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
   ServerMetrics metrics_;  // guarded by mu_
-  std::thread thread_;
+  PeriodicThread ticker_;
 };
 
 }  // namespace frontier::loadgen

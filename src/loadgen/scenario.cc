@@ -12,34 +12,25 @@
 #include "core/checked.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/name_table.h"
 #include "core/parse.h"
 #include "workload/arrival.h"
 
 namespace frontier::loadgen {
 
-const char* ScenarioName(Scenario s) {
-  switch (s) {
-    case Scenario::kOffline: return "offline";
-    case Scenario::kServer: return "server";
-    case Scenario::kInteractive: return "interactive";
-  }
-  return "?";
-}
+constexpr NameEntry<Scenario> kScenarioNames[] = {
+    {Scenario::kOffline, "offline"}, {Scenario::kServer, "server"}, {Scenario::kInteractive, "interactive"}};
+constexpr NameEntry<LatencyMetric> kLatencyMetricNames[] = {
+    {LatencyMetric::kTtft, "ttft"}, {LatencyMetric::kTpot, "tpot"}, {LatencyMetric::kE2el, "e2el"}};
+
+const char* ScenarioName(Scenario s) { return NameOf(kScenarioNames, s); }
 
 Result<Scenario> ParseScenario(std::string_view name) {
-  for (Scenario s : {Scenario::kOffline, Scenario::kServer, Scenario::kInteractive})
-    if (name == ScenarioName(s)) return s;
-  return InvalidArgument("--scenario must be offline, server or interactive, got '" + std::string(name) + "'");
+  if (std::optional<Scenario> s = ValueOf(kScenarioNames, name)) return *s;
+  return InvalidArgument("--scenario must be " + NamesList(kScenarioNames) + ", got '" + std::string(name) + "'");
 }
 
-const char* LatencyMetricName(LatencyMetric m) {
-  switch (m) {
-    case LatencyMetric::kTtft: return "ttft";
-    case LatencyMetric::kTpot: return "tpot";
-    case LatencyMetric::kE2el: return "e2el";
-  }
-  return "?";
-}
+const char* LatencyMetricName(LatencyMetric m) { return NameOf(kLatencyMetricNames, m); }
 
 namespace {
 

@@ -22,8 +22,7 @@ class DcgmSource final : public PowerSource {
 
   Status Read(PowerReading* r) override {
     FRONTIER_ASSIGN_OR_RETURN(metrics::Exposition e, Fetch());
-    r->energy_j.assign(keys_.size(), std::nan(""));
-    r->power_w.assign(keys_.size(), std::nan(""));
+    r->Reset(keys_.size());
     for (const auto& s : e.samples) {
       const bool energy = s.name == kDcgmEnergy, power = s.name == kDcgmPower;
       if (!energy && !power) continue;

@@ -1,32 +1,19 @@
 #include "power/open.h"
 
+#include "core/name_table.h"
 #include "power/nvml.h"
 #include "power/rapl.h"
 #include "power/rocm_smi.h"
 
 namespace frontier::power {
 
-std::optional<PowerKind> ParsePowerKind(std::string_view t) {
-  if (t == "auto") return PowerKind::kAuto;
-  if (t == "nvml") return PowerKind::kNvml;
-  if (t == "amdsmi") return PowerKind::kAmdSmi;
-  if (t == "rapl") return PowerKind::kRapl;
-  if (t == "scrape") return PowerKind::kScrape;
-  if (t == "off") return PowerKind::kOff;
-  return std::nullopt;
-}
+constexpr NameEntry<PowerKind> kPowerKindNames[] = {
+    {PowerKind::kAuto, "auto"},   {PowerKind::kNvml, "nvml"},     {PowerKind::kAmdSmi, "amdsmi"},
+    {PowerKind::kRapl, "rapl"},   {PowerKind::kScrape, "scrape"}, {PowerKind::kOff, "off"}};
 
-const char* PowerKindName(PowerKind k) {
-  switch (k) {
-    case PowerKind::kAuto: return "auto";
-    case PowerKind::kNvml: return "nvml";
-    case PowerKind::kAmdSmi: return "amdsmi";
-    case PowerKind::kRapl: return "rapl";
-    case PowerKind::kScrape: return "scrape";
-    case PowerKind::kOff: return "off";
-  }
-  return "off";
-}
+std::optional<PowerKind> ParsePowerKind(std::string_view t) { return ValueOf(kPowerKindNames, t); }
+
+const char* PowerKindName(PowerKind k) { return NameOf(kPowerKindNames, k, "off"); }
 
 namespace {
 
@@ -37,8 +24,13 @@ Result<std::unique_ptr<PowerSource>> OpenScrape(const PowerOptions& o) {
   return OpenDcgmScrape(o.fetch, o.scrape_url);
 }
 
-Status Named(PowerKind k, const Status& s) {
-  return Status(s.code(), std::string("--power ") + PowerKindName(k) + ": " + s.message());
+// The source `--power k` asked for by name, or why it failed, naming the flag.
+Result<OpenedPower> Chosen(PowerKind k, Result<std::unique_ptr<PowerSource>> s) {
+  if (!s.ok())
+    return Status(s.status().code(), std::string("--power ") + PowerKindName(k) + ": " + s.status().message());
+  OpenedPower out;
+  out.source = std::move(*s);
+  return out;
 }
 
 }  // namespace
@@ -49,30 +41,10 @@ Result<OpenedPower> OpenPowerSource(const PowerOptions& o) {
     case PowerKind::kOff:
       out.note = "--power off";
       return out;
-    case PowerKind::kNvml: {
-      auto s = OpenNvml(o.nvml_lib);
-      if (!s.ok()) return Named(o.kind, s.status());
-      out.source = std::move(*s);
-      return out;
-    }
-    case PowerKind::kAmdSmi: {
-      auto s = OpenRocmSmi(o.rocm_smi_lib);
-      if (!s.ok()) return Named(o.kind, s.status());
-      out.source = std::move(*s);
-      return out;
-    }
-    case PowerKind::kRapl: {
-      auto s = OpenRapl(o.powercap_root);
-      if (!s.ok()) return Named(o.kind, s.status());
-      out.source = std::move(*s);
-      return out;
-    }
-    case PowerKind::kScrape: {
-      auto s = OpenScrape(o);
-      if (!s.ok()) return Named(o.kind, s.status());
-      out.source = std::move(*s);
-      return out;
-    }
+    case PowerKind::kNvml: return Chosen(o.kind, OpenNvml(o.nvml_lib));
+    case PowerKind::kAmdSmi: return Chosen(o.kind, OpenRocmSmi(o.rocm_smi_lib));
+    case PowerKind::kRapl: return Chosen(o.kind, OpenRapl(o.powercap_root));
+    case PowerKind::kScrape: return Chosen(o.kind, OpenScrape(o));
     case PowerKind::kAuto:
       break;
   }

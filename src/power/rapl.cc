@@ -45,8 +45,7 @@ class RaplSource final : public PowerSource {
   std::string Name() const override { return "rapl"; }
   const std::vector<std::string>& Devices() const override { return names_; }
   Status Read(PowerReading* r) override {
-    r->energy_j.assign(zones_.size(), std::nan(""));
-    r->power_w.assign(zones_.size(), std::nan(""));
+    r->Reset(zones_.size());
     for (size_t i = 0; i < zones_.size(); ++i) {
       Zone& z = zones_[i];
       FRONTIER_ASSIGN_OR_RETURN(double uj, ReadCounter(z.dir / "energy_uj"));

@@ -15,14 +15,13 @@
 // the source and the sampler's own state under its lock.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/periodic_thread.h"
 #include "power/source.h"
 
 namespace frontier::power {
@@ -48,17 +47,14 @@ class PowerSampler {
   Series Stop();
 
  private:
-  void Loop(Nanos first);
   void ReadOnce();
 
   PowerSource* source_;
   Nanos interval_ns_;
   const Clock& clock_;
   std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
   Series series_;  // guarded by mu_
-  std::thread thread_;
+  PeriodicThread ticker_;
 };
 
 }  // namespace frontier::power

@@ -15,6 +15,7 @@
 // Thread safety: a source is read from one thread at a time (the sampler's).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct PowerReading {
   Nanos t_ns = 0;                 // the sampler's clock, when the reading was taken
   std::vector<double> energy_j;   // per device: cumulative joules, NaN when not given
   std::vector<double> power_w;    // per device: watts now, NaN when not given
+
+  // Sizes both vectors to `devices`, every entry NaN, before a source fills them.
+  void Reset(size_t devices) {
+    energy_j.assign(devices, std::nan(""));
+    power_w.assign(devices, std::nan(""));
+  }
 };
 
 class PowerSource {

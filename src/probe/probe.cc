@@ -3,22 +3,18 @@
 
 #include <algorithm>
 
+#include "core/name_table.h"
+
 namespace frontier::probe {
 
-const char* GemmPrecisionName(GemmPrecision p) {
-  switch (p) {
-    case GemmPrecision::kBf16: return "bf16";
-    case GemmPrecision::kFp8: return "fp8";
-    case GemmPrecision::kFp4: return "fp4";
-  }
-  return "?";
-}
+constexpr NameEntry<GemmPrecision> kGemmPrecisionNames[] = {
+    {GemmPrecision::kBf16, "bf16"}, {GemmPrecision::kFp8, "fp8"}, {GemmPrecision::kFp4, "fp4"}};
+
+const char* GemmPrecisionName(GemmPrecision p) { return NameOf(kGemmPrecisionNames, p); }
 
 Result<GemmPrecision> ParseGemmPrecision(const std::string& text, const std::string& field) {
-  if (text == "bf16") return GemmPrecision::kBf16;
-  if (text == "fp8") return GemmPrecision::kFp8;
-  if (text == "fp4") return GemmPrecision::kFp4;
-  return InvalidArgument(field + ": '" + text + "' is not a GEMM precision; use bf16, fp8 or fp4");
+  if (std::optional<GemmPrecision> p = ValueOf(kGemmPrecisionNames, text)) return *p;
+  return InvalidArgument(field + ": '" + text + "' is not a GEMM precision; use " + NamesList(kGemmPrecisionNames));
 }
 
 Result<std::vector<LayerGemm>> ModelGemms(const sim::ModelSpec& m, int tp) {

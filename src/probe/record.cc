@@ -208,32 +208,19 @@ Result<ProbeResult> ProbeFromJson(const nlohmann::json& j) {
     FRONTIER_RETURN_IF_ERROR(Read(o, "tp", "options", &r.options.tp));
     FRONTIER_RETURN_IF_ERROR(Read(o, "tokens", "options", &r.options.tokens));
   }
-  const auto each = [&](const char* key, auto&& parse) -> Status {
+  // Each element of the array `key`, parsed by `parse` (which names it key[i] in errors) onto `out`.
+  const auto each = [&](const char* key, auto parse, auto* out) -> Status {
     if (!j.contains(key) || !j[key].is_array()) return InvalidArgument(std::string("probe.") + key + " must be an array");
-    for (size_t i = 0; i < j[key].size(); ++i)
-      FRONTIER_RETURN_IF_ERROR(parse(j[key][i], std::string(key) + "[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < j[key].size(); ++i) {
+      FRONTIER_ASSIGN_OR_RETURN(auto point, parse(j[key][i], std::string(key) + "[" + std::to_string(i) + "]"));
+      out->push_back(std::move(point));
+    }
     return Status::Ok();
   };
-  FRONTIER_RETURN_IF_ERROR(each("gemm", [&](const json& e, const std::string& w) -> Status {
-    FRONTIER_ASSIGN_OR_RETURN(GemmPoint g, GemmFromJson(e, w));
-    r.gemm.push_back(g);
-    return Status::Ok();
-  }));
-  FRONTIER_RETURN_IF_ERROR(each("stream", [&](const json& e, const std::string& w) -> Status {
-    FRONTIER_ASSIGN_OR_RETURN(StreamPoint s, StreamFromJson(e, w));
-    r.stream.push_back(s);
-    return Status::Ok();
-  }));
-  FRONTIER_RETURN_IF_ERROR(each("decode", [&](const json& e, const std::string& w) -> Status {
-    FRONTIER_ASSIGN_OR_RETURN(DecodePoint d, DecodeFromJson(e, w));
-    r.decode.push_back(d);
-    return Status::Ok();
-  }));
-  FRONTIER_RETURN_IF_ERROR(each("collectives", [&](const json& e, const std::string& w) -> Status {
-    FRONTIER_ASSIGN_OR_RETURN(CollectivePoint c, CollectiveFromJson(e, w));
-    r.collectives.push_back(c);
-    return Status::Ok();
-  }));
+  FRONTIER_RETURN_IF_ERROR(each("gemm", GemmFromJson, &r.gemm));
+  FRONTIER_RETURN_IF_ERROR(each("stream", StreamFromJson, &r.stream));
+  FRONTIER_RETURN_IF_ERROR(each("decode", DecodeFromJson, &r.decode));
+  FRONTIER_RETURN_IF_ERROR(each("collectives", CollectiveFromJson, &r.collectives));
   return r;
 }
 

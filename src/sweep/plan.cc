@@ -190,42 +190,40 @@ Status ParseTopLevel(const Checker& c, YAML::Node& root, const std::string& text
   return Status::Ok();
 }
 
-Status ParseSystems(const Checker& c, YAML::Node& root, Plan* plan) {
-  const YAML::Node systems = root["systems"];
-  if (!systems.IsDefined()) return c.Error(root, "systems", "is required (a list of systems)");
-  if (!systems.IsSequence() || systems.size() == 0) {
-    return c.Error(systems, "systems", "must be a non-empty list");
+// The non-empty list root[key] ("systems", "workloads"), each element read by
+// `parse` (given its field, "key[i]") onto *out, with no name used twice.
+template <typename T, typename Parse>
+Status ParseNamedList(const Checker& c, YAML::Node& root, const std::string& key, Parse parse, std::vector<T>* out) {
+  const YAML::Node list = root[key];
+  if (!list.IsDefined()) return c.Error(root, key, "is required (a list of " + key + ")");
+  if (!list.IsSequence() || list.size() == 0) {
+    return c.Error(list, key, "must be a non-empty list");
   }
   std::set<std::string> names;
-  for (size_t i = 0; i < systems.size(); ++i) {
-    SystemSpec s;
-    const std::string f = "systems[" + std::to_string(i) + "]";
-    FRONTIER_RETURN_IF_ERROR(ParseSystem(c, systems[i], f, &s));
-    if (!names.insert(s.name).second) {
-      return c.Error(systems[i]["name"], f + ".name", "'" + s.name + "' is used twice");
+  for (size_t i = 0; i < list.size(); ++i) {
+    T item;
+    const std::string f = key + "[" + std::to_string(i) + "]";
+    FRONTIER_RETURN_IF_ERROR(parse(list[i], f, &item));
+    if (!names.insert(item.name).second) {
+      return c.Error(list[i]["name"], f + ".name", "'" + item.name + "' is used twice");
     }
-    plan->systems.push_back(std::move(s));
+    out->push_back(std::move(item));
   }
   return Status::Ok();
 }
 
+Status ParseSystems(const Checker& c, YAML::Node& root, Plan* plan) {
+  return ParseNamedList(
+      c, root, "systems",
+      [&](const YAML::Node& n, const std::string& f, SystemSpec* s) { return ParseSystem(c, n, f, s); },
+      &plan->systems);
+}
+
 Status ParseWorkloads(const Checker& c, YAML::Node& root, Plan* plan) {
-  const YAML::Node workloads = root["workloads"];
-  if (!workloads.IsDefined()) return c.Error(root, "workloads", "is required (a list of workloads)");
-  if (!workloads.IsSequence() || workloads.size() == 0) {
-    return c.Error(workloads, "workloads", "must be a non-empty list");
-  }
-  std::set<std::string> names;
-  for (size_t i = 0; i < workloads.size(); ++i) {
-    WorkloadSpec w;
-    const std::string f = "workloads[" + std::to_string(i) + "]";
-    FRONTIER_RETURN_IF_ERROR(ParseWorkload(c, workloads[i], f, plan->seed, &w));
-    if (!names.insert(w.name).second) {
-      return c.Error(workloads[i]["name"], f + ".name", "'" + w.name + "' is used twice");
-    }
-    plan->workloads.push_back(std::move(w));
-  }
-  return Status::Ok();
+  return ParseNamedList(
+      c, root, "workloads",
+      [&](const YAML::Node& n, const std::string& f, WorkloadSpec* w) { return ParseWorkload(c, n, f, plan->seed, w); },
+      &plan->workloads);
 }
 
 // The scenario and search blocks and the load, and whether they fit together.
@@ -334,11 +332,7 @@ Status ParseSlo(const Checker& c, YAML::Node& root, Plan* plan) {
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(slo, "slo", {"ttft_ms", "tpot_ms", "e2el_ms"}));
   for (auto [key, out] : {std::pair{"ttft_ms", &plan->slo.ttft_ms}, {"tpot_ms", &plan->slo.tpot_ms},
                           {"e2el_ms", &plan->slo.e2el_ms}}) {
-    if (slo[key].IsDefined()) {
-      double v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(slo, "slo", key, &v, 1e-6, 1e9));
-      *out = v;
-    }
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(slo, "slo", key, out, 1e-6, 1e9));
   }
   return Status::Ok();
 }

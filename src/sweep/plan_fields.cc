@@ -37,10 +37,8 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
   }
   if (n["max_num_seqs"].IsDefined() && n["max_num_seqs"].IsScalar() && n["max_num_seqs"].Scalar() == "auto") {
     s->max_num_seqs_auto = true;
-  } else if (n["max_num_seqs"].IsDefined()) {
-    int v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_num_seqs", &v, 1, 1e9));
-    s->max_num_seqs = v;
+  } else {
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_seqs", &s->max_num_seqs, 1, 1e9));
   }
   if (n["attention_dp"].IsDefined()) {
     if (!n["attention_dp"].IsScalar() || (n["attention_dp"].Scalar() != "true" && n["attention_dp"].Scalar() != "false"))
@@ -71,23 +69,9 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
   }
   if ((s->prefill_workers > 0) != (s->decode_workers > 0))
     return c.Error(n, f, "a disaggregated system needs both prefill and decode (each with workers >= 1)");
-  for (auto [key, out] : {std::pair{"max_num_batched_tokens", &s->max_num_batched_tokens}}) {
-    if (n[key].IsDefined()) {
-      int v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &v, 1, 1e9));
-      *out = v;
-    }
-  }
-  if (n["acceptance"].IsDefined()) {
-    double a = 1;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "acceptance", &a, 1, 17));
-    s->acceptance = a;
-  }
-  if (n["acceptance_rate"].IsDefined()) {
-    double a = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "acceptance_rate", &a, 0, 0.999));
-    s->acceptance_rate = a;
-  }
+  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1e9));
+  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance", &s->acceptance, 1, 17));
+  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance_rate", &s->acceptance_rate, 0, 0.999));
   return Status::Ok();
 }
 
@@ -305,16 +289,9 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
         return c.Error(n[key], f + "." + key,
                        "is a load grid, and `search:` picks each trial's load itself: remove it (search.start, "
                        "min_value and max_value bound the loads tried)");
-    if (n["num_prompts"].IsDefined()) {
-      int64_t v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "num_prompts", &v, 1, static_cast<double>(kMaxRunRequests)));
-      l->num_prompts = v;
-    }
-    if (n["max_concurrency"].IsDefined()) {
-      int64_t v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_concurrency", &v, 1, 1e6));
-      l->max_concurrency = v;
-    }
+    FRONTIER_RETURN_IF_ERROR(
+        c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, static_cast<double>(kMaxRunRequests)));
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, 1e6));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
     if (l->num_prompts.value_or(kDefaultSearchPrompts) + l->warmup > kMaxRunRequests && !scenario)
@@ -344,16 +321,8 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
   }
   FRONTIER_RETURN_IF_ERROR(
       c.Number(n, f, "prompts_per_concurrency", &l->prompts_per_concurrency, 1, 1e7));
-  if (n["num_prompts"].IsDefined()) {
-    int64_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "num_prompts", &v, 1, 1e9));
-    l->num_prompts = v;
-  }
-  if (n["max_concurrency"].IsDefined()) {
-    int64_t v = 0;
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "max_concurrency", &v, 1, 1e6));
-    l->max_concurrency = v;
-  }
+  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, 1e9));
+  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, 1e6));
   if (has_r && !l->num_prompts && !scenario) {
     return c.Error(n, f + ".num_prompts", "is required with request_rate");
   }
@@ -391,22 +360,11 @@ Status ParseScenarioBlock(const Checker& c, const YAML::Node& n, Plan* plan) {
     FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "min_duration_s", "min_query_count", "mlperf_benchmark",
                                                 "slo", "min_interactivity"}));
     if (n["name"].IsDefined() && !n["name"].IsNull()) FRONTIER_RETURN_IF_ERROR(name(n["name"], f + ".name"));
-    if (n["min_duration_s"].IsDefined()) {
-      double v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_duration_s", &v, 1e-3, 1e9));
-      q.min_duration_s = v;
-    }
-    if (n["min_query_count"].IsDefined()) {
-      int64_t v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_query_count", &v, 1, static_cast<double>(kMaxRunRequests)));
-      q.min_query_count = v;
-    }
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "min_duration_s", &q.min_duration_s, 1e-3, 1e9));
+    FRONTIER_RETURN_IF_ERROR(
+        c.OptionalNumber(n, f, "min_query_count", &q.min_query_count, 1, static_cast<double>(kMaxRunRequests)));
     FRONTIER_RETURN_IF_ERROR(c.String(n, f, "mlperf_benchmark", &q.benchmark));
-    if (n["min_interactivity"].IsDefined()) {
-      double v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "min_interactivity", &v, 1e-6, 1e9));
-      q.min_interactivity = v;
-    }
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "min_interactivity", &q.min_interactivity, 1e-6, 1e9));
     const YAML::Node slo = n["slo"];
     if (slo.IsDefined() && !slo.IsNull()) {
       std::vector<std::string> items;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -80,6 +81,19 @@ class Checker {
       return required ? Error(map, Join(parent, key), "is required") : Status::Ok();
     }
     return Value(n, Join(parent, key), out, min, max);
+  }
+
+  // Number() into an optional, set only where the key is given (null counts
+  // as not given, as for Number()).
+  template <typename T>
+  Status OptionalNumber(const YAML::Node& map, const std::string& parent, const std::string& key,
+                        std::optional<T>* out, double min, double max) const {
+    T v{};
+    const YAML::Node n = map[key];
+    if (!n.IsDefined() || n.IsNull()) return Status::Ok();
+    FRONTIER_RETURN_IF_ERROR(Value(n, Join(parent, key), &v, min, max));
+    *out = v;
+    return Status::Ok();
   }
 
   template <typename T>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -48,59 +49,66 @@ Status Unsupported(const std::string& origin, const std::string& field, const st
                                      origin, field, what));
 }
 
-Status ReadNormalizer(const json& n, const std::string& origin, Loader::Parts* p) {
+// Calls `read` on each component `n` stands for, with its "type": none when
+// n is null, the elements of its `list_key` (recursively) when a Sequence,
+// else n itself.
+Status EachComponent(const json& n, const char* list_key,
+                     const std::function<Status(const json&, const std::string&)>& read) {
   if (n.is_null()) return Status::Ok();
   const std::string type = n.value("type", "");
-  if (type == "Sequence") {
-    for (const json& s : n.at("normalizers")) FRONTIER_RETURN_IF_ERROR(ReadNormalizer(s, origin, p));
-  } else if (type == "NFC") {
-    p->nfc = true;
-  } else if (type == "Prepend") {
-    p->prepend = n.at("prepend").get<std::string>();
-  } else if (type == "Replace" && n.at("pattern").contains("String")) {
-    p->replace.emplace_back(n.at("pattern").at("String").get<std::string>(), n.at("content").get<std::string>());
-  } else {
-    return Unsupported(origin, "normalizer", "\"" + type + "\"");
-  }
+  if (type != "Sequence") return read(n, type);
+  for (const json& s : n.at(list_key)) FRONTIER_RETURN_IF_ERROR(EachComponent(s, list_key, read));
   return Status::Ok();
 }
 
-Status ReadPreTokenizer(const json& n, const std::string& origin, Loader::Parts* p) {
-  if (n.is_null()) return Status::Ok();
-  const std::string type = n.value("type", "");
-  if (type == "Sequence") {
-    for (const json& s : n.at("pretokenizers")) FRONTIER_RETURN_IF_ERROR(ReadPreTokenizer(s, origin, p));
-  } else if (type == "Split") {
-    if (!n.at("pattern").contains("Regex")) return Unsupported(origin, "pre_tokenizer Split", "with a String pattern");
-    if (n.value("behavior", "") != "Isolated" || n.value("invert", false)) {
-      return Unsupported(origin, "pre_tokenizer Split behavior", "\"" + n.value("behavior", "") + "\"");
+Status ReadNormalizer(const json& normalizer, const std::string& origin, Loader::Parts* p) {
+  return EachComponent(normalizer, "normalizers", [&](const json& n, const std::string& type) -> Status {
+    if (type == "NFC") {
+      p->nfc = true;
+    } else if (type == "Prepend") {
+      p->prepend = n.at("prepend").get<std::string>();
+    } else if (type == "Replace" && n.at("pattern").contains("String")) {
+      p->replace.emplace_back(n.at("pattern").at("String").get<std::string>(), n.at("content").get<std::string>());
+    } else {
+      return Unsupported(origin, "normalizer", "\"" + type + "\"");
     }
-    const std::string re = n.at("pattern").at("Regex").get<std::string>();
-    auto pattern = PatternFromRegex(re);
-    if (!pattern) return Unsupported(origin, "pre_tokenizer Split regex", "\"" + re + "\"");
-    p->splits.push_back(*pattern);
-  } else if (type == "ByteLevel") {
-    p->byte_level = true;
-    p->prefix_space = n.value("add_prefix_space", false);
-    if (n.value("use_regex", true)) p->splits.push_back(SplitPattern::kGpt2);
-  } else {
-    return Unsupported(origin, "pre_tokenizer", "\"" + type + "\"");
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
-Status ReadDecoder(const json& n, const std::string& origin, Loader::Parts* p) {
-  if (n.is_null()) return Status::Ok();
-  const std::string type = n.value("type", "");
-  if (type == "Sequence") {
-    for (const json& s : n.at("decoders")) FRONTIER_RETURN_IF_ERROR(ReadDecoder(s, origin, p));
-  } else if (type == "Strip") {
-    if (n.value("content", " ") != " " || n.value("stop", 0) != 0) return Unsupported(origin, "decoder Strip", "");
-    p->strip_leading = n.value("start", 0);
-  } else if (type != "ByteLevel" && type != "ByteFallback" && type != "Fuse" && type != "Replace") {
-    return Unsupported(origin, "decoder", "\"" + type + "\"");
-  }
-  return Status::Ok();
+Status ReadPreTokenizer(const json& pre_tokenizer, const std::string& origin, Loader::Parts* p) {
+  return EachComponent(pre_tokenizer, "pretokenizers", [&](const json& n, const std::string& type) -> Status {
+    if (type == "Split") {
+      if (!n.at("pattern").contains("Regex"))
+        return Unsupported(origin, "pre_tokenizer Split", "with a String pattern");
+      if (n.value("behavior", "") != "Isolated" || n.value("invert", false)) {
+        return Unsupported(origin, "pre_tokenizer Split behavior", "\"" + n.value("behavior", "") + "\"");
+      }
+      const std::string re = n.at("pattern").at("Regex").get<std::string>();
+      auto pattern = PatternFromRegex(re);
+      if (!pattern) return Unsupported(origin, "pre_tokenizer Split regex", "\"" + re + "\"");
+      p->splits.push_back(*pattern);
+    } else if (type == "ByteLevel") {
+      p->byte_level = true;
+      p->prefix_space = n.value("add_prefix_space", false);
+      if (n.value("use_regex", true)) p->splits.push_back(SplitPattern::kGpt2);
+    } else {
+      return Unsupported(origin, "pre_tokenizer", "\"" + type + "\"");
+    }
+    return Status::Ok();
+  });
+}
+
+Status ReadDecoder(const json& decoder, const std::string& origin, Loader::Parts* p) {
+  return EachComponent(decoder, "decoders", [&](const json& n, const std::string& type) -> Status {
+    if (type == "Strip") {
+      if (n.value("content", " ") != " " || n.value("stop", 0) != 0) return Unsupported(origin, "decoder Strip", "");
+      p->strip_leading = n.value("start", 0);
+    } else if (type != "ByteLevel" && type != "ByteFallback" && type != "Fuse" && type != "Replace") {
+      return Unsupported(origin, "decoder", "\"" + type + "\"");
+    }
+    return Status::Ok();
+  });
 }
 
 Result<std::unique_ptr<Tokenizer>> Build(const json& j, const std::string& origin) {

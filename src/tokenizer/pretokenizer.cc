@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/name_table.h"
 #include "tokenizer/unicode.h"
 
 namespace frontier::tokenizer {
@@ -301,18 +302,13 @@ std::optional<SplitPattern> PatternFromRegex(std::string_view regex) {
   return std::nullopt;
 }
 
-const char* PatternName(SplitPattern p) {
-  switch (p) {
-    case SplitPattern::kLlama3: return "llama3";
-    case SplitPattern::kQwen: return "qwen";
-    case SplitPattern::kO200k: return "o200k";
-    case SplitPattern::kDeepSeekWords: return "deepseek-words";
-    case SplitPattern::kDeepSeekDigits: return "digits";
-    case SplitPattern::kDeepSeekCjk: return "cjk";
-    case SplitPattern::kGpt2: return "gpt2";
-  }
-  return "?";
-}
+constexpr NameEntry<SplitPattern> kPatternNames[] = {
+    {SplitPattern::kLlama3, "llama3"},          {SplitPattern::kQwen, "qwen"},
+    {SplitPattern::kO200k, "o200k"},            {SplitPattern::kDeepSeekWords, "deepseek-words"},
+    {SplitPattern::kDeepSeekDigits, "digits"},  {SplitPattern::kDeepSeekCjk, "cjk"},
+    {SplitPattern::kGpt2, "gpt2"}};
+
+const char* PatternName(SplitPattern p) { return NameOf(kPatternNames, p); }
 
 namespace {
 // Appends the pieces of code points [begin, end) as [begin, end) ranges.

@@ -15,7 +15,9 @@
 #include "core/data_dir.h"
 #include "core/limits.h"
 #include "core/line_reader.h"
+#include "core/name_table.h"
 #include "core/parse.h"
+#include "workload/json_line.h"
 #include "workload/length_table.h"
 
 namespace frontier::workload {
@@ -258,13 +260,7 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
     const int64_t lineno = in->line_no();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = o.path + ":" + std::to_string(lineno);
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error& e) {
-      return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!j.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
+    FRONTIER_ASSIGN_OR_RETURN(json j, ParseJsonObjectLine(line, where));
     if (!j.contains("prompt") || !j["prompt"].is_string() || j["prompt"].get_ref<const std::string&>().empty())
       return InvalidArgument(where + ": field \"prompt\" is missing, empty or not a string");
     // One request's lengths within core's bound (core/limits.h, docs/limits.md).
@@ -288,28 +284,19 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
 
 }  // namespace
 
-const char* DatasetKindName(DatasetKind kind) {
-  switch (kind) {
-    case DatasetKind::kRandom: return "random";
-    case DatasetKind::kShareGpt: return "sharegpt";
-    case DatasetKind::kJsonl: return "jsonl";
-    case DatasetKind::kSharedPrefix: return "shared-prefix";
-    case DatasetKind::kTrace: return "trace";
-    case DatasetKind::kMultiTurn: return "multi-turn";
-    case DatasetKind::kMlperf: return "mlperf";
-  }
-  return "random";
-}
+constexpr NameEntry<DatasetKind> kDatasetKindNames[] = {
+    {DatasetKind::kRandom, "random"},       {DatasetKind::kShareGpt, "sharegpt"},
+    {DatasetKind::kJsonl, "jsonl"},         {DatasetKind::kSharedPrefix, "shared-prefix"},
+    {DatasetKind::kTrace, "trace"},         {DatasetKind::kMultiTurn, "multi-turn"},
+    {DatasetKind::kMlperf, "mlperf"}};
+
+const char* DatasetKindName(DatasetKind kind) { return NameOf(kDatasetKindNames, kind, "random"); }
 
 bool IsSessionKind(DatasetKind kind) { return kind == DatasetKind::kTrace || kind == DatasetKind::kMultiTurn; }
 
 Result<DatasetKind> ParseDatasetKind(std::string_view name) {
-  if (name == "random") return DatasetKind::kRandom;
-  if (name == "sharegpt") return DatasetKind::kShareGpt;
-  if (name == "jsonl") return DatasetKind::kJsonl;
-  if (name == "shared-prefix") return DatasetKind::kSharedPrefix;
-  if (name == "trace") return DatasetKind::kTrace;
-  if (name == "multi-turn") return DatasetKind::kMultiTurn;
+  // "mlperf" alone names no table: it is written mlperf:BENCHMARK.
+  if (std::optional<DatasetKind> k = ValueOf(kDatasetKindNames, name); k && *k != DatasetKind::kMlperf) return *k;
   if (name.starts_with("mlperf:") && name.size() > 7) return DatasetKind::kMlperf;
   return InvalidArgument("--dataset must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or "
                          "mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got '" + std::string(name) + "'");

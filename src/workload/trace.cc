@@ -9,6 +9,7 @@
 #include "core/atomic_file.h"
 #include "core/limits.h"
 #include "core/line_reader.h"
+#include "workload/json_line.h"
 #include "workload/prefix_blocks.h"
 
 namespace frontier::workload {
@@ -151,13 +152,7 @@ Status TraceParser::Add(std::string_view line, int64_t line_no) {
   auto& out = out_;
   auto& by_id = by_id_;
   auto& format = format_;
-  json o;
-  try {
-    o = json::parse(line);
-  } catch (const json::parse_error& e) {
-    return InvalidArgument(where + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!o.is_object()) return InvalidArgument(where + ": each line must be a JSON object");
+  FRONTIER_ASSIGN_OR_RETURN(json o, ParseJsonObjectLine(line, where));
   if (format == TraceFormat::kAuto)
     format = o.contains("turns")        ? TraceFormat::kFrontier
              : o.contains("session_id") ? TraceFormat::kAgentic

@@ -114,34 +114,36 @@ void Engine::RunPools(Step* out) {
   out->duration_ns = now_ - last_event_;
   last_event_ = now_;
   const DisaggConfig& d = *config_.disagg;
-  // Prefill workers whose step ends now hand their finished prompts on.
-  for (auto& s : prefill_) {
-    if (!s->busy || s->end != now_) continue;
-    s->busy = false;
-    out->shape = s->step.shape;
-    out->pool = 1;
-    out->preempted += s->step.preempted;
-    for (const auto& h : s->step.handoffs) {
+  // Each worker of `pool` whose step ends now is freed, reports its step as
+  // pool `id`'s, then `then` takes what the step produced.
+  const auto end_steps = [&](std::vector<std::unique_ptr<Slot>>& pool, int id, auto then) {
+    for (auto& s : pool) {
+      if (!s->busy || s->end != now_) continue;
+      s->busy = false;
+      out->shape = s->step.shape;
+      out->pool = id;
+      out->preempted += s->step.preempted;
+      then(*s);
+    }
+  };
+  // Prefill workers hand their finished prompts on.
+  end_steps(prefill_, 1, [&](Slot& s) {
+    for (const auto& h : s.step.handoffs) {
       const double bytes = static_cast<double>(h.input) * d.kv_bytes_per_token;
       const Nanos took = static_cast<Nanos>(config_.stack.params.kv_transfer_us * 1e3 +
                                             bytes / (d.kv_gbps * 1e9) * 1e9);
-      const Nanos start = std::max(now_, s->link_free);
-      s->link_free = start + took;
-      Transfer t{s->link_free, h.id, h.input, h.output};
+      const Nanos start = std::max(now_, s.link_free);
+      s.link_free = start + took;
+      Transfer t{s.link_free, h.id, h.input, h.output};
       transfers_.insert(std::upper_bound(transfers_.begin(), transfers_.end(), t,
                                          [](const Transfer& a, const Transfer& b) { return a.lands < b.lands; }),
                         t);
     }
-  }
-  // Decode workers whose step ends now emit.
-  for (auto& s : decode_) {
-    if (!s->busy || s->end != now_) continue;
-    s->busy = false;
-    out->shape = s->step.shape;
-    out->pool = 2;
-    out->preempted += s->step.preempted;
-    out->emissions.insert(out->emissions.end(), s->step.emissions.begin(), s->step.emissions.end());
-  }
+  });
+  // Decode workers emit.
+  end_steps(decode_, 2, [&](Slot& s) {
+    out->emissions.insert(out->emissions.end(), s.step.emissions.begin(), s.step.emissions.end());
+  });
   // Caches that land now: the request's first token, then decoding.
   while (!transfers_.empty() && transfers_.front().lands <= now_) {
     const Transfer t = transfers_.front();

@@ -5,18 +5,10 @@
 #include <cmath>
 
 #include "core/ascii.h"
+#include "core/name_table.h"
 #include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
-namespace {
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
 
 double Hardware::PeakTflops(Precision p, Precision* effective) const {
   Precision e = p;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/name_table.h"
+
 namespace frontier::sim {
 
 double BytesPerElement(Precision p) {
@@ -13,20 +15,18 @@ double BytesPerElement(Precision p) {
   return 2.0;
 }
 
-const char* PrecisionName(Precision p) {
-  switch (p) {
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp8: return "fp8";
-    case Precision::kFp4: return "fp4";
-  }
-  return "bf16";
-}
+// The first row of each precision is its name; the rest are the aliases
+// configuration files and flags also use.
+constexpr NameEntry<Precision> kPrecisionNames[] = {
+    {Precision::kBf16, "bf16"},   {Precision::kFp8, "fp8"},        {Precision::kFp4, "fp4"},
+    {Precision::kBf16, "fp16"},   {Precision::kBf16, "bfloat16"},  {Precision::kBf16, "float16"},
+    {Precision::kFp8, "float8"},  {Precision::kFp8, "e4m3"},       {Precision::kFp4, "mxfp4"},
+    {Precision::kFp4, "nvfp4"}};
+
+const char* PrecisionName(Precision p) { return NameOf(kPrecisionNames, p, "bf16"); }
 
 Result<Precision> ParsePrecision(std::string_view text, std::string_view flag) {
-  if (text == "bf16" || text == "fp16" || text == "bfloat16" || text == "float16")
-    return Precision::kBf16;
-  if (text == "fp8" || text == "float8" || text == "e4m3") return Precision::kFp8;
-  if (text == "fp4" || text == "mxfp4" || text == "nvfp4") return Precision::kFp4;
+  if (std::optional<Precision> p = ValueOf(kPrecisionNames, text)) return *p;
   return InvalidArgument(std::string(flag) + ": unknown precision '" + std::string(text) +
                          "'; use bf16, fp8 or fp4");
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/ascii.h"
+#include "core/name_table.h"
 #include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
@@ -22,12 +23,6 @@ std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 
@@ -364,9 +359,9 @@ Result<Stack> LoadStack(std::string_view spec_in, const std::string& data_dir) {
   if (newest_in_series != nullptr) return *newest_in_series;
   if (newest == nullptr)
     return NotFound("--stack: unknown stack '" + name + "'; known: " +
-                    (names.empty() ? "(none under " + data_dir + "/stacks)" : Join(names)));
+                    (names.empty() ? "(none under " + data_dir + "/stacks)" : JoinNames(names)));
   if (!version.empty())
-    return NotFound("--stack: " + name + " has no version '" + version + "'; known: " + Join(versions) +
+    return NotFound("--stack: " + name + " has no version '" + version + "'; known: " + JoinNames(versions) +
                     " (frontier simulate --list shows what each was calibrated on)");
   return *newest;
 }
