@@ -27,6 +27,7 @@
 #include "power/open.h"
 #include "sim/engine/data_dir.h"
 #include "store/records.h"
+#include "sweep/system_run.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -260,21 +261,6 @@ Status ConfigureMeasurement(const BenchFlags& f, bool sharded, loadgen::BenchOpt
   return Status::Ok();
 }
 
-// The stored run of `bench --db`: the endpoint and its workload.
-store::RunInfo MeasuredRun(const loadgen::BenchOptions& o, const ResolvedWorkload& w, const std::string& model) {
-  store::RunInfo run;
-  run.plan_text = o.command_line;
-  run.system = o.client.base_url;
-  run.source = store::source::kMeasured;
-  run.config = w.effective;
-  run.config["kind"] = "server";
-  run.config["model"] = model;
-  run.config["base_url"] = o.client.base_url;
-  run.config["endpoint"] = o.client.endpoint;
-  run.config["gpus"] = std::to_string(w.summary.num_gpus);
-  return run;
-}
-
 // What must be equal in every shard of one run (checked again by `bench merge`).
 nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const ResolvedWorkload& w) {
   nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
@@ -372,7 +358,11 @@ Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Be
 Status StartBenchmark(const BenchFlags& f, Benchmark* b) {
   if (!f.db.db.empty()) {
     FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
-                              StartPointRecorder("bench", f.db, MeasuredRun(b->o, b->w, f.tf.model)));
+                              StartPointRecorder("bench", f.db,
+                                                 sweep::CommandRun(sweep::ServerSystem(f.tf.model, b->o.client.base_url,
+                                                                                       b->o.client.endpoint,
+                                                                                       b->w.summary.num_gpus),
+                                                                   b->w.effective, b->o.command_line)));
     b->recorder.emplace(std::move(recorder));
   }
   if (!b->shard) return Status::Ok();

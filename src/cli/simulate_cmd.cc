@@ -30,6 +30,7 @@
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "store/records.h"
+#include "sweep/system_run.h"
 #include "workload/dataset.h"
 
 namespace frontier::cli {
@@ -300,26 +301,6 @@ Status ApplyMaxNumSeqsAuto(const SimFlags& f, const ResolvedWorkload& w, sim::Si
   return Status::Ok();
 }
 
-// The stored run of `simulate --db`: the simulated system and its workload.
-store::RunInfo SimulatedRun(const sim::SimConfig& c, const ResolvedWorkload& w, const std::string& command_line) {
-  store::RunInfo run;
-  run.plan_text = command_line;
-  run.system = "simulated " + c.model.name + " on " + std::to_string(c.gpus) + "x " + c.hardware.name;
-  run.source = store::source::kSimulated;
-  run.config = w.effective;
-  run.config["kind"] = "simulated";
-  run.config["model"] = c.model.name;
-  run.config["hardware"] = c.hardware.name;
-  run.config["gpus"] = std::to_string(c.gpus);
-  run.config["tp"] = std::to_string(c.tp);
-  run.config["ep"] = std::to_string(c.ep);
-  run.config["dp"] = std::to_string(c.dp);
-  run.config["precision"] = sim::PrecisionName(c.precision);
-  run.config["kv_precision"] = sim::PrecisionName(c.kv_precision);
-  run.config["stack"] = c.stack.id();
-  return run;
-}
-
 // Everything one invocation resolved before it simulates.
 struct Simulation {
   SimFlags f;
@@ -373,7 +354,9 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Simulat
   s->point.ideal_block_tokens = s->w.ideal_block_tokens;
   if (s->db.db.empty() || s->f.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
-                            StartPointRecorder(kCmd, s->db, SimulatedRun(s->config, s->w, s->point.command_line)));
+                            StartPointRecorder(kCmd, s->db,
+                                               sweep::CommandRun(sweep::SimulatedSystem(s->spec, s->config),
+                                                                 s->w.effective, s->point.command_line)));
   s->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }
