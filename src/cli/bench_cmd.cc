@@ -223,20 +223,7 @@ Status ApplyShard(const loadgen::ShardSpec& sh, const DbFlags& db, ResolvedWorkl
   if (!db.db.empty())
     return InvalidArgument("--db with --shard: a shard holds part of the run; store the merged result "
                            "(`bench merge --result-json FILE`, then `frontier db import FILE`)");
-  if (w->load.warmup > 0)
-    return InvalidArgument("--warmup with --shard: warm the server with a separate run first (shards share "
-                           "one measured schedule)");
-  if (w->load.max_concurrency) {
-    // The cap is shared out: shard i gets C/k, the first C%k one more.
-    const int64_t c = *w->load.max_concurrency;
-    if (c < sh.count)
-      return InvalidArgument("--max-concurrency " + std::to_string(c) + " is less than the " +
-                             std::to_string(sh.count) + " shards: each needs at least 1");
-    w->load.max_concurrency = c / sh.count + (sh.index < c % sh.count ? 1 : 0);
-  }
-  w->load.shard_index = sh.index;
-  w->load.shard_count = sh.count;
-  return Status::Ok();
+  return loadgen::ShareLoad(sh, &w->load);
 }
 
 // The server's metrics and the GPUs' power, as the flags ask.
@@ -261,38 +248,16 @@ Status ConfigureMeasurement(const BenchFlags& f, bool sharded, loadgen::BenchOpt
   return Status::Ok();
 }
 
-// What must be equal in every shard of one run (checked again by `bench merge`).
-nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const ResolvedWorkload& w) {
-  nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
-  schedule["seed"] = whole_load.seed;
-  schedule["dataset"] = w.effective.count("dataset") ? w.effective.at("dataset") : "";
-  schedule["input_len"] = w.dataset.random.input_len;
-  schedule["output_len"] = w.dataset.random.output_len;
-  return schedule;
-}
-
 // Meets the other shards at the rendezvous and agrees on the start.
 Result<loadgen::ShardClock> MeetShards(const BenchFlags& f, const loadgen::ShardSpec& sh,
                                        const nlohmann::json& schedule, loadgen::BenchOptions* o) {
-  o->effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
-  o->effective_settings["shard_from"] = sh.from;
   loadgen::RendezvousOptions ro;
   ro.address = f.rendezvous;
   ro.timeout_s = f.rendezvous_timeout;
   ro.token = f.rendezvous_token;
-  if (ro.token.empty()) {
-    const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
-    if (env != nullptr) ro.token = env;
-  }
-  // No secret given: the schedule's identity is the token, so only shards
-  // of this very schedule meet (a stray of another run is ignored).
-  if (ro.token.empty()) ro.token = "schedule " + std::to_string(sh.count) + " " + schedule.dump();
   std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
             << f.rendezvous << "\n";
-  FRONTIER_ASSIGN_OR_RETURN(loadgen::ShardClock clock, loadgen::Rendezvous(sh, ro));
-  o->effective_settings["clock_offset_ns"] = std::to_string(clock.offset_ns);
-  o->effective_settings["clock_offset_bound_ns"] = std::to_string(clock.bound_ns);
-  return clock;
+  return loadgen::MeetShards(sh, ro, schedule, &o->effective_settings);
 }
 
 void PrintServerMetrics(const RunResult& run) {
@@ -348,7 +313,8 @@ Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Be
   }
   if (b->prepared.sessions) b->o.sessions = &*b->prepared.sessions;
   b->o.ideal_block_tokens = b->w.ideal_block_tokens;
-  b->schedule = ShardSchedule(whole_load, b->w);
+  b->schedule = loadgen::ShardSchedule(whole_load, b->w.effective.count("dataset") ? b->w.effective.at("dataset") : "",
+                                        b->w.dataset.random.input_len, b->w.dataset.random.output_len);
   return Status::Ok();
 }
 

@@ -24,6 +24,7 @@
 #include "core/parse.h"
 #include "metrics/json_fields.h"
 #include "metrics/result_json.h"
+#include "loadgen/point.h"
 
 namespace frontier::loadgen {
 namespace {
@@ -74,6 +75,47 @@ Result<std::optional<ShardSpec>> ResolveShard(const std::string& flag) {
   FRONTIER_ASSIGN_OR_RETURN(ShardSpec s, ParsePair(what, index, count));
   if (s.count == 1) return std::optional<ShardSpec>();
   return std::optional<ShardSpec>(s);
+}
+
+Status ShareLoad(const ShardSpec& shard, workload::LoadOptions* load) {
+  if (load->warmup > 0)
+    return InvalidArgument("--warmup with --shard: warm the server with a separate run first (shards share "
+                           "one measured schedule)");
+  if (load->max_concurrency) {
+    const int64_t c = *load->max_concurrency;
+    if (c < shard.count)
+      return InvalidArgument("--max-concurrency " + std::to_string(c) + " is less than the " +
+                             std::to_string(shard.count) + " shards: each needs at least 1");
+    load->max_concurrency = c / shard.count + (shard.index < c % shard.count ? 1 : 0);
+  }
+  load->shard_index = shard.index;
+  load->shard_count = shard.count;
+  return Status::Ok();
+}
+
+nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const std::string& dataset, int64_t input_len,
+                             int64_t output_len) {
+  nlohmann::json schedule = LoadResultFields(whole_load);
+  schedule["seed"] = whole_load.seed;
+  schedule["dataset"] = dataset;
+  schedule["input_len"] = input_len;
+  schedule["output_len"] = output_len;
+  return schedule;
+}
+
+Result<ShardClock> MeetShards(const ShardSpec& shard, RendezvousOptions options, const nlohmann::json& schedule,
+                              std::map<std::string, std::string>* effective) {
+  (*effective)["shard"] = std::to_string(shard.index) + "/" + std::to_string(shard.count);
+  (*effective)["shard_from"] = shard.from;
+  if (options.token.empty()) {
+    const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
+    if (env != nullptr) options.token = env;
+  }
+  if (options.token.empty()) options.token = "schedule " + std::to_string(shard.count) + " " + schedule.dump();
+  FRONTIER_ASSIGN_OR_RETURN(ShardClock clock, Rendezvous(shard, options));
+  (*effective)["clock_offset_ns"] = std::to_string(clock.offset_ns);
+  (*effective)["clock_offset_bound_ns"] = std::to_string(clock.bound_ns);
+  return clock;
 }
 
 std::string ShardMetaPath(const std::string& jsonl) { return jsonl + ".shard.json"; }
