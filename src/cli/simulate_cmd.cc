@@ -296,8 +296,7 @@ Status ApplyMaxNumSeqsAuto(const SimFlags& f, const ResolvedWorkload& w, sim::Si
   if (!w.load.max_concurrency)
     return InvalidArgument("--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
                            "--max-concurrency, or a number");
-  FRONTIER_ASSIGN_OR_RETURN(
-      *config, sim::WithMaxNumSeqs(*config, static_cast<int>((*w.load.max_concurrency + config->dp - 1) / config->dp)));
+  FRONTIER_ASSIGN_OR_RETURN(*config, sim::WithMaxNumSeqsFor(*config, *w.load.max_concurrency));
   return Status::Ok();
 }
 
