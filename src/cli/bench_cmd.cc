@@ -361,8 +361,7 @@ int FinishBenchmark(const BenchFlags& f, Benchmark& b, const loadgen::PointOutco
   if (!b.w.result_json.empty()) std::cerr << "frontier bench: wrote " << b.w.result_json << "\n";
   if (b.recorder) {
     // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
-    const std::string verdict = out.verdict ? loadgen::VerdictJson(*out.verdict, *b.rules).dump() : "";
-    if (Status st = b.recorder->Record(WorkloadName(b.w.dataset), b.w.load, out.run, out.summary, verdict); !st.ok())
+    if (Status st = b.recorder->Record(WorkloadName(b.w.dataset), b.w.load, out, b.rules); !st.ok())
       return Fail("bench", st);
     std::cerr << "frontier bench: " << (b.recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
               << b.recorder->run().Label() << " in " << RedactUrl(f.db.db)

@@ -371,9 +371,7 @@ int SimulateOnePoint(Simulation& s) {
     return Fail(kCmd, out.status());
   }
   if (s.recorder) {
-    const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, *s.rules).dump() : "";
-    if (Status st = s.recorder->Record(WorkloadName(s.w.dataset), s.w.load, out->run, out->summary, verdict);
-        !st.ok())
+    if (Status st = s.recorder->Record(WorkloadName(s.w.dataset), s.w.load, *out, s.rules); !st.ok())
       return Fail(kCmd, st);
     s.StoredNote();
   }
