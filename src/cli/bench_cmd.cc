@@ -29,6 +29,7 @@
 #include "store/records.h"
 #include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -111,8 +112,6 @@ int RunBenchMerge(int argc, char** argv) {
   if (!merged.ok()) return Fail("bench merge", merged.status());
   so.num_gpus = merged->run.num_gpus;
   merged->run.command_line = CommandLine(argc, argv);
-  merged->run.effective_settings["shards"] = std::to_string(files.size());
-  merged->run.effective_settings["clock_offset_bound_ms"] = fmt::format("{:.3f}", merged->clock_offset_bound_ms);
   const metrics::Summary summary = metrics::Summarize(merged->run, so);
   PrintSummary(merged->run, summary);
   std::cout << fmt::format("Shards: {}; clock offsets from shard 0 measured at the rendezvous:\n", files.size());
@@ -124,10 +123,7 @@ int RunBenchMerge(int argc, char** argv) {
   std::cout << fmt::format("Times across shards are known to within {:.3f} ms (the largest bound)\n",
                            merged->clock_offset_bound_ms);
   if (!result_json.empty()) {
-    nlohmann::json extra = merged->schedule;
-    extra["shards"] = merged->shards;
-    extra["clock_offset_bound_ms"] = merged->clock_offset_bound_ms;
-    if (Status st = metrics::WriteResultJson(result_json, merged->run, summary, so, &extra); !st.ok())
+    if (Status st = loadgen::WriteMergedResultJson(result_json, *merged, summary, so); !st.ok())
       return Fail("bench merge", st);
     std::cerr << "frontier bench merge: wrote " << result_json << "\n";
   }
@@ -361,7 +357,7 @@ int FinishBenchmark(const BenchFlags& f, Benchmark& b, const loadgen::PointOutco
   if (!b.w.result_json.empty()) std::cerr << "frontier bench: wrote " << b.w.result_json << "\n";
   if (b.recorder) {
     // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
-    if (Status st = b.recorder->Record(WorkloadName(b.w.dataset), b.w.load, out, b.rules); !st.ok())
+    if (Status st = b.recorder->Record(workload::DatasetLabel(b.w.dataset), b.w.load, out, b.rules); !st.ok())
       return Fail("bench", st);
     std::cerr << "frontier bench: " << (b.recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
               << b.recorder->run().Label() << " in " << RedactUrl(f.db.db)

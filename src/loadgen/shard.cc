@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -342,6 +343,10 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
   std::sort(m.shards.begin(), m.shards.end(),
             [](const nlohmann::json& a, const nlohmann::json& b) { return a["index"] < b["index"]; });
   FRONTIER_RETURN_IF_ERROR(SetMergedRun(jsonl_paths, metas, &m));
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%.3f", m.clock_offset_bound_ms);
+  m.run.effective_settings["shards"] = std::to_string(jsonl_paths.size());
+  m.run.effective_settings["clock_offset_bound_ms"] = bound;
   return m;
 }
 
@@ -355,6 +360,14 @@ Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument("bench merge: a shard file could not be read: " + std::string(e.what()));
   }
+}
+
+Status WriteMergedResultJson(const std::string& path, const MergedShards& merged, const metrics::Summary& summary,
+                             const metrics::SummaryOptions& options) {
+  nlohmann::json extra = merged.schedule;
+  extra["shards"] = merged.shards;
+  extra["clock_offset_bound_ms"] = merged.clock_offset_bound_ms;
+  return metrics::WriteResultJson(path, merged.run, summary, options, &extra);
 }
 
 }  // namespace frontier::loadgen

@@ -36,6 +36,7 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "metrics/summary.h"
 #include "workload/load.h"
 
 namespace frontier::loadgen {
@@ -125,10 +126,16 @@ struct MergedShards {
   double clock_offset_bound_ms = 0;  // the largest bound
 };
 
-// Reads the shards' JSONL files and their .shard.json. InvalidArgument when
+// Reads the shards' JSONL files and their .shard.json; the merged run's
+// effective settings add `shards` (how many) and `clock_offset_bound_ms`. InvalidArgument when
 // they are not one complete set (a shard missing or twice, counts or
 // schedules that differ, a record id outside its shard); NotFound / IoError
 // naming the file that cannot be read.
 Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths);
+
+// Writes the merged run's result JSON (metrics::WriteResultJson, atomically)
+// with the schedule's fields, the shards and the largest clock-offset bound.
+Status WriteMergedResultJson(const std::string& path, const MergedShards& merged, const metrics::Summary& summary,
+                             const metrics::SummaryOptions& options);
 
 }  // namespace frontier::loadgen
