@@ -36,6 +36,7 @@
 #include "sweep/search_store.h"
 #include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -221,7 +222,7 @@ Status StartSearchRecorder(const DbFlags& flags, const std::string& command_line
   run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
   run.provenance = RunProvenance(command_line);
   FRONTIER_ASSIGN_OR_RETURN(sweep::SearchRecorder recorder,
-                            sweep::SearchRecorder::Start(*s->db, std::move(run), WorkloadName(s->w.dataset)));
+                            sweep::SearchRecorder::Start(*s->db, std::move(run), workload::DatasetLabel(s->w.dataset)));
   s->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }

@@ -32,6 +32,7 @@
 #include "store/records.h"
 #include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -371,7 +372,7 @@ int SimulateOnePoint(Simulation& s) {
     return Fail(kCmd, out.status());
   }
   if (s.recorder) {
-    if (Status st = s.recorder->Record(WorkloadName(s.w.dataset), s.w.load, *out, s.rules); !st.ok())
+    if (Status st = s.recorder->Record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules); !st.ok())
       return Fail(kCmd, st);
     s.StoredNote();
   }
@@ -436,7 +437,7 @@ int SimulateSweep(Simulation& s) {
     return BestDeployment(s.spec, s.prepared.specs, s.w, s.levels, so, sweep, s.f.search_disagg);
   PrintSweepHeader();
   std::string failed_points;  // the reasons of points where every request failed
-  const std::string workload_name = WorkloadName(s.w.dataset);
+  const std::string workload_name = workload::DatasetLabel(s.w.dataset);
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run) -> Status {
     if (p.summary.completed == 0)
       failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
@@ -444,7 +445,7 @@ int SimulateSweep(Simulation& s) {
                               sim::WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
     // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
     if (s.recorder)
-      FRONTIER_RETURN_IF_ERROR(s.recorder->Record(workload_name, r.load, r.outcome.run, r.outcome.summary, ""));
+      FRONTIER_RETURN_IF_ERROR(s.recorder->Record(workload_name, r.load, r.outcome, std::nullopt));
     return Status::Ok();
   };
   Result<std::vector<sim::SweepPoint>> swept =

@@ -16,6 +16,7 @@
 #include "core/limits.h"
 #include "core/line_reader.h"
 #include "core/parse.h"
+#include "workload/dataset_label.h"
 #include "workload/length_table.h"
 
 namespace frontier::workload {
@@ -287,6 +288,12 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
 }
 
 }  // namespace
+
+std::string DatasetLabel(const DatasetOptions& options) {
+  if (options.kind == DatasetKind::kRandom)
+    return std::to_string(options.random.input_len) + "/" + std::to_string(options.random.output_len);
+  return DatasetKindName(options.kind);
+}
 
 const char* DatasetKindName(DatasetKind kind) {
   switch (kind) {
