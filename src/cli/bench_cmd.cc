@@ -27,7 +27,9 @@
 #include "power/open.h"
 #include "sim/engine/data_dir.h"
 #include "store/records.h"
+#include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -110,8 +112,6 @@ int RunBenchMerge(int argc, char** argv) {
   if (!merged.ok()) return Fail("bench merge", merged.status());
   so.num_gpus = merged->run.num_gpus;
   merged->run.command_line = CommandLine(argc, argv);
-  merged->run.effective_settings["shards"] = std::to_string(files.size());
-  merged->run.effective_settings["clock_offset_bound_ms"] = fmt::format("{:.3f}", merged->clock_offset_bound_ms);
   const metrics::Summary summary = metrics::Summarize(merged->run, so);
   PrintSummary(merged->run, summary);
   std::cout << fmt::format("Shards: {}; clock offsets from shard 0 measured at the rendezvous:\n", files.size());
@@ -123,10 +123,7 @@ int RunBenchMerge(int argc, char** argv) {
   std::cout << fmt::format("Times across shards are known to within {:.3f} ms (the largest bound)\n",
                            merged->clock_offset_bound_ms);
   if (!result_json.empty()) {
-    nlohmann::json extra = merged->schedule;
-    extra["shards"] = merged->shards;
-    extra["clock_offset_bound_ms"] = merged->clock_offset_bound_ms;
-    if (Status st = metrics::WriteResultJson(result_json, merged->run, summary, so, &extra); !st.ok())
+    if (Status st = loadgen::WriteMergedResultJson(result_json, *merged, summary, so); !st.ok())
       return Fail("bench merge", st);
     std::cerr << "frontier bench merge: wrote " << result_json << "\n";
   }
@@ -222,20 +219,7 @@ Status ApplyShard(const loadgen::ShardSpec& sh, const DbFlags& db, ResolvedWorkl
   if (!db.db.empty())
     return InvalidArgument("--db with --shard: a shard holds part of the run; store the merged result "
                            "(`bench merge --result-json FILE`, then `frontier db import FILE`)");
-  if (w->load.warmup > 0)
-    return InvalidArgument("--warmup with --shard: warm the server with a separate run first (shards share "
-                           "one measured schedule)");
-  if (w->load.max_concurrency) {
-    // The cap is shared out: shard i gets C/k, the first C%k one more.
-    const int64_t c = *w->load.max_concurrency;
-    if (c < sh.count)
-      return InvalidArgument("--max-concurrency " + std::to_string(c) + " is less than the " +
-                             std::to_string(sh.count) + " shards: each needs at least 1");
-    w->load.max_concurrency = c / sh.count + (sh.index < c % sh.count ? 1 : 0);
-  }
-  w->load.shard_index = sh.index;
-  w->load.shard_count = sh.count;
-  return Status::Ok();
+  return loadgen::ShareLoad(sh, &w->load);
 }
 
 // The server's metrics and the GPUs' power, as the flags ask.
@@ -260,53 +244,16 @@ Status ConfigureMeasurement(const BenchFlags& f, bool sharded, loadgen::BenchOpt
   return Status::Ok();
 }
 
-// The stored run of `bench --db`: the endpoint and its workload.
-store::RunInfo MeasuredRun(const loadgen::BenchOptions& o, const ResolvedWorkload& w, const std::string& model) {
-  store::RunInfo run;
-  run.plan_text = o.command_line;
-  run.system = o.client.base_url;
-  run.source = store::source::kMeasured;
-  run.config = w.effective;
-  run.config["kind"] = "server";
-  run.config["model"] = model;
-  run.config["base_url"] = o.client.base_url;
-  run.config["endpoint"] = o.client.endpoint;
-  run.config["gpus"] = std::to_string(w.summary.num_gpus);
-  return run;
-}
-
-// What must be equal in every shard of one run (checked again by `bench merge`).
-nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const ResolvedWorkload& w) {
-  nlohmann::json schedule = loadgen::LoadResultFields(whole_load);
-  schedule["seed"] = whole_load.seed;
-  schedule["dataset"] = w.effective.count("dataset") ? w.effective.at("dataset") : "";
-  schedule["input_len"] = w.dataset.random.input_len;
-  schedule["output_len"] = w.dataset.random.output_len;
-  return schedule;
-}
-
 // Meets the other shards at the rendezvous and agrees on the start.
 Result<loadgen::ShardClock> MeetShards(const BenchFlags& f, const loadgen::ShardSpec& sh,
                                        const nlohmann::json& schedule, loadgen::BenchOptions* o) {
-  o->effective_settings["shard"] = std::to_string(sh.index) + "/" + std::to_string(sh.count);
-  o->effective_settings["shard_from"] = sh.from;
   loadgen::RendezvousOptions ro;
   ro.address = f.rendezvous;
   ro.timeout_s = f.rendezvous_timeout;
   ro.token = f.rendezvous_token;
-  if (ro.token.empty()) {
-    const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
-    if (env != nullptr) ro.token = env;
-  }
-  // No secret given: the schedule's identity is the token, so only shards
-  // of this very schedule meet (a stray of another run is ignored).
-  if (ro.token.empty()) ro.token = "schedule " + std::to_string(sh.count) + " " + schedule.dump();
   std::cerr << "frontier bench: shard " << sh.index << "/" << sh.count << " (" << sh.from << "), meeting at "
             << f.rendezvous << "\n";
-  FRONTIER_ASSIGN_OR_RETURN(loadgen::ShardClock clock, loadgen::Rendezvous(sh, ro));
-  o->effective_settings["clock_offset_ns"] = std::to_string(clock.offset_ns);
-  o->effective_settings["clock_offset_bound_ns"] = std::to_string(clock.bound_ns);
-  return clock;
+  return loadgen::MeetShards(sh, ro, schedule, &o->effective_settings);
 }
 
 void PrintServerMetrics(const RunResult& run) {
@@ -362,7 +309,8 @@ Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Be
   }
   if (b->prepared.sessions) b->o.sessions = &*b->prepared.sessions;
   b->o.ideal_block_tokens = b->w.ideal_block_tokens;
-  b->schedule = ShardSchedule(whole_load, b->w);
+  b->schedule = loadgen::ShardSchedule(whole_load, b->w.effective.count("dataset") ? b->w.effective.at("dataset") : "",
+                                        b->w.dataset.random.input_len, b->w.dataset.random.output_len);
   return Status::Ok();
 }
 
@@ -372,7 +320,11 @@ Status ResolveBenchmark(const BenchFlags& f, const std::string& command_line, Be
 Status StartBenchmark(const BenchFlags& f, Benchmark* b) {
   if (!f.db.db.empty()) {
     FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
-                              StartPointRecorder("bench", f.db, MeasuredRun(b->o, b->w, f.tf.model)));
+                              StartPointRecorder("bench", f.db,
+                                                 sweep::CommandRun(sweep::ServerSystem(f.tf.model, b->o.client.base_url,
+                                                                                       b->o.client.endpoint,
+                                                                                       b->w.summary.num_gpus),
+                                                                   b->w.effective, b->o.command_line)));
     b->recorder.emplace(std::move(recorder));
   }
   if (!b->shard) return Status::Ok();
@@ -405,8 +357,7 @@ int FinishBenchmark(const BenchFlags& f, Benchmark& b, const loadgen::PointOutco
   if (!b.w.result_json.empty()) std::cerr << "frontier bench: wrote " << b.w.result_json << "\n";
   if (b.recorder) {
     // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
-    const std::string verdict = out.verdict ? loadgen::VerdictJson(*out.verdict, *b.rules).dump() : "";
-    if (Status st = b.recorder->Record(WorkloadName(b.w.dataset), b.w.load, out.run, out.summary, verdict); !st.ok())
+    if (Status st = b.recorder->Record(workload::DatasetLabel(b.w.dataset), b.w.load, out, b.rules); !st.ok())
       return Fail("bench", st);
     std::cerr << "frontier bench: " << (b.recorder->stored() > 0 ? "stored the point as run " : "stored no point in run ")
               << b.recorder->run().Label() << " in " << RedactUrl(f.db.db)

@@ -22,6 +22,7 @@
 #include "sim/engine/data_dir.h"
 #include "sim/engine/gpu_override.h"
 #include "sim/fit/calibration.h"
+#include "sim/fit/measured.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -39,44 +40,30 @@ Result<std::vector<std::string>> SplitList(const std::string& text, const char* 
   return out;
 }
 
-// The measured points of `runs` in `db`: every concurrency point of each run,
-// the requests it sent, and its measured output throughput.
+// The stored points of `runs` in `db` with their requests, fitted on `config`
+// (sim/fit/measured.h decides which points and requests a fit uses).
 Result<std::vector<sim::ResultModel>> MeasuredModels(const std::string& db, const std::vector<std::string>& runs,
                                                      const sim::SimConfig& config) {
   FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kSnapshot));
-  std::vector<sim::ResultModel> out;
+  std::vector<sim::MeasuredPoint> points;
   for (const auto& text : runs) {
     char* end = nullptr;
     const long long run_id = std::strtoll(text.c_str(), &end, 10);
     if (end != text.c_str() + text.size() || run_id < 1)
       return InvalidArgument("--runs takes comma-separated run ids (frontier db ls), got '" + text + "'");
     FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(run_id));
-    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> points, store->ListPoints(run_id));
-    for (const auto& p : points) {
-      if (p.load_kind != "concurrency" || p.metrics.output_throughput <= 0) continue;
-      FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RequestRow> rows, store->ListRequests(p.id));
-      std::vector<workload::RequestSpec> requests;
-      for (const auto& r : rows) {
-        if (r.warmup || !r.ok || r.prompt_tokens < 1 || r.output_tokens < 1) continue;
-        workload::RequestSpec s;
-        s.id = static_cast<int64_t>(requests.size());
-        s.input_len = r.prompt_tokens;
-        s.output_len = r.output_tokens;
-        requests.push_back(s);
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> stored, store->ListPoints(run_id));
+    for (const auto& p : stored) {
+      sim::MeasuredPoint m{info.Label() + "/" + p.key, db + " point " + std::to_string(p.id), p.load_kind,
+                           p.load_value, p.metrics.output_throughput, {}};
+      if (m.load_kind == "concurrency" && m.output_throughput > 0) {
+        FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RequestRow> rows, store->ListRequests(p.id));
+        for (const auto& r : rows) m.requests.push_back({r.ok, r.warmup, r.prompt_tokens, r.output_tokens});
       }
-      if (requests.empty()) continue;
-      sim::PublishedResult r;
-      r.id = info.Label() + "/" + p.key;
-      r.source = db + " point " + std::to_string(p.id);
-      r.published = "measured";
-      r.scenario = sim::Scenario::kClosedLoop;
-      r.concurrency = static_cast<int64_t>(p.load_value);
-      r.value = p.metrics.output_throughput;
-      out.push_back(sim::ResultModel::FromRun(r, config, std::move(requests)));
+      points.push_back(std::move(m));
     }
   }
-  if (out.empty()) return InvalidArgument("--runs: no concurrency points with output throughput in " + RedactUrl(db));
-  return out;
+  return sim::MeasuredModels(points, config, RedactUrl(db));
 }
 
 // --probe: fits the probe run's GEMM and HBM points as the efficiency curves

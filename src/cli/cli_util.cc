@@ -155,12 +155,6 @@ std::map<std::string, std::string> RunProvenance(const std::string& command_line
           {"started_utc", UtcTimestampNow()}};
 }
 
-std::string WorkloadName(const workload::DatasetOptions& dataset) {
-  if (dataset.kind == workload::DatasetKind::kRandom)
-    return std::to_string(dataset.random.input_len) + "/" + std::to_string(dataset.random.output_len);
-  return workload::DatasetKindName(dataset.kind);
-}
-
 Result<sweep::PointRecorder> StartPointRecorder(const std::string& command, const DbFlags& flags,
                                                 store::RunInfo run) {
   FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, OpenResultsDb(command, flags.db));

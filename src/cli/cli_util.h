@@ -80,10 +80,6 @@ Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, 
 // sweep's runner adds its plan's plan_file and, for a grid, planned_points).
 std::map<std::string, std::string> RunProvenance(const std::string& command_line);
 
-// A workload's name in stored point keys: "<input_len>/<output_len>" for
-// random prompts, else the dataset's kind ("sharegpt", "trace", ...).
-std::string WorkloadName(const workload::DatasetOptions& dataset);
-
 // Opens flags.db (OpenResultsDb) and starts storing the points of one
 // `bench --db` or `simulate --db` invocation as `run` (sweep/point_store.h),
 // with sweep flags.run_label and, when it has none, the provenance of its

@@ -34,7 +34,9 @@
 #include "sim/search_trial.h"
 #include "store/store.h"
 #include "sweep/search_store.h"
+#include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -122,6 +124,7 @@ struct SearchRun {
   std::string model;  // the served or catalogued model
   ResolvedWorkload w;
   std::optional<sim::SimConfig> config;
+  sweep::SystemSpec system;  // what the stored run names
   sim::SimulateOptions sim_options;
   loadgen::SearchOptions o;
   std::vector<workload::RequestSpec> specs;
@@ -134,6 +137,7 @@ struct SearchRun {
 Status ResolveSearchedSystem(const CLI::App& app, const sim::SimSpec& spec, const SearchFlags& f, SearchRun* s) {
   FRONTIER_ASSIGN_OR_RETURN(sim::SimConfig config, sim::ResolveSimConfig(spec));
   s->config = config;
+  s->system = sweep::SimulatedSystem(spec, config);
   FRONTIER_RETURN_IF_ERROR(UseSimulatedSystem(*s->config, app.count("--num-gpus") > 0, &s->w));
   FRONTIER_ASSIGN_OR_RETURN(s->sim_options.client_rtt_ns, ClientRttNanos(f.client_rtt_us));
   // Loaded once: every trial carries it into its result and stored point.
@@ -196,6 +200,7 @@ Status MakeRunner(const TargetFlags& tf, const std::string& command_line, Search
   FRONTIER_ASSIGN_OR_RETURN(s->specs, workload::LoadDataset(s->w.dataset));
   if (s->live) {
     bench->command_line = command_line;
+    s->system = sweep::ServerSystem(s->model, bench->client.base_url, bench->client.endpoint, s->w.summary.num_gpus);
     s->o.point.extra_result_fields["backend"] = bench->extra_result_fields["backend"];
     s->runner = std::make_unique<loadgen::LiveTrialRunner>(*bench, &s->specs);
   } else {
@@ -211,21 +216,13 @@ Status StartSearchRecorder(const DbFlags& flags, const std::string& command_line
   if (flags.db.empty()) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(s->db, OpenResultsDb(kCmd, flags.db));
   const loadgen::SearchOptions& o = s->o;
-  store::RunInfo run;
+  store::RunInfo run = sweep::CommandRun(s->system, o.point.effective_settings, command_line);
   run.sweep = flags.run_label;
-  run.plan_text = command_line;
-  run.system = s->runner->Name();
-  run.source = s->live ? store::source::kMeasured : store::source::kSimulated;
-  run.config = o.point.effective_settings;
-  run.config["model"] = s->model;
-  // The keys the report and dashboard look prices and power up by, as a sweep's run has them.
-  run.config["gpus"] = std::to_string(o.point.summary.num_gpus);
-  if (!s->live) run.config["hardware"] = s->config->hardware.name;
   run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
   run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
   run.provenance = RunProvenance(command_line);
   FRONTIER_ASSIGN_OR_RETURN(sweep::SearchRecorder recorder,
-                            sweep::SearchRecorder::Start(*s->db, std::move(run), WorkloadName(s->w.dataset)));
+                            sweep::SearchRecorder::Start(*s->db, std::move(run), workload::DatasetLabel(s->w.dataset)));
   s->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }

@@ -55,8 +55,11 @@ int RunServe(int argc, char** argv) {
   serve::ServeOptions o;
   serve::ProfileSpec p;
   sim::SimSpec& s = p.sim;
-  app.add_option("--profile", p.profile, "sim: the simulator's timeline for --model on --hardware; fixed: --ttft-ms/--itl-ms")
-      ->capture_default_str();
+  // A flag whose help shows its default.
+  auto shown = [&app](const char* name, auto& value, const std::string& help) {
+    return app.add_option(name, value, help)->capture_default_str();
+  };
+  shown("--profile", p.profile, "sim: the simulator's timeline for --model on --hardware; fixed: --ttft-ms/--itl-ms");
   // The deployment, with the same flags as `frontier simulate`.
   AddSimSpecFlags(app, &s);
   for (const char* name : {"--model", "--hardware", "--tp", "--ep", "--spec-tokens"})
@@ -64,55 +67,39 @@ int RunServe(int argc, char** argv) {
   const std::vector<std::string>& sim_flags = SimSpecFlagNames();
   // The fixed profile.
   const std::vector<std::string> fixed_flags = {"--ttft-ms", "--itl-ms", "--tokens-per-event", "--slots"};
-  app.add_option("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms")
-      ->capture_default_str();
-  app.add_option("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms")
-      ->capture_default_str();
-  app.add_option("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event")
-      ->capture_default_str();
-  app.add_option("--slots", p.fixed.slots,
-                 "fixed: requests served at once, the rest wait first-come first-served; 0 = no limit")
-      ->capture_default_str();
+  shown("--ttft-ms", p.fixed.ttft_ms, "fixed: admission to the first token event, ms");
+  shown("--itl-ms", p.fixed.itl_ms, "fixed: gap between token events, ms");
+  shown("--tokens-per-event", p.fixed.tokens_per_event, "fixed: tokens per stream event");
+  shown("--slots", p.fixed.slots,
+        "fixed: requests served at once, the rest wait first-come first-served; 0 = no limit");
   // Both.
   app.add_option("--max-model-len", p.max_model_len, "context length, tokens (fixed: 131072; sim: the model's)");
-  app.add_option("--time-scale", p.time_scale, "run the clock this many times faster (tests)")
-      ->capture_default_str();
-  app.add_option("--host", o.host, "numeric address to bind")->capture_default_str();
-  app.add_option("--port", o.port, "TCP port; 0 picks a free one")->capture_default_str();
+  shown("--time-scale", p.time_scale, "run the clock this many times faster (tests)");
+  shown("--host", o.host, "numeric address to bind");
+  shown("--port", o.port, "TCP port; 0 picks a free one");
   app.add_option("--served-model-name", o.model_name, "model name clients send (default --model, or 'fixed')");
-  app.add_option("--seed", o.seed, "seeds the synthetic tokens")->capture_default_str();
-  app.add_option("--default-max-tokens", o.default_max_tokens, "max_tokens of a request that gives none")
-      ->capture_default_str();
-  app.add_option("--natural-output-len", o.natural_output_len,
-                 "mean length at which the synthetic model ends with EOS, uniform in [N/2, 3N/2]; 0: never")
-      ->capture_default_str();
-  app.add_option("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413")
-      ->capture_default_str();
-  app.add_option("--max-connections", o.http.max_connections,
-                 "open connections; past it a newcomer closes the one idle the longest, or gets 503 when "
-                 "none is idle (lowered to the descriptor limit less 64)")
-      ->capture_default_str();
+  shown("--seed", o.seed, "seeds the synthetic tokens");
+  shown("--default-max-tokens", o.default_max_tokens, "max_tokens of a request that gives none");
+  shown("--natural-output-len", o.natural_output_len,
+        "mean length at which the synthetic model ends with EOS, uniform in [N/2, 3N/2]; 0: never");
+  shown("--max-body-bytes", o.max_body_bytes, "larger request bodies get 413");
+  shown("--max-connections", o.http.max_connections,
+        "open connections; past it a newcomer closes the one idle the longest, or gets 503 when "
+        "none is idle (lowered to the descriptor limit less 64)");
   double header_timeout_s = NanosToSeconds(o.http.header_timeout);
   double idle_timeout_s = NanosToSeconds(o.http.idle_timeout);
-  app.add_option("--header-timeout-s", header_timeout_s,
-                 "a request head must arrive within this long of its first byte; a body may not pause longer")
-      ->capture_default_str();
-  app.add_option("--idle-timeout-s", idle_timeout_s,
-                 "a connection with no request in progress and no bytes moving is closed after this long")
-      ->capture_default_str();
-  app.add_option("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500")->capture_default_str();
-  app.add_option("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429")
-      ->capture_default_str();
-  app.add_option("--fault-disconnect-rate", o.faults.disconnect_rate, "fraction of responses cut off mid-stream")
-      ->capture_default_str();
-  app.add_option("--fault-stall-ms", o.faults.stall_ms, "one stall of this length in each affected response")
-      ->capture_default_str();
-  app.add_option("--fault-stall-rate", o.faults.stall_rate, "fraction of responses that stall (with --fault-stall-ms)")
-      ->capture_default_str();
+  shown("--header-timeout-s", header_timeout_s,
+        "a request head must arrive within this long of its first byte; a body may not pause longer");
+  shown("--idle-timeout-s", idle_timeout_s,
+        "a connection with no request in progress and no bytes moving is closed after this long");
+  shown("--fault-error-rate", o.faults.error_rate, "fraction of requests answered 500");
+  shown("--fault-429-rate", o.faults.rate_limit_rate, "fraction of requests answered 429");
+  shown("--fault-disconnect-rate", o.faults.disconnect_rate, "fraction of responses cut off mid-stream");
+  shown("--fault-stall-ms", o.faults.stall_ms, "one stall of this length in each affected response");
+  shown("--fault-stall-rate", o.faults.stall_rate, "fraction of responses that stall (with --fault-stall-ms)");
   double grace_s = 0;
-  app.add_option("--shutdown-grace-s", grace_s,
-                 "on SIGINT/SIGTERM, stop accepting and let admitted requests finish for up to this long")
-      ->capture_default_str();
+  shown("--shutdown-grace-s", grace_s,
+        "on SIGINT/SIGTERM, stop accepting and let admitted requests finish for up to this long");
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;

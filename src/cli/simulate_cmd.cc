@@ -30,7 +30,9 @@
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "store/records.h"
+#include "sweep/system_run.h"
 #include "workload/dataset.h"
+#include "workload/dataset_label.h"
 
 namespace frontier::cli {
 namespace {
@@ -295,29 +297,8 @@ Status ApplyMaxNumSeqsAuto(const SimFlags& f, const ResolvedWorkload& w, sim::Si
   if (!w.load.max_concurrency)
     return InvalidArgument("--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
                            "--max-concurrency, or a number");
-  FRONTIER_ASSIGN_OR_RETURN(
-      *config, sim::WithMaxNumSeqs(*config, static_cast<int>((*w.load.max_concurrency + config->dp - 1) / config->dp)));
+  FRONTIER_ASSIGN_OR_RETURN(*config, sim::WithMaxNumSeqsFor(*config, *w.load.max_concurrency));
   return Status::Ok();
-}
-
-// The stored run of `simulate --db`: the simulated system and its workload.
-store::RunInfo SimulatedRun(const sim::SimConfig& c, const ResolvedWorkload& w, const std::string& command_line) {
-  store::RunInfo run;
-  run.plan_text = command_line;
-  run.system = "simulated " + c.model.name + " on " + std::to_string(c.gpus) + "x " + c.hardware.name;
-  run.source = store::source::kSimulated;
-  run.config = w.effective;
-  run.config["kind"] = "simulated";
-  run.config["model"] = c.model.name;
-  run.config["hardware"] = c.hardware.name;
-  run.config["gpus"] = std::to_string(c.gpus);
-  run.config["tp"] = std::to_string(c.tp);
-  run.config["ep"] = std::to_string(c.ep);
-  run.config["dp"] = std::to_string(c.dp);
-  run.config["precision"] = sim::PrecisionName(c.precision);
-  run.config["kv_precision"] = sim::PrecisionName(c.kv_precision);
-  run.config["stack"] = c.stack.id();
-  return run;
 }
 
 // Everything one invocation resolved before it simulates.
@@ -373,7 +354,9 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Simulat
   s->point.ideal_block_tokens = s->w.ideal_block_tokens;
   if (s->db.db.empty() || s->f.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
-                            StartPointRecorder(kCmd, s->db, SimulatedRun(s->config, s->w, s->point.command_line)));
+                            StartPointRecorder(kCmd, s->db,
+                                               sweep::CommandRun(sweep::SimulatedSystem(s->spec, s->config),
+                                                                 s->w.effective, s->point.command_line)));
   s->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }
@@ -389,9 +372,7 @@ int SimulateOnePoint(Simulation& s) {
     return Fail(kCmd, out.status());
   }
   if (s.recorder) {
-    const std::string verdict = out->verdict ? loadgen::VerdictJson(*out->verdict, *s.rules).dump() : "";
-    if (Status st = s.recorder->Record(WorkloadName(s.w.dataset), s.w.load, out->run, out->summary, verdict);
-        !st.ok())
+    if (Status st = s.recorder->Record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules); !st.ok())
       return Fail(kCmd, st);
     s.StoredNote();
   }
@@ -456,7 +437,7 @@ int SimulateSweep(Simulation& s) {
     return BestDeployment(s.spec, s.prepared.specs, s.w, s.levels, so, sweep, s.f.search_disagg);
   PrintSweepHeader();
   std::string failed_points;  // the reasons of points where every request failed
-  const std::string workload_name = WorkloadName(s.w.dataset);
+  const std::string workload_name = workload::DatasetLabel(s.w.dataset);
   auto on_point = [&](const sim::SweepPoint& p, const RunResult& run) -> Status {
     if (p.summary.completed == 0)
       failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
@@ -464,7 +445,7 @@ int SimulateSweep(Simulation& s) {
                               sim::WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
     // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
     if (s.recorder)
-      FRONTIER_RETURN_IF_ERROR(s.recorder->Record(workload_name, r.load, r.outcome.run, r.outcome.summary, ""));
+      FRONTIER_RETURN_IF_ERROR(s.recorder->Record(workload_name, r.load, r.outcome, std::nullopt));
     return Status::Ok();
   };
   Result<std::vector<sim::SweepPoint>> swept =

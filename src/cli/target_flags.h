@@ -59,31 +59,31 @@ struct TargetFlags {
 // Adds the flags above to `app` (group "Target"; --grace in "Output"). With
 // with_model false the command defines --model itself.
 inline void AddTargetFlags(CLI::App& app, TargetFlags* f, bool with_model) {
-  app.add_option("--base-url", f->base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]")->group("Target");
-  app.add_option("--backend", f->backend,
-                 "API dialect: openai (OpenAI-compatible, any server), sglang (SGLang's native /generate), tgi "
-                 "(TGI's /generate_stream), trtllm (Triton's generate_stream, TensorRT-LLM) or llamacpp "
-                 "(llama.cpp's native /completion) [openai]")
-      ->group("Target");
-  app.add_option("--endpoint", f->endpoint,
-                 "openai: /v1/completions or /v1/chat/completions; sglang: /generate; tgi: /generate_stream; "
-                 "trtllm: /v2/models/{model}[/versions/{v}]/generate_stream; llamacpp: /completion "
-                 "[the backend's first; trtllm's names --model]")
-      ->group("Target");
-  if (with_model) app.add_option("--model", f->model, "Model name sent in each request (required)")->group("Target");
-  app.add_option("--api-key", f->api_key, "Bearer token [$OPENAI_API_KEY]")->group("Target");
-  app.add_option("--header", f->headers, "Extra request header 'Name: value' (repeatable)")->group("Target");
-  app.add_option("--extra-body", f->extra_body, "JSON object merged into every request body")->group("Target");
-  app.add_option("--usage", f->usage,
-                 "openai: token counts from the server: continuous (usage in every chunk), final, off; the native "
-                 "backends read their own counts [continuous]")
-      ->group("Target");
+  // The connection to the server, in the "Target" group.
+  auto target = [&app](const char* name, auto& value, const std::string& help) {
+    return app.add_option(name, value, help)->group("Target");
+  };
+  target("--base-url", f->base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]");
+  target("--backend", f->backend,
+         "API dialect: openai (OpenAI-compatible, any server), sglang (SGLang's native /generate), tgi "
+         "(TGI's /generate_stream), trtllm (Triton's generate_stream, TensorRT-LLM) or llamacpp "
+         "(llama.cpp's native /completion) [openai]");
+  target("--endpoint", f->endpoint,
+         "openai: /v1/completions or /v1/chat/completions; sglang: /generate; tgi: /generate_stream; "
+         "trtllm: /v2/models/{model}[/versions/{v}]/generate_stream; llamacpp: /completion "
+         "[the backend's first; trtllm's names --model]");
+  if (with_model) target("--model", f->model, "Model name sent in each request (required)");
+  target("--api-key", f->api_key, "Bearer token [$OPENAI_API_KEY]");
+  target("--header", f->headers, "Extra request header 'Name: value' (repeatable)");
+  target("--extra-body", f->extra_body, "JSON object merged into every request body");
+  target("--usage", f->usage,
+         "openai: token counts from the server: continuous (usage in every chunk), final, off; the native "
+         "backends read their own counts [continuous]");
   app.add_flag("--insecure", f->insecure, "https: do not verify the server's certificate")->group("Target");
-  app.add_option("--timeout", f->timeout_s, "Total time limit per request, seconds (0 = none) [600]")->group("Target");
-  app.add_option("--connect-timeout", f->connect_timeout_s, "Connect time limit, seconds [10]")->group("Target");
-  app.add_option("--first-token-timeout", f->first_token_timeout_s,
-                 "Time limit to the first token, seconds (0 = none) [0]")
-      ->group("Target");
+  target("--timeout", f->timeout_s, "Total time limit per request, seconds (0 = none) [600]");
+  target("--connect-timeout", f->connect_timeout_s, "Connect time limit, seconds [10]");
+  target("--first-token-timeout", f->first_token_timeout_s,
+         "Time limit to the first token, seconds (0 = none) [0]");
   app.add_option("--grace", f->grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]")->group("Output");
   app.add_option("--workers", f->workers,
                  "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]")

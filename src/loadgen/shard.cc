@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -24,6 +25,7 @@
 #include "core/parse.h"
 #include "metrics/json_fields.h"
 #include "metrics/result_json.h"
+#include "loadgen/point.h"
 
 namespace frontier::loadgen {
 namespace {
@@ -74,6 +76,47 @@ Result<std::optional<ShardSpec>> ResolveShard(const std::string& flag) {
   FRONTIER_ASSIGN_OR_RETURN(ShardSpec s, ParsePair(what, index, count));
   if (s.count == 1) return std::optional<ShardSpec>();
   return std::optional<ShardSpec>(s);
+}
+
+Status ShareLoad(const ShardSpec& shard, workload::LoadOptions* load) {
+  if (load->warmup > 0)
+    return InvalidArgument("--warmup with --shard: warm the server with a separate run first (shards share "
+                           "one measured schedule)");
+  if (load->max_concurrency) {
+    const int64_t c = *load->max_concurrency;
+    if (c < shard.count)
+      return InvalidArgument("--max-concurrency " + std::to_string(c) + " is less than the " +
+                             std::to_string(shard.count) + " shards: each needs at least 1");
+    load->max_concurrency = c / shard.count + (shard.index < c % shard.count ? 1 : 0);
+  }
+  load->shard_index = shard.index;
+  load->shard_count = shard.count;
+  return Status::Ok();
+}
+
+nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const std::string& dataset, int64_t input_len,
+                             int64_t output_len) {
+  nlohmann::json schedule = LoadResultFields(whole_load);
+  schedule["seed"] = whole_load.seed;
+  schedule["dataset"] = dataset;
+  schedule["input_len"] = input_len;
+  schedule["output_len"] = output_len;
+  return schedule;
+}
+
+Result<ShardClock> MeetShards(const ShardSpec& shard, RendezvousOptions options, const nlohmann::json& schedule,
+                              std::map<std::string, std::string>* effective) {
+  (*effective)["shard"] = std::to_string(shard.index) + "/" + std::to_string(shard.count);
+  (*effective)["shard_from"] = shard.from;
+  if (options.token.empty()) {
+    const char* env = std::getenv("FRONTIER_RENDEZVOUS_TOKEN");
+    if (env != nullptr) options.token = env;
+  }
+  if (options.token.empty()) options.token = "schedule " + std::to_string(shard.count) + " " + schedule.dump();
+  FRONTIER_ASSIGN_OR_RETURN(ShardClock clock, Rendezvous(shard, options));
+  (*effective)["clock_offset_ns"] = std::to_string(clock.offset_ns);
+  (*effective)["clock_offset_bound_ns"] = std::to_string(clock.bound_ns);
+  return clock;
 }
 
 std::string ShardMetaPath(const std::string& jsonl) { return jsonl + ".shard.json"; }
@@ -300,6 +343,10 @@ Result<MergedShards> MergeShardsUnchecked(const std::vector<std::string>& jsonl_
   std::sort(m.shards.begin(), m.shards.end(),
             [](const nlohmann::json& a, const nlohmann::json& b) { return a["index"] < b["index"]; });
   FRONTIER_RETURN_IF_ERROR(SetMergedRun(jsonl_paths, metas, &m));
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%.3f", m.clock_offset_bound_ms);
+  m.run.effective_settings["shards"] = std::to_string(jsonl_paths.size());
+  m.run.effective_settings["clock_offset_bound_ms"] = bound;
   return m;
 }
 
@@ -313,6 +360,14 @@ Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths) {
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument("bench merge: a shard file could not be read: " + std::string(e.what()));
   }
+}
+
+Status WriteMergedResultJson(const std::string& path, const MergedShards& merged, const metrics::Summary& summary,
+                             const metrics::SummaryOptions& options) {
+  nlohmann::json extra = merged.schedule;
+  extra["shards"] = merged.shards;
+  extra["clock_offset_bound_ms"] = merged.clock_offset_bound_ms;
+  return metrics::WriteResultJson(path, merged.run, summary, options, &extra);
 }
 
 }  // namespace frontier::loadgen

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "metrics/summary.h"
+#include "workload/load.h"
 
 namespace frontier::loadgen {
 
@@ -50,6 +53,18 @@ struct ShardSpec {
 // SLURM_PROCID/SLURM_NTASKS; nullopt when none gives more than one shard.
 // InvalidArgument naming the flag or variable for a malformed value.
 Result<std::optional<ShardSpec>> ResolveShard(const std::string& flag);
+
+// Shard `shard`'s part of `*load`: its position in the schedule
+// (shard_index / shard_count) and its share of max_concurrency (shard i gets
+// C / k, the first C % k one more). InvalidArgument for a warm-up (shards
+// share one measured schedule) or a cap smaller than the shard count.
+Status ShareLoad(const ShardSpec& shard, workload::LoadOptions* load);
+
+// What must be equal in every shard of one run, checked by MergeShards: the
+// whole (unshared) load's result fields, its seed, and the dataset's name and
+// random lengths.
+nlohmann::json ShardSchedule(const workload::LoadOptions& whole_load, const std::string& dataset, int64_t input_len,
+                             int64_t output_len);
 
 struct ShardClock {
   int64_t offset_ns = 0;       // rank 0's wall clock minus this rank's (0 on rank 0)
@@ -88,6 +103,14 @@ inline constexpr double kRendezvousHelloTimeoutS = 5;
 // start; IoError for a socket that cannot be used.
 Result<ShardClock> Rendezvous(const ShardSpec& shard, const RendezvousOptions& options);
 
+// Rendezvous with `options.token` resolved: as given, else
+// $FRONTIER_RENDEZVOUS_TOKEN, else the identity of `schedule` (so only shards
+// of this very schedule meet; a stray of another run is ignored). Records the
+// shard and the measured clock in `*effective` (shard, shard_from,
+// clock_offset_ns, clock_offset_bound_ns). Rendezvous's errors.
+Result<ShardClock> MeetShards(const ShardSpec& shard, RendezvousOptions options, const nlohmann::json& schedule,
+                              std::map<std::string, std::string>* effective);
+
 // "<jsonl>.shard.json".
 std::string ShardMetaPath(const std::string& jsonl);
 
@@ -103,10 +126,16 @@ struct MergedShards {
   double clock_offset_bound_ms = 0;  // the largest bound
 };
 
-// Reads the shards' JSONL files and their .shard.json. InvalidArgument when
+// Reads the shards' JSONL files and their .shard.json; the merged run's
+// effective settings add `shards` (how many) and `clock_offset_bound_ms`. InvalidArgument when
 // they are not one complete set (a shard missing or twice, counts or
 // schedules that differ, a record id outside its shard); NotFound / IoError
 // naming the file that cannot be read.
 Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths);
+
+// Writes the merged run's result JSON (metrics::WriteResultJson, atomically)
+// with the schedule's fields, the shards and the largest clock-offset bound.
+Status WriteMergedResultJson(const std::string& path, const MergedShards& merged, const metrics::Summary& summary,
+                             const metrics::SummaryOptions& options);
 
 }  // namespace frontier::loadgen

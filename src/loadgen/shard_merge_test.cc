@@ -122,5 +122,28 @@ TEST_F(MergeForged, ATooLargeDescriptionIsNotCalledMissing) {
   EXPECT_NE(Merge().find("shard_count must be an integer in [1, 1000000], got 1000000000"), std::string::npos);
 }
 
+// The cap is shared out as C / k, the first C % k shards one more; together
+// they hold exactly the whole cap.
+TEST(ShareLoad, SharesTheCapAndRefusesWhatShardsCannotSplit) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < 4; ++i) {
+    workload::LoadOptions load;
+    load.max_concurrency = 10;
+    ASSERT_TRUE(ShareLoad(ShardSpec{i, 4, "--shard"}, &load).ok());
+    EXPECT_EQ(*load.max_concurrency, i < 2 ? 3 : 2);
+    EXPECT_EQ(load.shard_index, i);
+    EXPECT_EQ(load.shard_count, 4);
+    total += *load.max_concurrency;
+  }
+  EXPECT_EQ(total, 10);
+  workload::LoadOptions small;
+  small.max_concurrency = 3;
+  EXPECT_EQ(ShareLoad(ShardSpec{0, 4, "--shard"}, &small).message(),
+            "--max-concurrency 3 is less than the 4 shards: each needs at least 1");
+  workload::LoadOptions warm;
+  warm.warmup = 1;
+  EXPECT_NE(ShareLoad(ShardSpec{0, 2, "--shard"}, &warm).message().find("--warmup with --shard"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace frontier::loadgen

@@ -29,6 +29,10 @@ int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds) {
   return std::max(num_prompts, static_cast<int64_t>(rounds) * max_concurrency);
 }
 
+Result<SimConfig> WithMaxNumSeqsFor(const SimConfig& config, int64_t concurrency) {
+  return WithMaxNumSeqs(config, static_cast<int>((concurrency + config.dp - 1) / config.dp));
+}
+
 namespace {
 
 // Every concurrency at least 1 and, for single-turn requests, with enough of
@@ -97,7 +101,7 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     SweepPoint& p = slot.point;
     SimConfig point_config = config;
     if (options.max_num_seqs_auto) {
-      Result<SimConfig> raised = WithMaxNumSeqs(config, static_cast<int>((c + config.dp - 1) / config.dp));
+      Result<SimConfig> raised = WithMaxNumSeqsFor(config, c);
       if (!raised.ok()) {
         slot.run = raised.status();
         return;

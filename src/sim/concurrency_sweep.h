@@ -37,11 +37,18 @@ struct SweepPoint {
   bool pareto = false;  // no other point has both more output throughput per GPU and more interactivity
 };
 
+// max_num_seqs: auto, the one rule: `config` raised so the deployment admits
+// `concurrency` running sequences, ceil(concurrency / dp) per DP rank
+// (WithMaxNumSeqs; never lowered). Applied wherever the offered concurrency
+// is known: each point of a concurrency sweep, `simulate`'s one point at its
+// --max-concurrency, and each point of a plan's simulated system.
+Result<SimConfig> WithMaxNumSeqsFor(const SimConfig& config, int64_t concurrency);
+
 struct SweepOptions {
   SweepOptions() = default;
   SweepOptions(const SimulateOptions& s) : sim(s) {}  // NOLINT: a sweep is runs with these options
   SimulateOptions sim;             // client round trip, ...
-  bool max_num_seqs_auto = false;  // raise max_num_seqs (per DP rank) to each concurrency
+  bool max_num_seqs_auto = false;  // raise max_num_seqs to each concurrency (WithMaxNumSeqsFor)
   int threads = 0;                 // points simulated at once; 0: the hardware's threads
   int min_rounds = 4;              // each point sends at least min_rounds x its concurrency
   // When set, each point runs this session workload (loadgen::RunSessions

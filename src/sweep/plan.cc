@@ -118,7 +118,8 @@ bool SystemSpec::NeedsTextPrompts() const {
 }
 
 std::map<std::string, std::string> SystemSpec::Config() const {
-  std::map<std::string, std::string> c = {{"hardware", hardware}, {"gpus", std::to_string(gpus)}};
+  std::map<std::string, std::string> c = {{"gpus", std::to_string(gpus)}};
+  if (!hardware.empty()) c["hardware"] = hardware;  // a server need not name its GPUs
   if (sim) {
     c["kind"] = live ? "simulated-live" : "simulated";
     c["model"] = sim->model;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "loadgen/verdict.h"
 #include "store/records.h"
 
 namespace frontier::sweep {
@@ -13,6 +14,12 @@ Result<PointRecorder> PointRecorder::Start(std::unique_ptr<store::Store> store, 
 
 Status PointRecorder::MarkBroken(const std::string& reason) {
   return store_->SetRunStatus(run_.id, store::SystemStatus::Broken(reason));
+}
+
+Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load,
+                             const loadgen::PointOutcome& out, const std::optional<loadgen::ScenarioRules>& rules) {
+  const std::string verdict = out.verdict && rules ? loadgen::VerdictJson(*out.verdict, *rules).dump() : "";
+  return Record(workload, load, out.run, out.summary, verdict);
 }
 
 Status PointRecorder::Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,

@@ -6,17 +6,20 @@
 //
 //   FRONTIER_ASSIGN_OR_RETURN(PointRecorder rec, PointRecorder::Start(std::move(store), run));  // before the run
 //   ...
-//   FRONTIER_RETURN_IF_ERROR(rec.Record(workload, load, out.run, out.summary, verdict_json));
+//   FRONTIER_RETURN_IF_ERROR(rec.Record(workload, load, outcome, rules));  // loadgen::RunPoint's
 //
 // Thread safety: one recorder per thread; it owns its Store.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
+#include "loadgen/scenario.h"
 #include "metrics/summary.h"
 #include "store/store.h"
 #include "workload/load.h"
@@ -39,6 +42,11 @@ class PointRecorder {
   // The store's error when a write fails.
   Status Record(const std::string& workload, const workload::LoadOptions& load, const RunResult& run,
                 const metrics::Summary& summary, const std::string& verdict_json);
+
+  // Record of loadgen::RunPoint's outcome: its verdict (when the point was
+  // judged) as loadgen::VerdictJson against `rules`, which judged it.
+  Status Record(const std::string& workload, const workload::LoadOptions& load, const loadgen::PointOutcome& out,
+                const std::optional<loadgen::ScenarioRules>& rules);
 
   // Marks the stored run broken with `reason` (a point failed to run at all).
   Status MarkBroken(const std::string& reason);

@@ -13,27 +13,21 @@
 #include "metrics/verdict_label.h"
 #include "store/records.h"
 #include "sweep/search_store.h"
+#include "sweep/system_run.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
 namespace {
-
-std::string Source(const SystemSpec& s) {
-  return s.simulated() && !s.live ? store::source::kSimulated : store::source::kMeasured;
-}
 
 // The run a system of the plan is stored as, grid or search alike: the plan
 // (name, hash, text), the system (name, source, configuration) and the
 // sweep's provenance with the plan's file. Each caller adds its own keys
 // (a grid's planned_points, a search's workload, goal and axis).
 store::RunInfo PlanRun(const Plan& plan, const SystemSpec& sys, const SweepOptions& options) {
-  store::RunInfo info;
+  store::RunInfo info = SystemRun(sys);
   info.sweep = plan.name;
   info.plan_hash = plan.hash;
   info.plan_text = plan.text;
-  info.system = sys.name;
-  info.source = Source(sys);
-  info.config = sys.Config();
   info.provenance = options.provenance;
   info.provenance["plan_file"] = plan.file;
   return info;
@@ -59,7 +53,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   r.load_value = p.load_value;
   r.repetition = p.repetition;
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
-  r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : Source(system);
+  r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : SourceOf(system);
   r.attempts = attempts;
   r.settings["num_prompts"] = std::to_string(p.num_prompts);
   r.settings["seed"] = std::to_string(p.seed);

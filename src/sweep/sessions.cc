@@ -12,6 +12,7 @@
 #include "loadgen/benchmark.h"
 #include "serve/profile.h"
 #include "serve/server.h"
+#include "sim/concurrency_sweep.h"
 #include "sim/engine/config.h"
 #include "sim/sim_target.h"
 #include "sim/simulate.h"
@@ -52,8 +53,7 @@ class SimSession final : public Session {
     sim::SimConfig config = config_;
     if (auto_seqs_ && load.max_concurrency) {
       // max_num_seqs: auto raises the engine's cap to the point's concurrency.
-      const int per_rank = static_cast<int>((*load.max_concurrency + config_.dp - 1) / config_.dp);
-      FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqs(config_, per_rank));
+      FRONTIER_ASSIGN_OR_RETURN(config, sim::WithMaxNumSeqsFor(config_, *load.max_concurrency));
     }
     // The target says it is simulated and adds the deployment's settings (Describe).
     // A search's trial is watched as it goes (over-saturation) and stopped on request, in virtual time.

@@ -17,6 +17,7 @@
 #include "core/line_reader.h"
 #include "core/name_table.h"
 #include "core/parse.h"
+#include "workload/dataset_label.h"
 #include "workload/json_line.h"
 #include "workload/length_table.h"
 
@@ -283,6 +284,12 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
 }
 
 }  // namespace
+
+std::string DatasetLabel(const DatasetOptions& options) {
+  if (options.kind == DatasetKind::kRandom)
+    return std::to_string(options.random.input_len) + "/" + std::to_string(options.random.output_len);
+  return DatasetKindName(options.kind);
+}
 
 constexpr NameEntry<DatasetKind> kDatasetKindNames[] = {
     {DatasetKind::kRandom, "random"},       {DatasetKind::kShareGpt, "sharegpt"},
