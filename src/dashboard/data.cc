@@ -15,8 +15,8 @@ void AddPoint(RunRow& row, const store::PointRecord& p) {
   if (std::find(row.workloads.begin(), row.workloads.end(), p.workload) == row.workloads.end())
     row.workloads.push_back(p.workload);
   row.last_point_utc = std::max(row.last_point_utc, p.created_utc);
-  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_tput_per_gpu);
-  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_tput_per_gpu);
+  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_token_throughput_per_gpu);
+  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_throughput_per_gpu);
   row.peak_interactivity = std::max(row.peak_interactivity, p.metrics.interactivity);
 }
 

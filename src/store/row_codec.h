@@ -108,13 +108,13 @@ Status DecodePoint(Row& s, PointRecord& p) {
   p.created_utc = s.Text(9);
   p.settings = RedactProvenance(JsonToMap(s.Text(10)));
   p.summary_json = s.Text(11);
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.completed, s.Int(13, "completed", 0, kMaxRequests));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.failed, s.Int(14, "failed", 0, kMaxRequests));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_input_tokens, s.Int(15, "total_input_tokens", 0, kMaxTokens));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_output_tokens, s.Int(16, "total_output_tokens", 0, kMaxTokens));
-  int col = 17;
-  for (int i = 0; i < kNumDoubleColumns; ++i) p.metrics.*kDoubleColumns[i].member = s.Real(col++);
+  FRONTIER_ASSIGN_OR_RETURN(p.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
+  int col = 13;
+  for (int i = 0; i < kNumIntColumns; ++i) {
+    const IntColumn& c = kIntColumns[i];
+    FRONTIER_ASSIGN_OR_RETURN(p.metrics.*c.member, s.Int(col++, c.name, 0, c.max));
+  }
+  for (int i = 0; i < kNumDoubleColumns; ++i) kDoubleColumns[i].Set(p.metrics, s.Real(col++));
   p.verdict_json = s.Text(col++);
   p.trial_json = s.Text(col++);
   // band_flags is NULL exactly when the point has no band.
@@ -144,14 +144,11 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   b.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
   b.Bind(10, MapToJson(RedactProvenance(p.settings)));
   b.Bind(11, p.summary_json.empty() ? std::string("{}") : p.summary_json);
-  b.Bind(12, static_cast<int64_t>(p.metrics.num_gpus));
-  b.Bind(13, p.metrics.completed);
-  b.Bind(14, p.metrics.failed);
-  b.Bind(15, p.metrics.total_input_tokens);
-  b.Bind(16, p.metrics.total_output_tokens);
-  int param = 17;
+  b.Bind(12, static_cast<int64_t>(p.num_gpus));
+  int param = 13;
+  for (int i = 0; i < kNumIntColumns; ++i) b.Bind(param++, p.metrics.*kIntColumns[i].member);
   for (int i = 0; i < kNumDoubleColumns; ++i)
-    if (version >= kDoubleColumns[i].since) b.Bind(param++, p.metrics.*kDoubleColumns[i].member);
+    if (version >= kDoubleColumns[i].since) b.Bind(param++, kDoubleColumns[i].Get(p.metrics));
   if (version >= kVerdictVersion) {
     // A verdict that does not parse was refused by CheckPoint before it got here.
     const Result<VerdictView> v = ParseVerdict(p.verdict_json);
