@@ -89,14 +89,15 @@ class PgStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    const codec::StoredPlan plan = codec::StoredPlanOf(run);
     if (version_ >= kPlansVersion) {
-      Params plan;
-      codec::BindPlan(plan, run);
-      FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), plan, "insert plan"));
+      Params insert;
+      codec::BindPlan(insert, plan);
+      FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), insert, "insert plan"));
       (void)done;
     }
     Params p;
-    codec::BindRun(p, run, version_);
+    codec::BindRun(p, run, plan, version_);
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version_), p, "insert run"));
     run.id = Row(r.get(), 0).Int(0);
     return run;

@@ -66,22 +66,32 @@ inline std::string PlanKey(const std::string& text) {
   return key;
 }
 
-// The parameters of sql::InsertPlan() for `run` (its redacted text).
+// A run's plan text as it is stored: redacted, with its PlanKey. Made once
+// per CreateRun and bound by both BindPlan and BindRun.
+struct StoredPlan {
+  std::string text;
+  std::string key;
+};
+inline StoredPlan StoredPlanOf(const RunInfo& run) {
+  StoredPlan plan{RedactPlanText(run.plan_text), ""};
+  plan.key = PlanKey(plan.text);
+  return plan;
+}
+
+// The parameters of sql::InsertPlan().
 template <class Binder>
-void BindPlan(Binder& b, const RunInfo& run) {
-  const std::string text = RedactPlanText(run.plan_text);
-  b.Bind(1, PlanKey(text));
-  b.Bind(2, text);
+void BindPlan(Binder& b, const StoredPlan& plan) {
+  b.Bind(1, plan.key);
+  b.Bind(2, plan.text);
 }
 
 // The parameters of sql::InsertRun(version). From kPlansVersion the text is
 // in plans (BindPlan, stored first) and runs.plan_text is left empty.
 template <class Binder>
-void BindRun(Binder& b, const RunInfo& run, int version) {
+void BindRun(Binder& b, const RunInfo& run, const StoredPlan& plan, int version) {
   b.Bind(1, run.sweep);
   b.Bind(2, run.plan_hash);
-  const std::string text = RedactPlanText(run.plan_text);
-  b.Bind(3, version >= kPlansVersion ? std::string() : text);
+  b.Bind(3, version >= kPlansVersion ? std::string() : plan.text);
   b.Bind(4, RedactUrl(run.system));
   b.Bind(5, run.source);
   b.Bind(6, run.status.ToString());
@@ -89,7 +99,7 @@ void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(8, MapToJson(RedactProvenance(run.config)));
   b.Bind(9, MapToJson(RedactProvenance(run.provenance)));
   if (version >= kVerdictVersion) b.Bind(10, run.search_json);
-  if (version >= kPlansVersion) b.Bind(11, PlanKey(text));
+  if (version >= kPlansVersion) b.Bind(11, plan.key);
 }
 
 // A row of sql::SelectPoints into `p` (p.id is set first, for the message).

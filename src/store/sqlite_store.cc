@@ -70,15 +70,16 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    const codec::StoredPlan plan = codec::StoredPlanOf(run);
     if (version_ >= kPlansVersion) {
-      Stmt plan(db_, sql::InsertPlan());
-      if (!plan.ok()) return Error("prepare insert plan");
-      codec::BindPlan(plan, run);
-      if (plan.Step() != SQLITE_DONE) return Error("insert plan");
+      Stmt insert(db_, sql::InsertPlan());
+      if (!insert.ok()) return Error("prepare insert plan");
+      codec::BindPlan(insert, plan);
+      if (insert.Step() != SQLITE_DONE) return Error("insert plan");
     }
     Stmt s(db_, sql::InsertRun(version_));
     if (!s.ok()) return Error("prepare insert run");
-    codec::BindRun(s, run, version_);
+    codec::BindRun(s, run, plan, version_);
     FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
     return run;
   }
