@@ -39,7 +39,8 @@ DashboardData::DashboardData(store::Store& store, HardwareLookup lookup)
     : store_(store), lookup_(std::move(lookup)) {}
 
 Status DashboardData::Refresh() {
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store_.ListRuns());
+  // A point's detail reads its run's plan text; lists do not need it.
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store_.ListRuns(store::Store::PlanText::kWithout));
   FRONTIER_ASSIGN_OR_RETURN(auto fresh, store_.ListPointsAfter(last_point_id_));
   // Runs: keep the point figures of runs seen before, take everything else anew.
   std::vector<RunRow> rows;
@@ -49,7 +50,6 @@ Status DashboardData::Refresh() {
     RunRow row;
     if (auto it = run_index_.find(r.id); it != run_index_.end()) row = std::move(runs_[it->second]);
     row.run = std::move(r);
-    row.run.plan_text.clear();  // read with a point's detail; lists do not need it
     auto planned = row.run.provenance.find("planned_points");
     row.planned_points = planned == row.run.provenance.end() ? -1 : std::atoll(planned->second.c_str());
     index[row.run.id] = rows.size();

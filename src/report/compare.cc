@@ -30,7 +30,7 @@ Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref) {
     FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(*id));
     return run.id;
   }
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns(store::Store::PlanText::kWithout));
   if (const size_t hash = ref.rfind('#'); hash != std::string::npos) {
     for (const auto& r : runs)
       if (r.Label() == ref) return r.id;

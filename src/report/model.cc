@@ -204,7 +204,7 @@ WorkloadReport CompareWorkload(const Report& report, const std::string& w, const
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
   Report report;
   report.generated_utc = UtcTimestampNow();
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns(store::Store::PlanText::kWithout));
   if (!options.run_ids.empty()) {
     std::vector<store::RunInfo> chosen;
     for (int64_t id : options.run_ids) {

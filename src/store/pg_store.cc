@@ -118,7 +118,10 @@ class PgStore final : public Store {
     return Exec(sql::SetRunSearch(), p, "update run search").status();
   }
 
-  Result<std::vector<RunInfo>> ListRuns() override { return QueryRuns("ORDER BY id", Params()); }
+  using Store::ListRuns;
+  Result<std::vector<RunInfo>> ListRuns(PlanText text) override {
+    return QueryRuns("ORDER BY id", Params(), text == PlanText::kWith);
+  }
 
   Result<RunInfo> GetRun(int64_t run_id) override {
     Params p;
@@ -259,8 +262,8 @@ class PgStore final : public Store {
     return m;
   }
 
-  Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p) {
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail), p, "list runs"));
+  Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p, bool with_plan_text = true) {
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail, with_plan_text), p, "list runs"));
     std::vector<RunInfo> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);

@@ -40,7 +40,7 @@ RunInfo DecodeRun(Row& s) {
   r.id = s.Int(0);
   r.sweep = s.Text(1);
   r.plan_hash = s.Text(2);
-  r.plan_text = RedactPlanText(s.Text(3));
+  if (std::string text = s.Text(3); !text.empty()) r.plan_text = RedactPlanText(text);
   r.system = RedactUrl(s.Text(4));
   r.source = s.Text(5);
   r.status = ParseSystemStatus(s.Text(6));

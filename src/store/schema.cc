@@ -253,8 +253,9 @@ std::string InsertPlan() {
   return "INSERT INTO plans(plan_key, plan_text) VALUES(?,?) ON CONFLICT(plan_key) DO NOTHING";
 }
 
-std::string SelectRuns(int version, const std::string& tail) {
-  const std::string text = version >= kPlansVersion
+std::string SelectRuns(int version, const std::string& tail, bool with_plan_text) {
+  const std::string text = !with_plan_text             ? "'' AS plan_text"
+                           : version >= kPlansVersion
                                ? "COALESCE((SELECT plans.plan_text FROM plans WHERE plans.plan_key = runs.plan_key), "
                                  "runs.plan_text)"
                                : "plan_text";

@@ -100,8 +100,9 @@ std::string InsertRun(int version);
 // as it is. From kPlansVersion; run before InsertRun.
 std::string InsertPlan();
 // Every column of runs, in RunInfo's order (search_json reads as NULL before
-// kVerdictVersion), then `tail` (WHERE ..., ORDER BY ...).
-std::string SelectRuns(int version, const std::string& tail);
+// kVerdictVersion; plan_text as '' unless `with_plan_text`), then `tail`
+// (WHERE ..., ORDER BY ...).
+std::string SelectRuns(int version, const std::string& tail, bool with_plan_text = true);
 // Sets runs.search_json (search_json, run id); "" stores NULL.
 std::string SetRunSearch();
 // Every point column a database of `version` holds (later ones read as 0 or

@@ -101,7 +101,10 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  Result<std::vector<RunInfo>> ListRuns() override { return QueryRuns("ORDER BY id", {}); }
+  using Store::ListRuns;
+  Result<std::vector<RunInfo>> ListRuns(PlanText text) override {
+    return QueryRuns("ORDER BY id", {}, text == PlanText::kWith);
+  }
 
   Result<RunInfo> GetRun(int64_t run_id) override {
     FRONTIER_ASSIGN_OR_RETURN(auto runs, QueryRuns("WHERE id = ?", {std::to_string(run_id)}));
@@ -254,9 +257,9 @@ class SqliteStore final : public Store {
     return id;
   }
 
-  Result<std::vector<RunInfo>> QueryRuns(const std::string& where,
-                                         const std::vector<std::string>& args) {
-    Stmt s(db_, sql::SelectRuns(version_, where));
+  Result<std::vector<RunInfo>> QueryRuns(const std::string& where, const std::vector<std::string>& args,
+                                         bool with_plan_text = true) {
+    Stmt s(db_, sql::SelectRuns(version_, where, with_plan_text));
     if (!s.ok()) return Error("prepare list runs");
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;
