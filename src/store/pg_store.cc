@@ -190,7 +190,7 @@ class PgStore final : public Store {
       RequestRow q;
       Status st = codec::DecodeRequest(row, q);
       if (!st.ok()) {
-        SkipDamaged(loc_, "requests row " + std::to_string(q.idx) + " of point " + std::to_string(point_id), st);
+        SkipDamaged(loc_, codec::DamagedRow(q, point_id), st);
         continue;
       }
       out.push_back(std::move(q));
@@ -280,7 +280,7 @@ class PgStore final : public Store {
       PointRecord point;
       Status st = codec::DecodePoint(row, point);
       if (!st.ok()) {
-        SkipDamaged(loc_, "points row " + std::to_string(point.id) + " (run " + std::to_string(point.run_id) + ")", st);
+        SkipDamaged(loc_, codec::DamagedRow(point), st);
         continue;
       }
       out.push_back(std::move(point));

@@ -174,6 +174,15 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   }
 }
 
+// How Store::SkipDamaged names a points row, and a requests row of a point,
+// that did not decode (its id, index and owner were read first).
+inline std::string DamagedRow(const PointRecord& p) {
+  return "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")";
+}
+inline std::string DamagedRow(const RequestRow& r, int64_t point_id) {
+  return "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id);
+}
+
 // A row of sql::SelectRequests into `r` (r.idx is set first, for the message).
 template <class Row>
 Status DecodeRequest(Row& s, RequestRow& r) {

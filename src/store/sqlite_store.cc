@@ -161,7 +161,7 @@ class SqliteStore final : public Store {
       PointRecord p;
       Status row = codec::DecodePoint(s, p);
       if (!row.ok()) {
-        SkipDamaged(path_, "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")", row);
+        SkipDamaged(path_, codec::DamagedRow(p), row);
         continue;
       }
       out.push_back(std::move(p));
@@ -189,7 +189,7 @@ class SqliteStore final : public Store {
       RequestRow r;
       Status row = codec::DecodeRequest(s, r);
       if (!row.ok()) {
-        SkipDamaged(path_, "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id), row);
+        SkipDamaged(path_, codec::DamagedRow(r, point_id), row);
         continue;
       }
       out.push_back(std::move(r));
