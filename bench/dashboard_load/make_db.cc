@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
           p.created_utc = date;
           p.settings = {{"input_len", "1024"}, {"output_len", "1024"}, {"seed", std::to_string(r)},
                         {"num_prompts", std::to_string(sum.completed)}};
-          p.metrics = store::MetricsFromSummary(sum, 8);
+          p.num_gpus = 8;
+          p.metrics = sum;
           p.summary_json = store::SummaryToJson(sum);
           std::vector<store::RequestRow> rows(16);
           for (int i = 0; i < 16; ++i) {

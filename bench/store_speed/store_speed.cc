@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     pt.load_value = 1 + p;
     pt.key = store::PointKey("w", "concurrency", pt.load_value, 0);
     pt.metrics.interactivity = 1000.0 / (1 + p);
-    pt.metrics.total_tput_per_gpu = 10.0 * (1 + p);
+    pt.metrics.total_token_throughput_per_gpu = 10.0 * (1 + p);
     if (auto r = (*store)->AddPoint(pt, rows); !r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
       return 1;

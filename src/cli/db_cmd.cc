@@ -51,7 +51,7 @@ int DbCopy(const std::string& from, const std::string& to, const std::vector<int
 
 // `db ls`: the runs with their point counts.
 int DbList(store::Store& s, const std::string& db) {
-  auto runs = s.ListRuns();
+  auto runs = s.ListRuns(store::Store::PlanText::kWithout);
   if (!runs.ok()) return Fail("db", runs.status());
   auto points = s.ListPoints(0);
   if (!points.ok()) return Fail("db", points.status());

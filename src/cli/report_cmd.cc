@@ -49,7 +49,7 @@ int RunReport(int argc, char** argv) {
   if (!price_override.ok()) return UsageError("report", price_override.status().message());
   auto st = store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail("report", st.status());
-  auto all_runs = (*st)->ListRuns();
+  auto all_runs = (*st)->ListRuns(store::Store::PlanText::kWithout);
   if (!all_runs.ok()) return Fail("report", all_runs.status());
 
   report::ReportOptions o;

@@ -130,9 +130,9 @@ TEST_F(ApiTest, PerJouleIsMeasuredWhereAPointMeasuredItElseTheTdpBound) {
   // One more point of run 1 (h200, TDP 700 W) that measured its energy with NVML:
   // 1,200 tok/s/GPU over 8 GPUs for 10 s at 560 W mean: 96,000 tokens / 44,800 J.
   store::PointRecord p = testing::KnownPoint(1, 64, 0, 20, 1200, 600, 90);
-  p.metrics.energy_j = 44800;
-  p.metrics.mean_power_w = 560;
-  p.metrics.peak_power_w = 690;
+  p.metrics.energy.emplace().joules = 44800;
+  p.metrics.energy->mean_w = 560;
+  p.metrics.energy->peak_w = 690;
   p.metrics.tokens_per_joule = 96000.0 / 44800;
   p.summary_json = R"({"median_ttft_ms": 90.0, "energy": {"source": "nvml", "joules": 44800}})";
   ASSERT_TRUE(writer_->AddPoint(p, {}).ok());
@@ -344,7 +344,7 @@ TEST_F(ApiTest, ImportIsOffUnlessAllowedAndThenStoresTheFile) {
   auto points = writer_->ListPoints(id);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 1u);
-  EXPECT_DOUBLE_EQ(points->front().metrics.total_tput_per_gpu, 750);  // 1500 / 2 GPUs
+  EXPECT_DOUBLE_EQ(points->front().metrics.total_token_throughput_per_gpu, 750);  // 1500 / 2 GPUs
   EXPECT_EQ(writer_->GetRun(id)->provenance.at("file"), "upload:r.json");
 }
 

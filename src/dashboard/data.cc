@@ -15,8 +15,8 @@ void AddPoint(RunRow& row, const store::PointRecord& p) {
   if (std::find(row.workloads.begin(), row.workloads.end(), p.workload) == row.workloads.end())
     row.workloads.push_back(p.workload);
   row.last_point_utc = std::max(row.last_point_utc, p.created_utc);
-  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_tput_per_gpu);
-  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_tput_per_gpu);
+  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_token_throughput_per_gpu);
+  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_throughput_per_gpu);
   row.peak_interactivity = std::max(row.peak_interactivity, p.metrics.interactivity);
 }
 
@@ -39,7 +39,8 @@ DashboardData::DashboardData(store::Store& store, HardwareLookup lookup)
     : store_(store), lookup_(std::move(lookup)) {}
 
 Status DashboardData::Refresh() {
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store_.ListRuns());
+  // A point's detail reads its run's plan text; lists do not need it.
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store_.ListRuns(store::Store::PlanText::kWithout));
   FRONTIER_ASSIGN_OR_RETURN(auto fresh, store_.ListPointsAfter(last_point_id_));
   // Runs: keep the point figures of runs seen before, take everything else anew.
   std::vector<RunRow> rows;
@@ -49,7 +50,6 @@ Status DashboardData::Refresh() {
     RunRow row;
     if (auto it = run_index_.find(r.id); it != run_index_.end()) row = std::move(runs_[it->second]);
     row.run = std::move(r);
-    row.run.plan_text.clear();  // read with a point's detail; lists do not need it
     auto planned = row.run.provenance.find("planned_points");
     row.planned_points = planned == row.run.provenance.end() ? -1 : std::atoll(planned->second.c_str());
     index[row.run.id] = rows.size();

@@ -35,13 +35,13 @@ inline store::PointRecord KnownPoint(int64_t run_id, double conc, int rep, doubl
   p.key = store::PointKey(p.workload, p.load_kind, conc, rep);
   p.source = store::source::kMeasured;
   p.settings = {{"seed", std::to_string(rep)}, {"input_len", "1024"}};
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 4;
   p.metrics.interactivity = interactivity;
-  p.metrics.total_tput_per_gpu = total;
-  p.metrics.output_tput_per_gpu = output;
-  p.metrics.median_ttft_ms = ttft;
-  p.metrics.median_tpot_ms = 1000.0 / interactivity;
+  p.metrics.total_token_throughput_per_gpu = total;
+  p.metrics.output_throughput_per_gpu = output;
+  p.metrics.ttft_ms.median = ttft;
+  p.metrics.tpot_ms.median = 1000.0 / interactivity;
   p.summary_json =
       R"({"mean_ttft_ms": 65.0, "median_ttft_ms": 65.0, "p99_ttft_ms": 79.7, "mean_tpot_ms": 100.0,)"
       R"( "median_tpot_ms": 100.0, "p99_tpot_ms": 100.0})";

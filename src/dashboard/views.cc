@@ -349,7 +349,7 @@ json Reproduce(const store::RunInfo& run, const store::PointRecord& p) {
 
 json PointJson(const DashboardData::PointDetail& d) {
   const store::PointRecord& p = d.point;
-  const store::PointMetrics& m = p.metrics;
+  const metrics::Summary& m = p.metrics;
   json summary = json::parse(p.summary_json.empty() ? "{}" : p.summary_json, nullptr, false);
   if (summary.is_discarded() || !summary.is_object()) summary = json::object();
   std::vector<double> ttft, tpot, itl, e2el;
@@ -371,12 +371,14 @@ json PointJson(const DashboardData::PointDetail& d) {
               {"created_utc", d.run.created_utc}, {"config", d.run.config},
               {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash},
               {"search", ParsedOrNull(d.run.search_json)}};
-  json metrics = {{"num_gpus", m.num_gpus}, {"completed", m.completed}, {"failed", m.failed},
+  json metrics = {{"num_gpus", p.num_gpus}, {"completed", m.completed}, {"failed", m.failed},
                   {"total_input_tokens", m.total_input_tokens}, {"total_output_tokens", m.total_output_tokens},
                   {"duration_s", m.duration_s}, {"request_throughput", m.request_throughput},
                   {"output_throughput", m.output_throughput}, {"total_token_throughput", m.total_token_throughput},
-                  {"output_tput_per_gpu", m.output_tput_per_gpu}, {"total_tput_per_gpu", m.total_tput_per_gpu},
-                  {"interactivity", m.interactivity}, {"max_concurrent_requests", m.max_concurrent_requests}};
+                  {"output_tput_per_gpu", m.output_throughput_per_gpu},
+                  {"total_tput_per_gpu", m.total_token_throughput_per_gpu}, {"interactivity", m.interactivity},
+                  // A REAL column, shown as it always was.
+                  {"max_concurrent_requests", static_cast<double>(m.max_concurrent_requests)}};
   constexpr int kBins = 20;
   return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
                      {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
@@ -384,7 +386,7 @@ json PointJson(const DashboardData::PointDetail& d) {
                      {"metrics", metrics},
                      {"verdict", ParsedOrNull(p.verdict_json)},
                      {"trial", ParsedOrNull(p.trial_json)},
-                     {"band", BandJson(p.band, p.metrics.total_tput_per_gpu)}}},
+                     {"band", BandJson(p.band, p.metrics.total_token_throughput_per_gpu)}}},
           {"run", run},
           {"percentiles", Percentiles(summary)},
           {"summary", summary},
@@ -416,7 +418,7 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
   int64_t judged = 0, invalid = 0, trials = 0;
   for (const auto& e : entries) {
     const store::PointRecord& p = *e.p;
-    const store::PointMetrics& m = p.metrics;
+    const metrics::Summary& m = p.metrics;
     auto view = store::ParseVerdict(p.verdict_json);
     const std::string cell = view.ok() ? report::VerdictCell(*view) : "unreadable verdict";
     if (view.ok() && view->judged) {
@@ -427,11 +429,11 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
     list.push_back({{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
                     {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
                     {"created_utc", p.created_utc}, {"completed", m.completed}, {"failed", m.failed},
-                    {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_tput_per_gpu},
-                    {"output_tput_per_gpu", m.output_tput_per_gpu}, {"median_ttft_ms", m.median_ttft_ms},
-                    {"p99_ttft_ms", m.p99_ttft_ms}, {"median_tpot_ms", m.median_tpot_ms},
+                    {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_token_throughput_per_gpu},
+                    {"output_tput_per_gpu", m.output_throughput_per_gpu}, {"median_ttft_ms", m.ttft_ms.median},
+                    {"p99_ttft_ms", store::P99(m.ttft_ms)}, {"median_tpot_ms", m.tpot_ms.median},
                     {"verdict_cell", cell}, {"verdict", ParsedOrNull(p.verdict_json)}, {"trial", e.trial},
-                    {"band", BandJson(p.band, m.total_tput_per_gpu)}});
+                    {"band", BandJson(p.band, m.total_token_throughput_per_gpu)}});
   }
   json run = RunJson(row);
   run["config"] = row.run.config;
@@ -553,9 +555,9 @@ Result<json> LiveJson(DashboardData& data, int64_t since) {
                       {"key", p.key}, {"workload", p.workload}, {"load", p.load_value},
                       {"repetition", p.repetition}, {"source", p.source}, {"created_utc", p.created_utc},
                       {"interactivity", p.metrics.interactivity},
-                      {"total_tput_per_gpu", p.metrics.total_tput_per_gpu},
-                      {"output_tput_per_gpu", p.metrics.output_tput_per_gpu},
-                      {"median_ttft_ms", p.metrics.median_ttft_ms}});
+                      {"total_tput_per_gpu", p.metrics.total_token_throughput_per_gpu},
+                      {"output_tput_per_gpu", p.metrics.output_throughput_per_gpu},
+                      {"median_ttft_ms", p.metrics.ttft_ms.median}});
   }
   json progress = json::array();
   const auto& runs = data.runs();

@@ -30,7 +30,7 @@ Result<int64_t> ResolveRunRef(store::Store& store, const std::string& ref) {
     FRONTIER_ASSIGN_OR_RETURN(store::RunInfo run, store.GetRun(*id));
     return run.id;
   }
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns(store::Store::PlanText::kWithout));
   if (const size_t hash = ref.rfind('#'); hash != std::string::npos) {
     for (const auto& r : runs)
       if (r.Label() == ref) return r.id;
@@ -70,12 +70,12 @@ Result<std::vector<analysis::PointSamples>> RunSamples(store::Store& store, int6
     auto [it, fresh] = index.try_emplace(key, out.size());
     if (fresh) out.push_back({key, {}});
     auto& m = out[it->second].metrics;
-    m["total_tput_per_gpu"].push_back(p.metrics.total_tput_per_gpu);
-    m["output_tput_per_gpu"].push_back(p.metrics.output_tput_per_gpu);
+    m["total_tput_per_gpu"].push_back(p.metrics.total_token_throughput_per_gpu);
+    m["output_tput_per_gpu"].push_back(p.metrics.output_throughput_per_gpu);
     m["interactivity"].push_back(p.metrics.interactivity);
-    m["median_ttft_ms"].push_back(p.metrics.median_ttft_ms);
-    m["median_tpot_ms"].push_back(p.metrics.median_tpot_ms);
-    m["p99_ttft_ms"].push_back(p.metrics.p99_ttft_ms);
+    m["median_ttft_ms"].push_back(p.metrics.ttft_ms.median);
+    m["median_tpot_ms"].push_back(p.metrics.tpot_ms.median);
+    m["p99_ttft_ms"].push_back(store::P99(p.metrics.ttft_ms));
   }
   return out;
 }
@@ -165,9 +165,9 @@ Result<std::map<std::string, EnergyCell>> EnergyCells(store::Store& store, int64
   std::map<std::string, EnergyCell> out;
   for (const auto& p : points) {
     EnergyCell& c = out[std::regex_replace(p.key, rep, "")];
-    c.tput_per_gpu += p.metrics.total_tput_per_gpu;
+    c.tput_per_gpu += p.metrics.total_token_throughput_per_gpu;
     ++c.n;
-    if (p.metrics.energy_j > 0) {
+    if (p.metrics.energy && p.metrics.energy->joules > 0) {
       c.measured += p.metrics.tokens_per_joule;
       ++c.n_measured;
       if (c.source.empty()) c.source = EnergySourceOf(p);

@@ -65,9 +65,9 @@ std::string RepTip(const SeriesReport& s, const store::PointRecord& r) {
   std::ostringstream t;
   t << s.name << " point " << r.id << " (" << r.source << ")\n" << r.key << "\n"
     << "interactivity " << Fixed(r.metrics.interactivity, 1) << " tok/s/user\n"
-    << "total " << Fixed(r.metrics.total_tput_per_gpu, 1) << ", output "
-    << Fixed(r.metrics.output_tput_per_gpu, 1) << " tok/s/GPU\nTTFT p50 "
-    << Fixed(r.metrics.median_ttft_ms, 1) << " ms, TPOT p50 " << Fixed(r.metrics.median_tpot_ms, 2) << " ms";
+    << "total " << Fixed(r.metrics.total_token_throughput_per_gpu, 1) << ", output "
+    << Fixed(r.metrics.output_throughput_per_gpu, 1) << " tok/s/GPU\nTTFT p50 "
+    << Fixed(r.metrics.ttft_ms.median, 1) << " ms, TPOT p50 " << Fixed(r.metrics.tpot_ms.median, 2) << " ms";
   return t.str();
 }
 
@@ -85,7 +85,7 @@ void ParetoChart(std::ostream& out, const Report& r, const WorkloadReport& w, bo
         if (p.repetitions.size() < 2) break;  // the mean marker is the point itself
         Marker m;
         m.x = rep.metrics.interactivity;
-        m.y = output ? rep.metrics.output_tput_per_gpu : rep.metrics.total_tput_per_gpu;
+        m.y = output ? rep.metrics.output_throughput_per_gpu : rep.metrics.total_token_throughput_per_gpu;
         m.radius = 2;
         m.css_class = "rep";
         m.id = output ? "" : "pt-" + std::to_string(rep.id);
@@ -358,8 +358,8 @@ std::string RenderHtml(const Report& r) {
       for (const auto& rep : p.repetitions)
         out << "<tr id=\"row-" << rep.id << "\">" << Td(std::to_string(rep.id)) << Td(s.name, true)
             << Td(rep.key, true) << Td(rep.source, true) << Td(Fixed(rep.metrics.interactivity, 1))
-            << Td(Fixed(rep.metrics.total_tput_per_gpu, 1)) << Td(Fixed(rep.metrics.output_tput_per_gpu, 1))
-            << Td(Fixed(rep.metrics.median_ttft_ms, 1)) << Td(Fixed(rep.metrics.median_tpot_ms, 2))
+            << Td(Fixed(rep.metrics.total_token_throughput_per_gpu, 1)) << Td(Fixed(rep.metrics.output_throughput_per_gpu, 1))
+            << Td(Fixed(rep.metrics.ttft_ms.median, 1)) << Td(Fixed(rep.metrics.tpot_ms.median, 2))
             << Td(std::to_string(rep.metrics.completed)) << Td(std::to_string(rep.metrics.failed))
             << Td(rep.created_utc, true) << "</tr>\n";
   out << "</table></details>\n<script>" << kScript << "</script>\n</body></html>\n";

@@ -24,9 +24,9 @@ std::string WithoutRepetition(const std::string& key) {
 }
 
 analysis::MeanCi Ci(const std::vector<store::PointRecord>& reps,
-                    double store::PointMetrics::*member) {
+                    double (*figure)(const metrics::Summary&)) {
   std::vector<double> v;
-  for (const auto& r : reps) v.push_back(r.metrics.*member);
+  for (const auto& r : reps) v.push_back(figure(r.metrics));
   return analysis::MeanConfidence(v);
 }
 
@@ -100,13 +100,14 @@ AggregatedPoint Aggregate(const std::string& k, const std::vector<store::PointRe
   a.load = reps.front().load_value;
   a.load_kind = reps.front().load_kind;
   a.settings = reps.front().settings;
-  a.interactivity = Ci(reps, &store::PointMetrics::interactivity);
-  a.total_tput_per_gpu = Ci(reps, &store::PointMetrics::total_tput_per_gpu);
-  a.output_tput_per_gpu = Ci(reps, &store::PointMetrics::output_tput_per_gpu);
-  a.median_ttft_ms = Ci(reps, &store::PointMetrics::median_ttft_ms);
-  a.median_tpot_ms = Ci(reps, &store::PointMetrics::median_tpot_ms);
-  a.p99_ttft_ms = Ci(reps, &store::PointMetrics::p99_ttft_ms);
-  a.median_e2el_ms = Ci(reps, &store::PointMetrics::median_e2el_ms);
+  using metrics::Summary;
+  a.interactivity = Ci(reps, [](const Summary& m) { return m.interactivity; });
+  a.total_tput_per_gpu = Ci(reps, [](const Summary& m) { return m.total_token_throughput_per_gpu; });
+  a.output_tput_per_gpu = Ci(reps, [](const Summary& m) { return m.output_throughput_per_gpu; });
+  a.median_ttft_ms = Ci(reps, [](const Summary& m) { return m.ttft_ms.median; });
+  a.median_tpot_ms = Ci(reps, [](const Summary& m) { return m.tpot_ms.median; });
+  a.p99_ttft_ms = Ci(reps, [](const Summary& m) { return store::P99(m.ttft_ms); });
+  a.median_e2el_ms = Ci(reps, [](const Summary& m) { return m.e2el_ms.median; });
   a.repetitions = reps;
   for (const auto& rep : reps) {
     // Rows that do not parse were refused when read (store::CheckPoint).
@@ -203,7 +204,7 @@ WorkloadReport CompareWorkload(const Report& report, const std::string& w, const
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
   Report report;
   report.generated_utc = UtcTimestampNow();
-  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
+  FRONTIER_ASSIGN_OR_RETURN(auto runs, store.ListRuns(store::Store::PlanText::kWithout));
   if (!options.run_ids.empty()) {
     std::vector<store::RunInfo> chosen;
     for (int64_t id : options.run_ids) {
@@ -266,11 +267,12 @@ std::optional<EnergyRow> MeasuredEnergyOf(const SeriesReport& s, const Aggregate
   int n = 0;
   std::set<std::string> sources;
   for (const auto& rep : p.repetitions) {
-    if (!(rep.metrics.energy_j > 0)) continue;
+    const std::optional<EnergyMeasurement>& e = rep.metrics.energy;
+    if (!e || !(e->joules > 0)) continue;
     ++n;
-    row.joules += rep.metrics.energy_j;
-    row.mean_w += rep.metrics.mean_power_w;
-    row.peak_w = std::max(row.peak_w, rep.metrics.peak_power_w);
+    row.joules += e->joules;
+    row.mean_w += e->mean_w;
+    row.peak_w = std::max(row.peak_w, e->peak_w);
     row.tokens_per_joule += rep.metrics.tokens_per_joule;
     const std::string src = EnergySourceOf(rep);
     sources.insert(src.empty() ? "unknown source" : src);

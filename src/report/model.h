@@ -121,7 +121,7 @@ struct Report {
 Result<Report> BuildReport(store::Store& store, const ReportOptions& options);
 
 // One aggregated point's energy, for the points where some repetition
-// measured it (store::PointMetrics::energy_j > 0): its repetitions' means
+// measured it (its metrics.energy has joules > 0): its repetitions' means
 // over those that did, with the label "measured (<source>)" (the source from
 // the summary JSON's "energy"), beside the TDP bound of the same point
 // (total tokens/s/GPU over the hardware's TDP; unset when the TDP is unknown).

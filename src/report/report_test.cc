@@ -44,10 +44,10 @@ int64_t AddRun(store::Store& s, const std::string& system, const std::string& hw
       p.source = "simulated";
       const double off = reps == 3 ? (k - 1) * d : 0;
       p.metrics.interactivity = 200.0 / c;
-      p.metrics.total_tput_per_gpu = scale * 100 * c + off;
-      p.metrics.output_tput_per_gpu = scale * 50 * c + off / 2;
-      p.metrics.median_ttft_ms = 20 + c;
-      p.metrics.median_tpot_ms = c * 5;
+      p.metrics.total_token_throughput_per_gpu = scale * 100 * c + off;
+      p.metrics.output_throughput_per_gpu = scale * 50 * c + off / 2;
+      p.metrics.ttft_ms.median = 20 + c;
+      p.metrics.tpot_ms.median = c * 5;
       EXPECT_TRUE(s.AddPoint(p, {}).ok());
     }
   }
@@ -251,7 +251,7 @@ TEST(Report, ShowsVerdictsAndASearchsTrials) {
     p.key = store::PointKey(p.workload, p.load_kind, row.rate, 0) + "|trial=" + (row.rate == 4 ? "0" : "1");
     p.source = "simulated";
     p.metrics.interactivity = 100 / row.rate;
-    p.metrics.total_tput_per_gpu = 100 * row.rate;
+    p.metrics.total_token_throughput_per_gpu = 100 * row.rate;
     p.verdict_json = row.verdict;
     p.trial_json = row.trial;
     ASSERT_TRUE(s->AddPoint(p, {}).ok());
@@ -313,8 +313,8 @@ void AddBandedRuns(store::Store& s, const PredictionBand& band) {
     p.key = store::PointKey("1k1k", "concurrency", c, 0);
     p.source = "simulated";
     p.metrics.interactivity = 200.0 / c;
-    p.metrics.total_tput_per_gpu = 100 * c;
-    p.metrics.output_tput_per_gpu = 50 * c;
+    p.metrics.total_token_throughput_per_gpu = 100 * c;
+    p.metrics.output_throughput_per_gpu = 50 * c;
     p.band = band;
     ASSERT_TRUE(s.AddPoint(p, {}).ok());
   }
@@ -332,8 +332,8 @@ void AddBandedRuns(store::Store& s, const PredictionBand& band) {
     p.key = store::PointKey("1k1k", "concurrency", c, 0);
     p.source = "measured";
     p.metrics.interactivity = 150.0 / c;
-    p.metrics.total_tput_per_gpu = 90 * c;
-    p.metrics.output_tput_per_gpu = 45 * c;
+    p.metrics.total_token_throughput_per_gpu = 90 * c;
+    p.metrics.output_throughput_per_gpu = 45 * c;
     ASSERT_TRUE(s.AddPoint(p, {}).ok());
   }
 }
@@ -485,10 +485,10 @@ TEST(Report, MeasuredEnergyBesideTheTdpBound) {
     p.key = store::PointKey("1k1k", "concurrency", 4, k);
     p.source = "measured";
     p.metrics.interactivity = 50;
-    p.metrics.total_tput_per_gpu = 400;
-    p.metrics.energy_j = k == 0 ? 1000 : 1200;
-    p.metrics.mean_power_w = k == 0 ? 500 : 600;
-    p.metrics.peak_power_w = k == 0 ? 650 : 700;
+    p.metrics.total_token_throughput_per_gpu = 400;
+    p.metrics.energy.emplace().joules = k == 0 ? 1000 : 1200;
+    p.metrics.energy->mean_w = k == 0 ? 500 : 600;
+    p.metrics.energy->peak_w = k == 0 ? 650 : 700;
     p.metrics.tokens_per_joule = k == 0 ? 4 : 2;
     p.summary_json = R"({"energy":{"source":"nvml","joules":1000}})";
     ASSERT_TRUE(s->AddPoint(p, {}).ok());

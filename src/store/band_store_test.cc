@@ -22,9 +22,9 @@ PointRecord Point(int64_t run_id, double conc, const std::string& source) {
   p.load_value = conc;
   p.key = PointKey(p.workload, p.load_kind, conc, 0);
   p.source = source;
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 10;
-  p.metrics.total_tput_per_gpu = 1000;
+  p.metrics.total_token_throughput_per_gpu = 1000;
   p.metrics.interactivity = 50;
   return p;
 }
@@ -126,7 +126,7 @@ TEST(BandStore, ADatabaseOfSchema5OpensReadsAndIsMigrated) {
     auto points = (*ro)->ListPoints(0);
     ASSERT_TRUE(points.ok()) << points.status().ToString();
     ASSERT_EQ(points->size(), 1u);
-    EXPECT_DOUBLE_EQ(points->front().metrics.total_tput_per_gpu, 1000);
+    EXPECT_DOUBLE_EQ(points->front().metrics.total_token_throughput_per_gpu, 1000);
     EXPECT_FALSE(points->front().band.has_value());
   }
   auto rw = OpenStore(path);

@@ -29,18 +29,14 @@ constexpr int64_t kMaxJsonDepth = 64;
 using Fields = metrics::JsonFields;
 
 // OK unless a lower percentile exceeds a higher one of the same metric.
-Status CheckOrder(const PointMetrics& m, const std::string& where) {
-  const struct {
-    const char* name;
-    double median, p99;
-  } pairs[] = {{"ttft", m.median_ttft_ms, m.p99_ttft_ms},
-               {"tpot", m.median_tpot_ms, m.p99_tpot_ms},
-               {"itl", m.median_itl_ms, m.p99_itl_ms},
-               {"e2el", m.median_e2el_ms, m.p99_e2el_ms}};
-  for (const auto& p : pairs) {
-    if (p.median > 0 && p.p99 > 0 && p.median > p.p99 * (1 + 1e-9)) {
-      return InvalidArgument(where + ": the median " + p.name + " (" + FormatNumber(p.median) +
-                             " ms) exceeds its p99 (" + FormatNumber(p.p99) + " ms); the file contradicts itself");
+Status CheckOrder(const metrics::Summary& m, const std::string& where) {
+  const std::pair<const char*, const metrics::Distribution*> pairs[] = {
+      {"ttft", &m.ttft_ms}, {"tpot", &m.tpot_ms}, {"itl", &m.itl_ms}, {"e2el", &m.e2el_ms}};
+  for (const auto& [name, d] : pairs) {
+    const double median = d->median, p99 = P99(*d);
+    if (median > 0 && p99 > 0 && median > p99 * (1 + 1e-9)) {
+      return InvalidArgument(where + ": the median " + name + " (" + FormatNumber(median) +
+                             " ms) exceeds its p99 (" + FormatNumber(p99) + " ms); the file contradicts itself");
     }
   }
   if (m.output_throughput > m.total_token_throughput * (1 + 1e-9)) {
@@ -72,10 +68,11 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
   p.settings = d.settings;
   // The file does not say how many GPUs served it: per-GPU figures divide by --gpus.
-  PointMetrics& m = p.metrics;
-  m = MetricsFromSummary(d.summary, o.num_gpus);
-  m.output_tput_per_gpu = m.output_throughput / o.num_gpus;
-  m.total_tput_per_gpu = m.total_token_throughput / o.num_gpus;
+  p.num_gpus = o.num_gpus;
+  metrics::Summary& m = p.metrics;
+  m = d.summary;
+  m.output_throughput_per_gpu = m.output_throughput / o.num_gpus;
+  m.total_token_throughput_per_gpu = m.total_token_throughput / o.num_gpus;
   FRONTIER_RETURN_IF_ERROR(CheckOrder(m, file));
   FRONTIER_RETURN_IF_ERROR(CheckPoint(p, file));
   json summary = json::object();
@@ -192,23 +189,17 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
     const int rep = seen[pr.run.system + "|" + PointKey(p.workload, "concurrency", p.load_value, 0) + variant]++;
     p.repetition = rep;
     p.key = PointKey(p.workload, p.load_kind, p.load_value, rep) + variant;
-    PointMetrics& m = p.metrics;
-    m.num_gpus = static_cast<int>(gpus);
-    m.total_tput_per_gpu = tput;
-    m.output_tput_per_gpu = out_tput;
+    p.num_gpus = static_cast<int>(gpus);
+    metrics::Summary& m = p.metrics;
+    m.total_token_throughput_per_gpu = tput;
+    m.output_throughput_per_gpu = out_tput;
     m.total_token_throughput = tput * static_cast<double>(gpus);
     m.output_throughput = out_tput * static_cast<double>(gpus);
-    const std::pair<const char*, double PointMetrics::*> latencies[] = {
-        {"mean_ttft", &PointMetrics::mean_ttft_ms},     {"median_ttft", &PointMetrics::median_ttft_ms},
-        {"p99_ttft", &PointMetrics::p99_ttft_ms},       {"mean_tpot", &PointMetrics::mean_tpot_ms},
-        {"median_tpot", &PointMetrics::median_tpot_ms}, {"p99_tpot", &PointMetrics::p99_tpot_ms},
-        {"mean_itl", &PointMetrics::mean_itl_ms},       {"median_itl", &PointMetrics::median_itl_ms},
-        {"p99_itl", &PointMetrics::p99_itl_ms},         {"mean_e2el", &PointMetrics::mean_e2el_ms},
-        {"median_e2el", &PointMetrics::median_e2el_ms}, {"p99_e2el", &PointMetrics::p99_e2el_ms},
-    };
-    for (const auto& [key, member] : latencies) {
+    // InferenceX's latencies are in seconds, under the column's name less "_ms".
+    for (const char* key : {"mean_ttft", "median_ttft", "p99_ttft", "mean_tpot", "median_tpot", "p99_tpot",
+                            "mean_itl", "median_itl", "p99_itl", "mean_e2el", "median_e2el", "p99_e2el"}) {
       FRONTIER_ASSIGN_OR_RETURN(auto v, f.Number(key, 0, kMaxLatencyMs / 1000.0));
-      m.*member = v.value_or(0) * 1000.0;
+      FindDoubleColumn(std::string(key) + "_ms")->Set(m, v.value_or(0) * 1000.0);
     }
     FRONTIER_ASSIGN_OR_RETURN(auto intvty, f.Number("median_intvty", 0, kMaxThroughput));
     FRONTIER_ASSIGN_OR_RETURN(auto mean_intvty, f.Number("mean_intvty", 0, kMaxThroughput));
@@ -216,7 +207,7 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
     if (intvty) {
       m.interactivity = *intvty;
     } else {
-      m.interactivity = m.median_tpot_ms > 0 ? 1000.0 / m.median_tpot_ms : 0;
+      m.interactivity = m.tpot_ms.median > 0 ? 1000.0 / m.tpot_ms.median : 0;
     }
     FRONTIER_RETURN_IF_ERROR(CheckOrder(m, where));
     FRONTIER_RETURN_IF_ERROR(CheckPoint(p, where));
@@ -295,23 +286,20 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
   p.attempts = static_cast<int>(attempts.value_or(1));
   FRONTIER_ASSIGN_OR_RETURN(p.created_utc, f.Name("created_utc"));
   FRONTIER_ASSIGN_OR_RETURN(p.settings, StringMap(f, "settings"));
-  PointMetrics& m = p.metrics;
+  metrics::Summary& m = p.metrics;
   FRONTIER_ASSIGN_OR_RETURN(const auto gpus, f.Integer("num_gpus", 1, kMaxGpus));
-  m.num_gpus = static_cast<int>(gpus.value_or(1));
-  const std::pair<const char*, int64_t PointMetrics::*> counts[] = {
-      {"completed", &PointMetrics::completed}, {"failed", &PointMetrics::failed},
-      {"total_input_tokens", &PointMetrics::total_input_tokens},
-      {"total_output_tokens", &PointMetrics::total_output_tokens}};
-  for (const auto& [key, member] : counts) {
-    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Integer(key, 0, kMaxTokens));
-    m.*member = v.value_or(0);
+  p.num_gpus = static_cast<int>(gpus.value_or(1));
+  // Each count within the token bound here; CheckPoint applies its column's own.
+  for (int i = 0; i < kNumIntColumns; ++i) {
+    FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Integer(kIntColumns[i].name, 0, kMaxTokens));
+    m.*kIntColumns[i].member = v.value_or(0);
   }
   // Under the keys PointJson writes them with, each within its column's bound
   // (so a figure out of range is named as the file names it).
   for (int i = 0; i < kNumDoubleColumns; ++i) {
     const DoubleColumn& c = kDoubleColumns[i];
     FRONTIER_ASSIGN_OR_RETURN(const auto v, f.Number(c.ExportName(), 0, c.max));
-    m.*c.member = v.value_or(0);
+    c.Set(m, v.value_or(0));
   }
   FRONTIER_ASSIGN_OR_RETURN(p.summary_json, JsonText(f, "summary_json"));
   FRONTIER_ASSIGN_OR_RETURN(p.verdict_json, ShallowJsonText(f, "verdict_json"));  // CheckPoint parses them
@@ -466,7 +454,6 @@ Result<std::vector<RunInfo>> ImportFile(Store& store, const std::string& path,
 namespace {
 
 nlohmann::ordered_json PointJson(const PointRecord& p) {
-  const PointMetrics& m = p.metrics;
   nlohmann::ordered_json j = {{"id", p.id},
             {"key", p.key},
             {"workload", p.workload},
@@ -479,13 +466,10 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
             {"attempts", p.attempts},
             {"created_utc", p.created_utc},
             {"settings", p.settings},
-            {"num_gpus", m.num_gpus},
-            {"completed", m.completed},
-            {"failed", m.failed},
-            {"total_input_tokens", m.total_input_tokens},
-            {"total_output_tokens", m.total_output_tokens}};
+            {"num_gpus", p.num_gpus}};
+  for (int i = 0; i < kNumIntColumns; ++i) j[kIntColumns[i].name] = p.metrics.*kIntColumns[i].member;
   // The metric columns, in the table's order, under the export's names.
-  for (int i = 0; i < kNumDoubleColumns; ++i) j[kDoubleColumns[i].ExportName()] = m.*kDoubleColumns[i].member;
+  for (int i = 0; i < kNumDoubleColumns; ++i) j[kDoubleColumns[i].ExportName()] = kDoubleColumns[i].Get(p.metrics);
   // The texts the store keeps as they are, exported as strings so an import
   // stores them byte for byte ("" when the point has none).
   j["summary_json"] = p.summary_json;

@@ -49,11 +49,11 @@ TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
   EXPECT_DOUBLE_EQ(p.load_value, 2);
   EXPECT_EQ(p.metrics.completed, 3);
   EXPECT_EQ(p.metrics.failed, 1);
-  EXPECT_DOUBLE_EQ(p.metrics.output_tput_per_gpu, 7.5);    // 15 tok/s over 2 GPUs
-  EXPECT_DOUBLE_EQ(p.metrics.total_tput_per_gpu, 82.5);    // 165 / 2
-  EXPECT_DOUBLE_EQ(p.metrics.median_tpot_ms, 20.0);
+  EXPECT_DOUBLE_EQ(p.metrics.output_throughput_per_gpu, 7.5);    // 15 tok/s over 2 GPUs
+  EXPECT_DOUBLE_EQ(p.metrics.total_token_throughput_per_gpu, 82.5);    // 165 / 2
+  EXPECT_DOUBLE_EQ(p.metrics.tpot_ms.median, 20.0);
   EXPECT_DOUBLE_EQ(p.metrics.interactivity, 50.0);         // 1000 / 20 ms
-  EXPECT_DOUBLE_EQ(p.metrics.p99_ttft_ms, 139.6);
+  EXPECT_DOUBLE_EQ(store::P99(p.metrics.ttft_ms), 139.6);
   auto req = store->ListRequests(p.id);
   ASSERT_TRUE(req.ok());
   ASSERT_EQ(req->size(), 4u);
@@ -74,24 +74,24 @@ TEST(Import, InferenceXGroupsByHardwareFrameworkPrecisionAndConvertsSeconds) {
   auto h200 = store->ListPoints((*runs)[0].id);
   ASSERT_TRUE(h200.ok());
   ASSERT_EQ(h200->size(), 4u);
-  const PointMetrics& a = (*h200)[0].metrics;
-  EXPECT_EQ(a.num_gpus, 8);                          // from tp
-  EXPECT_DOUBLE_EQ(a.total_tput_per_gpu, 120.5);
-  EXPECT_DOUBLE_EQ(a.output_tput_per_gpu, 60.25);
+  const metrics::Summary& a = (*h200)[0].metrics;
+  EXPECT_EQ((*h200)[0].num_gpus, 8);                         // from tp
+  EXPECT_DOUBLE_EQ(a.total_token_throughput_per_gpu, 120.5);
+  EXPECT_DOUBLE_EQ(a.output_throughput_per_gpu, 60.25);
   EXPECT_DOUBLE_EQ(a.total_token_throughput, 964.0);  // 120.5 x 8
-  EXPECT_DOUBLE_EQ(a.median_ttft_ms, 75.0);           // 0.075 s
-  EXPECT_DOUBLE_EQ(a.median_tpot_ms, 10.0);
-  EXPECT_DOUBLE_EQ(a.p99_ttft_ms, 200.0);
+  EXPECT_DOUBLE_EQ(a.ttft_ms.median, 75.0);           // 0.075 s
+  EXPECT_DOUBLE_EQ(a.tpot_ms.median, 10.0);
+  EXPECT_DOUBLE_EQ(store::P99(a.ttft_ms), 200.0);
   EXPECT_DOUBLE_EQ(a.interactivity, 100.0);
   // The second identical tp=8 config at conc 64 is a repetition, tp=4 is a separate point.
   EXPECT_EQ((*h200)[1].repetition, 0);
   EXPECT_EQ((*h200)[2].repetition, 1);
   EXPECT_EQ((*h200)[3].repetition, 0);
   EXPECT_EQ((*h200)[3].settings.at("tp"), "4");
-  EXPECT_EQ((*h200)[3].metrics.num_gpus, 4);
+  EXPECT_EQ((*h200)[3].num_gpus, 4);
   auto mi = store->ListPoints((*runs)[1].id);
   ASSERT_EQ(mi->size(), 1u);
-  EXPECT_EQ(mi->front().metrics.num_gpus, 12);  // 4 prefill + 8 decode
+  EXPECT_EQ(mi->front().num_gpus, 12);  // 4 prefill + 8 decode
 }
 
 TEST(Import, SingleInferenceXObjectAndBadFilesNameTheProblem) {
@@ -155,9 +155,10 @@ TEST(Import, AFrontierResultKeepsItsMeasuredEnergy) {
                            "v.json", {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const PointRecord& p = r->front().points[0];
-  EXPECT_DOUBLE_EQ(p.metrics.energy_j, 500);
-  EXPECT_DOUBLE_EQ(p.metrics.mean_power_w, 250);
-  EXPECT_DOUBLE_EQ(p.metrics.peak_power_w, 300);
+  ASSERT_TRUE(p.metrics.energy.has_value());
+  EXPECT_DOUBLE_EQ(p.metrics.energy->joules, 500);
+  EXPECT_DOUBLE_EQ(p.metrics.energy->mean_w, 250);
+  EXPECT_DOUBLE_EQ(p.metrics.energy->peak_w, 300);
   EXPECT_DOUBLE_EQ(p.metrics.tokens_per_joule, 306.0 / 500);
   const auto summary = nlohmann::json::parse(p.summary_json);
   EXPECT_EQ(summary["energy"]["source"], "nvml");
@@ -464,26 +465,26 @@ TEST(ExportImport, AnExportOfThePreviousFormatImportsEveryFigureIntoItsColumn) {
   auto points = s->ListPoints(runs->front().id);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 1u);
-  const PointMetrics& m = points->front().metrics;
+  const metrics::Summary& m = points->front().metrics;
   EXPECT_EQ(m.duration_s, 12.5);                  // "duration"
-  EXPECT_EQ(m.total_tput_per_gpu, 153.84375);     // "tput_per_gpu"
-  EXPECT_EQ(m.output_tput_per_gpu, 51.3125);
+  EXPECT_EQ(m.total_token_throughput_per_gpu, 153.84375);     // "tput_per_gpu"
+  EXPECT_EQ(m.output_throughput_per_gpu, 51.3125);
   EXPECT_EQ(m.request_throughput, 3.25);
   EXPECT_EQ(m.output_throughput, 410.5);
   EXPECT_EQ(m.total_token_throughput, 1230.75);
   EXPECT_EQ(m.interactivity, 41.5);
-  EXPECT_EQ(m.mean_ttft_ms, 120.5);
-  EXPECT_EQ(m.median_ttft_ms, 110.25);
-  EXPECT_EQ(m.p99_ttft_ms, 310.75);
-  EXPECT_EQ(m.mean_tpot_ms, 24.5);
-  EXPECT_EQ(m.median_tpot_ms, 24.0);
-  EXPECT_EQ(m.p99_tpot_ms, 30.5);
-  EXPECT_EQ(m.mean_itl_ms, 23.5);
-  EXPECT_EQ(m.median_itl_ms, 22.75);
-  EXPECT_EQ(m.p99_itl_ms, 40.25);
-  EXPECT_EQ(m.mean_e2el_ms, 3100.5);
-  EXPECT_EQ(m.median_e2el_ms, 3000.25);
-  EXPECT_EQ(m.p99_e2el_ms, 4100.75);
+  EXPECT_EQ(m.ttft_ms.mean, 120.5);
+  EXPECT_EQ(m.ttft_ms.median, 110.25);
+  EXPECT_EQ(store::P99(m.ttft_ms), 310.75);
+  EXPECT_EQ(m.tpot_ms.mean, 24.5);
+  EXPECT_EQ(m.tpot_ms.median, 24.0);
+  EXPECT_EQ(store::P99(m.tpot_ms), 30.5);
+  EXPECT_EQ(m.itl_ms.mean, 23.5);
+  EXPECT_EQ(m.itl_ms.median, 22.75);
+  EXPECT_EQ(store::P99(m.itl_ms), 40.25);
+  EXPECT_EQ(m.e2el_ms.mean, 3100.5);
+  EXPECT_EQ(m.e2el_ms.median, 3000.25);
+  EXPECT_EQ(store::P99(m.e2el_ms), 4100.75);
   EXPECT_EQ(m.max_concurrent_requests, 16);
 }
 

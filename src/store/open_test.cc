@@ -41,9 +41,9 @@ void MakeDb(const std::string& path, int version = kSchemaVersion) {
   p.load_value = 4;
   p.key = PointKey("w", "concurrency", 4, 0);
   p.source = source::kSimulated;
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 10;
-  p.metrics.total_tput_per_gpu = 100;
+  p.metrics.total_token_throughput_per_gpu = 100;
   ASSERT_TRUE((*s)->AddPoint(p, {}).ok());
 }
 
@@ -121,7 +121,7 @@ TEST(OpenStore, ReadOnlyFileInAReadOnlyFolderWorksForReadingAndIsRefusedForWriti
       return 1;
     }
     auto points = (*s)->ListPoints(0);
-    if (!points.ok() || points->size() != 1 || points->front().metrics.num_gpus != 8) return 2;
+    if (!points.ok() || points->size() != 1 || points->front().num_gpus != 8) return 2;
     auto w = OpenStore(path, OpenMode::kCreate);
     if (w.ok()) return 3;
     if (w.status().code() != StatusCode::kFailedPrecondition) return 4;
@@ -228,7 +228,7 @@ TEST(OpenStore, ARowOutsideThePhysicalBoundsIsNamedAndSkippedNotTheDatabase) {
     p.load_value = 8;
     p.key = PointKey("w", "concurrency", 8, 0);
     p.source = source::kSimulated;
-    p.metrics.num_gpus = 8;
+    p.num_gpus = 8;
     p.metrics.completed = 10;
     ASSERT_TRUE((*w)->AddPoint(p, {}).ok());
   }
@@ -276,7 +276,7 @@ TEST(OpenStore, NothingOutsideTheBoundsTheReadersApplyIsStored) {
   p.load_value = 2;
   p.key = PointKey("w", "concurrency", 2, 0);
   p.source = source::kMeasured;
-  p.metrics.num_gpus = 1;
+  p.num_gpus = 1;
   p.metrics.completed = 1;
   p.metrics.output_throughput = 8.5e11;  // a server's completion_tokens of INT64_MAX
   auto id = (*s)->AddPoint(p, {});

@@ -89,14 +89,15 @@ class PgStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    const codec::StoredPlan plan = codec::StoredPlanOf(run);
     if (version_ >= kPlansVersion) {
-      Params plan;
-      codec::BindPlan(plan, run);
-      FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), plan, "insert plan"));
+      Params insert;
+      codec::BindPlan(insert, plan);
+      FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), insert, "insert plan"));
       (void)done;
     }
     Params p;
-    codec::BindRun(p, run, version_);
+    codec::BindRun(p, run, plan, version_);
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version_), p, "insert run"));
     run.id = Row(r.get(), 0).Int(0);
     return run;
@@ -117,7 +118,10 @@ class PgStore final : public Store {
     return Exec(sql::SetRunSearch(), p, "update run search").status();
   }
 
-  Result<std::vector<RunInfo>> ListRuns() override { return QueryRuns("ORDER BY id", Params()); }
+  using Store::ListRuns;
+  Result<std::vector<RunInfo>> ListRuns(PlanText text) override {
+    return QueryRuns("ORDER BY id", Params(), text == PlanText::kWith);
+  }
 
   Result<RunInfo> GetRun(int64_t run_id) override {
     Params p;
@@ -186,7 +190,7 @@ class PgStore final : public Store {
       RequestRow q;
       Status st = codec::DecodeRequest(row, q);
       if (!st.ok()) {
-        SkipDamaged(loc_, "requests row " + std::to_string(q.idx) + " of point " + std::to_string(point_id), st);
+        SkipDamaged(loc_, codec::DamagedRow(q, point_id), st);
         continue;
       }
       out.push_back(std::move(q));
@@ -258,8 +262,8 @@ class PgStore final : public Store {
     return m;
   }
 
-  Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p) {
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail), p, "list runs"));
+  Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p, bool with_plan_text = true) {
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail, with_plan_text), p, "list runs"));
     std::vector<RunInfo> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
@@ -276,7 +280,7 @@ class PgStore final : public Store {
       PointRecord point;
       Status st = codec::DecodePoint(row, point);
       if (!st.ok()) {
-        SkipDamaged(loc_, "points row " + std::to_string(point.id) + " (run " + std::to_string(point.run_id) + ")", st);
+        SkipDamaged(loc_, codec::DamagedRow(point), st);
         continue;
       }
       out.push_back(std::move(point));

@@ -24,41 +24,16 @@ std::string RunInfo::Label() const {
   return sweep + "/" + system + "#" + std::to_string(id);
 }
 
-PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus) {
-  PointMetrics m;
-  m.num_gpus = num_gpus;
-  m.completed = s.completed;
-  m.failed = s.failed;
-  m.total_input_tokens = s.total_input_tokens;
-  m.total_output_tokens = s.total_output_tokens;
-  m.duration_s = s.duration_s;
-  m.request_throughput = s.request_throughput;
-  m.output_throughput = s.output_throughput;
-  m.total_token_throughput = s.total_token_throughput;
-  m.output_tput_per_gpu = s.output_throughput_per_gpu;
-  m.total_tput_per_gpu = s.total_token_throughput_per_gpu;
-  m.interactivity = s.interactivity;
-  auto p99 = [](const metrics::Distribution& d) { return d.At(99).value_or(0.0); };
-  m.mean_ttft_ms = s.ttft_ms.mean;
-  m.median_ttft_ms = s.ttft_ms.median;
-  m.p99_ttft_ms = p99(s.ttft_ms);
-  m.mean_tpot_ms = s.tpot_ms.mean;
-  m.median_tpot_ms = s.tpot_ms.median;
-  m.p99_tpot_ms = p99(s.tpot_ms);
-  m.mean_itl_ms = s.itl_ms.mean;
-  m.median_itl_ms = s.itl_ms.median;
-  m.p99_itl_ms = p99(s.itl_ms);
-  m.mean_e2el_ms = s.e2el_ms.mean;
-  m.median_e2el_ms = s.e2el_ms.median;
-  m.p99_e2el_ms = p99(s.e2el_ms);
-  m.max_concurrent_requests = static_cast<double>(s.max_concurrent_requests);
-  if (s.energy) {
-    m.energy_j = s.energy->joules;
-    m.mean_power_w = s.energy->mean_w;
-    m.peak_power_w = s.energy->peak_w;
-    m.tokens_per_joule = s.tokens_per_joule;
+double P99(const metrics::Distribution& d) { return d.At(99).value_or(0.0); }
+
+void SetP99(metrics::Distribution& d, double value) {
+  for (auto& [p, v] : d.percentiles) {
+    if (std::abs(p - 99) < 1e-9) {  // as Distribution::At finds it
+      v = value;
+      return;
+    }
   }
-  return m;
+  d.percentiles.emplace_back(99, value);
 }
 
 std::string PointKey(const std::string& workload, const std::string& load_kind,
@@ -140,7 +115,8 @@ PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, 
   PointRecord r;
   r.source = run.source == RunSource::kSimulated ? source::kSimulated : source::kMeasured;
   r.settings = run.effective_settings;
-  r.metrics = MetricsFromSummary(summary, num_gpus);
+  r.num_gpus = num_gpus;
+  r.metrics = summary;
   r.summary_json = store::SummaryToJson(summary);
   r.series = SeriesFromRun(run, summary);
   r.band = run.band;
@@ -175,12 +151,12 @@ Status CheckBand(const PointRecord& p) {
 Status CheckPoint(const PointRecord& p, const std::string& where) {
   using namespace bounds;
   auto check = [&]() -> Status {
-    const PointMetrics& m = p.metrics;
-    FRONTIER_RETURN_IF_ERROR(CheckRange("num_gpus", int64_t{m.num_gpus}, 1, kMaxGpus));
-    FRONTIER_RETURN_IF_ERROR(CheckRange("completed", m.completed, 0, kMaxRequests));
-    FRONTIER_RETURN_IF_ERROR(CheckRange("failed", m.failed, 0, kMaxRequests));
-    FRONTIER_RETURN_IF_ERROR(CheckRange("total_input_tokens", m.total_input_tokens, 0, kMaxTokens));
-    FRONTIER_RETURN_IF_ERROR(CheckRange("total_output_tokens", m.total_output_tokens, 0, kMaxTokens));
+    const metrics::Summary& m = p.metrics;
+    FRONTIER_RETURN_IF_ERROR(CheckRange("num_gpus", int64_t{p.num_gpus}, 1, kMaxGpus));
+    for (int i = 0; i < kNumIntColumns; ++i) {
+      const IntColumn& c = kIntColumns[i];
+      FRONTIER_RETURN_IF_ERROR(CheckRange(c.name, m.*c.member, 0, c.max));
+    }
     FRONTIER_RETURN_IF_ERROR(CheckRange("repetition", int64_t{p.repetition}, 0, kMaxRepetition));
     FRONTIER_RETURN_IF_ERROR(CheckRange("attempts", int64_t{p.attempts}, 1, kMaxAttempts));
     if (p.load_kind == "concurrency") {
@@ -196,7 +172,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     }
     for (int i = 0; i < kNumDoubleColumns; ++i) {
       const DoubleColumn& c = kDoubleColumns[i];
-      FRONTIER_RETURN_IF_ERROR(CheckRange(c.name, m.*c.member, 0, c.max));
+      FRONTIER_RETURN_IF_ERROR(CheckRange(c.name, c.Get(m), 0, c.max));
     }
     FRONTIER_RETURN_IF_ERROR(CheckBand(p));
     FRONTIER_RETURN_IF_ERROR(ParseVerdict(p.verdict_json).status());

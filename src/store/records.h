@@ -77,39 +77,10 @@ struct RunInfo {
   std::string Label() const;
 };
 
-// The summary metrics the store keeps as columns (everything else of a
-// Summary is kept as JSON beside them). Latencies in ms, throughputs in
-// tokens or requests per second.
-struct PointMetrics {
-  int num_gpus = 1;
-  int64_t completed = 0;
-  int64_t failed = 0;
-  int64_t total_input_tokens = 0;
-  int64_t total_output_tokens = 0;
-  double duration_s = 0;
-  double request_throughput = 0;
-  double output_throughput = 0;
-  double total_token_throughput = 0;
-  double output_tput_per_gpu = 0;
-  double total_tput_per_gpu = 0;
-  double interactivity = 0;          // tok/s/user = 1000 / median TPOT
-  double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
-  double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
-  double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
-  double mean_e2el_ms = 0, median_e2el_ms = 0, p99_e2el_ms = 0;
-  double max_concurrent_requests = 0;
-  // Measured energy over the point's window (metrics::Summary::energy; 0
-  // when none was measured: a reader shows the TDP bound instead). Joules and
-  // watts sum the devices the source read; its name and per-device figures
-  // are in the summary JSON's "energy".
-  double energy_j = 0;
-  double mean_power_w = 0;
-  double peak_power_w = 0;
-  double tokens_per_joule = 0;      // total tokens / energy_j
-};
-
-// The metrics of a summary (p99 is 0 when the summary did not compute it).
-PointMetrics MetricsFromSummary(const metrics::Summary& s, int num_gpus);
+// A distribution's p99 as the points table keeps it (0 when the summary did
+// not compute it), and back.
+double P99(const metrics::Distribution& d);
+void SetP99(metrics::Distribution& d, double value);
 
 // A point's series over time, as JSON text ("" when it has none): the
 // server's scraped metrics (metrics::ServerMetricsToJson) and its per-window
@@ -139,7 +110,13 @@ struct PointRecord {
   std::string created_utc;
   // Settings that identify the configuration (tp, ep, precision, isl, osl, num_prompts, ...).
   std::map<std::string, std::string> settings;
-  PointMetrics metrics;
+  int num_gpus = 1;               // the GPUs its per-GPU throughputs divide by
+  // The point's summary metrics, latencies in ms, throughputs in tokens or
+  // requests per second. The store keeps the figures of schema.h's
+  // kIntColumns and kDoubleColumns as columns: a point read back has those
+  // (a p99 as its only percentile, energy only when measured) and everything
+  // else of the summary in summary_json.
+  ::frontier::metrics::Summary metrics;
   // The full summary, vLLM-named, as JSON text ("" if none): SummaryToJson for
   // a point frontier ran; an imported result's own number and string fields.
   std::string summary_json;
@@ -223,9 +200,10 @@ RunResult RunFromRows(const std::vector<RequestRow>& rows);
 
 // The point a run (measured or simulated) is stored as, whoever ran it
 // (`frontier sweep`, `bench --db`, `simulate --db`): source from run.source,
-// settings from its effective settings, metrics (per GPU over `num_gpus`),
-// summary JSON and series from `summary`. The caller sets what only it knows:
-// key, workload, load_kind, load_value, repetition, attempts, verdict_json.
+// settings from its effective settings, `num_gpus` (what the summary's per-GPU
+// throughputs were divided by), metrics, summary JSON and series from
+// `summary`. The caller sets what only it knows: key, workload, load_kind,
+// load_value, repetition, attempts, verdict_json.
 PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, int num_gpus);
 
 // A band's flags as the store keeps them (a JSON array of strings), and back:

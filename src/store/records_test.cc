@@ -11,6 +11,7 @@
 #include "metrics/result_json.h"
 #include "metrics/verdict_label.h"
 #include "store/records.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/scratch.h"
 
@@ -161,7 +162,8 @@ TEST(StoredSummary, ReadsBackThroughTheResultReaderAsItWasWritten) {
   p.load_value = 4;
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
   p.source = source::kMeasured;
-  p.metrics = MetricsFromSummary(s, 2);
+  p.num_gpus = 2;
+  p.metrics = s;
   p.summary_json = store::SummaryToJson(s);
   ASSERT_TRUE((*store)->AddPoint(p, {}).ok());
   auto points = (*store)->ListPoints(created->id);
@@ -200,6 +202,40 @@ TEST(VerdictViewLabel, IsMetricsWord) {
   EXPECT_EQ(lower.status().message(),
             "verdict_json must be a JSON object whose \"result\" is VALID or INVALID, got "
             "'{\"result\":\"valid\"}'");
+}
+
+// The columns read a summary as the points table has always kept it: a p99
+// the summary did not compute and energy it did not measure are 0, and a
+// count kept as REAL is its value.
+TEST(Columns, ReadASummaryAsTheTableKeepsIt) {
+  metrics::Summary s;
+  s.ttft_ms.median = 40;
+  s.ttft_ms.percentiles = {{50, 40}, {99, 120}};
+  s.max_concurrent_requests = 7;
+  s.tokens_per_joule = 9;  // without energy: not a measurement
+  auto get = [&](const char* name) { return FindDoubleColumn(name)->Get(s); };
+  EXPECT_EQ(get("median_ttft_ms"), 40);
+  EXPECT_EQ(get("p99_ttft_ms"), 120);
+  EXPECT_EQ(get("p99_tpot_ms"), 0);
+  EXPECT_EQ(get("max_concurrent_requests"), 7);
+  EXPECT_EQ(get("energy_j"), 0);
+  EXPECT_EQ(get("tokens_per_joule"), 0);
+  EXPECT_EQ(FindDoubleColumn("no_such_column"), nullptr);
+}
+
+// Every column's value comes back from a summary it was set on; zeros set on
+// the energy columns leave the summary without a measurement.
+TEST(Columns, SetThenGetIsTheValue) {
+  metrics::Summary s;
+  for (int i = 0; i < kNumDoubleColumns; ++i) kDoubleColumns[i].Set(s, i + 1);
+  for (int i = 0; i < kNumDoubleColumns; ++i) EXPECT_EQ(kDoubleColumns[i].Get(s), i + 1) << kDoubleColumns[i].name;
+  ASSERT_TRUE(s.energy.has_value());
+  EXPECT_EQ(s.energy->joules, FindDoubleColumn("energy_j")->Get(s));
+
+  metrics::Summary zeros;
+  for (int i = 0; i < kNumDoubleColumns; ++i) kDoubleColumns[i].Set(zeros, 0);
+  EXPECT_FALSE(zeros.energy.has_value());
+  for (int i = 0; i < kNumDoubleColumns; ++i) EXPECT_EQ(kDoubleColumns[i].Get(zeros), 0) << kDoubleColumns[i].name;
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ RunInfo DecodeRun(Row& s) {
   r.id = s.Int(0);
   r.sweep = s.Text(1);
   r.plan_hash = s.Text(2);
-  r.plan_text = RedactPlanText(s.Text(3));
+  if (std::string text = s.Text(3); !text.empty()) r.plan_text = RedactPlanText(text);
   r.system = RedactUrl(s.Text(4));
   r.source = s.Text(5);
   r.status = ParseSystemStatus(s.Text(6));
@@ -66,22 +66,32 @@ inline std::string PlanKey(const std::string& text) {
   return key;
 }
 
-// The parameters of sql::InsertPlan() for `run` (its redacted text).
+// A run's plan text as it is stored: redacted, with its PlanKey. Made once
+// per CreateRun and bound by both BindPlan and BindRun.
+struct StoredPlan {
+  std::string text;
+  std::string key;
+};
+inline StoredPlan StoredPlanOf(const RunInfo& run) {
+  StoredPlan plan{RedactPlanText(run.plan_text), ""};
+  plan.key = PlanKey(plan.text);
+  return plan;
+}
+
+// The parameters of sql::InsertPlan().
 template <class Binder>
-void BindPlan(Binder& b, const RunInfo& run) {
-  const std::string text = RedactPlanText(run.plan_text);
-  b.Bind(1, PlanKey(text));
-  b.Bind(2, text);
+void BindPlan(Binder& b, const StoredPlan& plan) {
+  b.Bind(1, plan.key);
+  b.Bind(2, plan.text);
 }
 
 // The parameters of sql::InsertRun(version). From kPlansVersion the text is
 // in plans (BindPlan, stored first) and runs.plan_text is left empty.
 template <class Binder>
-void BindRun(Binder& b, const RunInfo& run, int version) {
+void BindRun(Binder& b, const RunInfo& run, const StoredPlan& plan, int version) {
   b.Bind(1, run.sweep);
   b.Bind(2, run.plan_hash);
-  const std::string text = RedactPlanText(run.plan_text);
-  b.Bind(3, version >= kPlansVersion ? std::string() : text);
+  b.Bind(3, version >= kPlansVersion ? std::string() : plan.text);
   b.Bind(4, RedactUrl(run.system));
   b.Bind(5, run.source);
   b.Bind(6, run.status.ToString());
@@ -89,7 +99,7 @@ void BindRun(Binder& b, const RunInfo& run, int version) {
   b.Bind(8, MapToJson(RedactProvenance(run.config)));
   b.Bind(9, MapToJson(RedactProvenance(run.provenance)));
   if (version >= kVerdictVersion) b.Bind(10, run.search_json);
-  if (version >= kPlansVersion) b.Bind(11, PlanKey(text));
+  if (version >= kPlansVersion) b.Bind(11, plan.key);
 }
 
 // A row of sql::SelectPoints into `p` (p.id is set first, for the message).
@@ -108,13 +118,13 @@ Status DecodePoint(Row& s, PointRecord& p) {
   p.created_utc = s.Text(9);
   p.settings = RedactProvenance(JsonToMap(s.Text(10)));
   p.summary_json = s.Text(11);
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.completed, s.Int(13, "completed", 0, kMaxRequests));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.failed, s.Int(14, "failed", 0, kMaxRequests));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_input_tokens, s.Int(15, "total_input_tokens", 0, kMaxTokens));
-  FRONTIER_ASSIGN_OR_RETURN(p.metrics.total_output_tokens, s.Int(16, "total_output_tokens", 0, kMaxTokens));
-  int col = 17;
-  for (int i = 0; i < kNumDoubleColumns; ++i) p.metrics.*kDoubleColumns[i].member = s.Real(col++);
+  FRONTIER_ASSIGN_OR_RETURN(p.num_gpus, s.Int(12, "num_gpus", 1, kMaxGpus));
+  int col = 13;
+  for (int i = 0; i < kNumIntColumns; ++i) {
+    const IntColumn& c = kIntColumns[i];
+    FRONTIER_ASSIGN_OR_RETURN(p.metrics.*c.member, s.Int(col++, c.name, 0, c.max));
+  }
+  for (int i = 0; i < kNumDoubleColumns; ++i) kDoubleColumns[i].Set(p.metrics, s.Real(col++));
   p.verdict_json = s.Text(col++);
   p.trial_json = s.Text(col++);
   // band_flags is NULL exactly when the point has no band.
@@ -144,14 +154,11 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   b.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
   b.Bind(10, MapToJson(RedactProvenance(p.settings)));
   b.Bind(11, p.summary_json.empty() ? std::string("{}") : p.summary_json);
-  b.Bind(12, static_cast<int64_t>(p.metrics.num_gpus));
-  b.Bind(13, p.metrics.completed);
-  b.Bind(14, p.metrics.failed);
-  b.Bind(15, p.metrics.total_input_tokens);
-  b.Bind(16, p.metrics.total_output_tokens);
-  int param = 17;
+  b.Bind(12, static_cast<int64_t>(p.num_gpus));
+  int param = 13;
+  for (int i = 0; i < kNumIntColumns; ++i) b.Bind(param++, p.metrics.*kIntColumns[i].member);
   for (int i = 0; i < kNumDoubleColumns; ++i)
-    if (version >= kDoubleColumns[i].since) b.Bind(param++, p.metrics.*kDoubleColumns[i].member);
+    if (version >= kDoubleColumns[i].since) b.Bind(param++, kDoubleColumns[i].Get(p.metrics));
   if (version >= kVerdictVersion) {
     // A verdict that does not parse was refused by CheckPoint before it got here.
     const Result<VerdictView> v = ParseVerdict(p.verdict_json);
@@ -165,6 +172,15 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
     b.Bind(param++, p.band ? p.band->basis : std::string());
     b.Bind(param++, p.band ? BandFlagsToJson(p.band->flags) : std::string());
   }
+}
+
+// How Store::SkipDamaged names a points row, and a requests row of a point,
+// that did not decode (its id, index and owner were read first).
+inline std::string DamagedRow(const PointRecord& p) {
+  return "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")";
+}
+inline std::string DamagedRow(const RequestRow& r, int64_t point_id) {
+  return "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id);
 }
 
 // A row of sql::SelectRequests into `r` (r.idx is set first, for the message).

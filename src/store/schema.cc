@@ -1,5 +1,7 @@
 #include "store/schema.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "core/limits.h"
@@ -111,37 +113,102 @@ const char* const kPointHead =
     "created_utc, settings_json, summary_json, num_gpus, completed, failed, total_input_tokens, "
     "total_output_tokens";
 
+using metrics::Distribution;
+using metrics::Summary;
+
+// The SummaryField of each kind of column: a plain figure, a distribution's
+// mean or median, its p99, a count kept as REAL, a measured-energy figure.
+template <double Summary::*M>
+constexpr SummaryField Plain() {
+  return {[](const Summary& s) { return s.*M; }, [](Summary& s, double v) { s.*M = v; }};
+}
+
+template <Distribution Summary::*D, double Distribution::*F>
+constexpr SummaryField Stat() {
+  return {[](const Summary& s) { return s.*D.*F; }, [](Summary& s, double v) { s.*D.*F = v; }};
+}
+
+template <Distribution Summary::*D>
+constexpr SummaryField P99Of() {
+  return {[](const Summary& s) { return P99(s.*D); }, [](Summary& s, double v) { SetP99(s.*D, v); }};
+}
+
+// max_concurrent_requests is a count the points table has kept as REAL since
+// schema version 2; a value no count can be (damaged) reads as -1, which
+// CheckPoint refuses.
+constexpr SummaryField PeakConcurrency() {
+  return {[](const Summary& s) { return static_cast<double>(s.max_concurrent_requests); },
+          [](Summary& s, double v) {
+            s.max_concurrent_requests = std::isfinite(v) && std::fabs(v) < 9e18 ? std::llround(v) : -1;
+          }};
+}
+
+// Energy is 0 in every column when none was measured; a non-zero one stored
+// back means a measurement.
+EnergyMeasurement& MeasuredEnergy(Summary& s) { return s.energy ? *s.energy : s.energy.emplace(); }
+
+template <double EnergyMeasurement::*F>
+constexpr SummaryField Energy() {
+  return {[](const Summary& s) { return s.energy ? *s.energy.*F : 0.0; },
+          [](Summary& s, double v) {
+            if (v != 0 || s.energy) MeasuredEnergy(s).*F = v;
+          }};
+}
+
+constexpr SummaryField TokensPerJoule() {
+  return {[](const Summary& s) { return s.energy ? s.tokens_per_joule : 0.0; },
+          [](Summary& s, double v) {
+            if (v != 0) MeasuredEnergy(s);
+            s.tokens_per_joule = v;
+          }};
+}
+
 }  // namespace
 
 // In the order of the points table's columns, which is also the order the
 // export writes them in (its file format).
 const DoubleColumn kDoubleColumns[] = {
-    {"duration_s", &PointMetrics::duration_s, bounds::kMaxDurationS, 1, "duration"},
-    {"request_throughput", &PointMetrics::request_throughput, bounds::kMaxThroughput},
-    {"output_throughput", &PointMetrics::output_throughput, bounds::kMaxThroughput},
-    {"total_token_throughput", &PointMetrics::total_token_throughput, bounds::kMaxThroughput},
-    {"output_tput_per_gpu", &PointMetrics::output_tput_per_gpu, bounds::kMaxThroughput},
-    {"total_tput_per_gpu", &PointMetrics::total_tput_per_gpu, bounds::kMaxThroughput, 1, "tput_per_gpu"},
-    {"interactivity", &PointMetrics::interactivity, bounds::kMaxThroughput},
-    {"mean_ttft_ms", &PointMetrics::mean_ttft_ms, bounds::kMaxLatencyMs},
-    {"median_ttft_ms", &PointMetrics::median_ttft_ms, bounds::kMaxLatencyMs},
-    {"p99_ttft_ms", &PointMetrics::p99_ttft_ms, bounds::kMaxLatencyMs},
-    {"mean_tpot_ms", &PointMetrics::mean_tpot_ms, bounds::kMaxLatencyMs},
-    {"median_tpot_ms", &PointMetrics::median_tpot_ms, bounds::kMaxLatencyMs},
-    {"p99_tpot_ms", &PointMetrics::p99_tpot_ms, bounds::kMaxLatencyMs},
-    {"mean_itl_ms", &PointMetrics::mean_itl_ms, bounds::kMaxLatencyMs},
-    {"median_itl_ms", &PointMetrics::median_itl_ms, bounds::kMaxLatencyMs},
-    {"p99_itl_ms", &PointMetrics::p99_itl_ms, bounds::kMaxLatencyMs},
-    {"mean_e2el_ms", &PointMetrics::mean_e2el_ms, bounds::kMaxLatencyMs},
-    {"median_e2el_ms", &PointMetrics::median_e2el_ms, bounds::kMaxLatencyMs},
-    {"p99_e2el_ms", &PointMetrics::p99_e2el_ms, bounds::kMaxLatencyMs},
-    {"max_concurrent_requests", &PointMetrics::max_concurrent_requests, static_cast<double>(bounds::kMaxRequests), 2},
-    {"energy_j", &PointMetrics::energy_j, bounds::kMaxEnergyJ, kEnergyVersion},
-    {"mean_power_w", &PointMetrics::mean_power_w, bounds::kMaxPowerW, kEnergyVersion},
-    {"peak_power_w", &PointMetrics::peak_power_w, bounds::kMaxPowerW, kEnergyVersion},
-    {"tokens_per_joule", &PointMetrics::tokens_per_joule, bounds::kMaxTokensPerJoule, kEnergyVersion},
+    {"duration_s", Plain<&Summary::duration_s>(), bounds::kMaxDurationS, 1, "duration"},
+    {"request_throughput", Plain<&Summary::request_throughput>(), bounds::kMaxThroughput},
+    {"output_throughput", Plain<&Summary::output_throughput>(), bounds::kMaxThroughput},
+    {"total_token_throughput", Plain<&Summary::total_token_throughput>(), bounds::kMaxThroughput},
+    {"output_tput_per_gpu", Plain<&Summary::output_throughput_per_gpu>(), bounds::kMaxThroughput},
+    {"total_tput_per_gpu", Plain<&Summary::total_token_throughput_per_gpu>(), bounds::kMaxThroughput, 1,
+     "tput_per_gpu"},
+    {"interactivity", Plain<&Summary::interactivity>(), bounds::kMaxThroughput},
+    {"mean_ttft_ms", Stat<&Summary::ttft_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
+    {"median_ttft_ms", Stat<&Summary::ttft_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
+    {"p99_ttft_ms", P99Of<&Summary::ttft_ms>(), bounds::kMaxLatencyMs},
+    {"mean_tpot_ms", Stat<&Summary::tpot_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
+    {"median_tpot_ms", Stat<&Summary::tpot_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
+    {"p99_tpot_ms", P99Of<&Summary::tpot_ms>(), bounds::kMaxLatencyMs},
+    {"mean_itl_ms", Stat<&Summary::itl_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
+    {"median_itl_ms", Stat<&Summary::itl_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
+    {"p99_itl_ms", P99Of<&Summary::itl_ms>(), bounds::kMaxLatencyMs},
+    {"mean_e2el_ms", Stat<&Summary::e2el_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
+    {"median_e2el_ms", Stat<&Summary::e2el_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
+    {"p99_e2el_ms", P99Of<&Summary::e2el_ms>(), bounds::kMaxLatencyMs},
+    {"max_concurrent_requests", PeakConcurrency(), static_cast<double>(bounds::kMaxRequests), 2},
+    {"energy_j", Energy<&EnergyMeasurement::joules>(), bounds::kMaxEnergyJ, kEnergyVersion},
+    {"mean_power_w", Energy<&EnergyMeasurement::mean_w>(), bounds::kMaxPowerW, kEnergyVersion},
+    {"peak_power_w", Energy<&EnergyMeasurement::peak_w>(), bounds::kMaxPowerW, kEnergyVersion},
+    {"tokens_per_joule", TokensPerJoule(), bounds::kMaxTokensPerJoule, kEnergyVersion},
 };
 const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
+
+const DoubleColumn* FindDoubleColumn(std::string_view name) {
+  for (const DoubleColumn& c : kDoubleColumns)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+const IntColumn kIntColumns[] = {
+    {"completed", &Summary::completed, bounds::kMaxRequests},
+    {"failed", &Summary::failed, bounds::kMaxRequests},
+    {"total_input_tokens", &Summary::total_input_tokens, bounds::kMaxTokens},
+    {"total_output_tokens", &Summary::total_output_tokens, bounds::kMaxTokens},
+};
+const int kNumIntColumns = sizeof(kIntColumns) / sizeof(kIntColumns[0]);
 
 std::string MigrationSql(int from, Dialect dialect) {
   std::string out = kMigrations[from];
@@ -186,8 +253,9 @@ std::string InsertPlan() {
   return "INSERT INTO plans(plan_key, plan_text) VALUES(?,?) ON CONFLICT(plan_key) DO NOTHING";
 }
 
-std::string SelectRuns(int version, const std::string& tail) {
-  const std::string text = version >= kPlansVersion
+std::string SelectRuns(int version, const std::string& tail, bool with_plan_text) {
+  const std::string text = !with_plan_text             ? "'' AS plan_text"
+                           : version >= kPlansVersion
                                ? "COALESCE((SELECT plans.plan_text FROM plans WHERE plans.plan_key = runs.plan_key), "
                                  "runs.plan_text)"
                                : "plan_text";

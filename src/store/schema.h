@@ -17,7 +17,9 @@
 // Thread safety: constants and pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "store/records.h"
@@ -50,11 +52,19 @@ std::string MigrationSql(int from, Dialect dialect);
 // The statements of this file hold no `?` inside a string literal.
 std::string NumberPlaceholders(const std::string& sql);
 
+// Where a column's figure lives in metrics::Summary: `get` reads it as the
+// column keeps it (a p99 the summary did not compute, and energy not
+// measured, read as 0), `set` puts a stored value back.
+struct SummaryField {
+  double (*get)(const metrics::Summary&);
+  void (*set)(metrics::Summary&, double);
+};
+
 // The REAL metric columns of a point: the one list the database's statements,
 // the row codec, CheckPoint's bounds and `db export` / `db import` all read.
 struct DoubleColumn {
   const char* name;               // the column
-  double PointMetrics::*member;   // where it lives in PointMetrics
+  SummaryField field;             // where it lives in PointRecord::metrics
   double max;                     // its upper bound (CheckPoint); the lower is 0
   int since = 1;                  // the schema version that added it (read as 0 before)
   // The key `db export` writes it under and `db import` reads it by, where
@@ -63,9 +73,23 @@ struct DoubleColumn {
   // names, and files users hold keep those keys. nullptr: `name`.
   const char* export_name = nullptr;
   const char* ExportName() const { return export_name != nullptr ? export_name : name; }
+  double Get(const metrics::Summary& s) const { return field.get(s); }
+  void Set(metrics::Summary& s, double v) const { field.set(s, v); }
 };
 extern const DoubleColumn kDoubleColumns[];
 extern const int kNumDoubleColumns;
+// The column of kDoubleColumns named `name`; nullptr when there is none.
+const DoubleColumn* FindDoubleColumn(std::string_view name);
+
+// The INTEGER count columns of a point after num_gpus (which PointRecord
+// keeps itself), in the table's order; each in [0, max].
+struct IntColumn {
+  const char* name;
+  int64_t metrics::Summary::*member;
+  int64_t max;
+};
+extern const IntColumn kIntColumns[];
+extern const int kNumIntColumns;
 
 namespace sql {
 // Stores a run into a database of `version`: 9 parameters (sweep, plan_hash,
@@ -76,8 +100,9 @@ std::string InsertRun(int version);
 // as it is. From kPlansVersion; run before InsertRun.
 std::string InsertPlan();
 // Every column of runs, in RunInfo's order (search_json reads as NULL before
-// kVerdictVersion), then `tail` (WHERE ..., ORDER BY ...).
-std::string SelectRuns(int version, const std::string& tail);
+// kVerdictVersion; plan_text as '' unless `with_plan_text`), then `tail`
+// (WHERE ..., ORDER BY ...).
+std::string SelectRuns(int version, const std::string& tail, bool with_plan_text = true);
 // Sets runs.search_json (search_json, run id); "" stores NULL.
 std::string SetRunSearch();
 // Every point column a database of `version` holds (later ones read as 0 or

@@ -70,15 +70,16 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> CreateRun(RunInfo run) override {
     if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
+    const codec::StoredPlan plan = codec::StoredPlanOf(run);
     if (version_ >= kPlansVersion) {
-      Stmt plan(db_, sql::InsertPlan());
-      if (!plan.ok()) return Error("prepare insert plan");
-      codec::BindPlan(plan, run);
-      if (plan.Step() != SQLITE_DONE) return Error("insert plan");
+      Stmt insert(db_, sql::InsertPlan());
+      if (!insert.ok()) return Error("prepare insert plan");
+      codec::BindPlan(insert, plan);
+      if (insert.Step() != SQLITE_DONE) return Error("insert plan");
     }
     Stmt s(db_, sql::InsertRun(version_));
     if (!s.ok()) return Error("prepare insert run");
-    codec::BindRun(s, run, version_);
+    codec::BindRun(s, run, plan, version_);
     FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
     return run;
   }
@@ -100,7 +101,10 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  Result<std::vector<RunInfo>> ListRuns() override { return QueryRuns("ORDER BY id", {}); }
+  using Store::ListRuns;
+  Result<std::vector<RunInfo>> ListRuns(PlanText text) override {
+    return QueryRuns("ORDER BY id", {}, text == PlanText::kWith);
+  }
 
   Result<RunInfo> GetRun(int64_t run_id) override {
     FRONTIER_ASSIGN_OR_RETURN(auto runs, QueryRuns("WHERE id = ?", {std::to_string(run_id)}));
@@ -157,7 +161,7 @@ class SqliteStore final : public Store {
       PointRecord p;
       Status row = codec::DecodePoint(s, p);
       if (!row.ok()) {
-        SkipDamaged(path_, "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")", row);
+        SkipDamaged(path_, codec::DamagedRow(p), row);
         continue;
       }
       out.push_back(std::move(p));
@@ -185,7 +189,7 @@ class SqliteStore final : public Store {
       RequestRow r;
       Status row = codec::DecodeRequest(s, r);
       if (!row.ok()) {
-        SkipDamaged(path_, "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id), row);
+        SkipDamaged(path_, codec::DamagedRow(r, point_id), row);
         continue;
       }
       out.push_back(std::move(r));
@@ -253,9 +257,9 @@ class SqliteStore final : public Store {
     return id;
   }
 
-  Result<std::vector<RunInfo>> QueryRuns(const std::string& where,
-                                         const std::vector<std::string>& args) {
-    Stmt s(db_, sql::SelectRuns(version_, where));
+  Result<std::vector<RunInfo>> QueryRuns(const std::string& where, const std::vector<std::string>& args,
+                                         bool with_plan_text = true) {
+    Stmt s(db_, sql::SelectRuns(version_, where, with_plan_text));
     if (!s.ok()) return Error("prepare list runs");
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;

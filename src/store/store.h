@@ -73,8 +73,12 @@ class Store {
   // FailedPrecondition on a database older than schema version 4 (kReadWrite
   // and kCreate migrate, so only a test's older target version meets it).
   virtual Status SetRunSearch(int64_t run_id, const std::string& search_json) = 0;
-  // Every run, oldest first.
-  virtual Result<std::vector<RunInfo>> ListRuns() = 0;
+  // Every run, oldest first. Without kWith each plan_text is left "": a
+  // list that shows or matches runs never reads it, and a sweep's systems
+  // all share one text that can be large.
+  enum class PlanText { kWith, kWithout };
+  virtual Result<std::vector<RunInfo>> ListRuns(PlanText text) = 0;
+  Result<std::vector<RunInfo>> ListRuns() { return ListRuns(PlanText::kWith); }
   // NotFound naming the id when there is no such run.
   virtual Result<RunInfo> GetRun(int64_t run_id) = 0;
   // The latest run of `system` in sweep `sweep` whose plan hash is `plan_hash`, if any.

@@ -25,12 +25,12 @@ PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
   p.key = PointKey(p.workload, p.load_kind, conc, rep);
   p.source = source::kSimulated;
   p.settings = {{"tp", "8"}};
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 10;
-  p.metrics.total_tput_per_gpu = tput;
-  p.metrics.output_tput_per_gpu = tput / 2;
+  p.metrics.total_token_throughput_per_gpu = tput;
+  p.metrics.output_throughput_per_gpu = tput / 2;
   p.metrics.interactivity = 1000.0 / conc;
-  p.metrics.median_ttft_ms = 12.5;
+  p.metrics.ttft_ms.median = 12.5;
   p.metrics.max_concurrent_requests = conc;
   return p;
 }
@@ -89,10 +89,10 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
   EXPECT_EQ(series->server_metrics_json, with_series.series.server_metrics_json);
   EXPECT_EQ(series->timeslices_json, with_series.series.timeslices_json);
   EXPECT_TRUE((*reopened)->GetPointSeries(*bare)->empty());
-  EXPECT_DOUBLE_EQ(p.metrics.total_tput_per_gpu, 1234.5);
+  EXPECT_DOUBLE_EQ(p.metrics.total_token_throughput_per_gpu, 1234.5);
   EXPECT_DOUBLE_EQ(p.metrics.interactivity, 1000.0 / 16);
   EXPECT_DOUBLE_EQ(p.metrics.max_concurrent_requests, 16);
-  EXPECT_EQ(p.metrics.num_gpus, 8);
+  EXPECT_EQ(p.num_gpus, 8);
   EXPECT_EQ(p.settings.at("tp"), "8");
   auto req = (*reopened)->ListRequests(p.id);
   ASSERT_TRUE(req.ok());
@@ -374,7 +374,7 @@ TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {
   auto points = (*reader)->ListPoints(0);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 1u);
-  EXPECT_DOUBLE_EQ(points->front().metrics.total_tput_per_gpu, 100);
+  EXPECT_DOUBLE_EQ(points->front().metrics.total_token_throughput_per_gpu, 100);
   // Only what came after a point id.
   ASSERT_TRUE((*writer)->AddPoint(MakePoint(created->id, 16, 0, 50), {}).ok());
   auto after = (*reader)->ListPointsAfter(points->front().id);
@@ -425,9 +425,9 @@ TEST(SqliteStore, KeepsMeasuredEnergyColumns) {
   ASSERT_TRUE(created.ok());
   PointRecord p = MakePoint(created->id, 8, 0, 100);
   p.source = source::kMeasured;
-  p.metrics.energy_j = 1234.5;
-  p.metrics.mean_power_w = 617.25;
-  p.metrics.peak_power_w = 701;
+  p.metrics.energy.emplace().joules = 1234.5;
+  p.metrics.energy->mean_w = 617.25;
+  p.metrics.energy->peak_w = 701;
   p.metrics.tokens_per_joule = 3.5;
   ASSERT_TRUE((*store)->AddPoint(p, {}).ok());
   PointRecord q = MakePoint(created->id, 16, 0, 90);  // measured nothing: zeros
@@ -435,13 +435,15 @@ TEST(SqliteStore, KeepsMeasuredEnergyColumns) {
   auto points = (*store)->ListPoints(created->id);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 2u);
-  EXPECT_DOUBLE_EQ(points->at(0).metrics.energy_j, 1234.5);
-  EXPECT_DOUBLE_EQ(points->at(0).metrics.mean_power_w, 617.25);
-  EXPECT_DOUBLE_EQ(points->at(0).metrics.peak_power_w, 701);
+  ASSERT_TRUE(points->at(0).metrics.energy.has_value());
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.energy->joules, 1234.5);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.energy->mean_w, 617.25);
+  EXPECT_DOUBLE_EQ(points->at(0).metrics.energy->peak_w, 701);
   EXPECT_DOUBLE_EQ(points->at(0).metrics.tokens_per_joule, 3.5);
-  EXPECT_DOUBLE_EQ(points->at(1).metrics.energy_j, 0);
+  EXPECT_FALSE(points->at(1).metrics.energy.has_value());  // all zeros: none measured
+  EXPECT_DOUBLE_EQ(points->at(1).metrics.tokens_per_joule, 0);
   // A figure beyond its physical bound is refused by name.
-  p.metrics.mean_power_w = 1e12;
+  p.metrics.energy->mean_w = 1e12;
   Status bad = CheckPoint(p, "point");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("mean_power_w"), std::string::npos) << bad.message();

@@ -62,7 +62,7 @@ TEST(VerdictStore, ASchema3DatabaseKeepsItsRowsAndGainsVerdicts) {
   ScratchDir t("v3");
   const std::string path = t.Path("v3.db");
   PointRecord old_point = JudgedPoint(0, 3, "", "");
-  old_point.metrics.output_tput_per_gpu = 321.5;
+  old_point.metrics.output_throughput_per_gpu = 321.5;
   {
     auto v3 = OpenSqliteStore(path, OpenMode::kCreate, 3);
     ASSERT_TRUE(v3.ok()) << v3.status().ToString();
@@ -96,7 +96,7 @@ TEST(VerdictStore, ASchema3DatabaseKeepsItsRowsAndGainsVerdicts) {
   ASSERT_TRUE(points.ok()) << points.status().ToString();
   ASSERT_EQ(points->size(), 1u);
   EXPECT_EQ(points->front().key, old_point.key);
-  EXPECT_EQ(points->front().metrics.output_tput_per_gpu, 321.5);
+  EXPECT_EQ(points->front().metrics.output_throughput_per_gpu, 321.5);
   EXPECT_EQ(points->front().metrics.completed, 2000);
   EXPECT_EQ(points->front().verdict_json, "");
   // The migrated database takes verdicts beside the old rows.

@@ -32,9 +32,9 @@ inline PointRecord JudgedPoint(int64_t run_id, double rate, const std::string& v
   p.load_value = rate;
   p.key = PointKey(p.workload, p.load_kind, rate, 0);
   p.source = source::kSimulated;
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 2000;
-  p.metrics.p99_ttft_ms = 640.25;
+  store::SetP99(p.metrics.ttft_ms, 640.25);
   p.verdict_json = verdict;
   p.trial_json = trial;
   return p;

@@ -127,7 +127,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   const auto& p = (*points)[2];  // a, concurrency 2, rep 0
   EXPECT_EQ(p.key, "w|concurrency=2|rep=0");
   EXPECT_EQ(p.metrics.completed, 8);
-  EXPECT_NEAR(p.metrics.total_tput_per_gpu, 120 / 0.005 / 2, 1e-6);
+  EXPECT_NEAR(p.metrics.total_token_throughput_per_gpu, 120 / 0.005 / 2, 1e-6);
   EXPECT_EQ(p.source, "simulated");
   EXPECT_EQ(store->ListRequests(p.id)->size(), 8u);
   ASSERT_FALSE(seen.empty());

@@ -26,7 +26,8 @@ store::PointRecord TrialPoint(const loadgen::Trial& t, const loadgen::SearchOpti
     for (const auto& [k, v] : (*provenance)["effective_settings"].items())
       p.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
-  p.metrics = store::MetricsFromSummary(t.summary, o.point.summary.num_gpus);
+  p.metrics = t.summary;
+  p.num_gpus = o.point.summary.num_gpus;
   p.summary_json = store::SummaryToJson(t.summary);
   p.band = t.band;
   const nlohmann::json trial = loadgen::TrialJson(t, o);

@@ -123,8 +123,9 @@ TEST(BenchPowerTest, FakeNvmlPowerIsIntegratedExactlyIntoResultAndStore) {
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 1u);
   const auto& m = points->front().metrics;
-  EXPECT_DOUBLE_EQ(m.energy_j, e["joules"].get<double>());
-  EXPECT_DOUBLE_EQ(m.mean_power_w, e["mean_power_w"].get<double>());
+  ASSERT_TRUE(m.energy.has_value());
+  EXPECT_DOUBLE_EQ(m.energy->joules, e["joules"].get<double>());
+  EXPECT_DOUBLE_EQ(m.energy->mean_w, e["mean_power_w"].get<double>());
   EXPECT_DOUBLE_EQ(m.tokens_per_joule, j["tokens_per_joule"].get<double>());
   auto summary = nlohmann::json::parse(points->front().summary_json);
   EXPECT_EQ(summary["energy"]["source"], "nvml");

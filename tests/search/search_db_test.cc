@@ -58,7 +58,7 @@ TEST(SearchDb, StoresEveryTrialWithTheResultFilesVerdictAndTheAnswerWithTheRun) 
     EXPECT_EQ(p.load_kind, "concurrency");
     EXPECT_EQ(p.load_value, t["value"].get<double>());
     EXPECT_EQ(p.source, store::source::kSimulated);
-    EXPECT_DOUBLE_EQ(p.metrics.output_tput_per_gpu, t["result"]["output_throughput_per_gpu"].get<double>());
+    EXPECT_DOUBLE_EQ(p.metrics.output_throughput_per_gpu, t["result"]["output_throughput_per_gpu"].get<double>());
     const store::VerdictView v = *store::ParseVerdict(p.verdict_json);
     EXPECT_EQ(v.Label(), t["verdict"]["result"]);
     valid += v.valid ? 1 : 0;

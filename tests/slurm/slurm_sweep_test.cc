@@ -118,7 +118,7 @@ load:
       EXPECT_EQ((*pts)[k].key, (*lpts)[k].key);
       EXPECT_EQ((*pts)[k].metrics.completed, static_cast<int64_t>(4 * (*pts)[k].load_value));
       EXPECT_EQ((*pts)[k].metrics.total_output_tokens, (*lpts)[k].metrics.total_output_tokens);
-      EXPECT_EQ((*pts)[k].metrics.median_ttft_ms, (*lpts)[k].metrics.median_ttft_ms);
+      EXPECT_EQ((*pts)[k].metrics.ttft_ms.median, (*lpts)[k].metrics.ttft_ms.median);
       EXPECT_EQ((*pts)[k].metrics.output_throughput, (*lpts)[k].metrics.output_throughput);
     }
   }

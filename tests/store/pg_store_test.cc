@@ -26,14 +26,14 @@ store::PointRecord Point(int64_t run_id, const std::string& key, double tput) {
   p.load_value = 16;
   p.source = store::source::kSimulated;
   p.settings = {{"tp", "8"}, {"note", "tab\there, quote ' and \" and ? mark"}};
-  p.metrics.num_gpus = 8;
+  p.num_gpus = 8;
   p.metrics.completed = 3;
   p.metrics.total_input_tokens = 3072;
   p.metrics.total_output_tokens = 1536;
   p.metrics.output_throughput = tput;
-  p.metrics.output_tput_per_gpu = tput / 8;
-  p.metrics.median_tpot_ms = 0.1 + 0.2;  // 0.30000000000000004: must come back bit for bit
-  p.metrics.p99_tpot_ms = 0.5;
+  p.metrics.output_throughput_per_gpu = tput / 8;
+  p.metrics.tpot_ms.median = 0.1 + 0.2;  // 0.30000000000000004: must come back bit for bit
+  store::SetP99(p.metrics.tpot_ms, 0.5);
   p.metrics.max_concurrent_requests = 16;
   p.summary_json = R"({"completed": 3})";
   p.series.server_metrics_json = R"({"samples":{"t_s":[0.5,1.5],"vllm:num_requests_running":[3,4]}})";
@@ -117,7 +117,7 @@ TEST(PgStore, MigratesAnEmptyDatabaseAndReadsBackExactlyWhatItStored) {
   EXPECT_EQ(p.id, *id);
   EXPECT_EQ(p.settings.at("note"), "tab\there, quote ' and \" and ? mark");
   EXPECT_EQ(p.metrics.output_throughput, 1234.5);
-  EXPECT_EQ(p.metrics.median_tpot_ms, 0.1 + 0.2);
+  EXPECT_EQ(p.metrics.tpot_ms.median, 0.1 + 0.2);
   EXPECT_EQ(p.metrics.max_concurrent_requests, 16);
   EXPECT_EQ(p.metrics.total_input_tokens, 3072);
   EXPECT_EQ(p.summary_json, R"({"completed": 3})");

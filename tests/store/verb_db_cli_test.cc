@@ -92,12 +92,12 @@ TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
     EXPECT_EQ(p.key, "16/4|concurrency=" + std::to_string(static_cast<int>(want[i].concurrency)) + "|rep=0");
     EXPECT_EQ(p.load_kind, "concurrency");
     EXPECT_EQ(p.load_value, want[i].concurrency);
-    EXPECT_EQ(p.metrics.num_gpus, 2);
+    EXPECT_EQ(p.num_gpus, 2);
     EXPECT_EQ(p.metrics.completed, want[i].prompts);
     EXPECT_EQ(p.metrics.failed, 0);
     EXPECT_EQ(p.metrics.total_input_tokens, want[i].prompts * 16);
     EXPECT_EQ(p.metrics.total_output_tokens, want[i].prompts * 4);
-    EXPECT_DOUBLE_EQ(p.metrics.output_tput_per_gpu, p.metrics.output_throughput / 2);
+    EXPECT_DOUBLE_EQ(p.metrics.output_throughput_per_gpu, p.metrics.output_throughput / 2);
     EXPECT_LE(p.metrics.max_concurrent_requests, want[i].concurrency);
     EXPECT_EQ(p.settings.at("num_prompts"), std::to_string(want[i].prompts));
     EXPECT_EQ(p.settings.at("input_len"), "16");

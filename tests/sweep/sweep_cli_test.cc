@@ -278,7 +278,7 @@ load:
   }
   // The fixed-timing server's first token comes 5 ms after admission: never sooner.
   auto launched = (*s)->ListPoints((*runs)[0].id);
-  EXPECT_GT((*launched)[0].metrics.median_ttft_ms, 4.0);
+  EXPECT_GT((*launched)[0].metrics.ttft_ms.median, 4.0);
   EXPECT_TRUE(fs::exists(db + ".logs/launched.log"));
   // The launched server was stopped with the sweep: nothing listens on its port.
   EXPECT_FALSE(Listening(port));
@@ -324,7 +324,7 @@ load:
     ASSERT_EQ(pts->size(), 1u) << run.system;
     EXPECT_EQ((*pts)[0].metrics.completed, 8) << run.system;  // at least 4x the concurrency
     EXPECT_EQ((*pts)[0].metrics.total_output_tokens, 8 * tokens_per_request.at(run.system)) << run.system;
-    EXPECT_GE((*pts)[0].metrics.median_ttft_ms, 5.0) << run.system;
+    EXPECT_GE((*pts)[0].metrics.ttft_ms.median, 5.0) << run.system;
   }
   // TGI and Triton were sent text, SGLang token ids.
   std::set<std::string> text_paths, id_paths;
