@@ -81,7 +81,7 @@ TEST(Plan, ErrorsNameFileLineAndField) {
   EXPECT_EQ(ErrorFor("dataset: random", "dataset: randm"),
             "plans/t.yaml:15: workloads[0].dataset: must be random, sharegpt, jsonl, shared-prefix, trace, multi-turn or mlperf:BENCHMARK (llama2-70b, mixtral-8x7b), got 'randm'");
   EXPECT_EQ(ErrorFor("[1, 2, 4]", "[1, 2, -4]"),
-            "plans/t.yaml:17: load.concurrency[2]: must be an integer in [1, 1000000], got -4");
+            "plans/t.yaml:17: load.concurrency[2]: must be an integer in [1, 10000000], got -4");
   EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 0"),
             "plans/t.yaml:19: repetitions: must be an integer in [1, 1000], got 0");
   EXPECT_EQ(ErrorFor("  - name: my-vllm", "  - name: h200-sim"),
@@ -113,7 +113,10 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 99999999999");
   // Integers are decimal, as flags are: yaml-cpp read 0x10 as 16 and 010 as 8 (octal).
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 0x10]\n"),
-            "plans/t.yaml:17: load.concurrency[1]: must be an integer in [1, 1000000], got '0x10'");
+            "plans/t.yaml:17: load.concurrency[1]: must be an integer in [1, 10000000], got '0x10'");
+  // A plan's concurrency has the bound of --max-concurrency and of a stored point (core/limits.h).
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 10000001]\n"),
+            "plans/t.yaml:17: load.concurrency[1]: must be an integer in [1, 10000000], got 10000001");
   EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 4294967297"),
             "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 4294967297");
   {
