@@ -10,8 +10,6 @@
 #include <utility>
 #include <variant>
 
-#include "tokenizer/tokenizer.h"
-#include "workload/exact_text.h"
 
 namespace frontier::cli {
 namespace {
@@ -356,70 +354,6 @@ Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
                              &w.effective);
   DescribeSummary(w.summary, &w.effective);
   return w;
-}
-
-Result<std::optional<loadgen::ScenarioRules>> ResolveScenarioRules(const ResolvedWorkload& w,
-                                                                   const std::string& data_dir,
-                                                                   std::string_view model_hint) {
-  if (!w.scenario) return std::optional<loadgen::ScenarioRules>();
-  std::vector<loadgen::MlperfBenchmark> table;
-  if (w.scenario->scenario || !w.scenario->benchmark.empty()) {
-    FRONTIER_ASSIGN_OR_RETURN(table, loadgen::LoadMlperfBenchmarks(data_dir));
-  }
-  FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules rules, loadgen::ResolveScenario(*w.scenario, table, model_hint));
-  return std::optional<loadgen::ScenarioRules>(std::move(rules));
-}
-
-Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWorkload* w) {
-  auto& e = w->effective;
-  std::string slo;
-  for (const auto& c : rules.constraints) slo += (slo.empty() ? "" : " ") + loadgen::FormatConstraint(c);
-  if (!slo.empty()) e["slo"] = slo;
-  if (rules.min_interactivity) e["min_interactivity"] = std::to_string(*rules.min_interactivity);
-  if (!rules.scenario) return Status::Ok();
-  FRONTIER_ASSIGN_OR_RETURN(w->load, loadgen::ScenarioLoad(rules, w->load));
-  UseScenarioPromptPool(rules, w->load.num_prompts, w);
-  e["scenario"] = loadgen::ScenarioName(*rules.scenario);
-  if (!rules.benchmark.empty()) e["mlperf_benchmark"] = rules.benchmark;
-  if (rules.target_qps) e["target_qps"] = std::to_string(*rules.target_qps);
-  e["min_duration_s"] = std::to_string(rules.min_duration_s);
-  e["min_query_count"] = std::to_string(rules.min_query_count);
-  e["num_prompts"] = std::to_string(w->load.num_prompts);
-  e["request_rate"] = std::isinf(w->load.request_rate) ? "inf" : std::to_string(w->load.request_rate);
-  e["burstiness"] = "1";
-  e.erase("duration_s");  // the load's duration bounds nothing (loadgen::ScenarioLoad)
-  return Status::Ok();
-}
-
-void UseScenarioPromptPool(const loadgen::ScenarioRules& rules, int64_t measured, ResolvedWorkload* w) {
-  const int64_t pool = rules.performance_sample_count > 0 ? rules.performance_sample_count : kDurationDatasetSize;
-  w->dataset.num_prompts = std::min(measured, pool) + w->load.warmup;
-  w->dataset.allow_repeat = true;
-}
-
-Result<PreparedWorkload> PrepareWorkload(ResolvedWorkload* w) {
-  PreparedWorkload p;
-  if (!w->sessions) {
-    FRONTIER_ASSIGN_OR_RETURN(p.specs, workload::LoadDataset(w->dataset));
-    if (!w->tokenizer.empty()) {
-      FRONTIER_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(w->tokenizer));
-      workload::ExactTextStats stats;
-      FRONTIER_RETURN_IF_ERROR(
-          workload::MakeExactTextPrompts(p.specs, w->dataset.random.prefix_len, *tok, w->dataset.seed, &stats));
-      w->effective["tokenizer"] = tok->Describe();
-      w->effective["tokenizer_exact_prompts"] =
-          std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
-          " re-encode to input_len; max deviation " + std::to_string(stats.max_abs_deviation) + " tokens";
-    }
-    return p;
-  }
-  FRONTIER_ASSIGN_OR_RETURN(workload::SessionWorkload s, workload::LoadSessionWorkload(w->dataset));
-  if (w->dataset.num_prompts == 0) {
-    w->load.num_prompts = static_cast<int64_t>(s.sessions.size());
-    w->effective["num_prompts"] = std::to_string(w->load.num_prompts);
-  }
-  p.sessions = std::move(s);
-  return p;
 }
 
 }  // namespace frontier::cli

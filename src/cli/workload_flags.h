@@ -74,6 +74,7 @@
 #include "core/limits.h"
 #include "core/parse.h"
 #include "core/status.h"
+#include "loadgen/resolved_workload.h"
 #include "loadgen/scenario.h"
 #include "metrics/summary.h"
 #include "workload/dataset.h"
@@ -86,6 +87,12 @@ namespace frontier::cli {
 
 using workload::kDurationDatasetSize;
 using workload::kUnboundedPrompts;
+using loadgen::ApplyScenarioLoad;
+using loadgen::PreparedWorkload;
+using loadgen::PrepareWorkload;
+using loadgen::ResolvedWorkload;
+using loadgen::ResolveScenarioRules;
+using loadgen::UseScenarioPromptPool;
 
 // Raw flag values as CLI11 fills them. Read them only through ResolveWorkload.
 struct WorkloadFlags {
@@ -135,59 +142,11 @@ struct WorkloadFlags {
   std::vector<CLI::Option*> options;
 };
 
-struct ResolvedWorkload {
-  workload::DatasetOptions dataset;  // num_prompts = warmup + measured (or kDurationDatasetSize)
-  workload::LoadOptions load;
-  metrics::SummaryOptions summary;
-  bool ignore_eos = true;
-  bool sessions = false;              // a session workload (trace, multi-turn): LoadSessionWorkload
-  int ideal_block_tokens = 16;        // block of the ideal prefix-cache hit rate
-  std::string result_json;            // empty: not written
-  std::string requests_jsonl;         // empty: not written
-  // --tokenizer: PrepareWorkload turns the random prompts into text that this
-  // tokenizer encodes to exactly each request's input_len (workload/exact_text.h).
-  std::string tokenizer;
-  // Set when a scenario flag was given (--scenario, --slo, --min-interactivity, ...).
-  std::optional<loadgen::ScenarioRequest> scenario;
-  // For provenance: the flags given on the command line (name without "--" ->
-  // value as typed) and every resolved setting.
-  std::map<std::string, std::string> requested;
-  std::map<std::string, std::string> effective;
-};
-
 // Registers the flags above on `app`, bound to `*flags` (which must outlive app).
 void AddWorkloadFlags(CLI::App& app, WorkloadFlags* flags);
 
 // Validates and resolves the parsed flags. InvalidArgument with a one-line
 // message naming the flag and what is allowed.
 Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& flags);
-
-// The rules of w.scenario (none when no scenario flag was given): reads the
-// MLPerf table under `data_dir` when a scenario is named; `model_hint` (a
-// catalog model or served model name) picks the benchmark unless
-// --mlperf-benchmark does. InvalidArgument naming the flag.
-Result<std::optional<loadgen::ScenarioRules>> ResolveScenarioRules(const ResolvedWorkload& w,
-                                                                   const std::string& data_dir,
-                                                                   std::string_view model_hint);
-
-// Records the rules in w->effective; for rules with a scenario, also replaces
-// w->load by the scenario's (loadgen::ScenarioLoad) and sizes w->dataset.
-Status ApplyScenarioLoad(const loadgen::ScenarioRules& rules, ResolvedWorkload* w);
-
-// Sizes w->dataset for scenario runs of at most `measured` queries after
-// w->load.warmup: as many distinct prompts as the benchmark's performance
-// sample count (else kDurationDatasetSize), fewer when fewer are measured,
-// reused cyclically. A search, whose trials' lengths are not known yet,
-// passes kUnboundedPrompts.
-void UseScenarioPromptPool(const loadgen::ScenarioRules& rules, int64_t measured, ResolvedWorkload* w);
-
-// The requests of a resolved workload: the specs of a single-turn dataset, or
-// the session workload of a session kind (then `specs` is empty). For a trace
-// read whole, w->load.num_prompts becomes its session count.
-struct PreparedWorkload {
-  std::vector<workload::RequestSpec> specs;
-  std::optional<workload::SessionWorkload> sessions;
-};
-Result<PreparedWorkload> PrepareWorkload(ResolvedWorkload* w);
 
 }  // namespace frontier::cli
