@@ -1,6 +1,7 @@
 // summary_print.h: the "Serving Benchmark Result" table (vLLM's
 // benchmark_serving layout) that `frontier bench` and `frontier simulate`
-// print for one point; a simulated run says so in its title.
+// print for one point; a simulated run says so in its title. The text is
+// metrics/summary_text.h's; these write it.
 #pragma once
 
 #include "core/run_result.h"
