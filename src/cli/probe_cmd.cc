@@ -4,88 +4,23 @@
 //
 //   frontier probe --model llama-3.1-8b,llama-3.1-70b --db runs.db
 //   frontier probe --probe-backend fake --hardware h200 --result-json p.json
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <sstream>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "core/ascii.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/redact.h"
 #include "probe/open.h"
 #include "probe/record.h"
+#include "probe/setup.h"
+#include "probe/text.h"
 #include "sim/engine/data_dir.h"
 
 namespace frontier::cli {
 namespace {
 
 constexpr const char* kCmd = "probe";
-
-std::vector<std::string> Split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-// The catalog entry whose name or alias appears in the device's name, when exactly one does.
-Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir) {
-  const std::string d = AsciiLower(device);
-  std::vector<sim::Hardware> hits;
-  for (const auto& name : sim::ListHardware(dir)) {
-    Result<sim::Hardware> hw = sim::LoadHardware(name, dir);
-    if (!hw.ok()) continue;
-    std::vector<std::string> names = hw->aliases;
-    names.push_back(hw->name);
-    for (const auto& n : names)
-      if (d.find(AsciiLower(n)) != std::string::npos) {
-        hits.push_back(*hw);
-        break;
-      }
-  }
-  if (hits.size() == 1) return hits.front();
-  return InvalidArgument("--hardware is needed: the device '" + device + "' matches " + std::to_string(hits.size()) +
-                         " catalog entries (frontier simulate --list-hardware names them)");
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-void PrintResult(const probe::ProbeResult& r) {
-  std::printf("device: %s (%s, %s, %d GPU%s) against the catalog's %s\n", r.device.name.c_str(),
-              r.device.backend.c_str(), r.device.arch.c_str(), r.device.devices, r.device.devices == 1 ? "" : "s",
-              r.hardware.c_str());
-  std::printf("%-14s %-8s %-5s %6s %6s %6s  %10s %10s %7s %7s  %s\n", "model", "layer", "prec", "M", "N", "K",
-              "default TF", "tuned TF", "of peak", "gain", "tuned algorithm (rank)");
-  for (const auto& g : r.gemm) {
-    const double gain = g.tuned_seconds > 0 ? g.default_seconds / g.tuned_seconds - 1 : 0;
-    std::printf("%-14s %-8s %-5s %6lld %6lld %6lld  %10.1f %10.1f %6.1f%% %+6.1f%%  %s (%d of %d)\n",
-                g.model.c_str(), g.layer.c_str(), probe::GemmPrecisionName(g.precision),
-                static_cast<long long>(g.m), static_cast<long long>(g.n), static_cast<long long>(g.k),
-                g.DefaultTflops(), g.TunedTflops(), 100 * g.TunedFraction(), 100 * gain, g.tuned_algo.c_str(),
-                g.tuned_rank, g.candidates);
-  }
-  for (const auto& s : r.stream)
-    std::printf("HBM %-6s %8.1f GB/s  %5.1f%% of %.0f GB/s (%lld MiB per array)\n", s.kernel.c_str(), s.Gbps(),
-                100 * s.Fraction(), s.peak_gbps, static_cast<long long>(s.bytes_per_array >> 20));
-  for (const auto& d : r.decode)
-    std::printf("decode attention %s: batch %d x %d tokens, %d/%d heads: %.1f GB/s, %.1f%% of HBM peak, "
-                "max |error| %s vs host reference\n",
-                d.model.c_str(), d.problem.batch, d.problem.context, d.problem.heads, d.problem.kv_heads, d.Gbps(),
-                100 * d.Fraction(), Fixed(d.max_abs_error, 5).c_str());
-  for (const auto& c : r.collectives)
-    std::printf("%s over %d GPUs: %.1f GB/s bus bandwidth (%.0f MiB)\n", c.op.c_str(), c.result.gpus,
-                c.result.bus_gbps, c.result.bytes / 1048576);
-  for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
-}
 
 int RunProbeCmd(int argc, char** argv) {
   CLI::App app{"Measure a GPU's GEMMs, HBM bandwidth, decode attention and collectives at a model's shapes", kCmd};
@@ -111,29 +46,19 @@ int RunProbeCmd(int argc, char** argv) {
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   if (std::string why = CheckDbFlags(app, db); !why.empty()) return UsageError(kCmd, why);
   if (!tokens.empty()) {
-    o.tokens.clear();
-    for (const auto& t : Split(tokens)) {
-      char* end = nullptr;
-      const long long v = std::strtoll(t.c_str(), &end, 10);
-      if (end != t.c_str() + t.size()) return UsageError(kCmd, "--tokens takes comma-separated integers, got '" + t + "'");
-      o.tokens.push_back(v);
-    }
+    Result<std::vector<int64_t>> t = probe::ParseTokenCounts(tokens, "--tokens");
+    if (!t.ok()) return UsageError(kCmd, t.status().message());
+    o.tokens = *t;
   }
-  for (const auto& p : Split(precisions)) {
-    Result<probe::GemmPrecision> gp = probe::ParseGemmPrecision(p, "--precision");
-    if (!gp.ok()) return Fail(kCmd, gp.status());
-    o.precisions.push_back(*gp);
-  }
+  Result<std::vector<probe::GemmPrecision>> gp = probe::ParseGemmPrecisions(precisions, "--precision");
+  if (!gp.ok()) return Fail(kCmd, gp.status());
+  o.precisions = *gp;
   if (stream_mib < 1) return UsageError(kCmd, "--stream-mib must be at least 1");
   o.stream_bytes = stream_mib << 20;
 
   const std::string dir = sim::DefaultDataDir();
-  std::vector<sim::ModelSpec> specs;
-  for (const auto& m : Split(models)) {
-    Result<sim::ModelSpec> spec = sim::LoadModel(m, dir);
-    if (!spec.ok()) return Fail(kCmd, spec.status());
-    specs.push_back(*spec);
-  }
+  Result<std::vector<sim::ModelSpec>> specs = probe::LoadModels(models, dir);
+  if (!specs.ok()) return Fail(kCmd, specs.status());
   // The fake needs the catalog's peaks before it exists; a GPU names itself.
   sim::Hardware hw;
   if (!hardware.empty()) {
@@ -141,14 +66,12 @@ int RunProbeCmd(int argc, char** argv) {
     if (!h.ok()) return Fail(kCmd, h.status());
     hw = *h;
   }
-  const bool fake = backend == "fake" || (backend == "auto" && std::getenv("FRONTIER_PROBE_BACKEND") &&
-                                          std::string(std::getenv("FRONTIER_PROBE_BACKEND")) == "fake");
-  if (fake && hardware.empty())
+  if (probe::IsFakeBackend(backend) && hardware.empty())
     return UsageError(kCmd, "the fake backend needs --hardware: the catalog GPU whose peaks it stands in for");
   Result<std::unique_ptr<probe::ProbeBackend>> b = probe::OpenBackend(backend, hw);
   if (!b.ok()) return Fail(kCmd, b.status());
   if (hardware.empty()) {
-    Result<sim::Hardware> h = GuessHardware((*b)->Info().name, dir);
+    Result<sim::Hardware> h = probe::GuessHardware((*b)->Info().name, dir);
     if (!h.ok()) return Fail(kCmd, h.status());
     hw = *h;
   }
@@ -159,9 +82,9 @@ int RunProbeCmd(int argc, char** argv) {
     store = std::move(*s);
   }
   const std::string started = UtcTimestampNow();
-  Result<probe::ProbeResult> r = probe::RunProbe(**b, hw, specs, o);
+  Result<probe::ProbeResult> r = probe::RunProbe(**b, hw, *specs, o);
   if (!r.ok()) return Fail(kCmd, r.status());
-  PrintResult(*r);
+  std::fputs(probe::ProbeResultText(*r).c_str(), stdout);
   if (!result_json.empty()) {
     nlohmann::json j = probe::ProbeToJson(*r);
     j["started_utc"] = started;

@@ -1,0 +1,76 @@
+// setup.cc: `frontier probe`'s lists and the catalog GPU of a device.
+#include "probe/setup.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "core/ascii.h"
+
+namespace frontier::probe {
+
+std::vector<std::string> SplitCommaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Result<std::vector<int64_t>> ParseTokenCounts(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> out;
+  for (const auto& t : SplitCommaList(text)) {
+    char* end = nullptr;
+    const long long v = std::strtoll(t.c_str(), &end, 10);
+    if (end != t.c_str() + t.size())
+      return InvalidArgument(flag + " takes comma-separated integers, got '" + t + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
+Result<std::vector<GemmPrecision>> ParseGemmPrecisions(const std::string& text,
+                                                       const std::string& flag) {
+  std::vector<GemmPrecision> out;
+  for (const auto& p : SplitCommaList(text)) {
+    FRONTIER_ASSIGN_OR_RETURN(GemmPrecision gp, ParseGemmPrecision(p, flag));
+    out.push_back(gp);
+  }
+  return out;
+}
+
+Result<std::vector<sim::ModelSpec>> LoadModels(const std::string& text, const std::string& dir) {
+  std::vector<sim::ModelSpec> specs;
+  for (const auto& m : SplitCommaList(text)) {
+    FRONTIER_ASSIGN_OR_RETURN(sim::ModelSpec spec, sim::LoadModel(m, dir));
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+bool IsFakeBackend(const std::string& name) {
+  const char* env = std::getenv("FRONTIER_PROBE_BACKEND");
+  return name == "fake" || (name == "auto" && env && std::string(env) == "fake");
+}
+
+Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir) {
+  const std::string d = AsciiLower(device);
+  std::vector<sim::Hardware> hits;
+  for (const auto& name : sim::ListHardware(dir)) {
+    Result<sim::Hardware> hw = sim::LoadHardware(name, dir);
+    if (!hw.ok()) continue;
+    std::vector<std::string> names = hw->aliases;
+    names.push_back(hw->name);
+    for (const auto& n : names)
+      if (d.find(AsciiLower(n)) != std::string::npos) {
+        hits.push_back(*hw);
+        break;
+      }
+  }
+  if (hits.size() == 1) return hits.front();
+  return InvalidArgument("--hardware is needed: the device '" + device + "' matches " +
+                         std::to_string(hits.size()) +
+                         " catalog entries (frontier simulate --list-hardware names them)");
+}
+
+}  // namespace frontier::probe
