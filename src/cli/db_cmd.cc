@@ -8,8 +8,9 @@
 #include "core/atomic_file.h"
 #include "core/redact.h"
 #include "core/terminal_text.h"
-#include "report/table.h"
+#include "report/run_list.h"
 #include "store/copy.h"
+#include "store/copy_text.h"
 #include "store/import_export.h"
 #include "store/records.h"
 #include "store/store.h"
@@ -27,46 +28,12 @@ int DbCopy(const std::string& from, const std::string& to, const std::vector<int
   if ((*dst)->Created()) std::cerr << "frontier db copy: created results database " << RedactUrl(to) << "\n";
   auto o = store::CopyRuns(**src, **dst, copy_runs);
   if (!o.ok()) return Fail("db copy", o.status());
-  for (const auto& [a, b] : o->run_ids) std::cout << "run " << a << " -> " << b << "\n";
-  // Rows the source's reader skipped as damaged (each named in a warning above) are not copied: said
-  // per run, in the summary and by the exit status, never lost silently.
-  for (const auto& sk : o->skipped)
-    std::cerr << "frontier db copy: warning: run " << sk.run_id << " of " << EscapeControls(RedactUrl(from))
-              << ": " << sk.points << " points rows and " << sk.requests
-              << " requests rows were skipped as damaged (named above) and are not in the copy\n";
-  std::cout << o->runs_created << " runs created, " << o->runs_matched << " already there; " << o->points_copied
-            << " points copied, " << o->points_present << " already there";
-  if (!o->skipped.empty())
-    std::cout << "; " << o->points_skipped << " points rows and " << o->requests_skipped
-              << " requests rows skipped as damaged";
-  std::cout << "\n";
-  if (!o->skipped.empty()) {
-    std::cerr << "frontier db copy: the copy is incomplete: " << o->points_skipped << " points rows and "
-              << o->requests_skipped << " requests rows of " << EscapeControls(RedactUrl(from))
-              << " could not be read (exit 1)\n";
-    return 1;
-  }
-  return 0;
-}
-
-// `db ls`: the runs with their point counts.
-int DbList(store::Store& s, const std::string& db) {
-  auto runs = s.ListRuns(store::Store::PlanText::kWithout);
-  if (!runs.ok()) return Fail("db", runs.status());
-  auto points = s.ListPoints(0);
-  if (!points.ok()) return Fail("db", points.status());
-  std::map<int64_t, int64_t> count;
-  for (const auto& p : *points) ++count[p.run_id];
-  report::TextTable t({"id", "run", "source", "status", "points", "hardware", "gpus", "created (UTC)"});
-  for (const auto& r : *runs) {
-    auto get = [&](const char* k) { return r.config.count(k) ? r.config.at(k) : std::string("-"); };
-    t.Add({std::to_string(r.id), r.sweep + "/" + r.system, r.source, r.status.ToString(),
-           std::to_string(count[r.id]), get("hardware"), get("gpus"), r.created_utc});
-  }
-  t.Print(std::cout, "");
-  std::cout << runs->size() << " runs, " << points->size() << " points in " << RedactUrl(db) << " (schema "
-            << s.SchemaVersion() << ")\n";
-  return 0;
+  const store::CopyText text = store::DescribeCopy(*o, from);
+  std::cout << text.runs;
+  std::cerr << text.warnings;
+  std::cout << text.summary;
+  std::cerr << text.incomplete;
+  return o->skipped.empty() ? 0 : 1;
 }
 
 int RunDb(int argc, char** argv) {
@@ -125,7 +92,12 @@ int RunDb(int argc, char** argv) {
   if (!st.ok()) return Fail(imp->parsed() ? "db import" : "db", st.status());
   store::Store& s = **st;
   if ((*st)->Created()) std::cerr << "frontier db import: created results database " << RedactUrl(db) << "\n";
-  if (ls->parsed()) return DbList(s, db);
+  if (ls->parsed()) {
+    auto text = report::RunListText(s, db);
+    if (!text.ok()) return Fail("db", text.status());
+    std::cout << *text;
+    return 0;
+  }
   if (exp->parsed()) {
     auto text = format == "csv" ? store::ExportCsv(s) : store::ExportJson(s);
     if (!text.ok()) return Fail("db", text.status());
