@@ -15,39 +15,12 @@
 #include "cli/command.h"
 #include "cli/sim_flags.h"
 #include "core/parse.h"
+#include "serve/option_ranges.h"
 #include "serve/profile.h"
 #include "serve/server.h"
 
 namespace frontier::cli {
 namespace {
-
-// Ranges (docs/limits.md): token counts fit the engine's 32-bit lengths, times
-// up to about 3 hours, rates are probabilities.
-Status CheckServeRanges(const serve::ProfileSpec& p, const serve::ServeOptions& o, double grace_s,
-                        double header_timeout_s, double idle_timeout_s) {
-  constexpr int64_t kMaxTokens = 2147483647;
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--ttft-ms", p.fixed.ttft_ms, 0.0, 1e7));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--itl-ms", p.fixed.itl_ms, 0.0, 1e7));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--tokens-per-event", int64_t{p.fixed.tokens_per_event}, 1, 1000000));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--slots", p.fixed.slots, 0, 1000000));
-  if (p.max_model_len) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-model-len", *p.max_model_len, 2, kMaxTokens));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--time-scale", p.time_scale, 1e-6, 1e6));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--port", int64_t{o.port}, 0, 65535));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--default-max-tokens", o.default_max_tokens, 1, kMaxTokens));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--natural-output-len", o.natural_output_len, 0, kMaxTokens / 2));
-  FRONTIER_RETURN_IF_ERROR(
-      CheckRange("--max-body-bytes", static_cast<int64_t>(std::min<size_t>(o.max_body_bytes, INT64_MAX)), 1024,
-                 int64_t{1} << 30));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-error-rate", o.faults.error_rate, 0.0, 1.0));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-429-rate", o.faults.rate_limit_rate, 0.0, 1.0));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-disconnect-rate", o.faults.disconnect_rate, 0.0, 1.0));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-ms", o.faults.stall_ms, 0.0, 1e7));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--fault-stall-rate", o.faults.stall_rate, 0.0, 1.0));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--max-connections", int64_t{o.http.max_connections}, 1, 1000000));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--header-timeout-s", header_timeout_s, 0.001, 86400.0));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--idle-timeout-s", idle_timeout_s, 0.001, 86400.0));
-  return CheckRange("--shutdown-grace-s", grace_s, 0.0, 86400.0);
-}
 
 int RunServe(int argc, char** argv) {
   CLI::App app{"Serve an OpenAI-compatible API whose tokens follow the simulator's timeline (or a fixed one)",
@@ -103,7 +76,7 @@ int RunServe(int argc, char** argv) {
   std::optional<uint64_t> fault_seed;
   app.add_option("--fault-seed", fault_seed, "seeds the fault draws (default --seed)");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (Status in = CheckServeRanges(p, o, grace_s, header_timeout_s, idle_timeout_s); !in.ok())
+  if (Status in = serve::CheckServeRanges(p, o, grace_s, header_timeout_s, idle_timeout_s); !in.ok())
     return UsageError("serve", in.message());
   o.http.header_timeout = SecondsToNanos(header_timeout_s);
   o.http.idle_timeout = SecondsToNanos(idle_timeout_s);
