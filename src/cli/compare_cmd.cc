@@ -3,9 +3,9 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "cli/hardware_facts.h"
 #include "core/parse.h"
 #include "report/compare.h"
+#include "report/hardware_facts.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -56,13 +56,8 @@ int RunCompare(int argc, char** argv) {
     *band = *got;
   }
   report::PrintComparison(*r, b->Label(), c->Label(), std::cout, bands);
-  auto tdp = [](const store::RunInfo& run) {
-    auto hw = run.config.find("hardware");
-    if (hw == run.config.end() || hw->second.empty()) return 0.0;
-    auto f = LookupHardwareFacts(hw->second, "neocloud", {});
-    return f ? f->tdp_w : 0.0;
-  };
-  if (Status e = report::PrintEnergyComparison(**st, *baseline, *candidate, tdp(*b), tdp(*c), std::cout); !e.ok())
+  const double tdp_b = report::RunTdpW(*b), tdp_c = report::RunTdpW(*c);
+  if (Status e = report::PrintEnergyComparison(**st, *baseline, *candidate, tdp_b, tdp_c, std::cout); !e.ok())
     return Fail("compare", e);
   if (r->deltas.empty()) {
     std::cerr << "frontier compare: the runs share no point (different workloads or loads)\n";

@@ -10,6 +10,7 @@
 #include "dashboard/api.h"
 #include "dashboard/data.h"
 #include "dashboard/server.h"
+#include "report/hardware_facts.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -43,7 +44,7 @@ int RunDashboard(int argc, char** argv) {
                "Allow uploading vLLM / InferenceX result files from the browser (opens --db for writing)");
   AddPriceFlags(app, price_flags);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  auto prices = ParsePrices(price_flags);
+  auto prices = report::ParsePriceOverrides(price_flags.prices);
   if (!prices.ok()) return UsageError("dashboard", prices.status().message());
   if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return UsageError("dashboard", v.message());
 
@@ -51,7 +52,7 @@ int RunDashboard(int argc, char** argv) {
   auto st = store::OpenStore(db, allow_import ? store::OpenMode::kReadWrite : store::OpenMode::kReadOnly);
   if (!st.ok()) return Fail("dashboard", st.status());
   dashboard::DashboardData data(**st, [&](const std::string& hw) {
-    return LookupHardwareFacts(hw, price_flags.tier, *prices);
+    return report::LookupHardwareFacts(hw, price_flags.tier, *prices);
   });
   if (Status s = data.Refresh(); !s.ok()) return Fail("dashboard", s);
   dashboard::Api api(data, {db, allow_import, kVersion});

@@ -1,14 +1,13 @@
 // `frontier report`: terminal tables and a self-contained HTML report from the results store.
 #include <cstdlib>
 #include <iostream>
-#include <set>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/hardware_facts.h"
-#include "core/ascii.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
+#include "report/hardware_facts.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/terminal.h"
@@ -45,7 +44,7 @@ int RunReport(int argc, char** argv) {
   }
   for (double t : targets)
     if (Status in = CheckRange("--targets", t, 1e-9, 1e9); !in.ok()) return UsageError("report", in.message());
-  auto price_override = ParsePrices(price_flags);
+  auto price_override = report::ParsePriceOverrides(price_flags.prices);
   if (!price_override.ok()) return UsageError("report", price_override.status().message());
   auto st = store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail("report", st.status());
@@ -55,16 +54,7 @@ int RunReport(int argc, char** argv) {
   report::ReportOptions o;
   o.run_ids = runs;
   o.targets = targets;
-  std::set<std::string> hardware;
-  for (const auto& r : *all_runs)
-    if (r.config.count("hardware") && !r.config.at("hardware").empty())
-      hardware.insert(AsciiLower(r.config.at("hardware")));
-  for (const auto& hw : hardware) {
-    if (auto f = LookupHardwareFacts(hw, price_flags.tier, *price_override)) o.hardware[hw] = *f;
-  }
-  for (const auto& [hw, usd] : *price_override) {
-    if (!o.hardware.count(hw)) o.hardware[hw] = {usd, "--price", 0};
-  }
+  o.hardware = report::HardwareFactsOfRuns(*all_runs, price_flags.tier, *price_override);
   auto rep = report::BuildReport(**st, o);
   if (!rep.ok()) return Fail("report", rep.status());
   if (!quiet) report::PrintReport(*rep, std::cout);

@@ -1,0 +1,72 @@
+// hardware_facts.cc: the catalog's price and power of a hardware name.
+#include "report/hardware_facts.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "core/ascii.h"
+#include "sim/engine/hardware.h"
+
+namespace frontier::report {
+
+Result<std::map<std::string, double>> ParsePriceOverrides(const std::vector<std::string>& prices) {
+  std::map<std::string, double> out;
+  for (const auto& p : prices) {
+    const size_t eq = p.find('=');
+    char* end = nullptr;
+    const double v = eq == std::string::npos ? 0 : std::strtod(p.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
+      return InvalidArgument("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
+    }
+    out[AsciiLower(p.substr(0, eq))] = v;
+  }
+  return out;
+}
+
+std::optional<HardwareFacts> LookupHardwareFacts(const std::string& hardware, const std::string& tier,
+                                                 const std::map<std::string, double>& overrides) {
+  const std::string hw = AsciiLower(hardware);
+  if (hw.empty()) return std::nullopt;
+  HardwareFacts f;
+  if (auto h = sim::LoadHardware(hw); h.ok()) {
+    f.tdp_w = h->tdp_w;
+    f.price_per_gpu_hour = tier == "hyperscaler"  ? h->price.hyperscaler
+                           : tier == "three_year" ? h->price.three_year
+                                                  : h->price.neocloud;
+    f.price_source =
+        "catalog data/hardware/" + std::filesystem::path(h->file).filename().string() + " (" + tier + ")";
+  }
+  if (auto p = overrides.find(hw); p != overrides.end()) {
+    f.price_per_gpu_hour = p->second;
+    f.price_source = "--price";
+  }
+  if (f.price_per_gpu_hour > 0 || f.tdp_w > 0) return f;
+  return std::nullopt;
+}
+
+std::map<std::string, HardwareFacts> HardwareFactsOfRuns(const std::vector<store::RunInfo>& runs,
+                                                         const std::string& tier,
+                                                         const std::map<std::string, double>& overrides) {
+  std::map<std::string, HardwareFacts> out;
+  std::set<std::string> hardware;
+  for (const auto& r : runs)
+    if (r.config.count("hardware") && !r.config.at("hardware").empty())
+      hardware.insert(AsciiLower(r.config.at("hardware")));
+  for (const auto& hw : hardware) {
+    if (auto f = LookupHardwareFacts(hw, tier, overrides)) out[hw] = *f;
+  }
+  for (const auto& [hw, usd] : overrides) {
+    if (!out.count(hw)) out[hw] = {usd, "--price", 0};
+  }
+  return out;
+}
+
+double RunTdpW(const store::RunInfo& run) {
+  auto hw = run.config.find("hardware");
+  if (hw == run.config.end() || hw->second.empty()) return 0.0;
+  auto f = LookupHardwareFacts(hw->second, "neocloud", {});
+  return f ? f->tdp_w : 0.0;
+}
+
+}  // namespace frontier::report
