@@ -12,6 +12,7 @@
 #include "probe/fit.h"
 #include "probe/probe.h"
 #include "probe/record.h"
+#include "probe/setup.h"
 #include "sim/engine/config.h"
 #include "sim/engine/gpu_override.h"
 #include "sim/engine/step_model.h"
@@ -266,6 +267,18 @@ TEST(ProbeFit, ABrokenOverrideFileIsRefusedNamingTheField) {
   EXPECT_NE(c.status().message().find("params.gemm.bf16.max must be in [0.01, 1]"), std::string::npos)
       << c.status().message();
   fs::remove_all(data);
+}
+
+TEST(ProbeSetup, ListsAreReadItemByItemAndABadTokenCountIsNamed) {
+  EXPECT_EQ(SplitCommaList("a,,b,"), (std::vector<std::string>{"a", "b"}));
+  Result<std::vector<int64_t>> t = ParseTokenCounts("16,64", "--tokens");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t, (std::vector<int64_t>{16, 64}));
+  Result<std::vector<int64_t>> bad = ParseTokenCounts("16,6x", "--tokens");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--tokens takes comma-separated integers, got '6x'");
+  EXPECT_TRUE(IsFakeBackend("fake"));
+  EXPECT_FALSE(IsFakeBackend("cuda"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/compare.h"
+#include "report/hardware_facts.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/svg.h"
@@ -523,6 +524,23 @@ TEST(Report, MeasuredEnergyBesideTheTdpBound) {
   std::ostringstream none;
   ASSERT_TRUE(PrintEnergyComparison(*s, plain, plain, 700, 700, none).ok());
   EXPECT_EQ(none.str(), "");
+}
+
+TEST(HardwareFacts, PriceOverridesAreByLowerCaseNameAndABadOneIsNamed) {
+  auto prices = ParsePriceOverrides({"XYZ-GPU=2.5"});
+  ASSERT_TRUE(prices.ok());
+  EXPECT_EQ(prices->at("xyz-gpu"), 2.5);
+  auto bad = ParsePriceOverrides({"h200=0"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("got 'h200=0'"), std::string::npos);
+  // A hardware the catalog lacks keeps its override's price, and no power.
+  store::RunInfo run;
+  run.config["hardware"] = "XYZ-GPU";
+  auto facts = HardwareFactsOfRuns({run}, "neocloud", *prices);
+  ASSERT_EQ(facts.count("xyz-gpu"), 1u);
+  EXPECT_EQ(facts.at("xyz-gpu").price_per_gpu_hour, 2.5);
+  EXPECT_EQ(facts.at("xyz-gpu").price_source, "--price");
+  EXPECT_EQ(RunTdpW(run), 0.0);
 }
 }  // namespace
 }  // namespace frontier::report
