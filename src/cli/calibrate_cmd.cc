@@ -62,7 +62,8 @@ void AddCalibrateFlags(CLI::App& app, CalibrateFlags* f) {
   app.add_flag("--no-loo", f->no_loo, "Skip the leave-one-out refits");
   app.add_option("--note", f->request.note, "One line kept in the file's calibration record");
   app.add_option("--offline-requests", f->request.vo.offline_requests, "Samples drawn per Offline run [6000]");
-  app.add_option("--server-requests", f->request.vo.server_requests, "Requests per probe of the Server rate search [4000]");
+  app.add_option("--server-requests", f->request.vo.server_requests,
+                 "Requests per probe of the Server rate search [4000]");
   // The deployment of measured runs; its --stack names the stack version to
   // fit (name or name@version, or 'all').
   AddSimSpecFlags(app, &f->spec);

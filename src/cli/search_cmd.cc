@@ -35,7 +35,7 @@ extern "C" void OnSearchSigint(int) {
 }
 
 struct SearchFlags {
-  loadgen::SearchRequest request;   // --over ... --no-saturation-stop (checked by ApplySearchRequest)
+  sweep::SearchSettings settings;   // request: --over ... --no-saturation-stop (checked by ApplySearchRequest)
   double min_value = 0, max_value = 0;
   bool no_saturation_stop = false;
   double client_rtt_us = kDefaultClientRttUs;
@@ -48,11 +48,12 @@ void AddSearchFlags(CLI::App& app, sim::SimSpec* spec, TargetFlags* tf, SearchFl
   auto search = [&app](const char* name, auto& value, const char* help) {
     return app.add_option(name, value, help)->group("Search");
   };
-  search("--over", f->request.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]");
-  search("--start", f->request.start, "First load: req/s or concurrency [1]");
-  search("--growth", f->request.growth, "Bracketing factor, > 1 [2]");
-  search("--tolerance", f->request.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]");
-  search("--max-trials", f->request.max_trials, "Most trials to run [20]");
+  loadgen::SearchRequest& r = f->settings.request;
+  search("--over", r.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]");
+  search("--start", r.start, "First load: req/s or concurrency [1]");
+  search("--growth", r.growth, "Bracketing factor, > 1 [2]");
+  search("--tolerance", r.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]");
+  search("--max-trials", r.max_trials, "Most trials to run [20]");
   search("--min-value", f->min_value, "Lowest load to try [rate 0.01, concurrency 1]");
   search("--max-value", f->max_value, "Highest load to try [rate 1e6, concurrency 65536]");
   app.add_flag("--no-saturation-stop", f->no_saturation_stop,
@@ -60,8 +61,7 @@ void AddSearchFlags(CLI::App& app, sim::SimSpec* spec, TargetFlags* tf, SearchFl
   AddClientRttFlag(app, &f->client_rtt_us);  // simulated systems only
   AddDbFlags(app, &f->db,
              "every trial is stored as a point of one run, with its verdict and the search's decision, and the "
-             "answer with the run",
-             "search");
+             "answer with the run", "search");
   AddWorkloadFlags(app, wf);
 }
 
@@ -101,19 +101,20 @@ Status ResolveSearchedSystem(const CLI::App& app, const sim::SimSpec& spec, cons
 }
 
 // The search's own settings from its flags (--target-qps is what it finds).
-Result<sweep::SearchSettings> SettingsOf(const CLI::App& app, const SearchFlags& f, const std::string& command_line) {
+Status CompleteSettings(const CLI::App& app, const std::string& command_line, SearchFlags* f) {
   if (app.count("--target-qps"))
     return InvalidArgument("--target-qps is what the search finds; leave it out (--start sets the first rate)");
-  sweep::SearchSettings settings{f.request, {}, command_line, &g_stop};
-  if (app.count("--min-value")) settings.request.min_value = f.min_value;
-  if (app.count("--max-value")) settings.request.max_value = f.max_value;
-  settings.request.saturation_stop = !f.no_saturation_stop;
+  sweep::SearchSettings& settings = f->settings;
+  if (app.count("--min-value")) settings.request.min_value = f->min_value;
+  if (app.count("--max-value")) settings.request.max_value = f->max_value;
+  settings.request.saturation_stop = !f->no_saturation_stop;
   std::vector<std::string> own_flags = SimSpecFlagNames();
   own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
-                                     "--max-value", "--no-saturation-stop", "--client-rtt-us", "--db",
-                                     "--run-label"});
+                                     "--max-value", "--no-saturation-stop", "--client-rtt-us", "--db", "--run-label"});
   settings.given_flags = GivenFlags(app, own_flags);
-  return settings;
+  settings.command_line = command_line;
+  settings.interrupt = &g_stop;
+  return Status::Ok();
 }
 
 // The trial runner (a live server's options first) and, with --db, the stored run.
@@ -163,9 +164,8 @@ int RunSearch(int argc, char** argv) {
   if (!live) {
     if (Status st = ResolveSearchedSystem(app, spec, f, &s); !st.ok()) return Fail(kCmd, st);
   }
-  Result<sweep::SearchSettings> settings = SettingsOf(app, f, CommandLine(argc, argv));
-  if (!settings.ok()) return Fail(kCmd, settings.status());
-  if (Status st = sweep::ResolveSearchOptions(*settings, &s); !st.ok()) return Fail(kCmd, st);
+  if (Status st = CompleteSettings(app, CommandLine(argc, argv), &f); !st.ok()) return Fail(kCmd, st);
+  if (Status st = sweep::ResolveSearchOptions(f.settings, &s); !st.ok()) return Fail(kCmd, st);
   if (Status st = StartSearch(tf, f.db, live, &s); !st.ok()) return Fail(kCmd, st);
   Result<loadgen::SearchResult> result = RunTrials(s);
   if (!result.ok()) return Fail(kCmd, result.status());

@@ -35,9 +35,11 @@ __attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char*
 
 std::string SearchHeadline(const SearchOptions& o, const std::string& runner) {
   const bool server = o.goal == SearchGoal::kMaxValidQps;
-  const std::string rules =
-      server ? std::string(ScenarioName(*o.rules.scenario)) + (o.rules.benchmark.empty() ? "" : " (" + o.rules.benchmark + ")")
-             : "SLO";
+  std::string rules = "SLO";
+  if (server) {
+    rules = ScenarioName(*o.rules.scenario);
+    if (!o.rules.benchmark.empty()) rules += " (" + o.rules.benchmark + ")";
+  }
   std::string line;
   Appendf(&line, "search: %s, %s over %s, on %s", SearchGoalName(o.goal), rules.c_str(), SearchAxisName(o.axis),
           runner.c_str());
