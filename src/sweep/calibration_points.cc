@@ -1,0 +1,67 @@
+#include "sweep/calibration_points.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include "core/redact.h"
+#include "sim/fit/measured.h"
+#include "store/store.h"
+
+namespace frontier::sweep {
+
+Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, const std::vector<std::string>& runs,
+                                                        const sim::SimConfig& config) {
+  FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kSnapshot));
+  std::vector<sim::MeasuredPoint> points;
+  for (const auto& text : runs) {
+    char* end = nullptr;
+    const long long run_id = std::strtoll(text.c_str(), &end, 10);
+    if (end != text.c_str() + text.size() || run_id < 1)
+      return InvalidArgument("--runs takes comma-separated run ids (frontier db ls), got '" + text + "'");
+    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(run_id));
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> stored, store->ListPoints(run_id));
+    for (const auto& p : stored) {
+      sim::MeasuredPoint m{info.Label() + "/" + p.key, db + " point " + std::to_string(p.id), p.load_kind,
+                           p.load_value, p.metrics.output_throughput, {}};
+      if (m.load_kind == "concurrency" && m.output_throughput > 0) {
+        FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RequestRow> rows, store->ListRequests(p.id));
+        for (const auto& r : rows) m.requests.push_back({r.ok, r.warmup, r.prompt_tokens, r.output_tokens});
+      }
+      points.push_back(std::move(m));
+    }
+  }
+  return sim::MeasuredModels(points, config, RedactUrl(db));
+}
+
+Result<std::vector<sim::ResultModel>> ModelsToFit(const sim::StackFitRequest& request, const sim::ValidationSet& set,
+                                                  const sim::Stack& stack, const MeasuredRuns& measured,
+                                                  const std::function<void(const std::string&)>& skipped) {
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<sim::ResultModel> models,
+                            sim::PublishedModelsToFit(request, set, stack, skipped));
+  if (!request.measured) return models;
+  sim::SimSpec spec = measured.deployment;
+  spec.stack = stack.id();
+  FRONTIER_ASSIGN_OR_RETURN(const sim::SimConfig config, sim::ResolveSimConfig(spec));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<sim::ResultModel> runs, MeasuredRunModels(measured.db, measured.runs, config));
+  for (auto& m : runs) models.push_back(std::move(m));
+  return models;
+}
+
+Result<std::optional<FittedStack>> FitStackVersion(const std::string& id, const sim::StackFitRequest& request,
+                                                   const sim::CalibrationOptions& options,
+                                                   const sim::ValidationSet& set, const MeasuredRuns& measured,
+                                                   const std::string& data_dir,
+                                                   const std::function<void(const std::string&)>& skipped) {
+  FRONTIER_ASSIGN_OR_RETURN(sim::Stack stack, sim::LoadStack(id, data_dir));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<sim::ResultModel> models, ModelsToFit(request, set, stack, measured, skipped));
+  if (models.empty()) {
+    // --stack all (with --id) fits the stacks that have matching results.
+    if (request.stack == "all") return std::optional<FittedStack>();
+    return InvalidArgument("nothing to fit " + stack.id() + " to: no published result names it (data/validation) "
+                           "and no --db runs were given");
+  }
+  FRONTIER_ASSIGN_OR_RETURN(sim::CalibrationResult cal, sim::Calibrate(stack, models, options));
+  return std::optional<FittedStack>(FittedStack{std::move(stack), std::move(cal)});
+}
+
+}  // namespace frontier::sweep

@@ -1,0 +1,64 @@
+// calibration_points.h: the points `frontier calibrate` fits a stack version
+// to, and the fit: its published results (sim/fit/stack_fit.h) and the runs
+// measured into a results database (--db, --runs), read here, above sim/fit,
+// which does not read the store (sim/fit/measured.h decides which stored
+// points and requests a fit uses).
+//
+// Thread safety: functions of their arguments; each opens its own snapshot
+// of the database.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sim/engine/config.h"
+#include "sim/engine/stack.h"
+#include "sim/fit/calibration.h"
+#include "sim/fit/stack_fit.h"
+#include "sim/fit/validation.h"
+
+namespace frontier::sweep {
+
+// The stored points of `runs` (run ids as text, from --runs) in the database
+// at `db`, with their requests, as calibration points replayed on `config`.
+// InvalidArgument for a run id that is not a positive integer; the store's
+// error; sim::MeasuredModels' when no point can be fitted.
+Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, const std::vector<std::string>& runs,
+                                                        const sim::SimConfig& config);
+
+// The measured runs a fit adds (--db, --runs), on their deployment (the
+// flags they ran with; its stack is replaced by the stack fitted).
+struct MeasuredRuns {
+  std::string db;
+  std::vector<std::string> runs;  // run ids as text
+  sim::SimSpec deployment;
+};
+
+// The points `stack` is fitted to: its published results
+// (sim::PublishedModelsToFit, telling `skipped` the results it skips), then,
+// with request.measured, the runs of `measured`. The first error.
+Result<std::vector<sim::ResultModel>> ModelsToFit(const sim::StackFitRequest& request, const sim::ValidationSet& set,
+                                                  const sim::Stack& stack, const MeasuredRuns& measured,
+                                                  const std::function<void(const std::string&)>& skipped);
+
+// One stack version fitted.
+struct FittedStack {
+  sim::Stack stack;
+  sim::CalibrationResult cal;
+};
+
+// Loads stack version `id` from `data_dir` and fits it (sim::Calibrate with
+// `options`) to ModelsToFit's points. None when there is nothing to fit it to
+// and request.stack is "all" (the stacks with matching results are fitted);
+// InvalidArgument "nothing to fit <id> to: ..." for a stack named alone. The
+// catalog's, ModelsToFit's or Calibrate's error.
+Result<std::optional<FittedStack>> FitStackVersion(const std::string& id, const sim::StackFitRequest& request,
+                                                   const sim::CalibrationOptions& options,
+                                                   const sim::ValidationSet& set, const MeasuredRuns& measured,
+                                                   const std::string& data_dir,
+                                                   const std::function<void(const std::string&)>& skipped);
+
+}  // namespace frontier::sweep
