@@ -1,38 +1,13 @@
 #include "loadgen/search_text.h"
 
-#include <cstdarg>
 #include <cstdio>
 
 #include <fmt/format.h>
 
+#include "core/append_printf.h"
 #include "metrics/verdict_label.h"
 
 namespace frontier::loadgen {
-namespace {
-
-// printf's formatting appended to *out: the answer's lines keep the exact
-// digits `frontier search` has always printed.
-__attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char* format, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, format);
-  const int n = std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  if (n < 0) return;
-  if (static_cast<size_t>(n) < sizeof buf) {
-    out->append(buf, static_cast<size_t>(n));
-    return;
-  }
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  va_start(args, format);
-  std::vsnprintf(big.data(), big.size(), format, args);
-  va_end(args);
-  big.resize(static_cast<size_t>(n));
-  *out += big;
-}
-
-}  // namespace
-
 std::string SearchHeadline(const SearchOptions& o, const std::string& runner) {
   const bool server = o.goal == SearchGoal::kMaxValidQps;
   std::string rules = "SLO";
@@ -41,7 +16,7 @@ std::string SearchHeadline(const SearchOptions& o, const std::string& runner) {
     if (!o.rules.benchmark.empty()) rules += " (" + o.rules.benchmark + ")";
   }
   std::string line;
-  Appendf(&line, "search: %s, %s over %s, on %s", SearchGoalName(o.goal), rules.c_str(), SearchAxisName(o.axis),
+  AppendPrintf(line, "search: %s, %s over %s, on %s", SearchGoalName(o.goal), rules.c_str(), SearchAxisName(o.axis),
           runner.c_str());
   return line;
 }
@@ -63,15 +38,15 @@ std::string TrialRow(const Trial& t, SearchAxis axis) {
 
 std::string SearchAnswerText(const SearchResult& result, const SearchOptions& o) {
   std::string text;
-  Appendf(&text, "%s after %zu trials\n", result.stop_reason.c_str(), result.trials.size());
+  AppendPrintf(text, "%s after %zu trials\n", result.stop_reason.c_str(), result.trials.size());
   if (!result.best) return text + "no trial was valid\n";
   const bool server = o.goal == SearchGoal::kMaxValidQps;
   const Trial& b = result.trials[*result.best];
   if (server) {
-    Appendf(&text, "max valid QPS: %.4g (trial %d): %.1f output tok/s, %.1f tok/s/GPU\n", b.value, b.index,
+    AppendPrintf(text, "max valid QPS: %.4g (trial %d): %.1f output tok/s, %.1f tok/s/GPU\n", b.value, b.index,
             b.summary.output_throughput, b.summary.output_throughput_per_gpu);
   } else {
-    Appendf(&text, "best throughput under the SLO: %.1f output tok/s/GPU at %s %.4g (trial %d), %.1f tok/s/user\n",
+    AppendPrintf(text, "best throughput under the SLO: %.1f output tok/s/GPU at %s %.4g (trial %d), %.1f tok/s/user\n",
             b.summary.output_throughput_per_gpu, o.axis == SearchAxis::kRate ? "request rate" : "concurrency",
             b.value, b.index, b.summary.interactivity);
   }
@@ -79,7 +54,7 @@ std::string SearchAnswerText(const SearchResult& result, const SearchOptions& o)
     // How sure the answer is: the simulated throughput's range under the band.
     const double tput = b.summary.output_throughput_per_gpu;
     text += "prediction band: " + b.band->Describe();
-    if (b.band->points > 0) Appendf(&text, ": %.1f to %.1f output tok/s/GPU", b.band->Lower(tput), b.band->Upper(tput));
+    if (b.band->points > 0) AppendPrintf(text, ": %.1f to %.1f output tok/s/GPU", b.band->Lower(tput), b.band->Upper(tput));
     text += "\n";
     if (!b.band->flags.empty()) text += "extrapolates: " + b.band->FlagsText() + "\n";
   }

@@ -1,36 +1,14 @@
 #include "probe/stored_fit.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <utility>
 
+#include "core/append_printf.h"
 #include "probe/record.h"
 #include "sim/engine/hardware.h"
 #include "store/store.h"
 
 namespace frontier::probe {
-namespace {
-
-// printf's formatting appended to *out: the lines keep the digits
-// `calibrate --probe` has always printed.
-__attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  if (n > 0) {
-    std::string text(static_cast<size_t>(n) + 1, '\0');
-    std::vsnprintf(text.data(), text.size(), format, again);
-    text.resize(static_cast<size_t>(n));
-    *out += text;
-  }
-  va_end(again);
-}
-
-}  // namespace
-
 Result<StoredProbeFit> FitStoredProbe(const std::string& db, int64_t run_id, const std::vector<std::string>& only,
                                       const std::string& data_dir) {
   FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::OpenStore(db, store::OpenMode::kSnapshot));
@@ -48,16 +26,16 @@ Result<StoredProbeFit> FitStoredProbe(const std::string& db, int64_t run_id, con
 
 std::string StoredProbeFitText(const StoredProbeFit& f) {
   std::string text;
-  Appendf(&text, "== probe run %s: %s on %s (%s)\n", f.run.Label().c_str(), f.probe.device.name.c_str(),
+  AppendPrintf(text, "== probe run %s: %s on %s (%s)\n", f.run.Label().c_str(), f.probe.device.name.c_str(),
           f.gpu.c_str(), f.probe.device.backend.c_str());
   for (const auto& c : f.fit.curves)
-    Appendf(&text, "  gemm.%s: max %.4f, half %.1f rows over %d points (rms %.1f%% in log)\n",
+    AppendPrintf(text, "  gemm.%s: max %.4f, half %.1f rows over %d points (rms %.1f%% in log)\n",
             GemmPrecisionName(c.precision), c.curve.max, c.curve.half, c.points, 100 * c.rms_log_error);
   for (const auto& [name, v] : f.fit.override_file.params) {
     std::string was;
     if (f.before && f.before->params.count(name))
       was = " (this GPU's override had " + std::to_string(f.before->params.at(name).value) + ")";
-    Appendf(&text, "  %-22s -> %g%s\n", name.c_str(), v.value, was.c_str());
+    AppendPrintf(text, "  %-22s -> %g%s\n", name.c_str(), v.value, was.c_str());
   }
   return text;
 }

@@ -1,35 +1,13 @@
 #include "sim/fit/stack_fit.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <ctime>
 #include <utility>
 
+#include "core/append_printf.h"
 #include "sim/engine/efficiency.h"
 
 namespace frontier::sim {
-namespace {
-
-// printf's formatting appended to *out: the table keeps the columns and
-// digits `frontier calibrate` has always printed.
-__attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  if (n > 0) {
-    std::string text(static_cast<size_t>(n) + 1, '\0');
-    std::vsnprintf(text.data(), text.size(), format, again);
-    text.resize(static_cast<size_t>(n));
-    *out += text;
-  }
-  va_end(again);
-}
-
-}  // namespace
-
 Result<std::vector<std::string>> StacksToFit(const StackFitRequest& request, const CalibrationOptions& options,
                                              const std::string& data_dir) {
   if (request.stack != "all") return std::vector<std::string>{request.stack};
@@ -63,24 +41,24 @@ Result<std::vector<ResultModel>> PublishedModelsToFit(const StackFitRequest& req
 
 std::string CalibrationText(const Stack& stack, const CalibrationResult& cal) {
   std::string text;
-  Appendf(&text, "== %s: %zu points, %zu free parameters\n", stack.id().c_str(), cal.points.size(), cal.free.size());
-  Appendf(&text, "%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
+  AppendPrintf(text, "== %s: %zu points, %zu free parameters\n", stack.id().c_str(), cal.points.size(), cal.free.size());
+  AppendPrintf(text, "%-48s %11s %11s %8s %11s %8s\n", "point", "measured", "fitted", "error", "LOO pred", "LOO err");
   for (const auto& p : cal.points) {
     char loo[32] = "", loo_err[32] = "";
     if (p.loo_predicted > 0) {
       std::snprintf(loo, sizeof loo, "%.1f", p.loo_predicted);
       std::snprintf(loo_err, sizeof loo_err, "%+.1f%%", 100 * p.loo_error);
     }
-    Appendf(&text, "%-48s %11.1f %11.1f %+7.1f%% %11s %8s\n", p.id.c_str(), p.measured, p.predicted, 100 * p.error,
+    AppendPrintf(text, "%-48s %11.1f %11.1f %+7.1f%% %11s %8s\n", p.id.c_str(), p.measured, p.predicted, 100 * p.error,
             loo, loo_err);
   }
   for (const auto& name : cal.free)
-    Appendf(&text, "  %-28s prior %-10g -> %g\n", name.c_str(), GetParam(stack.priors, name),
+    AppendPrintf(text, "  %-28s prior %-10g -> %g\n", name.c_str(), GetParam(stack.priors, name),
             GetParam(cal.params, name));
   for (const auto& [name, why] : cal.not_identified)
-    Appendf(&text, "  %-28s kept at %g: not identified (%s)\n", name.c_str(), GetParam(cal.params, name),
+    AppendPrintf(text, "  %-28s kept at %g: not identified (%s)\n", name.c_str(), GetParam(cal.params, name),
             why.c_str());
-  Appendf(&text, "  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal.seconds,
+  AppendPrintf(text, "  %.2f s: %d Levenberg-Marquardt iterations, %lld trace replays, %d simulations\n", cal.seconds,
           cal.iterations, static_cast<long long>(cal.replays), cal.simulations);
   return text;
 }
