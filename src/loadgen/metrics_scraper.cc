@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "client/models.h"
 #include "core/parse.h"
@@ -121,6 +122,21 @@ void MetricsScraper::Summarize(ServerMetrics* m) {
       return;
     }
   }
+}
+
+std::string ServerMetricsText(const ServerMetrics& m) {
+  std::ostringstream out;  // the stream's default formatting of the rate, as printed before
+  out << "server metrics: " << m.samples.size() << " samples from " << m.source;
+  if (m.scrape_failures > 0) out << ", " << m.scrape_failures << " failed (" << m.last_error << ")";
+  out << "\n";
+  if (m.prefix_cache_hit_rate >= 0) {
+    out << "achieved prefix-cache hit rate: " << m.prefix_cache_hit_rate * 100 << "%";
+    if (m.prefix_cache_queries >= 0)
+      out << " (" << static_cast<long long>(m.prefix_cache_hits) << " of "
+          << static_cast<long long>(m.prefix_cache_queries) << " prompt tokens)";
+    out << "\n";
+  }
+  return out.str();
 }
 
 }  // namespace frontier::loadgen

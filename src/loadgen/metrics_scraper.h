@@ -73,4 +73,8 @@ class MetricsScraper {
   PeriodicThread ticker_;
 };
 
+// The lines `frontier bench` prints after a scraped run: the samples and
+// their source (and failures), then the achieved prefix-cache hit rate when known.
+std::string ServerMetricsText(const ServerMetrics& m);
+
 }  // namespace frontier::loadgen

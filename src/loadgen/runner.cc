@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "loadgen/books.h"
 #include "workload/arrival.h"
@@ -176,6 +179,40 @@ Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec>
   report(clock.Now());
 
   return FinishRun(target, books, ending, t0);
+}
+
+namespace {
+
+// "mm:ss", or "h:mm:ss" from an hour; "--:--" when unknown.
+std::string ClockText(double s) {
+  if (!(s >= 0) || std::isinf(s)) return "--:--";
+  const auto t = static_cast<int64_t>(s);
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
+                   : fmt::format("{:02}:{:02}", t / 60, t % 60);
+}
+
+}  // namespace
+
+std::string ProgressText(const Progress& p) {
+  const double elapsed = NanosToSeconds(p.elapsed_ns);
+  const int64_t done = p.completed + p.failed + p.cancelled;
+  std::string line;
+  if (p.warmup_left > 0) {
+    line = fmt::format("warm-up: {} requests left", p.warmup_left);
+  } else {
+    const double rate = elapsed > 0 ? done / elapsed : 0;
+    double eta = -1;
+    std::string total = "?";
+    if (p.total >= 0) {
+      total = std::to_string(p.total);
+      if (rate > 0) eta = (p.total - done) / rate;
+    }
+    if (p.duration_s > 0) eta = eta < 0 ? p.duration_s - elapsed : std::min(eta, p.duration_s - elapsed);
+    line = fmt::format("{}/{} done  {:.2f} req/s  in flight {}  elapsed {}  ETA {}  errors {}", done, total, rate,
+                       p.in_flight, ClockText(elapsed), ClockText(eta), p.failed);
+  }
+  if (p.stopping) line += "  (stopping: waiting for requests in flight)";
+  return line;
 }
 
 }  // namespace frontier::loadgen

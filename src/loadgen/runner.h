@@ -87,6 +87,11 @@ struct RunOptions {
   int64_t max_planned = 10'000'000;
 };
 
+// The live progress line `frontier bench` shows (one line, no newline):
+// "warm-up: N requests left" during the warm-up, else done/total, the rate,
+// requests in flight, elapsed time, ETA and errors; "(stopping: ...)" after a stop.
+std::string ProgressText(const Progress& p);
+
 // Runs the workload. Fails (InvalidArgument) only on bad options: no specs,
 // fewer specs than warm-up requests, a non-positive rate or burstiness.
 Result<RunResult> RunLoad(Target& target, std::span<const workload::RequestSpec> specs,

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/host_name.h"
@@ -24,6 +26,7 @@
 #include "core/line_reader.h"
 #include "core/parse.h"
 #include "metrics/json_fields.h"
+#include "metrics/percentile_list.h"
 #include "metrics/result_json.h"
 #include "loadgen/point.h"
 
@@ -368,6 +371,29 @@ Status WriteMergedResultJson(const std::string& path, const MergedShards& merged
   extra["shards"] = merged.shards;
   extra["clock_offset_bound_ms"] = merged.clock_offset_bound_ms;
   return metrics::WriteResultJson(path, merged.run, summary, options, &extra);
+}
+
+Result<MergedRun> MergeShardRun(const std::vector<std::string>& jsonl_paths, const std::string& percentiles,
+                                const std::string& command_line) {
+  MergedRun m;
+  FRONTIER_ASSIGN_OR_RETURN(m.options.percentiles, metrics::ParsePercentileList(percentiles, "--percentiles"));
+  FRONTIER_ASSIGN_OR_RETURN(m.merged, MergeShards(jsonl_paths));
+  m.options.num_gpus = m.merged.run.num_gpus;
+  m.merged.run.command_line = command_line;
+  m.summary = metrics::Summarize(m.merged.run, m.options);
+  return m;
+}
+
+std::string MergedShardsText(const MergedShards& merged) {
+  std::string out =
+      fmt::format("Shards: {}; clock offsets from shard 0 measured at the rendezvous:\n", merged.shards.size());
+  for (const auto& sh : merged.shards) {
+    out += fmt::format("  shard {} on {}: {} requests, offset {:+.3f} ms +/- {:.3f} ms\n", sh["index"].get<int64_t>(),
+                       sh["host"].get<std::string>(), sh["requests"].get<int64_t>(),
+                       sh["clock_offset_ms"].get<double>(), sh["clock_offset_bound_ms"].get<double>());
+  }
+  return out + fmt::format("Times across shards are known to within {:.3f} ms (the largest bound)\n",
+                           merged.clock_offset_bound_ms);
 }
 
 }  // namespace frontier::loadgen

@@ -138,4 +138,19 @@ Result<MergedShards> MergeShards(const std::vector<std::string>& jsonl_paths);
 Status WriteMergedResultJson(const std::string& path, const MergedShards& merged, const metrics::Summary& summary,
                              const metrics::SummaryOptions& options);
 
+// `frontier bench merge`: the shards of `jsonl_paths` merged (MergeShards),
+// with `command_line` as the run's, and summarized once over every request
+// at `percentiles` (a --percentiles value, metrics::ParsePercentileList).
+struct MergedRun {
+  MergedShards merged;
+  metrics::SummaryOptions options;
+  metrics::Summary summary;
+};
+Result<MergedRun> MergeShardRun(const std::vector<std::string>& jsonl_paths, const std::string& percentiles,
+                                const std::string& command_line);
+
+// The lines `bench merge` prints under the summary: each shard's requests and
+// clock offset from shard 0, then the largest bound.
+std::string MergedShardsText(const MergedShards& merged);
+
 }  // namespace frontier::loadgen
