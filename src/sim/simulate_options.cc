@@ -1,10 +1,18 @@
 #include "sim/simulate_options.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
+#include "core/parse.h"
+
 namespace frontier::sim {
+
+Result<Nanos> ClientRttNanos(double us) {
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--client-rtt-us", us, 0.0, 1e9));
+  return static_cast<Nanos>(std::llround(us * kNanosPerMicro));
+}
 
 void StepTrace::Record(const BatchShape& s, int64_t emitted, int64_t firsts, int64_t finished) {
   const bool mark_finish = finished > 0 && first_finish < 0;

@@ -45,6 +45,11 @@ struct SimulationStats {
 // shorter than the step in progress gives the same batches.
 inline constexpr Nanos kDefaultClientRttNs = 150 * kNanosPerMicro;
 
+// A client round trip given in microseconds (--client-rtt-us) as
+// SimulateOptions::client_rtt_ns. InvalidArgument naming the flag outside
+// [0, 1e9] microseconds.
+Result<Nanos> ClientRttNanos(double us);
+
 // The steps of a run, for re-costing it under other stack parameters
 // (calibration) without simulating it again. Which requests run in which
 // step depends on arrivals, the token budget, the sequence cap and the KV

@@ -236,4 +236,17 @@ PredictionBand BandTable::For(const BandKey& key) const {
   return band;
 }
 
+std::optional<PredictionBand> BandOf(const SimConfig& config, const std::string& data_dir, std::string* note) {
+  Result<BandTable> bands = BandTable::LoadFrom(data_dir.empty() ? DefaultDataDir() : data_dir);
+  if (!bands.ok()) {
+    *note = bands.status().message();
+    return std::nullopt;
+  }
+  return bands->For(KeyOf(config));
+}
+
+std::string BandLine(const std::optional<PredictionBand>& band, const std::string& note) {
+  return "prediction band: " + (band ? band->DescribeWithFlags() : "unavailable (" + note + ")") + "\n";
+}
+
 }  // namespace frontier::sim

@@ -35,6 +35,7 @@
 // Thread safety: a loaded BandTable is immutable.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,5 +118,14 @@ class BandTable {
 Result<BandKey> KeyOf(const PublishedResult& r, const std::string& data_dir = DefaultDataDir());
 // The band key of a simulated deployment.
 BandKey KeyOf(const SimConfig& config);
+
+// How sure a prediction of `config` is: the band table of the catalogs under
+// `data_dir` ("": the default), loaded once by the caller for its whole run,
+// and the band of `config`'s class. When the catalogs cannot be read there is
+// no band and *note says why: the prediction stands without it.
+std::optional<PredictionBand> BandOf(const SimConfig& config, const std::string& data_dir, std::string* note);
+// "prediction band: +/-12% (MLA / tp / nvidia, 30 results); extrapolates: ..."
+// or "prediction band: unavailable (<note>)", with a newline.
+std::string BandLine(const std::optional<PredictionBand>& band, const std::string& note);
 
 }  // namespace frontier::sim

@@ -1,0 +1,200 @@
+// simulate_job.cc: one `frontier simulate` invocation's resolution and runs
+// (simulate_job.h).
+#include "sim/simulate_job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+#include "core/limits.h"
+#include "core/parse.h"
+#include "sim/engine/data_dir.h"
+#include "sim/engine/model.h"
+#include "sim/sim_target.h"
+#include "workload/dataset.h"
+#include "workload/dataset_label.h"
+
+namespace frontier::sim {
+namespace {
+
+Result<std::vector<int64_t>> ParseList(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t v, ParseInt("--concurrency", item, 1, kMaxRunRequests));
+    out.push_back(v);
+  }
+  if (out.empty()) return InvalidArgument("--concurrency takes comma-separated integers >= 1");
+  return out;
+}
+
+// --concurrency's levels (none without it), with the dataset drawn large
+// enough for the largest; the usage errors of a sweep.
+Result<std::vector<int64_t>> ResolveLevels(const SimulateRequest& r, loadgen::ResolvedWorkload* w) {
+  if (r.concurrency.empty()) {
+    if (r.best_deployment) return InvalidArgument("--best-deployment sweeps: give --concurrency 1,2,4,...");
+    return std::vector<int64_t>{};
+  }
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<int64_t> levels, ParseList(r.concurrency));
+  if (r.max_concurrency_given)
+    return InvalidArgument("--concurrency runs one point per value; leave out --max-concurrency");
+  if (r.duration_given)
+    return InvalidArgument("--concurrency sizes each point by requests (at least 4x the concurrency); leave out "
+                           "--duration");
+  // Each point sends at least 4x its concurrency (sessions, for a session
+  // workload): draw enough for the largest. A trace is read whole and its
+  // sessions reused cyclically.
+  const int64_t most = SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
+  if (w->dataset.kind != workload::DatasetKind::kTrace)
+    w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
+  return levels;
+}
+
+// --max-num-seqs auto for one point: the cap raised to the offered
+// concurrency (a sweep raises it per point itself).
+Status ApplyMaxNumSeqsAuto(const SimulateRequest& r, const loadgen::ResolvedWorkload& w, SimConfig* config) {
+  if (!r.concurrency.empty()) return Status::Ok();
+  if (!w.load.max_concurrency)
+    return InvalidArgument("--max-num-seqs auto raises the cap to the offered concurrency: give --concurrency or "
+                           "--max-concurrency, or a number");
+  FRONTIER_ASSIGN_OR_RETURN(*config, WithMaxNumSeqsFor(*config, *w.load.max_concurrency));
+  return Status::Ok();
+}
+
+// The summary's percentiles with p50 and p99 (the sweep table's), and the
+// sweep's options.
+std::pair<metrics::SummaryOptions, SweepOptions> SweepSetup(const Simulation& s) {
+  metrics::SummaryOptions so = s.w.summary;
+  for (double p : {50.0, 99.0})
+    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
+  SweepOptions sweep(s.options);
+  sweep.max_num_seqs_auto = s.request.spec.max_num_seqs_auto;
+  if (s.prepared.sessions) sweep.sessions = &*s.prepared.sessions;  // concurrency counts open sessions
+  sweep.ideal_block_tokens = s.w.ideal_block_tokens;
+  return {std::move(so), sweep};
+}
+
+}  // namespace
+
+Result<SimConfig> ResolveDeployment(const SimSpec& spec, bool best_deployment) {
+  Result<SimConfig> config = ResolveSimConfig(spec);
+  if (config.ok() || !best_deployment) return config;
+  FRONTIER_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(spec.model, spec.data_dir.empty() ? DefaultDataDir() : spec.data_dir));
+  SimConfig stand_in;
+  stand_in.model = model;
+  stand_in.gpus = spec.gpus;
+  return stand_in;
+}
+
+Status UseSimulatedSystem(const SimConfig& config, bool num_gpus_given, loadgen::ResolvedWorkload* w) {
+  if (num_gpus_given && w->summary.num_gpus != config.gpus)
+    return InvalidArgument("--num-gpus " + std::to_string(w->summary.num_gpus) + " disagrees with the simulated " +
+                           std::to_string(config.gpus) + " GPUs (--gpus / --tp x --dp); leave it out");
+  w->summary.num_gpus = config.gpus;
+  w->effective["num_gpus"] = std::to_string(config.gpus);
+  w->dataset.random.vocab_size = config.model.vocab;
+  // Judged before any prompt is drawn: a random workload whose shortest
+  // request is longer than the deployment's context would have every request
+  // refused by the engine, after its prompts took their memory.
+  const int64_t context = config.max_model_len > 0 ? config.max_model_len : config.model.max_context;
+  if (w->dataset.kind == workload::DatasetKind::kRandom && context > 0) {
+    const workload::RandomDatasetOptions& r = w->dataset.random;
+    const auto shortest = [&](int64_t mean) {
+      return std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(mean) * (1 - r.range_ratio))));
+    };
+    const int64_t tokens = int64_t{r.prefix_len} + shortest(r.input_len) + shortest(r.output_len);
+    if (tokens > context) {
+      const std::string prefix = r.prefix_len > 0 ? " + --prefix-len " + std::to_string(r.prefix_len) : "";
+      const std::string ratio = r.range_ratio > 0 ? " (at the least, with --range-ratio)" : "";
+      return InvalidArgument("--input-len " + std::to_string(r.input_len) + prefix + " + --output-len " +
+                             std::to_string(r.output_len) + ratio + ": every request would be " +
+                             std::to_string(tokens) + " tokens or more, longer than the max context of " +
+                             std::to_string(context) + " tokens of " + config.model.name +
+                             " (--max-model-len, the model's max_position_embeddings); lower --input-len or "
+                             "--output-len");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ResolveSimulatedWorkload(loadgen::ResolvedWorkload w, Simulation* s) {
+  s->w = std::move(w);
+  FRONTIER_ASSIGN_OR_RETURN(s->rules,
+                            loadgen::ResolveScenarioRules(s->w, DefaultDataDir(), s->config.model.name));
+  if (s->rules) {
+    if (!s->request.concurrency.empty())
+      return InvalidArgument("--concurrency runs a sweep; judge one point at a time, or use frontier search");
+    FRONTIER_RETURN_IF_ERROR(loadgen::ApplyScenarioLoad(*s->rules, &s->w));
+  }
+  FRONTIER_RETURN_IF_ERROR(UseSimulatedSystem(s->config, s->request.num_gpus_given, &s->w));
+  FRONTIER_ASSIGN_OR_RETURN(s->levels, ResolveLevels(s->request, &s->w));
+  if (s->request.spec.max_num_seqs_auto) FRONTIER_RETURN_IF_ERROR(ApplyMaxNumSeqsAuto(s->request, s->w, &s->config));
+  if (s->w.sessions && s->request.best_deployment)
+    return InvalidArgument("--best-deployment searches single-turn workloads; sweep a session workload with "
+                           "--concurrency (it counts open sessions)");
+  FRONTIER_ASSIGN_OR_RETURN(s->prepared, loadgen::PrepareWorkload(&s->w));
+  return Status::Ok();
+}
+
+void SharePointOptions(std::map<std::string, std::string> requested, const std::string& command_line,
+                       Simulation* s) {
+  loadgen::PointOptions& o = s->point;
+  o.run = VirtualRunOptions(/*observed=*/false);
+  o.summary = s->w.summary;
+  o.result_json = s->w.result_json;
+  o.requests_jsonl = s->w.requests_jsonl;
+  o.command_line = command_line;
+  o.model = s->config.model.name;
+  o.requested_settings = std::move(requested);
+  o.effective_settings = s->w.effective;
+  o.extra_result_fields["backend"] = "frontier-simulate";
+  o.extra_result_fields["model_id"] = s->config.model.name;
+  if (s->prepared.sessions) o.sessions = &*s->prepared.sessions;
+  o.ideal_block_tokens = s->w.ideal_block_tokens;
+}
+
+Result<OnePoint> SimulateOnePoint(Simulation& s, const PointSink& sink) {
+  if (s.rules) s.point.rules = *s.rules;
+  SimTarget target(s.config, s.options);
+  Result<loadgen::PointOutcome> out =
+      loadgen::RunPoint(target, s.prepared.specs, s.w.load, s.point, nullptr, &target.stop());
+  if (!out.ok()) {
+    if (sink.broken) sink.broken(out.status().message());  // the run's failure is the error shown
+    return out.status();
+  }
+  if (sink.record) FRONTIER_RETURN_IF_ERROR(sink.record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules));
+  return OnePoint{std::move(*out), target.stats()};
+}
+
+Result<std::vector<SweepPoint>> SimulateSweep(
+    Simulation& s, const PointSink& sink, const std::function<void(const SweepPoint&, const RunResult&)>& observe) {
+  const auto [so, sweep] = SweepSetup(s);
+  const std::string workload_name = workload::DatasetLabel(s.w.dataset);
+  auto on_point = [&](const SweepPoint& p, const RunResult& run) -> Status {
+    observe(p, run);
+    FRONTIER_ASSIGN_OR_RETURN(SweepPointRecord r, WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
+    // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
+    if (sink.record) FRONTIER_RETURN_IF_ERROR(sink.record(workload_name, r.load, r.outcome, std::nullopt));
+    return Status::Ok();
+  };
+  Result<std::vector<SweepPoint>> swept = SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, so, sweep, on_point);
+  if (!swept.ok() && sink.broken) sink.broken(swept.status().message());  // the points before it stay stored
+  return swept;
+}
+
+Result<SearchResult> SearchBestDeployment(const Simulation& s) {
+  const auto [so, sweep] = SweepSetup(s);
+  DeploymentSearch search;
+  search.base = s.request.spec;
+  search.requests = s.prepared.specs;
+  search.load = s.w.load;
+  search.concurrencies = s.levels;
+  search.summary = so;
+  search.sweep = sweep;
+  search.disaggregated = s.request.search_disagg;
+  return SearchDeployments(search);
+}
+
+}  // namespace frontier::sim

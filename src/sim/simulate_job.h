@@ -1,0 +1,106 @@
+// simulate_job.h: one `frontier simulate` invocation below its command line:
+// the deployment its flags name, the workload fitted to it, the levels of a
+// concurrency sweep, the options every point shares, and running one point,
+// the sweep, or the search for the best deployment. cli/simulate_cmd.cc fills
+// a SimulateRequest from the flags and prints what these return.
+//
+//   Simulation s;                                          // request, options from the flags
+//   FRONTIER_ASSIGN_OR_RETURN(s.config, ResolveDeployment(s.request.spec, s.request.best_deployment));
+//   FRONTIER_RETURN_IF_ERROR(ResolveSimulatedWorkload(std::move(w), &s));   // cli's ResolveWorkload's
+//   SharePointOptions(requested, command_line, &s);
+//   ... SimulateOnePoint(s, sink) | SimulateSweep(s, sink, observe) | SearchBestDeployment(s)
+//
+// Thread safety: none; one command's thread. A Simulation points into itself
+// once its point options are shared (point.sessions): keep it in place.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/run_result.h"
+#include "core/status.h"
+#include "loadgen/point.h"
+#include "loadgen/resolved_workload.h"
+#include "loadgen/scenario.h"
+#include "sim/concurrency_sweep.h"
+#include "sim/deployment_search.h"
+#include "sim/engine/config.h"
+#include "sim/simulate_options.h"
+#include "workload/load.h"
+
+namespace frontier::sim {
+
+// What the command's flags ask beyond the workload and the deployment.
+struct SimulateRequest {
+  SimSpec spec;
+  std::string concurrency;  // --concurrency as typed ("1,2,4"); "" = one point
+  bool best_deployment = false, search_disagg = false;
+  // Workload flags given on the command line that a sweep refuses or the
+  // simulated system checks.
+  bool num_gpus_given = false, max_concurrency_given = false, duration_given = false;
+};
+
+// Everything one invocation resolved before it simulates.
+struct Simulation {
+  SimulateRequest request;
+  SimulateOptions options;  // client round trip, bounds; the band, set by the caller
+  SimConfig config;
+  loadgen::ResolvedWorkload w;
+  std::optional<loadgen::ScenarioRules> rules;
+  std::vector<int64_t> levels;  // --concurrency's; none for one point
+  loadgen::PreparedWorkload prepared;
+  loadgen::PointOptions point;
+};
+
+// Where the points go as each ends (a results database's recorder behind it,
+// sweep/point_store.h); an empty `record` stores nothing.
+struct PointSink {
+  std::function<Status(const std::string& workload, const workload::LoadOptions& load,
+                       const loadgen::PointOutcome& out, const std::optional<loadgen::ScenarioRules>& rules)>
+      record;
+  std::function<void(const std::string& reason)> broken;  // a point failed to run at all
+};
+
+// The deployment `spec` names; with `best_deployment`, a stand-in when it
+// does not fit (the model and the GPU count, for the workload; not simulated).
+Result<SimConfig> ResolveDeployment(const SimSpec& spec, bool best_deployment);
+
+// Fits the resolved workload to the simulated system: the summary's GPU count
+// is the system's (InvalidArgument when --num-gpus was given and disagrees),
+// random token ids are drawn below the model's vocabulary, and a random
+// workload whose every request exceeds the context is refused.
+Status UseSimulatedSystem(const SimConfig& config, bool num_gpus_given, loadgen::ResolvedWorkload* w);
+
+// Takes the workload the flags resolved into s->w and fits it to s->config:
+// the scenario's rules and load, the simulated system, the sweep's levels
+// (the dataset drawn large enough for the largest), --max-num-seqs auto for
+// one point, and the requests. InvalidArgument naming the flags at fault.
+Status ResolveSimulatedWorkload(loadgen::ResolvedWorkload w, Simulation* s);
+
+// The point options every point shares: provenance (`requested` settings,
+// `command_line`), the workload's outputs and sessions.
+void SharePointOptions(std::map<std::string, std::string> requested, const std::string& command_line,
+                       Simulation* s);
+
+// One point (no --concurrency), stored through `sink`; a point that fails to
+// run marks the sink broken.
+struct OnePoint {
+  loadgen::PointOutcome out;
+  SimulationStats stats;
+};
+Result<OnePoint> SimulateOnePoint(Simulation& s, const PointSink& sink);
+
+// --concurrency: one point per level, each written (WriteSweepPointFiles) and
+// stored as it ends, after `observe` has seen it; a failed sweep marks the
+// sink broken (the points before it stay stored).
+Result<std::vector<SweepPoint>> SimulateSweep(
+    Simulation& s, const PointSink& sink, const std::function<void(const SweepPoint&, const RunResult&)>& observe);
+
+// --best-deployment: every layout of the GPUs swept at the levels.
+Result<SearchResult> SearchBestDeployment(const Simulation& s);
+
+}  // namespace frontier::sim

@@ -1,0 +1,65 @@
+// SimSpec's flag table (spec_fields.h): one row per flag, and the fields
+// checked as they are parsed.
+#include "sim/spec_fields.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "sim/simulate_options.h"
+
+namespace frontier::sim {
+namespace {
+
+const SpecField& Field(const std::string& flag) {
+  for (const SpecField& f : SimSpecFields())
+    if (f.flag == flag) return f;
+  ADD_FAILURE() << "no field " << flag;
+  return SimSpecFields().front();
+}
+
+Status Set(const std::string& flag, const std::string& value, SimSpec* spec) {
+  return std::get<SpecSetter>(Field(flag).member)(value, spec);
+}
+
+TEST(SpecFields, EachFlagOnceWithHelpAndGroup) {
+  std::set<std::string> seen;
+  for (const SpecField& f : SimSpecFields()) {
+    EXPECT_EQ(std::string(f.flag).rfind("--", 0), 0u) << f.flag;
+    EXPECT_TRUE(seen.insert(f.flag).second) << f.flag;
+    EXPECT_NE(std::string(f.help), "") << f.flag;
+    EXPECT_NE(std::string(f.group), "") << f.flag;
+  }
+  EXPECT_EQ(seen.size(), 25u);
+}
+
+TEST(SpecFields, MaxNumSeqsTakesAutoOrACap) {
+  SimSpec spec;
+  ASSERT_TRUE(Set("--max-num-seqs", "64", &spec).ok());
+  EXPECT_EQ(spec.max_num_seqs, 64);
+  EXPECT_FALSE(spec.max_num_seqs_auto);
+  ASSERT_TRUE(Set("--max-num-seqs", "auto", &spec).ok());
+  EXPECT_TRUE(spec.max_num_seqs_auto);
+  EXPECT_FALSE(spec.max_num_seqs);
+  for (const char* bad : {"0", "12x", "", "1000001"}) {
+    const Status s = Set("--max-num-seqs", bad, &spec);
+    EXPECT_EQ(s.message(), std::string("must be an integer in [1, 1000000] or 'auto', got '") + bad + "'");
+  }
+}
+
+TEST(SpecFields, PrefixCachingIsOnOrOff) {
+  SimSpec spec;
+  ASSERT_TRUE(Set("--prefix-caching", "off", &spec).ok());
+  EXPECT_FALSE(spec.prefix_caching);
+  EXPECT_EQ(Set("--prefix-caching", "yes", &spec).message(), "must be on or off, got 'yes'");
+}
+
+TEST(ClientRtt, MicrosecondsInRange) {
+  EXPECT_EQ(*ClientRttNanos(150), kDefaultClientRttNs);
+  EXPECT_EQ(*ClientRttNanos(0.5), 500);
+  EXPECT_FALSE(ClientRttNanos(-1).ok());
+}
+
+}  // namespace
+}  // namespace frontier::sim
