@@ -1,6 +1,7 @@
 // workload_flags.h: the workload, load, scenario and output flags shared by
-// `frontier bench`, `frontier simulate` and `frontier search`, defined in one
-// place so the commands accept exactly the same spelling, defaults and checks.
+// `frontier bench`, `frontier simulate` and `frontier search`, bound to CLI11
+// from their one table (loadgen/workload_request.h: the flags, their defaults
+// and the conventions ResolveWorkload applies), and the binder of such tables.
 //
 //   CLI::App app{"..."};
 //   WorkloadFlags flags;
@@ -8,80 +9,18 @@
 //   ... cli::Parse(app, argc, argv) ...
 //   Result<ResolvedWorkload> w = ResolveWorkload(flags);   // after parsing
 //   if (!w.ok()) return cli::Fail("bench", w.status());     // one line, exit 2
-//   LoadDataset(w->dataset) ... w->load ... Summarize(run, w->summary)
-//
-// Flags (defaults in brackets):
-//   --dataset random|sharegpt|jsonl|shared-prefix|trace|multi-turn [random]   --dataset-path FILE
-//   --trace FILE  --trace-format auto|frontier|mooncake|agentic [auto]  --trace-block-tokens N [512]
-//   --gsp-num-groups G [64]  --gsp-prompts-per-group P [16]  --gsp-system-prompt-len S [2048]
-//   --gsp-question-len Q [128]  --gsp-output-len O [256]
-//   --mt-turns T [5]  --mt-system-prompt-len S [0]  --mt-message-len U [256]
-//   --think-time-ms MS [0]  --max-think-time-ms MS [60000]  --session-rate R|inf [inf]
-//   --cancel-fraction F [0]  --cancel-after-tokens K  --cancel-after-ms T  --ideal-block-tokens B [16]
-//   --input-len N [1024]  --output-len N [128]  --range-ratio R [0]  --prefix-len N [0]
-//   --prompt-format token-ids|text [token-ids]  --ignore-eos / --no-ignore-eos [on for random]
-//   --tokenizer PATH (random: text prompts of exact length by the model's tokenizer)
-//   --seed N [0]  --num-prompts N [1000]  --duration S  --warmup N [0]
-//   --max-concurrency N  --request-rate R|inf [inf]  --burstiness K|inf [1]
-//   --percentiles 50,90,95,99,99.9  --goodput ttft:MS tpot:MS e2el:MS  --num-gpus N [1]
-//   --timeslice S [0: automatic]
-//   --result-json FILE  --requests-jsonl FILE
-//   --scenario offline|server|interactive  --target-qps Q  --min-duration S [600]
-//   --min-query-count N  --mlperf-benchmark NAME  --slo ttft_p99:MS tpot_p99:MS
-//   --min-interactivity TOK_S (docs/scenarios.md; rules in loadgen/scenario.h)
-//
-// Conventions resolved here (documented in docs/bench.md):
-//   * --burstiness inf sends every request at time zero (request_rate = inf).
-//   * --duration without --num-prompts: load.num_prompts = kUnboundedPrompts and
-//     the dataset (kDurationDatasetSize distinct requests) is cycled; the run
-//     stops issuing after --duration seconds. --duration needs --max-concurrency
-//     or a finite --request-rate (otherwise everything would be sent at once).
-//   * --output-len with --dataset sharegpt fixes the output length (else the
-//     reference answer's length is used); with jsonl it is ignored.
-//   * dataset.num_prompts = warm-up + measured requests: the first `warmup`
-//     specs are the warm-up ones.
-//   * Session workloads (trace, multi-turn; docs/workloads.md): --num-prompts
-//     counts sessions (trace: all of the file's unless given; multi-turn: 100
-//     unless given), --max-concurrency counts open sessions, --session-rate
-//     starts sessions per second (--request-rate, --warmup and the scenario
-//     flags are usage errors with them). shared-prefix without --num-prompts
-//     sends its G x P prompts once.
-//   * --scenario sets the arrivals and the run length: --request-rate,
-//     --max-concurrency, --burstiness, --duration and --num-prompts are usage
-//     errors beside it. After ResolveWorkload, ResolveScenarioRules turns the
-//     scenario flags into rules (the MLPerf table under the data folder) and
-//     ApplyScenarioLoad replaces the load and sizes the dataset
-//     (UseScenarioPromptPool: the benchmark's performance sample count of
-//     distinct prompts, else kDurationDatasetSize, reused cyclically).
-//     `frontier search` sets each trial's load itself and sizes the dataset
-//     with UseScenarioPromptPool alone.
-//
-// The rules that are not about flags (the load's defaults by dataset, the
-// provenance of a workload) live in workload/load_request.h.
 //
 // Thread safety: call from the parsing thread only.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
-#include "core/limits.h"
-#include "core/parse.h"
-#include "core/status.h"
-#include "loadgen/resolved_workload.h"
-#include "loadgen/scenario.h"
-#include "metrics/summary.h"
-#include "workload/dataset.h"
-#include "workload/load.h"
-#include "workload/load_request.h"
-#include "workload/option_names.h"
-#include "workload/spec.h"
+#include "core/flag_table.h"
+#include "loadgen/workload_request.h"
 
 namespace frontier::cli {
 
@@ -94,59 +33,29 @@ using loadgen::ResolvedWorkload;
 using loadgen::ResolveScenarioRules;
 using loadgen::UseScenarioPromptPool;
 
-// Raw flag values as CLI11 fills them. Read them only through ResolveWorkload.
-struct WorkloadFlags {
-  std::string dataset = "random";
-  std::string dataset_path;
-  int64_t input_len = 1024;   // int64 so that an out-of-range value reaches the range check
-  int64_t output_len = 128;
-  double range_ratio = 0.0;
-  int64_t prefix_len = 0;
-  std::string prompt_format = "token-ids";
-  std::string tokenizer;  // tokenizer.json, a directory holding one, or a .gguf
-  bool ignore_eos = true;
-  uint64_t seed = 0;
-  int64_t num_prompts = 1000;
-  double duration_s = 0;
-  int64_t warmup = 0;
-  int64_t max_concurrency = 0;
-  std::string request_rate = "inf";
-  std::string burstiness = "1";
-  std::string percentiles = "50,90,95,99,99.9";
-  std::vector<std::string> goodput;
-  int num_gpus = 1;
-  double timeslice_s = 0;  // 0: automatic (metrics/timeslice.h)
-  std::string result_json;
-  std::string requests_jsonl;
-  std::string scenario;
-  double target_qps = 0;
-  double min_duration_s = loadgen::kDefaultMinDurationS;
-  int64_t min_query_count = 0;
-  std::string mlperf_benchmark;
-  std::vector<std::string> slo;
-  double min_interactivity = 0;
-  // Session and prefix-sharing workloads, cancellation (docs/workloads.md).
-  std::string trace;
-  std::string trace_format = "auto";
-  int64_t trace_block_tokens = 512;
-  int64_t gsp_num_groups = 64, gsp_prompts_per_group = 16, gsp_system_prompt_len = 2048, gsp_question_len = 128,
-          gsp_output_len = 256;
-  int64_t mt_turns = 5, mt_system_prompt_len = 0, mt_message_len = 256;
-  double think_time_ms = 0, max_think_time_ms = 60'000;
-  std::string session_rate = "inf";
-  double cancel_fraction = 0;
-  int64_t cancel_after_tokens = 0;
-  double cancel_after_ms = 0;
-  int64_t ideal_block_tokens = 16;
-  // Filled by AddWorkloadFlags: to tell given flags from defaults.
+// Adds the flag of `row` to `app` in its group, bound to its field of *values.
+template <class Raw>
+CLI::Option* AddFlagRow(CLI::App& app, const FlagRow<Raw>& row, std::type_identity_t<Raw>* values) {
+  return std::visit(
+      [&](auto member) {
+        if constexpr (std::is_same_v<decltype(member), bool Raw::*>) {
+          return app.add_flag(row.name, values->*member, row.help)->group(row.group);
+        } else {
+          return app.add_option(row.name, values->*member, row.help)->group(row.group);
+        }
+      },
+      row.field);
+}
+
+// The raw values CLI11 fills, and its options: to tell given flags from defaults.
+struct WorkloadFlags : loadgen::WorkloadRequest {
   std::vector<CLI::Option*> options;
 };
 
-// Registers the flags above on `app`, bound to `*flags` (which must outlive app).
+// Registers the flags on `app`, bound to `*flags` (which must outlive app).
 void AddWorkloadFlags(CLI::App& app, WorkloadFlags* flags);
 
-// Validates and resolves the parsed flags. InvalidArgument with a one-line
-// message naming the flag and what is allowed.
+// loadgen::ResolveWorkload of the parsed flags, with the flags given.
 Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& flags);
 
 }  // namespace frontier::cli

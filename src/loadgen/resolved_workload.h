@@ -3,7 +3,7 @@
 // takes after resolving one: the scenario's rules and load, the prompt pool of
 // a scenario run, and the requests themselves (a dataset's specs or a session
 // workload). `frontier bench`, `simulate` and `search` resolve their flags into
-// a ResolvedWorkload (cli/workload_flags.h); what they do with it lives here
+// a ResolvedWorkload (workload_request.h); what they do with it lives here
 // and above, not in cli/.
 //
 // Thread safety: none; one command's thread.

@@ -1,0 +1,30 @@
+// flag_table.h: a command's flags as data, one row a flag: its name as CLI11
+// spells it, the field of a struct of raw values it fills, its help and its
+// --help group. The layer that owns the struct keeps the table beside the
+// code that resolves the values; cli/ only binds the rows to its parser, so
+// the resolution needs no parser and the table is the one list of the flags.
+//
+//   const FlagRow<Raw> kRows[] = {{"--seed", &Raw::seed, "Seeds the dataset [0]", "Workload"}, ...};
+//
+// Thread safety: plain data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace frontier {
+
+template <class Raw>
+struct FlagRow {
+  // The field a flag fills; a bool field is a flag without a value.
+  using Field = std::variant<std::string Raw::*, int64_t Raw::*, uint64_t Raw::*, int Raw::*, double Raw::*,
+                             bool Raw::*, std::vector<std::string> Raw::*>;
+  const char* name;  // CLI11's spelling ("--ignore-eos,!--no-ignore-eos" for a flag with its negation)
+  Field field;
+  const char* help;
+  const char* group;
+};
+
+}  // namespace frontier
