@@ -32,6 +32,23 @@ constexpr NamedDistribution kDistributions[] = {
     {"icl", &Summary::icl_ms},     {"client_queue_time", &Summary::client_queue_ms},
 };
 
+// The token totals by key, written and read back alike (bounded by kMaxTokens).
+constexpr std::pair<const char*, int64_t Summary::*> kTokenTotals[] = {
+    {"total_input_tokens", &Summary::total_input_tokens}, {"total_output_tokens", &Summary::total_output_tokens}};
+
+// An energy's optional figures by key (absent: 0), with the bound each is read with.
+struct EnergyFigure {
+  const char* key;
+  double EnergyMeasurement::*member;
+  double max;
+};
+constexpr EnergyFigure kEnergyFigures[] = {
+    {"mean_power_w", &EnergyMeasurement::mean_w, bounds::kMaxPowerW},
+    {"peak_power_w", &EnergyMeasurement::peak_w, bounds::kMaxPowerW},
+    {"window_s", &EnergyMeasurement::window_s, bounds::kMaxDurationS},
+    {"interval_s", &EnergyMeasurement::interval_s, bounds::kMaxDurationS},
+};
+
 void PutDistribution(json& j, const std::string& name, const Distribution& d) {
   j["mean_" + name + "_ms"] = d.mean;
   j["median_" + name + "_ms"] = d.median;
@@ -146,8 +163,7 @@ json SummaryToJson(const Summary& s) {
   j["duration"] = s.duration_s;
   j["completed"] = s.completed;
   j["failed"] = s.failed;
-  j["total_input_tokens"] = s.total_input_tokens;
-  j["total_output_tokens"] = s.total_output_tokens;
+  for (const auto& [key, member] : kTokenTotals) j[key] = s.*member;
   j["request_throughput"] = s.request_throughput;
   if (s.goodput_requested) {
     j["request_goodput"] = s.request_goodput;
@@ -198,11 +214,8 @@ json EnergyToJson(const EnergyMeasurement& e) {
   j["label"] = MeasuredEnergyLabel(e.source);
   j["method"] = e.method;
   j["joules"] = e.joules;
-  j["mean_power_w"] = e.mean_w;
-  j["peak_power_w"] = e.peak_w;
-  j["window_s"] = e.window_s;
+  for (const auto& figure : kEnergyFigures) j[figure.key] = e.*figure.member;
   j["samples"] = e.samples;
-  j["interval_s"] = e.interval_s;
   j["devices"] = json::array();
   for (const auto& d : e.devices)
     j["devices"].push_back(
@@ -276,16 +289,12 @@ Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where
   if (e.source.empty()) return InvalidArgument(where + ": field 'source' is missing (nvml, amdsmi, rapl or scrape)");
   FRONTIER_ASSIGN_OR_RETURN(e.method, f.Name("method"));
   FRONTIER_ASSIGN_OR_RETURN(e.joules, f.RequiredNumber("joules", 0, kMaxEnergyJ, "a frontier result's energy"));
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> mean, f.Number("mean_power_w", 0, kMaxPowerW));
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> peak, f.Number("peak_power_w", 0, kMaxPowerW));
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> window, f.Number("window_s", 0, kMaxDurationS));
+  for (const auto& figure : kEnergyFigures) {
+    FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> v, f.Number(figure.key, 0, figure.max));
+    e.*figure.member = v.value_or(0);
+  }
   FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> samples, f.Integer("samples", 0, kMaxRequests));
-  FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> interval, f.Number("interval_s", 0, kMaxDurationS));
-  e.mean_w = mean.value_or(0);
-  e.peak_w = peak.value_or(0);
-  e.window_s = window.value_or(0);
   e.samples = samples.value_or(0);
-  e.interval_s = interval.value_or(0);
   if (const json* devices = f.Find("devices")) {
     if (!devices->is_array() || devices->size() > static_cast<size_t>(kMaxGpus))
       return InvalidArgument(where + ": devices must be an array of at most " + std::to_string(kMaxGpus) + " objects");
@@ -485,9 +494,7 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> v, f.Integer(key, 0, kMaxRequests));
     s.*member = v.value_or(0);
   }
-  const std::pair<const char*, int64_t Summary::*> tokens[] = {
-      {"total_input_tokens", &Summary::total_input_tokens}, {"total_output_tokens", &Summary::total_output_tokens}};
-  for (const auto& [key, member] : tokens) {
+  for (const auto& [key, member] : kTokenTotals) {
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> v, f.Integer(key, 0, kMaxTokens));
     s.*member = v.value_or(0);
   }

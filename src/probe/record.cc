@@ -14,51 +14,6 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-json GemmJson(const GemmPoint& g) {
-  return {{"model", g.model},
-          {"layer", g.layer},
-          {"precision", GemmPrecisionName(g.precision)},
-          {"m", g.m},
-          {"n", g.n},
-          {"k", g.k},
-          {"peak_tflops", g.peak_tflops},
-          {"default_seconds", g.default_seconds},
-          {"tuned_seconds", g.tuned_seconds},
-          {"tuned_rank", g.tuned_rank},
-          {"tuned_algo", g.tuned_algo},
-          {"candidates", g.candidates},
-          {"default_tflops", g.DefaultTflops()},
-          {"tuned_tflops", g.TunedTflops()},
-          {"default_fraction_of_peak", g.DefaultFraction()},
-          {"tuned_fraction_of_peak", g.TunedFraction()}};
-}
-
-json StreamJson(const StreamPoint& s) {
-  return {{"kernel", s.kernel},         {"bytes_per_array", s.bytes_per_array}, {"seconds", s.seconds},
-          {"bytes_moved", s.bytes_moved}, {"peak_gbps", s.peak_gbps},           {"gbps", s.Gbps()},
-          {"fraction_of_peak", s.Fraction()}};
-}
-
-json DecodeJson(const DecodePoint& d) {
-  return {{"model", d.model},
-          {"batch", d.problem.batch},
-          {"context", d.problem.context},
-          {"heads", d.problem.heads},
-          {"kv_heads", d.problem.kv_heads},
-          {"head_dim", d.problem.head_dim},
-          {"seconds", d.seconds},
-          {"bytes_moved", d.bytes_moved},
-          {"max_abs_error", d.max_abs_error},
-          {"peak_gbps", d.peak_gbps},
-          {"gbps", d.Gbps()},
-          {"fraction_of_peak", d.Fraction()}};
-}
-
-json CollectiveJson(const CollectivePoint& c) {
-  return {{"op", c.op},           {"gpus", c.result.gpus},       {"bytes", c.result.bytes},
-          {"seconds", c.result.seconds}, {"bus_gbps", c.result.bus_gbps}};
-}
-
 // Reads obj[key] as T, failing with the field's path.
 template <typename T>
 Status Read(const json& obj, const char* key, const std::string& where, T* out) {
@@ -72,22 +27,134 @@ Status Read(const json& obj, const char* key, const std::string& where, T* out) 
   return Status::Ok();
 }
 
+// Precisions are written by name and parsed back.
+Status Read(const json& obj, const char* key, const std::string& where, GemmPrecision* out) {
+  std::string name;
+  FRONTIER_RETURN_IF_ERROR(Read(obj, key, where, &name));
+  FRONTIER_ASSIGN_OR_RETURN(*out, ParseGemmPrecision(name, where + "." + key));
+  return Status::Ok();
+}
+Status Read(const json& obj, const char* key, const std::string& where, std::vector<GemmPrecision>* out) {
+  std::vector<std::string> names;
+  FRONTIER_RETURN_IF_ERROR(Read(obj, key, where, &names));
+  for (const auto& name : names) {
+    FRONTIER_ASSIGN_OR_RETURN(GemmPrecision p, ParseGemmPrecision(name, where + "." + key));
+    out->push_back(p);
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+json ToJson(const T& v) {
+  return json(v);
+}
+json ToJson(GemmPrecision p) { return GemmPrecisionName(p); }
+json ToJson(const std::vector<GemmPrecision>& ps) {
+  json names = json::array();
+  for (GemmPrecision p : ps) names.push_back(GemmPrecisionName(p));
+  return names;
+}
+
+// The stored fields of each record, listed once for both directions:
+// kXFields(x, f) calls f(key, member) for each, in the order they are read
+// (the first one that fails is the one named). What a record derives from
+// them (throughputs, fractions of peak) is written beside them, not read.
+constexpr auto kGemmFields = [](auto& g, auto&& f) {
+  f("model", g.model);
+  f("layer", g.layer);
+  f("precision", g.precision);
+  f("m", g.m);
+  f("n", g.n);
+  f("k", g.k);
+  f("peak_tflops", g.peak_tflops);
+  f("default_seconds", g.default_seconds);
+  f("tuned_seconds", g.tuned_seconds);
+  f("tuned_rank", g.tuned_rank);
+  f("tuned_algo", g.tuned_algo);
+  f("candidates", g.candidates);
+};
+constexpr auto kStreamFields = [](auto& s, auto&& f) {
+  f("kernel", s.kernel);
+  f("bytes_per_array", s.bytes_per_array);
+  f("seconds", s.seconds);
+  f("bytes_moved", s.bytes_moved);
+  f("peak_gbps", s.peak_gbps);
+};
+constexpr auto kDecodeFields = [](auto& d, auto&& f) {
+  f("model", d.model);
+  f("batch", d.problem.batch);
+  f("context", d.problem.context);
+  f("heads", d.problem.heads);
+  f("kv_heads", d.problem.kv_heads);
+  f("head_dim", d.problem.head_dim);
+  f("seconds", d.seconds);
+  f("bytes_moved", d.bytes_moved);
+  f("max_abs_error", d.max_abs_error);
+  f("peak_gbps", d.peak_gbps);
+};
+constexpr auto kCollectiveFields = [](auto& c, auto&& f) {
+  f("op", c.op);
+  f("gpus", c.result.gpus);
+  f("bytes", c.result.bytes);
+  f("seconds", c.result.seconds);
+  f("bus_gbps", c.result.bus_gbps);
+};
+constexpr auto kDeviceFields = [](auto& d, auto&& f) {
+  f("name", d.name);
+  f("backend", d.backend);
+  f("arch", d.arch);
+  f("devices", d.devices);
+  f("multiprocessors", d.multiprocessors);
+  f("memory_gib", d.memory_gib);
+  f("library_versions", d.library_versions);
+  f("gemm_precisions", d.gemm_precisions);
+};
+
+// The object of `record`'s fields as `fields` lists them.
+template <typename T, typename Fields>
+json WriteFields(const T& record, const Fields& fields) {
+  json j = json::object();
+  fields(record, [&](const char* key, const auto& v) { j[key] = ToJson(v); });
+  return j;
+}
+
+// Reads `record`'s fields as `fields` lists them from `j` (named `where` in
+// errors), stopping at the first that fails.
+template <typename T, typename Fields>
+Status ReadFields(const json& j, const std::string& where, const Fields& fields, T* record) {
+  Status st;
+  fields(*record, [&](const char* key, auto& v) {
+    if (st.ok()) st = Read(j, key, where, &v);
+  });
+  return st;
+}
+
+json GemmJson(const GemmPoint& g) {
+  json j = WriteFields(g, kGemmFields);
+  j["default_tflops"] = g.DefaultTflops();
+  j["tuned_tflops"] = g.TunedTflops();
+  j["default_fraction_of_peak"] = g.DefaultFraction();
+  j["tuned_fraction_of_peak"] = g.TunedFraction();
+  return j;
+}
+
+json StreamJson(const StreamPoint& s) {
+  json j = WriteFields(s, kStreamFields);
+  j["gbps"] = s.Gbps();
+  j["fraction_of_peak"] = s.Fraction();
+  return j;
+}
+
+json DecodeJson(const DecodePoint& d) {
+  json j = WriteFields(d, kDecodeFields);
+  j["gbps"] = d.Gbps();
+  j["fraction_of_peak"] = d.Fraction();
+  return j;
+}
+
 Result<GemmPoint> GemmFromJson(const json& j, const std::string& where) {
   GemmPoint g;
-  std::string precision;
-  FRONTIER_RETURN_IF_ERROR(Read(j, "model", where, &g.model));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "layer", where, &g.layer));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "precision", where, &precision));
-  FRONTIER_ASSIGN_OR_RETURN(g.precision, ParseGemmPrecision(precision, where + ".precision"));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "m", where, &g.m));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "n", where, &g.n));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "k", where, &g.k));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "peak_tflops", where, &g.peak_tflops));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "default_seconds", where, &g.default_seconds));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "tuned_seconds", where, &g.tuned_seconds));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "tuned_rank", where, &g.tuned_rank));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "tuned_algo", where, &g.tuned_algo));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "candidates", where, &g.candidates));
+  FRONTIER_RETURN_IF_ERROR(ReadFields(j, where, kGemmFields, &g));
   if (!(g.tuned_seconds > 0) || g.m < 1 || g.n < 1 || g.k < 1)
     return InvalidArgument(where + ": tuned_seconds, m, n and k must be positive");
   return g;
@@ -95,68 +162,21 @@ Result<GemmPoint> GemmFromJson(const json& j, const std::string& where) {
 
 Result<StreamPoint> StreamFromJson(const json& j, const std::string& where) {
   StreamPoint s;
-  FRONTIER_RETURN_IF_ERROR(Read(j, "kernel", where, &s.kernel));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "bytes_per_array", where, &s.bytes_per_array));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "seconds", where, &s.seconds));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "bytes_moved", where, &s.bytes_moved));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "peak_gbps", where, &s.peak_gbps));
+  FRONTIER_RETURN_IF_ERROR(ReadFields(j, where, kStreamFields, &s));
   return s;
 }
 
 Result<DecodePoint> DecodeFromJson(const json& j, const std::string& where) {
   DecodePoint d;
-  FRONTIER_RETURN_IF_ERROR(Read(j, "model", where, &d.model));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "batch", where, &d.problem.batch));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "context", where, &d.problem.context));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "heads", where, &d.problem.heads));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "kv_heads", where, &d.problem.kv_heads));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "head_dim", where, &d.problem.head_dim));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "seconds", where, &d.seconds));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "bytes_moved", where, &d.bytes_moved));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "max_abs_error", where, &d.max_abs_error));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "peak_gbps", where, &d.peak_gbps));
+  FRONTIER_RETURN_IF_ERROR(ReadFields(j, where, kDecodeFields, &d));
   return d;
 }
 
 Result<CollectivePoint> CollectiveFromJson(const json& j, const std::string& where) {
   CollectivePoint c;
   c.result.ran = true;
-  FRONTIER_RETURN_IF_ERROR(Read(j, "op", where, &c.op));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "gpus", where, &c.result.gpus));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "bytes", where, &c.result.bytes));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "seconds", where, &c.result.seconds));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "bus_gbps", where, &c.result.bus_gbps));
+  FRONTIER_RETURN_IF_ERROR(ReadFields(j, where, kCollectiveFields, &c));
   return c;
-}
-
-json DeviceJson(const ProbeResult& r) {
-  json precisions = json::array();
-  for (GemmPrecision p : r.device.gemm_precisions) precisions.push_back(GemmPrecisionName(p));
-  return {{"name", r.device.name},
-          {"backend", r.device.backend},
-          {"arch", r.device.arch},
-          {"devices", r.device.devices},
-          {"multiprocessors", r.device.multiprocessors},
-          {"memory_gib", r.device.memory_gib},
-          {"library_versions", r.device.library_versions},
-          {"gemm_precisions", precisions}};
-}
-
-Status DeviceFromJson(const json& j, DeviceInfo* d) {
-  FRONTIER_RETURN_IF_ERROR(Read(j, "name", "device", &d->name));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "backend", "device", &d->backend));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "arch", "device", &d->arch));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "devices", "device", &d->devices));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "multiprocessors", "device", &d->multiprocessors));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "memory_gib", "device", &d->memory_gib));
-  FRONTIER_RETURN_IF_ERROR(Read(j, "library_versions", "device", &d->library_versions));
-  std::vector<std::string> precisions;
-  FRONTIER_RETURN_IF_ERROR(Read(j, "gemm_precisions", "device", &precisions));
-  for (const auto& p : precisions) {
-    FRONTIER_ASSIGN_OR_RETURN(GemmPrecision gp, ParseGemmPrecision(p, "device.gemm_precisions"));
-    d->gemm_precisions.push_back(gp);
-  }
-  return Status::Ok();
 }
 
 json OptionsJson(const ProbeOptions& o) {
@@ -179,7 +199,7 @@ nlohmann::json ProbeToJson(const ProbeResult& r) {
   json j;
   j["kind"] = "probe";
   j["hardware"] = r.hardware;
-  j["device"] = DeviceJson(r);
+  j["device"] = WriteFields(r.device, kDeviceFields);
   j["models"] = r.models;
   j["options"] = OptionsJson(r.options);
   j["gemm"] = json::array();
@@ -189,7 +209,7 @@ nlohmann::json ProbeToJson(const ProbeResult& r) {
   j["decode"] = json::array();
   for (const auto& d : r.decode) j["decode"].push_back(DecodeJson(d));
   j["collectives"] = json::array();
-  for (const auto& c : r.collectives) j["collectives"].push_back(CollectiveJson(c));
+  for (const auto& c : r.collectives) j["collectives"].push_back(WriteFields(c, kCollectiveFields));
   j["notes"] = r.notes;
   return j;
 }
@@ -200,7 +220,7 @@ Result<ProbeResult> ProbeFromJson(const nlohmann::json& j) {
   ProbeResult r;
   FRONTIER_RETURN_IF_ERROR(Read(j, "hardware", "probe", &r.hardware));
   if (!j.contains("device")) return InvalidArgument("probe.device is missing");
-  FRONTIER_RETURN_IF_ERROR(DeviceFromJson(j["device"], &r.device));
+  FRONTIER_RETURN_IF_ERROR(ReadFields(j["device"], "device", kDeviceFields, &r.device));
   FRONTIER_RETURN_IF_ERROR(Read(j, "models", "probe", &r.models));
   FRONTIER_RETURN_IF_ERROR(Read(j, "notes", "probe", &r.notes));
   if (j.contains("options")) {
@@ -281,7 +301,7 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
     FRONTIER_RETURN_IF_ERROR(add("decode/" + d.model, d.problem.batch, DecodeJson(d),
                                  {{"gbps", Fixed(d.Gbps(), 1)}, {"fraction_of_peak", Fixed(d.Fraction(), 4)}}));
   for (const auto& c : r.collectives)
-    FRONTIER_RETURN_IF_ERROR(add("collective/" + c.op, c.result.bytes, CollectiveJson(c),
+    FRONTIER_RETURN_IF_ERROR(add("collective/" + c.op, c.result.bytes, WriteFields(c, kCollectiveFields),
                                  {{"bus_gbps", Fixed(c.result.bus_gbps, 1)}}));
   return created;
 }

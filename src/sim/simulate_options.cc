@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -23,15 +24,11 @@ void StepTrace::Record(const BatchShape& s, int64_t emitted, int64_t firsts, int
     const int64_t n = last.count;
     // Merge into a run of decode-only steps of the same batch: their costs
     // differ only through the keys read, which enter linearly.
-    if (last.firsts == 0 && m.prefill_tokens == 0 && m.decode_seqs == s.decode_seqs * n &&
-        m.decode_tokens == s.decode_tokens * n && m.sampled == s.sampled * n) {
-      m.decode_seqs += s.decode_seqs;
-      m.decode_tokens += s.decode_tokens;
-      m.sampled += s.sampled;
-      m.decode_keys_full += s.decode_keys_full;
-      m.decode_keys_swa += s.decode_keys_swa;
-      m.decode_pairs_full += s.decode_pairs_full;
-      m.decode_pairs_swa += s.decode_pairs_swa;
+    const auto scaled = [&](auto field) { return m.*field == s.*field * n; };
+    if (last.firsts == 0 && m.prefill_tokens == 0 &&
+        std::all_of(std::begin(kDecodeCounts), std::end(kDecodeCounts), scaled)) {
+      for (auto field : kDecodeCounts) m.*field += s.*field;
+      for (auto field : kDecodeKeys) m.*field += s.*field;
       ++last.count;
       last.emitted += emitted;
       return;
@@ -53,13 +50,8 @@ Nanos StepTrace::StepNanos(const StepModel& model, size_t begin, size_t end) con
     // The mean step of the run, `count` times.
     BatchShape m = e.shape;
     const double n = static_cast<double>(e.count);
-    m.decode_seqs /= e.count;
-    m.decode_tokens /= e.count;
-    m.sampled /= e.count;
-    m.decode_keys_full /= n;
-    m.decode_keys_swa /= n;
-    m.decode_pairs_full /= n;
-    m.decode_pairs_swa /= n;
+    for (auto field : kDecodeCounts) m.*field /= e.count;
+    for (auto field : kDecodeKeys) m.*field /= n;
     total += std::max<Nanos>(1, model.StepNanos(m)) * e.count;
   }
   return total;

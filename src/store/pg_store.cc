@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "core/ascii.h"
 #include "core/clock.h"
@@ -187,13 +188,7 @@ class PgStore final : public Store {
     std::vector<RequestRow> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
-      RequestRow q;
-      Status st = codec::DecodeRequest(row, q);
-      if (!st.ok()) {
-        SkipDamaged(loc_, codec::DamagedRow(q, point_id), st);
-        continue;
-      }
-      out.push_back(std::move(q));
+      codec::DecodeOrSkip(row, codec::DecodeRequest<Row>, Skip(), out, point_id);
     }
     return out;
   }
@@ -229,18 +224,17 @@ class PgStore final : public Store {
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectOpenLaunches(), Params(), "list launches"));
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
-      LaunchRecord l;
-      Status st = codec::DecodeLaunch(row, l);
-      if (!st.ok()) {
-        SkipDamaged(loc_, "launches row " + std::to_string(l.id), st);
-        continue;
-      }
-      out.push_back(std::move(l));
+      codec::DecodeOrSkip(row, codec::DecodeLaunch<Row>, Skip(), out);
     }
     return out;
   }
 
  private:
+  // The `skip` of codec::DecodeOrSkip: SkipDamaged in this database.
+  std::function<void(const std::string&, const Status&)> Skip() {
+    return [this](const std::string& what, const Status& why) { SkipDamaged(loc_, what, why); };
+  }
+
   // Runs `sql` (with `?` placeholders) with `params`; the result when it
   // succeeded, else an IoError naming `what` and the server's message.
   Result<PgResult> Exec(const std::string& sql, const Params& params, const std::string& what) {
@@ -277,13 +271,7 @@ class PgStore final : public Store {
     std::vector<PointRecord> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
-      PointRecord point;
-      Status st = codec::DecodePoint(row, point);
-      if (!st.ok()) {
-        SkipDamaged(loc_, codec::DamagedRow(point), st);
-        continue;
-      }
-      out.push_back(std::move(point));
+      codec::DecodeOrSkip(row, codec::DecodePoint<Row>, Skip(), out);
     }
     return out;
   }

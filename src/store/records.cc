@@ -67,23 +67,34 @@ std::string SummaryToJson(const metrics::Summary& s) {
   return metrics::SummaryToJson(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+namespace {
+
+// The fields a stored request row and a run's request record share, by the
+// same names and types: copied one way to store a run, the other to read it back.
+template <class From, class To>
+void CopySharedFields(const From& from, To& to) {
+  to.ok = from.ok;
+  to.warmup = from.warmup;
+  to.prompt_tokens = from.prompt_tokens;
+  to.output_tokens = from.output_tokens;
+  to.scheduled_ns = from.scheduled_ns;
+  to.sent_ns = from.sent_ns;
+  to.first_token_ns = from.first_token_ns;
+  to.end_ns = from.end_ns;
+  to.failure = from.failure;
+  to.http_status = from.http_status;
+}
+
+}  // namespace
+
 std::vector<RequestRow> RowsFromRun(const RunResult& run) {
   std::vector<RequestRow> rows;
   rows.reserve(run.requests.size());
   for (const auto& r : run.requests) {
     RequestRow row;
     row.idx = static_cast<int64_t>(rows.size());  // position: unique even when warm-up ids repeat
-    row.ok = r.ok;
-    row.warmup = r.warmup;
-    row.prompt_tokens = r.prompt_tokens;
-    row.output_tokens = r.output_tokens;
-    row.scheduled_ns = r.scheduled_ns;
-    row.sent_ns = r.sent_ns;
-    row.first_token_ns = r.first_token_ns;
-    row.end_ns = r.end_ns;
+    CopySharedFields(r, row);
     row.events = static_cast<int32_t>(r.events.size());
-    row.failure = r.failure;
-    row.http_status = r.http_status;
     rows.push_back(std::move(row));
   }
   return rows;
@@ -95,16 +106,7 @@ RunResult RunFromRows(const std::vector<RequestRow>& rows) {
   for (const auto& row : rows) {
     RequestRecord r;
     r.id = row.idx;
-    r.ok = row.ok;
-    r.warmup = row.warmup;
-    r.prompt_tokens = row.prompt_tokens;
-    r.output_tokens = row.output_tokens;
-    r.scheduled_ns = row.scheduled_ns;
-    r.sent_ns = row.sent_ns;
-    r.first_token_ns = row.first_token_ns;
-    r.end_ns = row.end_ns;
-    r.failure = row.failure;
-    r.http_status = row.http_status;
+    CopySharedFields(row, r);
     r.cancelled = row.failure == failure::kCancelled;
     run.requests.push_back(std::move(r));
   }

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/redact.h"
@@ -181,6 +183,22 @@ inline std::string DamagedRow(const PointRecord& p) {
 }
 inline std::string DamagedRow(const RequestRow& r, int64_t point_id) {
   return "requests row " + std::to_string(r.idx) + " of point " + std::to_string(point_id);
+}
+inline std::string DamagedRow(const LaunchRecord& l) { return "launches row " + std::to_string(l.id); }
+
+// Decodes `row` with `decode` (DecodePoint, DecodeRequest, DecodeLaunch) onto
+// the end of `out`. A row that does not decode is left out and handed to
+// `skip(what, why)` (Store::SkipDamaged), named DamagedRow(value as far as
+// read, name_args...), so that one bad row never hides the rest of a listing.
+template <class T, class Row, class Skip, class... NameArgs>
+void DecodeOrSkip(Row& row, Status (*decode)(Row&, T&), const Skip& skip, std::vector<T>& out,
+                  const NameArgs&... name_args) {
+  T value;
+  if (const Status st = decode(row, value); !st.ok()) {
+    skip(DamagedRow(value, name_args...), st);
+    return;
+  }
+  out.push_back(std::move(value));
 }
 
 // A row of sql::SelectRequests into `r` (r.idx is set first, for the message).

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include <cstdlib>
@@ -157,15 +158,8 @@ class SqliteStore final : public Store {
     if (!condition.empty()) s.Bind(1, arg);
     std::vector<PointRecord> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      PointRecord p;
-      Status row = codec::DecodePoint(s, p);
-      if (!row.ok()) {
-        SkipDamaged(path_, codec::DamagedRow(p), row);
-        continue;
-      }
-      out.push_back(std::move(p));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW)
+      codec::DecodeOrSkip(s, codec::DecodePoint<Stmt>, Skip(), out);
     if (rc != SQLITE_DONE) return Error("list points");
     return out;
   }
@@ -185,15 +179,8 @@ class SqliteStore final : public Store {
     s.Bind(1, point_id);
     std::vector<RequestRow> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      RequestRow r;
-      Status row = codec::DecodeRequest(s, r);
-      if (!row.ok()) {
-        SkipDamaged(path_, codec::DamagedRow(r, point_id), row);
-        continue;
-      }
-      out.push_back(std::move(r));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW)
+      codec::DecodeOrSkip(s, codec::DecodeRequest<Stmt>, Skip(), out, point_id);
     if (rc != SQLITE_DONE) return Error("list requests");
     return out;
   }
@@ -231,20 +218,18 @@ class SqliteStore final : public Store {
     Stmt s(db_, sql::SelectOpenLaunches());
     if (!s.ok()) return Error("prepare list launches");
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      LaunchRecord l;
-      Status row = codec::DecodeLaunch(s, l);
-      if (!row.ok()) {
-        SkipDamaged(path_, "launches row " + std::to_string(l.id), row);
-        continue;
-      }
-      out.push_back(std::move(l));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW)
+      codec::DecodeOrSkip(s, codec::DecodeLaunch<Stmt>, Skip(), out);
     if (rc != SQLITE_DONE) return Error("list launches");
     return out;
   }
 
  private:
+  // The `skip` of codec::DecodeOrSkip: SkipDamaged in this database.
+  std::function<void(const std::string&, const Status&)> Skip() {
+    return [this](const std::string& what, const Status& why) { SkipDamaged(path_, what, why); };
+  }
+
   Status Error(const std::string& what) const {
     return IoError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
   }

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,22 +38,22 @@
 namespace frontier::probe {
 namespace {
 
-#define PROBE_CUDA(expr)                                                                  \
-  do {                                                                                    \
-    cudaError_t e_ = (expr);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
-      *error = std::string(#expr) + ": " + cudaGetErrorString(e_);                        \
-      return {};                                                                          \
-    }                                                                                     \
+// What a failed CUDA runtime or cuBLASLt call returned, for *error.
+std::string Why(cudaError_t e) { return cudaGetErrorString(e); }
+std::string Why(cublasStatus_t s) { return "cuBLAS status " + std::to_string(static_cast<int>(s)); }
+
+// Sets *error to the call (`text`) and why it failed, and returns an empty
+// value from the probe, when `expr` does not return `ok`.
+#define PROBE_CHECK(expr, text, ok)                  \
+  do {                                              \
+    const auto r_ = (expr);                         \
+    if (r_ != (ok)) {                               \
+      *error = std::string(text) + ": " + Why(r_);  \
+      return {};                                    \
+    }                                               \
   } while (0)
-#define PROBE_LT(expr)                                                                    \
-  do {                                                                                    \
-    cublasStatus_t s_ = (expr);                                                           \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                    \
-      *error = std::string(#expr) + ": cuBLAS status " + std::to_string(static_cast<int>(s_)); \
-      return {};                                                                          \
-    }                                                                                     \
-  } while (0)
+#define PROBE_CUDA(expr) PROBE_CHECK(expr, #expr, cudaSuccess)
+#define PROBE_LT(expr) PROBE_CHECK(expr, #expr, CUBLAS_STATUS_SUCCESS)
 
 __device__ __forceinline__ float HashUnit(uint64_t i, uint32_t seed) {
   uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
@@ -171,9 +172,12 @@ struct DeviceBuffers {
   ~DeviceBuffers() {
     for (void* p : ptrs) cudaFree(p);
   }
-  void* Add(void* p) {
-    ptrs.push_back(p);
-    return p;
+  // cudaMalloc, the memory freed with this object.
+  template <class T>
+  cudaError_t Malloc(T** p, size_t bytes) {
+    const cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess) ptrs.push_back(*p);
+    return e;
   }
 };
 
@@ -226,14 +230,9 @@ class CudaBackend final : public ProbeBackend {
     DeviceBuffers buf;
     std::vector<void*> a(copies);
     void *b = nullptr, *dout = nullptr;
-    for (int i = 0; i < copies; ++i) {
-      PROBE_CUDA(cudaMalloc(&a[i], a_bytes));
-      buf.Add(a[i]);
-    }
-    PROBE_CUDA(cudaMalloc(&b, static_cast<size_t>(b_elems) * in_size));
-    buf.Add(b);
-    PROBE_CUDA(cudaMalloc(&dout, static_cast<size_t>(d_elems) * 2));
-    buf.Add(dout);
+    for (int i = 0; i < copies; ++i) PROBE_CUDA(buf.Malloc(&a[i], a_bytes));
+    PROBE_CUDA(buf.Malloc(&b, static_cast<size_t>(b_elems) * in_size));
+    PROBE_CUDA(buf.Malloc(&dout, static_cast<size_t>(d_elems) * 2));
     const int sms = prop_.multiProcessorCount;
     for (int i = 0; i < copies; ++i) {
       if (fp8) FillFp8<<<GridFor(a_elems, sms), 256, 0, stream_>>>(static_cast<__nv_fp8_e4m3*>(a[i]), a_elems, 17 + i);
@@ -285,13 +284,13 @@ class CudaBackend final : public ProbeBackend {
                               kWorkspace, stream_);
       };
       if (launch(0) != CUBLAS_STATUS_SUCCESS || launch(1) != CUBLAS_STATUS_SUCCESS) continue;  // not runnable
-      PROBE_CUDA(cudaEventRecord(start_, stream_));
-      for (int i = 0; i < p.iterations; ++i) PROBE_LT(launch(i + 2));
-      PROBE_CUDA(cudaEventRecord(stop_, stream_));
-      PROBE_CUDA(cudaEventSynchronize(stop_));
-      float ms = 0;
-      PROBE_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-      out.push_back({r, Describe(heur[r].algo), ms / 1e3 / p.iterations});
+      const auto timed = [&](int i) -> bool {
+        PROBE_LT(launch(i + 2));
+        return true;
+      };
+      const std::optional<double> seconds = SecondsPerCall(p.iterations, timed, error);
+      if (!seconds) return {};
+      out.push_back({r, Describe(heur[r].algo), *seconds});
     }
     if (out.empty()) *error = "none of cuBLASLt's " + std::to_string(returned) + " algorithms ran";
     return out;
@@ -301,12 +300,9 @@ class CudaBackend final : public ProbeBackend {
     const int64_t n = bytes / 16;
     DeviceBuffers buf;
     float4 *a = nullptr, *b = nullptr, *c = nullptr;
-    PROBE_CUDA(cudaMalloc(&a, n * 16));
-    buf.Add(a);
-    PROBE_CUDA(cudaMalloc(&b, n * 16));
-    buf.Add(b);
-    PROBE_CUDA(cudaMalloc(&c, n * 16));
-    buf.Add(c);
+    PROBE_CUDA(buf.Malloc(&a, n * 16));
+    PROBE_CUDA(buf.Malloc(&b, n * 16));
+    PROBE_CUDA(buf.Malloc(&c, n * 16));
     const int sms = prop_.multiProcessorCount;
     const int grid = GridFor(n, sms);
     FillFloat<<<grid, 256, 0, stream_>>>(b, n, 1.0f);
@@ -318,14 +314,14 @@ class CudaBackend final : public ProbeBackend {
     run();
     run();
     const int iters = 20;
-    PROBE_CUDA(cudaEventRecord(start_, stream_));
-    for (int i = 0; i < iters; ++i) run();
-    PROBE_CUDA(cudaEventRecord(stop_, stream_));
-    PROBE_CUDA(cudaEventSynchronize(stop_));
+    const auto timed = [&](int) {
+      run();
+      return true;
+    };
+    const std::optional<double> seconds = SecondsPerCall(iters, timed, error);
+    if (!seconds) return {};
     PROBE_CUDA(cudaGetLastError());
-    float ms = 0;
-    PROBE_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-    return {ms / 1e3 / iters, static_cast<double>(n) * 16 * (kernel == StreamKernel::kCopy ? 2 : 3)};
+    return {*seconds, static_cast<double>(n) * 16 * (kernel == StreamKernel::kCopy ? 2 : 3)};
   }
 
   DecodeResult Decode(const DecodeProblem& p, std::string* error) override {
@@ -338,14 +334,10 @@ class CudaBackend final : public ProbeBackend {
     const int64_t q_elems = int64_t{p.batch} * p.heads * kHeadDim;
     DeviceBuffers buf;
     __nv_bfloat16 *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
-    PROBE_CUDA(cudaMalloc(&q, q_elems * 2));
-    buf.Add(q);
-    PROBE_CUDA(cudaMalloc(&o, q_elems * 2));
-    buf.Add(o);
-    PROBE_CUDA(cudaMalloc(&k, kv_elems * 2));
-    buf.Add(k);
-    PROBE_CUDA(cudaMalloc(&v, kv_elems * 2));
-    buf.Add(v);
+    PROBE_CUDA(buf.Malloc(&q, q_elems * 2));
+    PROBE_CUDA(buf.Malloc(&o, q_elems * 2));
+    PROBE_CUDA(buf.Malloc(&k, kv_elems * 2));
+    PROBE_CUDA(buf.Malloc(&v, kv_elems * 2));
     const int sms = prop_.multiProcessorCount;
     FillBf16<<<GridFor(q_elems, sms), 256, 0, stream_>>>(q, q_elems, 101, 1.0f);
     FillBf16<<<GridFor(kv_elems, sms), 256, 0, stream_>>>(k, kv_elems, 202, 1.0f);
@@ -393,14 +385,14 @@ class CudaBackend final : public ProbeBackend {
       }
     }
     run();
-    PROBE_CUDA(cudaEventRecord(start_, stream_));
-    for (int i = 0; i < p.iterations; ++i) run();
-    PROBE_CUDA(cudaEventRecord(stop_, stream_));
-    PROBE_CUDA(cudaEventSynchronize(stop_));
-    float ms = 0;
-    PROBE_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    const auto timed = [&](int) {
+      run();
+      return true;
+    };
+    const std::optional<double> seconds = SecondsPerCall(p.iterations, timed, error);
+    if (!seconds) return {};
     const double bytes = 2.0 * static_cast<double>(kv_elems) * 2 + 2.0 * static_cast<double>(q_elems) * 2;
-    return {ms / 1e3 / p.iterations, bytes, max_err};
+    return {*seconds, bytes, max_err};
   }
 
   CollectiveResult RunCollective(Collective c, int64_t bytes, std::string* error) override {
@@ -473,6 +465,21 @@ class CudaBackend final : public ProbeBackend {
   }
 
  private:
+  // Seconds per call of `run(i)`, i = 0 .. iterations-1, timed by CUDA events
+  // on stream_ (warm-ups are the caller's). Nothing, with *error set, when a
+  // CUDA call fails or `run` returns false (having set *error itself).
+  template <class Run>
+  std::optional<double> SecondsPerCall(int iterations, const Run& run, std::string* error) {
+    PROBE_CUDA(cudaEventRecord(start_, stream_));
+    for (int i = 0; i < iterations; ++i)
+      if (!run(i)) return {};
+    PROBE_CUDA(cudaEventRecord(stop_, stream_));
+    PROBE_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    PROBE_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms / 1e3 / iterations;
+  }
+
   static constexpr size_t kWorkspace = size_t{64} << 20;
 
   static std::string Describe(const cublasLtMatmulAlgo_t& algo) {

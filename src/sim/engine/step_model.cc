@@ -16,16 +16,38 @@ double Pairs(double c, double q, double window) {
   return (a + window) * (window - a + 1) / 2.0 + (b - window) * window;
 }
 
+// Adds a sequence with `c` cached tokens processing `n` more to one phase's
+// (decode's or prefill's) sums: its keys and query-key pairs on full and on
+// sliding-window layers.
+void AddAttention(double c, double n, int64_t window, double* keys_full, double* keys_swa, double* pairs_full,
+                  double* pairs_swa) {
+  *keys_full += c + n;
+  *keys_swa += window > 0 ? std::min(c + n, static_cast<double>(window)) : c + n;
+  *pairs_full += Pairs(c, n, 0);
+  *pairs_swa += Pairs(c, n, static_cast<double>(window));
+}
+
+// Books `seconds` of one kind (`total` of the step, `part` of `op`) on the
+// step's accumulator and, when the step is explained, on `op`'s cost, which
+// it returns for the caller's own fields (null when not explained).
+template <class Acc>
+OpCost* AddSeconds(Acc& out, double Acc::*total, Op op, double OpCost::*part, double seconds) {
+  out.*total += seconds;
+  out.time_s += seconds;
+  if (out.detail == nullptr) return nullptr;
+  OpCost& o = out.detail->ops[op];
+  o.*part += seconds;
+  o.time_s += seconds;
+  return &o;
+}
+
 }  // namespace
 
 void BatchShape::AddDecode(int64_t cached, int64_t q, int64_t window) {
   const double c = static_cast<double>(cached), n = static_cast<double>(q);
   ++decode_seqs;
   decode_tokens += q;
-  decode_keys_full += c + n;
-  decode_keys_swa += window > 0 ? std::min(c + n, static_cast<double>(window)) : c + n;
-  decode_pairs_full += Pairs(c, n, 0);
-  decode_pairs_swa += Pairs(c, n, static_cast<double>(window));
+  AddAttention(c, n, window, &decode_keys_full, &decode_keys_swa, &decode_pairs_full, &decode_pairs_swa);
   sampled += q;
 }
 
@@ -33,10 +55,7 @@ void BatchShape::AddPrefill(int64_t cached, int64_t q, int64_t window, bool samp
   const double c = static_cast<double>(cached), n = static_cast<double>(q);
   ++prefill_seqs;
   prefill_tokens += q;
-  prefill_keys_full += c + n;
-  prefill_keys_swa += window > 0 ? std::min(c + n, static_cast<double>(window)) : c + n;
-  prefill_pairs_full += Pairs(c, n, 0);
-  prefill_pairs_swa += Pairs(c, n, static_cast<double>(window));
+  AddAttention(c, n, window, &prefill_keys_full, &prefill_keys_swa, &prefill_pairs_full, &prefill_pairs_swa);
   prefill_cached += c;
   if (samples) ++sampled;
 }
@@ -171,23 +190,11 @@ void StepModel::AddOp(Acc& out, Op op, double flops, double flops_per_s, double 
 }
 
 void StepModel::AddComm(Acc& out, Op op, double bytes, double seconds) const {
-  out.comm_s += seconds;
-  out.time_s += seconds;
-  if (out.detail == nullptr) return;
-  OpCost& o = out.detail->ops[op];
-  o.bytes += bytes;
-  o.comm_s += seconds;
-  o.time_s += seconds;
+  if (OpCost* o = AddSeconds(out, &Acc::comm_s, op, &OpCost::comm_s, seconds)) o->bytes += bytes;
 }
 
 void StepModel::AddOverhead(Acc& out, Op op, double seconds, const std::string& why) const {
-  out.overhead_s += seconds;
-  out.time_s += seconds;
-  if (out.detail == nullptr) return;
-  OpCost& o = out.detail->ops[op];
-  o.overhead_s += seconds;
-  o.time_s += seconds;
-  o.note.why = why;
+  if (OpCost* o = AddSeconds(out, &Acc::overhead_s, op, &OpCost::overhead_s, seconds)) o->note.why = why;
 }
 
 void StepModel::AddLayers(const BatchShape& s, const Layers& L, double scale, bool draft, Acc& out) const {

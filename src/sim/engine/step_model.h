@@ -91,6 +91,15 @@ struct BatchShape {
   int64_t seqs() const { return decode_seqs + prefill_seqs; }
 };
 
+// The fields a decode-only step without draft tokens fills: its counts
+// (sequences, tokens and sampled rows, all equal) and its attention sums
+// (keys and query-key pairs, all equal at one token a sequence). Steps that
+// differ only in these are built, summed and averaged field by field.
+inline constexpr int64_t BatchShape::*kDecodeCounts[] = {&BatchShape::decode_seqs, &BatchShape::decode_tokens,
+                                                        &BatchShape::sampled};
+inline constexpr double BatchShape::*kDecodeKeys[] = {&BatchShape::decode_keys_full, &BatchShape::decode_keys_swa,
+                                                     &BatchShape::decode_pairs_full, &BatchShape::decode_pairs_swa};
+
 enum class Resource { kCompute, kMemory, kCommunication, kOverhead };
 const char* ResourceName(Resource r);
 

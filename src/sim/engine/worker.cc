@@ -11,13 +11,8 @@ namespace {
 // `keys` cached keys in all, with no draft tokens and nothing in prefill.
 BatchShape DecodeOnlyShape(int64_t n, double keys) {
   BatchShape shape;  // every other field 0
-  shape.decode_seqs = n;
-  shape.decode_tokens = n;
-  shape.sampled = n;
-  shape.decode_keys_full = keys;
-  shape.decode_keys_swa = keys;
-  shape.decode_pairs_full = keys;
-  shape.decode_pairs_swa = keys;
+  for (auto field : kDecodeCounts) shape.*field = n;
+  for (auto field : kDecodeKeys) shape.*field = keys;
   return shape;
 }
 
