@@ -554,10 +554,8 @@ Result<json> LiveJson(DashboardData& data, int64_t since) {
     points.push_back({{"id", p.id}, {"run_id", p.run_id}, {"label", r ? r->run.Label() : ""},
                       {"key", p.key}, {"workload", p.workload}, {"load", p.load_value},
                       {"repetition", p.repetition}, {"source", p.source}, {"created_utc", p.created_utc},
-                      {"interactivity", p.metrics.interactivity},
-                      {"total_tput_per_gpu", p.metrics.total_token_throughput_per_gpu},
-                      {"output_tput_per_gpu", p.metrics.output_throughput_per_gpu},
-                      {"median_ttft_ms", p.metrics.ttft_ms.median}});
+                      {"interactivity", p.interactivity}, {"total_tput_per_gpu", p.total_tput_per_gpu},
+                      {"output_tput_per_gpu", p.output_tput_per_gpu}, {"median_ttft_ms", p.median_ttft_ms}});
   }
   json progress = json::array();
   const auto& runs = data.runs();
