@@ -59,18 +59,12 @@ struct RunRow {
 // small; a point's whole record (summary, settings, verdict) is read from the
 // store when a view needs it (DashboardData::Point, RunPoints).
 struct PointRow {
-  int64_t id = 0;
-  int64_t run_id = 0;
-  std::string key;
-  std::string workload;
-  std::string source;
-  std::string created_utc;
+  int64_t id = 0, run_id = 0;
+  std::string key, workload, source, created_utc;
   double load_value = 0;
   int repetition = 0;
-  double interactivity = 0;
-  double total_tput_per_gpu = 0;
-  double output_tput_per_gpu = 0;
-  double median_ttft_ms = 0;
+  // The point's metrics (metrics::Summary's names differ: total_token_throughput_per_gpu, ...).
+  double interactivity = 0, total_tput_per_gpu = 0, output_tput_per_gpu = 0, median_ttft_ms = 0;
 
   static PointRow Of(const store::PointRecord& p);
 };
