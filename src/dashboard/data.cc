@@ -10,17 +10,23 @@
 namespace frontier::dashboard {
 namespace {
 
-void AddPoint(RunRow& row, const store::PointRecord& p) {
+void AddPoint(RunRow& row, const PointRow& p) {
   ++row.points;
   if (std::find(row.workloads.begin(), row.workloads.end(), p.workload) == row.workloads.end())
     row.workloads.push_back(p.workload);
   row.last_point_utc = std::max(row.last_point_utc, p.created_utc);
-  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.metrics.total_token_throughput_per_gpu);
-  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.metrics.output_throughput_per_gpu);
-  row.peak_interactivity = std::max(row.peak_interactivity, p.metrics.interactivity);
+  row.peak_total_tput_per_gpu = std::max(row.peak_total_tput_per_gpu, p.total_tput_per_gpu);
+  row.peak_output_tput_per_gpu = std::max(row.peak_output_tput_per_gpu, p.output_tput_per_gpu);
+  row.peak_interactivity = std::max(row.peak_interactivity, p.interactivity);
 }
 
 }  // namespace
+
+PointRow PointRow::Of(const store::PointRecord& p) {
+  const metrics::Summary& m = p.metrics;
+  return {p.id, p.run_id, p.key, p.workload, p.source, p.created_utc, p.load_value, p.repetition,
+          m.interactivity, m.total_token_throughput_per_gpu, m.output_throughput_per_gpu, m.ttft_ms.median};
+}
 
 std::string RunRow::Config(const std::string& key) const {
   auto it = run.config.find(key);
@@ -55,12 +61,13 @@ Status DashboardData::Refresh() {
     index[row.run.id] = rows.size();
     rows.push_back(std::move(row));
   }
+  points_.reserve(points_.size() + fresh.size());
   for (auto& p : fresh) {
-    p.settings.clear();
-    p.summary_json.clear();
-    last_point_id_ = std::max(last_point_id_, p.id);
-    if (auto it = index.find(p.run_id); it != index.end()) AddPoint(rows[it->second], p);
-    points_.push_back(std::move(p));
+    PointRow row = PointRow::Of(p);
+    p = store::PointRecord{};  // its summary and settings go now, not after the loop
+    last_point_id_ = std::max(last_point_id_, row.id);
+    if (auto it = index.find(row.run_id); it != index.end()) AddPoint(rows[it->second], row);
+    points_.push_back(std::move(row));
   }
   runs_ = std::move(rows);
   run_index_ = std::move(index);
@@ -72,17 +79,17 @@ const RunRow* DashboardData::FindRun(int64_t id) const {
   return it == run_index_.end() ? nullptr : &runs_[it->second];
 }
 
-std::vector<store::PointRecord> DashboardData::PointsAfter(int64_t after_id, size_t limit) const {
+std::vector<PointRow> DashboardData::PointsAfter(int64_t after_id, size_t limit) const {
   auto first = std::upper_bound(points_.begin(), points_.end(), after_id,
-                                [](int64_t id, const store::PointRecord& p) { return id < p.id; });
-  std::vector<store::PointRecord> out;
+                                [](int64_t id, const PointRow& p) { return id < p.id; });
+  std::vector<PointRow> out;
   for (auto it = first; it != points_.end() && out.size() < limit; ++it) out.push_back(*it);
   return out;
 }
 
 Result<DashboardData::PointDetail> DashboardData::Point(int64_t point_id) {
   auto it = std::lower_bound(points_.begin(), points_.end(), point_id,
-                             [](const store::PointRecord& p, int64_t id) { return p.id < id; });
+                             [](const PointRow& p, int64_t id) { return p.id < id; });
   if (it == points_.end() || it->id != point_id) {
     return NotFound("point " + std::to_string(point_id) +
                     " is not in the database; the Frontier page links to every point");

@@ -54,6 +54,21 @@ struct RunRow {
   std::string StackVersion() const;
 };
 
+// What the lists read of a stored point (the run list's figures, the live
+// feed, a point's run): a dozen fields, so the snapshot of every point stays
+// small; a point's whole record (summary, settings, verdict) is read from the
+// store when a view needs it (DashboardData::Point, RunPoints).
+struct PointRow {
+  int64_t id = 0, run_id = 0;
+  std::string key, workload, source, created_utc;
+  double load_value = 0;
+  int repetition = 0;
+  // The point's metrics (metrics::Summary's names differ: total_token_throughput_per_gpu, ...).
+  double interactivity = 0, total_tput_per_gpu = 0, output_tput_per_gpu = 0, median_ttft_ms = 0;
+
+  static PointRow Of(const store::PointRecord& p);
+};
+
 class DashboardData {
  public:
   DashboardData(store::Store& store, HardwareLookup lookup);
@@ -68,9 +83,9 @@ class DashboardData {
   const RunRow* FindRun(int64_t id) const;
   // The largest point id seen (0 when none).
   int64_t last_point_id() const { return last_point_id_; }
-  // Points with id > after_id, by id, at most `limit` (metrics only: no
-  // settings or summary; PointDetail has those).
-  std::vector<store::PointRecord> PointsAfter(int64_t after_id, size_t limit) const;
+  // Points with id > after_id, by id, at most `limit` (PointDetail has the
+  // rest of a point).
+  std::vector<PointRow> PointsAfter(int64_t after_id, size_t limit) const;
 
   // One stored point with its settings and summary, its run, its request rows
   // and the series stored with it (empty when none were). NotFound naming the id.
@@ -111,7 +126,7 @@ class DashboardData {
   HardwareLookup lookup_;
   std::vector<RunRow> runs_;
   std::map<int64_t, size_t> run_index_;         // run id -> index in runs_
-  std::vector<store::PointRecord> points_;      // by id, metrics only
+  std::vector<PointRow> points_;                // by id
   int64_t last_point_id_ = 0;
   std::map<std::string, std::optional<report::HardwareFacts>> facts_;
 };

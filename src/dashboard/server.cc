@@ -107,7 +107,6 @@ class DashboardServer::Impl : public net::HttpHandler {
     h.port = options_.port;
     h.max_body_bytes = options_.max_body_bytes;
     FRONTIER_ASSIGN_OR_RETURN(http_, net::HttpServer::Create(h, *this));
-    next_tick_ = SteadyClock::Get().Now() + options_.live_interval;
     return Status::Ok();
   }
 
@@ -225,7 +224,7 @@ class DashboardServer::Impl : public net::HttpHandler {
         "transfer-encoding: chunked\r\n";
     head += kSecurityHeaders;
     head += "\r\n";
-    head += LiveEvent(st, SteadyClock::Get().Now(), /*force=*/true);
+    head += LiveEvent(st, c.now(), /*force=*/true);
     c.Hold(head);
   }
 
@@ -274,7 +273,7 @@ class DashboardServer::Impl : public net::HttpHandler {
   Api& api_;
   std::unique_ptr<net::HttpServer> http_;
   std::map<net::ConnId, Stream> streams_;
-  Nanos next_tick_ = 0;
+  Nanos next_tick_ = 0;  // on the loop's clock; a first stream is looked at on the next pass
 };
 
 Result<std::unique_ptr<DashboardServer>> DashboardServer::Create(const ServerOptions& options, Api& api) {

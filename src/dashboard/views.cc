@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "analysis/cost.h"
 #include "analysis/frontier.h"
@@ -113,18 +114,25 @@ json IsoJson(const report::Report& rep) {
   return iso;
 }
 
+// A point's measured energy, as a frontier point and the energy table show it.
+json EnergyJson(const report::EnergyRow& e) {
+  return {{"label", e.label},
+          {"joules", e.joules},
+          {"mean_power_w", e.mean_w},
+          {"peak_power_w", e.peak_w},
+          {"tokens_per_joule", e.tokens_per_joule},
+          {"tdp_bound_tokens_per_joule", Opt(e.tdp_bound_tokens_per_joule)}};
+}
+
 // The points whose energy was measured, one row each.
 json MeasuredEnergyJson(const report::Report& rep) {
   json energy = json::array();
-  for (const auto& e : report::MeasuredEnergyRows(rep))
-    energy.push_back({{"series", e.series},
-                      {"key", e.key},
-                      {"label", e.label},
-                      {"joules", e.joules},
-                      {"mean_power_w", e.mean_w},
-                      {"peak_power_w", e.peak_w},
-                      {"tokens_per_joule", e.tokens_per_joule},
-                      {"tdp_bound_tokens_per_joule", Opt(e.tdp_bound_tokens_per_joule)}});
+  for (const auto& e : report::MeasuredEnergyRows(rep)) {
+    json row = EnergyJson(e);
+    row["series"] = e.series;
+    row["key"] = e.key;
+    energy.push_back(std::move(row));
+  }
   return energy;
 }
 
@@ -167,14 +175,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
       // The interval scales with the throughput: both conversions are linear in it.
       // A measured energy carries no interval of its own here (the repetitions' mean).
       const double scale = y_kind == "measured" ? 0 : yv && base.mean > 0 ? *yv / base.mean : 0;
-      json energy_json = nullptr;
-      if (energy)
-        energy_json = {{"label", energy->label},
-                       {"joules", energy->joules},
-                       {"mean_power_w", energy->mean_w},
-                       {"peak_power_w", energy->peak_w},
-                       {"tokens_per_joule", energy->tokens_per_joule},
-                       {"tdp_bound_tokens_per_joule", Opt(energy->tdp_bound_tokens_per_joule)}};
+      const json energy_json = energy ? EnergyJson(*energy) : json(nullptr);
       json ids = json::array();
       for (const auto& r : p.repetitions) ids.push_back(r.id);
       pts.push_back({{"key", p.key},
@@ -554,10 +555,8 @@ Result<json> LiveJson(DashboardData& data, int64_t since) {
     points.push_back({{"id", p.id}, {"run_id", p.run_id}, {"label", r ? r->run.Label() : ""},
                       {"key", p.key}, {"workload", p.workload}, {"load", p.load_value},
                       {"repetition", p.repetition}, {"source", p.source}, {"created_utc", p.created_utc},
-                      {"interactivity", p.metrics.interactivity},
-                      {"total_tput_per_gpu", p.metrics.total_token_throughput_per_gpu},
-                      {"output_tput_per_gpu", p.metrics.output_throughput_per_gpu},
-                      {"median_ttft_ms", p.metrics.ttft_ms.median}});
+                      {"interactivity", p.interactivity}, {"total_tput_per_gpu", p.total_tput_per_gpu},
+                      {"output_tput_per_gpu", p.output_tput_per_gpu}, {"median_ttft_ms", p.median_ttft_ms}});
   }
   json progress = json::array();
   const auto& runs = data.runs();

@@ -175,6 +175,16 @@ size_t ResponseParser::Feed(std::string_view bytes, OnBody&& on_body) {
     remaining_ -= static_cast<int64_t>(take);
     return remaining_ == 0;
   };
+  // Consumes the byte at i when it is `want` (a line end of the chunked
+  // framing); else the body is malformed.
+  auto expect = [&](char want, const char* error) {
+    if (bytes[i] != want) {
+      Fail(error);
+      return false;
+    }
+    ++i;
+    return true;
+  };
   while (i < n && state_ == kBody) {
     const char c = bytes[i];
     switch (mode_) {
@@ -214,21 +224,18 @@ size_t ResponseParser::Feed(std::string_view bytes, OnBody&& on_body) {
         ++i;
         break;
       case kChunkSizeLf:
-        if (c != '\n') { Fail("malformed chunk size line"); return i; }
-        ++i;
+        if (!expect('\n', "malformed chunk size line")) return i;
         mode_ = remaining_ == 0 ? kTrailerStart : kChunkData;
         break;
       case kChunkData:
         if (take_counted()) mode_ = kChunkDataCr;
         break;
       case kChunkDataCr:
-        if (c != '\r') { Fail("chunk data longer than its size"); return i; }
-        ++i;
+        if (!expect('\r', "chunk data longer than its size")) return i;
         mode_ = kChunkDataLf;
         break;
       case kChunkDataLf:
-        if (c != '\n') { Fail("chunk data longer than its size"); return i; }
-        ++i;
+        if (!expect('\n', "chunk data longer than its size")) return i;
         mode_ = kChunkSize;
         chunk_digits_ = 0;
         break;
@@ -241,8 +248,7 @@ size_t ResponseParser::Feed(std::string_view bytes, OnBody&& on_body) {
         if (c == '\n') mode_ = kTrailerStart;
         break;
       case kTrailerEndLf:
-        if (c != '\n') { Fail("malformed trailer"); return i; }
-        ++i;
+        if (!expect('\n', "malformed trailer")) return i;
         state_ = kDone;
         break;
     }

@@ -90,7 +90,7 @@ void HttpServer::Impl::Publish() {
 Status HttpServer::Impl::Run() {
   int n = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
-    now_ = SteadyClock::MonotonicNow();
+    now_ = clock_.Now();
     if (handler_.NextWakeup() <= now_) handler_.OnWakeup(now_);
     if (!deferred_.empty()) {  // round robin: pipelined requests left from the last pass
       std::vector<Conn*> turn;
@@ -111,12 +111,13 @@ Status HttpServer::Impl::Run() {
         if (!c->closed) OnEvent(c, ev.events);
       }
     }
-    ExpireTimers(SteadyClock::MonotonicNow());
+    ExpireTimers(clock_.Now());
     graveyard_.clear();
     Publish();
     Nanos next = std::min(NextDeadline(), handler_.NextWakeup());
     if (!deferred_.empty()) next = 0;  // a past deadline polls
-    n = poller_.Wait(next == HttpHandler::kNever ? Poller::kForever : next);
+    // The deadlines are on clock_; the wait is the time it has left.
+    n = poller_.WaitFor(next == HttpHandler::kNever ? Poller::kForever : next - clock_.Now());
   }
   std::vector<Conn*> all;
   for (auto& [id, c] : conns_) all.push_back(c.get());

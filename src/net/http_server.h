@@ -15,6 +15,12 @@
 //   auto s = net::HttpServer::Create(net::HttpServerOptions{}, h);  // binds; port() is known
 //   std::thread t([&] { (void)(*s)->Run(); });                     // serves until RequestStop()
 //
+// Time: every time the loop reads (a pass's `now`, the timeouts below, the
+// handler's wakeups) is a reading of the Clock given to Create, the steady
+// clock by default. The loop waits, for real, the clock's time left until
+// its next deadline, so a clock moved by hand (a test's) is seen at the
+// loop's next pass: after any event, or Wake().
+//
 // What keeps one client from hurting the others:
 // - Round robin: a connection pipelining requests gets requests_per_turn of
 //   them per pass of the loop, then waits for the other connections' turn.
@@ -119,7 +125,7 @@ class HttpExchange {
   void Hold(std::string_view head_and_first_bytes);
   // Whether Respond or Hold was called.
   bool answered() const { return done_; }
-  // The SteadyClock time of the loop's pass that hands the request over:
+  // The clock's time (HttpServer::Create) of the loop's pass that hands the request over:
   // taken after the wait that reported its bytes and before any handler call
   // of the pass, so it is the `now` of that pass's OnWakeup too. Everything
   // the handler's wakeups did up to this time comes before the request.
@@ -148,7 +154,7 @@ class HttpHandler {
   virtual ~HttpHandler() = default;
   // A whole request (head and body) arrived. Answer through `x`.
   virtual void OnRequest(HttpExchange& x, HttpRequest& req) = 0;
-  // The absolute SteadyClock time at which OnWakeup wants to run, or kNever.
+  // The absolute time on the server's clock at which OnWakeup wants to run, or kNever.
   virtual Nanos NextWakeup() { return kNever; }
   // Runs once per loop pass at or after NextWakeup(), first in the pass.
   virtual void OnWakeup(Nanos /*now*/) {}
@@ -165,8 +171,10 @@ class HttpHandler {
 class HttpServer {
  public:
   // Binds and listens. InvalidArgument for bad options; IoError naming the
-  // address when it cannot be bound. `handler` must outlive the server.
-  static Result<std::unique_ptr<HttpServer>> Create(const HttpServerOptions& options, HttpHandler& handler);
+  // address when it cannot be bound. `handler` and `clock` must outlive the
+  // server; the clock is read from the loop's thread only.
+  static Result<std::unique_ptr<HttpServer>> Create(const HttpServerOptions& options, HttpHandler& handler,
+                                                    const Clock& clock = SteadyClock::Get());
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

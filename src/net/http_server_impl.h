@@ -58,7 +58,7 @@ struct Conn {
 
 class HttpServer::Impl {
  public:
-  Impl(const HttpServerOptions& o, HttpHandler& h) : options_(o), handler_(h) {}
+  Impl(const HttpServerOptions& o, HttpHandler& h, const Clock& clock) : options_(o), handler_(h), clock_(clock) {}
   ~Impl() {
     for (auto& [id, c] : conns_) close(c->fd);
     if (listen_fd_ >= 0) close(listen_fd_);
@@ -117,6 +117,7 @@ class HttpServer::Impl {
 
   HttpServerOptions options_;
   HttpHandler& handler_;
+  const Clock& clock_;  // every time the loop reads
   int listen_fd_ = -1;
   Poller poller_{1024};
   Waker waker_;

@@ -216,8 +216,9 @@ void HttpExchange::Hold(std::string_view head_and_first_bytes) {
   server_.impl_->Hold(id_, head_and_first_bytes);
 }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Create(const HttpServerOptions& options, HttpHandler& handler) {
-  auto impl = std::make_unique<Impl>(options, handler);
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(const HttpServerOptions& options, HttpHandler& handler,
+                                                      const Clock& clock) {
+  auto impl = std::make_unique<Impl>(options, handler, clock);
   FRONTIER_RETURN_IF_ERROR(impl->Bind());
   auto s = std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
   return s;

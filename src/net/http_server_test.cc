@@ -1,7 +1,8 @@
 // net::HttpServer with a small handler: answers, held responses written
 // later or closed by the handler, a handler that throws or forgets to answer,
 // pipelined requests answered in order, close reasons, the handler's own
-// error bodies, and a listener closed for a graceful stop. The fairness and limit tests over real servers are in
+// error bodies, a listener closed for a graceful stop, and timeouts driven by
+// an injected clock. The fairness and limit tests over real servers are in
 // tests/dashboard/fairness_test.cc.
 #include "net/http_server.h"
 
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -73,12 +75,22 @@ class TestHandler : public HttpHandler {
   std::vector<CloseReason> reasons_;  // guarded by mu_
 };
 
+// A clock that stands still until the test moves it; safe from any thread.
+class StepClock final : public Clock {
+ public:
+  Nanos Now() const override { return now_.load(); }
+  void Advance(Nanos d) { now_.fetch_add(d); }
+
+ private:
+  std::atomic<Nanos> now_{kNanosPerSecond};
+};
+
 struct Running {
   TestHandler handler;
   std::unique_ptr<HttpServer> server;
   std::thread thread;
-  Running() {
-    auto s = HttpServer::Create(HttpServerOptions{}, handler);
+  explicit Running(const HttpServerOptions& o = {}, const Clock& clock = SteadyClock::Get()) {
+    auto s = HttpServer::Create(o, handler, clock);
     EXPECT_TRUE(s.ok()) << s.status().message();
     server = std::move(*s);
     handler.server_ = server.get();
@@ -90,8 +102,8 @@ struct Running {
   }
 };
 
-// Sends `raw` on a new connection and reads until the server closes or 5 s pass.
-std::string Talk(int port, const std::string& raw, size_t want_bytes) {
+// A connection to the server on loopback whose reads give up after 5 s; -1 when it cannot connect.
+int Dial(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   timeval tv{5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -99,8 +111,16 @@ std::string Talk(int port, const std::string& raw, size_t want_bytes) {
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+  close(fd);
+  return -1;
+}
+
+// Sends `raw` on a new connection and reads until the server closes or 5 s pass.
+std::string Talk(int port, const std::string& raw, size_t want_bytes) {
   std::string got;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+  const int fd = Dial(port);
+  if (fd >= 0) {
     (void)send(fd, raw.data(), raw.size(), MSG_NOSIGNAL);
     char buf[4096];
     while (got.size() < want_bytes) {
@@ -108,8 +128,8 @@ std::string Talk(int port, const std::string& raw, size_t want_bytes) {
       if (n <= 0) break;
       got.append(buf, static_cast<size_t>(n));
     }
+    close(fd);
   }
-  close(fd);
   return got;
 }
 
@@ -181,12 +201,8 @@ TEST(HttpServer, TheHandlerWritesTheServersOwnErrorAnswers) {
 TEST(HttpServer, AfterStopAcceptingOpenConnectionsAreServedAndNewOnesRefused) {
   Running r;
   const int port = r.server->port();
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const int fd = Dial(port);
+  ASSERT_GE(fd, 0);
   const std::string req = "GET /stop-accepting HTTP/1.1\r\n\r\nGET /still HTTP/1.1\r\nConnection: close\r\n\r\n";
   ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
   std::string got;
@@ -195,6 +211,66 @@ TEST(HttpServer, AfterStopAcceptingOpenConnectionsAreServedAndNewOnesRefused) {
   close(fd);
   EXPECT_NE(got.find("/still:"), std::string::npos) << got;
   EXPECT_EQ(Talk(port, "GET /new HTTP/1.1\r\n\r\n", SIZE_MAX), "") << "a connect after StopAccepting was served";
+}
+
+// One request on `fd`: true when its answer came back (the connection is open).
+bool Ask(int fd, const std::string& path) {
+  const std::string req = "GET " + path + " HTTP/1.1\r\n\r\n";
+  if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) return false;
+  std::string got;
+  char buf[4096];
+  while (got.find(path + ":") == std::string::npos) {
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// True when the server closed `fd` (EOF or a reset), false when the read timed out.
+bool ClosedByServer(int fd) {
+  char buf[256];
+  for (;;) {
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;
+  }
+}
+
+// The timeouts are readings of the injected clock: with the clock standing
+// still nothing expires, and moving it past a deadline closes exactly the
+// connection under that deadline at the loop's next pass, with no sleep.
+TEST(HttpServer, TimeoutsFollowTheInjectedClock) {
+  StepClock clock;
+  HttpServerOptions o;
+  o.header_timeout = 10 * kNanosPerSecond;
+  o.idle_timeout = 60 * kNanosPerSecond;
+  Running r(o, clock);
+  const int idle = Dial(r.server->port());
+  const int slow = Dial(r.server->port());
+  ASSERT_GE(idle, 0);
+  ASSERT_GE(slow, 0);
+  ASSERT_TRUE(Ask(idle, "/first"));
+  const std::string part = "GET /slow HTTP/1.1\r\n";  // a head begun, never ended
+  ASSERT_EQ(send(slow, part.data(), part.size(), MSG_NOSIGNAL), static_cast<ssize_t>(part.size()));
+  ASSERT_TRUE(Ask(idle, "/second"));  // a pass after the slow head's bytes: its head timer runs
+  EXPECT_EQ(r.server->Stats().header_timeouts, 0u);
+
+  clock.Advance(11 * kNanosPerSecond);  // past the head's deadline, not the idle one
+  r.server->Wake();                     // a pass of the loop
+  EXPECT_TRUE(ClosedByServer(slow));
+  EXPECT_EQ(r.server->Stats().header_timeouts, 1u);
+  ASSERT_TRUE(Ask(idle, "/third")) << "the keep-alive connection closed before its idle deadline";
+  EXPECT_EQ(r.server->Stats().idle_timeouts, 0u);
+
+  clock.Advance(61 * kNanosPerSecond);  // past the idle deadline counted from /third
+  r.server->Wake();
+  EXPECT_TRUE(ClosedByServer(idle));
+  const HttpServerStats st = r.server->Stats();
+  EXPECT_EQ(st.idle_timeouts, 1u);
+  EXPECT_EQ(st.header_timeouts, 1u);
+  close(idle);
+  close(slow);
 }
 
 TEST(HttpServer, BadOptionsAreRefusedByName) {

@@ -34,19 +34,19 @@ bool Poller::Modify(int fd, uint32_t events, void* ptr) {
 void Poller::Remove(int fd) { epoll_ctl(fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
 int Poller::Wait(Nanos deadline) {
+  return WaitFor(deadline == kForever ? kForever : deadline - SteadyClock::MonotonicNow());
+}
+
+int Poller::WaitFor(Nanos timeout) {
   const int max = static_cast<int>(events_.size());
-  Nanos wait = -1;  // forever
-  if (deadline != kForever) {
-    wait = deadline - SteadyClock::MonotonicNow();
-    if (wait < 0) wait = 0;
-  }
+  const Nanos wait = timeout == kForever ? -1 : std::max<Nanos>(timeout, 0);  // -1: forever
   int n;
   if (have_pwait2_) {
     timespec ts{wait / kNanosPerSecond, wait % kNanosPerSecond};
     n = epoll_pwait2(fd_, events_.data(), max, wait < 0 ? nullptr : &ts, nullptr);
     if (n < 0 && errno == ENOSYS) {
       have_pwait2_ = false;
-      return Wait(deadline);
+      return WaitFor(timeout);
     }
   } else {
     const int ms = wait < 0 ? -1 : static_cast<int>(std::min<Nanos>((wait + kNanosPerMilli - 1) / kNanosPerMilli, INT32_MAX));

@@ -44,6 +44,10 @@ class Poller {
   // or EINTR).
   static constexpr Nanos kForever = INT64_MAX;
   int Wait(Nanos deadline);
+  // The same for at most `timeout` ns from now (kForever for none; 0 or less
+  // polls), for a loop that keeps its deadlines on another clock (see
+  // net::HttpServer): it converts the time left, not the deadline.
+  int WaitFor(Nanos timeout);
   const epoll_event& event(int i) const { return events_[static_cast<size_t>(i)]; }
 
  private:

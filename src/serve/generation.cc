@@ -183,7 +183,7 @@ void Server::Impl::HandleGeneration(net::HttpExchange& x, net::HttpRequest& req,
     g.stall_at = DrawIn(UnitDraw(f.seed, kDrawStallAt, id), 1, g.target_tokens);
   const std::string rid = (kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + std::to_string(id);
   g.head = ResponseHead(kind, g.stream, rid, static_cast<int64_t>(std::time(nullptr)), options_.model_name);
-  g.arrival_ns = PassTime(x.now());  // see OnWakeup(): the pass time orders arrivals against step ends
+  g.arrival_ns = x.now();  // see OnWakeup(): the pass time orders arrivals against step ends
 
   // Prompt then answer ids, for the engine's prefix cache: the answer's ids
   // are those its text gets when sent back in a later prompt.

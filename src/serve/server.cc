@@ -84,7 +84,7 @@ net::HttpServerStats Server::HttpStats() const { return impl_->http_->Stats(); }
 // ---- Setup and teardown --------------------------------------------------------------------
 
 Status Server::Impl::Bind() {
-  FRONTIER_ASSIGN_OR_RETURN(http_, net::HttpServer::Create(HttpOptionsOf(options_), *this));
+  FRONTIER_ASSIGN_OR_RETURN(http_, net::HttpServer::Create(HttpOptionsOf(options_), *this, clock_));
   PublishSnapshot();
   return Status::Ok();
 }
@@ -121,14 +121,10 @@ Nanos Server::Impl::NextWakeup() {
   if (!delayed_.empty()) next = std::min(next, delayed_.top().at);
   const Nanos drain = drain_deadline_.load();
   if (drain >= 0) next = listening_ || gens_.empty() ? 0 : std::min(next, drain);
-  if (steady_ || next == kNever || next <= 0) return next;
-  // The loop waits on the steady clock: the clock's time left, from now.
-  const Nanos left = next - clock_.Now();
-  return left <= 0 ? 0 : SteadyClock::MonotonicNow() + left;
+  return next;  // on clock_, the loop's clock too
 }
 
-void Server::Impl::OnWakeup(Nanos loop_now) {
-  const Nanos now = PassTime(loop_now);
+void Server::Impl::OnWakeup(Nanos now) {
   // First in the loop's pass: the emissions that fell due, then the pass's
   // requests, admitted at the same `now` (HttpExchange::now()), so after
   // every engine step that ended by then: the order a virtual-time

@@ -108,9 +108,10 @@ class Server {
   // Fails with InvalidArgument for bad options, IoError when the address
   // cannot be bound (the message names it).
   // Every time the server reads (an admission, a write, the drain's
-  // deadline) is a reading of `clock`, which must outlive the server and be
-  // safe to read from the loop's thread and Drain()'s. The HTTP loop's waits stay real: it
-  // waits the clock's time left until the next due time.
+  // deadline, the HTTP loop's passes and connection timeouts) is a reading
+  // of `clock`, which must outlive the server and be safe to read from the
+  // loop's thread and Drain()'s. The HTTP loop's waits stay real: it waits
+  // the clock's time left until its next deadline.
   static Result<std::unique_ptr<Server>> Create(const ServeOptions& options,
                                                 std::unique_ptr<TimingSource> timing,
                                                 const Clock& clock = SteadyClock::Get());

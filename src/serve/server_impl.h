@@ -66,8 +66,7 @@ struct Delayed {
 class Server::Impl : public net::HttpHandler {
  public:
   Impl(const ServeOptions& o, std::unique_ptr<TimingSource> t, const Clock& clock)
-      : options_(o), timing_(std::move(t)), clock_(clock),
-        steady_(dynamic_cast<const SteadyClock*>(&clock) != nullptr) {}
+      : options_(o), timing_(std::move(t)), clock_(clock) {}
   ~Impl() override;
 
   Status Bind();
@@ -88,9 +87,6 @@ class Server::Impl : public net::HttpHandler {
   net::ErrorAnswer OnServerError(int status, std::string_view message) override;
 
   // server.cc
-  // The clock's time of the loop's pass at `loop_now` (SteadyClock): the
-  // same on a SteadyClock, so a pass's wakeup and admissions share one time.
-  Nanos PassTime(Nanos loop_now) const { return steady_ ? loop_now : clock_.Now(); }
   void RunDue(Nanos now);
   void PublishSnapshot();  // copies the figures Snapshot() reads
 
@@ -110,8 +106,7 @@ class Server::Impl : public net::HttpHandler {
 
   ServeOptions options_;
   std::unique_ptr<TimingSource> timing_;
-  const Clock& clock_;  // every time the server reads; see PassTime
-  const bool steady_;   // clock_ is a SteadyClock, the loop's own
+  const Clock& clock_;  // every time the server reads; the HTTP loop's clock too
   std::unique_ptr<net::HttpServer> http_;  // port(), Stats(), RequestStop(), Wake(): any thread
   std::thread thread_;
   bool started_ = false;
