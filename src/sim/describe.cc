@@ -2,10 +2,10 @@
 #include "sim/describe.h"
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 
+#include "core/append_printf.h"
 #include "sim/engine/hardware.h"
 #include "sim/engine/model.h"
 #include "sim/engine/precision.h"
@@ -14,23 +14,6 @@
 
 namespace frontier::sim {
 namespace {
-
-// printf onto the end of *out.
-__attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  if (n > 0) {
-    const size_t at = out->size();
-    out->resize(at + static_cast<size_t>(n) + 1);
-    std::vsnprintf(out->data() + at, static_cast<size_t>(n) + 1, format, again);
-    out->resize(at + static_cast<size_t>(n));
-  }
-  va_end(again);
-}
 
 std::string Fmt(const char* f, double v) {
   char buf[64];
@@ -62,17 +45,17 @@ std::string DescribeConfig(const SimConfig& c) {
              (c.attention_dp ? ", attention DP" : "");
   }
   std::string out;
-  Appendf(&out, "%s on %dx %s (%s), %s weights%s, %s KV cache, stack %s  [simulated]\n", c.model.name.c_str(), c.gpus,
+  AppendPrintf(out, "%s on %dx %s (%s), %s weights%s, %s KV cache, stack %s  [simulated]\n", c.model.name.c_str(), c.gpus,
           c.hardware.name.c_str(), layout.c_str(), PrecisionName(c.precision),
           c.ffn_precision != c.precision ? FfnNote(c).c_str() : "", PrecisionName(c.kv_precision),
           c.stack.id().c_str());
-  Appendf(&out,
+  AppendPrintf(out,
           "memory per GPU%s: %.1f GB weights, %.1f GB activations, %.1f GB reserve, %.1f GB KV cache "
           "(%lld tokens in all)\n",
           c.disagg ? " (a decode worker)" : "", c.memory.weights / 1e9, c.memory.activations / 1e9,
           c.memory.runtime_reserve / 1e9, c.memory.kv / 1e9, static_cast<long long>(c.memory.kv_capacity_tokens));
   if (c.spec_tokens > 0)
-    Appendf(&out, "MTP: %d draft tokens, %.2f tokens per step%s\n", c.spec_tokens, c.acceptance,
+    AppendPrintf(out, "MTP: %d draft tokens, %.2f tokens per step%s\n", c.spec_tokens, c.acceptance,
             c.acceptance_rate > 0 ? (" (acceptance rate " + Fmt("%.2f", c.acceptance_rate) + " per token)").c_str()
                                   : "");
   return out;
@@ -81,7 +64,7 @@ std::string DescribeConfig(const SimConfig& c) {
 std::string ExplainRun(const SimConfig& config, const SimulationStats& st) {
   const StepModel model(config);
   std::string out = "-------------------- Where the time goes --------------------\n";
-  Appendf(&out, "%lld steps, %.0f tokens and %.1f sequences per step on average, %lld preemptions, peak KV use %.0f%%\n",
+  AppendPrintf(out, "%lld steps, %.0f tokens and %.1f sequences per step on average, %lld preemptions, peak KV use %.0f%%\n",
           static_cast<long long>(st.steps), st.mean_batch_tokens, st.mean_running,
           static_cast<long long>(st.preemptions), st.peak_kv_usage * 100);
   if (st.busiest_decode.tokens() > 0)
@@ -94,7 +77,7 @@ std::string ExplainRun(const SimConfig& config, const SimulationStats& st) {
 std::string PrefixCacheLine(const SimulationStats& st) {
   std::string out;
   if (st.prefix_queries > 0)
-    Appendf(&out, "prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
+    AppendPrintf(out, "prefix cache: %lld of %lld prompt tokens hit (%.1f%%), %lld blocks evicted\n",
             static_cast<long long>(st.prefix_hits), static_cast<long long>(st.prefix_queries),
             st.prefix_hit_rate() * 100, static_cast<long long>(st.evicted_blocks));
   return out;
@@ -113,7 +96,7 @@ std::string DescribeCatalogs(const std::string& dir) {
   for (const auto& s : ListStackVersions(dir)) {
     std::string on;
     for (const auto& id : s.fitted_to) on += (on.empty() ? "" : ", ") + id;
-    Appendf(&out, "  %-22s %s %-8s %s\n", s.id().c_str(), s.release_date.c_str(),
+    AppendPrintf(out, "  %-22s %s %-8s %s\n", s.id().c_str(), s.release_date.c_str(),
             s.default_for_vendor ? s.vendor.c_str() : "",
             s.calibrated_on.empty()
                 ? "not calibrated (priors only)"
@@ -127,8 +110,8 @@ std::string DescribeCatalogs(const std::string& dir) {
     }
     std::string from;
     for (const auto& [id, n] : inherited) from += (from.empty() ? "" : ", ") + std::to_string(n) + " from " + id;
-    if (!fitted.empty()) Appendf(&out, "  %-22s   fitted: %s\n", "", fitted.c_str());
-    if (!from.empty()) Appendf(&out, "  %-22s   inherited: %s\n", "", from.c_str());
+    if (!fitted.empty()) AppendPrintf(out, "  %-22s   fitted: %s\n", "", fitted.c_str());
+    if (!from.empty()) AppendPrintf(out, "  %-22s   inherited: %s\n", "", from.c_str());
   }
   out += "catalogs read from " + dir + " (set FRONTIER_DATA_DIR to change)\n";
   return out;
@@ -136,7 +119,7 @@ std::string DescribeCatalogs(const std::string& dir) {
 
 std::string SweepTableHeader() {
   std::string out;
-  Appendf(&out, "%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",
+  AppendPrintf(out, "%6s %7s %9s %11s %11s %9s %9s %9s %9s %9s %9s %9s  %s\n", "conc", "prompts", "req/s", "out tok/s",
           "tok/s/GPU", "tok/s/usr", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p50", "E2EL p99", "pareto");
   return out;
 }
@@ -147,7 +130,7 @@ std::string SweepTable(const std::vector<SweepPoint>& points) {
   for (const auto& p : points) {
     const auto& s = p.summary;
     any_capped = any_capped || p.capped;
-    Appendf(&out, "%6lld %7lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s%s\n",
+    AppendPrintf(out, "%6lld %7lld %9.2f %11.1f %11.1f %9.1f %9.1f %9.1f %9.2f %9.2f %9.1f %9.1f  %s%s\n",
             static_cast<long long>(p.concurrency), static_cast<long long>(p.num_prompts), s.request_throughput,
             s.output_throughput, s.output_throughput_per_gpu, s.interactivity, s.ttft_ms.median,
             s.ttft_ms.At(99).value_or(0), s.tpot_ms.median, s.tpot_ms.At(99).value_or(0), s.e2el_ms.median,
@@ -155,7 +138,7 @@ std::string SweepTable(const std::vector<SweepPoint>& points) {
   }
   out += "(* = Pareto-optimal: no other point has both more output tok/s/GPU and more tok/s/user)\n";
   if (any_capped)
-    Appendf(&out,
+    AppendPrintf(out,
             "(capped = the engine runs at most %lld sequences (max_num_seqs x dp); the rest of the concurrency "
             "queues: --max-num-seqs auto raises the cap to each value)\n",
             static_cast<long long>(points.front().max_running));
@@ -169,7 +152,7 @@ std::string ExplainSweep(const SimConfig& config, const std::vector<SweepPoint>&
     const auto& shape = p.stats.busiest_decode;
     if (shape.tokens() == 0) continue;
     const StepCost cost = model.Cost(shape);
-    Appendf(&out,
+    AppendPrintf(out,
             "conc %lld: largest decode step %lld seqs, %.2f ms, %s-bound (compute %.0f%%, memory %.0f%%, "
             "communication %.0f%%, overhead %.0f%%)\n",
             static_cast<long long>(p.concurrency), static_cast<long long>(shape.decode_seqs), cost.time_s * 1e3,
@@ -184,17 +167,17 @@ std::string DescribeSearch(const SearchResult& r) {
   for (const auto& c : r.candidates) {
     if (!c.skipped.empty()) {
       const std::string why = c.skipped.size() > 100 ? c.skipped.substr(0, 97) + "..." : c.skipped;
-      Appendf(&out, "  %-36s skipped: %s\n", c.label.c_str(), why.c_str());
+      AppendPrintf(out, "  %-36s skipped: %s\n", c.label.c_str(), why.c_str());
       continue;
     }
     double best = 0;
     for (const auto& p : c.points) best = std::max(best, p.summary.output_throughput_per_gpu);
-    Appendf(&out, "  %-36s %zu points, up to %.1f tok/s/GPU\n", c.label.c_str(), c.points.size(), best);
+    AppendPrintf(out, "  %-36s %zu points, up to %.1f tok/s/GPU\n", c.label.c_str(), c.points.size(), best);
   }
   out += "best deployment at each interactivity (the Pareto frontier across all of them):\n";
-  Appendf(&out, "%10s %11s %6s  %s\n", "tok/s/usr", "tok/s/GPU", "conc", "deployment");
+  AppendPrintf(out, "%10s %11s %6s  %s\n", "tok/s/usr", "tok/s/GPU", "conc", "deployment");
   for (const auto& f : r.frontier)
-    Appendf(&out, "%10.1f %11.1f %6lld  %s\n", f.point.summary.interactivity, f.point.summary.output_throughput_per_gpu,
+    AppendPrintf(out, "%10.1f %11.1f %6lld  %s\n", f.point.summary.interactivity, f.point.summary.output_throughput_per_gpu,
             static_cast<long long>(f.point.concurrency), f.deployment.c_str());
   return out;
 }
