@@ -241,20 +241,23 @@ json EnergyToJson(const EnergyMeasurement& e) {
 
 namespace {
 
+// The fields of `j`, named `where` in messages; InvalidArgument unless `j` is an object.
+Result<JsonFields> ObjectFields(const json& j, const std::string& where) {
+  if (!j.is_object()) return InvalidArgument(where + " must be an object");
+  return JsonFields(j, where);
+}
+
 // The "phases" object of a result's energy (EnergyToJson), read with the bounds
 // of the rest of the energy.
 Result<EnergyPhases> PhasesFromJson(const json& j, const std::string& where) {
   using namespace bounds;
-  if (!j.is_object()) return InvalidArgument(where + " must be an object");
-  const JsonFields f(j, where);
+  FRONTIER_ASSIGN_OR_RETURN(const JsonFields f, ObjectFields(j, where));
   EnergyPhases out;
   FRONTIER_ASSIGN_OR_RETURN(out.slice_s, f.RequiredNumber("slice_s", 0, kMaxDurationS, "a frontier result's energy"));
   const auto phase = [&](const char* name, EnergyPhase* p) -> Status {
     const json* x = f.Find(name);
     if (x == nullptr) return Status::Ok();
-    const std::string at = where + "." + name;
-    if (!x->is_object()) return InvalidArgument(at + " must be an object");
-    const JsonFields g(*x, at);
+    FRONTIER_ASSIGN_OR_RETURN(const JsonFields g, ObjectFields(*x, where + "." + name));
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<int64_t> w, g.Integer("windows", 0, kMaxRequests));
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> s, g.Number("seconds", 0, kMaxDurationS));
     FRONTIER_ASSIGN_OR_RETURN(const std::optional<double> e, g.Number("joules", 0, kMaxEnergyJ));
@@ -282,8 +285,7 @@ Result<EnergyPhases> PhasesFromJson(const json& j, const std::string& where) {
 
 Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where) {
   using namespace bounds;
-  if (!j.is_object()) return InvalidArgument(where + " must be an object");
-  const JsonFields f(j, where);
+  FRONTIER_ASSIGN_OR_RETURN(const JsonFields f, ObjectFields(j, where));
   EnergyMeasurement e;
   FRONTIER_ASSIGN_OR_RETURN(e.source, f.Name("source"));
   if (e.source.empty()) return InvalidArgument(where + ": field 'source' is missing (nvml, amdsmi, rapl or scrape)");
@@ -299,9 +301,8 @@ Result<EnergyMeasurement> EnergyFromJson(const json& j, const std::string& where
     if (!devices->is_array() || devices->size() > static_cast<size_t>(kMaxGpus))
       return InvalidArgument(where + ": devices must be an array of at most " + std::to_string(kMaxGpus) + " objects");
     for (size_t i = 0; i < devices->size(); ++i) {
-      const std::string at = where + ".devices[" + std::to_string(i) + "]";
-      if (!(*devices)[i].is_object()) return InvalidArgument(at + " must be an object");
-      const JsonFields d((*devices)[i], at);
+      FRONTIER_ASSIGN_OR_RETURN(const JsonFields d,
+                                ObjectFields((*devices)[i], where + ".devices[" + std::to_string(i) + "]"));
       EnergyDevice dev;
       FRONTIER_ASSIGN_OR_RETURN(dev.name, d.Name("name"));
       FRONTIER_ASSIGN_OR_RETURN(dev.joules, d.RequiredNumber("joules", 0, kMaxEnergyJ, "a frontier result's energy"));

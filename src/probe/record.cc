@@ -138,19 +138,16 @@ json GemmJson(const GemmPoint& g) {
   return j;
 }
 
-json StreamJson(const StreamPoint& s) {
-  json j = WriteFields(s, kStreamFields);
-  j["gbps"] = s.Gbps();
-  j["fraction_of_peak"] = s.Fraction();
+// A stream or a decode point: both move bytes, at a bandwidth and a fraction of peak.
+template <typename Point, typename Fields>
+json BandwidthJson(const Point& p, const Fields& fields) {
+  json j = WriteFields(p, fields);
+  j["gbps"] = p.Gbps();
+  j["fraction_of_peak"] = p.Fraction();
   return j;
 }
-
-json DecodeJson(const DecodePoint& d) {
-  json j = WriteFields(d, kDecodeFields);
-  j["gbps"] = d.Gbps();
-  j["fraction_of_peak"] = d.Fraction();
-  return j;
-}
+json StreamJson(const StreamPoint& s) { return BandwidthJson(s, kStreamFields); }
+json DecodeJson(const DecodePoint& d) { return BandwidthJson(d, kDecodeFields); }
 
 Result<GemmPoint> GemmFromJson(const json& j, const std::string& where) {
   GemmPoint g;
@@ -179,17 +176,14 @@ Result<CollectivePoint> CollectiveFromJson(const json& j, const std::string& whe
   return c;
 }
 
+// The settings grouped by the probe they drive: GEMM (two lines), stream,
+// decode, collectives.
 json OptionsJson(const ProbeOptions& o) {
-  json precisions = json::array();
-  for (GemmPrecision p : o.precisions) precisions.push_back(GemmPrecisionName(p));
   return {{"tp", o.tp},
-          {"tokens", o.tokens},
-          {"precisions", precisions},
-          {"top_n", o.top_n},
-          {"iterations", o.iterations},
+          {"tokens", o.tokens}, {"precisions", ToJson(o.precisions)},
+          {"top_n", o.top_n}, {"iterations", o.iterations},
           {"stream_bytes", o.stream_bytes},
-          {"decode_batch", o.decode_batch},
-          {"decode_context", o.decode_context},
+          {"decode_batch", o.decode_batch}, {"decode_context", o.decode_context},
           {"collective_bytes", o.collective_bytes}};
 }
 
