@@ -61,9 +61,8 @@ json RunJson(const RunRow& r) {
           {"stack", r.Stack()},
           {"version", r.StackVersion()},
           {"workloads", r.workloads},
-          {"points", r.points},
-          {"planned_points", r.planned_points},
-          {"last_point_utc", r.last_point_utc},
+          // How far the run has got, then its best single stored point.
+          {"points", r.points}, {"planned_points", r.planned_points}, {"last_point_utc", r.last_point_utc},
           {"peak_total_tput_per_gpu", r.peak_total_tput_per_gpu},
           {"peak_output_tput_per_gpu", r.peak_output_tput_per_gpu},
           {"peak_interactivity", r.peak_interactivity}};

@@ -50,9 +50,8 @@ void AddTransferRow(std::string& out, const ValidationRow& row) {
 
 std::string ValidationReportText(const ValidationReport& report) {
   std::string out;
-  AppendPrintf(out,
-               "== calibration: results on the calibration GPUs (H100, H200, MI300X, MI325X), any "
-               "date ==\n");
+  out += "== calibration: results on the calibration GPUs (H100, H200, MI300X, MI325X), "
+         "any date ==\n";
   AppendPrintf(out, "%-44s %-5s %-11s %-10s %10s %10s %8s %10s %8s  %s\n", "result", "class",
                "scenario", "published", "published", "predicted", "error", "LOO pred", "LOO err",
                "role");
@@ -94,9 +93,8 @@ std::string ValidationReportText(const ValidationReport& report) {
                    100 * c.median_abs_loo, 100 * c.max_abs_loo, 100 * c.median_abs_fit);
   }
   if (!report.transfer.empty()) {
-    AppendPrintf(out,
-                 "\n== transfer: results on the validation GPUs (B200, GB200, MI355X, newer), "
-                 "never fitted ==\n");
+    out += "\n== transfer: results on the validation GPUs (B200, GB200, MI355X, newer), "
+           "never fitted ==\n";
     AppendPrintf(out, "%-44s %-5s %-11s %-14s %10s %10s %8s %7s %-3s  %s\n", "result", "class",
                  "scenario", "stack", "published", "predicted", "error", "band", "in",
                  "band basis  [extrapolations]");
