@@ -165,8 +165,17 @@ constexpr SummaryField TokensPerJoule() {
 
 }  // namespace
 
-// In the order of the points table's columns, which is also the order the
-// export writes them in (its file format).
+// The points table's columns after num_gpus: these integers, then the
+// doubles, in this order, which is also the order the export writes them in
+// (its file format).
+const IntColumn kIntColumns[] = {
+    {"completed", &Summary::completed, bounds::kMaxRequests},
+    {"failed", &Summary::failed, bounds::kMaxRequests},
+    {"total_input_tokens", &Summary::total_input_tokens, bounds::kMaxTokens},
+    {"total_output_tokens", &Summary::total_output_tokens, bounds::kMaxTokens},
+};
+const int kNumIntColumns = sizeof(kIntColumns) / sizeof(kIntColumns[0]);
+
 const DoubleColumn kDoubleColumns[] = {
     {"duration_s", Plain<&Summary::duration_s>(), bounds::kMaxDurationS, 1, "duration"},
     {"request_throughput", Plain<&Summary::request_throughput>(), bounds::kMaxThroughput},
@@ -201,14 +210,6 @@ const DoubleColumn* FindDoubleColumn(std::string_view name) {
     if (name == c.name) return &c;
   return nullptr;
 }
-
-const IntColumn kIntColumns[] = {
-    {"completed", &Summary::completed, bounds::kMaxRequests},
-    {"failed", &Summary::failed, bounds::kMaxRequests},
-    {"total_input_tokens", &Summary::total_input_tokens, bounds::kMaxTokens},
-    {"total_output_tokens", &Summary::total_output_tokens, bounds::kMaxTokens},
-};
-const int kNumIntColumns = sizeof(kIntColumns) / sizeof(kIntColumns[0]);
 
 std::string MigrationSql(int from, Dialect dialect) {
   std::string out = kMigrations[from];
