@@ -49,74 +49,77 @@ Status Unsupported(const std::string& origin, const std::string& field, const st
                                      origin, field, what));
 }
 
-// Calls `read` on each component `n` stands for, with its "type": none when
-// n is null, the elements of its `list_key` (recursively) when a Sequence,
-// else n itself.
-Status EachComponent(const json& n, const char* list_key,
-                     const std::function<Status(const json&, const std::string&)>& read) {
-  if (n.is_null()) return Status::Ok();
-  const std::string type = n.value("type", "");
-  if (type != "Sequence") return read(n, type);
-  for (const json& s : n.at(list_key)) FRONTIER_RETURN_IF_ERROR(EachComponent(s, list_key, read));
-  return Status::Ok();
+// The readers of one normalizer, pre-tokenizer or decoder `n` of `type` into
+// `p`: false when this code does not read that type (EachComponent names it).
+using ComponentReader = Result<bool> (*)(const json& n, const std::string& type, const std::string& origin,
+                                         Loader::Parts* p);
+
+Result<bool> ReadNormalizer(const json& n, const std::string& type, const std::string&, Loader::Parts* p) {
+  if (type == "NFC") {
+    p->nfc = true;
+  } else if (type == "Prepend") {
+    p->prepend = n.at("prepend").get<std::string>();
+  } else if (type == "Replace" && n.at("pattern").contains("String")) {
+    p->replace.emplace_back(n.at("pattern").at("String").get<std::string>(), n.at("content").get<std::string>());
+  } else {
+    return false;
+  }
+  return true;
 }
 
-Status ReadNormalizer(const json& normalizer, const std::string& origin, Loader::Parts* p) {
-  return EachComponent(normalizer, "normalizers", [&](const json& n, const std::string& type) -> Status {
-    if (type == "NFC") {
-      p->nfc = true;
-    } else if (type == "Prepend") {
-      p->prepend = n.at("prepend").get<std::string>();
-    } else if (type == "Replace" && n.at("pattern").contains("String")) {
-      p->replace.emplace_back(n.at("pattern").at("String").get<std::string>(), n.at("content").get<std::string>());
-    } else {
-      return Unsupported(origin, "normalizer", "\"" + type + "\"");
+Result<bool> ReadPreTokenizer(const json& n, const std::string& type, const std::string& origin, Loader::Parts* p) {
+  if (type == "Split") {
+    if (!n.at("pattern").contains("Regex")) return Unsupported(origin, "pre_tokenizer Split", "with a String pattern");
+    if (n.value("behavior", "") != "Isolated" || n.value("invert", false)) {
+      return Unsupported(origin, "pre_tokenizer Split behavior", "\"" + n.value("behavior", "") + "\"");
     }
-    return Status::Ok();
-  });
+    const std::string re = n.at("pattern").at("Regex").get<std::string>();
+    auto pattern = PatternFromRegex(re);
+    if (!pattern) return Unsupported(origin, "pre_tokenizer Split regex", "\"" + re + "\"");
+    p->splits.push_back(*pattern);
+  } else if (type == "ByteLevel") {
+    p->byte_level = true;
+    p->prefix_space = n.value("add_prefix_space", false);
+    if (n.value("use_regex", true)) p->splits.push_back(SplitPattern::kGpt2);
+  } else {
+    return false;
+  }
+  return true;
 }
 
-Status ReadPreTokenizer(const json& pre_tokenizer, const std::string& origin, Loader::Parts* p) {
-  return EachComponent(pre_tokenizer, "pretokenizers", [&](const json& n, const std::string& type) -> Status {
-    if (type == "Split") {
-      if (!n.at("pattern").contains("Regex"))
-        return Unsupported(origin, "pre_tokenizer Split", "with a String pattern");
-      if (n.value("behavior", "") != "Isolated" || n.value("invert", false)) {
-        return Unsupported(origin, "pre_tokenizer Split behavior", "\"" + n.value("behavior", "") + "\"");
-      }
-      const std::string re = n.at("pattern").at("Regex").get<std::string>();
-      auto pattern = PatternFromRegex(re);
-      if (!pattern) return Unsupported(origin, "pre_tokenizer Split regex", "\"" + re + "\"");
-      p->splits.push_back(*pattern);
-    } else if (type == "ByteLevel") {
-      p->byte_level = true;
-      p->prefix_space = n.value("add_prefix_space", false);
-      if (n.value("use_regex", true)) p->splits.push_back(SplitPattern::kGpt2);
-    } else {
-      return Unsupported(origin, "pre_tokenizer", "\"" + type + "\"");
-    }
-    return Status::Ok();
-  });
+Result<bool> ReadDecoder(const json& n, const std::string& type, const std::string& origin, Loader::Parts* p) {
+  if (type == "Strip") {
+    if (n.value("content", " ") != " " || n.value("stop", 0) != 0) return Unsupported(origin, "decoder Strip", "");
+    p->strip_leading = n.value("start", 0);
+    return true;
+  }
+  return type == "ByteLevel" || type == "ByteFallback" || type == "Fuse" || type == "Replace";
 }
 
-Status ReadDecoder(const json& decoder, const std::string& origin, Loader::Parts* p) {
-  return EachComponent(decoder, "decoders", [&](const json& n, const std::string& type) -> Status {
-    if (type == "Strip") {
-      if (n.value("content", " ") != " " || n.value("stop", 0) != 0) return Unsupported(origin, "decoder Strip", "");
-      p->strip_leading = n.value("start", 0);
-    } else if (type != "ByteLevel" && type != "ByteFallback" && type != "Fuse" && type != "Replace") {
-      return Unsupported(origin, "decoder", "\"" + type + "\"");
+// Reads each component j[key] stands for with `read`: none when it is absent
+// or null, the elements of its `list_key` (recursively) when a Sequence, else
+// the one. A type `read` does not read is an error naming `key` and the type.
+Status EachComponent(const json& j, const char* key, const char* list_key, ComponentReader read,
+                     const std::string& origin, Loader::Parts* p) {
+  const std::function<Status(const json&)> each = [&](const json& n) -> Status {
+    if (n.is_null()) return Status::Ok();
+    const std::string type = n.value("type", "");
+    if (type == "Sequence") {
+      for (const json& s : n.at(list_key)) FRONTIER_RETURN_IF_ERROR(each(s));
+      return Status::Ok();
     }
-    return Status::Ok();
-  });
+    FRONTIER_ASSIGN_OR_RETURN(const bool known, read(n, type, origin, p));
+    return known ? Status::Ok() : Unsupported(origin, key, "\"" + type + "\"");
+  };
+  return each(j.value(key, json()));
 }
 
 Result<std::unique_ptr<Tokenizer>> Build(const json& j, const std::string& origin) {
   Loader::Parts parts;
   parts.origin = origin;
-  FRONTIER_RETURN_IF_ERROR(ReadNormalizer(j.value("normalizer", json()), origin, &parts));
-  FRONTIER_RETURN_IF_ERROR(ReadPreTokenizer(j.value("pre_tokenizer", json()), origin, &parts));
-  FRONTIER_RETURN_IF_ERROR(ReadDecoder(j.value("decoder", json()), origin, &parts));
+  FRONTIER_RETURN_IF_ERROR(EachComponent(j, "normalizer", "normalizers", ReadNormalizer, origin, &parts));
+  FRONTIER_RETURN_IF_ERROR(EachComponent(j, "pre_tokenizer", "pretokenizers", ReadPreTokenizer, origin, &parts));
+  FRONTIER_RETURN_IF_ERROR(EachComponent(j, "decoder", "decoders", ReadDecoder, origin, &parts));
   const json& m = j.at("model");
   const std::string type = m.value("type", "BPE");
   if (type != "BPE") return Unsupported(origin, "model.type", "\"" + type + "\"");

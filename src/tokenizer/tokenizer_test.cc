@@ -220,6 +220,18 @@ TEST(Tokenizer, RefusesWhatItDoesNotImplementNamingTheField) {
       "r.json");
   ASSERT_FALSE(re.ok());
   EXPECT_NE(re.status().message().find("pre_tokenizer Split regex \"\\w+\""), std::string::npos);
+  // A component of a type this code does not read is named by its field, inside a Sequence too.
+  const std::string model = R"("model": {"type": "BPE", "vocab": {"a": 0}, "merges": []})";
+  for (const auto& [component, named] : std::vector<std::pair<std::string, std::string>>{
+           {R"("normalizer": {"type": "Lowercase"})", "normalizer \"Lowercase\""},
+           {R"("pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}]})",
+            "pre_tokenizer \"Whitespace\""},
+           {R"("decoder": {"type": "WordPiece"})", "decoder \"WordPiece\""}}) {
+    auto unread = Tokenizer::FromJson("{" + component + ", " + model + "}", "c.json");
+    ASSERT_FALSE(unread.ok()) << component;
+    EXPECT_NE(unread.status().message().find("c.json: " + named + " is not supported"), std::string::npos)
+        << unread.status().message();
+  }
   auto missing = Tokenizer::Load("/nonexistent/dir");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("--tokenizer /nonexistent/dir"), std::string::npos);
