@@ -138,7 +138,7 @@ int FinishBenchmark(sweep::BenchJob& job, const loadgen::PointOutcome& out) {
 }
 
 // Resolves the workload and the job the flags name, and starts storing the point (--db).
-Result<sweep::BenchJob> StartBenchmark(const BenchFlags& f) {
+Result<sweep::BenchJob> StartBenchmark(BenchFlags& f) {
   FRONTIER_ASSIGN_OR_RETURN(ResolvedWorkload w, ResolveWorkload(f.wf));
   auto target = [&f](const ResolvedWorkload& rw) { return ResolveTarget(f.tf, f.tf.model, rw); };
   auto note = [](const std::string& line) { std::cerr << "frontier bench: " << line << "\n"; };
