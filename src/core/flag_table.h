@@ -26,7 +26,8 @@ struct FlagRow {
   // The field a flag fills; a bool field is a flag without a value.
   using Field = std::variant<std::string Raw::*, int64_t Raw::*, uint64_t Raw::*, int Raw::*, double Raw::*,
                              bool Raw::*, std::vector<std::string> Raw::*, std::optional<std::string> Raw::*,
-                             std::optional<int> Raw::*, std::optional<double> Raw::*, Setter>;
+                             std::optional<int> Raw::*, std::optional<int64_t> Raw::*,
+                             std::optional<uint64_t> Raw::*, std::optional<double> Raw::*, Setter>;
   const char* name;  // CLI11's spelling ("--ignore-eos,!--no-ignore-eos" for a flag with its negation)
   Field field;
   const char* help;
