@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,40 +82,15 @@ struct BenchFlags {
 void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   AddTargetFlags(app, &f->tf, /*with_model=*/true);
   app.add_flag("--no-progress", f->no_progress, "No live progress line")->group("Output");
-  app.add_option("--scrape-metrics", f->req.scrape_url,
-                 "Sample the server's Prometheus metrics during the run (KV-cache use, "
-                 "running/waiting, preemptions, prefix-cache hits) into the result's "
-                 "server_metrics; URL [--base-url + /metrics]")
-      ->expected(0, 1)
-      ->group("Output");
-  app.add_option("--scrape-interval", f->req.scrape_interval_s, "Seconds between --scrape-metrics samples [1]")
-      ->group("Output");
-  app.add_option("--power", f->req.power_kind,
-                 "Measure the GPUs' energy during the run: auto (NVML, else ROCm SMI, else the DCGM exporter at "
-                 "--power-url), nvml, amdsmi, rapl (the host's CPU packages and DRAM), scrape (--power-url), off; "
-                 "without a source tokens per joule are the TDP bound [auto]")
-      ->group("Energy");
-  app.add_option("--power-interval", f->req.power_interval_s, "Seconds between power readings [0.1]")->group("Energy");
-  app.add_option("--power-url", f->req.power_url,
-                 "A DCGM exporter's /metrics (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) "
-                 "for --power scrape or auto [the --scrape-metrics URL]")
-      ->group("Energy");
+  auto bench_rows = [&app, f](bool shards) {
+    for (const FlagRow<sweep::BenchRequest>& row : sweep::BenchFlagRows())
+      if ((row.group == std::string_view("Shards")) == shards) AddFlagRow(app, row, &f->req);
+  };
+  bench_rows(/*shards=*/false);
   AddWorkloadFlags(app, &f->wf);
-  app.add_option("--shard", f->req.shard,
-                 "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE "
-                 "or, in an srun step, SLURM_PROCID/SLURM_NTASKS. Needs --requests-jsonl; join with `bench merge`")
-      ->group("Shards");
-  app.add_option("--rendezvous", f->req.rendezvous,
-                 "HOST:PORT where shard 0 listens and the others meet it to agree on the start [127.0.0.1:29517]")
-      ->group("Shards");
-  app.add_option("--rendezvous-timeout", f->req.rendezvous_timeout_s, "Seconds to wait for every shard [60]")
-      ->check(CLI::Range(1.0, 86400.0))
-      ->group("Shards");
-  app.add_option("--rendezvous-token", f->req.rendezvous_token,
-                 "A secret every shard of the run shares; the shards prove it to each other (HMAC) and ignore "
-                 "peers that cannot [$FRONTIER_RENDEZVOUS_TOKEN, else one derived from the schedule, which keeps "
-                 "other runs' shards out but not a peer that knows the schedule]")
-      ->group("Shards");
+  bench_rows(/*shards=*/true);
+  app.get_option("--scrape-metrics")->expected(0, 1);
+  app.get_option("--rendezvous-timeout")->check(CLI::Range(1.0, 86400.0));
   AddDbFlags(app, &f->db,
              "the point is stored as a run of its own when it ends: summary, verdict (with --scenario or --slo), "
              "per-request rows and series, source measured",
@@ -138,7 +114,7 @@ int FinishBenchmark(sweep::BenchJob& job, const loadgen::PointOutcome& out) {
 }
 
 // Resolves the workload and the job the flags name, and starts storing the point (--db).
-Result<sweep::BenchJob> StartBenchmark(const BenchFlags& f) {
+Result<sweep::BenchJob> StartBenchmark(BenchFlags& f) {
   FRONTIER_ASSIGN_OR_RETURN(ResolvedWorkload w, ResolveWorkload(f.wf));
   auto target = [&f](const ResolvedWorkload& rw) { return ResolveTarget(f.tf, f.tf.model, rw); };
   auto note = [](const std::string& line) { std::cerr << "frontier bench: " << line << "\n"; };

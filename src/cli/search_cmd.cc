@@ -36,7 +36,6 @@ extern "C" void OnSearchSigint(int) {
 
 struct SearchFlags {
   sweep::SearchSettings settings;   // request: --over ... --no-saturation-stop (checked by ApplySearchRequest)
-  double min_value = 0, max_value = 0;
   bool no_saturation_stop = false;
   double client_rtt_us = kDefaultClientRttUs;
   DbFlags db;                       // db.db == "": trials are not stored
@@ -45,17 +44,7 @@ struct SearchFlags {
 void AddSearchFlags(CLI::App& app, sim::SimSpec* spec, TargetFlags* tf, SearchFlags* f, WorkloadFlags* wf) {
   AddSimSpecFlags(app, spec);  // --model: the catalog model, or the served name with --base-url
   AddTargetFlags(app, tf, /*with_model=*/false);
-  auto search = [&app](const char* name, auto& value, const char* help) {
-    return app.add_option(name, value, help)->group("Search");
-  };
-  loadgen::SearchRequest& r = f->settings.request;
-  search("--over", r.over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]");
-  search("--start", r.start, "First load: req/s or concurrency [1]");
-  search("--growth", r.growth, "Bracketing factor, > 1 [2]");
-  search("--tolerance", r.tolerance, "Rate: stop when the invalid/valid bracket is within this fraction [0.02]");
-  search("--max-trials", r.max_trials, "Most trials to run [20]");
-  search("--min-value", f->min_value, "Lowest load to try [rate 0.01, concurrency 1]");
-  search("--max-value", f->max_value, "Highest load to try [rate 1e6, concurrency 65536]");
+  AddFlagRows(app, loadgen::SearchFlagRows(), &f->settings.request);
   app.add_flag("--no-saturation-stop", f->no_saturation_stop,
                "Do not stop (or mark) trials whose queue grows without bound")->group("Search");
   AddClientRttFlag(app, &f->client_rtt_us);  // simulated systems only
@@ -78,10 +67,11 @@ std::string SearchUsageProblem(const CLI::App& app, bool live, const WorkloadFla
   } else {
     if (!app.count("--hardware"))
       return "--hardware is required for a simulated system (or give --base-url for a live one)";
-    for (const char* flag : {"--backend", "--endpoint", "--api-key", "--header", "--extra-body", "--usage",
-                             "--insecure", "--timeout", "--connect-timeout", "--first-token-timeout", "--grace",
-                             "--workers", "--vocab-size"})
-      if (app.count(flag)) return std::string(flag) + " is for a live server: give --base-url too";
+    for (const FlagRow<TargetFlags>& row : loadgen::TargetFlagRows()) {  // --model is the simulated system's
+      const std::string flag = row.name;
+      if (flag != "--base-url" && flag != "--model" && app.count(flag))
+        return flag + " is for a live server: give --base-url too";
+    }
   }
   if (!wf.requests_jsonl.empty()) return "--requests-jsonl is per run; a search writes --result-json";
   return CheckDbFlags(app, f.db);
@@ -105,12 +95,10 @@ Status CompleteSettings(const CLI::App& app, const std::string& command_line, Se
   if (app.count("--target-qps"))
     return InvalidArgument("--target-qps is what the search finds; leave it out (--start sets the first rate)");
   sweep::SearchSettings& settings = f->settings;
-  if (app.count("--min-value")) settings.request.min_value = f->min_value;
-  if (app.count("--max-value")) settings.request.max_value = f->max_value;
   settings.request.saturation_stop = !f->no_saturation_stop;
   std::vector<std::string> own_flags = SimSpecFlagNames();
-  own_flags.insert(own_flags.end(), {"--over", "--start", "--growth", "--tolerance", "--max-trials", "--min-value",
-                                     "--max-value", "--no-saturation-stop", "--client-rtt-us", "--db", "--run-label"});
+  for (const FlagRow<loadgen::SearchRequest>& row : loadgen::SearchFlagRows()) own_flags.push_back(row.name);
+  own_flags.insert(own_flags.end(), {"--no-saturation-stop", "--client-rtt-us", "--db", "--run-label"});
   settings.given_flags = GivenFlags(app, own_flags);
   settings.command_line = command_line;
   settings.interrupt = &g_stop;

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,7 @@ namespace frontier::cli {
 // *spec. REQUIRES: spec outlives parsing.
 void AddSimSpecFlags(CLI::App& app, sim::SimSpec* spec);
 
-// The flag names AddSimSpecFlags adds, with their leading "--".
+// The flag names AddSimSpecFlags adds, with their leading "--", in its order.
 const std::vector<std::string>& SimSpecFlagNames();
 
 inline constexpr double kDefaultClientRttUs = static_cast<double>(sim::kDefaultClientRttNs) / kNanosPerMicro;
@@ -39,9 +38,5 @@ using sim::BandLine;
 using sim::BandOf;
 using sim::ClientRttNanos;
 using sim::UseSimulatedSystem;
-
-// The flags among `names` (with "--") given on the command line, as
-// name without "--" -> value, for a run's requested settings.
-std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names);
 
 }  // namespace frontier::cli

@@ -9,7 +9,6 @@
 #include "cli/sim_flags.h"
 #include "cli/summary_print.h"
 #include "cli/workload_flags.h"
-#include "core/limits.h"
 #include "core/redact.h"
 #include "loadgen/verdict.h"
 #include "sim/describe.h"
@@ -25,8 +24,6 @@ constexpr const char* kCmd = "simulate";
 
 struct SimFlags {
   double client_rtt_us = kDefaultClientRttUs;
-  int64_t max_requests = kMaxRunRequests;
-  int64_t max_memory_mb = kDefaultSimMemoryBytes >> 20;
   bool explain = false, list = false;
 };
 
@@ -41,25 +38,11 @@ void AddSimulateFlags(CLI::App& app, SimFlags* f, sim::SimulateRequest* r, Workl
   AddSimSpecFlags(app, &r->spec);
   app.add_option("--concurrency", r->concurrency, "Sweep: comma-separated max concurrencies, one run each (open sessions, for a session workload)")->group("Load");
   AddClientRttFlag(app, &f->client_rtt_us);
-  app.add_option("--max-requests", f->max_requests,
-                 "Bound on the requests one run simulates, warm-up included; a run that reaches it fails "
-                 "[10000000]")
-      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
-      ->group("Load");
-  app.add_option("--max-memory-mb", f->max_memory_mb,
-                 "Bound on the memory of one run's request records (about 16 bytes per output token); a run "
-                 "that reaches it fails [1024]")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
-      ->group("Load");
+  AddFlagRows(app, sim::SimulateFlagRows(), r);
+  app.get_option("--max-requests")->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+  app.get_option("--max-memory-mb")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_flag("--explain", f->explain, "Print where a step's time goes and what bounds it")->group("Output");
   app.add_flag("--list", f->list, "List the catalogued models, hardware and stack versions, then exit")->group("Output");
-  app.add_flag("--best-deployment", r->best_deployment,
-               "With --concurrency and --gpus: sweep every layout of the GPUs (TP, DP, EP, attention DP) and print "
-               "the best deployment at each interactivity")
-      ->group("Load");
-  app.add_flag("--search-disagg", r->search_disagg,
-               "With --best-deployment: also try disaggregated prefill / decode splits")
-      ->group("Load");
   AddWorkloadFlags(app, wf);
   AddDbFlags(app, db,
              "the simulated points are stored as one run, each point when it ends: summary, verdict (with "
@@ -178,8 +161,8 @@ int RunSimulate(int argc, char** argv) {
   req.max_concurrency_given = app.count("--max-concurrency") > 0;
   req.duration_given = app.count("--duration") > 0;
   v.s.options.client_rtt_ns = *ClientRttNanos(v.f.client_rtt_us);
-  v.s.options.max_requests = v.f.max_requests;
-  v.s.options.max_memory_bytes = v.f.max_memory_mb << 20;
+  v.s.options.max_requests = req.max_requests;
+  v.s.options.max_memory_bytes = req.max_memory_mb << 20;
   Result<sim::SimConfig> config = sim::ResolveDeployment(req.spec, req.best_deployment);
   if (!config.ok()) return Fail(kCmd, config.status());
   v.s.config = *config;

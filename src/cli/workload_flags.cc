@@ -1,26 +1,33 @@
-// workload_flags.cc: the shared workload flags bound to CLI11 (workload_flags.h).
+// workload_flags.cc: the flags given, and the shared workload flags resolved
+// (workload_flags.h).
 #include "cli/workload_flags.h"
-
-#include <string>
 
 namespace frontier::cli {
 
-void AddWorkloadFlags(CLI::App& app, WorkloadFlags* f) {
-  for (const FlagRow<loadgen::WorkloadRequest>& row : loadgen::WorkloadFlagRows())
-    f->options.push_back(AddFlagRow(app, row, f));
+std::map<std::string, std::string> GivenFlags(const std::vector<const CLI::Option*>& options) {
+  std::map<std::string, std::string> given;
+  for (const CLI::Option* o : options) {
+    if (o->count() == 0) continue;
+    std::string value;
+    if (o->get_expected_max() == 0) {  // a flag
+      value = o->results().back();
+    } else {
+      for (const auto& typed : o->results()) value += (value.empty() ? "" : " ") + typed;
+    }
+    given[o->get_name().substr(2)] = value;
+  }
+  return given;
 }
 
-Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& f) {
-  loadgen::WorkloadRequest r = f;
-  for (const CLI::Option* o : f.options) {
-    if (o->count() == 0) continue;
-    std::string name = o->get_name();
-    if (name.rfind("--", 0) == 0) name = name.substr(2);
-    std::string value;
-    for (const auto& typed : o->results()) value += (value.empty() ? "" : " ") + typed;
-    r.given[name] = value;
-  }
-  return loadgen::ResolveWorkload(r);
+std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names) {
+  std::vector<const CLI::Option*> options;
+  for (const std::string& name : names) options.push_back(app.get_option(name));
+  return GivenFlags(options);
+}
+
+Result<ResolvedWorkload> ResolveWorkload(WorkloadFlags& f) {
+  f.given = GivenFlags(f.options);
+  return loadgen::ResolveWorkload(f);
 }
 
 }  // namespace frontier::cli

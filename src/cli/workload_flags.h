@@ -1,7 +1,8 @@
 // workload_flags.h: the workload, load, scenario and output flags shared by
 // `frontier bench`, `frontier simulate` and `frontier search`, bound to CLI11
 // from their one table (loadgen/workload_request.h: the flags, their defaults
-// and the conventions ResolveWorkload applies), and the binder of such tables.
+// and the conventions ResolveWorkload applies), the binder of such tables, and
+// the reader of the flags given.
 //
 //   CLI::App app{"..."};
 //   WorkloadFlags flags;
@@ -15,6 +16,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -33,12 +37,19 @@ using loadgen::ResolvedWorkload;
 using loadgen::ResolveScenarioRules;
 using loadgen::UseScenarioPromptPool;
 
-// Adds the flag of `row` to `app` in its group, bound to its field of *values.
+// Adds the flag of `row` to `app` in its group, bound to its field of *values
+// (a setter's complaint is CLI11's validation error, naming the flag).
 template <class Raw>
 CLI::Option* AddFlagRow(CLI::App& app, const FlagRow<Raw>& row, std::type_identity_t<Raw>* values) {
   return std::visit(
-      [&](auto member) {
-        if constexpr (std::is_same_v<decltype(member), bool Raw::*>) {
+      [&](auto member) -> CLI::Option* {
+        using Member = decltype(member);
+        if constexpr (std::is_same_v<Member, typename FlagRow<Raw>::Setter>) {
+          auto set = [member, values, flag = std::string(row.name)](const std::string& text) {
+            if (std::string bad = member(text, values); !bad.empty()) throw CLI::ValidationError(flag, bad);
+          };
+          return app.add_option_function<std::string>(row.name, set, row.help)->group(row.group);
+        } else if constexpr (std::is_same_v<Member, bool Raw::*>) {
           return app.add_flag(row.name, values->*member, row.help)->group(row.group);
         } else {
           return app.add_option(row.name, values->*member, row.help)->group(row.group);
@@ -47,15 +58,33 @@ CLI::Option* AddFlagRow(CLI::App& app, const FlagRow<Raw>& row, std::type_identi
       row.field);
 }
 
+// Adds every row of `rows`, in order; their options, to tell given flags from defaults.
+template <class Raw>
+std::vector<CLI::Option*> AddFlagRows(CLI::App& app, std::span<const FlagRow<Raw>> rows,
+                                      std::type_identity_t<Raw>* values) {
+  std::vector<CLI::Option*> options;
+  for (const FlagRow<Raw>& row : rows) options.push_back(AddFlagRow(app, row, values));
+  return options;
+}
+
+// The flags among `options` given on the command line, by their first long
+// name without "--": an option's values as typed, joined by spaces; a flag's
+// last value, the one it set ("--ignore-eos --no-ignore-eos": "false").
+std::map<std::string, std::string> GivenFlags(const std::vector<const CLI::Option*>& options);
+// The same for the flags of `app` named in `names` (with "--").
+std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names);
+
 // The raw values CLI11 fills, and its options: to tell given flags from defaults.
 struct WorkloadFlags : loadgen::WorkloadRequest {
-  std::vector<CLI::Option*> options;
+  std::vector<const CLI::Option*> options;
 };
 
 // Registers the flags on `app`, bound to `*flags` (which must outlive app).
-void AddWorkloadFlags(CLI::App& app, WorkloadFlags* flags);
+inline void AddWorkloadFlags(CLI::App& app, WorkloadFlags* flags) {
+  for (const CLI::Option* o : AddFlagRows(app, loadgen::WorkloadFlagRows(), flags)) flags->options.push_back(o);
+}
 
-// loadgen::ResolveWorkload of the parsed flags, with the flags given.
-Result<ResolvedWorkload> ResolveWorkload(const WorkloadFlags& flags);
+// loadgen::ResolveWorkload of the parsed flags, with flags->given filled.
+Result<ResolvedWorkload> ResolveWorkload(WorkloadFlags& flags);
 
 }  // namespace frontier::cli

@@ -1,8 +1,9 @@
 // flag_table.h: a command's flags as data, one row a flag: its name as CLI11
-// spells it, the field of a struct of raw values it fills, its help and its
-// --help group. The layer that owns the struct keeps the table beside the
-// code that resolves the values; cli/ only binds the rows to its parser, so
-// the resolution needs no parser and the table is the one list of the flags.
+// spells it, the field of a struct of raw values it fills (or a setter that
+// checks the text as it is parsed), its help and its --help group. The layer
+// that owns the struct keeps the table beside the code that resolves the
+// values; cli/ only binds the rows to its parser, so the resolution needs no
+// parser and the table is the one list of the flags.
 //
 //   const FlagRow<Raw> kRows[] = {{"--seed", &Raw::seed, "Seeds the dataset [0]", "Workload"}, ...};
 //
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -18,9 +20,14 @@ namespace frontier {
 
 template <class Raw>
 struct FlagRow {
+  // Sets *values from the flag's text: "" or what is wrong, without the flag
+  // ("must be on or off, got 'x'"), which the binder names.
+  using Setter = std::string (*)(const std::string& text, Raw* values);
   // The field a flag fills; a bool field is a flag without a value.
   using Field = std::variant<std::string Raw::*, int64_t Raw::*, uint64_t Raw::*, int Raw::*, double Raw::*,
-                             bool Raw::*, std::vector<std::string> Raw::*>;
+                             bool Raw::*, std::vector<std::string> Raw::*, std::optional<std::string> Raw::*,
+                             std::optional<int> Raw::*, std::optional<int64_t> Raw::*,
+                             std::optional<uint64_t> Raw::*, std::optional<double> Raw::*, Setter>;
   const char* name;  // CLI11's spelling ("--ignore-eos,!--no-ignore-eos" for a flag with its negation)
   Field field;
   const char* help;

@@ -72,7 +72,21 @@ std::string Value(SearchAxis axis, double v) {
   return axis == SearchAxis::kRate ? fmt::format("{:.4g} req/s", v) : fmt::format("concurrency {:.0f}", v);
 }
 
+const FlagRow<SearchRequest> kFlags[] = {
+    {"--over", &SearchRequest::over, "What to vary: rate or concurrency [rate with --scenario, else concurrency]",
+     "Search"},
+    {"--start", &SearchRequest::start, "First load: req/s or concurrency [1]", "Search"},
+    {"--growth", &SearchRequest::growth, "Bracketing factor, > 1 [2]", "Search"},
+    {"--tolerance", &SearchRequest::tolerance,
+     "Rate: stop when the invalid/valid bracket is within this fraction [0.02]", "Search"},
+    {"--max-trials", &SearchRequest::max_trials, "Most trials to run [20]", "Search"},
+    {"--min-value", &SearchRequest::min_value, "Lowest load to try [rate 0.01, concurrency 1]", "Search"},
+    {"--max-value", &SearchRequest::max_value, "Highest load to try [rate 1e6, concurrency 65536]", "Search"},
+};
+
 }  // namespace
+
+std::span<const FlagRow<SearchRequest>> SearchFlagRows() { return kFlags; }
 
 Status CheckSearchOptions(const SearchOptions& o) {
   if (o.goal == SearchGoal::kMaxValidQps && (!IsServerLike(o.rules) || o.axis != SearchAxis::kRate))

@@ -33,11 +33,13 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/flag_table.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "loadgen/point.h"
@@ -133,6 +135,11 @@ struct SearchRequest {
   std::optional<double> max_value;   // highest load to try [rate 1e6, concurrency 65536]
   bool saturation_stop = true;       // stop (and mark) trials whose queue grows without bound
 };
+
+// `frontier search`'s flags that fill a SearchRequest (--over ... --max-value,
+// group "Search"), in --help's order. --no-saturation-stop, a flag that
+// clears saturation_stop, is the command's own.
+std::span<const FlagRow<SearchRequest>> SearchFlagRows();
 
 inline constexpr int64_t kMaxSearchTrials = 10'000;
 

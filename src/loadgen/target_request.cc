@@ -18,36 +18,20 @@ namespace {
 
 const FlagRow<TargetRequest> kFlags[] = {
     {"--base-url", &TargetRequest::base_url, "Server URL, http:// or https:// [http://127.0.0.1:8000]", "Target"},
-    {"--backend", &TargetRequest::backend,
-     "API dialect: openai (OpenAI-compatible, any server), sglang (SGLang's native /generate), tgi "
-     "(TGI's /generate_stream), trtllm (Triton's generate_stream, TensorRT-LLM) or llamacpp "
-     "(llama.cpp's native /completion) [openai]",
-     "Target"},
-    {"--endpoint", &TargetRequest::endpoint,
-     "openai: /v1/completions or /v1/chat/completions; sglang: /generate; tgi: /generate_stream; "
-     "trtllm: /v2/models/{model}[/versions/{v}]/generate_stream; llamacpp: /completion "
-     "[the backend's first; trtllm's names --model]",
-     "Target"},
+    {"--backend", &TargetRequest::backend, "API dialect: openai (OpenAI-compatible, any server), sglang (SGLang's native /generate), tgi (TGI's /generate_stream), trtllm (Triton's generate_stream, TensorRT-LLM) or llamacpp (llama.cpp's native /completion) [openai]", "Target"},
+    {"--endpoint", &TargetRequest::endpoint, "openai: /v1/completions or /v1/chat/completions; sglang: /generate; tgi: /generate_stream; trtllm: /v2/models/{model}[/versions/{v}]/generate_stream; llamacpp: /completion [the backend's first; trtllm's names --model]", "Target"},
     {"--model", &TargetRequest::model, "Model name sent in each request (required)", "Target"},
     {"--api-key", &TargetRequest::api_key, "Bearer token [$OPENAI_API_KEY]", "Target"},
     {"--header", &TargetRequest::headers, "Extra request header 'Name: value' (repeatable)", "Target"},
     {"--extra-body", &TargetRequest::extra_body, "JSON object merged into every request body", "Target"},
-    {"--usage", &TargetRequest::usage,
-     "openai: token counts from the server: continuous (usage in every chunk), final, off; the native "
-     "backends read their own counts [continuous]",
-     "Target"},
+    {"--usage", &TargetRequest::usage, "openai: token counts from the server: continuous (usage in every chunk), final, off; the native backends read their own counts [continuous]", "Target"},
     {"--insecure", &TargetRequest::insecure, "https: do not verify the server's certificate", "Target"},
     {"--timeout", &TargetRequest::timeout_s, "Total time limit per request, seconds (0 = none) [600]", "Target"},
     {"--connect-timeout", &TargetRequest::connect_timeout_s, "Connect time limit, seconds [10]", "Target"},
-    {"--first-token-timeout", &TargetRequest::first_token_timeout_s,
-     "Time limit to the first token, seconds (0 = none) [0]", "Target"},
+    {"--first-token-timeout", &TargetRequest::first_token_timeout_s, "Time limit to the first token, seconds (0 = none) [0]", "Target"},
     {"--grace", &TargetRequest::grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]", "Output"},
-    {"--workers", &TargetRequest::workers,
-     "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]", "Load"},
-    {"--vocab-size", &TargetRequest::vocab_size,
-     "Token-id prompts: ids drawn below this, when the server's /v1/models gives no "
-     "vocabulary size (llama.cpp gives meta.n_vocab) [32000]",
-     "Workload"},
+    {"--workers", &TargetRequest::workers, "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]", "Load"},
+    {"--vocab-size", &TargetRequest::vocab_size, "Token-id prompts: ids drawn below this, when the server's /v1/models gives no vocabulary size (llama.cpp gives meta.n_vocab) [32000]", "Workload"},
 };
 
 }  // namespace

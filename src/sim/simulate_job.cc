@@ -76,7 +76,24 @@ std::pair<metrics::SummaryOptions, SweepOptions> SweepSetup(const Simulation& s)
   return {std::move(so), sweep};
 }
 
+const FlagRow<SimulateRequest> kFlags[] = {
+    {"--max-requests", &SimulateRequest::max_requests,
+     "Bound on the requests one run simulates, warm-up included; a run that reaches it fails [10000000]", "Load"},
+    {"--max-memory-mb", &SimulateRequest::max_memory_mb,
+     "Bound on the memory of one run's request records (about 16 bytes per output token); a run that reaches it "
+     "fails [1024]",
+     "Load"},
+    {"--best-deployment", &SimulateRequest::best_deployment,
+     "With --concurrency and --gpus: sweep every layout of the GPUs (TP, DP, EP, attention DP) and print the best "
+     "deployment at each interactivity",
+     "Load"},
+    {"--search-disagg", &SimulateRequest::search_disagg,
+     "With --best-deployment: also try disaggregated prefill / decode splits", "Load"},
+};
+
 }  // namespace
+
+std::span<const FlagRow<SimulateRequest>> SimulateFlagRows() { return kFlags; }
 
 Result<SimConfig> ResolveDeployment(const SimSpec& spec, bool best_deployment) {
   Result<SimConfig> config = ResolveSimConfig(spec);

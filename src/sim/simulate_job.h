@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "core/run_result.h"
+#include "core/flag_table.h"
+#include "core/limits.h"
 #include "core/status.h"
 #include "loadgen/point.h"
 #include "loadgen/resolved_workload.h"
@@ -38,11 +40,18 @@ namespace frontier::sim {
 struct SimulateRequest {
   SimSpec spec;
   std::string concurrency;  // --concurrency as typed ("1,2,4"); "" = one point
+  int64_t max_requests = kMaxRunRequests, max_memory_mb = kDefaultSimMemoryBytes >> 20;  // a run's bounds
   bool best_deployment = false, search_disagg = false;
   // Workload flags given on the command line that a sweep refuses or the
   // simulated system checks.
   bool num_gpus_given = false, max_concurrency_given = false, duration_given = false;
 };
+
+// The flags that fill a SimulateRequest after --concurrency and the client's
+// round trip, in --help's order (group "Load"): --max-requests,
+// --max-memory-mb, --best-deployment, --search-disagg. The binder adds the
+// bounds' ranges.
+std::span<const FlagRow<SimulateRequest>> SimulateFlagRows();
 
 // Everything one invocation resolved before it simulates.
 struct Simulation {

@@ -46,7 +46,40 @@ Status ConfigureMeasurement(const BenchRequest& r, bool sharded, loadgen::BenchO
   return Status::Ok();
 }
 
+// The measurement's flags, then the shards', in --help's order.
+const FlagRow<BenchRequest> kFlags[] = {
+    {"--scrape-metrics", &BenchRequest::scrape_url,
+     "Sample the server's Prometheus metrics during the run (KV-cache use, running/waiting, preemptions, prefix-cache "
+     "hits) into the result's server_metrics; URL [--base-url + /metrics]",
+     "Output"},
+    {"--scrape-interval", &BenchRequest::scrape_interval_s, "Seconds between --scrape-metrics samples [1]", "Output"},
+    {"--power", &BenchRequest::power_kind,
+     "Measure the GPUs' energy during the run: auto (NVML, else ROCm SMI, else the DCGM exporter at --power-url), "
+     "nvml, amdsmi, rapl (the host's CPU packages and DRAM), scrape (--power-url), off; without a source tokens per "
+     "joule are the TDP bound [auto]",
+     "Energy"},
+    {"--power-interval", &BenchRequest::power_interval_s, "Seconds between power readings [0.1]", "Energy"},
+    {"--power-url", &BenchRequest::power_url,
+     "A DCGM exporter's /metrics (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) for --power scrape or "
+     "auto [the --scrape-metrics URL]",
+     "Energy"},
+    {"--shard", &BenchRequest::shard,
+     "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE or, in an srun "
+     "step, SLURM_PROCID/SLURM_NTASKS. Needs --requests-jsonl; join with `bench merge`",
+     "Shards"},
+    {"--rendezvous", &BenchRequest::rendezvous,
+     "HOST:PORT where shard 0 listens and the others meet it to agree on the start [127.0.0.1:29517]", "Shards"},
+    {"--rendezvous-timeout", &BenchRequest::rendezvous_timeout_s, "Seconds to wait for every shard [60]", "Shards"},
+    {"--rendezvous-token", &BenchRequest::rendezvous_token,
+     "A secret every shard of the run shares; the shards prove it to each other (HMAC) and ignore peers that cannot "
+     "[$FRONTIER_RENDEZVOUS_TOKEN, else one derived from the schedule, which keeps other runs' shards out but not a "
+     "peer that knows the schedule]",
+     "Shards"},
+};
+
 }  // namespace
+
+std::span<const FlagRow<BenchRequest>> BenchFlagRows() { return kFlags; }
 
 std::string BenchRequestProblem(const BenchRequest& r) {
   if (!(r.scrape_interval_s >= 0.05 && r.scrape_interval_s <= 3600))

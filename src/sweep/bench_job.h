@@ -20,10 +20,12 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/flag_table.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "loadgen/benchmark.h"
@@ -55,6 +57,13 @@ struct BenchRequest {
   std::string rendezvous = "127.0.0.1:29517", rendezvous_token;  // --rendezvous, --rendezvous-token
   double rendezvous_timeout_s = 60;                              // --rendezvous-timeout
 };
+
+// The flags that fill a BenchRequest, in --help's order: the measurement's
+// (--scrape-metrics ... --power-url; groups "Output" and "Energy"), then the
+// shards' (group "Shards", which --help lists after the workload's flags).
+// The binder adds --scrape-metrics' optional value and --rendezvous-timeout's
+// range [1, 86400].
+std::span<const FlagRow<BenchRequest>> BenchFlagRows();
 
 // "" when the request's measurement values fit, else the usage message: the
 // scrape interval, the power source and its interval, --power scrape without

@@ -64,6 +64,16 @@ TEST(WorkloadFlagsTest, ParsesEveryFlag) {
   EXPECT_EQ(w->effective.at("max_concurrency"), "16");
 }
 
+// The one reader of given flags: an option's values joined as typed, a flag's
+// last value, the name without "--" (a negation under its first long name).
+TEST(WorkloadFlagsTest, GivenFlagsAsTyped) {
+  auto w = ParseArgs({"--goodput", "ttft:200", "tpot:40", "--goodput", "e2el:900", "--ignore-eos",
+                      "--no-ignore-eos", "--seed", "7"});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->requested, (std::map<std::string, std::string>{
+                              {"goodput", "ttft:200 tpot:40 e2el:900"}, {"ignore-eos", "false"}, {"seed", "7"}}));
+}
+
 TEST(WorkloadFlagsTest, InfiniteBurstinessSendsAllAtOnce) {
   auto w = ParseArgs({"--request-rate", "10", "--burstiness", "inf"});
   ASSERT_TRUE(w.ok());
