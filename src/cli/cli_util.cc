@@ -1,3 +1,4 @@
+// cli_util.cc: parsing with plain-decimal integers, usage errors, the shared flags.
 #include "cli/cli_util.h"
 
 #include <cstdint>
@@ -102,6 +103,14 @@ std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags) {
     return "--db must name a results database (a SQLite file or a postgresql:// URL), got ''";
   if (flags.run_label.empty()) return "--run-label must not be empty";
   return "";
+}
+
+void AddPriceFlags(CLI::App& app, PriceFlags& flags) {
+  app.add_option("--price", flags.prices,
+                 "$/GPU-hour for a hardware name, HW=USD (repeatable; overrides the catalog)");
+  app.add_option("--price-tier", flags.tier, "Catalog price: neocloud, hyperscaler or three_year")
+      ->check(CLI::IsMember({"neocloud", "hyperscaler", "three_year"}))
+      ->capture_default_str();
 }
 
 }  // namespace frontier::cli

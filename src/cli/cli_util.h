@@ -1,4 +1,5 @@
-// cli_util.h: shared flag-parsing behaviour for every subcommand (CLI11).
+// cli_util.h: shared flag-parsing behaviour for every subcommand (CLI11), and
+// the flags several commands share (--db and --run-label, --price).
 //
 // Bad usage prints one line, "frontier <cmd>: <flag>: <what is allowed>", to
 // stderr and exits with status 2; --help prints the flags and exits 0.
@@ -7,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "sweep/point_store.h"
@@ -41,5 +43,15 @@ void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const st
 // "" when the parsed flags fit together, else the usage message: --run-label
 // without --db, or an empty --run-label.
 std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags);
+
+// --price and --price-tier of `frontier report` and `frontier dashboard`; the
+// facts they select are report/hardware_facts.h's.
+struct PriceFlags {
+  std::vector<std::string> prices;  // --price HW=USD (repeatable; report::ParsePriceOverrides reads them)
+  std::string tier = "neocloud";    // --price-tier
+};
+
+// Adds --price and --price-tier to `app`.
+void AddPriceFlags(CLI::App& app, PriceFlags& flags);
 
 }  // namespace frontier::cli
