@@ -15,13 +15,14 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "cli/summary_print.h"
 #include "cli/target_flags.h"
 #include "cli/workload_flags.h"
+#include "core/redact.h"
 #include "loadgen/metrics_scraper.h"
 #include "loadgen/runner.h"
 #include "loadgen/shard.h"
 #include "loadgen/verdict.h"
+#include "metrics/summary_text.h"
 #include "sweep/bench_job.h"
 
 namespace frontier::cli {
@@ -59,7 +60,7 @@ int RunBenchMerge(int argc, char** argv) {
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
   auto m = loadgen::MergeShardRun(files, percentiles, CommandLine(argc, argv));
   if (!m.ok()) return Fail("bench merge", m.status());
-  PrintSummary(m->merged.run, m->summary);
+  std::cout << metrics::SummaryText(m->merged.run, m->summary);
   std::cout << loadgen::MergedShardsText(m->merged);
   if (!result_json.empty()) {
     if (Status st = loadgen::WriteMergedResultJson(result_json, m->merged, m->summary, m->options); !st.ok())
@@ -100,14 +101,13 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
 // Prints the point, stores it (--db) and returns the exit status.
 int FinishBenchmark(sweep::BenchJob& job, const loadgen::PointOutcome& out) {
   if (Status st = job.WriteShardMeta(out.run); !st.ok()) return Fail("bench", st);
-  PrintSummary(out.run, out.summary);
-  PrintEnergy(out.run, out.summary);
+  std::cout << metrics::SummaryText(out.run, out.summary) << metrics::EnergyText(out.run, out.summary);
   if (out.run.server_metrics) std::cout << loadgen::ServerMetricsText(*out.run.server_metrics);
   if (out.verdict) std::cout << loadgen::FormatVerdict(*out.verdict, *job.rules());
   if (Status st = job.Finish(out); !st.ok()) return Fail("bench", st);
   if (out.run.interrupted) return 130;
   if (out.summary.completed == 0) {
-    std::cerr << "frontier bench: every request failed:\n" << TopFailureReasons(out.run);
+    std::cerr << "frontier bench: every request failed:\n" << metrics::TopFailureReasons(out.run);
     return 1;
   }
   return 0;
@@ -121,7 +121,8 @@ Result<sweep::BenchJob> StartBenchmark(BenchFlags& f) {
   FRONTIER_ASSIGN_OR_RETURN(sweep::BenchJob job, sweep::BenchJob::Resolve(f.req, std::move(w), target, note));
   // Opened before anything is sent: a database that cannot be written fails now, not after the measurement.
   if (!f.db.db.empty()) {
-    FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder, StartPointRecorder("bench", f.db, job.StoredRun()));
+    FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
+                              sweep::StartPointRecorder("bench", f.db, job.StoredRun(), std::cerr));
     job.Store(std::move(recorder));
   }
   FRONTIER_RETURN_IF_ERROR(job.MeetShards());

@@ -1,18 +1,12 @@
+// cli_util.cc: parsing with plain-decimal integers, usage errors, the shared flags.
 #include "cli/cli_util.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <iostream>
-#include <map>
-#include <vector>
 
-#include "core/clock.h"
-#include "core/host_name.h"
 #include "core/parse.h"
 #include "core/redact.h"
 #include "core/terminal_text.h"
-#include "core/version.h"
 
 namespace frontier::cli {
 
@@ -91,36 +85,6 @@ int Fail(const std::string& command, const Status& status) {
   return usage ? 2 : 1;
 }
 
-std::string TopFailureReasons(const RunResult& run, size_t top) {
-  struct Reason {
-    int64_t count = 0;
-    std::string example;
-  };
-  std::map<std::string, Reason> by_reason;
-  for (const auto& r : run.requests) {
-    if (r.ok || r.warmup) continue;
-    Reason& reason = by_reason[r.failure.empty() ? failure::kOther : r.failure];
-    if (reason.count++ == 0) reason.example = r.failure_detail;
-  }
-  std::vector<std::pair<std::string, Reason>> sorted(by_reason.begin(), by_reason.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
-  std::string out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i) {
-    // A server's text: one line, no terminal controls.
-    const std::string example = EscapeControls(sorted[i].second.example.substr(0, 200));
-    out += "  " + std::to_string(sorted[i].second.count) + " " + EscapeControls(sorted[i].first) +
-           (example.empty() ? "" : " (" + example + ")") + "\n";
-  }
-  if (sorted.size() > top) out += "  ... and " + std::to_string(sorted.size() - top) + " other reason(s)\n";
-  return out;
-}
-
-std::string CommandLine(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  return "frontier " + JoinShellWords(RedactArgs(args));
-}
-
 void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const std::string& default_label) {
   flags->run_label = default_label;
   // No default database here: without --db nothing is stored.
@@ -141,26 +105,12 @@ std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags) {
   return "";
 }
 
-Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location) {
-  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, store::OpenStore(location, store::OpenMode::kCreate));
-  if (db->Created())
-    std::cerr << "frontier " << command << ": created results database " << RedactUrl(location) << "\n";
-  return db;
-}
-
-std::map<std::string, std::string> RunProvenance(const std::string& command_line) {
-  return {{"frontier_version", kVersion},
-          {"command_line", command_line},
-          {"host", HostName()},
-          {"started_utc", UtcTimestampNow()}};
-}
-
-Result<sweep::PointRecorder> StartPointRecorder(const std::string& command, const DbFlags& flags,
-                                                store::RunInfo run) {
-  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, OpenResultsDb(command, flags.db));
-  run.sweep = flags.run_label;
-  if (run.provenance.empty()) run.provenance = RunProvenance(run.plan_text);
-  return sweep::PointRecorder::Start(std::move(db), std::move(run));
+void AddPriceFlags(CLI::App& app, PriceFlags& flags) {
+  app.add_option("--price", flags.prices,
+                 "$/GPU-hour for a hardware name, HW=USD (repeatable; overrides the catalog)");
+  app.add_option("--price-tier", flags.tier, "Catalog price: neocloud, hyperscaler or three_year")
+      ->check(CLI::IsMember({"neocloud", "hyperscaler", "three_year"}))
+      ->capture_default_str();
 }
 
 }  // namespace frontier::cli

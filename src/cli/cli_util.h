@@ -1,4 +1,5 @@
-// cli_util.h: shared flag-parsing behaviour for every subcommand (CLI11).
+// cli_util.h: shared flag-parsing behaviour for every subcommand (CLI11), and
+// the flags several commands share (--db and --run-label, --price).
 //
 // Bad usage prints one line, "frontier <cmd>: <flag>: <what is allowed>", to
 // stderr and exits with status 2; --help prints the flags and exits 0.
@@ -6,18 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
+#include <vector>
 
-#include "core/run_result.h"
 #include "core/status.h"
-#include "metrics/summary.h"
-#include "store/store.h"
 #include "sweep/point_store.h"
-#include "workload/dataset.h"
-#include "workload/load.h"
 
 namespace frontier::cli {
 
@@ -38,28 +32,9 @@ inline constexpr const char* kDbHelp =
 // Prints "frontier <cmd>: <message>" to stderr and returns 2.
 int UsageError(const std::string& command, const std::string& message);
 
-// The commonest failure reasons of a run's measured (not warm-up) requests,
-// most frequent first, at most `top` of them, one line each:
-//   "  1000 rejected (request 0: 131072 input + 128 output tokens exceed ...)"
-// with the first request's detail as the example. "" when none failed.
-std::string TopFailureReasons(const RunResult& run, size_t top = 3);
-
-// The full command line, shell-quoted where needed, for provenance: every
-// secret in it (--api-key's value, an Authorization header's, a database
-// URL's password) replaced by "***" (RedactArgs, core/redact.h).
-std::string CommandLine(int argc, char** argv);
-
-// --- Storing what a verb runs in the results database -----------------------
-//
-// `frontier bench`, `simulate` and `search` take the same two flags; with
-// --db each invocation is one run of the database and each point it measures
-// or simulates is stored as it finishes (the same record a sweep stores,
-// store::PointFromRun), so an interrupted command keeps what it finished.
-
-struct DbFlags {
-  std::string db;          // "" = nothing is stored
-  std::string run_label;   // the stored run's sweep name (`db ls`, reports)
-};
+// --db and --run-label of the verbs that store what they run (bench, simulate,
+// search, probe); plain values, sweep/point_store.h.
+using DbFlags = sweep::ResultsDb;
 
 // Registers --db and --run-label (default `default_label`) in the "Results"
 // group; `what` says what is stored, e.g. "every point is stored as ...".
@@ -69,22 +44,14 @@ void AddDbFlags(CLI::App& app, DbFlags* flags, const std::string& what, const st
 // without --db, or an empty --run-label.
 std::string CheckDbFlags(const CLI::App& app, const DbFlags& flags);
 
-// Opens `location` for writing (a missing SQLite file is created, and
-// "frontier <command>: created results database ..." printed), before
-// anything runs: a missing folder, a read-only file or a foreign file is an
-// error then, not after the run. The store's error otherwise.
-Result<std::unique_ptr<store::Store>> OpenResultsDb(const std::string& command, const std::string& location);
+// --price and --price-tier of `frontier report` and `frontier dashboard`; the
+// facts they select are report/hardware_facts.h's.
+struct PriceFlags {
+  std::vector<std::string> prices;  // --price HW=USD (repeatable; report::ParsePriceOverrides reads them)
+  std::string tier = "neocloud";    // --price-tier
+};
 
-// The provenance every stored run carries: frontier_version, command_line, host
-// and started_utc. bench, simulate, search and sweep all start from it (a
-// sweep's runner adds its plan's plan_file and, for a grid, planned_points).
-std::map<std::string, std::string> RunProvenance(const std::string& command_line);
-
-// Opens flags.db (OpenResultsDb) and starts storing the points of one
-// `bench --db` or `simulate --db` invocation as `run` (sweep/point_store.h),
-// with sweep flags.run_label and, when it has none, the provenance of its
-// plan_text (RunProvenance).
-Result<sweep::PointRecorder> StartPointRecorder(const std::string& command, const DbFlags& flags,
-                                                store::RunInfo run);
+// Adds --price and --price-tier to `app`.
+void AddPriceFlags(CLI::App& app, PriceFlags& flags);
 
 }  // namespace frontier::cli

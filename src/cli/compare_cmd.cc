@@ -5,7 +5,6 @@
 #include "cli/command.h"
 #include "core/parse.h"
 #include "report/compare.h"
-#include "report/hardware_facts.h"
 #include "store/store.h"
 
 namespace frontier::cli {
@@ -40,24 +39,13 @@ int RunCompare(int argc, char** argv) {
     if (Status in = CheckRange(flag, v, 0.0, 1.0); !in.ok()) return UsageError("compare", in.message());
   auto st = store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail("compare", st.status());
-  auto baseline = report::ResolveRunRef(**st, baseline_ref);
-  if (!baseline.ok()) return Fail("compare", baseline.status().WithContext("--baseline"));
-  auto candidate = report::ResolveRunRef(**st, candidate_ref);
-  if (!candidate.ok()) return Fail("compare", candidate.status().WithContext("--candidate"));
-  auto b = (*st)->GetRun(*baseline);
-  auto c = (*st)->GetRun(*candidate);
-  if (!b.ok() || !c.ok()) return Fail("compare", b.ok() ? c.status() : b.status());
-  auto r = report::CompareRuns(**st, *baseline, *candidate, o);
-  if (!r.ok()) return Fail("compare", r.status());
-  report::ComparedBands bands;
-  for (auto [id, band] : {std::pair{*baseline, &bands.baseline}, std::pair{*candidate, &bands.candidate}}) {
-    auto got = report::RunBand(**st, id);
-    if (!got.ok()) return Fail("compare", got.status());
-    *band = *got;
-  }
-  report::PrintComparison(*r, b->Label(), c->Label(), std::cout, bands);
-  const double tdp_b = report::RunTdpW(*b), tdp_c = report::RunTdpW(*c);
-  if (Status e = report::PrintEnergyComparison(**st, *baseline, *candidate, tdp_b, tdp_c, std::cout); !e.ok())
+  auto cmp = report::CompareRunRefs(**st, baseline_ref, candidate_ref, o);
+  if (!cmp.ok()) return Fail("compare", cmp.status());
+  const analysis::RegressionReport* r = &cmp->report;
+  report::PrintComparison(*r, cmp->baseline.Label(), cmp->candidate.Label(), std::cout, cmp->bands);
+  if (Status e = report::PrintEnergyComparison(**st, cmp->baseline.id, cmp->candidate.id, cmp->baseline_tdp_w,
+                                               cmp->candidate_tdp_w, std::cout);
+      !e.ok())
     return Fail("compare", e);
   if (r->deltas.empty()) {
     std::cerr << "frontier compare: the runs share no point (different workloads or loads)\n";

@@ -4,8 +4,6 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "cli/hardware_facts.h"
-#include "core/redact.h"
 #include "core/version.h"
 #include "dashboard/api.h"
 #include "dashboard/data.h"
@@ -45,8 +43,8 @@ int RunDashboard(int argc, char** argv) {
   AddPriceFlags(app, price_flags);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
   auto prices = report::ParsePriceOverrides(price_flags.prices);
-  if (!prices.ok()) return UsageError("dashboard", prices.status().message());
-  if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return UsageError("dashboard", v.message());
+  if (!prices.ok()) return Fail("dashboard", prices.status());
+  if (Status v = dashboard::ValidateServerOptions(so); !v.ok()) return Fail("dashboard", v);
 
   // Read-only unless uploads are allowed; either way a missing --db is an error, never a new file.
   auto st = store::OpenStore(db, allow_import ? store::OpenMode::kReadWrite : store::OpenMode::kReadOnly);
@@ -57,17 +55,8 @@ int RunDashboard(int argc, char** argv) {
   if (Status s = data.Refresh(); !s.ok()) return Fail("dashboard", s);
   dashboard::Api api(data, {db, allow_import, kVersion});
   auto server = dashboard::DashboardServer::Create(so, api);
-  if (!server.ok()) {
-    return server.status().code() == StatusCode::kInvalidArgument
-               ? UsageError("dashboard", server.status().message())
-               : Fail("dashboard", server.status());
-  }
-  const std::string host = so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host;
-  std::cout << "frontier dashboard: " << data.runs().size() << " runs in " << RedactUrl(db)
-            << (allow_import ? " (import allowed)" : " (read-only)") << "\n  open http://" << host << ":"
-            << (*server)->port() << "/" << (so.token.empty() ? "" : "?token=<your token>")
-            << "   (Ctrl-C stops)\n"
-            << std::flush;
+  if (!server.ok()) return Fail("dashboard", server.status());
+  std::cout << dashboard::ListeningText(so, (*server)->port(), data.runs().size(), db, allow_import) << std::flush;
   g_server = server->get();
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);

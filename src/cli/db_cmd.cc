@@ -23,9 +23,8 @@ int DbCopy(const std::string& from, const std::string& to, const std::vector<int
   if (from == to) return UsageError("db copy", "--from and --to name the same database (" + RedactUrl(to) + ")");
   auto src = store::OpenStore(from, store::OpenMode::kSnapshot);
   if (!src.ok()) return Fail("db copy", src.status());
-  auto dst = store::OpenStore(to, store::OpenMode::kCreate);
+  auto dst = store::OpenResultsDb("db copy", to, std::cerr);
   if (!dst.ok()) return Fail("db copy", dst.status());
-  if ((*dst)->Created()) std::cerr << "frontier db copy: created results database " << RedactUrl(to) << "\n";
   auto o = store::CopyRuns(**src, **dst, copy_runs);
   if (!o.ok()) return Fail("db copy", o.status());
   const store::CopyText text = store::DescribeCopy(*o, from);
@@ -88,10 +87,10 @@ int RunDb(int argc, char** argv) {
     parsed.push_back(std::move(*p));
   }
   // ls and export only read: a read-only file works and a missing one is an error.
-  auto st = store::OpenStore(db, imp->parsed() ? store::OpenMode::kCreate : store::OpenMode::kSnapshot);
+  auto st = imp->parsed() ? store::OpenResultsDb("db import", db, std::cerr)
+                          : store::OpenStore(db, store::OpenMode::kSnapshot);
   if (!st.ok()) return Fail(imp->parsed() ? "db import" : "db", st.status());
   store::Store& s = **st;
-  if ((*st)->Created()) std::cerr << "frontier db import: created results database " << RedactUrl(db) << "\n";
   if (ls->parsed()) {
     auto text = report::RunListText(s, db);
     if (!text.ok()) return Fail("db", text.status());

@@ -4,7 +4,6 @@
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
-#include "cli/hardware_facts.h"
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "report/hardware_facts.h"

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "core/redact.h"
 #include "loadgen/search.h"
 #include "loadgen/search_text.h"
+#include "store/records.h"
 #include "store/store.h"
 #include "sweep/search_job.h"
 
@@ -116,9 +118,9 @@ Status StartSearch(const TargetFlags& tf, const DbFlags& db, bool live, sweep::S
   }
   FRONTIER_RETURN_IF_ERROR(sweep::MakeSearchRunner(std::move(bench), s));
   if (db.db.empty()) return Status::Ok();
-  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, OpenResultsDb(kCmd, db.db));
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::OpenResultsDb(kCmd, db.db, std::cerr));
   const std::string& command_line = s->options.point.command_line;
-  return sweep::StartSearchRecorder(std::move(store), db.run_label, RunProvenance(command_line), s);
+  return sweep::StartSearchRecorder(std::move(store), db.run_label, store::RunProvenance(command_line), s);
 }
 
 // Runs the trials, each printed as it ends.

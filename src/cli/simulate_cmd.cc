@@ -7,10 +7,10 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/sim_flags.h"
-#include "cli/summary_print.h"
 #include "cli/workload_flags.h"
 #include "core/redact.h"
 #include "loadgen/verdict.h"
+#include "metrics/summary_text.h"
 #include "sim/describe.h"
 #include "sim/engine/data_dir.h"
 #include "sim/simulate_job.h"
@@ -30,7 +30,7 @@ struct SimFlags {
 // Exit status 1 and the commonest reasons on the terminal when not one
 // request of a run succeeded (the reasons are otherwise only in the JSONL).
 int AllFailed(const RunResult& run, const std::string& what) {
-  std::cerr << "frontier simulate: every request" << what << " failed:\n" << TopFailureReasons(run);
+  std::cerr << "frontier simulate: every request" << what << " failed:\n" << metrics::TopFailureReasons(run);
   return 1;
 }
 
@@ -97,9 +97,10 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Invocat
   if (v->db.db.empty() || v->s.request.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(
       sweep::PointRecorder recorder,
-      StartPointRecorder(kCmd, v->db,
-                         sweep::CommandRun(sweep::SimulatedSystem(v->s.request.spec, v->s.config), v->s.w.effective,
-                                           v->s.point.command_line)));
+      sweep::StartPointRecorder(kCmd, v->db,
+                                sweep::CommandRun(sweep::SimulatedSystem(v->s.request.spec, v->s.config),
+                                                  v->s.w.effective, v->s.point.command_line),
+                                std::cerr));
   v->recorder.emplace(std::move(recorder));
   v->sink.record = [r = &*v->recorder](const auto&... a) { return r->Record(a...); };
   v->sink.broken = [r = &*v->recorder](const std::string& why) { (void)r->MarkBroken(why); };
@@ -112,7 +113,7 @@ int SimulateOnePoint(Invocation& v) {
   if (!one.ok()) return Fail(kCmd, one.status());
   v.StoredNote();
   const loadgen::PointOutcome& out = one->out;
-  PrintSummary(out.run, out.summary);
+  std::cout << metrics::SummaryText(out.run, out.summary);
   std::printf("%s", sim::PrefixCacheLine(one->stats).c_str());
   if (v.f.explain) std::printf("%s", sim::ExplainRun(v.s.config, one->stats).c_str());
   if (out.verdict) std::printf("%s", loadgen::FormatVerdict(*out.verdict, *v.s.rules).c_str());
@@ -132,7 +133,7 @@ int SimulateSweep(Invocation& v) {
   Result<std::vector<sim::SweepPoint>> swept =
       sim::SimulateSweep(v.s, v.sink, [&](const sim::SweepPoint& p, const RunResult& run) {
         if (p.summary.completed == 0)
-          failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + TopFailureReasons(run);
+          failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + metrics::TopFailureReasons(run);
       });
   v.StoredNote();
   if (!swept.ok()) return Fail(kCmd, swept.status());

@@ -6,6 +6,7 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "core/redact.h"
+#include "store/records.h"
 #include "store/store.h"
 #include "sweep/executor.h"
 #include "sweep/invocation.h"
@@ -55,7 +56,7 @@ Result<sweep::SweepOptions> MakeSweepOptions(const SweepFlags& f, const sweep::P
   FRONTIER_RETURN_IF_ERROR(sweep::LoadScenarioTables(plan, &o));
   o.stop = &g_stop;
   // The keys every stored run carries; the runner adds the plan's own (plan_file, planned_points).
-  o.provenance = RunProvenance(command_line);
+  o.provenance = store::RunProvenance(command_line);
   // The progress line of a point or a system (stderr).
   o.on_progress = [quiet = f.quiet](const sweep::SweepProgress& p) {
     if (!quiet || sweep::AlwaysShown(p)) std::cerr << sweep::ProgressText(p);

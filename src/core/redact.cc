@@ -231,6 +231,10 @@ std::string JoinShellWords(const std::vector<std::string>& args) {
   return out;
 }
 
+std::string CommandLine(int argc, const char* const* argv) {
+  return "frontier " + JoinShellWords(RedactArgs(std::vector<std::string>(argv, argv + argc)));
+}
+
 std::string RedactCommandLine(std::string_view command_line) {
   // Split as a POSIX shell would for the quoting JoinShellWords writes:
   // single quotes, double quotes and backslash escapes outside quotes.

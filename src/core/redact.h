@@ -79,6 +79,11 @@ std::string RedactCommandLine(std::string_view command_line);
 // holds a space, tab, quote, '$', '\\', '{', '}' or '*'.
 std::string JoinShellWords(const std::vector<std::string>& args);
 
+// A command's argv (argv[0] the subcommand, as `frontier` hands it on) as
+// "frontier <args>" for provenance: RedactArgs'd, then JoinShellWords'd, so
+// that RedactCommandLine reads it back.
+std::string CommandLine(int argc, const char* const* argv);
+
 // A run's provenance with "command_line" through RedactCommandLine, the value
 // of every secret-like key replaced by kRedacted, and every other value
 // through RedactText.

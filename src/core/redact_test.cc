@@ -104,6 +104,13 @@ TEST(Redact, StoredCommandLineIsSplitRedactedAndRejoined) {
   EXPECT_EQ(RedactCommandLine(plain), plain);
 }
 
+TEST(Redact, CommandLineIsRedactedAndQuoted) {
+  const char* argv[] = {"bench", "--api-key", "SECRETXYZ", "--model", "my model"};
+  const std::string line = CommandLine(5, argv);
+  EXPECT_EQ(line, "frontier bench --api-key '***' --model 'my model'");
+  EXPECT_EQ(RedactCommandLine(line), line);
+}
+
 TEST(Redact, FreeText) {
   EXPECT_EQ(RedactText("cannot connect to PostgreSQL://u:SECRETXYZ@h/d: refused"),
             "cannot connect to PostgreSQL://u:***@h/d: refused");

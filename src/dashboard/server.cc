@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/redact.h"
 #include "dashboard/assets.h"
 #include "net/http1.h"
 #include "net/http_server.h"
@@ -87,6 +88,14 @@ Status ValidateServerOptions(const ServerOptions& o) {
                            "the results (or bind 127.0.0.1)");
   }
   return Status::Ok();
+}
+
+std::string ListeningText(const ServerOptions& o, int port, size_t runs, const std::string& db,
+                          bool allow_import) {
+  const std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+  return "frontier dashboard: " + std::to_string(runs) + " runs in " + RedactUrl(db) +
+         (allow_import ? " (import allowed)" : " (read-only)") + "\n  open http://" + host + ":" +
+         std::to_string(port) + "/" + (o.token.empty() ? "" : "?token=<your token>") + "   (Ctrl-C stops)\n";
 }
 
 // A live event stream: the loop writes new points to it.

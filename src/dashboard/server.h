@@ -50,6 +50,13 @@ bool IsLoopback(const std::string& host);
 // token (Create checks it too; callers may check before opening anything).
 Status ValidateServerOptions(const ServerOptions& options);
 
+// What `frontier dashboard` prints once it listens on `port`: the `runs` of
+// database `db` (RedactUrl) it serves, read-only or not, and the address to
+// open (with "?token=<your token>" when it has one), each line with its
+// newline.
+std::string ListeningText(const ServerOptions& options, int port, size_t runs, const std::string& db,
+                          bool allow_import);
+
 class DashboardServer {
  public:
   // Binds and listens. InvalidArgument for a non-loopback host without a

@@ -1,10 +1,14 @@
-// summary_text.cc: a Summary as vLLM's result table and the energy lines.
+// summary_text.cc: a Summary as vLLM's result table, the energy lines and the failure reasons.
 #include "metrics/summary_text.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/terminal_text.h"
 
@@ -145,6 +149,31 @@ std::string EnergyText(const RunResult& run, const Summary& s) {
   if (p.prefill_joules_per_prompt_token > 0)
     w.Num("Prefill J per prompt token (estimate):", p.prefill_joules_per_prompt_token);
   return w.out;
+}
+
+std::string TopFailureReasons(const RunResult& run, size_t top) {
+  struct Reason {
+    int64_t count = 0;
+    std::string example;
+  };
+  std::map<std::string, Reason> by_reason;
+  for (const auto& r : run.requests) {
+    if (r.ok || r.warmup) continue;
+    Reason& reason = by_reason[r.failure.empty() ? failure::kOther : r.failure];
+    if (reason.count++ == 0) reason.example = r.failure_detail;
+  }
+  std::vector<std::pair<std::string, Reason>> sorted(by_reason.begin(), by_reason.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::string out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) {
+    // A server's text: one line, no terminal controls.
+    const std::string example = EscapeControls(sorted[i].second.example.substr(0, 200));
+    out += "  " + std::to_string(sorted[i].second.count) + " " + EscapeControls(sorted[i].first) +
+           (example.empty() ? "" : " (" + example + ")") + "\n";
+  }
+  if (sorted.size() > top) out += "  ... and " + std::to_string(sorted.size() - top) + " other reason(s)\n";
+  return out;
 }
 
 }  // namespace frontier::metrics

@@ -1,10 +1,11 @@
-// setup.cc: `frontier probe`'s lists and the catalog GPU of a device.
+// setup.cc: `frontier probe`'s lists, the catalog GPU of a device and the probe its flags open.
 #include "probe/setup.h"
 
 #include <cstdlib>
 #include <sstream>
 
 #include "core/ascii.h"
+#include "probe/open.h"
 
 namespace frontier::probe {
 
@@ -71,6 +72,29 @@ Result<sim::Hardware> GuessHardware(const std::string& device, const std::string
   return InvalidArgument("--hardware is needed: the device '" + device + "' matches " +
                          std::to_string(hits.size()) +
                          " catalog entries (frontier simulate --list-hardware names them)");
+}
+
+Result<ProbeSetup> OpenProbe(const ProbeFlags& flags, const std::string& dir) {
+  ProbeSetup p;
+  p.options = flags.options;
+  if (!flags.tokens.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(p.options.tokens, ParseTokenCounts(flags.tokens, "--tokens"));
+  }
+  FRONTIER_ASSIGN_OR_RETURN(p.options.precisions, ParseGemmPrecisions(flags.precisions, "--precision"));
+  if (flags.stream_mib < 1) return InvalidArgument("--stream-mib must be at least 1");
+  p.options.stream_bytes = flags.stream_mib << 20;
+  FRONTIER_ASSIGN_OR_RETURN(p.models, LoadModels(flags.models, dir));
+  // The fake needs the catalog's peaks before it exists; a GPU names itself.
+  if (!flags.hardware.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(p.hardware, sim::LoadHardware(flags.hardware, dir));
+  }
+  if (IsFakeBackend(flags.backend) && flags.hardware.empty())
+    return InvalidArgument("the fake backend needs --hardware: the catalog GPU whose peaks it stands in for");
+  FRONTIER_ASSIGN_OR_RETURN(p.backend, OpenBackend(flags.backend, p.hardware));
+  if (flags.hardware.empty()) {
+    FRONTIER_ASSIGN_OR_RETURN(p.hardware, GuessHardware(p.backend->Info().name, dir));
+  }
+  return p;
 }
 
 }  // namespace frontier::probe

@@ -1,15 +1,19 @@
 // setup.h: what `frontier probe`'s flags name, read into the probe's terms:
 // the comma-separated token counts, precisions and models, whether the fake
-// backend is chosen, and the catalog GPU a device's name is.
+// backend is chosen, the catalog GPU a device's name is, and the probe they
+// make together (OpenProbe: its backend open).
 //
-// Thread safety: safe from any thread (IsFakeBackend reads the environment).
+// Thread safety: safe from any thread (IsFakeBackend reads the environment)
+// but OpenProbe, which opens a backend (open.h: not thread-safe).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "probe/backend.h"
 #include "probe/probe.h"
 #include "sim/engine/hardware.h"
 #include "sim/engine/model.h"
@@ -37,5 +41,30 @@ bool IsFakeBackend(const std::string& name);
 // The catalog entry whose name or alias appears in the device's name, when
 // exactly one does; InvalidArgument saying --hardware is needed otherwise.
 Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir);
+
+// What `frontier probe`'s flags name, as given.
+struct ProbeFlags {
+  std::string models = "llama-3.1-8b";  // --model: catalog models, comma-separated
+  std::string hardware;                 // --hardware: catalog GPU ("": guessed from the device's name)
+  std::string backend = "auto";         // --probe-backend (open.h)
+  std::string tokens, precisions;       // --tokens, --precision ("": the defaults)
+  int64_t stream_mib = 1024;            // --stream-mib: MiB per array of the HBM kernels
+  ProbeOptions options;                 // the other flags, in place
+};
+
+// A probe ready to run.
+struct ProbeSetup {
+  std::unique_ptr<ProbeBackend> backend;
+  sim::Hardware hardware;               // the catalog GPU the fractions are of
+  std::vector<sim::ModelSpec> models;   // whose layer shapes are probed
+  ProbeOptions options;
+};
+
+// Reads `flags` against the catalogs under `dir`, opens the backend (the
+// fake with --hardware's peaks) and, without --hardware, guesses the catalog
+// GPU from the device's name. InvalidArgument naming the flag at fault (a
+// list, --stream-mib below 1, the fake backend without --hardware);
+// the catalog's, OpenBackend's or GuessHardware's error.
+Result<ProbeSetup> OpenProbe(const ProbeFlags& flags, const std::string& dir);
 
 }  // namespace frontier::probe

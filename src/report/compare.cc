@@ -14,6 +14,7 @@
 
 #include "analysis/cost.h"
 #include "metrics/summary.h"
+#include "report/hardware_facts.h"
 #include "report/model.h"
 #include "report/table.h"
 
@@ -207,6 +208,23 @@ Status PrintEnergyComparison(store::Store& store, int64_t baseline, int64_t cand
   }
   t.Print(out);
   return Status::Ok();
+}
+
+Result<RunComparison> CompareRunRefs(store::Store& store, const std::string& baseline_ref,
+                                     const std::string& candidate_ref, const analysis::RegressionOptions& options) {
+  Result<int64_t> baseline = ResolveRunRef(store, baseline_ref);
+  if (!baseline.ok()) return baseline.status().WithContext("--baseline");
+  Result<int64_t> candidate = ResolveRunRef(store, candidate_ref);
+  if (!candidate.ok()) return candidate.status().WithContext("--candidate");
+  RunComparison c;
+  FRONTIER_ASSIGN_OR_RETURN(c.baseline, store.GetRun(*baseline));
+  FRONTIER_ASSIGN_OR_RETURN(c.candidate, store.GetRun(*candidate));
+  FRONTIER_ASSIGN_OR_RETURN(c.report, CompareRuns(store, *baseline, *candidate, options));
+  FRONTIER_ASSIGN_OR_RETURN(c.bands.baseline, RunBand(store, *baseline));
+  FRONTIER_ASSIGN_OR_RETURN(c.bands.candidate, RunBand(store, *candidate));
+  c.baseline_tdp_w = RunTdpW(c.baseline);
+  c.candidate_tdp_w = RunTdpW(c.candidate);
+  return c;
 }
 
 }  // namespace frontier::report

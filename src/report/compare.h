@@ -63,4 +63,18 @@ void PrintComparison(const analysis::RegressionReport& report, const std::string
 Status PrintEnergyComparison(store::Store& store, int64_t baseline, int64_t candidate, double baseline_tdp_w,
                              double candidate_tdp_w, std::ostream& out);
 
+// A candidate run compared with a baseline run, as `frontier compare` prints it.
+struct RunComparison {
+  store::RunInfo baseline, candidate;
+  analysis::RegressionReport report;         // CompareRuns
+  ComparedBands bands;                       // RunBand of each
+  double baseline_tdp_w = 0, candidate_tdp_w = 0;  // RunTdpW of each (hardware_facts.h)
+};
+
+// Resolves both references (ResolveRunRef; its error with the context
+// "--baseline" or "--candidate"), reads the runs and compares them. The
+// store's or CompareRuns' error.
+Result<RunComparison> CompareRunRefs(store::Store& store, const std::string& baseline_ref,
+                                     const std::string& candidate_ref, const analysis::RegressionOptions& options);
+
 }  // namespace frontier::report

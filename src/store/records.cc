@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
+#include "core/host_name.h"
 #include "core/parse.h"
+#include "core/version.h"
 #include "metrics/result_json.h"
 #include "metrics/verdict_label.h"
 #include "store/schema.h"
@@ -22,6 +25,13 @@ SystemStatus ParseSystemStatus(std::string_view text) {
 
 std::string RunInfo::Label() const {
   return sweep + "/" + system + "#" + std::to_string(id);
+}
+
+std::map<std::string, std::string> RunProvenance(const std::string& command_line) {
+  return {{"frontier_version", kVersion},
+          {"command_line", command_line},
+          {"host", HostName()},
+          {"started_utc", UtcTimestampNow()}};
 }
 
 double P99(const metrics::Distribution& d) { return d.At(99).value_or(0.0); }

@@ -77,6 +77,13 @@ struct RunInfo {
   std::string Label() const;
 };
 
+// The provenance every stored run of a command carries: frontier_version,
+// command_line (as given: core/redact.h's CommandLine), host and
+// started_utc (now). bench, simulate, search, sweep and probe start from it
+// (a sweep's runner adds its plan's plan_file and, for a grid,
+// planned_points).
+std::map<std::string, std::string> RunProvenance(const std::string& command_line);
+
 // A distribution's p99 as the points table keeps it (0 when the summary did
 // not compute it), and back.
 double P99(const metrics::Distribution& d);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/redact.h"
 #include "core/terminal_text.h"
 
 #include "store/pg_store.h"
@@ -33,6 +34,13 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode m
   }
   if (IsPostgresUrl(location)) return OpenPgStore(location, mode);
   return OpenSqliteStore(location, mode);
+}
+
+Result<std::unique_ptr<Store>> OpenResultsDb(const std::string& command, const std::string& location,
+                                             std::ostream& notes) {
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<Store> db, OpenStore(location, OpenMode::kCreate));
+  if (db->Created()) notes << "frontier " << command << ": created results database " << RedactUrl(location) << "\n";
+  return db;
 }
 
 }  // namespace frontier::store

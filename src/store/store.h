@@ -23,6 +23,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -156,6 +157,14 @@ class Store {
 // FailedPrecondition when a writing mode meets a read-only file or a schema
 // newer than this build.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& location, OpenMode mode = OpenMode::kCreate);
+
+// Opens `location` for a command that stores what it runs (OpenMode::kCreate),
+// before anything runs: a missing folder, a read-only file or a foreign file
+// is an error then, not after the run. A missing SQLite file is created, and
+// "frontier <command>: created results database <location>" (RedactUrl)
+// written to `notes`. OpenStore's error otherwise.
+Result<std::unique_ptr<Store>> OpenResultsDb(const std::string& command, const std::string& location,
+                                             std::ostream& notes);
 
 // The database a verb uses when --db is not given: $FRONTIER_DB when set and
 // not empty, else "frontier.db".

@@ -1,6 +1,7 @@
 #include "sweep/calibration_points.h"
 
 #include <cstdlib>
+#include <sstream>
 #include <utility>
 
 #include "core/redact.h"
@@ -8,6 +9,20 @@
 #include "store/store.h"
 
 namespace frontier::sweep {
+namespace {
+
+// The non-empty items of a comma-separated flag value.
+Result<std::vector<std::string>> SplitList(const std::string& text, const char* flag) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty() && !text.empty()) return InvalidArgument(std::string(flag) + ": empty list");
+  return out;
+}
+
+}  // namespace
 
 Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, const std::vector<std::string>& runs,
                                                         const sim::SimConfig& config) {
@@ -62,6 +77,36 @@ Result<std::optional<FittedStack>> FitStackVersion(const std::string& id, const 
   }
   FRONTIER_ASSIGN_OR_RETURN(sim::CalibrationResult cal, sim::Calibrate(stack, models, options));
   return std::optional<FittedStack>(FittedStack{std::move(stack), std::move(cal)});
+}
+
+Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data_dir,
+                                     const std::function<void(const std::string&)>& out) {
+  FRONTIER_ASSIGN_OR_RETURN(sim::ValidationSet set, sim::LoadValidation(data_dir));
+  sim::CalibrationOptions co;
+  co.leave_one_out = !c.no_loo;
+  FRONTIER_ASSIGN_OR_RETURN(co.free, SplitList(c.fit, "--fit"));
+  c.request.stack = *c.deployment.stack;
+  c.request.measured = !c.db.empty();
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> stacks, sim::StacksToFit(c.request, co, data_dir));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> runs, SplitList(c.runs, "--runs"));
+  const MeasuredRuns measured{c.db, runs, c.deployment};
+  auto skipped = [&out](const std::string& line) { out(line + "\n"); };
+  StacksFitted total;
+  total.named = stacks.size();
+  for (const auto& id : stacks) {
+    FRONTIER_ASSIGN_OR_RETURN(std::optional<FittedStack> fit,
+                              FitStackVersion(id, c.request, co, set, measured, data_dir, skipped));
+    if (!fit) continue;
+    const auto& [stack, cal] = *fit;
+    total.seconds += cal.seconds;
+    total.points += static_cast<int>(cal.points.size());
+    ++total.stacks;
+    out(sim::CalibrationText(stack, cal));
+    if (c.dry_run) continue;
+    FRONTIER_ASSIGN_OR_RETURN(sim::FittedStackFile file, sim::WriteFittedStack(c.request, stack, cal, data_dir));
+    out("  wrote " + file.path + " (" + stack.name + "@" + file.version + ")\n");
+  }
+  return total;
 }
 
 }  // namespace frontier::sweep

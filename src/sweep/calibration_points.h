@@ -2,12 +2,14 @@
 // to, and the fit: its published results (sim/fit/stack_fit.h) and the runs
 // measured into a results database (--db, --runs), read here, above sim/fit,
 // which does not read the store (sim/fit/measured.h decides which stored
-// points and requests a fit uses).
+// points and requests a fit uses); and the stack versions a calibrate
+// invocation fits and writes (CalibrateStacks).
 //
 // Thread safety: functions of their arguments; each opens its own snapshot
 // of the database.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -60,5 +62,32 @@ Result<std::optional<FittedStack>> FitStackVersion(const std::string& id, const 
                                                    const sim::ValidationSet& set, const MeasuredRuns& measured,
                                                    const std::string& data_dir,
                                                    const std::function<void(const std::string&)>& skipped);
+
+// What `frontier calibrate` is asked for a stack fit (all but --probe).
+struct StackCalibration {
+  sim::StackFitRequest request;  // stack and measured are set from `deployment` and `db`
+  std::string fit;               // --fit: parameters, comma-separated ("": the stack's calibration.free)
+  std::string db, runs;          // --db, --runs: measured runs (ids, comma-separated) fitted too
+  sim::SimSpec deployment;       // how the measured runs ran; its stack is the one to fit (or "all")
+  bool no_loo = false;           // skip the leave-one-out refits
+  bool dry_run = false;          // fit and tell; write nothing
+};
+
+// What CalibrateStacks fitted, over every stack.
+struct StacksFitted {
+  size_t named = 0;          // stack versions named (every one with "all")
+  int points = 0, stacks = 0;  // points fitted over the stacks fitted
+  double seconds = 0;
+};
+
+// Fits every stack version `c` names (sim::StacksToFit) with FitStackVersion
+// to the published results under `data_dir` and the measured runs, and
+// writes each fit (sim::WriteFittedStack) unless dry_run. `out` is given the
+// text as it comes, each piece ending in a newline: the results skipped,
+// each fit's table (sim::CalibrationText) and "  wrote PATH (NAME@VERSION)".
+// REQUIRES: c.deployment.stack is set. InvalidArgument "--fit: empty list"
+// (or --runs) for a list of commas alone; the first error otherwise.
+Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data_dir,
+                                     const std::function<void(const std::string&)>& out);
 
 }  // namespace frontier::sweep

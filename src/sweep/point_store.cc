@@ -12,6 +12,14 @@ Result<PointRecorder> PointRecorder::Start(std::unique_ptr<store::Store> store, 
   return PointRecorder(std::move(store), std::move(created));
 }
 
+Result<PointRecorder> StartPointRecorder(const std::string& command, const ResultsDb& where, store::RunInfo run,
+                                         std::ostream& notes) {
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> db, store::OpenResultsDb(command, where.db, notes));
+  run.sweep = where.run_label;
+  if (run.provenance.empty()) run.provenance = store::RunProvenance(run.plan_text);
+  return PointRecorder::Start(std::move(db), std::move(run));
+}
+
 Status PointRecorder::MarkBroken(const std::string& reason) {
   return store_->SetRunStatus(run_.id, store::SystemStatus::Broken(reason));
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,5 +62,18 @@ class PointRecorder {
   store::RunInfo run_;
   int64_t stored_ = 0;
 };
+
+// Where a command stores its points (its --db and --run-label).
+struct ResultsDb {
+  std::string db;          // "" = nothing is stored
+  std::string run_label;   // the stored run's sweep name (`db ls`, reports)
+};
+
+// Opens where.db (store::OpenResultsDb, its note to `notes`) and starts
+// storing the points of one `bench --db` or `simulate --db` invocation as
+// `run`, with sweep where.run_label and, when it has none, the provenance of
+// its plan_text (store::RunProvenance). The store's error.
+Result<PointRecorder> StartPointRecorder(const std::string& command, const ResultsDb& where, store::RunInfo run,
+                                         std::ostream& notes);
 
 }  // namespace frontier::sweep
