@@ -56,29 +56,6 @@ void AddSearchFlags(CLI::App& app, sim::SimSpec* spec, TargetFlags* tf, SearchFl
   AddWorkloadFlags(app, wf);
 }
 
-// The usage errors the flags show alone; "" when they fit together.
-std::string SearchUsageProblem(const CLI::App& app, bool live, const WorkloadFlags& wf, const SearchFlags& f) {
-  if (!app.count("--model"))
-    return live ? "--model is required (the model name the server serves)"
-                : "--model is required (frontier simulate --list shows the catalog)";
-  if (live) {
-    for (const std::string& flag : SimSpecFlagNames())
-      if (flag != "--model" && app.count(flag))
-        return flag + " describes a simulated system; leave it out with --base-url";
-    if (app.count("--client-rtt-us")) return "--client-rtt-us is for simulated systems";
-  } else {
-    if (!app.count("--hardware"))
-      return "--hardware is required for a simulated system (or give --base-url for a live one)";
-    for (const FlagRow<TargetFlags>& row : loadgen::TargetFlagRows()) {  // --model is the simulated system's
-      const std::string flag = row.name;
-      if (flag != "--base-url" && flag != "--model" && app.count(flag))
-        return flag + " is for a live server: give --base-url too";
-    }
-  }
-  if (!wf.requests_jsonl.empty()) return "--requests-jsonl is per run; a search writes --result-json";
-  return CheckDbFlags(app, f.db);
-}
-
 // The simulated system of a search that has no --base-url, with its band.
 Status ResolveSearchedSystem(const CLI::App& app, const sim::SimSpec& spec, const SearchFlags& f,
                              sweep::SearchJob* s) {
@@ -98,10 +75,7 @@ Status CompleteSettings(const CLI::App& app, const std::string& command_line, Se
     return InvalidArgument("--target-qps is what the search finds; leave it out (--start sets the first rate)");
   sweep::SearchSettings& settings = f->settings;
   settings.request.saturation_stop = !f->no_saturation_stop;
-  std::vector<std::string> own_flags = SimSpecFlagNames();
-  for (const FlagRow<loadgen::SearchRequest>& row : loadgen::SearchFlagRows()) own_flags.push_back(row.name);
-  own_flags.insert(own_flags.end(), {"--no-saturation-stop", "--client-rtt-us", "--db", "--run-label"});
-  settings.given_flags = GivenFlags(app, own_flags);
+  settings.given_flags = GivenFlags(app, sweep::SearchOwnFlags());
   settings.command_line = command_line;
   settings.interrupt = &g_stop;
   return Status::Ok();
@@ -146,7 +120,10 @@ int RunSearch(int argc, char** argv) {
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   sweep::SearchJob s;
   const bool live = app.count("--base-url") > 0;
-  if (const std::string bad = SearchUsageProblem(app, live, wf, f); !bad.empty()) return UsageError(kCmd, bad);
+  std::string bad = sweep::SearchUsageProblem([&](const std::string& flag) { return app.count(flag) > 0; }, live);
+  if (bad.empty() && !wf.requests_jsonl.empty()) bad = "--requests-jsonl is per run; a search writes --result-json";
+  if (bad.empty()) bad = CheckDbFlags(app, f.db);
+  if (!bad.empty()) return UsageError(kCmd, bad);
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
   s.w = std::move(*w);

@@ -50,26 +50,6 @@ void AddSimulateFlags(CLI::App& app, SimFlags* f, sim::SimulateRequest* r, Workl
              "simulate");
 }
 
-// The usage errors the flags show alone; "" when they fit together.
-std::string SimulateUsageProblem(const CLI::App& app, const SimFlags& f, const sim::SimulateRequest& r,
-                                 const DbFlags& db) {
-  if (std::string bad = CheckDbFlags(app, db); !bad.empty()) return bad;
-  if (!db.db.empty() && (f.list || r.best_deployment))
-    return std::string("--db stores simulated points; ") +
-           (f.list ? "--list simulates none" : "--best-deployment compares layouts without storing them");
-  if (f.list) return "";
-  if (!app.count("--model")) return "--model is required (frontier simulate --list shows the catalog)";
-  if (!app.count("--hardware")) return "--hardware is required (frontier simulate --list shows the catalog)";
-  if (Result<Nanos> rtt = ClientRttNanos(f.client_rtt_us); !rtt.ok()) return rtt.status().message();
-  if (!r.best_deployment) return "";
-  // Every layout is resolved by the search; the one the flags name need not fit.
-  if (r.spec.gpus < 1) return "--best-deployment needs --gpus (the GPUs to lay out)";
-  if (app.count("--tp") || app.count("--dp") || app.count("--ep") || r.spec.attention_dp || r.spec.disaggregated())
-    return "--best-deployment tries every layout itself: leave out --tp, --dp, --ep, --attention-dp and the pool "
-           "flags";
-  return "";
-}
-
 // One invocation: what sim/ resolved and runs, and where its points are stored.
 struct Invocation {
   SimFlags f;
@@ -153,17 +133,15 @@ int RunSimulate(int argc, char** argv) {
   WorkloadFlags wf;
   AddSimulateFlags(app, &v.f, &req, &wf, &v.db);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  if (const std::string bad = SimulateUsageProblem(app, v.f, req, v.db); !bad.empty()) return UsageError(kCmd, bad);
+  const FlagGiven given = [&](const std::string& flag) { return app.count(flag) > 0; };
+  std::string bad = CheckDbFlags(app, v.db);
+  if (bad.empty()) bad = sim::SimulateUsageProblem(given, req, v.f.list, !v.db.db.empty(), v.f.client_rtt_us);
+  if (!bad.empty()) return UsageError(kCmd, bad);
   if (v.f.list) {
     std::printf("%s", sim::DescribeCatalogs(sim::DefaultDataDir()).c_str());
     return 0;
   }
-  req.num_gpus_given = app.count("--num-gpus") > 0;
-  req.max_concurrency_given = app.count("--max-concurrency") > 0;
-  req.duration_given = app.count("--duration") > 0;
-  v.s.options.client_rtt_ns = *ClientRttNanos(v.f.client_rtt_us);
-  v.s.options.max_requests = req.max_requests;
-  v.s.options.max_memory_bytes = req.max_memory_mb << 20;
+  sim::ApplySimulateFlags(given, v.f.client_rtt_us, &v.s);
   Result<sim::SimConfig> config = sim::ResolveDeployment(req.spec, req.best_deployment);
   if (!config.ok()) return Fail(kCmd, config.status());
   v.s.config = *config;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -33,5 +34,10 @@ struct FlagRow {
   const char* help;
   const char* group;
 };
+
+// Whether a flag (with its leading "--") was given on the command line: the
+// checks of which flags fit together read it below cli/, which answers it
+// from its parser.
+using FlagGiven = std::function<bool(const std::string& flag)>;
 
 }  // namespace frontier

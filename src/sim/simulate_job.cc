@@ -95,6 +95,34 @@ const FlagRow<SimulateRequest> kFlags[] = {
 
 std::span<const FlagRow<SimulateRequest>> SimulateFlagRows() { return kFlags; }
 
+std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
+                                 double client_rtt_us) {
+  if (storing && (list || r.best_deployment))
+    return std::string("--db stores simulated points; ") +
+           (list ? "--list simulates none" : "--best-deployment compares layouts without storing them");
+  if (list) return "";
+  if (!given("--model")) return "--model is required (frontier simulate --list shows the catalog)";
+  if (!given("--hardware")) return "--hardware is required (frontier simulate --list shows the catalog)";
+  if (Result<Nanos> rtt = ClientRttNanos(client_rtt_us); !rtt.ok()) return rtt.status().message();
+  if (!r.best_deployment) return "";
+  // Every layout is resolved by the search; the one the flags name need not fit.
+  if (r.spec.gpus < 1) return "--best-deployment needs --gpus (the GPUs to lay out)";
+  if (given("--tp") || given("--dp") || given("--ep") || r.spec.attention_dp || r.spec.disaggregated())
+    return "--best-deployment tries every layout itself: leave out --tp, --dp, --ep, --attention-dp and the pool "
+           "flags";
+  return "";
+}
+
+void ApplySimulateFlags(const FlagGiven& given, double client_rtt_us, Simulation* s) {
+  SimulateRequest& r = s->request;
+  r.num_gpus_given = given("--num-gpus");
+  r.max_concurrency_given = given("--max-concurrency");
+  r.duration_given = given("--duration");
+  s->options.client_rtt_ns = *ClientRttNanos(client_rtt_us);
+  s->options.max_requests = r.max_requests;
+  s->options.max_memory_bytes = r.max_memory_mb << 20;
+}
+
 Result<SimConfig> ResolveDeployment(const SimSpec& spec, bool best_deployment) {
   Result<SimConfig> config = ResolveSimConfig(spec);
   if (config.ok() || !best_deployment) return config;

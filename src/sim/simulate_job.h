@@ -53,6 +53,13 @@ struct SimulateRequest {
 // bounds' ranges.
 std::span<const FlagRow<SimulateRequest>> SimulateFlagRows();
 
+// The usage errors the flags show alone, "" when they fit together (after
+// the database flags' own check): --db (`storing`) with --list or
+// --best-deployment, --model or --hardware missing, a bad --client-rtt-us,
+// and --best-deployment without --gpus or with a layout of its own.
+std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
+                                 double client_rtt_us);
+
 // Everything one invocation resolved before it simulates.
 struct Simulation {
   SimulateRequest request;
@@ -73,6 +80,11 @@ struct PointSink {
       record;
   std::function<void(const std::string& reason)> broken;  // a point failed to run at all
 };
+
+// Records which workload flags were given and sets the run options the flags
+// give: the client's round trip, the run's bounds.
+// REQUIRES: SimulateUsageProblem found no problem.
+void ApplySimulateFlags(const FlagGiven& given, double client_rtt_us, Simulation* s);
 
 // The deployment `spec` names; with `best_deployment`, a stand-in when it
 // does not fit (the model and the GPU count, for the workload; not simulated).

@@ -5,12 +5,43 @@
 #include "core/atomic_file.h"
 #include "loadgen/live_trial.h"
 #include "loadgen/search_text.h"
+#include "loadgen/target_request.h"
 #include "sim/engine/data_dir.h"
 #include "sim/search_trial.h"
+#include "sim/spec_fields.h"
 #include "sweep/system_run.h"
 #include "workload/dataset_label.h"
 
 namespace frontier::sweep {
+
+std::string SearchUsageProblem(const FlagGiven& given, bool live) {
+  if (!given("--model"))
+    return live ? "--model is required (the model name the server serves)"
+                : "--model is required (frontier simulate --list shows the catalog)";
+  if (live) {
+    for (const FlagRow<sim::SimSpec>& row : sim::SimSpecFields())
+      if (std::string(row.name) != "--model" && given(row.name))
+        return std::string(row.name) + " describes a simulated system; leave it out with --base-url";
+    if (given("--client-rtt-us")) return "--client-rtt-us is for simulated systems";
+  } else {
+    if (!given("--hardware"))
+      return "--hardware is required for a simulated system (or give --base-url for a live one)";
+    for (const FlagRow<loadgen::TargetRequest>& row : loadgen::TargetFlagRows()) {  // --model is the simulated system's
+      const std::string flag = row.name;
+      if (flag != "--base-url" && flag != "--model" && given(flag))
+        return flag + " is for a live server: give --base-url too";
+    }
+  }
+  return "";
+}
+
+std::vector<std::string> SearchOwnFlags() {
+  std::vector<std::string> own;
+  for (const FlagRow<sim::SimSpec>& row : sim::SimSpecFields()) own.push_back(row.name);
+  for (const FlagRow<loadgen::SearchRequest>& row : loadgen::SearchFlagRows()) own.push_back(row.name);
+  own.insert(own.end(), {"--no-saturation-stop", "--client-rtt-us", "--db", "--run-label"});
+  return own;
+}
 
 Status SimulateSearch(const sim::SimSpec& spec, SearchJob* job) {
   FRONTIER_ASSIGN_OR_RETURN(sim::SimConfig config, sim::ResolveSimConfig(spec));

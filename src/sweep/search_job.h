@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/flag_table.h"
 #include "core/status.h"
 #include "loadgen/benchmark.h"
 #include "loadgen/resolved_workload.h"
@@ -58,6 +59,18 @@ struct SearchSettings {
   std::string command_line;                        // for provenance
   const std::atomic<bool>* interrupt = nullptr;    // SIGINT: the search ends after the trial it runs
 };
+
+// The usage errors a search's flags show alone, "" when they fit together:
+// --model missing; with a live server (`live`: --base-url given) a flag of a
+// simulated system (sim/spec_fields.h; the first in the table's order) or
+// --client-rtt-us; without one, --hardware missing or a live server's flag
+// (loadgen/target_request.h).
+std::string SearchUsageProblem(const FlagGiven& given, bool live);
+
+// The flags a search reads itself, not the workload's: SimSpec's, the search
+// request's (loadgen::SearchFlagRows), --no-saturation-stop, --client-rtt-us,
+// --db and --run-label. The stored run lists those given (SearchSettings::given_flags).
+std::vector<std::string> SearchOwnFlags();
 
 // The simulated system of `spec`: job->config resolved (sim::ResolveSimConfig,
 // InvalidArgument naming the flag), job->system named from it and job->model
