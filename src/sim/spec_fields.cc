@@ -35,7 +35,7 @@ Status SetPrefixCaching(const std::string& v, SimSpec* s) {
 
 const SpecField kFields[] = {
     {"--model", "Catalog name or path to a Hugging Face config.json", "System", &SimSpec::model},
-    {"--hardware", "Accelerator from data/hardware (h100-sxm, h200, b200, gb200, mi300x, mi325x, mi355x)", "System",
+    {"--hardware", "Accelerator from data/hardware (h100-sxm, h100-pcie, h100-nvl, h200, h200-nvl, gh200, b200, gb200, mi300x, mi325x, mi355x)", "System",
      &SimSpec::hardware},
     {"--gpus", "GPUs in the deployment [tp x dp]", "System", &SimSpec::gpus},
     {"--tp", "Tensor parallelism [1]", "System", &SimSpec::tp},
