@@ -507,8 +507,8 @@ TEST(ValidationRecordTest, RangeRatioDrawsTheClientsUniformLengths) {
 // 10 % over every fitted result, and per class at most 10 % (dense) and 12 %
 // (MoE, MLA; MoE was 10 % until MLPerf v5.1's Mixtral on 8xH200 joined the
 // fit: 11.5 % over its 7 results); every point's leave-one-out error at most 25 %, the aim (the
-// largest today is 23.8 %, trtllm@2024.08's MLPerf v4.1 Llama 2 Server on
-// 8xH100). TensorRT-LLM 0.17 with DeepSeek-R1 on 8xH200 at concurrency 128,
+// largest today is 23.9 %, trtllm@2024.08's MLPerf v4.1 Llama 2 Server on
+// 8xH100, with the GH200 rows in that fit since December 2026). TensorRT-LLM 0.17 with DeepSeek-R1 on 8xH200 at concurrency 128,
 // 30.5 % while its runtime reserve was an assumed 2 GB, is +10.9 % with its
 // scheduler's admission rule modelled and the reserve fitted to it and the
 // 1,600- and 3,200-token runs (each one's leave-one-out refit sees the other
