@@ -55,9 +55,12 @@ TEST(ValidationSetTest, HoldsDatedSourcedResultsOnBothVendorsWithMoE) {
       EXPECT_TRUE(r.held_out || !IsCalibrationGpu(r.hardware)) << r.id;
       continue;
     }
-    // The rule of calibration: only the GPUs people own are fitted, of any date.
-    EXPECT_TRUE(r.hardware == "h100-sxm" || r.hardware == "h200" || r.hardware == "mi300x" || r.hardware == "mi325x")
-        << r.id;
+    // The rule of calibration: only the GPUs people own are fitted, of any
+    // date: H100, H200 (also as NVL and PCIe cards and the GH200's GPU),
+    // MI300X, MI325X.
+    static const std::set<std::string> kOwned = {"h100-sxm", "h100-pcie", "h100-nvl", "h200",
+                                                 "h200-nvl", "gh200",     "mi300x",   "mi325x"};
+    EXPECT_TRUE(kOwned.count(r.hardware)) << r.id;
     ++calibratable;
     if (m->moe()) {
       ++moe;
@@ -656,7 +659,9 @@ TEST(ValidationSetTest, StacksFittedOnTwoGpusRecordCrossGpuErrors) {
     }
     spanning += gpus.size() >= 2;
   }
-  EXPECT_GE(spanning, 3);  // trtllm@2024.08 (H100, H200); sglang-rocm@0.5.9 and @0.5.12 (MI300X, MI325X)
+  // trtllm@2024.08 (H100, H200, GH200), trtllm@2025.09 (H200, H200 NVL);
+  // sglang-rocm@0.5.9 and @0.5.12 (MI300X, MI325X)
+  EXPECT_GE(spanning, 4);
 }
 
 // Without --stack, a deployment gets the vendor's stack with the newest
