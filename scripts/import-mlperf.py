@@ -20,8 +20,8 @@ from published_records import ROOT, write_records
 ROUNDS = {
     "v5.1": ("MLPerf Inference v5.1 datacenter closed results (published 2025-09-09), Llama 2 70B and "
              "Mixtral 8x7B, made by scripts/import-mlperf.py from data/published/mlperf-v5.1.json (read "
-             "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, MI300X "
-             "and MI325X may be fitted; rows on B200 and GB200 never are."),
+             "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on H200, H200 NVL, "
+             "MI300X and MI325X may be fitted; rows on B200 and GB200 never are."),
     "v6.0": ("MLPerf Inference v6.0 datacenter closed results (published 2026-03-26), Llama 2 70B on one "
              "node of 8 GPUs, made by scripts/import-mlperf.py from data/published/mlperf-v6.0.json (read "
              "from each run's mlperf_log_summary.txt and the submitters' configs). Rows on MI300X may be "

@@ -39,7 +39,7 @@ std::string SetPrefixCaching(const std::string& v, SimSpec* s) {
 std::span<const FlagRow<SimSpec>> SimSpecFields() {
   static const FlagRow<SimSpec> kFields[] = {
       {"--model", &SimSpec::model, "Catalog name or path to a Hugging Face config.json", "System"},
-      {"--hardware", &SimSpec::hardware, "Accelerator from data/hardware (h100-sxm, h200, b200, gb200, mi300x, mi325x, mi355x)", "System"},
+      {"--hardware", &SimSpec::hardware, "Accelerator from data/hardware (h100-sxm, h100-pcie, h100-nvl, h200, h200-nvl, gh200, b200, gb200, mi300x, mi325x, mi355x)", "System"},
       {"--gpus", &SimSpec::gpus, "GPUs in the deployment [tp x dp]", "System"},
       {"--tp", &SimSpec::tp, "Tensor parallelism [1]", "System"},
       {"--ep", &SimSpec::ep, "Expert parallelism: 1 or tp x dp [1]", "System"},

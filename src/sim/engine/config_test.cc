@@ -469,7 +469,29 @@ TEST(HardwareTest, FullMeshGivesAPairOneLink) {
     EXPECT_GT(h->tdp_w, 0) << name;
     EXPECT_GT(h->price.neocloud, 0) << name;
   }
-  EXPECT_EQ(ListHardware().size(), 7u);
+  EXPECT_EQ(ListHardware().size(), 11u);
+}
+
+// The H100 and H200 in their other forms: the NVL cards bridge in pairs (H100)
+// or fours (H200) at 84 % of the SXM's dense tensor peak; the GH200's GPU has
+// the SXM's peak and 144 GB of HBM3e.
+TEST(HardwareTest, HopperVariantsKeepTheirDatasheetRatios) {
+  Result<Hardware> sxm = LoadHardware("h100-sxm");
+  Result<Hardware> h100nvl = LoadHardware("h100-nvl");
+  Result<Hardware> h200 = LoadHardware("h200");
+  Result<Hardware> h200nvl = LoadHardware("h200-nvl");
+  Result<Hardware> gh200 = LoadHardware("gh200");
+  ASSERT_TRUE(sxm.ok() && h100nvl.ok() && h200.ok() && h200nvl.ok() && gh200.ok());
+  EXPECT_NEAR(h100nvl->bf16_tflops / sxm->bf16_tflops, 1671.0 / 1979.0, 1e-3);
+  EXPECT_NEAR(h200nvl->fp8_tflops / h200->fp8_tflops, 3341.0 / 3958.0, 1e-3);
+  EXPECT_DOUBLE_EQ(h200nvl->hbm_tbps, h200->hbm_tbps);
+  EXPECT_DOUBLE_EQ(h100nvl->hbm_tbps, 3.9);
+  EXPECT_DOUBLE_EQ(gh200->bf16_tflops, sxm->bf16_tflops);
+  EXPECT_DOUBLE_EQ(gh200->hbm_gb, 144.0);
+  EXPECT_DOUBLE_EQ(h100nvl->CollectiveGBps(2), 300.0);  // one NVLink bridge
+  EXPECT_DOUBLE_EQ(h200nvl->CollectiveGBps(4), 3 * 150.0);
+  EXPECT_EQ(h100nvl->scale_up_gpus, 2);
+  EXPECT_EQ(h200nvl->scale_up_gpus, 4);
 }
 
 }  // namespace

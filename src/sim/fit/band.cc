@@ -73,6 +73,29 @@ BandKey KeyOf(const SimConfig& c) {
   return key;
 }
 
+Status AssignCrossDistances(std::vector<CalibratedError>& fit, const std::map<std::string, Hardware>& gpus) {
+  for (CalibratedError& e : fit) {
+    e.cross_distance = 0;
+    if (e.cross_gpu_error == 0) continue;
+    Precision p = Precision::kBf16;
+    FRONTIER_ASSIGN_OR_RETURN(p, ParsePrecision(e.key.precision, e.id + ": precision"));
+    double nearest = 0;
+    for (const CalibratedError& o : fit) {
+      // Only a GPU whose results of this model class the refit still saw:
+      // without one, the refit predicted a class it had no result of (the
+      // MoE rows of a stack whose other GPU ran only dense models), which
+      // measures the class's extrapolation, not the GPU's.
+      if (o.key.hardware == e.key.hardware || o.key.model_class != e.key.model_class) continue;
+      const auto hw = gpus.find(o.key.hardware);
+      if (hw == gpus.end()) return NotFound(e.id + ": no hardware '" + o.key.hardware + "' for its cross-GPU distance");
+      const double d = Distance(e.key.peak_tflops, e.key.hbm_tbps, hw->second.PeakTflops(p), hw->second.hbm_tbps);
+      if (d > 0 && (nearest == 0 || d < nearest)) nearest = d;
+    }
+    e.cross_distance = nearest;
+  }
+  return Status::Ok();
+}
+
 Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& data_dir) {
   // Only published results that calibration may fit have a class here (a
   // measured run of a user's database does not). Each model and GPU is read
@@ -113,23 +136,9 @@ Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& d
       }
       errors.push_back(std::move(e));
     }
-    // A cross-GPU error's distance: from its GPU to the nearest other GPU of
-    // the same fit (the GPUs the refit that left it out still saw).
-    for (size_t i = first; i < errors.size(); ++i) {
-      CalibratedError& e = errors[i];
-      if (e.cross_gpu_error == 0) continue;
-      double nearest = 0;
-      for (size_t k = first; k < errors.size(); ++k) {
-        const BandKey& o = errors[k].key;
-        if (o.hardware == e.key.hardware) continue;
-        const Hardware& other = gpus.at(o.hardware);
-        Precision p = Precision::kBf16;
-        FRONTIER_ASSIGN_OR_RETURN(p, ParsePrecision(e.key.precision, e.id + ": precision"));
-        const double d = Distance(e.key.peak_tflops, e.key.hbm_tbps, other.PeakTflops(p), other.hbm_tbps);
-        if (d > 0 && (nearest == 0 || d < nearest)) nearest = d;
-      }
-      e.cross_distance = nearest;
-    }
+    std::vector<CalibratedError> fit(errors.begin() + first, errors.end());
+    FRONTIER_RETURN_IF_ERROR(AssignCrossDistances(fit, gpus));
+    std::copy(fit.begin(), fit.end(), errors.begin() + first);
   }
   std::vector<Hardware> calibrated;
   for (auto& [name, hw] : gpus) calibrated.push_back(hw);

@@ -17,10 +17,11 @@
 // the peak at the deployment's weight format (Hardware::PeakTflops). The rate
 // is the 90th percentile of excess / distance over the calibrated results
 // whose stack was refitted without their GPU (calibration.h: cross-GPU
-// refits), where excess = sqrt(max(0, cross-GPU error^2 - leave-one-out
-// error^2)): what leaving out the whole GPU adds to leaving out the result
-// alone, which the class part already counts (H100 <-> H200 and MI300X <->
-// MI325X today); of the vendor when it has at least kMinBandPoints of them,
+// refits) and whose model class that refit still saw on another GPU, where
+// excess = sqrt(max(0, cross-GPU error^2 - leave-one-out error^2)): what
+// leaving out the whole GPU adds to leaving out the result alone, which the
+// class part already counts (H100 <-> H200 and MI300X <-> MI325X, the H200
+// NVL and GH200 since December 2026); of the vendor when it has at least kMinBandPoints of them,
 // else of every vendor. So the transfer part is measured on calibration GPUs
 // only and grows with how far the new GPU is from them.
 //
@@ -35,6 +36,7 @@
 // Thread safety: a loaded BandTable is immutable.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +83,12 @@ struct CalibratedError {
   double cross_gpu_error = 0;
   double cross_distance = 0;
 };
+
+// Sets the cross_distance of each result of one stack's fit (`fit`, with
+// their cross_gpu_error read): from its GPU to the nearest other GPU of the
+// fit with a result of the same model class, 0 (no cross-GPU measurement)
+// where there is none. `gpus` holds every GPU the fit's results ran on.
+Status AssignCrossDistances(std::vector<CalibratedError>& fit, const std::map<std::string, Hardware>& gpus);
 
 // The transfer part's rate: error per unit of spec distance.
 struct TransferRate {

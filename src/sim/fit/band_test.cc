@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 namespace frontier::sim {
 namespace {
@@ -55,6 +56,33 @@ Hardware Gpu(const std::string& name, double fp8_tflops, double hbm_tbps) {
   h.fp8_tflops = fp8_tflops;
   h.hbm_tbps = hbm_tbps;
   return h;
+}
+
+// A cross-GPU error counts toward the transfer rate only where the refit
+// without the GPU still saw the result's model class on another GPU: its
+// distance is to the nearest such GPU.
+TEST(BandTest, ACrossGpuErrorMeasuresTransferOnlyFromAGpuOfItsClass) {
+  std::map<std::string, Hardware> gpus{{"h200", Gpu("h200", 2000, 4.8)},
+                                       {"h200-nvl", Gpu("h200-nvl", 1000, 4.8)},
+                                       {"gh200", Gpu("gh200", 2000, 4.9)}};
+  std::vector<CalibratedError> fit;
+  for (const char* hw : {"h200", "h200-nvl", "gh200"}) {
+    CalibratedError e = E("dense", "tp", "nvidia", 0.05, "fp8", hw);
+    e.key.peak_tflops = gpus.at(hw).fp8_tflops;
+    e.key.hbm_tbps = gpus.at(hw).hbm_tbps;
+    e.cross_gpu_error = 0.1;
+    fit.push_back(e);
+  }
+  CalibratedError moe = E("MoE", "tp", "nvidia", 0.05, "fp8", "h200");  // MoE on h200 only
+  moe.key.peak_tflops = 2000;
+  moe.key.hbm_tbps = 4.8;
+  moe.cross_gpu_error = 0.4;
+  fit.push_back(moe);
+  ASSERT_TRUE(AssignCrossDistances(fit, gpus).ok());
+  EXPECT_NEAR(fit[0].cross_distance, std::log(4.9 / 4.8), 1e-12);  // h200: nearest is gh200
+  EXPECT_NEAR(fit[1].cross_distance, std::log(2.0), 1e-12);        // h200-nvl: h200 or gh200
+  EXPECT_NEAR(fit[2].cross_distance, std::log(4.9 / 4.8), 1e-12);
+  EXPECT_EQ(fit[3].cross_distance, 0);  // no other GPU ran MoE: not a transfer measurement
 }
 
 // On a GPU never calibrated, the band adds rate x distance in squares, the

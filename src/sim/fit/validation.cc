@@ -17,7 +17,11 @@ namespace {
 // The GPUs whose published results calibration may fit (see the file
 // comment). Every other GPU, B200, GB200, MI355X and any newer one, is a
 // validation GPU: its results are predicted from the others and never fitted.
-constexpr const char* kCalibrationGpus[] = {"h100-sxm", "h200", "mi300x", "mi325x"};
+// The H100 and H200 count in every form NVIDIA sells them: the SXM module,
+// the PCIe and NVL cards (the same GH100 at a 350, 400 or 600 W limit, 76-84 %
+// of the SXM's dense tensor peak) and the GPU of the GH200 superchip.
+constexpr const char* kCalibrationGpus[] = {"h100-sxm", "h100-pcie", "h100-nvl", "h200",
+                                            "h200-nvl", "gh200",     "mi300x",   "mi325x"};
 
 Result<Scenario> ParseScenario(const std::string& s, const std::string& where) {
   if (s == "offline") return Scenario::kOffline;

@@ -22,7 +22,8 @@
 // The metric is output tokens per second.
 //
 // The rule of calibration: results on the calibration GPUs (H100, H200,
-// MI300X, MI325X), of any date, may be fitted. Results on every other GPU
+// MI300X, MI325X; the H100 and H200 as SXM modules, NVL cards and the GH200's
+// GPU), of any date, may be fitted. Results on every other GPU
 // (B200, GB200, MI355X and any newer one) are never fitted: they test how
 // what was learnt on the GPUs people own transfers to the next ones, by
 // their published specifications (the "transfer" table of `frontier
@@ -82,7 +83,8 @@ struct PublishedResult {
   bool held_out = false;         // never fitted, even on a calibration GPU
   std::string file;
 
-  // Whether the result runs on a calibration GPU (H100, H200, MI300X, MI325X).
+  // Whether the result runs on a calibration GPU (H100, H200, MI300X, MI325X,
+  // the H100 and H200 in SXM, NVL and GH200 form).
   bool OnCalibrationGpu() const;
   // Whether calibration may use this result: on a calibration GPU and not held out.
   bool Calibratable() const;
