@@ -51,8 +51,7 @@ void AddTransferRow(std::string& out, const ValidationRow& row) {
 std::string ValidationReportText(const ValidationReport& report) {
   std::string out;
   out += "== calibration: results on the calibration GPUs (H100, H200 incl. NVL and GH200, MI300X, MI325X), "
-         "any date ==
-";
+         "any date ==\n";
   AppendPrintf(out, "%-44s %-5s %-11s %-10s %10s %10s %8s %10s %8s  %s\n", "result", "class",
                "scenario", "published", "published", "predicted", "error", "LOO pred", "LOO err",
                "role");
