@@ -13,6 +13,7 @@
 #include "core/parse.h"
 #include "core/redact.h"
 #include "store/row_codec.h"
+#include "store/sql_store.h"
 
 namespace frontier::store {
 namespace {
@@ -79,27 +80,23 @@ class Row {
   int row_;
 };
 
-class PgStore final : public Store {
+class PgStore final : public SqlStore {
  public:
   PgStore(PGconn* conn, std::string location, int version, bool created)
-      : conn_(conn), loc_(std::move(location)), version_(version), created_(created) {}
+      : SqlStore(std::move(location), version, created), conn_(conn) {}
   ~PgStore() override { PQfinish(conn_); }
 
-  int SchemaVersion() const override { return version_; }
-  bool Created() const override { return created_; }
-
   Result<RunInfo> CreateRun(RunInfo run) override {
-    if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
-    const codec::StoredPlan plan = codec::StoredPlanOf(run);
-    if (version_ >= kPlansVersion) {
+    const codec::StoredPlan plan = PrepareRun(run);
+    if (version() >= kPlansVersion) {
       Params insert;
       codec::BindPlan(insert, plan);
       FRONTIER_ASSIGN_OR_RETURN(PgResult done, Exec(sql::InsertPlan(), insert, "insert plan"));
       (void)done;
     }
     Params p;
-    codec::BindRun(p, run, plan, version_);
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version_), p, "insert run"));
+    codec::BindRun(p, run, plan, version());
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::InsertRun(version()), p, "insert run"));
     run.id = Row(r.get(), 0).Int(0);
     return run;
   }
@@ -112,7 +109,7 @@ class PgStore final : public Store {
   }
 
   Status SetRunSearch(int64_t run_id, const std::string& search_json) override {
-    if (version_ < kVerdictVersion) return FailedPrecondition(loc_ + " is schema " + std::to_string(version_) + ": it keeps no search outcome");
+    FRONTIER_RETURN_IF_ERROR(CheckKeepsSearch());
     Params p;
     p.Bind(1, search_json);
     p.Bind(2, run_id);
@@ -128,10 +125,7 @@ class PgStore final : public Store {
     Params p;
     p.Bind(1, run_id);
     FRONTIER_ASSIGN_OR_RETURN(auto runs, QueryRuns("WHERE id = ?", p));
-    if (runs.empty()) {
-      return NotFound("run " + std::to_string(run_id) + " is not in " + loc_ + "; `frontier db ls --db " +
-                      loc_ + "` lists the runs");
-    }
+    if (runs.empty()) return RunNotFound(run_id);
     return runs.front();
   }
 
@@ -148,7 +142,7 @@ class PgStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& point, const std::vector<RequestRow>& requests) override {
-    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(point, requests).WithContext(loc_));
+    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(point, requests).WithContext(location()));
     FRONTIER_RETURN_IF_ERROR(Command("BEGIN"));
     Result<int64_t> id = InsertPoint(point, requests);
     if (id.ok()) {
@@ -195,7 +189,7 @@ class PgStore final : public Store {
 
   Result<PointSeries> GetPointSeries(int64_t point_id) override {
     PointSeries out;
-    if (version_ < kSeriesVersion) return out;  // read as it is: no series stored
+    if (version() < kSeriesVersion) return out;  // read as it is: no series stored
     Params p;
     p.Bind(1, point_id);
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectPointSeries(), p, "read point series"));
@@ -220,7 +214,7 @@ class PgStore final : public Store {
 
   Result<std::vector<LaunchRecord>> ListOpenLaunches() override {
     std::vector<LaunchRecord> out;
-    if (version_ < 3) return out;  // read as it is: no launches recorded
+    if (version() < 3) return out;  // read as it is: no launches recorded
     FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectOpenLaunches(), Params(), "list launches"));
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
@@ -230,11 +224,6 @@ class PgStore final : public Store {
   }
 
  private:
-  // The `skip` of codec::DecodeOrSkip: SkipDamaged in this database.
-  std::function<void(const std::string&, const Status&)> Skip() {
-    return [this](const std::string& what, const Status& why) { SkipDamaged(loc_, what, why); };
-  }
-
   // Runs `sql` (with `?` placeholders) with `params`; the result when it
   // succeeded, else an IoError naming `what` and the server's message.
   Result<PgResult> Exec(const std::string& sql, const Params& params, const std::string& what) {
@@ -244,7 +233,7 @@ class PgStore final : public Store {
                &PQclear);
     const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
-    return IoError(loc_ + ": " + what + ": " + Message(r.get()));
+    return IoError(location() + ": " + what + ": " + Message(r.get()));
   }
 
   Status Command(const std::string& sql) { return Exec(sql, Params(), sql).status(); }
@@ -257,7 +246,7 @@ class PgStore final : public Store {
   }
 
   Result<std::vector<RunInfo>> QueryRuns(const std::string& tail, const Params& p, bool with_plan_text = true) {
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version_, tail, with_plan_text), p, "list runs"));
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectRuns(version(), tail, with_plan_text), p, "list runs"));
     std::vector<RunInfo> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
@@ -267,7 +256,7 @@ class PgStore final : public Store {
   }
 
   Result<std::vector<PointRecord>> SelectPoints(const std::string& tail, const Params& p) {
-    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectPoints(version_, tail), p, "list points"));
+    FRONTIER_ASSIGN_OR_RETURN(PgResult r, Exec(sql::SelectPoints(version(), tail), p, "list points"));
     std::vector<PointRecord> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
@@ -280,18 +269,15 @@ class PgStore final : public Store {
   Result<int64_t> InsertPoint(const PointRecord& point, const std::vector<RequestRow>& requests) {
     FRONTIER_RETURN_IF_ERROR(Command("SELECT pg_advisory_xact_lock(" + std::to_string(kPointLock) + ")"));
     Params p;
-    codec::BindPoint(p, point, version_);
+    codec::BindPoint(p, point, version());
     const std::vector<const char*> values = p.Pointers();
-    PgResult r(PQexecParams(conn_, NumberPlaceholders(sql::InsertPoint(version_)).c_str(), p.size(), nullptr,
+    PgResult r(PQexecParams(conn_, NumberPlaceholders(sql::InsertPoint(version())).c_str(), p.size(), nullptr,
                             values.data(), nullptr, nullptr, 0),
                &PQclear);
     if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
       const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
-      if (state != nullptr && std::string(state) == "23505") {  // unique_violation
-        return FailedPrecondition(loc_ + ": run " + std::to_string(point.run_id) + " already has point '" +
-                                  point.key + "'; a point is stored once");
-      }
-      return IoError(loc_ + ": insert point: " + Message(r.get()));
+      if (state != nullptr && std::string(state) == "23505") return PointTaken(point);  // unique_violation
+      return IoError(location() + ": insert point: " + Message(r.get()));
     }
     const int64_t point_id = Row(r.get(), 0).Int(0);
     for (size_t from = 0; from < requests.size(); from += kRequestBatch) {
@@ -301,7 +287,7 @@ class PgStore final : public Store {
       FRONTIER_RETURN_IF_ERROR(
           Exec(sql::InsertRequests(static_cast<int>(n)), q, "insert requests of point " + point.key).status());
     }
-    if (version_ >= kSeriesVersion && !point.series.empty()) {
+    if (version() >= kSeriesVersion && !point.series.empty()) {
       Params s;
       codec::BindPointSeries(s, point_id, point.series);
       FRONTIER_RETURN_IF_ERROR(Exec(sql::InsertPointSeries(), s, "insert series of point " + point.key).status());
@@ -310,9 +296,6 @@ class PgStore final : public Store {
   }
 
   PGconn* conn_;
-  std::string loc_;
-  int version_;
-  bool created_;
 };
 
 void IgnoreNotice(void*, const char*) {}

@@ -176,6 +176,14 @@ const IntColumn kIntColumns[] = {
 };
 const int kNumIntColumns = sizeof(kIntColumns) / sizeof(kIntColumns[0]);
 
+// A latency distribution's three columns, named as vLLM names them
+// (mean_ttft_ms, median_ttft_ms, p99_ttft_ms from `ttft`: Summary::ttft_ms),
+// each bounded by kMaxLatencyMs.
+#define FRONTIER_LATENCY_COLUMNS(D)                                                             \
+  {"mean_" #D "_ms", Stat<&Summary::D##_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},     \
+  {"median_" #D "_ms", Stat<&Summary::D##_ms, &Distribution::median>(), bounds::kMaxLatencyMs}, \
+  {"p99_" #D "_ms", P99Of<&Summary::D##_ms>(), bounds::kMaxLatencyMs}
+
 const DoubleColumn kDoubleColumns[] = {
     {"duration_s", Plain<&Summary::duration_s>(), bounds::kMaxDurationS, 1, "duration"},
     {"request_throughput", Plain<&Summary::request_throughput>(), bounds::kMaxThroughput},
@@ -185,24 +193,17 @@ const DoubleColumn kDoubleColumns[] = {
     {"total_tput_per_gpu", Plain<&Summary::total_token_throughput_per_gpu>(), bounds::kMaxThroughput, 1,
      "tput_per_gpu"},
     {"interactivity", Plain<&Summary::interactivity>(), bounds::kMaxThroughput},
-    {"mean_ttft_ms", Stat<&Summary::ttft_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
-    {"median_ttft_ms", Stat<&Summary::ttft_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
-    {"p99_ttft_ms", P99Of<&Summary::ttft_ms>(), bounds::kMaxLatencyMs},
-    {"mean_tpot_ms", Stat<&Summary::tpot_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
-    {"median_tpot_ms", Stat<&Summary::tpot_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
-    {"p99_tpot_ms", P99Of<&Summary::tpot_ms>(), bounds::kMaxLatencyMs},
-    {"mean_itl_ms", Stat<&Summary::itl_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
-    {"median_itl_ms", Stat<&Summary::itl_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
-    {"p99_itl_ms", P99Of<&Summary::itl_ms>(), bounds::kMaxLatencyMs},
-    {"mean_e2el_ms", Stat<&Summary::e2el_ms, &Distribution::mean>(), bounds::kMaxLatencyMs},
-    {"median_e2el_ms", Stat<&Summary::e2el_ms, &Distribution::median>(), bounds::kMaxLatencyMs},
-    {"p99_e2el_ms", P99Of<&Summary::e2el_ms>(), bounds::kMaxLatencyMs},
+    FRONTIER_LATENCY_COLUMNS(ttft),
+    FRONTIER_LATENCY_COLUMNS(tpot),
+    FRONTIER_LATENCY_COLUMNS(itl),
+    FRONTIER_LATENCY_COLUMNS(e2el),
     {"max_concurrent_requests", PeakConcurrency(), static_cast<double>(bounds::kMaxRequests), 2},
     {"energy_j", Energy<&EnergyMeasurement::joules>(), bounds::kMaxEnergyJ, kEnergyVersion},
     {"mean_power_w", Energy<&EnergyMeasurement::mean_w>(), bounds::kMaxPowerW, kEnergyVersion},
     {"peak_power_w", Energy<&EnergyMeasurement::peak_w>(), bounds::kMaxPowerW, kEnergyVersion},
     {"tokens_per_joule", TokensPerJoule(), bounds::kMaxTokensPerJoule, kEnergyVersion},
 };
+#undef FRONTIER_LATENCY_COLUMNS
 const int kNumDoubleColumns = sizeof(kDoubleColumns) / sizeof(kDoubleColumns[0]);
 
 const DoubleColumn* FindDoubleColumn(std::string_view name) {

@@ -13,6 +13,7 @@
 #include "core/parse.h"
 #include "store/row_codec.h"
 #include "store/schema.h"
+#include "store/sql_store.h"
 
 namespace frontier::store {
 namespace {
@@ -60,27 +61,23 @@ class Stmt {
   int rc_ = SQLITE_OK;
 };
 
-class SqliteStore final : public Store {
+class SqliteStore final : public SqlStore {
  public:
   SqliteStore(sqlite3* db, std::string path, int version, bool created)
-      : db_(db), path_(std::move(path)), version_(version), created_(created) {}
+      : SqlStore(std::move(path), version, created), db_(db) {}
   ~SqliteStore() override { sqlite3_close(db_); }
 
-  int SchemaVersion() const override { return version_; }
-  bool Created() const override { return created_; }
-
   Result<RunInfo> CreateRun(RunInfo run) override {
-    if (run.created_utc.empty()) run.created_utc = UtcTimestampNow();
-    const codec::StoredPlan plan = codec::StoredPlanOf(run);
-    if (version_ >= kPlansVersion) {
+    const codec::StoredPlan plan = PrepareRun(run);
+    if (version() >= kPlansVersion) {
       Stmt insert(db_, sql::InsertPlan());
       if (!insert.ok()) return Error("prepare insert plan");
       codec::BindPlan(insert, plan);
       if (insert.Step() != SQLITE_DONE) return Error("insert plan");
     }
-    Stmt s(db_, sql::InsertRun(version_));
+    Stmt s(db_, sql::InsertRun(version()));
     if (!s.ok()) return Error("prepare insert run");
-    codec::BindRun(s, run, plan, version_);
+    codec::BindRun(s, run, plan, version());
     FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
     return run;
   }
@@ -94,7 +91,7 @@ class SqliteStore final : public Store {
   }
 
   Status SetRunSearch(int64_t run_id, const std::string& search_json) override {
-    if (version_ < kVerdictVersion) return FailedPrecondition(path_ + " is schema " + std::to_string(version_) + ": it keeps no search outcome");
+    FRONTIER_RETURN_IF_ERROR(CheckKeepsSearch());
     Stmt s(db_, sql::SetRunSearch());
     s.Bind(1, search_json);
     s.Bind(2, run_id);
@@ -109,10 +106,7 @@ class SqliteStore final : public Store {
 
   Result<RunInfo> GetRun(int64_t run_id) override {
     FRONTIER_ASSIGN_OR_RETURN(auto runs, QueryRuns("WHERE id = ?", {std::to_string(run_id)}));
-    if (runs.empty()) {
-      return NotFound("run " + std::to_string(run_id) + " is not in " + path_ +
-                      "; `frontier db ls --db " + path_ + "` lists the runs");
-    }
+    if (runs.empty()) return RunNotFound(run_id);
     return runs.front();
   }
 
@@ -126,7 +120,7 @@ class SqliteStore final : public Store {
   }
 
   Result<int64_t> AddPoint(const PointRecord& p, const std::vector<RequestRow>& requests) override {
-    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(p, requests).WithContext(path_));
+    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(p, requests).WithContext(location()));
     if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
       return Error("begin transaction");
     Result<int64_t> id = InsertPoint(p, requests);
@@ -153,7 +147,7 @@ class SqliteStore final : public Store {
   // Points WHERE `<condition> ?` (bound to `arg`), or all when condition is "".
   Result<std::vector<PointRecord>> SelectPoints(const std::string& condition, int64_t arg) {
     std::string tail = condition == "run_id" ? "WHERE run_id = ?" : condition == "id >" ? "WHERE id > ?" : "";
-    Stmt s(db_, sql::SelectPoints(version_, tail + " ORDER BY id"));
+    Stmt s(db_, sql::SelectPoints(version(), tail + " ORDER BY id"));
     if (!s.ok()) return Error("prepare list points");
     if (!condition.empty()) s.Bind(1, arg);
     std::vector<PointRecord> out;
@@ -187,7 +181,7 @@ class SqliteStore final : public Store {
 
   Result<PointSeries> GetPointSeries(int64_t point_id) override {
     PointSeries out;
-    if (version_ < kSeriesVersion) return out;  // read as it is: no series stored
+    if (version() < kSeriesVersion) return out;  // read as it is: no series stored
     Stmt s(db_, sql::SelectPointSeries());
     if (!s.ok()) return Error("prepare point series");
     s.Bind(1, point_id);
@@ -214,7 +208,7 @@ class SqliteStore final : public Store {
 
   Result<std::vector<LaunchRecord>> ListOpenLaunches() override {
     std::vector<LaunchRecord> out;
-    if (version_ < 3) return out;  // read as it is: no launches recorded
+    if (version() < 3) return out;  // read as it is: no launches recorded
     Stmt s(db_, sql::SelectOpenLaunches());
     if (!s.ok()) return Error("prepare list launches");
     int rc;
@@ -225,13 +219,8 @@ class SqliteStore final : public Store {
   }
 
  private:
-  // The `skip` of codec::DecodeOrSkip: SkipDamaged in this database.
-  std::function<void(const std::string&, const Status&)> Skip() {
-    return [this](const std::string& what, const Status& why) { SkipDamaged(path_, what, why); };
-  }
-
   Status Error(const std::string& what) const {
-    return IoError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+    return IoError(location() + ": " + what + ": " + sqlite3_errmsg(db_));
   }
 
   // Steps an INSERT ... RETURNING id to its end; returns the id.
@@ -244,7 +233,7 @@ class SqliteStore final : public Store {
 
   Result<std::vector<RunInfo>> QueryRuns(const std::string& where, const std::vector<std::string>& args,
                                          bool with_plan_text = true) {
-    Stmt s(db_, sql::SelectRuns(version_, where, with_plan_text));
+    Stmt s(db_, sql::SelectRuns(version(), where, with_plan_text));
     if (!s.ok()) return Error("prepare list runs");
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;
@@ -255,14 +244,11 @@ class SqliteStore final : public Store {
   }
 
   Result<int64_t> InsertPoint(const PointRecord& p, const std::vector<RequestRow>& requests) {
-    Stmt s(db_, sql::InsertPoint(version_));
+    Stmt s(db_, sql::InsertPoint(version()));
     if (!s.ok()) return Error("prepare insert point");
-    codec::BindPoint(s, p, version_);
+    codec::BindPoint(s, p, version());
     int rc = s.Step();
-    if (rc == SQLITE_CONSTRAINT) {
-      return FailedPrecondition(path_ + ": run " + std::to_string(p.run_id) +
-                                " already has point '" + p.key + "'; a point is stored once");
-    }
+    if (rc == SQLITE_CONSTRAINT) return PointTaken(p);
     if (rc != SQLITE_ROW) return Error("insert point");
     const int64_t point_id = s.Int(0);
     if (s.Step() != SQLITE_DONE) return Error("insert point");
@@ -274,7 +260,7 @@ class SqliteStore final : public Store {
       codec::BindRequest(r, 1, point_id, q);
       if (r.Step() != SQLITE_DONE) return Error("insert request " + std::to_string(q.idx));
     }
-    if (version_ >= kSeriesVersion && !p.series.empty()) {
+    if (version() >= kSeriesVersion && !p.series.empty()) {
       Stmt ps(db_, sql::InsertPointSeries());
       if (!ps.ok()) return Error("prepare insert point series");
       codec::BindPointSeries(ps, point_id, p.series);
@@ -284,9 +270,6 @@ class SqliteStore final : public Store {
   }
 
   sqlite3* db_;
-  std::string path_;
-  int version_;
-  bool created_;
 };
 
 // The schema version of an open database: 0 for one with no tables at all (a
