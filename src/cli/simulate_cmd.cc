@@ -133,7 +133,7 @@ int RunSimulate(int argc, char** argv) {
   WorkloadFlags wf;
   AddSimulateFlags(app, &v.f, &req, &wf, &v.db);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  const FlagGiven given = [&](const std::string& flag) { return app.count(flag) > 0; };
+  const FlagGiven given = GivenIn(app);
   std::string bad = CheckDbFlags(app, v.db);
   if (bad.empty()) bad = sim::SimulateUsageProblem(given, req, v.f.list, !v.db.db.empty(), v.f.client_rtt_us);
   if (!bad.empty()) return UsageError(kCmd, bad);
