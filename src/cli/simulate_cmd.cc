@@ -70,9 +70,7 @@ struct Invocation {
 // fails now.
 Status StartPoints(const CLI::App& app, const std::string& command_line, Invocation* v) {
   std::map<std::string, std::string> requested = v->s.w.requested;
-  std::vector<std::string> flags = SimSpecFlagNames();
-  flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
-  for (const auto& [k, val] : GivenFlags(app, flags)) requested[k] = val;
+  for (const auto& [k, val] : GivenFlags(app, sim::SimulateOwnFlags())) requested[k] = val;
   sim::SharePointOptions(std::move(requested), command_line, &v->s);
   if (v->db.db.empty() || v->s.request.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(
