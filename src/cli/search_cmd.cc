@@ -120,7 +120,7 @@ int RunSearch(int argc, char** argv) {
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
   sweep::SearchJob s;
   const bool live = app.count("--base-url") > 0;
-  std::string bad = sweep::SearchUsageProblem([&](const std::string& flag) { return app.count(flag) > 0; }, live);
+  std::string bad = sweep::SearchUsageProblem(GivenIn(app), live);
   if (bad.empty() && !wf.requests_jsonl.empty()) bad = "--requests-jsonl is per run; a search writes --result-json";
   if (bad.empty()) bad = CheckDbFlags(app, f.db);
   if (!bad.empty()) return UsageError(kCmd, bad);

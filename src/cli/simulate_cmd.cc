@@ -70,9 +70,7 @@ struct Invocation {
 // fails now.
 Status StartPoints(const CLI::App& app, const std::string& command_line, Invocation* v) {
   std::map<std::string, std::string> requested = v->s.w.requested;
-  std::vector<std::string> flags = SimSpecFlagNames();
-  flags.insert(flags.end(), {"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"});
-  for (const auto& [k, val] : GivenFlags(app, flags)) requested[k] = val;
+  for (const auto& [k, val] : GivenFlags(app, sim::SimulateOwnFlags())) requested[k] = val;
   sim::SharePointOptions(std::move(requested), command_line, &v->s);
   if (v->db.db.empty() || v->s.request.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(
@@ -133,7 +131,7 @@ int RunSimulate(int argc, char** argv) {
   WorkloadFlags wf;
   AddSimulateFlags(app, &v.f, &req, &wf, &v.db);
   if (const int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  const FlagGiven given = [&](const std::string& flag) { return app.count(flag) > 0; };
+  const FlagGiven given = GivenIn(app);
   std::string bad = CheckDbFlags(app, v.db);
   if (bad.empty()) bad = sim::SimulateUsageProblem(given, req, v.f.list, !v.db.db.empty(), v.f.client_rtt_us);
   if (!bad.empty()) return UsageError(kCmd, bad);

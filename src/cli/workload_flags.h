@@ -73,6 +73,8 @@ std::vector<CLI::Option*> AddFlagRows(CLI::App& app, std::span<const FlagRow<Raw
 std::map<std::string, std::string> GivenFlags(const std::vector<const CLI::Option*>& options);
 // The same for the flags of `app` named in `names` (with "--").
 std::map<std::string, std::string> GivenFlags(const CLI::App& app, const std::vector<std::string>& names);
+// Whether a flag (with "--") was given to `app`, for the checks below cli/; app outlives the answer.
+inline FlagGiven GivenIn(const CLI::App& app) { return [&app](const std::string& f) { return app.count(f) > 0; }; }
 
 // The raw values CLI11 fills, and its options: to tell given flags from defaults.
 struct WorkloadFlags : loadgen::WorkloadRequest {

@@ -23,7 +23,7 @@ const FlagRow<F> kFlags[] = {
     {"--time-scale", &F::time_scale, "run the clock this many times faster (tests)", "Options"},
     {"--host", &F::host, "numeric address to bind", "Options"},
     {"--port", &F::port, "TCP port; 0 picks a free one", "Options"},
-    {"--served-model-name", &F::served_model_name, "model name clients send (default --model, or 'fixed')", "Options"},
+    {"--served-model-name", &F::model_name, "model name clients send (default --model, or 'fixed')", "Options"},
     {"--seed", &F::seed, "seeds the synthetic tokens", "Options"},
     {"--default-max-tokens", &F::default_max_tokens, "max_tokens of a request that gives none", "Options"},
     {"--natural-output-len", &F::natural_output_len,
@@ -76,13 +76,7 @@ Result<ServeSetup> ResolveServeFlags(const ServeFlags& f, const std::map<std::st
   const ProfileSpec p = ProfileOf(f, given, sim_flags);
   ServeSetup s;
   ServeOptions& o = s.options;
-  o.host = f.host;
-  o.port = f.port;
-  o.model_name = f.served_model_name;
-  o.seed = f.seed;
-  o.default_max_tokens = f.default_max_tokens;
-  o.natural_output_len = f.natural_output_len;
-  o.max_body_bytes = f.max_body_bytes;
+  o = static_cast<const ServeOptions&>(f);  // the fields the rows bound in place
   o.http.max_connections = f.max_connections;
   o.faults.error_rate = f.fault_error_rate;
   o.faults.rate_limit_rate = f.fault_429_rate;

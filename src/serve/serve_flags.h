@@ -1,5 +1,6 @@
-// serve_flags.h: `frontier serve`'s own flags as raw values (ServeFlags,
-// defaults those of ProfileSpec and ServeOptions), their table
+// serve_flags.h: `frontier serve`'s own flags (ServeFlags: the server's
+// options, which the rows bind in place, and the raw values the rest resolve
+// from, defaults those of ProfileSpec and ServeOptions), their table
 // (ServeFlagRows, which cli/serve_cmd.cc binds beside SimSpec's), and their
 // resolution into the server's options and its timeline (ResolveServeFlags).
 //
@@ -21,7 +22,12 @@
 
 namespace frontier::serve {
 
-struct ServeFlags {
+// The rows bind ServeOptions' own fields (--host, --port, --served-model-name,
+// --seed, --default-max-tokens, --natural-output-len, --max-body-bytes) in
+// the base; the fields below are what a row cannot reach there (the members
+// of its http and faults members) or what resolves first: the profile,
+// seconds to nanoseconds, the fault seed's default, the grace.
+struct ServeFlags : ServeOptions {
   std::string profile = ProfileSpec{}.profile;
   sim::SimSpec sim;  // the deployment, bound by SimSpec's own table
   double ttft_ms = FixedProfile{}.ttft_ms, itl_ms = FixedProfile{}.itl_ms;
@@ -29,12 +35,6 @@ struct ServeFlags {
   int64_t slots = FixedProfile{}.slots;
   std::optional<int64_t> max_model_len;
   double time_scale = ProfileSpec{}.time_scale;
-  std::string host = ServeOptions{}.host;
-  int port = ServeOptions{}.port;
-  std::string served_model_name;
-  uint64_t seed = ServeOptions{}.seed;
-  int64_t default_max_tokens = ServeOptions{}.default_max_tokens, natural_output_len = ServeOptions{}.natural_output_len;
-  uint64_t max_body_bytes = ServeOptions{}.max_body_bytes;
   int max_connections = ServeOptions{}.http.max_connections;
   double header_timeout_s = NanosToSeconds(ServeOptions{}.http.header_timeout);
   double idle_timeout_s = NanosToSeconds(ServeOptions{}.http.idle_timeout);

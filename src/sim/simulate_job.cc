@@ -6,12 +6,14 @@
 #include <cmath>
 #include <sstream>
 #include <utility>
+#include <variant>
 
 #include "core/limits.h"
 #include "core/parse.h"
 #include "sim/engine/data_dir.h"
 #include "sim/engine/model.h"
 #include "sim/sim_target.h"
+#include "sim/spec_fields.h"
 #include "workload/dataset.h"
 #include "workload/dataset_label.h"
 
@@ -94,6 +96,15 @@ const FlagRow<SimulateRequest> kFlags[] = {
 }  // namespace
 
 std::span<const FlagRow<SimulateRequest>> SimulateFlagRows() { return kFlags; }
+
+std::vector<std::string> SimulateOwnFlags() {
+  std::vector<std::string> own;
+  for (const FlagRow<SimSpec>& row : SimSpecFields()) own.push_back(row.name);
+  own.insert(own.end(), {"--concurrency", "--client-rtt-us"});  // cli/ binds these two itself
+  for (const FlagRow<SimulateRequest>& row : kFlags)
+    if (!std::holds_alternative<bool SimulateRequest::*>(row.field)) own.push_back(row.name);
+  return own;
+}
 
 std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
                                  double client_rtt_us) {

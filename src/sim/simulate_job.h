@@ -53,6 +53,13 @@ struct SimulateRequest {
 // bounds' ranges.
 std::span<const FlagRow<SimulateRequest>> SimulateFlagRows();
 
+// The flags a simulate run records as given beside the workload's, with their
+// "--", in --help's order: SimSpec's (SimSpecFields), --concurrency,
+// --client-rtt-us, then SimulateFlagRows' bounds (--max-requests,
+// --max-memory-mb); not its switches, which select --best-deployment's
+// search, a run that records no point.
+std::vector<std::string> SimulateOwnFlags();
+
 // The usage errors the flags show alone, "" when they fit together (after
 // the database flags' own check): --db (`storing`) with --list or
 // --best-deployment, --model or --hardware missing, a bad --client-rtt-us,

@@ -1,12 +1,14 @@
 // SimSpec's flag table (spec_fields.h): one row per flag, and the fields
-// checked as they are parsed.
+// checked as they are parsed; the flags a simulate run records as given.
 #include "sim/spec_fields.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+#include <vector>
 
+#include "sim/simulate_job.h"
 #include "sim/simulate_options.h"
 
 namespace frontier::sim {
@@ -60,6 +62,17 @@ TEST(ClientRtt, MicrosecondsInRange) {
   EXPECT_EQ(*ClientRttNanos(150), kDefaultClientRttNs);
   EXPECT_EQ(*ClientRttNanos(0.5), 500);
   EXPECT_FALSE(ClientRttNanos(-1).ok());
+}
+
+// The stored run's requested settings keep this list: SimSpec's flags, then
+// the run's own, not --best-deployment's switches.
+TEST(SimulateOwnFlags, SimSpecsThenTheRunsBoundsNotTheSearchSwitches) {
+  const std::vector<std::string> own = SimulateOwnFlags();
+  const size_t spec = SimSpecFields().size();
+  ASSERT_EQ(own.size(), spec + 4);
+  EXPECT_EQ(own.front(), SimSpecFields().front().name);
+  EXPECT_EQ(std::vector<std::string>(own.begin() + static_cast<std::ptrdiff_t>(spec), own.end()),
+            (std::vector<std::string>{"--concurrency", "--client-rtt-us", "--max-requests", "--max-memory-mb"}));
 }
 
 }  // namespace

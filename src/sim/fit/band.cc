@@ -73,7 +73,7 @@ BandKey KeyOf(const SimConfig& c) {
   return key;
 }
 
-Status AssignCrossDistances(std::vector<CalibratedError>& fit, const std::map<std::string, Hardware>& gpus) {
+Status AssignCrossDistances(std::span<CalibratedError> fit, const std::map<std::string, Hardware>& gpus) {
   for (CalibratedError& e : fit) {
     e.cross_distance = 0;
     if (e.cross_gpu_error == 0) continue;
@@ -136,9 +136,7 @@ Result<BandTable> BandTable::Load(const ValidationSet& set, const std::string& d
       }
       errors.push_back(std::move(e));
     }
-    std::vector<CalibratedError> fit(errors.begin() + first, errors.end());
-    FRONTIER_RETURN_IF_ERROR(AssignCrossDistances(fit, gpus));
-    std::copy(fit.begin(), fit.end(), errors.begin() + first);
+    FRONTIER_RETURN_IF_ERROR(AssignCrossDistances(std::span(errors).subspan(first), gpus));
   }
   std::vector<Hardware> calibrated;
   for (auto& [name, hw] : gpus) calibrated.push_back(hw);

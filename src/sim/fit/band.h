@@ -38,6 +38,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,11 +85,12 @@ struct CalibratedError {
   double cross_distance = 0;
 };
 
-// Sets the cross_distance of each result of one stack's fit (`fit`, with
-// their cross_gpu_error read): from its GPU to the nearest other GPU of the
-// fit with a result of the same model class, 0 (no cross-GPU measurement)
-// where there is none. `gpus` holds every GPU the fit's results ran on.
-Status AssignCrossDistances(std::vector<CalibratedError>& fit, const std::map<std::string, Hardware>& gpus);
+// Sets, in place, the cross_distance of each result of one stack's fit
+// (`fit`, with their cross_gpu_error read): from its GPU to the nearest other
+// GPU of the fit with a result of the same model class, 0 (no cross-GPU
+// measurement) where there is none. `gpus` holds every GPU the fit's results
+// ran on.
+Status AssignCrossDistances(std::span<CalibratedError> fit, const std::map<std::string, Hardware>& gpus);
 
 // The transfer part's rate: error per unit of spec distance.
 struct TransferRate {
