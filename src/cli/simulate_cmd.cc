@@ -15,6 +15,7 @@
 #include "sim/engine/data_dir.h"
 #include "sim/simulate_job.h"
 #include "sweep/point_store.h"
+#include "sweep/simulate_plan.h"
 #include "sweep/system_run.h"
 
 namespace frontier::cli {
@@ -135,10 +136,7 @@ int RunSimulate(int argc, char** argv) {
   std::string bad = CheckDbFlags(app, v.db);
   if (bad.empty()) bad = sim::SimulateUsageProblem(given, req, v.f.list, !v.db.db.empty(), v.f.client_rtt_us);
   if (!bad.empty()) return UsageError(kCmd, bad);
-  if (v.f.list) {
-    std::printf("%s", sim::DescribeCatalogs(sim::DefaultDataDir()).c_str());
-    return 0;
-  }
+  if (v.f.list) return std::printf("%s", sim::DescribeCatalogs(sim::DefaultDataDir()).c_str()) < 0;
   sim::ApplySimulateFlags(given, v.f.client_rtt_us, &v.s);
   Result<sim::SimConfig> config = sim::ResolveDeployment(req.spec, req.best_deployment);
   if (!config.ok()) return Fail(kCmd, config.status());
@@ -146,6 +144,10 @@ int RunSimulate(int argc, char** argv) {
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
   if (Status st = sim::ResolveSimulatedWorkload(std::move(*w), &v.s); !st.ok()) return Fail(kCmd, st);
+  if (req.as_plan) {
+    Result<std::string> plan = sweep::SimulatePlan(v.s, wf, given);
+    return plan.ok() ? std::printf("%s", plan->c_str()) < 0 : Fail(kCmd, plan.status());
+  }
   if (Status st = StartPoints(app, CommandLine(argc, argv), &v); !st.ok()) return Fail(kCmd, st);
   if (!req.best_deployment) {
     std::printf("%s", sim::DescribeConfig(v.s.config).c_str());

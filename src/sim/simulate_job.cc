@@ -91,6 +91,14 @@ const FlagRow<SimulateRequest> kFlags[] = {
      "Load"},
     {"--search-disagg", &SimulateRequest::search_disagg,
      "With --best-deployment: also try disaggregated prefill / decode splits", "Load"},
+    {"--as-plan", &SimulateRequest::as_plan,
+     "Print the sweep plan (YAML) that runs these points with `frontier sweep`, then exit", "Output"},
+};
+
+const char* const kWithoutPlanForm[] = {
+    "--explain", "--list", "--db", "--run-label", "--best-deployment", "--search-disagg", "--client-rtt-us",
+    "--max-requests", "--max-memory-mb", "--gpu-memory-utilization", "--tokenizer", "--ignore-eos", "--duration",
+    "--session-rate", "--percentiles", "--timeslice", "--result-json", "--requests-jsonl",
 };
 
 }  // namespace
@@ -106,8 +114,13 @@ std::vector<std::string> SimulateOwnFlags() {
   return own;
 }
 
+std::span<const char* const> SimulateFlagsWithoutPlanForm() { return kWithoutPlanForm; }
+
 std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
                                  double client_rtt_us) {
+  if (r.as_plan)
+    for (const char* flag : kWithoutPlanForm)
+      if (given(flag)) return std::string(flag) + " has no plan form; drop it or run simulate without --as-plan";
   if (storing && (list || r.best_deployment))
     return std::string("--db stores simulated points; ") +
            (list ? "--list simulates none" : "--best-deployment compares layouts without storing them");

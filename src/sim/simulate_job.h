@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct SimulateRequest {
   std::string concurrency;  // --concurrency as typed ("1,2,4"); "" = one point
   int64_t max_requests = kMaxRunRequests, max_memory_mb = kDefaultSimMemoryBytes >> 20;  // a run's bounds
   bool best_deployment = false, search_disagg = false;
+  bool as_plan = false;  // --as-plan: print the sweep plan of these points (sweep/simulate_plan.h), run none
   // Workload flags given on the command line that a sweep refuses or the
   // simulated system checks.
   bool num_gpus_given = false, max_concurrency_given = false, duration_given = false;
@@ -49,8 +51,8 @@ struct SimulateRequest {
 
 // The flags that fill a SimulateRequest after --concurrency and the client's
 // round trip, in --help's order (group "Load"): --max-requests,
-// --max-memory-mb, --best-deployment, --search-disagg. The binder adds the
-// bounds' ranges.
+// --max-memory-mb, --best-deployment, --search-disagg; then --as-plan (group
+// "Output"). The binder adds the bounds' ranges.
 std::span<const FlagRow<SimulateRequest>> SimulateFlagRows();
 
 // The flags a simulate run records as given beside the workload's, with their
@@ -63,9 +65,15 @@ std::vector<std::string> SimulateOwnFlags();
 // The usage errors the flags show alone, "" when they fit together (after
 // the database flags' own check): --db (`storing`) with --list or
 // --best-deployment, --model or --hardware missing, a bad --client-rtt-us,
-// and --best-deployment without --gpus or with a layout of its own.
+// --best-deployment without --gpus or with a layout of its own, and
+// --as-plan with a flag a sweep plan has no field for (SimulateFlagsWithoutPlanForm).
 std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
                                  double client_rtt_us);
+
+// The flags of `frontier simulate` that a sweep plan cannot express: --as-plan
+// refuses them (the output, run-bound, client and search flags; a plan's
+// points use the defaults).
+std::span<const char* const> SimulateFlagsWithoutPlanForm();
 
 // Everything one invocation resolved before it simulates.
 struct Simulation {

@@ -1,0 +1,237 @@
+// simulate_plan.cc: a resolved `frontier simulate` invocation as a sweep plan
+// (simulate_plan.h).
+#include "sweep/simulate_plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "sim/spec_fields.h"
+#include "sweep/plan.h"
+#include "sweep/system_run.h"
+#include "workload/option_names.h"
+
+namespace frontier::sweep {
+namespace {
+
+// The shortest text that reads back as `v` (a plan's numbers round-trip).
+std::string Number(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+// `text` as a YAML scalar that reads back as the same string: plain where
+// YAML would not read it as something else, else double-quoted.
+std::string Scalar(const std::string& text) {
+  bool plain = !text.empty() && (std::isalnum(static_cast<unsigned char>(text[0])) || text[0] == '/');
+  for (char ch : text)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || std::string_view("._/@+-").find(ch) != std::string_view::npos);
+  for (const char* word : {"null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "yes", "Yes",
+                           "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N"})
+    plain = plain && text != word;
+  if (plain) return text;
+  std::string out = "\"";
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// The value a table row's field holds in `raw`, as plan text; nothing for a
+// setter (the caller reads what it set) or an unset optional.
+template <class Raw>
+std::optional<std::string> FieldText(const FlagRow<Raw>& row, const Raw& raw) {
+  return std::visit(
+      [&](auto member) -> std::optional<std::string> {
+        using M = decltype(member);
+        if constexpr (std::is_same_v<M, typename FlagRow<Raw>::Setter>) {
+          return std::nullopt;
+        } else {
+          const auto& v = raw.*member;
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>) return Scalar(v);
+          else if constexpr (std::is_same_v<V, bool>) return std::string(v ? "true" : "false");
+          else if constexpr (std::is_same_v<V, double>) return Number(v);
+          else if constexpr (std::is_integral_v<V>) return std::to_string(v);
+          else if constexpr (std::is_same_v<V, std::vector<std::string>>) return std::nullopt;
+          else {  // an optional
+            if (!v) return std::nullopt;
+            using T = typename V::value_type;
+            if constexpr (std::is_same_v<T, std::string>) return Scalar(*v);
+            else if constexpr (std::is_same_v<T, double>) return Number(*v);
+            else return std::to_string(*v);
+          }
+        }
+      },
+      row.field);
+}
+
+// "key: value, ..." of a flow map.
+std::string Flow(const std::vector<std::pair<std::string, std::string>>& items) {
+  std::string out;
+  for (const auto& [k, v] : items) out += (out.empty() ? "" : ", ") + k + ": " + v;
+  return "{" + out + "}";
+}
+
+// `sim:` of the system: every SimSpec flag given but the system's own
+// (hardware, gpus), under the key its flag name spells ("--kv-precision":
+// kv_precision; "--prefill-tp": prefill.tp).
+std::string SimBlock(const sim::SimSpec& spec, const FlagGiven& given) {
+  std::vector<std::pair<std::string, std::string>> items, prefill, decode;
+  for (const FlagRow<sim::SimSpec>& row : sim::SimSpecFields()) {
+    const std::string flag = row.name;
+    if (!given(flag) || flag == "--hardware" || flag == "--gpus") continue;
+    std::optional<std::string> value = FieldText(row, spec);
+    if (flag == "--max-num-seqs")
+      value = spec.max_num_seqs_auto ? "auto" : std::to_string(spec.max_num_seqs.value_or(0));
+    if (flag == "--prefix-caching") value = spec.prefix_caching ? "on" : "off";
+    if (!value) continue;
+    std::string key = flag.substr(2);
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (key.rfind("prefill_", 0) == 0) {
+      prefill.emplace_back(key.substr(8), *value);
+    } else if (key.rfind("decode_", 0) == 0) {
+      decode.emplace_back(key.substr(7), *value);
+    } else {
+      items.emplace_back(key, *value);
+    }
+  }
+  if (!prefill.empty()) items.emplace_back("prefill", Flow(prefill));
+  if (!decode.empty()) items.emplace_back("decode", Flow(decode));
+  return Flow(items);
+}
+
+// The workload entry: the workload fields whose flags were given and that
+// its dataset reads (another dataset's flag changes nothing in simulate
+// either), a file's path made absolute (a plan's paths are relative to its
+// own folder).
+std::string WorkloadEntry(const sim::Simulation& s, const loadgen::WorkloadRequest& w) {
+  const workload::DatasetKind kind = s.w.dataset.kind;
+  std::vector<std::pair<std::string, std::string>> items = {{"name", Scalar(workload::DatasetKindName(kind))}};
+  for (const workload::OptionName& n : workload::OptionNames()) {
+    const std::string flag = n.flag;
+    if (!n.spec || !w.given.contains(flag.substr(2)) || !workload::SpecFieldApplies(n.field, kind)) continue;
+    if (std::any_of(items.begin(), items.end(), [&](const auto& item) { return item.first == n.plan; })) continue;
+    for (const FlagRow<loadgen::WorkloadRequest>& row : loadgen::WorkloadFlagRows()) {
+      if (flag != row.name) continue;
+      std::optional<std::string> value = FieldText(row, w);
+      if (value && n.field == workload::SpecField::kPath)
+        value = Scalar(std::filesystem::absolute(n.flag == std::string("--trace") ? w.trace : w.dataset_path).string());
+      if (value) items.emplace_back(n.plan, *value);
+    }
+  }
+  return Flow(items);
+}
+
+// `load:`, or why the invocation's load has no plan form.
+Result<std::string> LoadBlock(const sim::Simulation& s, const loadgen::WorkloadRequest& w, const FlagGiven& given) {
+  const workload::LoadOptions& l = s.w.load;
+  auto list = [](const std::vector<std::string>& values) {
+    std::string out;
+    for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
+    return "[" + out + "]";
+  };
+  std::string out = "load:\n";
+  const bool scenario = s.w.scenario && s.w.scenario->scenario;
+  if (scenario) {
+    if (!s.w.scenario->target_qps)
+      return InvalidArgument("--scenario without --target-qps has no plan form: a plan's request_rate values are its "
+                             "target QPS; give --target-qps");
+    out += "  request_rate: [" + Number(*s.w.scenario->target_qps) + "]\n";
+  } else if (!s.levels.empty()) {
+    if (given("--request-rate"))
+      return InvalidArgument("--request-rate with --concurrency has no plan form: a plan's concurrency points are "
+                             "closed loops; drop it");
+    std::vector<std::string> values;
+    for (int64_t c : s.levels) values.push_back(std::to_string(c));
+    out += "  concurrency: " + list(values) + "\n";
+  } else if (std::isfinite(l.request_rate)) {
+    out += "  request_rate: [" + Number(l.request_rate) + "]\n";
+  } else if (l.max_concurrency) {
+    if (l.num_prompts < 4 * *l.max_concurrency)
+      return InvalidArgument("--num-prompts " + std::to_string(l.num_prompts) + " below 4 x --max-concurrency " +
+                             std::to_string(*l.max_concurrency) + " has no plan form: a plan's concurrency point "
+                             "sends at least 4x its concurrency; raise --num-prompts");
+    out += "  concurrency: [" + std::to_string(*l.max_concurrency) + "]\n";
+  } else {
+    return InvalidArgument("one point sent all at once has no plan form: a plan's load is a concurrency or a request "
+                           "rate; give --max-concurrency, --request-rate or --concurrency");
+  }
+  if (!scenario) out += "  num_prompts: " + std::to_string(l.num_prompts) + "\n";
+  if (!scenario && s.levels.empty() && std::isfinite(l.request_rate) && l.max_concurrency)
+    out += "  max_concurrency: " + std::to_string(*l.max_concurrency) + "\n";
+  if (l.warmup > 0) out += "  warmup: " + std::to_string(l.warmup) + "\n";
+  if (w.given.contains("burstiness")) {
+    if (w.burstiness == "inf" || !std::isfinite(l.burstiness))
+      return InvalidArgument("--burstiness " + w.burstiness + " has no plan form; give a finite shape");
+    out += "  burstiness: " + Number(l.burstiness) + "\n";
+  }
+  return out;
+}
+
+// `slo:` (--goodput) and `scenario:` (the scenario flags), "" without them.
+std::string JudgingBlocks(const sim::Simulation& s, const loadgen::WorkloadRequest& w) {
+  std::string out;
+  const metrics::GoodputSlo& g = s.w.summary.goodput;
+  std::vector<std::pair<std::string, std::string>> slo;
+  if (g.ttft_ms) slo.emplace_back("ttft_ms", Number(*g.ttft_ms));
+  if (g.tpot_ms) slo.emplace_back("tpot_ms", Number(*g.tpot_ms));
+  if (g.e2el_ms) slo.emplace_back("e2el_ms", Number(*g.e2el_ms));
+  if (!slo.empty()) out += "slo: " + Flow(slo) + "\n";
+  if (!s.w.scenario) return out;
+  const loadgen::ScenarioRequest& q = *s.w.scenario;
+  std::vector<std::pair<std::string, std::string>> items;
+  if (q.scenario) items.emplace_back("name", loadgen::ScenarioName(*q.scenario));
+  if (q.min_duration_s) items.emplace_back("min_duration_s", Number(*q.min_duration_s));
+  if (q.min_query_count) items.emplace_back("min_query_count", std::to_string(*q.min_query_count));
+  if (!q.benchmark.empty()) items.emplace_back("mlperf_benchmark", Scalar(q.benchmark));
+  if (!w.slo.empty()) {
+    std::string list;
+    for (const std::string& item : w.slo) list += (list.empty() ? "" : ", ") + Scalar(item);
+    items.emplace_back("slo", "[" + list + "]");
+  }
+  if (q.min_interactivity) items.emplace_back("min_interactivity", Number(*q.min_interactivity));
+  return out + "scenario: " + Flow(items) + "\n";
+}
+
+}  // namespace
+
+Result<std::string> SimulatePlan(const sim::Simulation& s, const loadgen::WorkloadRequest& w, const FlagGiven& given) {
+  FRONTIER_ASSIGN_OR_RETURN(const std::string load, LoadBlock(s, w, given));
+  const sim::SimSpec& spec = s.request.spec;
+  std::string text = "name: simulate\n";
+  text += "systems:\n";
+  text += "  - name: " + Scalar(SimulatedSystem(spec, s.config).name) + "\n";
+  text += "    hardware: " + Scalar(spec.hardware) + "\n";
+  text += "    gpus: " + std::to_string(s.config.gpus) + "\n";
+  text += "    sim: " + SimBlock(spec, given) + "\n";
+  text += "workloads:\n";
+  text += "  - " + WorkloadEntry(s, w) + "\n";
+  text += load;
+  text += JudgingBlocks(s, w);
+  // Written to be read back: a plan the sweep would refuse is this code's bug, said as such.
+  if (Result<Plan> plan = ParsePlan(text, "simulate --as-plan"); !plan.ok())
+    return Internal("the plan --as-plan wrote does not parse (a bug): " + plan.status().message());
+  return text;
+}
+
+}  // namespace frontier::sweep

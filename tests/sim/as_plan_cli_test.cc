@@ -1,0 +1,82 @@
+// `frontier simulate --as-plan` end to end: the plan it prints, run with
+// `frontier sweep`, stores the points simulate stores, with the same figures
+// (a workload of fixed lengths, so that one draw per point and one draw for
+// the sweep give the same requests).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "sweep/sweep_test_util.h"
+
+namespace frontier {
+namespace {
+
+using namespace testing_cli;
+
+// The points of `db`, by load value.
+std::vector<store::PointRecord> Points(const std::string& db) {
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  auto p = (*s)->ListPoints(0);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  std::vector<store::PointRecord> points = *p;
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.load_value < b.load_value; });
+  return points;
+}
+
+TEST(SimulateAsPlan, TheSweepOfThePrintedPlanStoresSimulatesFigures) {
+  Tmp tmp("as_plan");
+  const std::string flags =
+      "simulate --hardware h200 --gpus 8 --model llama-3.1-8b --tp 1 --input-len 128 --output-len 64 "
+      "--range-ratio 0 --concurrency 1,4 --num-prompts 24";
+  const std::string plan = tmp.Path("plan.yaml"), sim_db = tmp.Path("sim.db"), sweep_db = tmp.Path("sweep.db");
+  auto [rc, out] = testing_cli::Run(Binary() + " " + flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(Slurp(plan),
+            "name: simulate\n"
+            "systems:\n"
+            "  - name: \"simulated llama-3.1-8b on 8x h200\"\n"
+            "    hardware: h200\n"
+            "    gpus: 8\n"
+            "    sim: {model: llama-3.1-8b, tp: 1}\n"
+            "workloads:\n"
+            "  - {name: random, input_len: 128, output_len: 64, range_ratio: 0}\n"
+            "load:\n"
+            "  concurrency: [1, 4]\n"
+            "  num_prompts: 24\n");
+  EXPECT_FALSE(fs::exists(sim_db));  // nothing simulated, nothing stored
+  std::tie(rc, out) = Frontier(flags + " --db " + sim_db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Frontier("sweep " + plan + " --db " + sweep_db);
+  ASSERT_EQ(rc, 0) << out;
+
+  const std::vector<store::PointRecord> simulated = Points(sim_db), swept = Points(sweep_db);
+  ASSERT_EQ(simulated.size(), 2u);
+  ASSERT_EQ(swept.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(swept[i].key);
+    EXPECT_EQ(swept[i].load_kind, simulated[i].load_kind);
+    EXPECT_EQ(swept[i].load_value, simulated[i].load_value);
+    EXPECT_EQ(swept[i].metrics.completed, simulated[i].metrics.completed);
+    EXPECT_GT(swept[i].metrics.output_throughput, 0);
+    EXPECT_EQ(swept[i].metrics.output_throughput, simulated[i].metrics.output_throughput);
+    EXPECT_EQ(swept[i].metrics.request_throughput, simulated[i].metrics.request_throughput);
+    EXPECT_EQ(swept[i].metrics.duration_s, simulated[i].metrics.duration_s);
+    EXPECT_EQ(swept[i].metrics.ttft_ms.mean, simulated[i].metrics.ttft_ms.mean);
+  }
+}
+
+TEST(SimulateAsPlan, AFlagWithoutPlanFormIsAUsageErrorNamingIt) {
+  auto [rc, out] = Frontier("simulate --hardware h200 --model llama-3.1-8b --concurrency 1,2 --explain --as-plan");
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier simulate: --explain has no plan form; drop it or run simulate without --as-plan\n");
+  std::tie(rc, out) = Frontier("simulate --hardware h200 --model llama-3.1-8b --num-prompts 8 --as-plan");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find("one point sent all at once has no plan form"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace frontier
