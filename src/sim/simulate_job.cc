@@ -97,7 +97,7 @@ const FlagRow<SimulateRequest> kFlags[] = {
 
 const char* const kWithoutPlanForm[] = {
     "--explain", "--list", "--db", "--run-label", "--best-deployment", "--search-disagg", "--client-rtt-us",
-    "--max-requests", "--max-memory-mb", "--gpu-memory-utilization", "--tokenizer", "--ignore-eos", "--duration",
+    "--max-requests", "--max-memory-mb", "--tokenizer", "--ignore-eos", "--duration",
     "--session-rate", "--percentiles", "--timeslice", "--result-json", "--requests-jsonl",
 };
 

@@ -1,5 +1,6 @@
 #include "sweep/plan.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sweep/plan_yaml.h"
@@ -133,6 +134,7 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     if (sim->attention_dp) c["attention_dp"] = "true";
     if (!sim->prefix_caching) c["prefix_caching"] = "off";
     if (sim->max_num_seqs_auto) c["max_num_seqs"] = "auto";
+    if (sim->gpu_memory_utilization) c["gpu_memory_utilization"] = fmt::format("{}", *sim->gpu_memory_utilization);
     auto pool = [&](const char* pool_name, int workers, int tp, int dp, int ep) {
       if (workers == 0) return;
       c[pool_name] = std::to_string(workers) + "x(tp" + std::to_string(tp) + ",dp" + std::to_string(dp) + ",ep" +

@@ -23,7 +23,8 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
                                               "kv_precision", "stack", "max_num_seqs",
                                               "max_num_batched_tokens", "spec_tokens",
                                               "acceptance", "acceptance_rate", "attention_dp",
-                                              "prefix_caching", "prefill", "decode"}));
+                                              "prefix_caching", "prefill", "decode",
+                                              "gpu_memory_utilization"}));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "tp", &s->tp, 1, 1024));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "ep", &s->ep, 1, 1024));
@@ -72,6 +73,8 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
   FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1e9));
   FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance", &s->acceptance, 1, 17));
   FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance_rate", &s->acceptance_rate, 0, 0.999));
+  FRONTIER_RETURN_IF_ERROR(
+      c.OptionalNumber(n, f, "gpu_memory_utilization", &s->gpu_memory_utilization, 0.01, 1));
   return Status::Ok();
 }
 

@@ -110,6 +110,25 @@ TEST(PlanSearch, BadSearchFieldsAreNamedWithFileLineAndField) {
   }
 }
 
+TEST(PlanSim, GpuMemoryUtilizationIsTheEnginesFractionAndIsRecorded) {
+  const std::string head = "name: m\nsystems:\n  - {name: a, hardware: h200, gpus: 8, sim: {model: llama-2-70b, tp: 8";
+  const std::string tail = "}}\nworkloads:\n  - {name: w, input_len: 128, output_len: 64}\nload: {concurrency: [1]}\n";
+  auto p = ParsePlan(head + ", gpu_memory_utilization: 0.85" + tail, "m.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_TRUE(p->systems[0].sim->gpu_memory_utilization.has_value());
+  EXPECT_DOUBLE_EQ(*p->systems[0].sim->gpu_memory_utilization, 0.85);
+  EXPECT_EQ(p->systems[0].Config().at("gpu_memory_utilization"), "0.85");
+  auto none = ParsePlan(head + tail, "m.yaml");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->systems[0].sim->gpu_memory_utilization.has_value());
+  EXPECT_EQ(none->systems[0].Config().count("gpu_memory_utilization"), 0u);
+  for (const char* bad : {"0", "1.5", "-0.2"}) {
+    auto b = ParsePlan(head + ", gpu_memory_utilization: " + bad + tail, "m.yaml");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find("gpu_memory_utilization"), std::string::npos) << b.status().message();
+  }
+}
+
 TEST(PlanPromptFormat, RoundTripsIntoThePointsRequests) {
   const std::string plan = R"(name: f
 systems:
