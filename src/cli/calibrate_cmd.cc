@@ -16,7 +16,6 @@
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/sim_flags.h"
-#include "probe/setup.h"
 #include "probe/stored_fit.h"
 #include "sim/engine/data_dir.h"
 #include "sweep/calibration_points.h"
@@ -54,14 +53,14 @@ int CalibrateProbe(const sweep::StackCalibration& f, const std::string& probe_ru
   if (f.db.empty()) return UsageError(kCmd, "--probe needs --db, the results database that holds the probe run");
   if (!f.runs.empty() || f.deployment.stack || f.request.in_place || !f.request.version.empty())
     return UsageError(kCmd, "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version");
-  const std::vector<std::string> only = probe::SplitCommaList(f.fit);
-  if (only.empty() && !f.fit.empty()) return UsageError(kCmd, "--fit: empty list");
+  const Result<std::vector<std::string>> only = sweep::SplitFlagList(f.fit, "--fit");
+  if (!only.ok()) return UsageError(kCmd, only.status().message());
   char* end = nullptr;
   const long long run_id = std::strtoll(probe_run.c_str(), &end, 10);
   if (end != probe_run.c_str() + probe_run.size() || run_id < 1)
     return UsageError(kCmd, "--probe takes a probe run's id (frontier db ls), got '" + probe_run + "'");
   const std::string dir = sim::DefaultDataDir();
-  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, run_id, only, dir);
+  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, run_id, *only, dir);
   if (!fit.ok()) return Fail(kCmd, fit.status());
   std::printf("%s", probe::StoredProbeFitText(*fit).c_str());
   if (f.dry_run) return 0;

@@ -36,6 +36,12 @@ std::string FormatNumber(double v) {
   return buf;
 }
 
+std::string FormatSignificant(double v, int digits) {
+  char buf[40];  // "-1.2345678901234567e+308" and a NUL at 17 digits
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 Status CheckRange(std::string_view field, int64_t value, int64_t min, int64_t max) {
   if (value >= min && value <= max) return Status::Ok();
   return InvalidArgument(std::string(field) + " must be an integer in [" + std::to_string(min) + ", " +

@@ -38,6 +38,13 @@ Result<double> ParseNumber(std::string_view field, std::string_view text, double
 // others in %.10g ("2.5", "1e+30").
 std::string FormatNumber(double value);
 
+// A double as printf's "%.<digits>g" writes it: at most `digits` significant
+// digits, trailing zeros dropped, an exponent when it is below 1e-4 or needs
+// more digits than that ("%g" is digits 6: "0.1", "1e-07", "1.23457e+06").
+// For labels and echoed settings where short beats exact (17 digits keep
+// every double exact). REQUIRES: 1 <= digits <= 17.
+std::string FormatSignificant(double value, int digits = 6);
+
 // The deepest nesting of arrays and objects in JSON text (brackets inside
 // strings do not count). Linear, no recursion: callers reject text nested
 // deeper than they can walk before handing it to a recursive parser or printer.

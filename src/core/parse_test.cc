@@ -62,6 +62,20 @@ TEST(ParseInt, NonPrintableInputIsQuotedSafelyAndShortened) {
   EXPECT_LT(r.status().message().size(), 120u);
 }
 
+TEST(FormatSignificant, WritesPrintfsPercentG) {
+  EXPECT_EQ(FormatSignificant(3), "3");
+  EXPECT_EQ(FormatSignificant(1000000), "1e+06");
+  EXPECT_EQ(FormatSignificant(1234567), "1.23457e+06");
+  EXPECT_EQ(FormatSignificant(0.1), "0.1");
+  EXPECT_EQ(FormatSignificant(1e-7), "1e-07");
+  EXPECT_EQ(FormatSignificant(-2.5), "-2.5");
+  EXPECT_EQ(FormatSignificant(-1.7976931348623157e308), "-1.79769e+308");
+  EXPECT_EQ(FormatSignificant(0.123456789, 4), "0.1235");
+  EXPECT_EQ(FormatSignificant(0.1, 17), "0.10000000000000001");
+  EXPECT_EQ(FormatSignificant(-1.7976931348623157e308, 17), "-1.7976931348623157e+308");
+  EXPECT_EQ(FormatSignificant(std::numeric_limits<double>::infinity()), "inf");
+}
+
 TEST(JsonNestingDepth, CountsBracketsOutsideStrings) {
   EXPECT_EQ(JsonNestingDepth("1"), 0);
   EXPECT_EQ(JsonNestingDepth(R"({"a": [1, {"b": []}]})"), 4);

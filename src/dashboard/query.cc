@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/split.h"
+
 namespace frontier::dashboard {
 namespace {
 
@@ -72,16 +74,8 @@ std::vector<std::string> Query::List(const std::string& key) const {
   std::vector<std::string> out;
   auto it = values_.find(key);
   if (it == values_.end()) return out;
-  for (const auto& v : it->second) {
-    size_t start = 0;
-    while (start <= v.size()) {
-      const size_t comma = v.find(',', start);
-      std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!item.empty()) out.push_back(std::move(item));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  for (const auto& v : it->second)
+    for (auto& item : SplitNonEmpty(v, ',')) out.push_back(std::move(item));
   return out;
 }
 

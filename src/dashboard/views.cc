@@ -8,6 +8,7 @@
 #include "analysis/cost.h"
 #include "analysis/frontier.h"
 #include "analysis/iso.h"
+#include "core/parse.h"
 #include "metrics/result_json.h"
 #include "metrics/timeslice.h"
 #include "report/over_time.h"
@@ -468,8 +469,7 @@ json CompareJson(const analysis::RegressionReport& r, const RunRow& baseline, co
                               : r.regressions > 0   ? "regression"
                               : r.improvements > 0  ? "improved"
                                                     : "no change beyond noise";
-  char level[16];
-  std::snprintf(level, sizeof level, "%g", o.level);
+  const std::string level = FormatSignificant(o.level);
   return {{"baseline", jb}, {"candidate", jc}, {"deltas", deltas},
           {"only_baseline", r.only_baseline}, {"only_candidate", r.only_candidate},
           {"regressions", r.regressions}, {"improvements", r.improvements}, {"verdict", verdict},

@@ -33,6 +33,7 @@
 
 #include "core/clock.h"
 #include "core/parse.h"
+#include "core/split.h"
 #include "core/terminal_text.h"
 #include "loadgen/shard.h"
 
@@ -86,19 +87,6 @@ std::string HelloMessage(const std::string& leader_nonce, const std::string& non
 }
 std::string WelcomeMessage(const std::string& leader_nonce, const std::string& nonce, int64_t index, int64_t count) {
   return "welcome " + nonce + " " + leader_nonce + " " + std::to_string(index) + " " + std::to_string(count);
-}
-
-std::vector<std::string> Words(const std::string& line) {
-  std::vector<std::string> w;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ') ++j;
-    if (j > i) w.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return w;
 }
 
 // An int64 word, or nullopt ("1e300", "12x" and overflow are not numbers).
@@ -329,7 +317,7 @@ class Leader {
 
   // "hello INDEX COUNT NONCE MAC": true when it proves the token.
   bool Hello(Peer& p, const std::string& line) {
-    const std::vector<std::string> w = Words(line);
+    const std::vector<std::string> w = SplitNonEmpty(line, ' ');
     if (w.size() != 5 || w[0] != "hello") {
       Ignore("it sent " + Quote(line));
       return false;
@@ -431,7 +419,7 @@ Result<std::optional<Measured>> Meet(const ShardSpec& shard, const RendezvousOpt
     *why = "it sent no greeting (" + greeting.status().message() + ")";
     return std::optional<Measured>();
   }
-  const std::vector<std::string> g = Words(*greeting);
+  const std::vector<std::string> g = SplitNonEmpty(*greeting, ' ');
   if (g.size() != 3 || g[0] + " " + g[1] != kGreeting || g[2].size() != 32) {
     *why = "it greeted with " + Quote(*greeting) + ", not as a frontier shard 0";
     return std::optional<Measured>();
@@ -451,7 +439,7 @@ Result<std::optional<Measured>> Meet(const ShardSpec& shard, const RendezvousOpt
            "): a different token, --shard count or schedule?";
     return std::optional<Measured>();
   }
-  const std::vector<std::string> wl = Words(*welcome);
+  const std::vector<std::string> wl = SplitNonEmpty(*welcome, ' ');
   if (wl.size() != 2 || wl[0] != "welcome" ||
       !SameMac(wl[1], Mac(o.token, WelcomeMessage(leader_nonce, nonce, shard.index, shard.count)))) {
     *why = "it did not prove the token";
@@ -467,7 +455,7 @@ Result<std::optional<Measured>> Meet(const ShardSpec& shard, const RendezvousOpt
     Result<std::string> pong = leader.Receive(deadline);
     if (!pong.ok()) return pong.status().WithContext("rendezvous: shard 0 stopped answering pings");
     const int64_t t3 = WallNow();
-    const std::vector<std::string> w = Words(*pong);
+    const std::vector<std::string> w = SplitNonEmpty(*pong, ' ');
     const std::optional<int64_t> t2 = w.size() == 2 && w[0] == "pong" ? Int(w[1]) : std::nullopt;
     if (!t2) return IoError("rendezvous: shard 0 answered a ping with " + Quote(*pong));
     const int64_t mid = t1 + (t3 - t1) / 2;
@@ -488,7 +476,7 @@ Result<std::optional<Measured>> Meet(const ShardSpec& shard, const RendezvousOpt
   FRONTIER_RETURN_IF_ERROR(leader.Send("done", deadline).WithContext("rendezvous"));
   Result<std::string> start = leader.Receive(deadline);
   if (!start.ok()) return start.status().WithContext("rendezvous: shard 0 named no start");
-  const std::vector<std::string> w = Words(*start);
+  const std::vector<std::string> w = SplitNonEmpty(*start, ' ');
   const std::optional<int64_t> at = w.size() == 2 && w[0] == "start" ? Int(w[1]) : std::nullopt;
   if (!at) return IoError("rendezvous: shard 0 named the start as " + Quote(*start));
   // Shard 0's clock now, as this host estimates it: the start must be near it.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -40,12 +39,6 @@ std::optional<double> ToNumber(const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 }  // namespace
@@ -88,7 +81,8 @@ Result<std::vector<LatencyConstraint>> ParseSlo(const std::vector<std::string>& 
 }
 
 std::string FormatConstraint(const LatencyConstraint& c) {
-  return std::string(LatencyMetricName(c.metric)) + "_p" + Num(c.percentile) + ":" + Num(c.limit_ms);
+  return std::string(LatencyMetricName(c.metric)) + "_p" + FormatSignificant(c.percentile) + ":" +
+         FormatSignificant(c.limit_ms);
 }
 
 Result<std::vector<MlperfBenchmark>> LoadMlperfBenchmarks(const std::string& data_dir) {

@@ -2,25 +2,16 @@
 #include "probe/setup.h"
 
 #include <cstdlib>
-#include <sstream>
 
 #include "core/ascii.h"
+#include "core/split.h"
 #include "probe/open.h"
 
 namespace frontier::probe {
 
-std::vector<std::string> SplitCommaList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 Result<std::vector<int64_t>> ParseTokenCounts(const std::string& text, const std::string& flag) {
   std::vector<int64_t> out;
-  for (const auto& t : SplitCommaList(text)) {
+  for (const auto& t : SplitNonEmpty(text, ',')) {
     char* end = nullptr;
     const long long v = std::strtoll(t.c_str(), &end, 10);
     if (end != t.c_str() + t.size())
@@ -33,7 +24,7 @@ Result<std::vector<int64_t>> ParseTokenCounts(const std::string& text, const std
 Result<std::vector<GemmPrecision>> ParseGemmPrecisions(const std::string& text,
                                                        const std::string& flag) {
   std::vector<GemmPrecision> out;
-  for (const auto& p : SplitCommaList(text)) {
+  for (const auto& p : SplitNonEmpty(text, ',')) {
     FRONTIER_ASSIGN_OR_RETURN(GemmPrecision gp, ParseGemmPrecision(p, flag));
     out.push_back(gp);
   }
@@ -42,7 +33,7 @@ Result<std::vector<GemmPrecision>> ParseGemmPrecisions(const std::string& text,
 
 Result<std::vector<sim::ModelSpec>> LoadModels(const std::string& text, const std::string& dir) {
   std::vector<sim::ModelSpec> specs;
-  for (const auto& m : SplitCommaList(text)) {
+  for (const auto& m : SplitNonEmpty(text, ',')) {
     FRONTIER_ASSIGN_OR_RETURN(sim::ModelSpec spec, sim::LoadModel(m, dir));
     specs.push_back(std::move(spec));
   }

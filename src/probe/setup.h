@@ -20,9 +20,6 @@
 
 namespace frontier::probe {
 
-// The non-empty items of a comma-separated list.
-std::vector<std::string> SplitCommaList(const std::string& text);
-
 // "16,64,256" as GEMM rows M; InvalidArgument naming `flag` and the item that
 // is not an integer.
 Result<std::vector<int64_t>> ParseTokenCounts(const std::string& text, const std::string& flag);

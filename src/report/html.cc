@@ -1,8 +1,8 @@
 #include "report/html.h"
 
-#include <cstdio>
 #include <sstream>
 
+#include "core/parse.h"
 #include "report/svg.h"
 #include "report/table.h"
 
@@ -241,12 +241,6 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "</table>\n";
 }
 
-std::string Short(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
 // One chart of curves over a run's time, with its steady span shaded.
 void TimeChart(std::ostream& out, const std::vector<Curve>& curves, const PointOverTime& t, const std::string& title,
                const std::string& y_label) {
@@ -286,7 +280,8 @@ void OverTime(std::ostream& out, const Report& r, const SeriesReport& s) {
       }
       out << "</summary>\n<div class=\"charts\">\n";
       if (!t.output_tput.points.empty())
-        TimeChart(out, {t.output_tput}, t, "Output tokens/s per " + Short(t.slice_s) + " s window", "tokens/s");
+        TimeChart(out, {t.output_tput}, t, "Output tokens/s per " + FormatSignificant(t.slice_s) + " s window",
+                  "tokens/s");
       if (!t.kv_usage.empty()) TimeChart(out, t.kv_usage, t, "KV cache usage (server)", "% used");
       if (!t.queue.empty()) TimeChart(out, t.queue, t, "Requests running and waiting (server)", "requests");
       if (!t.hit_rate.empty()) TimeChart(out, t.hit_rate, t, "Prefix-cache hit rate (server)", "% of prompt tokens");

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -11,6 +10,7 @@
 #include "analysis/cost.h"
 #include "core/ascii.h"
 #include "core/clock.h"
+#include "core/parse.h"
 #include "metrics/summary.h"
 #include "report/table.h"
 
@@ -68,11 +68,7 @@ std::string SearchLine(const std::string& search_json) {
   const auto j = nlohmann::json::parse(search_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return "search: (unreadable outcome)";
   auto text = [&](const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; };
-  auto number = [](const nlohmann::json& v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v.is_number() ? v.get<double>() : 0.0);
-    return std::string(buf);
-  };
+  auto number = [](const nlohmann::json& v) { return FormatSignificant(v.is_number() ? v.get<double>() : 0.0, 4); };
   std::string line = "search " + text("goal") + " over " + text("axis") + ": ";
   const auto answer = j.find("answer");
   if (answer != j.end() && answer->is_object()) {

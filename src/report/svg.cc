@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/parse.h"
+
 namespace frontier::report {
 namespace {
 
@@ -21,7 +23,7 @@ std::string Label(double v) {
   } else if (v == std::floor(v)) {
     std::snprintf(b, sizeof b, "%.0f", v);
   } else {
-    std::snprintf(b, sizeof b, "%g", v);
+    return FormatSignificant(v);
   }
   return b;
 }

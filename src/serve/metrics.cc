@@ -1,16 +1,11 @@
 #include "serve/metrics.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "core/parse.h"
 
 namespace frontier::serve {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
 
 void Header(std::string& out, const std::string& name, const char* type, const char* help) {
   out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
@@ -19,7 +14,7 @@ void Header(std::string& out, const std::string& name, const char* type, const c
 void Sample(std::string& out, const std::string& name, const std::string& labels, double v) {
   out += name;
   if (!labels.empty()) out += "{" + labels + "}";
-  out += " " + Num(v) + "\n";
+  out += " " + FormatSignificant(v, 9) + "\n";
 }
 
 // Label values written by this server contain no quotes or backslashes except
@@ -53,7 +48,7 @@ void Histogram::Render(std::string& out, const std::string& name, const std::str
   uint64_t cum = 0;
   for (size_t i = 0; i < bounds_.size(); ++i) {
     cum += counts_[i];
-    out += name + "_bucket{" + sep + "le=\"" + Num(bounds_[i]) + "\"} " + std::to_string(cum) + "\n";
+    out += name + "_bucket{" + sep + "le=\"" + FormatSignificant(bounds_[i], 9) + "\"} " + std::to_string(cum) + "\n";
   }
   out += name + "_bucket{" + sep + "le=\"+Inf\"} " + std::to_string(count_) + "\n";
   Sample(out, name + "_sum", labels, sum_);

@@ -1,8 +1,8 @@
 #include "serve/profile.h"
 
 #include <cmath>
-#include <cstdio>
 
+#include "core/parse.h"
 #include "serve/sim_timing.h"
 
 namespace frontier::serve {
@@ -14,20 +14,14 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string Fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
-
 }  // namespace
 
 Result<ResolvedProfile> ResolveProfile(const ProfileSpec& spec) {
   if (!(spec.time_scale > 0) || !std::isfinite(spec.time_scale))
-    return InvalidArgument("--time-scale must be > 0, got " + Fmt(spec.time_scale));
+    return InvalidArgument("--time-scale must be > 0, got " + FormatSignificant(spec.time_scale));
   ResolvedProfile r;
   r.effective["profile"] = spec.profile;
-  r.effective["time_scale"] = Fmt(spec.time_scale);
+  r.effective["time_scale"] = FormatSignificant(spec.time_scale);
   if (spec.profile == "fixed") {
     if (!spec.sim_only_flags_given.empty())
       return InvalidArgument(Join(spec.sim_only_flags_given) +
@@ -38,12 +32,12 @@ Result<ResolvedProfile> ResolveProfile(const ProfileSpec& spec) {
     FRONTIER_RETURN_IF_ERROR(ValidateFixedProfile(f));
     r.timing = std::make_unique<FixedTiming>(f);
     r.default_model_name = "fixed";
-    r.description = "profile fixed: ttft " + Fmt(f.ttft_ms) + " ms, itl " + Fmt(f.itl_ms) + " ms, " +
-                    std::to_string(f.tokens_per_event) + " token(s) per event, " +
+    r.description = "profile fixed: ttft " + FormatSignificant(f.ttft_ms) + " ms, itl " + FormatSignificant(f.itl_ms) +
+                    " ms, " + std::to_string(f.tokens_per_event) + " token(s) per event, " +
                     (f.slots > 0 ? std::to_string(f.slots) + " slots" : "no slot limit") + ", context " +
                     std::to_string(f.context_length);
-    r.effective["ttft_ms"] = Fmt(f.ttft_ms);
-    r.effective["itl_ms"] = Fmt(f.itl_ms);
+    r.effective["ttft_ms"] = FormatSignificant(f.ttft_ms);
+    r.effective["itl_ms"] = FormatSignificant(f.itl_ms);
     r.effective["tokens_per_event"] = std::to_string(f.tokens_per_event);
     r.effective["slots"] = std::to_string(f.slots);
     r.effective["max_model_len"] = std::to_string(f.context_length);
@@ -58,7 +52,7 @@ Result<ResolvedProfile> ResolveProfile(const ProfileSpec& spec) {
                              config.model.name + ", got " + std::to_string(ctx));
     r.effective = config.EffectiveSettings();
     r.effective["profile"] = "sim";
-    r.effective["time_scale"] = Fmt(spec.time_scale);
+    r.effective["time_scale"] = FormatSignificant(spec.time_scale);
     r.effective["max_model_len"] = std::to_string(ctx);
     r.default_model_name = spec.sim.model;
     r.description = "profile sim: " + config.model.name + " on " + std::to_string(config.gpus) + " x " +
@@ -66,7 +60,7 @@ Result<ResolvedProfile> ResolveProfile(const ProfileSpec& spec) {
                     (config.dp > 1 ? ", dp " + std::to_string(config.dp) : "") +
                     (config.ep > 1 ? ", ep " + std::to_string(config.ep) : "") + ", context " +
                     std::to_string(ctx) +
-                    (spec.time_scale != 1 ? ", time scale " + Fmt(spec.time_scale) : "");
+                    (spec.time_scale != 1 ? ", time scale " + FormatSignificant(spec.time_scale) : "");
     r.timing = std::make_unique<SimTiming>(std::move(config), spec.time_scale, ctx);
   } else {
     return InvalidArgument("--profile must be fixed or sim, got '" + spec.profile + "'");

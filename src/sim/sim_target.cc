@@ -8,6 +8,7 @@
 #include <malloc.h>
 #endif
 
+#include "core/parse.h"
 #include "workload/prefix_blocks.h"
 
 namespace frontier::sim {
@@ -379,9 +380,8 @@ void SimTarget::Describe(RunResult* run) const {
   run->host = "frontier simulator";
   run->served_model = config_.model.name;
   for (auto& [k, v] : config_.EffectiveSettings()) run->effective_settings[k] = v;
-  char rtt_us[32];
-  std::snprintf(rtt_us, sizeof rtt_us, "%g", static_cast<double>(options_.client_rtt_ns) / kNanosPerMicro);
-  run->effective_settings["client_rtt_us"] = rtt_us;
+  run->effective_settings["client_rtt_us"] =
+      FormatSignificant(static_cast<double>(options_.client_rtt_ns) / kNanosPerMicro);
   run->band = options_.band;
   const EngineStats es = engine_.stats();
   ServerMetrics m;

@@ -1,7 +1,6 @@
 #include "store/import_export.h"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -361,12 +360,6 @@ Result<std::vector<ParsedRun>> ParseFrontierExport(const json& doc, const std::s
   return out;
 }
 
-std::string Num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.10g", v);
-  return b;
-}
-
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string o = "\"";
@@ -543,7 +536,7 @@ Result<std::string> ExportCsv(Store& store) {
     for (auto& k : cols) {
       const nlohmann::ordered_json& v = j[k];
       csv += "," + CsvField(v.is_string() ? v.get<std::string>()
-                                          : v.is_number_float() ? Num(v.get<double>()) : v.dump());
+                                          : v.is_number_float() ? FormatSignificant(v.get<double>(), 10) : v.dump());
     }
     csv += "," + CsvField(json(p.settings).dump()) + "\n";
   }

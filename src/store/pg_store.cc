@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 
@@ -28,16 +27,12 @@ constexpr int kRequestBatch = 1000;
 using PgResult = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
 // The parameters of one statement, as text (PostgreSQL converts them to the
-// column types; %.17g keeps every double exact).
+// column types; 17 significant digits keep every double exact).
 class Params {
  public:
   void Bind(int i, const std::string& v) { At(i) = v; }
   void Bind(int i, int64_t v) { At(i) = std::to_string(v); }
-  void Bind(int i, double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    At(i) = buf;
-  }
+  void Bind(int i, double v) { At(i) = FormatSignificant(v, 17); }
   std::vector<const char*> Pointers() const {
     std::vector<const char*> p;
     for (const auto& v : values_) p.push_back(v.c_str());

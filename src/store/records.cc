@@ -1,7 +1,6 @@
 #include "store/records.h"
 
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -48,9 +47,7 @@ void SetP99(metrics::Distribution& d, double value) {
 
 std::string PointKey(const std::string& workload, const std::string& load_kind,
                      double load_value, int repetition) {
-  char value[64];
-  std::snprintf(value, sizeof value, "%.6g", load_value);
-  return workload + "|" + load_kind + "=" + value + "|rep=" + std::to_string(repetition);
+  return workload + "|" + load_kind + "=" + FormatSignificant(load_value) + "|rep=" + std::to_string(repetition);
 }
 
 void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p) {

@@ -1,28 +1,19 @@
 #include "sweep/calibration_points.h"
 
 #include <cstdlib>
-#include <sstream>
 #include <utility>
 
 #include "core/redact.h"
+#include "core/split.h"
 #include "sim/fit/measured.h"
 #include "store/store.h"
 
 namespace frontier::sweep {
-namespace {
-
-// The non-empty items of a comma-separated flag value.
-Result<std::vector<std::string>> SplitList(const std::string& text, const char* flag) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
+Result<std::vector<std::string>> SplitFlagList(const std::string& text, const char* flag) {
+  std::vector<std::string> out = SplitNonEmpty(text, ',');
   if (out.empty() && !text.empty()) return InvalidArgument(std::string(flag) + ": empty list");
   return out;
 }
-
-}  // namespace
 
 Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, const std::vector<std::string>& runs,
                                                         const sim::SimConfig& config) {
@@ -84,11 +75,11 @@ Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data
   FRONTIER_ASSIGN_OR_RETURN(sim::ValidationSet set, sim::LoadValidation(data_dir));
   sim::CalibrationOptions co;
   co.leave_one_out = !c.no_loo;
-  FRONTIER_ASSIGN_OR_RETURN(co.free, SplitList(c.fit, "--fit"));
+  FRONTIER_ASSIGN_OR_RETURN(co.free, SplitFlagList(c.fit, "--fit"));
   c.request.stack = *c.deployment.stack;
   c.request.measured = !c.db.empty();
   FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> stacks, sim::StacksToFit(c.request, co, data_dir));
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> runs, SplitList(c.runs, "--runs"));
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> runs, SplitFlagList(c.runs, "--runs"));
   const MeasuredRuns measured{c.db, runs, c.deployment};
   auto skipped = [&out](const std::string& line) { out(line + "\n"); };
   StacksFitted total;

@@ -24,6 +24,10 @@
 
 namespace frontier::sweep {
 
+// The non-empty items of a comma-separated flag value (--fit, --runs; none
+// for ""); InvalidArgument "<flag>: empty list" when `text` holds only commas.
+Result<std::vector<std::string>> SplitFlagList(const std::string& text, const char* flag);
+
 // The stored points of `runs` (run ids as text, from --runs) in the database
 // at `db`, with their requests, as calibration points replayed on `config`.
 // InvalidArgument for a run id that is not a positive integer; the store's

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 
 #include "core/limits.h"
 #include "core/parse.h"
@@ -75,9 +74,7 @@ Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text
 
 std::string SettingNumber(double v) {
   if (std::isinf(v)) return "inf";
-  std::ostringstream ss;
-  ss << v;
-  return ss.str();
+  return FormatSignificant(v);
 }
 
 Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOptions* dataset, LoadOptions* load) {

@@ -69,7 +69,7 @@ void DescribeWorkload(const WorkloadSpec& spec, const DatasetOptions& dataset, c
 // "inf" / "infinity" -> +inf, else a finite number. InvalidArgument naming `flag`.
 Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text);
 
-// A number as provenance shows it: "inf", or the shortest of `ostream <<`.
+// A number as provenance shows it: "inf" (either sign), or %g (FormatSignificant).
 std::string SettingNumber(double v);
 
 }  // namespace frontier::workload

@@ -17,12 +17,6 @@ std::string Gb(double bytes) {
   return buf;
 }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // Divisors of n, for error messages that offer the valid choices.
 std::string Divisors(int n) {
   std::string out;
@@ -77,8 +71,8 @@ Status CheckParallelism(const SimConfig& c) {
   if (c.spec_tokens < 0) return InvalidArgument("--spec-tokens must be 0 or more");
   if (c.spec_tokens > 16) return InvalidArgument("--spec-tokens must be at most 16");
   if (c.spec_tokens > 0 && !(c.acceptance >= 1.0 && c.acceptance <= c.spec_tokens + 1.0))
-    return InvalidArgument("--acceptance must be in [1, spec tokens + 1] = [1, " +
-                           std::to_string(c.spec_tokens + 1) + "], got " + Num(c.acceptance));
+    return InvalidArgument("--acceptance must be in [1, spec tokens + 1] = [1, " + std::to_string(c.spec_tokens + 1) +
+                           "], got " + FormatSignificant(c.acceptance));
   if (c.max_num_seqs < 1) return InvalidArgument("--max-num-seqs must be at least 1");
   if (c.max_num_batched_tokens < 1) return InvalidArgument("--max-num-batched-tokens must be at least 1");
   return Status::Ok();
@@ -158,10 +152,10 @@ Status CheckFits(const SimConfig& c, const char* pool) {
              ? std::string("")  // activations live outside SGLang's static fraction
              : Gb(p.activations) + " of activations + ") +
         Gb(p.runtime_reserve) + " runtime reserve, but only " + Gb(p.budget) + " is usable (" +
-        (c.stack.memory_fraction_of == Stack::MemoryFractionOf::kFree ? std::string("all")
-                                                                        : Num(c.stack.gpu_memory_utilization * 100) + "%") +
-        " of " + Num(c.hardware.hbm_gb) + " GiB, " +
-        Gb(c.hardware.HbmBytes()) + "); short by " +
+        (c.stack.memory_fraction_of == Stack::MemoryFractionOf::kFree
+             ? std::string("all")
+             : FormatSignificant(c.stack.gpu_memory_utilization * 100) + "%") +
+        " of " + FormatSignificant(c.hardware.hbm_gb) + " GiB, " + Gb(c.hardware.HbmBytes()) + "); short by " +
         Gb(-p.kv) + " per GPU. Use more GPUs (--tp), a narrower --precision, or larger-memory hardware");
   }
   const int64_t min_tokens = static_cast<int64_t>(c.block_size) * c.max_num_seqs / 16 + c.block_size;
@@ -303,7 +297,7 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
   if (spec.gpu_memory_utilization) {
     if (!(*spec.gpu_memory_utilization > 0 && *spec.gpu_memory_utilization <= 1))
       return InvalidArgument("--gpu-memory-utilization must be a number in (0, 1], got " +
-                             Num(*spec.gpu_memory_utilization));
+                             FormatSignificant(*spec.gpu_memory_utilization));
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);
@@ -329,7 +323,7 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
     c.acceptance = *spec.acceptance;
   } else {
     const double r = spec.acceptance_rate.value_or(c.model.mtp_acceptance_rate > 0 ? c.model.mtp_acceptance_rate : 0.7);
-    if (!(r >= 0 && r < 1)) return InvalidArgument("--acceptance-rate must be in [0, 1), got " + Num(r));
+    if (!(r >= 0 && r < 1)) return InvalidArgument("--acceptance-rate must be in [0, 1), got " + FormatSignificant(r));
     c.acceptance_rate = r;
     double mean = 1, term = 1;
     for (int i = 0; i < spec.spec_tokens; ++i) mean += (term *= r);
@@ -458,7 +452,7 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
     pool("prefill", disagg->prefill);
     pool("decode", disagg->decode);
     s["kv_transfer"] = disagg->over_nic ? "nic" : "scale-up";
-    s["kv_transfer_gbps"] = Num(disagg->kv_gbps);
+    s["kv_transfer_gbps"] = FormatSignificant(disagg->kv_gbps);
   }
   s["precision"] = PrecisionName(precision);
   s["ffn_precision"] = PrecisionName(ffn_precision);
@@ -477,12 +471,12 @@ std::map<std::string, std::string> SimConfig::EffectiveSettings() const {
                                                    : "on";
   s["spec_tokens"] = std::to_string(spec_tokens);
   if (spec_tokens > 0) {
-    s["acceptance"] = Num(acceptance);
-    if (acceptance_rate > 0) s["acceptance_rate"] = Num(acceptance_rate);
+    s["acceptance"] = FormatSignificant(acceptance);
+    if (acceptance_rate > 0) s["acceptance_rate"] = FormatSignificant(acceptance_rate);
   }
-  s["gpu_memory_utilization"] = Num(stack.gpu_memory_utilization);
-  s["weights_gb_per_gpu"] = Num(memory.weights / 1e9);
-  s["kv_cache_gb_per_gpu"] = Num(memory.kv / 1e9);
+  s["gpu_memory_utilization"] = FormatSignificant(stack.gpu_memory_utilization);
+  s["weights_gb_per_gpu"] = FormatSignificant(memory.weights / 1e9);
+  s["kv_cache_gb_per_gpu"] = FormatSignificant(memory.kv / 1e9);
   s["kv_capacity_tokens"] = std::to_string(memory.kv_capacity_tokens);
   return s;
 }

@@ -3,28 +3,22 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/parse.h"
 #include "sim/engine/efficiency.h"
 #include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
 namespace {
 
-std::string Fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 Status CheckParam(const std::string& origin, const std::string& name, double value) {
   const ParamInfo* info = FindParam(name);
   if (info == nullptr)
     return InvalidArgument(origin + ": params." + name + " is not a stack parameter (frontier simulate --explain lists them)");
   if (!(value >= info->lo && value <= info->hi))
-    return InvalidArgument(origin + ": params." + name + " must be in [" + Fmt(info->lo) + ", " + Fmt(info->hi) +
-                           "] " + info->unit + ", got " + Fmt(value));
+    return InvalidArgument(origin + ": params." + name + " must be in [" + FormatSignificant(info->lo) + ", " +
+                           FormatSignificant(info->hi) + "] " + info->unit + ", got " + FormatSignificant(value));
   return Status::Ok();
 }
 

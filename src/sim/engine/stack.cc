@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 
 #include "core/ascii.h"
 #include "core/name_table.h"
+#include "core/parse.h"
 #include "sim/engine/catalog_json.h"
 
 namespace frontier::sim {
@@ -18,13 +18,6 @@ bool Before(const Stack& a, const Stack& b) {
   if (a.release_date != b.release_date) return a.release_date < b.release_date;
   return a.version < b.version;
 }
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 
 // One file as written: its own fields and parameters, before inheritance.
 struct Parsed {
@@ -59,8 +52,9 @@ Status ParseParameters(const nlohmann::json& j, const std::string& path, Parsed&
       return InvalidArgument(path + ": parameter '" + key + "' has no source; every parameter says where it comes "
                              "from (a reference, an assumption, or \"fitted: ...\")");
     if (!(v >= info->lo && v <= info->hi))
-      return InvalidArgument(path + ": parameter '" + key + "' = " + Num(v) + " is outside [" + Num(info->lo) + ", " +
-                             Num(info->hi) + "] (" + info->unit + ")");
+      return InvalidArgument(path + ": parameter '" + key + "' = " + FormatSignificant(v) + " is outside [" +
+                             FormatSignificant(info->lo) + ", " + FormatSignificant(info->hi) + "] (" + info->unit +
+                             ")");
     Parsed::Own own;
     own.value = v;
     own.origin.source = source;
@@ -174,7 +168,8 @@ Result<Parsed> ParseFile(const std::string& path) {
                            "move it under 'parameters' as {\"value\": v, \"source\": \"...\"}");
   FRONTIER_ASSIGN_OR_RETURN(double align, NumberOrIn(j, "mla_kv_align_bytes", 0, 0, 4096, path));
   if (align != std::floor(align))
-    return InvalidArgument(path + ": field 'mla_kv_align_bytes' must be a whole number of bytes, got " + Num(align));
+    return InvalidArgument(path + ": field 'mla_kv_align_bytes' must be a whole number of bytes, got " +
+                           FormatSignificant(align));
   s.mla_kv_align_bytes = static_cast<int>(align);
   FRONTIER_ASSIGN_OR_RETURN(s.mla_absorbed_weights, BoolOr(j, "mla_absorbed_weights", false, path));
   FRONTIER_ASSIGN_OR_RETURN(s.allreduce_out_of_place, BoolOr(j, "allreduce_out_of_place", false, path));
