@@ -14,9 +14,11 @@
 namespace frontier::sim {
 
 // Every field, in the order --help lists them, in groups "System", "Engine"
-// and "Disaggregation". --max-num-seqs and --prefix-caching are setters.
-// Validation beyond the setters' is ResolveSimConfig's, which names the flag
-// at fault.
+// and "Disaggregation": the flag column of sim/engine/spec_table.h, which
+// holds each field's plan key and bounds too. --max-num-seqs and
+// --prefix-caching are setters. Validation beyond the setters' is
+// ResolveSimConfig's (the table's bounds among it), which names the flag at
+// fault.
 std::span<const FlagRow<SimSpec>> SimSpecFields();
 
 }  // namespace frontier::sim

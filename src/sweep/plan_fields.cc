@@ -4,10 +4,13 @@
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "client/backend.h"
 #include "core/parse.h"
 #include "core/terminal_text.h"
+#include "sim/engine/spec_table.h"
 #include "sweep/plan_yaml.h"
 #include "sweep/proc_scan.h"
 #include "workload/option_names.h"
@@ -17,34 +20,75 @@
 // for keys given twice. plan.cc reads the plan as a whole with these.
 namespace frontier::sweep::internal {
 
+namespace {
+
+// Reads the plain field `f` (a number, string or bool) from map `n` under
+// `key`, within the table's bounds, raised to `min` where the plan asks more.
+Status ReadSimField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
+                    const sim::SimSpecField& f, double min, sim::SimSpec* s) {
+  return std::visit(
+      [&](auto member) -> Status {
+        if constexpr (std::is_same_v<decltype(member), FlagRow<sim::SimSpec>::Setter>) {
+          return Status::Ok();  // a setter's field is read by ParseSim itself
+        } else {
+          auto& out = s->*member;
+          using V = std::decay_t<decltype(out)>;
+          if constexpr (std::is_same_v<V, std::string>) {
+            return c.String(n, parent, key, &out, true);  // the model: a system simulates one
+          } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
+            std::string v;
+            FRONTIER_RETURN_IF_ERROR(c.String(n, parent, key, &v));
+            if (!v.empty()) out = v;
+            return Status::Ok();
+          } else if constexpr (std::is_same_v<V, bool>) {
+            const YAML::Node v = n[key];
+            if (!v.IsDefined()) return Status::Ok();
+            if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false"))
+              return c.Error(v, parent + "." + key, "must be true or false");
+            out = v.Scalar() == "true";
+            return Status::Ok();
+          } else if constexpr (std::is_same_v<V, int>) {
+            return c.Number(n, parent, key, &out, min, f.max);
+          } else if constexpr (std::is_same_v<V, std::optional<int>> || std::is_same_v<V, std::optional<double>>) {
+            return c.OptionalNumber(n, parent, key, &out, min, f.max);
+          } else {
+            return c.Error(n[key], parent + "." + key, "has no plan reader (a bug)");
+          }
+        }
+      },
+      f.flag.field);
+}
+
+}  // namespace
+
+// `sim:` of a system: every field of SimSpec's table with a plan key
+// (sim/engine/spec_table.h), in its bounds; a pool's fields under `prefill:`
+// and `decode:`.
 Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim::SimSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"model", "tp", "ep", "dp", "precision",
-                                              "kv_precision", "stack", "max_num_seqs",
-                                              "max_num_batched_tokens", "spec_tokens",
-                                              "acceptance", "acceptance_rate", "attention_dp",
-                                              "prefix_caching", "prefill", "decode",
-                                              "gpu_memory_utilization"}));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model, true));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "tp", &s->tp, 1, 1024));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "ep", &s->ep, 1, 1024));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "dp", &s->dp, 0, 1024));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "spec_tokens", &s->spec_tokens, 0, 16));
-  for (auto [key, out] : {std::pair{"precision", &s->precision}, {"kv_precision", &s->kv_precision},
-                          {"stack", &s->stack}}) {
-    std::string v;
-    FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &v));
-    if (!v.empty()) *out = v;
+  std::set<std::string> keys;
+  std::vector<std::pair<std::string, std::set<std::string>>> pool_keys;  // in the table's order: prefill, decode
+  for (const sim::SimSpecField& field : sim::SimSpecTable()) {
+    const std::string key = field.plan_key;
+    if (key.empty()) continue;  // the system's own
+    const size_t dot = key.find('.');
+    keys.insert(key.substr(0, dot));
+    if (dot == std::string::npos) continue;
+    if (pool_keys.empty() || pool_keys.back().first != key.substr(0, dot)) pool_keys.emplace_back(key.substr(0, dot), std::set<std::string>{});
+    pool_keys.back().second.insert(key.substr(dot + 1));
   }
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, keys));
+  for (const sim::SimSpecField& field : sim::SimSpecTable()) {
+    const std::string key = field.plan_key;
+    if (!key.empty() && key.find('.') == std::string::npos)
+      FRONTIER_RETURN_IF_ERROR(ReadSimField(c, n, f, key, field, field.min, s));
+  }
+  // The setters' fields: their words besides the numbers.
   if (n["max_num_seqs"].IsDefined() && n["max_num_seqs"].IsScalar() && n["max_num_seqs"].Scalar() == "auto") {
     s->max_num_seqs_auto = true;
   } else {
-    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_seqs", &s->max_num_seqs, 1, 1e9));
-  }
-  if (n["attention_dp"].IsDefined()) {
-    if (!n["attention_dp"].IsScalar() || (n["attention_dp"].Scalar() != "true" && n["attention_dp"].Scalar() != "false"))
-      return c.Error(n["attention_dp"], f + ".attention_dp", "must be true or false");
-    s->attention_dp = n["attention_dp"].Scalar() == "true";
+    const sim::SimSpecField& seqs = sim::SimSpecFieldOf("--max-num-seqs");
+    FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_seqs", &s->max_num_seqs, seqs.min, seqs.max));
   }
   if (n["prefix_caching"].IsDefined()) {
     const YAML::Node& v = n["prefix_caching"];
@@ -52,29 +96,22 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
       return c.Error(v, f + ".prefix_caching", "must be on or off");
     s->prefix_caching = v.Scalar() == "on" || v.Scalar() == "true";
   }
-  struct Pool {
-    const char* key;
-    int *workers, *tp, *dp, *ep;
-  };
-  for (const Pool& pool : {Pool{"prefill", &s->prefill_workers, &s->prefill_tp, &s->prefill_dp, &s->prefill_ep},
-                           Pool{"decode", &s->decode_workers, &s->decode_tp, &s->decode_dp, &s->decode_ep}}) {
-    const char* key = pool.key;
-    if (!n[key].IsDefined()) continue;
-    const std::string pf = f + "." + key;
-    FRONTIER_RETURN_IF_ERROR(c.Map(n[key], pf));
-    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n[key], pf, {"workers", "tp", "dp", "ep"}));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "workers", pool.workers, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "tp", pool.tp, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "dp", pool.dp, 1, 1024));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n[key], pf, "ep", pool.ep, 1, 1024));
+  for (const auto& [pool, allowed] : pool_keys) {
+    if (!n[pool].IsDefined()) continue;
+    const std::string pf = f + "." + pool;
+    FRONTIER_RETURN_IF_ERROR(c.Map(n[pool], pf));
+    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n[pool], pf, allowed));
+    for (const sim::SimSpecField& field : sim::SimSpecTable()) {
+      const std::string key = field.plan_key;
+      if (key.rfind(pool + ".", 0) != 0) continue;
+      // A pool given is a pool used: its workers start at 1 (0, the flags'
+      // default, is the aggregated system).
+      const std::string sub = key.substr(pool.size() + 1);
+      FRONTIER_RETURN_IF_ERROR(ReadSimField(c, n[pool], pf, sub, field, sub == "workers" ? 1 : field.min, s));
+    }
   }
   if ((s->prefill_workers > 0) != (s->decode_workers > 0))
     return c.Error(n, f, "a disaggregated system needs both prefill and decode (each with workers >= 1)");
-  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1e9));
-  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance", &s->acceptance, 1, 17));
-  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "acceptance_rate", &s->acceptance_rate, 0, 0.999));
-  FRONTIER_RETURN_IF_ERROR(
-      c.OptionalNumber(n, f, "gpu_memory_utilization", &s->gpu_memory_utilization, 0.01, 1));
   return Status::Ok();
 }
 

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/spec_fields.h"
+#include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
 #include "sweep/system_run.h"
 #include "workload/option_names.h"
@@ -93,30 +93,29 @@ std::string Flow(const std::vector<std::pair<std::string, std::string>>& items) 
 }
 
 // `sim:` of the system: every SimSpec flag given but the system's own
-// (hardware, gpus), under the key its flag name spells ("--kv-precision":
+// (hardware, gpus), under its plan key (sim/engine/spec_table.h: "--kv-precision":
 // kv_precision; "--prefill-tp": prefill.tp).
 std::string SimBlock(const sim::SimSpec& spec, const FlagGiven& given) {
-  std::vector<std::pair<std::string, std::string>> items, prefill, decode;
-  for (const FlagRow<sim::SimSpec>& row : sim::SimSpecFields()) {
-    const std::string flag = row.name;
-    if (!given(flag) || flag == "--hardware" || flag == "--gpus") continue;
+  using Items = std::vector<std::pair<std::string, std::string>>;
+  Items items;
+  std::vector<std::pair<std::string, Items>> pools;  // prefill, decode
+  for (const sim::SimSpecField& field : sim::SimSpecTable()) {
+    const FlagRow<sim::SimSpec>& row = field.flag;
+    const std::string flag = row.name, key = field.plan_key;
+    if (!given(flag) || key.empty()) continue;
     std::optional<std::string> value = FieldText(row, spec);
     if (flag == "--max-num-seqs")
       value = spec.max_num_seqs_auto ? "auto" : std::to_string(spec.max_num_seqs.value_or(0));
     if (flag == "--prefix-caching") value = spec.prefix_caching ? "on" : "off";
     if (!value) continue;
-    std::string key = flag.substr(2);
-    std::replace(key.begin(), key.end(), '-', '_');
-    if (key.rfind("prefill_", 0) == 0) {
-      prefill.emplace_back(key.substr(8), *value);
-    } else if (key.rfind("decode_", 0) == 0) {
-      decode.emplace_back(key.substr(7), *value);
+    if (const size_t dot = key.find('.'); dot != std::string::npos) {
+      if (pools.empty() || pools.back().first != key.substr(0, dot)) pools.emplace_back(key.substr(0, dot), Items{});
+      pools.back().second.emplace_back(key.substr(dot + 1), *value);
     } else {
       items.emplace_back(key, *value);
     }
   }
-  if (!prefill.empty()) items.emplace_back("prefill", Flow(prefill));
-  if (!decode.empty()) items.emplace_back("decode", Flow(decode));
+  for (const auto& [pool, fields] : pools) items.emplace_back(pool, Flow(fields));
   return Flow(items);
 }
 

@@ -8,9 +8,12 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "sim/concurrency_sweep.h"
 #include "sim/describe.h"
+#include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
 #include "sweep/sessions.h"
 #include "sweep/system_run.h"
@@ -225,6 +228,87 @@ TEST(SimulatePlan, FlagsWithoutPlanFormAreUsageErrors) {
   r.as_plan = false;
   const FlagGiven explain = [](const std::string& f) { return f == "--explain" || f == "--model" || f == "--hardware"; };
   EXPECT_EQ(sim::SimulateUsageProblem(explain, r, false, false, 0.5), "");
+}
+
+// Every row of SimSpec's table with a plan key is written by --as-plan and read
+// back by the plan reader as the same value: a flag added to the table is a
+// plan key too, or this fails. Only the system's own (--hardware, --gpus)
+// have none.
+TEST(SimulatePlan, EverySimSpecFieldRoundTripsThroughThePlanText) {
+  const std::unique_ptr<Invocation> base = ConcurrencySweep();  // 8 GPUs of h200
+  std::set<std::string> systems_own;
+  for (const sim::SimSpecField& field : sim::SimSpecTable()) {
+    const std::string flag = field.flag.name, key = field.plan_key;
+    if (key.empty()) {
+      systems_own.insert(flag);
+      continue;
+    }
+    Invocation v;
+    v.s.request = base->s.request;
+    v.s.config = base->s.config;
+    v.s.w = base->s.w;
+    v.s.levels = base->s.levels;
+    v.w = base->w;
+    v.flags = base->flags;
+    v.flags.insert(flag);
+    sim::SimSpec& spec = v.s.request.spec;
+    // A value other than the default, inside the bounds and the system's 8 GPUs.
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), FlagRow<sim::SimSpec>::Setter>) {
+            if (flag == "--max-num-seqs") spec.max_num_seqs = 2;
+            else if (flag == "--prefix-caching") spec.prefix_caching = false;
+            else ADD_FAILURE() << flag << ": a setter this test does not know";
+          } else {
+            auto& out = spec.*member;
+            using V = std::decay_t<decltype(out)>;
+            if constexpr (std::is_same_v<V, int>) out = flag == "--dp" ? 8 : 2;
+            else if constexpr (std::is_same_v<V, bool>) out = !out;
+            else if constexpr (std::is_same_v<V, std::string>) out = "llama-3.1-70b";
+            else if constexpr (std::is_same_v<V, std::optional<std::string>>) out = "fp8";
+            else if constexpr (std::is_same_v<V, std::optional<int>>) out = 2;
+            else if constexpr (std::is_same_v<V, std::optional<double>>) out = (field.min + field.max) / 2;
+            else ADD_FAILURE() << flag << ": a field type this test does not know";
+          }
+        },
+        field.flag.field);
+    if (key.find('.') != std::string::npos) {  // a pool's: both pools, as a plan needs
+      v.flags.insert({"--prefill-workers", "--decode-workers"});
+      if (flag != "--prefill-workers") spec.prefill_workers = 1;
+      if (flag != "--decode-workers") spec.decode_workers = 1;
+    }
+    Result<std::string> text = SimulatePlan(v.s, v.w, v.Given());
+    ASSERT_TRUE(text.ok()) << flag << ": " << text.status().ToString();
+    const std::string written = key.find('.') == std::string::npos ? key + ": " : key.substr(key.find('.') + 1) + ": ";
+    EXPECT_NE(text->find(written), std::string::npos) << flag << " as " << key << " in\n" << *text;
+    Result<Plan> plan = ParsePlan(*text, "p.yaml");
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    ASSERT_TRUE(plan->systems[0].sim);
+    const sim::SimSpec& read = *plan->systems[0].sim;
+    EXPECT_EQ(read.max_num_seqs, spec.max_num_seqs) << flag;
+    EXPECT_EQ(read.prefix_caching, spec.prefix_caching) << flag;
+    std::visit(
+        [&](auto member) {
+          if constexpr (!std::is_same_v<decltype(member), FlagRow<sim::SimSpec>::Setter>) {
+            EXPECT_TRUE(read.*member == spec.*member) << flag << " did not read back";
+          }
+        },
+        field.flag.field);
+  }
+  EXPECT_EQ(systems_own, (std::set<std::string>{"--hardware", "--gpus"}));
+}
+
+// max_num_seqs' word reads back too.
+TEST(SimulatePlan, MaxNumSeqsAutoRoundTrips) {
+  std::unique_ptr<Invocation> v = ConcurrencySweep();
+  v->s.request.spec.max_num_seqs_auto = true;
+  v->s.request.spec.max_num_seqs.reset();
+  v->flags.insert("--max-num-seqs");
+  Result<std::string> text = SimulatePlan(v->s, v->w, v->Given());
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(plan->systems[0].sim->max_num_seqs_auto);
 }
 
 }  // namespace

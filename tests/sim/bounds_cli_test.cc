@@ -88,7 +88,7 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {sim + "--input-len 99999999999", "frontier simulate: --input-len must be an integer in [1, 10000000], got 99999999999\n"},
       {sim + "--num-prompts 1000000000000",
        "frontier simulate: --num-prompts must be an integer in [1, 10000000], got 1000000000000\n"},
-      {sim + "--dp 200000", "frontier simulate: --dp must be an integer in [0, 100000], got 200000\n"},
+      {sim + "--dp 200000", "frontier simulate: --dp must be an integer in [0, 1024], got 200000\n"},
       {sim + "--max-num-seqs 0", "frontier simulate: --max-num-seqs: must be an integer in [1, 1000000] or 'auto', got '0'\n"},
       {sim + "--duration 1e12 --max-concurrency 4",
        "frontier simulate: --duration must be a number of seconds in (0, 1e9], got 1000000000000\n"},
@@ -128,7 +128,7 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {"report --db x.db --run 99999999999999999999",
        "frontier report: --run must be an integer in [1, 9223372036854775807], got '99999999999999999999'\n"},
       {sim + "--client-rtt-us -1", "frontier simulate: --client-rtt-us must be a number in [0, 1000000000], got -1\n"},
-      {sim + "--gpu-memory-utilization 7", "frontier simulate: --gpu-memory-utilization must be a number in (0, 1], got 7\n"},
+      {sim + "--gpu-memory-utilization 7", "frontier simulate: --gpu-memory-utilization must be a number in [0.01, 1], got 7\n"},
   };
   for (const auto& [args, message] : cases) {
     auto [rc, out] = Frontier(args);

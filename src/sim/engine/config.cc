@@ -7,6 +7,7 @@
 
 #include "core/parse.h"
 #include "sim/engine/gpu_override.h"
+#include "sim/engine/spec_table.h"
 
 namespace frontier::sim {
 namespace {
@@ -68,8 +69,6 @@ Status CheckParallelism(const SimConfig& c) {
                                std::to_string(c.hardware.scale_up_gpus));
     }
   }
-  if (c.spec_tokens < 0) return InvalidArgument("--spec-tokens must be 0 or more");
-  if (c.spec_tokens > 16) return InvalidArgument("--spec-tokens must be at most 16");
   if (c.spec_tokens > 0 && !(c.acceptance >= 1.0 && c.acceptance <= c.spec_tokens + 1.0))
     return InvalidArgument("--acceptance must be in [1, spec tokens + 1] = [1, " + std::to_string(c.spec_tokens + 1) +
                            "], got " + FormatSignificant(c.acceptance));
@@ -78,26 +77,15 @@ Status CheckParallelism(const SimConfig& c) {
   return Status::Ok();
 }
 
-// Sizes beyond any deployment (docs/limits.md), checked before any product of them is formed.
+// Sizes beyond any deployment (docs/limits.md), checked before any product of them is formed:
+// each field's bounds are the table's (spec_table.h), the products' here.
 Status CheckSizes(const SimSpec& spec) {
   constexpr int64_t kMaxGpus = 100'000;
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--tp", int64_t{spec.tp}, 1, kMaxGpus));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--ep", int64_t{spec.ep}, 1, kMaxGpus));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--dp", int64_t{spec.dp}, 0, kMaxGpus));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--gpus", int64_t{spec.gpus}, 0, kMaxGpus));
+  FRONTIER_RETURN_IF_ERROR(CheckSimSpecBounds(spec));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--tp x --dp", int64_t{spec.tp} * spec.dp, 0, kMaxGpus));
-  if (spec.max_num_seqs) FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-seqs", int64_t{*spec.max_num_seqs}, 1, 1'000'000));
-  if (spec.max_num_batched_tokens)
-    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-num-batched-tokens", int64_t{*spec.max_num_batched_tokens}, 1, 1'000'000'000));
-  FRONTIER_RETURN_IF_ERROR(CheckRange("--spec-tokens", int64_t{spec.spec_tokens}, 0, 64));
-  if (spec.acceptance) FRONTIER_RETURN_IF_ERROR(CheckRange("--acceptance", *spec.acceptance, 1, 65));
   for (const auto& [pool, workers, tp, dp, ep] :
        {std::tuple{std::string("--prefill"), spec.prefill_workers, spec.prefill_tp, spec.prefill_dp, spec.prefill_ep},
         std::tuple{std::string("--decode"), spec.decode_workers, spec.decode_tp, spec.decode_dp, spec.decode_ep}}) {
-    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-workers", int64_t{workers}, 0, kMaxGpus));
-    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-tp", int64_t{tp}, 1, kMaxGpus));
-    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-dp", int64_t{dp}, 1, kMaxGpus));
-    FRONTIER_RETURN_IF_ERROR(CheckRange(pool + "-ep", int64_t{ep}, 1, kMaxGpus));
     FRONTIER_RETURN_IF_ERROR(
         CheckRange(pool + "-workers x " + pool + "-tp x " + pool + "-dp", int64_t{workers} * tp * dp, 0, kMaxGpus));
   }
@@ -295,9 +283,6 @@ Result<SimConfig> ResolveSimConfig(const SimSpec& spec) {
     c.kv_precision = c.precision == Precision::kBf16 ? Precision::kBf16 : Precision::kFp8;
   }
   if (spec.gpu_memory_utilization) {
-    if (!(*spec.gpu_memory_utilization > 0 && *spec.gpu_memory_utilization <= 1))
-      return InvalidArgument("--gpu-memory-utilization must be a number in (0, 1], got " +
-                             FormatSignificant(*spec.gpu_memory_utilization));
     c.stack.gpu_memory_utilization = *spec.gpu_memory_utilization;
   }
   c.max_num_seqs = spec.max_num_seqs.value_or(c.stack.max_num_seqs);

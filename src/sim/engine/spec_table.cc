@@ -1,0 +1,118 @@
+// spec_table.cc: SimSpec's fields, their plan keys and bounds (spec_table.h).
+#include "sim/engine/spec_table.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "core/parse.h"
+
+namespace frontier::sim {
+namespace {
+
+// "auto" (raised to each offered concurrency) or a cap in the row's bounds.
+std::string SetMaxNumSeqs(const std::string& v, SimSpec* s) {
+  if (v == "auto") {
+    s->max_num_seqs_auto = true;
+    s->max_num_seqs.reset();
+    return "";
+  }
+  size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const SimSpecField& f = SimSpecFieldOf("--max-num-seqs");
+  if (used != v.size() || n < f.min || n > f.max)
+    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got '" + v + "'";
+  s->max_num_seqs = n;
+  s->max_num_seqs_auto = false;
+  return "";
+}
+
+std::string SetPrefixCaching(const std::string& v, SimSpec* s) {
+  if (v != "on" && v != "off") return "must be on or off, got '" + v + "'";
+  s->prefix_caching = v == "on";
+  return "";
+}
+
+// A tp, ep or dp, and a pool's workers, at most 1024 (the plans' bound, the
+// stricter of the two this table replaced); --gpus, the deployment's whole
+// size, up to 100,000 (docs/limits.md).
+const SimSpecField kFields[] = {
+    {{"--model", &SimSpec::model, "Catalog name or path to a Hugging Face config.json", "System"}, "model"},
+    {{"--hardware", &SimSpec::hardware, "Accelerator from data/hardware (h100-sxm, h100-pcie, h100-nvl, h200, h200-nvl, gh200, b200, gb200, mi300x, mi325x, mi355x)", "System"}, ""},
+    {{"--gpus", &SimSpec::gpus, "GPUs in the deployment [tp x dp]", "System"}, "", 0, 100'000},
+    {{"--tp", &SimSpec::tp, "Tensor parallelism [1]", "System"}, "tp", 1, 1024},
+    {{"--ep", &SimSpec::ep, "Expert parallelism: 1 or tp x dp [1]", "System"}, "ep", 1, 1024},
+    {{"--dp", &SimSpec::dp, "Data parallelism (engine replicas / DP-attention ranks) [gpus / tp]", "System"}, "dp", 0, 1024},
+    {{"--precision", &SimSpec::precision, "Every weight (attention and feed-forward): bf16, fp8 or fp4 [the model's native formats]", "System"}, "precision"},
+    {{"--kv-precision", &SimSpec::kv_precision, "KV cache: bf16 or fp8 [fp8 with fp8/fp4 attention weights, else bf16]", "System"}, "kv_precision"},
+    {{"--stack", &SimSpec::stack, "Serving stack from data/stacks (name@version), or best: the vendor's newest version, of any engine, whose own fit saw the model's class [the vendor's default engine's version fitted most recently for the class]", "System"}, "stack"},
+    {{"--max-num-seqs", &SetMaxNumSeqs, "Running sequences per DP rank [stack default]; auto: raised to each --concurrency value", "Engine"}, "max_num_seqs", 1, 1'000'000},
+    {{"--prefix-caching", &SetPrefixCaching, "Automatic prefix caching: blocks of a token-id prompt already cached skip prefill; free cached blocks are evicted LRU [on]", "Engine"}, "prefix_caching"},
+    {{"--max-num-batched-tokens", &SimSpec::max_num_batched_tokens, "Tokens per step per DP rank [stack default]", "Engine"}, "max_num_batched_tokens", 1, 1e9},
+    {{"--gpu-memory-utilization", &SimSpec::gpu_memory_utilization, "The engine's memory fraction, as the stack reads it (of the device for vLLM, of weights + KV pool for SGLang's --mem-fraction-static, of the memory left after loading for TensorRT-LLM) [stack default]", "Engine"}, "gpu_memory_utilization", 0.01, 1},
+    {{"--spec-tokens", &SimSpec::spec_tokens, "MTP / speculative draft tokens per step [0]", "Engine"}, "spec_tokens", 0, 16},
+    {{"--acceptance", &SimSpec::acceptance, "Mean tokens emitted per verify step, 1..k+1 [from --acceptance-rate]", "Engine"}, "acceptance", 1, 17},
+    {{"--acceptance-rate", &SimSpec::acceptance_rate, "MTP: chance a draft token is accepted given the previous were; mean per step 1 + r + ... + r^k [the model's catalogued rate, else 0.7]", "Engine"}, "acceptance_rate", 0, 0.999},
+    {{"--attention-dp", &SimSpec::attention_dp, "Attention data-parallel on every GPU, experts spread over all of them (tp 1, dp = ep = --gpus)", "System"}, "attention_dp"},
+    {{"--prefill-workers", &SimSpec::prefill_workers, "Disaggregated: prefill engines [0 = aggregated]", "Disaggregation"}, "prefill.workers", 0, 1024},
+    {{"--prefill-tp", &SimSpec::prefill_tp, "Tensor parallelism of each prefill engine [1]", "Disaggregation"}, "prefill.tp", 1, 1024},
+    {{"--prefill-dp", &SimSpec::prefill_dp, "Data (attention) parallelism inside each prefill engine [1]", "Disaggregation"}, "prefill.dp", 1, 1024},
+    {{"--prefill-ep", &SimSpec::prefill_ep, "Expert parallelism of each prefill engine: 1 or tp x dp [1]", "Disaggregation"}, "prefill.ep", 1, 1024},
+    {{"--decode-workers", &SimSpec::decode_workers, "Disaggregated: decode engines [0 = aggregated]", "Disaggregation"}, "decode.workers", 0, 1024},
+    {{"--decode-tp", &SimSpec::decode_tp, "Tensor parallelism of each decode engine [1]", "Disaggregation"}, "decode.tp", 1, 1024},
+    {{"--decode-dp", &SimSpec::decode_dp, "Data (attention) parallelism inside each decode engine [1]", "Disaggregation"}, "decode.dp", 1, 1024},
+    {{"--decode-ep", &SimSpec::decode_ep, "Expert parallelism of each decode engine: 1 or tp x dp [1]", "Disaggregation"}, "decode.ep", 1, 1024},
+};
+
+}  // namespace
+
+std::span<const SimSpecField> SimSpecTable() { return kFields; }
+
+const SimSpecField& SimSpecFieldOf(std::string_view flag) {
+  for (const SimSpecField& f : kFields)
+    if (flag == f.flag.name) return f;
+  std::abort();  // a flag name in the code that the table lacks
+}
+
+Status CheckSimSpecBounds(const SimSpec& spec) {
+  for (const SimSpecField& f : kFields) {
+    if (!f.bounded()) continue;
+    const std::string_view flag = f.flag.name;
+    if (flag == "--max-num-seqs") {  // a setter's field
+      if (spec.max_num_seqs)
+        FRONTIER_RETURN_IF_ERROR(CheckRange(flag, int64_t{*spec.max_num_seqs}, int64_t(f.min), int64_t(f.max)));
+      continue;
+    }
+    FRONTIER_RETURN_IF_ERROR(std::visit(
+        [&](auto member) -> Status {
+          if constexpr (std::is_same_v<decltype(member), FlagRow<SimSpec>::Setter>) {
+            return Status::Ok();
+          } else {
+            using V = std::decay_t<decltype(spec.*member)>;
+            if constexpr (std::is_same_v<V, int>) {
+              return CheckRange(flag, int64_t{spec.*member}, int64_t(f.min), int64_t(f.max));
+            } else if constexpr (std::is_same_v<V, std::optional<int>>) {
+              return spec.*member ? CheckRange(flag, int64_t{*(spec.*member)}, int64_t(f.min), int64_t(f.max))
+                                  : Status::Ok();
+            } else if constexpr (std::is_same_v<V, std::optional<double>>) {
+              return spec.*member ? CheckRange(flag, *(spec.*member), f.min, f.max) : Status::Ok();
+            } else {
+              return Internal(std::string(flag) + ": a bounded field of a type the check does not read");
+            }
+          }
+        },
+        f.flag.field));
+  }
+  return Status::Ok();
+}
+
+}  // namespace frontier::sim
