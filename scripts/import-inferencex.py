@@ -13,13 +13,15 @@ version describes: SGLang v0.5.9 and v0.5.12 (CUDA and ROCm) and TensorRT-LLM
 Each record also carries the deployment its run launched (memory fraction,
 running-request cap, chunked-prefill size or token budget, KV-cache dtype,
 context length, checkpoint), read from InferenceX's launch script and sweep
-config at the commit the run used (LAUNCH below: file, commit, line).
+config at the commit the run used (COMMITS below: commit, script; the lines in
+launch()), with the script's conditions on ISL, OSL, concurrency and TP. Every
+cited line is checked to hold the value or the flag or variable it names.
 
 Usage: scripts/import-inferencex.py   (rewrites the output file)
 """
 import json
 import os
-
+import re
 import subprocess
 
 from published_records import ROOT, write_records
@@ -90,6 +92,22 @@ SGLANG_AUTO_KV = ("SGLang's --kv-cache-dtype auto (not set by the script) keeps 
                   "DeepSeek-R1-0528's quantization_config (fp8, 128x128 blocks) names none")
 
 
+def check_lines(commit, script_path, fields):
+    """Fails unless every cited line of the launch script holds the value, or a flag or
+    variable the citation names: a line number that drifted, or a rule that reads the
+    wrong script, stops the import instead of writing a wrong source."""
+    text = subprocess_show(commit, script_path).splitlines()
+    for field, (value, line, what) in fields.items():
+        if line is None:
+            continue
+        tokens = [str(value)] + re.findall(r"[A-Z][A-Z_]{3,}", what) + re.findall(r"--[\w-]+", what)
+        for n in str(line).split(", "):
+            held = text[int(n) - 1] if 0 < int(n) <= len(text) else ""
+            if not any(t in held for t in tokens):
+                raise SystemExit("%s:%s line %s holds none of %s for %s = %s (%s): fix the rule or the line in "
+                                 "scripts/import-inferencex.py" % (commit[:12], script_path, n, tokens, field, value, what))
+
+
 def launch(r, stack):
     """The deployment fields of one run: {field: (value, line, what the script says)} plus the checkpoint."""
     hw, isl, osl, conc, tp = r["hardware"], r["isl"], r["osl"], r["concurrency"], r["tp"]
@@ -139,20 +157,33 @@ def launch(r, stack):
         f["gpu_memory_utilization"] = (frac, frac_line, "kv_cache_config.free_gpu_memory_fraction %g" % frac)
         f["kv_precision"] = ("fp8", lines[1], "kv_cache_config.dtype: fp8")
         f["max_num_batched_tokens"] = (tokens, "%d, %d" % lines[2],
-                                       "--max_num_tokens = max(ceil64(CONC + ISL + 64), 8192) = %d" % tokens)
-        f["max_model_len"] = (seq, "%d, %d" % lines[3], "--max_seq_len = max(ISL + OSL + 256, 8192) = %d" % seq)
+                                       "MAX_NUM_TOKENS = max(ceil64(CONC + ISL + 64), 8192) = %d, passed as "
+                                       "--max_num_tokens" % tokens)
+        f["max_model_len"] = (seq, "%d, %d" % lines[3],
+                              "MAX_MODEL_LEN = max(ISL + OSL + 256, 8192) = %d, passed as --max_seq_len" % seq)
     else:  # SGLang on ROCm
         lines = {("mi300x", "sglang-rocm@0.5.9"): (43, 45, 48), ("mi325x", "sglang-rocm@0.5.9"): (33, 35, 38),
                  ("mi300x", "sglang-rocm@0.5.12"): (51, 53, 56), ("mi325x", "sglang-rocm@0.5.12"): (42, 44, 47),
-                 ("mi355x", "fp8"): (46, 45, 49), ("mi355x", "fp4"): (45, 23, 51)}
+                 ("mi355x", "fp8"): (46, 45, 49), ("mi355x", "fp4"): (45, None, 51)}
         k = (hw, stack) if hw != "mi355x" else (hw, "fp4" if fp4 else "fp8")
         mem, chunk, kv = lines[k]
         size = 131072 if hw != "mi355x" else 196608
+        what = "--chunked-prefill-size %d" % size
+        if fp4:
+            # PREFILL_SIZE=196608 (line 23), set to 32768 (line 26) when ISL is 8192, OSL 1024 and
+            # CONC above 32 (lines 24-25); passed as --chunked-prefill-size=$PREFILL_SIZE (line 44).
+            if isl == 8192 and osl == 1024 and conc > 32:
+                size, chunk = 32768, "26, 44"
+                what = "PREFILL_SIZE=32768 at ISL 8192, OSL 1024 and CONC %d > 32 (196608 otherwise)" % conc
+            else:
+                chunk = "23, 44"
+                what = "PREFILL_SIZE=196608 (32768 only at ISL 8192, OSL 1024 above CONC 32)"
+            what += ", passed as --chunked-prefill-size=$PREFILL_SIZE"
         f["gpu_memory_utilization"] = (0.8, mem, "--mem-fraction-static 0.8")
-        f["max_num_batched_tokens"] = (size, chunk, ("PREFILL_SIZE=%d (32768 only at 8k/1k above concurrency 32), passed "
-                                                     "as --chunked-prefill-size" if fp4 else "--chunked-prefill-size %d") % size)
+        f["max_num_batched_tokens"] = (size, chunk, what)
         f["kv_precision"] = ("fp8", kv, "--kv-cache-dtype fp8_e4m3")
     script_path = "benchmarks/single_node/" + script
+    check_lines(commit, script_path, f)
     out = {}
     for field, (value, line, what) in f.items():
         first = str(line).split(",")[0]
