@@ -21,17 +21,17 @@ std::string SetMaxNumSeqs(const std::string& v, SimSpec* s) {
     s->max_num_seqs.reset();
     return "";
   }
-  size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
   const SimSpecField& f = SimSpecFieldOf("--max-num-seqs");
-  if (used != v.size() || n < f.min || n > f.max)
-    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got '" + v + "'";
-  s->max_num_seqs = n;
+  // The core parser's message, with the word that is the other form:
+  // "must be an integer in [1, 1000000] or 'auto', got '12abc'".
+  Result<int64_t> n = ParseInt("", v, int64_t(f.min), int64_t(f.max));
+  if (!n.ok()) {
+    std::string m = n.status().message();
+    const size_t got = m.find(", got ");
+    m.insert(got == std::string::npos ? m.size() : got, " or 'auto'");
+    return m.substr(m.find_first_not_of(' '));
+  }
+  s->max_num_seqs = static_cast<int>(*n);
   s->max_num_seqs_auto = false;
   return "";
 }
