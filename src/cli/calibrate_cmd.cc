@@ -11,11 +11,12 @@
 //       --model llama-3.1-8b --hardware h100 --version 0.9-mine   (one line)
 //   frontier calibrate --db runs.db --probe 7      (a probe run: GPU efficiency curves)
 #include <cstdio>
-#include <cstdlib>
+#include <cstdint>
 
 #include "cli/cli_util.h"
 #include "cli/command.h"
 #include "cli/sim_flags.h"
+#include "core/parse.h"
 #include "probe/stored_fit.h"
 #include "sim/engine/data_dir.h"
 #include "sweep/calibration_points.h"
@@ -55,12 +56,11 @@ int CalibrateProbe(const sweep::StackCalibration& f, const std::string& probe_ru
     return UsageError(kCmd, "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version");
   const Result<std::vector<std::string>> only = sweep::SplitFlagList(f.fit, "--fit");
   if (!only.ok()) return UsageError(kCmd, only.status().message());
-  char* end = nullptr;
-  const long long run_id = std::strtoll(probe_run.c_str(), &end, 10);
-  if (end != probe_run.c_str() + probe_run.size() || run_id < 1)
+  const Result<int64_t> run_id = ParseInt("--probe", probe_run, 1, INT64_MAX);
+  if (!run_id.ok())
     return UsageError(kCmd, "--probe takes a probe run's id (frontier db ls), got '" + probe_run + "'");
   const std::string dir = sim::DefaultDataDir();
-  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, run_id, *only, dir);
+  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, *run_id, *only, dir);
   if (!fit.ok()) return Fail(kCmd, fit.status());
   std::printf("%s", probe::StoredProbeFitText(*fit).c_str());
   if (f.dry_run) return 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/parse.h"
 #include "core/split.h"
 
 namespace frontier::dashboard {
@@ -130,14 +131,13 @@ Result<std::vector<int64_t>> Query::Ids(const std::string& key) const {
 Result<std::optional<double>> Query::Number(const std::string& key, double min, double max) const {
   const std::string v = Text(key);
   if (v.empty()) return std::optional<double>();
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (end != v.c_str() + v.size() || !std::isfinite(x) || x < min || x > max) {
+  const Result<double> x = ParseNumber(key, v, min, max);  // all of the text, finite, in range
+  if (!x.ok()) {
     char range[96];
     std::snprintf(range, sizeof range, "a number from %g to %g", min, max);
     return InvalidArgument("query parameter '" + key + "' is " + Shown(v) + "; expected " + range);
   }
-  return std::optional<double>(x);
+  return std::optional<double>(*x);
 }
 
 Result<std::optional<std::string>> Query::Date(const std::string& key) const {

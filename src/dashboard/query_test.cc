@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace frontier::dashboard {
 namespace {
 
@@ -30,6 +32,16 @@ TEST(Query, BadEscapesAndValuesNameTheParameterAndTheFix) {
   EXPECT_FALSE(q.Number("n", 0, 5).ok());
   EXPECT_DOUBLE_EQ(q.Number("n", 0, 10)->value(), 7);
   EXPECT_FALSE(q.Number("big", 0, 1e300).ok());
+  // A number is all of the value (core/parse.h): no blank before it, no hex.
+  auto junk = *Query::Parse("blank=%205&hex=0x5&tail=5x");
+  for (const char* key : {"blank", "hex", "tail"}) {
+    auto n = junk.Number(key, 0, 10);
+    ASSERT_FALSE(n.ok()) << key;
+    EXPECT_NE(n.status().message().find(std::string("query parameter '") + key + "' is "), std::string::npos)
+        << n.status().message();
+    EXPECT_NE(n.status().message().find("; expected a number from 0 to 10"), std::string::npos)
+        << n.status().message();
+  }
   EXPECT_FALSE(q.Date("day").ok());
   EXPECT_TRUE(q.Date("d").ok());  // the shape is checked, not the calendar
   auto y = q.OneOf("y", {"total", "output"}, "total");

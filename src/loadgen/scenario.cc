@@ -35,10 +35,9 @@ namespace {
 
 // A number that is all of `text`, finite.
 std::optional<double> ToNumber(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
+  const Result<double> v =
+      ParseNumber("", text, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+  return v.ok() ? std::optional<double>(*v) : std::nullopt;
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ TEST(ScenarioTest, ParsesScenariosAndSlos) {
   EXPECT_EQ((*slo)[1].limit_ms, 40);
   EXPECT_EQ((*slo)[2].percentile, 99);  // a bare metric means p99
   EXPECT_EQ(FormatConstraint((*slo)[1]), "tpot_p90:40");
-  for (const char* bad : {"ttft", "ttft:0", "ttft_p100:5", "itl_p99:5", "ttft_p99:x"}) {
+  for (const char* bad : {"ttft", "ttft:0", "ttft_p100:5", "itl_p99:5", "ttft_p99:x", "ttft_p99: 450",
+                          "ttft_p99:0x10"}) {
     Result<std::vector<LatencyConstraint>> r = ParseSlo({bad});
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--slo"), std::string::npos) << bad;

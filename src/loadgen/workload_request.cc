@@ -176,10 +176,10 @@ Status ParseGoodput(const std::vector<std::string>& items, metrics::GoodputSlo* 
   for (const std::string& g : items) {
     const size_t colon = g.find(':');
     const std::string key = g.substr(0, colon);
-    char* end = nullptr;
     const std::string num = colon == std::string::npos ? "" : g.substr(colon + 1);
-    const double ms = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !(ms > 0) || !(ms <= 1e9))
+    const Result<double> parsed = ParseNumber("--goodput", num, 0, 1e9);  // all of the text
+    const double ms = parsed.ok() ? *parsed : 0;
+    if (!(ms > 0))
       return InvalidArgument("--goodput takes ttft:MS, tpot:MS or e2el:MS with MS in (0, 1e9], got '" + g + "'");
     if (key == "ttft") {
       slo->ttft_ms = ms;

@@ -39,6 +39,18 @@ TEST(WorkloadRequestTest, MessagesNameTheFlag) {
   WorkloadRequest goodput;
   goodput.goodput = {"latency:5"};
   EXPECT_EQ(ResolveWorkload(goodput).status().message(), "--goodput metric must be ttft, tpot or e2el, got 'latency'");
+  // A number is all of its text (core/parse.h): no blank before it, no hex, nothing after.
+  for (const char* junk : {"ttft: 5", "ttft:0x10", "ttft:5ms"}) {
+    goodput.goodput = {junk};
+    EXPECT_EQ(ResolveWorkload(goodput).status().message(),
+              std::string("--goodput takes ttft:MS, tpot:MS or e2el:MS with MS in (0, 1e9], got '") + junk + "'");
+  }
+  for (const char* junk : {" 5", "0x10", "5qps"}) {
+    WorkloadRequest rate;
+    rate.request_rate = junk;
+    EXPECT_EQ(ResolveWorkload(rate).status().message(),
+              std::string("--request-rate must be a number or 'inf', got '") + junk + "'");
+  }
 }
 
 // A value left at its default acts as not given, and the same value given acts as given.

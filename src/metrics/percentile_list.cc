@@ -1,7 +1,7 @@
 // percentile_list.cc: a flag's comma-separated percentiles.
 #include "metrics/percentile_list.h"
 
-#include <cstdlib>
+#include "core/parse.h"
 
 namespace frontier::metrics {
 
@@ -12,12 +12,11 @@ Result<std::vector<double>> ParsePercentileList(const std::string& text, const s
     const size_t comma = rest.find(',');
     const std::string item = rest.substr(0, comma);
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-    char* end = nullptr;
-    const double p = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !(p >= 0 && p <= 100) || out.size() >= 100)
+    const Result<double> p = ParseNumber(flag_name, item, 0, 100);  // all of the item
+    if (!p.ok() || out.size() >= 100)
       return InvalidArgument(flag_name + " must be at most 100 comma-separated numbers in [0, 100], got '" + text +
                              "'");
-    out.push_back(p);
+    out.push_back(*p);
   }
   if (out.empty()) return InvalidArgument(flag_name + " must list at least one value");
   return out;

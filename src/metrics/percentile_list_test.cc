@@ -13,7 +13,9 @@ TEST(ParsePercentileList, ReadsTheListInOrder) {
 }
 
 TEST(ParsePercentileList, NamesTheFlagForABadValue) {
-  for (const char* bad : {"", ",50", "50,,90", "50,x", "101", "-1", "50 "}) {
+  for (const char* bad : {"", ",50", "50,,90", "50,x", "101", "-1", "50 ",
+                          // all of an item, as every number (core/parse.h): no blank before it, no hex
+                          "50, 90", " 50", "0x10"}) {
     Result<std::vector<double>> p = ParsePercentileList(bad, "--percentiles");
     ASSERT_FALSE(p.ok()) << bad;
     EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << bad;

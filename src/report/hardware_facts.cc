@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/ascii.h"
+#include "core/parse.h"
 #include "sim/engine/hardware.h"
 
 namespace frontier::report {
@@ -14,9 +15,9 @@ Result<std::map<std::string, double>> ParsePriceOverrides(const std::vector<std:
   std::map<std::string, double> out;
   for (const auto& p : prices) {
     const size_t eq = p.find('=');
-    char* end = nullptr;
-    const double v = eq == std::string::npos ? 0 : std::strtod(p.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(v > 0 && v <= 1e4)) {
+    const Result<double> usd = ParseNumber("--price", eq == std::string::npos ? "" : p.substr(eq + 1), 0, 1e4);
+    const double v = usd.ok() ? *usd : 0;
+    if (eq == 0 || !(v > 0)) {
       return InvalidArgument("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
     }
     out[AsciiLower(p.substr(0, eq))] = v;

@@ -533,6 +533,9 @@ TEST(HardwareFacts, PriceOverridesAreByLowerCaseNameAndABadOneIsNamed) {
   auto bad = ParsePriceOverrides({"h200=0"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("got 'h200=0'"), std::string::npos);
+  for (const char* junk : {"h200= 2.5", "h200=0x2", "h200=2.5x", "=2.5", "h200"})  // all of the number, as every number
+    EXPECT_EQ(ParsePriceOverrides({junk}).status().message(),
+              std::string("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '") + junk + "'");
   // A hardware the catalog lacks keeps its override's price, and no power.
   store::RunInfo run;
   run.config["hardware"] = "XYZ-GPU";

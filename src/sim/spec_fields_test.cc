@@ -4,10 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "sim/engine/spec_table.h"
 #include "sim/simulate_job.h"
 #include "sim/simulate_options.h"
 
@@ -49,6 +54,65 @@ TEST(SpecFields, MaxNumSeqsTakesAutoOrACap) {
     EXPECT_EQ(Set("--max-num-seqs", bad, &spec),
               std::string("must be an integer in [1, 1000000] or 'auto', got '") + bad + "'");
   }
+}
+
+// The number is read by the core parser (core/parse.h), all of the text:
+// std::stoi, which it replaced, took leading blanks and stopped at junk.
+TEST(SpecFields, MaxNumSeqsIsAllOfTheTextLikeEveryNumber) {
+  SimSpec spec;
+  ASSERT_TRUE(Set("--max-num-seqs", "12", &spec).empty());
+  EXPECT_EQ(spec.max_num_seqs, 12);
+  for (const char* bad : {"12abc", " 12", "12 ", "1.5", "0x10", "99999999999999999999"}) {
+    spec.max_num_seqs = 7;
+    EXPECT_EQ(Set("--max-num-seqs", bad, &spec),
+              std::string("must be an integer in [1, 1000000] or 'auto', got '") + bad + "'");
+    EXPECT_EQ(spec.max_num_seqs, 7) << bad;  // a refused value leaves the field as it was
+  }
+}
+
+// Every field of the table with a plan key is in a simulated system's stored
+// configuration (SimSpecConfig): a system that changes any one of them alone
+// is stored as another configuration. A field added to the table is stored
+// without more code, or this fails.
+TEST(SpecFields, EveryFieldWithAPlanKeyChangesTheStoredConfig) {
+  for (const SimSpecField& f : SimSpecTable()) {
+    const std::string key = f.plan_key;
+    if (key.empty()) continue;  // the system's own (hardware, gpus), written beside it
+    SimSpec base;
+    if (key.find('.') != std::string::npos) base.prefill_workers = base.decode_workers = 1;  // the pools in use
+    SimSpec changed = base;
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), FlagRow<SimSpec>::Setter>) {
+            ASSERT_EQ(member(std::string(f.flag.name) == "--max-num-seqs" ? "12" : "off", &changed), "") << key;
+          } else {
+            auto& v = changed.*member;
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, std::optional<std::string>>) v = "x";
+            else if constexpr (std::is_same_v<V, bool>) v = !v;
+            else if constexpr (std::is_same_v<V, int>) v = v + 1 <= f.max ? v + 1 : v - 1;
+            else if constexpr (std::is_same_v<V, std::optional<int>>) v = static_cast<int>(f.min);
+            else if constexpr (std::is_same_v<V, std::optional<double>>) v = f.min;
+            else ADD_FAILURE() << key << ": a field type this test does not change";
+          }
+        },
+        f.flag.field);
+    EXPECT_NE(SimSpecConfig(changed), SimSpecConfig(base)) << key;
+  }
+  // Each in its words.
+  SimSpec spec;
+  spec.max_num_seqs = 12;
+  spec.acceptance_rate = 0.85;
+  spec.prefix_caching = false;
+  spec.prefill_workers = 2;
+  spec.prefill_tp = 4;
+  EXPECT_EQ(SimSpecConfig(spec), (std::map<std::string, std::string>{{"acceptance_rate", "0.85"},
+                                                                      {"ep", "1"},
+                                                                      {"max_num_seqs", "12"},
+                                                                      {"model", "llama-3.1-8b"},
+                                                                      {"prefill", "2x(tp4,dp1,ep1)"},
+                                                                      {"prefix_caching", "off"},
+                                                                      {"tp", "1"}}));
 }
 
 TEST(SpecFields, PrefixCachingIsOnOrOff) {

@@ -1,8 +1,9 @@
 #include "sweep/calibration_points.h"
 
-#include <cstdlib>
+#include <cstdint>
 #include <utility>
 
+#include "core/parse.h"
 #include "core/redact.h"
 #include "core/split.h"
 #include "sim/fit/measured.h"
@@ -20,12 +21,11 @@ Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, c
   FRONTIER_ASSIGN_OR_RETURN(auto store, store::OpenStore(db, store::OpenMode::kSnapshot));
   std::vector<sim::MeasuredPoint> points;
   for (const auto& text : runs) {
-    char* end = nullptr;
-    const long long run_id = std::strtoll(text.c_str(), &end, 10);
-    if (end != text.c_str() + text.size() || run_id < 1)
+    const Result<int64_t> run_id = ParseInt("--runs", text, 1, INT64_MAX);
+    if (!run_id.ok())
       return InvalidArgument("--runs takes comma-separated run ids (frontier db ls), got '" + text + "'");
-    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(run_id));
-    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> stored, store->ListPoints(run_id));
+    FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(*run_id));
+    FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> stored, store->ListPoints(*run_id));
     for (const auto& p : stored) {
       sim::MeasuredPoint m{info.Label() + "/" + p.key, db + " point " + std::to_string(p.id), p.load_kind,
                            p.load_value, p.metrics.output_throughput, {}};

@@ -1,6 +1,5 @@
 #include "sweep/plan.h"
 
-#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sweep/plan_yaml.h"
@@ -18,6 +17,7 @@
 #include "core/atomic_file.h"
 #include "core/parse.h"
 #include "core/terminal_text.h"
+#include "sim/engine/spec_table.h"
 #include "store/records.h"
 #include "workload/option_names.h"
 
@@ -123,25 +123,8 @@ std::map<std::string, std::string> SystemSpec::Config() const {
   if (!hardware.empty()) c["hardware"] = hardware;  // a server need not name its GPUs
   if (sim) {
     c["kind"] = live ? "simulated-live" : "simulated";
-    c["model"] = sim->model;
-    c["tp"] = std::to_string(sim->tp);
-    c["ep"] = std::to_string(sim->ep);
-    if (sim->dp) c["dp"] = std::to_string(sim->dp);
-    if (sim->precision) c["precision"] = *sim->precision;
-    if (sim->kv_precision) c["kv_precision"] = *sim->kv_precision;
-    if (sim->stack) c["stack"] = *sim->stack;
-    if (sim->spec_tokens) c["spec_tokens"] = std::to_string(sim->spec_tokens);
-    if (sim->attention_dp) c["attention_dp"] = "true";
-    if (!sim->prefix_caching) c["prefix_caching"] = "off";
-    if (sim->max_num_seqs_auto) c["max_num_seqs"] = "auto";
-    if (sim->gpu_memory_utilization) c["gpu_memory_utilization"] = fmt::format("{}", *sim->gpu_memory_utilization);
-    auto pool = [&](const char* pool_name, int workers, int tp, int dp, int ep) {
-      if (workers == 0) return;
-      c[pool_name] = std::to_string(workers) + "x(tp" + std::to_string(tp) + ",dp" + std::to_string(dp) + ",ep" +
-                std::to_string(ep) + ")";
-    };
-    pool("prefill", sim->prefill_workers, sim->prefill_tp, sim->prefill_dp, sim->prefill_ep);
-    pool("decode", sim->decode_workers, sim->decode_tp, sim->decode_dp, sim->decode_ep);
+    // Every field of SimSpec's table that the system sets (sim/engine/spec_table.h).
+    c.merge(sim::SimSpecConfig(*sim));
   } else {
     c["kind"] = launch ? "launched" : "server";
     c["model"] = model;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "sim/engine/data_dir.h"
 #include "sweep/plan.h"
@@ -237,6 +238,72 @@ load:
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("systems[0].sim.acceptance_rate"), std::string::npos)
       << bad.status().message();
+}
+
+// A simulated system is stored with every field of SimSpec's table it sets
+// (sim/engine/spec_table.h): two systems that differ only in max_num_seqs,
+// max_num_batched_tokens or the MTP acceptance are two configurations in the
+// results store, where they once were one.
+TEST(Plan, StoredConfigHasEveryFieldASystemSets) {
+  const char* text = R"(name: c
+systems:
+  - {name: base, hardware: h200, gpus: 1, sim: {model: llama-3.1-8b}}
+  - {name: seqs, hardware: h200, gpus: 1, sim: {model: llama-3.1-8b, max_num_seqs: 64}}
+  - {name: rate, hardware: h200, gpus: 1, sim: {model: llama-3.1-8b, spec_tokens: 2, acceptance_rate: 0.85}}
+  - {name: tokens, hardware: h200, gpus: 1, sim: {model: llama-3.1-8b, max_num_batched_tokens: 4096, acceptance: 2.5}}
+  - name: every
+    hardware: h100-sxm
+    gpus: 8
+    sim: {model: deepseek-r1, tp: 4, dp: 2, ep: 8, precision: fp8, kv_precision: fp8, stack: trtllm@2025.04,
+          max_num_seqs: auto, prefix_caching: off, gpu_memory_utilization: 0.85, spec_tokens: 1}
+  - name: pools
+    hardware: h200
+    gpus: 24
+    sim: {model: deepseek-r1, attention_dp: true, prefill: {workers: 1, tp: 8}, decode: {workers: 2, tp: 1, dp: 8, ep: 8}}
+workloads:
+  - {name: w, input_len: 128, output_len: 16}
+load:
+  concurrency: [1]
+)";
+  auto p = ParsePlan(text, "c.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  using Config = std::map<std::string, std::string>;
+  const Config base = {{"ep", "1"},        {"gpus", "1"}, {"hardware", "h200"},
+                       {"kind", "simulated"}, {"model", "llama-3.1-8b"}, {"tp", "1"}};
+  auto with = [&](Config extra) {
+    Config c = base;
+    c.merge(extra);
+    return c;
+  };
+  EXPECT_EQ(p->systems[0].Config(), base);
+  EXPECT_EQ(p->systems[1].Config(), with({{"max_num_seqs", "64"}}));
+  EXPECT_EQ(p->systems[2].Config(), with({{"spec_tokens", "2"}, {"acceptance_rate", "0.85"}}));
+  EXPECT_EQ(p->systems[3].Config(), with({{"max_num_batched_tokens", "4096"}, {"acceptance", "2.5"}}));
+  // The keys written before the table wrote them keep their text.
+  EXPECT_EQ(p->systems[4].Config(), (Config{{"dp", "2"},
+                                            {"ep", "8"},
+                                            {"gpu_memory_utilization", "0.85"},
+                                            {"gpus", "8"},
+                                            {"hardware", "h100-sxm"},
+                                            {"kind", "simulated"},
+                                            {"kv_precision", "fp8"},
+                                            {"max_num_seqs", "auto"},
+                                            {"model", "deepseek-r1"},
+                                            {"precision", "fp8"},
+                                            {"prefix_caching", "off"},
+                                            {"spec_tokens", "1"},
+                                            {"stack", "trtllm@2025.04"},
+                                            {"tp", "4"}}));
+  // A disaggregated system's parallelism is its pools' (tp = ep = 1 beside them).
+  EXPECT_EQ(p->systems[5].Config(), (Config{{"attention_dp", "true"},
+                                            {"decode", "2x(tp1,dp8,ep8)"},
+                                            {"ep", "1"},
+                                            {"gpus", "24"},
+                                            {"hardware", "h200"},
+                                            {"kind", "simulated"},
+                                            {"model", "deepseek-r1"},
+                                            {"prefill", "1x(tp8,dp1,ep1)"},
+                                            {"tp", "1"}}));
 }
 
 const char* kSessions = R"(name: s

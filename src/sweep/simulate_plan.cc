@@ -103,10 +103,10 @@ std::string SimBlock(const sim::SimSpec& spec, const FlagGiven& given) {
     const FlagRow<sim::SimSpec>& row = field.flag;
     const std::string flag = row.name, key = field.plan_key;
     if (!given(flag) || key.empty()) continue;
-    std::optional<std::string> value = FieldText(row, spec);
-    if (flag == "--max-num-seqs")
-      value = spec.max_num_seqs_auto ? "auto" : std::to_string(spec.max_num_seqs.value_or(0));
-    if (flag == "--prefix-caching") value = spec.prefix_caching ? "on" : "off";
+    // A setter's field in its words (max_num_seqs: auto, prefix_caching: off).
+    std::optional<std::string> value =
+        std::holds_alternative<FlagRow<sim::SimSpec>::Setter>(row.field) ? sim::SimSpecFieldText(field, spec)
+                                                                         : FieldText(row, spec);
     if (!value) continue;
     if (const size_t dot = key.find('.'); dot != std::string::npos) {
       if (pools.empty() || pools.back().first != key.substr(0, dot)) pools.emplace_back(key.substr(0, dot), Items{});

@@ -2,7 +2,7 @@
 #include "workload/load_request.h"
 
 #include <cmath>
-#include <cstdlib>
+#include <limits>
 
 #include "core/limits.h"
 #include "core/parse.h"
@@ -65,11 +65,10 @@ Status ResolveDuration(const LoadRequest& r, bool sessions, DatasetOptions* data
 
 Result<double> ParseNumberOrInf(const std::string& flag, const std::string& text) {
   if (text == "inf" || text == "infinity" || text == "Inf") return std::numeric_limits<double>::infinity();
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
-    return InvalidArgument(flag + " must be a number or 'inf', got '" + text + "'");
-  return v;
+  const Result<double> v =
+      ParseNumber(flag, text, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+  if (!v.ok()) return InvalidArgument(flag + " must be a number or 'inf', got '" + text + "'");
+  return *v;
 }
 
 std::string SettingNumber(double v) {

@@ -59,6 +59,13 @@ TEST(ProbeCli, FakeProbeStoredThenCalibratedIntoTheGpusOverride) {
   // A run that is not a probe is refused by name.
   std::tie(rc, out) = RunCommand(bin + " calibrate --db " + db + " --probe 2");
   EXPECT_NE(rc, 0);
+  // The id is all of its text (core/parse.h): " 1" once read as run 1, a
+  // 20-digit id as the largest one.
+  for (const std::string id : {" 1", "1x", "99999999999999999999"}) {
+    std::tie(rc, out) = RunCommand(bin + " calibrate --db " + db + " --probe '" + id + "'");
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_EQ(out, "frontier calibrate: --probe takes a probe run's id (frontier db ls), got '" + id + "'\n");
+  }
   std::tie(rc, out) = RunCommand(bin + " probe --probe-backend fake");
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("needs --hardware"), std::string::npos) << out;

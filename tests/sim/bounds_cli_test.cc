@@ -33,6 +33,24 @@ TEST(SimulateBoundsCli, RequestsLongerThanTheContextAreRefusedBeforeAnyPromptIsD
   EXPECT_NE(out.find("--input-len 10000000 + --output-len 128: every request would be"), std::string::npos) << out;
 }
 
+// --max-num-seqs is all of its text, a cap or auto: trailing junk and blanks
+// (which std::stoi once let through) are refused, naming the flag and both forms.
+TEST(SimulateBoundsCli, MaxNumSeqsIsACapOrAutoAndNothingElse) {
+  for (const std::string bad : {"12abc", "' 12'"}) {
+    auto [rc, out] = Frontier("simulate --model llama-3.1-8b --hardware h100 --num-prompts 4 --max-num-seqs " + bad);
+    EXPECT_EQ(rc, 2) << out;
+    const std::string shown = bad == "12abc" ? "'12abc'" : "' 12'";
+    EXPECT_EQ(out, "frontier simulate: --max-num-seqs: must be an integer in [1, 1000000] or 'auto', got " + shown +
+                       "\n");
+  }
+  for (const char* good : {"12", "auto"}) {
+    auto [rc, out] =
+        Frontier(std::string("simulate --model llama-3.1-8b --hardware h100 --num-prompts 4 --max-concurrency 2 "
+                             "--max-num-seqs ") + good);
+    EXPECT_EQ(rc, 0) << good << ": " << out;
+  }
+}
+
 TEST(SimulateBoundsCli, ABenchWhoseEveryRequestFailedExitsNonZeroWithTheReason) {
   // Nothing listens on the port: every request is refused.
   const int port = FreePort();

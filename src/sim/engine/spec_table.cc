@@ -1,13 +1,16 @@
 // spec_table.cc: SimSpec's fields, their plan keys and bounds (spec_table.h).
 #include "sim/engine/spec_table.h"
 
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <type_traits>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "core/parse.h"
 
@@ -21,17 +24,17 @@ std::string SetMaxNumSeqs(const std::string& v, SimSpec* s) {
     s->max_num_seqs.reset();
     return "";
   }
-  size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
   const SimSpecField& f = SimSpecFieldOf("--max-num-seqs");
-  if (used != v.size() || n < f.min || n > f.max)
-    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got '" + v + "'";
-  s->max_num_seqs = n;
+  // The core parser's message, with the word that is the other form:
+  // "must be an integer in [1, 1000000] or 'auto', got '12abc'".
+  Result<int64_t> n = ParseInt("", v, int64_t(f.min), int64_t(f.max));
+  if (!n.ok()) {
+    std::string m = n.status().message();
+    const size_t got = m.find(", got ");
+    m.insert(got == std::string::npos ? m.size() : got, " or 'auto'");
+    return m.substr(m.find_first_not_of(' '));
+  }
+  s->max_num_seqs = static_cast<int>(*n);
   s->max_num_seqs_auto = false;
   return "";
 }
@@ -81,6 +84,76 @@ const SimSpecField& SimSpecFieldOf(std::string_view flag) {
   for (const SimSpecField& f : kFields)
     if (flag == f.flag.name) return f;
   std::abort();  // a flag name in the code that the table lacks
+}
+
+namespace {
+
+// The shortest text that reads back as `v` ("0.9", "2.5", "64").
+std::string ShortestNumber(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+// A stored config's keys that are written even at their defaults: what a
+// simulated system is.
+bool AlwaysStored(std::string_view plan_key) { return plan_key == "model" || plan_key == "tp" || plan_key == "ep"; }
+
+}  // namespace
+
+std::optional<std::string> SimSpecFieldText(const SimSpecField& field, const SimSpec& spec) {
+  const std::string_view flag = field.flag.name;
+  if (flag == "--max-num-seqs") {  // the setters' fields
+    if (spec.max_num_seqs_auto) return "auto";
+    return spec.max_num_seqs ? std::optional<std::string>(std::to_string(*spec.max_num_seqs)) : std::nullopt;
+  }
+  if (flag == "--prefix-caching") return spec.prefix_caching ? "on" : "off";
+  return std::visit(
+      [&](auto member) -> std::optional<std::string> {
+        if constexpr (std::is_same_v<decltype(member), FlagRow<SimSpec>::Setter>) {
+          std::abort();  // a setter's field this function does not know: add it above
+        } else {
+          const auto& v = spec.*member;
+          using V = std::decay_t<decltype(v)>;
+          auto text = [](const auto& x) -> std::string {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, std::string>) return x;
+            else if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
+            else if constexpr (std::is_floating_point_v<X>) return ShortestNumber(x);
+            else return std::to_string(x);
+          };
+          if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+            std::abort();  // a list field this function does not know
+          } else if constexpr (requires { v.has_value(); }) {
+            return v ? std::optional<std::string>(text(*v)) : std::nullopt;
+          } else {
+            return text(v);
+          }
+        }
+      },
+      field.flag.field);
+}
+
+std::map<std::string, std::string> SimSpecConfig(const SimSpec& spec) {
+  static const SimSpec kDefaults;
+  std::map<std::string, std::string> c;
+  std::map<std::string, std::pair<std::string, std::string>> pools;  // "prefill": {workers, "tp4,dp1,ep1"}
+  for (const SimSpecField& f : kFields) {
+    const std::string key = f.plan_key;
+    if (key.empty()) continue;  // the system's own (hardware, gpus)
+    const std::optional<std::string> text = SimSpecFieldText(f, spec);
+    if (const size_t dot = key.find('.'); dot != std::string::npos) {
+      auto& [workers, parts] = pools[key.substr(0, dot)];
+      const std::string sub = key.substr(dot + 1);
+      if (sub == "workers") workers = text.value_or("0");
+      else parts += (parts.empty() ? "" : ",") + sub + text.value_or("");
+      continue;
+    }
+    if (text && (AlwaysStored(key) || text != SimSpecFieldText(f, kDefaults))) c[key] = *text;
+  }
+  for (const auto& [pool, p] : pools)
+    if (p.first != "0") c[pool] = p.first + "x(" + p.second + ")";
+  return c;
 }
 
 Status CheckSimSpecBounds(const SimSpec& spec) {

@@ -7,7 +7,10 @@
 // Thread safety: the table is immutable; the functions are pure.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/flag_table.h"
@@ -34,6 +37,17 @@ struct SimSpecField {
 std::span<const SimSpecField> SimSpecTable();
 // The field of `flag` ("--tp"); the program's error if there is none.
 const SimSpecField& SimSpecFieldOf(std::string_view flag);
+// The value of `field` in `spec` as text, as a stored config and a plan
+// write it: a number in its shortest exact form ("64", "0.9"), a string as it
+// is, a bool "true" / "false", --max-num-seqs' "auto" or cap and
+// --prefix-caching's "on" / "off"; nothing for an unset optional.
+std::optional<std::string> SimSpecFieldText(const SimSpecField& field, const SimSpec& spec);
+// The configuration a simulated system is stored with (sweep::SystemSpec::
+// Config() adds the system's own keys): every field of the table with a plan
+// key, under it, its text (SimSpecFieldText) written when it is unlike
+// SimSpec{}'s (an optional: when set), model, tp and ep always. A pool's
+// fields make one key while it has workers: "prefill": "2x(tp4,dp1,ep1)".
+std::map<std::string, std::string> SimSpecConfig(const SimSpec& spec);
 // Each bounded field of `spec` in its range, else the first that is not:
 // "--tp must be an integer in [1, 1024], got 0".
 Status CheckSimSpecBounds(const SimSpec& spec);
