@@ -10,14 +10,18 @@ using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 
-using InitFn = nvmlReturn_t (*)();
-using ShutdownFn = nvmlReturn_t (*)();
-using CountFn = nvmlReturn_t (*)(unsigned int*);
-using HandleFn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
-using EnergyFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);  // mJ
-using PowerFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);         // mW
-using NameFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
-using ErrorStringFn = const char* (*)(nvmlReturn_t);
+// The entry points used here, bound by name in Open (null where optional and
+// missing).
+struct NvmlApi {
+  nvmlReturn_t (*init)() = nullptr;
+  nvmlReturn_t (*shutdown)() = nullptr;
+  nvmlReturn_t (*count)(unsigned int*) = nullptr;
+  nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;  // mJ
+  nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;         // mW
+  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned int) = nullptr;
+  const char* (*error_string)(nvmlReturn_t) = nullptr;
+};
 
 class NvmlSource final : public VendorGpuSource {
  public:
@@ -33,24 +37,22 @@ class NvmlSource final : public VendorGpuSource {
 
   int EnergyJoules(size_t i, double* joules) override {
     unsigned long long mj = 0;
-    const nvmlReturn_t rc = energy_(gpus_[i].handle, &mj);
+    const nvmlReturn_t rc = api_.energy(gpus_[i].handle, &mj);
     *joules = static_cast<double>(mj - gpus_[i].energy_origin_mj) / 1e3;
     return rc;
   }
   int PowerWatts(size_t i, double* watts) override {
     unsigned int mw = 0;
-    const nvmlReturn_t rc = power_(gpus_[i].handle, &mw);
+    const nvmlReturn_t rc = api_.power(gpus_[i].handle, &mw);
     *watts = mw / 1e3;
     return rc;
   }
   std::string ErrorText(int rc) const override {
-    const char* text = error_string_ != nullptr ? error_string_(rc) : nullptr;
+    const char* text = api_.error_string != nullptr ? api_.error_string(rc) : nullptr;
     return text != nullptr ? text : "error " + std::to_string(rc);
   }
 
-  EnergyFn energy_ = nullptr;
-  PowerFn power_ = nullptr;
-  ErrorStringFn error_string_ = nullptr;
+  NvmlApi api_;
   std::vector<Gpu> gpus_;
 };
 
@@ -61,29 +63,26 @@ Result<std::unique_ptr<PowerSource>> NvmlSource::Open(const std::string& path_ar
   if (std::string why; !s->Load(paths, &why))
     return Unavailable("nvml: cannot load " + path + " (" + why +
                        "); install NVIDIA's driver or set FRONTIER_NVML_LIB to libnvidia-ml.so.1's path");
-  auto init = s->Symbol<InitFn>("nvmlInit_v2");
-  auto shutdown = s->Symbol<ShutdownFn>("nvmlShutdown");
-  auto count = s->Symbol<CountFn>("nvmlDeviceGetCount_v2");
-  auto handle = s->Symbol<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
-  s->energy_ = s->Symbol<EnergyFn>("nvmlDeviceGetTotalEnergyConsumption");
-  s->power_ = s->Symbol<PowerFn>("nvmlDeviceGetPowerUsage");
-  auto name = s->Symbol<NameFn>("nvmlDeviceGetName");
-  s->error_string_ = s->Symbol<ErrorStringFn>("nvmlErrorString");
-  if (init == nullptr || shutdown == nullptr || count == nullptr || handle == nullptr || s->power_ == nullptr)
-    return Unavailable("nvml: " + path + " lacks nvmlInit_v2, nvmlShutdown, nvmlDeviceGetCount_v2, "
-                       "nvmlDeviceGetHandleByIndex_v2 or nvmlDeviceGetPowerUsage; is it NVIDIA's libnvidia-ml?");
-  if (nvmlReturn_t rc = init(); rc != kNvmlSuccess) return s->Error("nvmlInit_v2", rc);
-  s->SetShutdown(shutdown);
+  FRONTIER_RETURN_IF_ERROR(s->Bind(
+      {Required("nvmlInit_v2", &s->api_.init), Required("nvmlShutdown", &s->api_.shutdown),
+       Required("nvmlDeviceGetCount_v2", &s->api_.count), Required("nvmlDeviceGetHandleByIndex_v2", &s->api_.handle),
+       Optional("nvmlDeviceGetTotalEnergyConsumption", &s->api_.energy),
+       Required("nvmlDeviceGetPowerUsage", &s->api_.power), Optional("nvmlDeviceGetName", &s->api_.name),
+       Optional("nvmlErrorString", &s->api_.error_string)},
+      path, "NVIDIA's libnvidia-ml"));
+  if (nvmlReturn_t rc = s->api_.init(); rc != kNvmlSuccess) return s->Error("nvmlInit_v2", rc);
+  s->SetShutdown(s->api_.shutdown);
   unsigned int n = 0;
-  if (nvmlReturn_t rc = count(&n); rc != kNvmlSuccess) return s->Error("nvmlDeviceGetCount_v2", rc);
+  if (nvmlReturn_t rc = s->api_.count(&n); rc != kNvmlSuccess) return s->Error("nvmlDeviceGetCount_v2", rc);
   if (n == 0) return Unavailable("nvml: no GPU is listed by " + path);
   for (unsigned int i = 0; i < n; ++i) {
     Gpu g;
-    if (nvmlReturn_t rc = handle(i, &g.handle); rc != kNvmlSuccess)
+    if (nvmlReturn_t rc = s->api_.handle(i, &g.handle); rc != kNvmlSuccess)
       return s->Error("nvmlDeviceGetHandleByIndex_v2(" + std::to_string(i) + ")", rc);
     char text[96] = {};
-    if (name == nullptr || name(g.handle, text, sizeof(text) - 1) != kNvmlSuccess) text[0] = '\0';
-    const bool has_energy = s->energy_ != nullptr && s->energy_(g.handle, &g.energy_origin_mj) == kNvmlSuccess;
+    if (s->api_.name == nullptr || s->api_.name(g.handle, text, sizeof(text) - 1) != kNvmlSuccess) text[0] = '\0';
+    const bool has_energy =
+        s->api_.energy != nullptr && s->api_.energy(g.handle, &g.energy_origin_mj) == kNvmlSuccess;
     s->gpus_.push_back(g);
     s->AddDevice(GpuLabel(i, text), has_energy);
   }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "power/integrate.h"
+#include "power/nvml.h"
 #include "power/open.h"
 #include "util/test_paths.h"
 
@@ -77,6 +78,24 @@ TEST_F(RocmSmiTest, ByNameAndThroughTheEnvironment) {
   auto missing = OpenRocmSmi("/nonexistent/librocm_smi64.so");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("FRONTIER_ROCM_SMI_LIB"), std::string::npos);
+}
+
+// A library that loads but is the other vendor's: every entry point the
+// source cannot work without is named, with what the library should be.
+TEST_F(RocmSmiTest, EachVendorNamesTheEntryPointsTheOthersLibraryLacks) {
+  const std::string nvml_lib = testing_util::TestPath("FRONTIER_FAKE_NVML");
+  auto rsmi = OpenRocmSmi(nvml_lib);
+  ASSERT_FALSE(rsmi.ok());
+  EXPECT_EQ(rsmi.status().message(),
+            "amdsmi: the library lacks rsmi_init, rsmi_shut_down, rsmi_num_monitor_devices or "
+            "rsmi_dev_power_ave_get; is it ROCm's librocm_smi64?");
+  const std::string rsmi_lib = testing_util::TestPath("FRONTIER_FAKE_RSMI");
+  auto nvml = OpenNvml(rsmi_lib);
+  ASSERT_FALSE(nvml.ok());
+  EXPECT_EQ(nvml.status().message(),
+            "nvml: " + rsmi_lib +
+                " lacks nvmlInit_v2, nvmlShutdown, nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2 or "
+                "nvmlDeviceGetPowerUsage; is it NVIDIA's libnvidia-ml?");
 }
 
 }  // namespace

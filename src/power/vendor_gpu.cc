@@ -1,5 +1,7 @@
 #include "power/vendor_gpu.h"
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -35,6 +37,24 @@ bool VendorGpuSource::Load(const std::vector<std::string>& paths, std::string* w
     *why += (why->empty() ? "" : "; ") + std::string(e != nullptr ? e : p);
   }
   return false;
+}
+
+Status VendorGpuSource::Bind(std::initializer_list<VendorSymbol> symbols, const std::string& library,
+                             const std::string& expected) {
+  std::vector<const char*> required;
+  bool missing = false;
+  for (const VendorSymbol& s : symbols) {
+    void* address = dlsym(lib_, s.name);
+    s.store(s.slot, address);
+    if (!s.required) continue;
+    required.push_back(s.name);
+    missing = missing || address == nullptr;
+  }
+  if (!missing) return Status::Ok();
+  std::string names;
+  for (size_t i = 0; i < required.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == required.size() ? " or " : ", ") + std::string(required[i]);
+  return Unavailable(name_ + ": " + library + " lacks " + names + "; is it " + expected + "?");
 }
 
 void VendorGpuSource::AddDevice(std::string label, bool has_energy) {

@@ -12,8 +12,7 @@
 // Internal to power/. Thread safety: as PowerSource.
 #pragma once
 
-#include <dlfcn.h>
-
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,26 @@ std::vector<std::string> LibraryCandidates(const std::string& path, const char* 
 // "gpu<i>", then " <name>" where the vendor gave a non-empty name.
 std::string GpuLabel(size_t i, const char* name);
 
+// One entry point of a vendor's library, as VendorGpuSource::Bind looks it
+// up: its name, the typed function pointer it is stored in, and whether the
+// source cannot work without it. Made by Required and Optional.
+struct VendorSymbol {
+  const char* name;
+  bool required;
+  void* slot;                                  // the Fn* given to Required or Optional
+  void (*store)(void* slot, void* address);  // *slot = address, as Fn
+};
+template <typename Fn>
+VendorSymbol Required(const char* name, Fn* slot) {
+  return {name, true, slot, [](void* to, void* address) { *static_cast<Fn*>(to) = reinterpret_cast<Fn>(address); }};
+}
+template <typename Fn>
+VendorSymbol Optional(const char* name, Fn* slot) {
+  VendorSymbol s = Required(name, slot);
+  s.required = false;
+  return s;
+}
+
 class VendorGpuSource : public PowerSource {
  public:
   ~VendorGpuSource() override;  // the vendor's shutdown once its init succeeded, then dlclose
@@ -45,11 +64,12 @@ class VendorGpuSource : public PowerSource {
   // Loads the first of `paths` that dlopen() accepts. False when none does,
   // with every dlerror() "; "-joined in `why`.
   bool Load(const std::vector<std::string>& paths, std::string* why);
-  // REQUIRES: Load() succeeded. Null when the library lacks `name`.
-  template <typename Fn>
-  Fn Symbol(const char* name) const {
-    return reinterpret_cast<Fn>(dlsym(lib_, name));
-  }
+  // REQUIRES: Load() succeeded. Stores every symbol's address in its slot
+  // (null where the library lacks it). Unavailable where a required one is
+  // missing: "<name>: <library> lacks A, B or C; is it <expected>?", naming
+  // every required symbol in the order given.
+  Status Bind(std::initializer_list<VendorSymbol> symbols, const std::string& library,
+              const std::string& expected);
   // Called from the destructor: set once the vendor's init succeeded.
   void SetShutdown(int (*shutdown)()) { shutdown_ = shutdown; }
   // Devices in the order of the vendor's index.

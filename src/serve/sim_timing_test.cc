@@ -30,7 +30,7 @@ std::vector<Nanos> Schedule(const sim::SimConfig& config, int32_t prompt_tokens,
   std::vector<Nanos> ends;
   Nanos v = 0;
   while (!reference.Idle()) {
-    const auto step = reference.RunStep();
+    const auto step = NextStep(reference);
     v += step.duration_ns;
     if (!step.emissions.empty()) ends.push_back(v);
   }

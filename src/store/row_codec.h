@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -201,41 +203,65 @@ void DecodeOrSkip(Row& row, Status (*decode)(Row&, T&), const Skip& skip, std::v
   out.push_back(std::move(value));
 }
 
-// A row of sql::SelectRequests into `r` (r.idx is set first, for the message).
+// RequestRow's columns, listed once for both directions: kRequestColumns(r,
+// f) calls f(name, member, max) for each in sql::SelectRequests' order (and
+// sql::InsertRequests' after point_id), with `max` the bound a decoded number
+// is checked against (from 0, named `name` in the error) or kUnbounded.
+inline constexpr int64_t kUnbounded = -1;
+constexpr auto kRequestColumns = [](auto& r, auto&& f) {
+  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
+  f("idx", r.idx, kUnbounded);  // first: DamagedRow names it
+  f("ok", r.ok, kUnbounded);
+  f("warmup", r.warmup, kUnbounded);
+  f("prompt_tokens", r.prompt_tokens, kTokens);
+  f("output_tokens", r.output_tokens, kTokens);
+  f("scheduled_ns", r.scheduled_ns, kUnbounded);
+  f("sent_ns", r.sent_ns, kUnbounded);
+  f("first_token_ns", r.first_token_ns, kUnbounded);
+  f("end_ns", r.end_ns, kUnbounded);
+  f("events", r.events, kTokens);
+  f("failure", r.failure, kUnbounded);
+  f("http_status", r.http_status, int64_t{999});
+};
+
+// A row of sql::SelectRequests into `r`, stopping at the first column out of
+// its bounds.
 template <class Row>
 Status DecodeRequest(Row& s, RequestRow& r) {
-  constexpr int64_t kTokens = bounds::kMaxRequestTokens;
-  r.idx = s.Int(0);
-  r.ok = s.Int(1) != 0;
-  r.warmup = s.Int(2) != 0;
-  FRONTIER_ASSIGN_OR_RETURN(r.prompt_tokens, s.Int(3, "prompt_tokens", 0, kTokens));
-  FRONTIER_ASSIGN_OR_RETURN(r.output_tokens, s.Int(4, "output_tokens", 0, kTokens));
-  r.scheduled_ns = s.Int(5);
-  r.sent_ns = s.Int(6);
-  r.first_token_ns = s.Int(7);
-  r.end_ns = s.Int(8);
-  FRONTIER_ASSIGN_OR_RETURN(r.events, s.Int(9, "events", 0, kTokens));
-  r.failure = s.Text(10);
-  FRONTIER_ASSIGN_OR_RETURN(r.http_status, s.Int(11, "http_status", 0, 999));
-  return Status::Ok();
+  int col = 0;
+  Status st;
+  kRequestColumns(r, [&](const char* name, auto& v, int64_t max) {
+    using T = std::decay_t<decltype(v)>;
+    const int c = col++;
+    if (!st.ok()) return;
+    if constexpr (std::is_same_v<T, std::string>) {
+      v = s.Text(c);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      v = s.Int(c) != 0;
+    } else if (max == kUnbounded) {
+      v = static_cast<T>(s.Int(c));
+    } else if (Result<int64_t> n = s.Int(c, name, 0, max); n.ok()) {
+      v = static_cast<T>(*n);
+    } else {
+      st = n.status();
+    }
+  });
+  return st;
 }
 
 // The parameters of one row of sql::InsertRequests, starting at `first`.
 template <class Binder>
 void BindRequest(Binder& b, int first, int64_t point_id, const RequestRow& q) {
   b.Bind(first, point_id);
-  b.Bind(first + 1, q.idx);
-  b.Bind(first + 2, static_cast<int64_t>(q.ok));
-  b.Bind(first + 3, static_cast<int64_t>(q.warmup));
-  b.Bind(first + 4, static_cast<int64_t>(q.prompt_tokens));
-  b.Bind(first + 5, static_cast<int64_t>(q.output_tokens));
-  b.Bind(first + 6, q.scheduled_ns);
-  b.Bind(first + 7, q.sent_ns);
-  b.Bind(first + 8, q.first_token_ns);
-  b.Bind(first + 9, q.end_ns);
-  b.Bind(first + 10, static_cast<int64_t>(q.events));
-  b.Bind(first + 11, q.failure);
-  b.Bind(first + 12, static_cast<int64_t>(q.http_status));
+  int param = first + 1;
+  kRequestColumns(q, [&](const char*, const auto& v, int64_t) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>) {
+      b.Bind(param++, v);
+    } else {
+      b.Bind(param++, static_cast<int64_t>(v));
+    }
+  });
 }
 
 // The parameters of sql::InsertPointSeries.

@@ -35,6 +35,43 @@ PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
   return p;
 }
 
+// Every column of a request row, each a different value, comes back in its
+// own field (kRequestColumns binds and decodes them from one list).
+TEST(SqliteStore, EveryRequestColumnRoundTripsToItsField) {
+  testing_util::ScratchDir tmp("store");
+  auto store = OpenStore(tmp.Path("requests.db"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  RunInfo run;
+  run.sweep = "s";
+  run.system = "x";
+  auto created = (*store)->CreateRun(run);
+  ASSERT_TRUE(created.ok());
+  std::vector<RequestRow> rows(2);
+  rows[0] = RequestRow{7, true, false, 11, 13, 17, 19, 23, 29, 31, "timeout", 503};
+  rows[1] = RequestRow{8, false, true, 2147483647, 0, -3, -5, -1, -1, 0, "", 0};
+  auto pid = (*store)->AddPoint(MakePoint(created->id, 8, 0, 100), rows);
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  auto got = (*store)->ListRequests(*pid);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const RequestRow& a = (*got)[i];
+    const RequestRow& b = rows[i];
+    EXPECT_EQ(a.idx, b.idx);
+    EXPECT_EQ(a.ok, b.ok);
+    EXPECT_EQ(a.warmup, b.warmup);
+    EXPECT_EQ(a.prompt_tokens, b.prompt_tokens);
+    EXPECT_EQ(a.output_tokens, b.output_tokens);
+    EXPECT_EQ(a.scheduled_ns, b.scheduled_ns);
+    EXPECT_EQ(a.sent_ns, b.sent_ns);
+    EXPECT_EQ(a.first_token_ns, b.first_token_ns);
+    EXPECT_EQ(a.end_ns, b.end_ns);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(a.failure, b.failure);
+    EXPECT_EQ(a.http_status, b.http_status);
+  }
+}
+
 TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
   testing_util::ScratchDir tmp("store");
   const std::string path = tmp.Path("roundtrip.db");

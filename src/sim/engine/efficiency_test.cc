@@ -247,7 +247,7 @@ TEST(DisaggregatedEngineTest, TimelineByHand) {
   Nanos t = 0;
   std::vector<std::pair<Nanos, Engine::Emission>> seen;
   while (!engine.Idle()) {
-    Engine::Step step = engine.RunStep();
+    Engine::Step step = NextStep(engine);
     t += step.duration_ns;
     for (const auto& e : step.emissions) seen.push_back({t, e});
   }

@@ -95,12 +95,6 @@ Nanos Engine::NextEventIn() {
 
 void Engine::Advance(Nanos ns) { now_ += std::max<Nanos>(0, ns); }
 
-Engine::Step Engine::RunStep() {
-  Step step;
-  RunStep(&step);
-  return step;
-}
-
 void Engine::RunPools(Step* out) {
   out->duration_ns = 0;
   out->emissions.clear();

@@ -63,10 +63,9 @@ class Engine {
   // Nothing running, waiting or in transfer.
   bool Idle() const { return single_ ? single_->Idle() : PoolsIdle(); }
 
-  // Advances to the next event (see the file comment). An idle engine
-  // returns a zero step.
-  Step RunStep();
-  // As RunStep(), reusing `out`'s storage (the simulator's hot path).
+  // Advances to the next event (see the file comment) into `out`, reusing
+  // its storage (the simulator's hot path; NextStep in worker.h returns a new
+  // Step). An idle engine returns a zero step.
   void RunStep(Step* out) {
     if (!single_) return RunPools(out);
     single_->RunStep(out);

@@ -39,7 +39,7 @@ TEST(EngineTest, NeverOverKvCapacityEveryRequestFinishesAndPreemptionRecovers) {
     int steps = 0;
     int64_t most = 0;
     while (!e.Idle()) {
-      Engine::Step s = e.RunStep();
+      Engine::Step s = NextStep(e);
       ASSERT_GT(s.duration_ns, 0);
       const EngineStats st = e.stats();
       ASSERT_LE(st.kv_blocks_used, st.kv_blocks_total);
@@ -71,7 +71,7 @@ TEST(EngineTest, FirstComeFirstServedAdmission) {
   for (int i = 0; i < 12; ++i) ASSERT_TRUE(e.Add(i, 100 + 37 * (i % 5), 50).ok());
   std::vector<int64_t> first_order;
   while (!e.Idle()) {
-    for (const auto& em : e.RunStep().emissions)
+    for (const auto& em : NextStep(e).emissions)
       if (em.first) first_order.push_back(em.id);
   }
   ASSERT_EQ(first_order.size(), 12u);
@@ -87,7 +87,7 @@ TEST(EngineTest, ChunkedPrefillRespectsTheTokenBudget) {
   int steps_to_first = 0;
   bool first = false;
   while (!first) {
-    Engine::Step s = e.RunStep();
+    Engine::Step s = NextStep(e);
     EXPECT_LE(s.shape.tokens(), 512);
     ++steps_to_first;
     for (const auto& em : s.emissions) first |= (em.id == 0 && em.first);
@@ -115,11 +115,11 @@ TEST(EngineTest, EachPrefillModeBuildsTheHandComputedStep) {
     c.mixed_prefill = k.mixed;
     Engine e(c);
     ASSERT_TRUE(e.Add(0, 10, 20).ok());
-    Engine::Step first = e.RunStep();  // A's prompt, whole, and its first token
+    Engine::Step first = NextStep(e);  // A's prompt, whole, and its first token
     EXPECT_EQ(first.shape.prefill_tokens, 10);
     ASSERT_TRUE(e.Add(1, 300, 4).ok());
     ASSERT_TRUE(e.Add(2, 300, 4).ok());
-    Engine::Step s = e.RunStep();
+    Engine::Step s = NextStep(e);
     EXPECT_EQ(s.shape.tokens(), k.tokens);
     EXPECT_EQ(s.shape.decode_seqs, k.decode_seqs);
     EXPECT_EQ(s.shape.prefill_tokens, k.prefill_tokens);
@@ -134,7 +134,7 @@ TEST(EngineTest, RejectsWhatCanNeverFitAndCancelFrees) {
   EXPECT_FALSE(e.Add(1, 0, 10).ok());
   ASSERT_TRUE(e.Add(2, 500, 100).ok());
   EXPECT_FALSE(e.Add(2, 5, 5).ok());  // duplicate id
-  e.RunStep();
+  NextStep(e);
   EXPECT_GT(e.stats().kv_blocks_used, 0);
   e.Cancel(2);
   EXPECT_EQ(e.stats().kv_blocks_used, 0);
@@ -149,7 +149,7 @@ TEST(EngineTest, SpeculativeDecodingEmitsTheAcceptanceLength) {
   ASSERT_TRUE(e.Add(0, 64, 1001).ok());
   std::vector<int32_t> chunks;
   while (!e.Idle())
-    for (const auto& em : e.RunStep().emissions) chunks.push_back(em.tokens);
+    for (const auto& em : NextStep(e).emissions) chunks.push_back(em.tokens);
   // First token from prefill, then 1000 tokens at 2.5 per step (2, 3, 2, 3, ...).
   ASSERT_EQ(chunks.size(), 1u + 400u);
   EXPECT_EQ(chunks[0], 1);

@@ -55,7 +55,7 @@ std::vector<uint64_t> Hashes(const std::vector<int32_t>& t) { return workload::C
 // Runs the worker until idle; returns the steps.
 std::vector<Worker::Step> Drain(Worker& w) {
   std::vector<Worker::Step> steps;
-  while (!w.Idle()) steps.push_back(w.RunStep());
+  while (!w.Idle()) steps.push_back(NextStep(w));
   return steps;
 }
 
@@ -121,8 +121,8 @@ TEST(WorkerPrefixCacheTest, CachedBlocksOfARunningRequestAreNotChargedTwice) {
   int steps = 0;
   while (!a.Idle()) {
     ASSERT_FALSE(b.Idle());
-    a.RunStep();
-    b.RunStep();
+    NextStep(a);
+    NextStep(b);
     ++steps;
     // 64 + k tokens computed after step k (the prefill is step 1): ceil / 16 pages.
     if (!a.Idle()) {

@@ -181,12 +181,6 @@ void Worker::Preempt(int32_t slot) {
   ++stats_.preemptions;
 }
 
-Worker::Step Worker::RunStep() {
-  Step step;
-  RunStep(&step);
-  return step;
-}
-
 void Worker::RunStep(Step* out) {
   out->duration_ns = 0;
   out->handoffs.clear();

@@ -131,9 +131,9 @@ class Worker {
   // Nothing running or waiting.
   bool Idle() const { return running_.empty() && waiting_.empty(); }
 
-  // Plans and accounts one iteration. An idle engine returns a zero step.
-  Step RunStep();
-  // As RunStep(), reusing `out`'s storage (the simulator's hot path).
+  // Plans and accounts one iteration into `out`, reusing its storage (the
+  // simulator's hot path; NextStep below returns a new Step). An idle engine
+  // returns a zero step.
   void RunStep(Step* out);
   // A run of steady decode steps planned at once: steps RunStep would plan
   // one by one, each of which has every running request decode one token,
@@ -258,5 +258,14 @@ class Worker {
   bool plain_decodes_ = false;
   EngineStats stats_;
 };
+
+// One RunStep of `model` (a Worker or an Engine) as a new Step, for callers
+// that do not reuse a Step's storage.
+template <class Model>
+typename Model::Step NextStep(Model& model) {
+  typename Model::Step step;
+  model.RunStep(&step);
+  return step;
+}
 
 }  // namespace frontier::sim
