@@ -23,6 +23,7 @@
 #include "loadgen/shard.h"
 #include "loadgen/verdict.h"
 #include "metrics/summary_text.h"
+#include "sweep/as_plan.h"
 #include "sweep/bench_job.h"
 
 namespace frontier::cli {
@@ -142,8 +143,9 @@ int RunBench(int argc, char** argv) {
   f.req.db = f.db.db;
   f.req.scrape = app.count("--scrape-metrics") > 0;
   std::string bad = CheckDbFlags(app, f.db);
-  if (bad.empty()) bad = sweep::BenchRequestProblem(f.req);
+  if (bad.empty()) bad = sweep::BenchRequestProblem(f.req, GivenIn(app));
   if (!bad.empty()) return UsageError("bench", bad);
+  if (f.req.as_plan) return Fail("bench", sweep::PrintPlan(sweep::BenchPlan(f.req, f.tf, ResolveWorkload(f.wf), f.wf)));
   Result<sweep::BenchJob> job = StartBenchmark(f);
   if (!job.ok()) return Fail("bench", job.status());
   std::signal(SIGINT, OnSigint);

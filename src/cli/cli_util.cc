@@ -79,9 +79,9 @@ int UsageError(const std::string& command, const std::string& message) {
 }
 
 int Fail(const std::string& command, const Status& status) {
+  if (status.ok()) return 0;
   std::cerr << "frontier " << command << ": " << TerminalSafe(RedactText(status.message())) << "\n";
-  const bool usage = status.code() == StatusCode::kInvalidArgument ||
-                     status.code() == StatusCode::kNotFound;
+  const bool usage = status.code() == StatusCode::kInvalidArgument || status.code() == StatusCode::kNotFound;
   return usage ? 2 : 1;
 }
 

@@ -21,7 +21,7 @@ int Parse(CLI::App& app, int argc, char** argv);
 
 // Prints "frontier <cmd>: <status message>" (secrets redacted) to stderr and returns the exit
 // status for it: 2 for kInvalidArgument/kNotFound (the user can fix the
-// input), 1 otherwise.
+// input), 1 otherwise; for OK nothing is printed and the status is 0.
 int Fail(const std::string& command, const Status& status);
 
 // The --db help of every verb that opens the results database.

@@ -22,6 +22,7 @@
 #include "loadgen/search_text.h"
 #include "store/records.h"
 #include "store/store.h"
+#include "sweep/as_plan.h"
 #include "sweep/search_job.h"
 
 namespace frontier::cli {
@@ -133,6 +134,7 @@ int RunSearch(int argc, char** argv) {
   }
   if (Status st = CompleteSettings(app, CommandLine(argc, argv), &f); !st.ok()) return Fail(kCmd, st);
   if (Status st = sweep::ResolveSearchOptions(f.settings, &s); !st.ok()) return Fail(kCmd, st);
+  if (f.settings.request.as_plan) return Fail(kCmd, sweep::PrintPlan(sweep::SearchPlan(s, tf, wf, GivenIn(app))));
   if (Status st = StartSearch(tf, f.db, live, &s); !st.ok()) return Fail(kCmd, st);
   Result<loadgen::SearchResult> result = RunTrials(s);
   if (!result.ok()) return Fail(kCmd, result.status());

@@ -14,8 +14,8 @@
 #include "sim/describe.h"
 #include "sim/engine/data_dir.h"
 #include "sim/simulate_job.h"
+#include "sweep/as_plan.h"
 #include "sweep/point_store.h"
-#include "sweep/simulate_plan.h"
 #include "sweep/system_run.h"
 
 namespace frontier::cli {
@@ -144,10 +144,7 @@ int RunSimulate(int argc, char** argv) {
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
   if (Status st = sim::ResolveSimulatedWorkload(std::move(*w), &v.s); !st.ok()) return Fail(kCmd, st);
-  if (req.as_plan) {
-    Result<std::string> plan = sweep::SimulatePlan(v.s, wf, given);
-    return plan.ok() ? std::printf("%s", plan->c_str()) < 0 : Fail(kCmd, plan.status());
-  }
+  if (req.as_plan) return Fail(kCmd, sweep::PrintPlan(sweep::SimulatePlan(v.s, wf, given)));
   if (Status st = StartPoints(app, CommandLine(argc, argv), &v); !st.ok()) return Fail(kCmd, st);
   if (!req.best_deployment) {
     std::printf("%s", sim::DescribeConfig(v.s.config).c_str());

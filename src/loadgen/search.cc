@@ -82,6 +82,11 @@ const FlagRow<SearchRequest> kFlags[] = {
     {"--max-trials", &SearchRequest::max_trials, "Most trials to run [20]", "Search"},
     {"--min-value", &SearchRequest::min_value, "Lowest load to try [rate 0.01, concurrency 1]", "Search"},
     {"--max-value", &SearchRequest::max_value, "Highest load to try [rate 1e6, concurrency 65536]", "Search"},
+    {"--as-plan", &SearchRequest::as_plan,
+     "Print the sweep plan (YAML, a `search:` block) that runs this search with `frontier sweep`, then exit without "
+     "a trial; the API key and --header are left out, and the flags a plan has no field for (--db, --client-rtt-us, "
+     "--timeout, ...) are refused",
+     "Output"},
 };
 
 }  // namespace

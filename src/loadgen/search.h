@@ -134,10 +134,11 @@ struct SearchRequest {
   std::optional<double> min_value;   // lowest load to try [rate 0.01, concurrency 1]
   std::optional<double> max_value;   // highest load to try [rate 1e6, concurrency 65536]
   bool saturation_stop = true;       // stop (and mark) trials whose queue grows without bound
+  bool as_plan = false;              // the command's --as-plan (sweep/as_plan.h); no plan key
 };
 
 // `frontier search`'s flags that fill a SearchRequest (--over ... --max-value,
-// group "Search"), in --help's order. --no-saturation-stop, a flag that
+// group "Search"; then --as-plan, group "Output"), in --help's order. --no-saturation-stop, a flag that
 // clears saturation_stop, is the command's own.
 std::span<const FlagRow<SearchRequest>> SearchFlagRows();
 

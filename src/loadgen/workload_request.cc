@@ -250,6 +250,18 @@ void DescribeSummary(const metrics::SummaryOptions& s, std::map<std::string, std
 
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows() { return kFlags; }
 
+std::span<const char* const> WorkloadFlagsWithoutPlanForm() {
+  static const char* const kWithoutPlanForm[] = {"--tokenizer",   "--duration",    "--session-rate",  "--percentiles",
+                                                 "--timeslice",   "--result-json", "--requests-jsonl"};
+  return kWithoutPlanForm;
+}
+
+std::string PlanFormProblem(const std::string& command, std::span<const std::string> flags, const FlagGiven& given) {
+  for (const std::string& flag : flags)
+    if (given(flag)) return flag + " has no plan form; drop it or run " + command + " without --as-plan";
+  return "";
+}
+
 Result<ResolvedWorkload> ResolveWorkload(const WorkloadRequest& f) {
   ResolvedWorkload w;
   w.requested = f.given;

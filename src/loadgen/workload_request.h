@@ -127,6 +127,17 @@ struct WorkloadRequest {
 // Every flag above, in the order --help lists it.
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows();
 
+// The workload flags a sweep plan has no field for: --tokenizer, --duration,
+// --session-rate, --percentiles, --timeslice, --result-json, --requests-jsonl
+// (the rest have a plan key, workload/option_names.h, or are --goodput, a
+// plan's `slo`, and --num-gpus, its system's `gpus`). Every command's
+// --as-plan refuses them (sweep/as_plan.h).
+std::span<const char* const> WorkloadFlagsWithoutPlanForm();
+
+// "FLAG has no plan form; drop it or run COMMAND without --as-plan" for the
+// first of `flags` given, else "".
+std::string PlanFormProblem(const std::string& command, std::span<const std::string> flags, const FlagGiven& given);
+
 // Validates and resolves `r`. InvalidArgument with a one-line message naming
 // the flag and what is allowed.
 Result<ResolvedWorkload> ResolveWorkload(const WorkloadRequest& r);

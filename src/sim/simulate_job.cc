@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 #include <utility>
 #include <variant>
 
 #include "core/limits.h"
 #include "core/parse.h"
+#include "loadgen/workload_request.h"
 #include "sim/engine/data_dir.h"
 #include "sim/engine/model.h"
 #include "sim/sim_target.h"
@@ -95,10 +97,10 @@ const FlagRow<SimulateRequest> kFlags[] = {
      "Print the sweep plan (YAML) that runs these points with `frontier sweep`, then exit", "Output"},
 };
 
+// Beside the workload's (loadgen::WorkloadFlagsWithoutPlanForm).
 const char* const kWithoutPlanForm[] = {
     "--explain", "--list", "--db", "--run-label", "--best-deployment", "--search-disagg", "--client-rtt-us",
-    "--max-requests", "--max-memory-mb", "--tokenizer", "--ignore-eos", "--duration",
-    "--session-rate", "--percentiles", "--timeslice", "--result-json", "--requests-jsonl",
+    "--max-requests", "--max-memory-mb", "--ignore-eos",
 };
 
 }  // namespace
@@ -114,13 +116,17 @@ std::vector<std::string> SimulateOwnFlags() {
   return own;
 }
 
-std::span<const char* const> SimulateFlagsWithoutPlanForm() { return kWithoutPlanForm; }
+std::vector<std::string> SimulateFlagsWithoutPlanForm() {
+  std::vector<std::string> flags(std::begin(kWithoutPlanForm), std::end(kWithoutPlanForm));
+  for (const char* flag : loadgen::WorkloadFlagsWithoutPlanForm()) flags.push_back(flag);
+  return flags;
+}
 
 std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& r, bool list, bool storing,
                                  double client_rtt_us) {
-  if (r.as_plan)
-    for (const char* flag : kWithoutPlanForm)
-      if (given(flag)) return std::string(flag) + " has no plan form; drop it or run simulate without --as-plan";
+  if (std::string bad = r.as_plan ? loadgen::PlanFormProblem("simulate", SimulateFlagsWithoutPlanForm(), given) : "";
+      !bad.empty())
+    return bad;
   if (storing && (list || r.best_deployment))
     return std::string("--db stores simulated points; ") +
            (list ? "--list simulates none" : "--best-deployment compares layouts without storing them");

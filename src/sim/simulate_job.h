@@ -43,7 +43,7 @@ struct SimulateRequest {
   std::string concurrency;  // --concurrency as typed ("1,2,4"); "" = one point
   int64_t max_requests = kMaxRunRequests, max_memory_mb = kDefaultSimMemoryBytes >> 20;  // a run's bounds
   bool best_deployment = false, search_disagg = false;
-  bool as_plan = false;  // --as-plan: print the sweep plan of these points (sweep/simulate_plan.h), run none
+  bool as_plan = false;  // --as-plan: print the sweep plan of these points (sweep/as_plan.h), run none
   // Workload flags given on the command line that a sweep refuses or the
   // simulated system checks.
   bool num_gpus_given = false, max_concurrency_given = false, duration_given = false;
@@ -71,9 +71,10 @@ std::string SimulateUsageProblem(const FlagGiven& given, const SimulateRequest& 
                                  double client_rtt_us);
 
 // The flags of `frontier simulate` that a sweep plan cannot express: --as-plan
-// refuses them (the output, run-bound, client and search flags; a plan's
-// points use the defaults).
-std::span<const char* const> SimulateFlagsWithoutPlanForm();
+// refuses them (the output, run-bound, client and search flags, then the
+// workload's, loadgen::WorkloadFlagsWithoutPlanForm; a plan's points use the
+// defaults).
+std::vector<std::string> SimulateFlagsWithoutPlanForm();
 
 // Everything one invocation resolved before it simulates.
 struct Simulation {

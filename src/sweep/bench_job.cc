@@ -8,6 +8,7 @@
 #include "core/redact.h"
 #include "power/open.h"
 #include "sim/engine/data_dir.h"
+#include "sweep/as_plan.h"
 #include "sweep/system_run.h"
 #include "workload/dataset_label.h"
 
@@ -63,6 +64,11 @@ const FlagRow<BenchRequest> kFlags[] = {
      "A DCGM exporter's /metrics (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) for --power scrape or "
      "auto [the --scrape-metrics URL]",
      "Energy"},
+    {"--as-plan", &BenchRequest::as_plan,
+     "Print the sweep plan (YAML) that runs this point with `frontier sweep`, then exit without sending a request; "
+     "the API key and --header are left out, and the flags a plan has no field for (--db, --scrape-metrics, "
+     "--shard, --timeout, ...) are refused",
+     "Output"},
     {"--shard", &BenchRequest::shard,
      "Run shard INDEX/COUNT of the schedule (0-based), e.g. 1/4; default from OMPI_COMM_WORLD_RANK/SIZE or, in an srun "
      "step, SLURM_PROCID/SLURM_NTASKS. Needs --requests-jsonl; join with `bench merge`",
@@ -81,7 +87,10 @@ const FlagRow<BenchRequest> kFlags[] = {
 
 std::span<const FlagRow<BenchRequest>> BenchFlagRows() { return kFlags; }
 
-std::string BenchRequestProblem(const BenchRequest& r) {
+std::string BenchRequestProblem(const BenchRequest& r, const FlagGiven& given) {
+  if (r.as_plan)
+    if (std::string bad = loadgen::PlanFormProblem("bench", BenchFlagsWithoutPlanForm(), given); !bad.empty())
+      return bad;
   if (!(r.scrape_interval_s >= 0.05 && r.scrape_interval_s <= 3600))
     return "--scrape-interval must be a number of seconds in [0.05, 3600], got " + std::to_string(r.scrape_interval_s);
   const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(r.power_kind);

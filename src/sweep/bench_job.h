@@ -56,19 +56,22 @@ struct BenchRequest {
   std::string shard;                // --shard ("" = from the environment, else none)
   std::string rendezvous = "127.0.0.1:29517", rendezvous_token;  // --rendezvous, --rendezvous-token
   double rendezvous_timeout_s = 60;                              // --rendezvous-timeout
+  bool as_plan = false;  // --as-plan: print the sweep plan of this point (sweep/as_plan.h), send nothing
 };
 
 // The flags that fill a BenchRequest, in --help's order: the measurement's
-// (--scrape-metrics ... --power-url; groups "Output" and "Energy"), then the
-// shards' (group "Shards", which --help lists after the workload's flags).
+// (--scrape-metrics ... --power-url; groups "Output" and "Energy") and
+// --as-plan ("Output"), then the shards' (group "Shards", which --help lists
+// after the workload's flags).
 // The binder adds --scrape-metrics' optional value and --rendezvous-timeout's
 // range [1, 86400].
 std::span<const FlagRow<BenchRequest>> BenchFlagRows();
 
 // "" when the request's measurement values fit, else the usage message: the
 // scrape interval, the power source and its interval, --power scrape without
-// a URL.
-std::string BenchRequestProblem(const BenchRequest& request);
+// a URL, --as-plan with a flag a plan has no field for (`given` tells which
+// were given; BenchFlagsWithoutPlanForm, sweep/as_plan.h).
+std::string BenchRequestProblem(const BenchRequest& request, const FlagGiven& given);
 
 // A note for the user, one line without its "frontier bench: " prefix.
 using BenchNote = std::function<void(const std::string& note)>;

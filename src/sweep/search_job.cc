@@ -9,12 +9,16 @@
 #include "sim/engine/data_dir.h"
 #include "sim/search_trial.h"
 #include "sim/spec_fields.h"
+#include "sweep/as_plan.h"
 #include "sweep/system_run.h"
 #include "workload/dataset_label.h"
 
 namespace frontier::sweep {
 
 std::string SearchUsageProblem(const FlagGiven& given, bool live) {
+  if (given("--as-plan"))
+    if (std::string bad = loadgen::PlanFormProblem("search", SearchFlagsWithoutPlanForm(), given); !bad.empty())
+      return bad;
   if (!given("--model"))
     return live ? "--model is required (the model name the server serves)"
                 : "--model is required (frontier simulate --list shows the catalog)";
@@ -46,6 +50,7 @@ std::vector<std::string> SearchOwnFlags() {
 Status SimulateSearch(const sim::SimSpec& spec, SearchJob* job) {
   FRONTIER_ASSIGN_OR_RETURN(sim::SimConfig config, sim::ResolveSimConfig(spec));
   job->system = SimulatedSystem(spec, config);
+  job->spec = spec;
   job->model = config.model.name;
   job->config = std::move(config);
   return Status::Ok();
@@ -61,6 +66,7 @@ Status ResolveSearchOptions(const SearchSettings& settings, SearchJob* job) {
   FRONTIER_ASSIGN_OR_RETURN(std::optional<loadgen::ScenarioRules> rules,
                             loadgen::ResolveScenarioRules(w, sim::DefaultDataDir(), job->model));
   loadgen::SearchOptions& o = job->options;
+  job->request = settings.request;
   o.rules = *rules;
   o.base = w.load;
   // The same checks as a plan's `search:` block.

@@ -43,6 +43,8 @@ struct SearchJob {
   std::string model;                       // the served or catalogued model
   loadgen::ResolvedWorkload w;
   std::optional<sim::SimConfig> config;    // the simulated system; none for a live server
+  sim::SimSpec spec;                       // ... as its flags asked it (SimulateSearch), for --as-plan
+  loadgen::SearchRequest request;          // the search as its flags asked it (ResolveSearchOptions)
   SystemSpec system;                       // what the stored run names (MakeSearchRunner sets a server's)
   sim::SimulateOptions sim_options;        // a simulated system's trials: client round trip, band
   loadgen::SearchOptions options;          // ResolveSearchOptions
@@ -64,7 +66,8 @@ struct SearchSettings {
 // --model missing; with a live server (`live`: --base-url given) a flag of a
 // simulated system (sim/spec_fields.h; the first in the table's order) or
 // --client-rtt-us; without one, --hardware missing or a live server's flag
-// (loadgen/target_request.h).
+// (loadgen/target_request.h); with --as-plan, a flag a plan has no field for
+// (SearchFlagsWithoutPlanForm, sweep/as_plan.h).
 std::string SearchUsageProblem(const FlagGiven& given, bool live);
 
 // The flags a search reads itself, not the workload's: SimSpec's, the search

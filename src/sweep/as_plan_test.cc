@@ -1,10 +1,12 @@
-// `frontier simulate --as-plan` below the command line: the plan text of a
-// resolved invocation, and that it reads back (ParsePlan) as the deployment,
-// workload and loads simulate resolved.
-#include "sweep/simulate_plan.h"
+// `--as-plan` of simulate, bench and search below the command line: the plan
+// text of a resolved invocation, and that it reads back (ParsePlan) as the
+// system, workload, loads and search the command resolved.
+#include "sweep/as_plan.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +17,7 @@
 #include "sim/describe.h"
 #include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
+#include "sweep/search_job.h"
 #include "sweep/sessions.h"
 #include "sweep/system_run.h"
 
@@ -220,10 +223,10 @@ TEST(SimulatePlan, LoadsAPlanCannotExpressAreRefusedNamingTheFlag) {
 TEST(SimulatePlan, FlagsWithoutPlanFormAreUsageErrors) {
   sim::SimulateRequest r;
   r.as_plan = true;
-  for (const char* flag : sim::SimulateFlagsWithoutPlanForm()) {
+  for (const std::string& flag : sim::SimulateFlagsWithoutPlanForm()) {
     const FlagGiven given = [&](const std::string& f) { return f == flag || f == "--model" || f == "--hardware"; };
     EXPECT_EQ(sim::SimulateUsageProblem(given, r, false, false, 0.5),
-              std::string(flag) + " has no plan form; drop it or run simulate without --as-plan");
+              flag + " has no plan form; drop it or run simulate without --as-plan");
   }
   r.as_plan = false;
   const FlagGiven explain = [](const std::string& f) { return f == "--explain" || f == "--model" || f == "--hardware"; };
@@ -309,6 +312,215 @@ TEST(SimulatePlan, MaxNumSeqsAutoRoundTrips) {
   Result<Plan> plan = ParsePlan(*text, "p.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_TRUE(plan->systems[0].sim->max_num_seqs_auto);
+}
+
+
+// bench --base-url http://127.0.0.1:8000 --model fixed --api-key sk-secret
+//       --header 'X-Token: abc' --input-len 32 --output-len 16 --max-concurrency 2
+//       --num-prompts 8 --goodput ttft:100 --num-gpus 2 --power nvml
+struct BenchInvocation {
+  BenchRequest r;
+  loadgen::TargetRequest t;
+  loadgen::WorkloadRequest w;
+};
+
+BenchInvocation OneBenchPoint() {
+  BenchInvocation b;
+  b.r.model = b.t.model = "fixed";
+  b.r.power_kind = "nvml";
+  b.r.as_plan = true;
+  b.t.api_key = "sk-secret";
+  b.t.headers = {"X-Token: abc"};
+  b.w.input_len = 32;
+  b.w.output_len = 16;
+  b.w.max_concurrency = 2;
+  b.w.num_prompts = 8;
+  b.w.goodput = {"ttft:100"};
+  b.w.num_gpus = 2;
+  for (const char* f : {"input-len", "output-len", "max-concurrency", "num-prompts", "goodput", "num-gpus"})
+    b.w.given[f] = "";
+  return b;
+}
+
+TEST(BenchPlan, OnePointOfAServerSystemWithoutItsSecrets) {
+  const BenchInvocation b = OneBenchPoint();
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(*text,
+            "name: bench\n"
+            "# the API key (--api-key, $OPENAI_API_KEY) is left out: a plan holds no secret and a sweep sends none\n"
+            "# --header is left out: a plan holds no secret and a sweep sends no headers\n"
+            "systems:\n"
+            "  - name: \"http://127.0.0.1:8000\"\n"
+            "    model: fixed\n"
+            "    base_url: \"http://127.0.0.1:8000\"\n"
+            "    backend: openai\n"
+            "    gpus: 2\n"
+            "    power: nvml\n"
+            "workloads:\n"
+            "  - {name: random, input_len: 32, output_len: 16}\n"
+            "load:\n"
+            "  concurrency: [2]\n"
+            "  num_prompts: 8\n"
+            "slo: {ttft_ms: 100}\n");
+  EXPECT_EQ(text->find("sk-secret"), std::string::npos);
+  EXPECT_EQ(text->find("abc"), std::string::npos);
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const SystemSpec& system = plan->systems[0];
+  EXPECT_EQ(system.base_url, b.t.base_url);
+  EXPECT_EQ(system.model, "fixed");
+  EXPECT_EQ(system.endpoint, "/v1/completions");
+  EXPECT_EQ(system.gpus, 2);
+  EXPECT_EQ(system.power, power::PowerKind::kNvml);
+  const std::vector<PointSpec> points = ExpandMatrix(*plan);
+  ASSERT_EQ(points.size(), 1u);
+  Result<workload::LoadOptions> l = PointLoad(*plan, points[0]);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->max_concurrency, 2);
+  EXPECT_EQ(l->num_prompts, 8);
+  EXPECT_EQ(plan->slo.ttft_ms, 100);
+}
+
+TEST(BenchPlan, WithoutASecretNoCommentAndTheEndpointAndPowerURLAreKept) {
+  BenchInvocation b = OneBenchPoint();
+  ::unsetenv("OPENAI_API_KEY");
+  b.t.api_key.clear();
+  b.t.headers.clear();
+  b.t.endpoint = "/v1/chat/completions";
+  b.r.power_kind = "scrape";
+  b.r.power_url = "http://127.0.0.1:9400/metrics";
+  b.w.request_rate = "4";
+  b.w.given["request-rate"] = "";
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(text->find('#'), std::string::npos) << *text;
+  EXPECT_NE(text->find("    endpoint: /v1/chat/completions\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("    power: scrape\n    power_url: \"http://127.0.0.1:9400/metrics\"\n"), std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("load:\n  request_rate: [4]\n  num_prompts: 8\n  max_concurrency: 2\n"), std::string::npos)
+      << *text;
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->systems[0].endpoint, "/v1/chat/completions");
+  EXPECT_EQ(plan->systems[0].power_url, "http://127.0.0.1:9400/metrics");
+}
+
+TEST(BenchPlan, OnePointSentAllAtOnceIsRefusedNamingBenchsFlags) {
+  BenchInvocation b = OneBenchPoint();
+  b.w.max_concurrency = 0;
+  b.w.given.erase("max-concurrency");
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(text.status().message().find("give --max-concurrency or --request-rate"), std::string::npos)
+      << text.status().message();
+}
+
+TEST(BenchPlan, FlagsWithoutPlanFormAreUsageErrors) {
+  BenchRequest r;
+  r.as_plan = true;
+  const std::vector<std::string> refused = BenchFlagsWithoutPlanForm();
+  for (const char* flag : {"--db", "--run-label", "--scrape-metrics", "--power-interval", "--shard", "--rendezvous",
+                           "--timeout", "--workers", "--insecure", "--vocab-size", "--result-json", "--tokenizer"})
+    EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
+  for (const char* flag : {"--power", "--power-url", "--base-url", "--backend", "--endpoint", "--model", "--api-key",
+                           "--header", "--as-plan"})
+    EXPECT_EQ(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
+  for (const std::string& flag : refused) {
+    const FlagGiven given = [&](const std::string& f) { return f == flag; };
+    EXPECT_EQ(BenchRequestProblem(r, given), flag + " has no plan form; drop it or run bench without --as-plan");
+  }
+  r.as_plan = false;
+  EXPECT_EQ(BenchRequestProblem(r, [](const std::string& f) { return f == "--shard"; }), "");
+}
+
+// search --model llama-3.1-8b --hardware h100-sxm --input-len 256 --output-len 64
+//        --num-prompts 200 --slo ttft_p99:450 --slo tpot_p99:40 --min-interactivity 25
+//        --over concurrency --max-trials 6 --no-saturation-stop
+struct SearchInvocation {
+  SearchJob job;
+  loadgen::WorkloadRequest w;
+  std::set<std::string> flags;
+  FlagGiven Given() const {
+    return [this](const std::string& flag) { return flags.contains(flag); };
+  }
+};
+
+std::unique_ptr<SearchInvocation> SimulatedSearch() {
+  auto v = std::make_unique<SearchInvocation>();
+  sim::SimSpec spec;
+  spec.hardware = "h100-sxm";
+  spec.model = "llama-3.1-8b";
+  v->w.input_len = 256;
+  v->w.output_len = 64;
+  v->w.num_prompts = 200;
+  v->w.slo = {"ttft_p99:450", "tpot_p99:40"};
+  v->w.min_interactivity = 25;
+  SearchSettings settings;
+  settings.request.over = "concurrency";
+  settings.request.max_trials = 6;
+  settings.request.saturation_stop = false;
+  settings.request.as_plan = true;
+  v->flags = {"--model",       "--hardware",          "--input-len", "--output-len",         "--num-prompts",
+              "--slo",         "--min-interactivity", "--over",      "--max-trials",         "--no-saturation-stop",
+              "--as-plan"};
+  for (const std::string& f : v->flags) v->w.given[f.substr(2)] = "";
+  EXPECT_EQ(SearchUsageProblem(v->Given(), /*live=*/false), "");
+  Result<loadgen::ResolvedWorkload> w = loadgen::ResolveWorkload(v->w);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  v->job.w = std::move(*w);
+  EXPECT_TRUE(SimulateSearch(spec, &v->job).ok());
+  Status st = ResolveSearchOptions(settings, &v->job);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return v;
+}
+
+TEST(SearchPlan, ASimulatedSearchIsItsSystemWorkloadScenarioAndSearchBlock) {
+  auto v = SimulatedSearch();
+  Result<std::string> text = SearchPlan(v->job, loadgen::TargetRequest{}, v->w, v->Given());
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(*text,
+            "name: search\n"
+            "systems:\n"
+            "  - name: \"simulated llama-3.1-8b on 1x h100-sxm\"\n"
+            "    hardware: h100-sxm\n"
+            "    gpus: 1\n"
+            "    sim: {model: llama-3.1-8b}\n"
+            "workloads:\n"
+            "  - {name: random, input_len: 256, output_len: 64}\n"
+            "load:\n"
+            "  num_prompts: 200\n"
+            "scenario: {slo: [\"ttft_p99:450\", \"tpot_p99:40\"], min_interactivity: 25}\n"
+            "search: {over: concurrency, max_trials: 6, saturation_stop: false}\n");
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_TRUE(plan->search.has_value());
+  const loadgen::SearchRequest& read = plan->search->request;
+  EXPECT_EQ(read.over, "concurrency");
+  EXPECT_EQ(read.max_trials, 6);
+  EXPECT_FALSE(read.saturation_stop);
+  EXPECT_EQ(read.start, v->job.request.start);
+  EXPECT_EQ(read.growth, v->job.request.growth);
+  // Each trial's base load is the command's.
+  const workload::LoadOptions base = SearchBaseLoad(*plan, plan->workloads[0]);
+  EXPECT_EQ(base.num_prompts, v->job.options.base.num_prompts);
+  EXPECT_EQ(base.seed, v->job.options.base.seed);
+  EXPECT_EQ(base.warmup, v->job.options.base.warmup);
+  EXPECT_EQ(base.max_concurrency, v->job.options.base.max_concurrency);
+}
+
+TEST(SearchPlan, FlagsWithoutPlanFormAreUsageErrors) {
+  const std::vector<std::string> refused = SearchFlagsWithoutPlanForm();
+  for (const char* flag : {"--db", "--run-label", "--client-rtt-us", "--timeout", "--result-json"})
+    EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
+  for (const std::string& flag : refused) {
+    const FlagGiven given = [&](const std::string& f) {
+      return f == flag || f == "--as-plan" || f == "--model" || f == "--base-url";
+    };
+    EXPECT_EQ(SearchUsageProblem(given, /*live=*/true),
+              flag + " has no plan form; drop it or run search without --as-plan");
+  }
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
-// simulate_plan.cc: a resolved `frontier simulate` invocation as a sweep plan
-// (simulate_plan.h).
-#include "sweep/simulate_plan.h"
+// as_plan.cc: a resolved `frontier simulate`, `bench` or `search` invocation
+// as a sweep plan (as_plan.h).
+#include "sweep/as_plan.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "loadgen/target_request.h"
 #include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
 #include "sweep/system_run.h"
@@ -123,8 +125,8 @@ std::string SimBlock(const sim::SimSpec& spec, const FlagGiven& given) {
 // its dataset reads (another dataset's flag changes nothing in simulate
 // either), a file's path made absolute (a plan's paths are relative to its
 // own folder).
-std::string WorkloadEntry(const sim::Simulation& s, const loadgen::WorkloadRequest& w) {
-  const workload::DatasetKind kind = s.w.dataset.kind;
+std::string WorkloadEntry(const loadgen::ResolvedWorkload& rw, const loadgen::WorkloadRequest& w) {
+  const workload::DatasetKind kind = rw.dataset.kind;
   std::vector<std::pair<std::string, std::string>> items = {{"name", Scalar(workload::DatasetKindName(kind))}};
   for (const workload::OptionName& n : workload::OptionNames()) {
     const std::string flag = n.flag;
@@ -141,27 +143,30 @@ std::string WorkloadEntry(const sim::Simulation& s, const loadgen::WorkloadReque
   return Flow(items);
 }
 
-// `load:`, or why the invocation's load has no plan form.
-Result<std::string> LoadBlock(const sim::Simulation& s, const loadgen::WorkloadRequest& w, const FlagGiven& given) {
-  const workload::LoadOptions& l = s.w.load;
+// `load:` of one point or of simulate's levels (`levels`; null for a command
+// without --concurrency), or why the invocation's load has no plan form.
+Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::vector<int64_t>* levels,
+                              const loadgen::WorkloadRequest& w) {
+  const workload::LoadOptions& l = rw.load;
+  const bool swept = levels != nullptr && !levels->empty();
   auto list = [](const std::vector<std::string>& values) {
     std::string out;
     for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
     return "[" + out + "]";
   };
   std::string out = "load:\n";
-  const bool scenario = s.w.scenario && s.w.scenario->scenario;
+  const bool scenario = rw.scenario && rw.scenario->scenario;
   if (scenario) {
-    if (!s.w.scenario->target_qps)
+    if (!rw.scenario->target_qps)
       return InvalidArgument("--scenario without --target-qps has no plan form: a plan's request_rate values are its "
                              "target QPS; give --target-qps");
-    out += "  request_rate: [" + Number(*s.w.scenario->target_qps) + "]\n";
-  } else if (!s.levels.empty()) {
-    if (given("--request-rate"))
+    out += "  request_rate: [" + Number(*rw.scenario->target_qps) + "]\n";
+  } else if (swept) {
+    if (w.given.contains("request-rate"))
       return InvalidArgument("--request-rate with --concurrency has no plan form: a plan's concurrency points are "
                              "closed loops; drop it");
     std::vector<std::string> values;
-    for (int64_t c : s.levels) values.push_back(std::to_string(c));
+    for (int64_t c : *levels) values.push_back(std::to_string(c));
     out += "  concurrency: " + list(values) + "\n";
   } else if (std::isfinite(l.request_rate)) {
     out += "  request_rate: [" + Number(l.request_rate) + "]\n";
@@ -172,11 +177,13 @@ Result<std::string> LoadBlock(const sim::Simulation& s, const loadgen::WorkloadR
                              "sends at least 4x its concurrency; raise --num-prompts");
     out += "  concurrency: [" + std::to_string(*l.max_concurrency) + "]\n";
   } else {
-    return InvalidArgument("one point sent all at once has no plan form: a plan's load is a concurrency or a request "
-                           "rate; give --max-concurrency, --request-rate or --concurrency");
+    return InvalidArgument(
+        std::string("one point sent all at once has no plan form: a plan's load is a concurrency or a request rate; "
+                    "give --max-concurrency") +
+        (levels ? ", --request-rate or --concurrency" : " or --request-rate"));
   }
   if (!scenario) out += "  num_prompts: " + std::to_string(l.num_prompts) + "\n";
-  if (!scenario && s.levels.empty() && std::isfinite(l.request_rate) && l.max_concurrency)
+  if (!scenario && !swept && std::isfinite(l.request_rate) && l.max_concurrency)
     out += "  max_concurrency: " + std::to_string(*l.max_concurrency) + "\n";
   if (l.warmup > 0) out += "  warmup: " + std::to_string(l.warmup) + "\n";
   if (w.given.contains("burstiness")) {
@@ -188,16 +195,16 @@ Result<std::string> LoadBlock(const sim::Simulation& s, const loadgen::WorkloadR
 }
 
 // `slo:` (--goodput) and `scenario:` (the scenario flags), "" without them.
-std::string JudgingBlocks(const sim::Simulation& s, const loadgen::WorkloadRequest& w) {
+std::string JudgingBlocks(const loadgen::ResolvedWorkload& rw, const loadgen::WorkloadRequest& w) {
   std::string out;
-  const metrics::GoodputSlo& g = s.w.summary.goodput;
+  const metrics::GoodputSlo& g = rw.summary.goodput;
   std::vector<std::pair<std::string, std::string>> slo;
   if (g.ttft_ms) slo.emplace_back("ttft_ms", Number(*g.ttft_ms));
   if (g.tpot_ms) slo.emplace_back("tpot_ms", Number(*g.tpot_ms));
   if (g.e2el_ms) slo.emplace_back("e2el_ms", Number(*g.e2el_ms));
   if (!slo.empty()) out += "slo: " + Flow(slo) + "\n";
-  if (!s.w.scenario) return out;
-  const loadgen::ScenarioRequest& q = *s.w.scenario;
+  if (!rw.scenario) return out;
+  const loadgen::ScenarioRequest& q = *rw.scenario;
   std::vector<std::pair<std::string, std::string>> items;
   if (q.scenario) items.emplace_back("name", loadgen::ScenarioName(*q.scenario));
   if (q.min_duration_s) items.emplace_back("min_duration_s", Number(*q.min_duration_s));
@@ -212,25 +219,151 @@ std::string JudgingBlocks(const sim::Simulation& s, const loadgen::WorkloadReque
   return out + "scenario: " + Flow(items) + "\n";
 }
 
+// A simulated system's entry: `spec` (the SimSpec flags given, under their
+// plan keys) resolved as `config`.
+std::string SimulatedSystemEntry(const sim::SimSpec& spec, const sim::SimConfig& config, const FlagGiven& given) {
+  std::string text = "systems:\n";
+  text += "  - name: " + Scalar(SimulatedSystem(spec, config).name) + "\n";
+  text += "    hardware: " + Scalar(spec.hardware) + "\n";
+  text += "    gpus: " + std::to_string(config.gpus) + "\n";
+  text += "    sim: " + SimBlock(spec, given) + "\n";
+  return text;
+}
+
+// A server's entry, named as the command stores it (ServerSystem), and a
+// comment where a secret was left out: a plan holds none, and a sweep sends
+// neither an API key nor headers.
+std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string& model, int gpus,
+                              const std::string& power, const std::string& power_url) {
+  std::string text;
+  if (!t.api_key.empty() || std::getenv("OPENAI_API_KEY") != nullptr)
+    text += "# the API key (--api-key, $OPENAI_API_KEY) is left out: a plan holds no secret and a sweep sends none\n";
+  if (!t.headers.empty()) text += "# --header is left out: a plan holds no secret and a sweep sends no headers\n";
+  text += "systems:\n";
+  text += "  - name: " + Scalar(ServerSystem(model, t.base_url, t.endpoint, gpus).name) + "\n";
+  if (!model.empty()) text += "    model: " + Scalar(model) + "\n";
+  text += "    base_url: " + Scalar(t.base_url) + "\n";
+  text += "    backend: " + Scalar(t.backend) + "\n";
+  if (!t.endpoint.empty()) text += "    endpoint: " + Scalar(t.endpoint) + "\n";
+  text += "    gpus: " + std::to_string(gpus) + "\n";
+  if (power != "auto") text += "    power: " + Scalar(power) + "\n";
+  if (!power_url.empty()) text += "    power_url: " + Scalar(power_url) + "\n";
+  return text;
+}
+
+// `search:`: the search flags given, under their plan keys (workload/option_names.h: "--max-trials" is
+// `search.max_trials`; --no-saturation-stop `search.saturation_stop: false`).
+std::string SearchBlock(const loadgen::SearchRequest& r, const FlagGiven& given) {
+  std::vector<std::pair<std::string, std::string>> items;
+  auto key = [](const std::string& flag) {
+    for (const workload::OptionName& n : workload::OptionNames())
+      if (flag == n.flag && std::string_view(n.plan).starts_with("search.")) return std::string(n.plan).substr(7);
+    return std::string();
+  };
+  for (const FlagRow<loadgen::SearchRequest>& row : loadgen::SearchFlagRows()) {
+    const std::string k = key(row.name);
+    if (!given(row.name) || k.empty()) continue;
+    if (std::optional<std::string> value = FieldText(row, r)) items.emplace_back(k, *value);
+  }
+  if (given("--no-saturation-stop")) items.emplace_back(key("--no-saturation-stop"), "false");
+  return "search: " + Flow(items) + "\n";
+}
+
+// A search's `load:`: no grid (the search picks each trial's), only what the
+// trials share; none under a named scenario but the warm-up (the scenario
+// sets the arrivals and the run length).
+std::string SearchLoadBlock(const loadgen::ResolvedWorkload& rw, const loadgen::WorkloadRequest& w) {
+  const workload::LoadOptions& l = rw.load;
+  const bool named = rw.scenario && rw.scenario->scenario;
+  std::string out;
+  if (!named) out += "  num_prompts: " + std::to_string(l.num_prompts) + "\n";
+  if (l.warmup > 0) out += "  warmup: " + std::to_string(l.warmup) + "\n";
+  if (!named && w.given.contains("burstiness")) out += "  burstiness: " + Number(l.burstiness) + "\n";
+  if (!named && l.max_concurrency) out += "  max_concurrency: " + std::to_string(*l.max_concurrency) + "\n";
+  return out.empty() ? "" : "load:\n" + out;
+}
+
+// `text`, read back as the sweep reads it: a plan the sweep would refuse is this code's bug, said as such.
+Result<std::string> Checked(const std::string& command, std::string text) {
+  if (Result<Plan> plan = ParsePlan(text, command + " --as-plan"); !plan.ok())
+    return Internal("the plan --as-plan wrote does not parse (a bug): " + plan.status().message());
+  return text;
+}
+
+// The target's flags a plan's server system has no field for (it has
+// base_url, backend, endpoint and model; the API key and headers are left
+// out, never written).
+std::vector<std::string> TargetFlagsWithoutPlanForm() {
+  std::vector<std::string> flags;
+  for (const FlagRow<loadgen::TargetRequest>& row : loadgen::TargetFlagRows()) {
+    const std::string flag = row.name;
+    if (flag != "--base-url" && flag != "--backend" && flag != "--endpoint" && flag != "--model" &&
+        flag != "--api-key" && flag != "--header" && std::find(flags.begin(), flags.end(), flag) == flags.end())
+      flags.push_back(flag);
+  }
+  return flags;
+}
+
 }  // namespace
 
 Result<std::string> SimulatePlan(const sim::Simulation& s, const loadgen::WorkloadRequest& w, const FlagGiven& given) {
-  FRONTIER_ASSIGN_OR_RETURN(const std::string load, LoadBlock(s, w, given));
-  const sim::SimSpec& spec = s.request.spec;
-  std::string text = "name: simulate\n";
-  text += "systems:\n";
-  text += "  - name: " + Scalar(SimulatedSystem(spec, s.config).name) + "\n";
-  text += "    hardware: " + Scalar(spec.hardware) + "\n";
-  text += "    gpus: " + std::to_string(s.config.gpus) + "\n";
-  text += "    sim: " + SimBlock(spec, given) + "\n";
+  FRONTIER_ASSIGN_OR_RETURN(const std::string load, LoadBlock(s.w, &s.levels, w));
+  std::string text = "name: simulate\n" + SimulatedSystemEntry(s.request.spec, s.config, given);
   text += "workloads:\n";
-  text += "  - " + WorkloadEntry(s, w) + "\n";
+  text += "  - " + WorkloadEntry(s.w, w) + "\n";
   text += load;
-  text += JudgingBlocks(s, w);
-  // Written to be read back: a plan the sweep would refuse is this code's bug, said as such.
-  if (Result<Plan> plan = ParsePlan(text, "simulate --as-plan"); !plan.ok())
-    return Internal("the plan --as-plan wrote does not parse (a bug): " + plan.status().message());
-  return text;
+  text += JudgingBlocks(s.w, w);
+  return Checked("simulate", std::move(text));
+}
+
+Result<std::string> BenchPlan(const BenchRequest& r, const loadgen::TargetRequest& t,
+                              const Result<loadgen::ResolvedWorkload>& rw, const loadgen::WorkloadRequest& w) {
+  if (!rw.ok()) return rw.status();
+  FRONTIER_ASSIGN_OR_RETURN(const std::string load, LoadBlock(*rw, nullptr, w));
+  std::string text = "name: bench\n" + ServerSystemEntry(t, r.model, rw->summary.num_gpus, r.power_kind, r.power_url);
+  text += "workloads:\n";
+  text += "  - " + WorkloadEntry(*rw, w) + "\n";
+  text += load;
+  text += JudgingBlocks(*rw, w);
+  return Checked("bench", std::move(text));
+}
+
+Result<std::string> SearchPlan(const SearchJob& job, const loadgen::TargetRequest& t, const loadgen::WorkloadRequest& w,
+                               const FlagGiven& given) {
+  std::string text = "name: search\n";
+  text += job.config ? SimulatedSystemEntry(job.spec, *job.config, given)
+                     : ServerSystemEntry(t, job.model, job.w.summary.num_gpus, "auto", "");
+  text += "workloads:\n";
+  text += "  - " + WorkloadEntry(job.w, w) + "\n";
+  text += SearchLoadBlock(job.w, w);
+  text += JudgingBlocks(job.w, w);
+  text += SearchBlock(job.request, given);
+  return Checked("search", std::move(text));
+}
+
+Status PrintPlan(const Result<std::string>& plan) {
+  if (!plan.ok()) return plan.status();
+  if (std::fputs(plan->c_str(), stdout) < 0 || std::fflush(stdout) != 0)
+    return Internal("could not write the plan to stdout");
+  return Status::Ok();
+}
+
+std::vector<std::string> BenchFlagsWithoutPlanForm() {
+  std::vector<std::string> flags = {"--db", "--run-label"};
+  for (const FlagRow<BenchRequest>& row : BenchFlagRows()) {
+    const std::string flag = row.name;
+    if (flag != "--power" && flag != "--power-url" && flag != "--as-plan") flags.push_back(flag);
+  }
+  for (const std::string& flag : TargetFlagsWithoutPlanForm()) flags.push_back(flag);
+  for (const char* flag : loadgen::WorkloadFlagsWithoutPlanForm()) flags.push_back(flag);
+  return flags;
+}
+
+std::vector<std::string> SearchFlagsWithoutPlanForm() {
+  std::vector<std::string> flags = {"--db", "--run-label", "--client-rtt-us"};
+  for (const std::string& flag : TargetFlagsWithoutPlanForm()) flags.push_back(flag);
+  for (const char* flag : loadgen::WorkloadFlagsWithoutPlanForm()) flags.push_back(flag);
+  return flags;
 }
 
 }  // namespace frontier::sweep

@@ -1,0 +1,145 @@
+// `frontier bench --as-plan` and `frontier search --as-plan` end to end: the
+// plan each prints, run with `frontier sweep`, measures what the command
+// measures: bench against an in-process `frontier serve --profile fixed` (the
+// same requests and tokens), search on the simulator (the same answer).
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "search_test_util.h"
+#include "store/store.h"
+#include "tests/cli_test_util.h"
+
+namespace frontier::serve::testing {
+namespace {
+
+// Runs the binary with a shell command line of arguments; (exit status, stdout and stderr).
+std::pair<int, std::string> Binary(const std::string& args) {
+  return frontier::testing::RunCommand(testing_util::TestPath("FRONTIER_BIN") + " " + args);
+}
+
+// The runs of `db`, and each one's points.
+std::vector<std::pair<store::RunInfo, std::vector<store::PointRecord>>> Stored(const std::string& db) {
+  std::vector<std::pair<store::RunInfo, std::vector<store::PointRecord>>> out;
+  auto s = store::OpenStore(db, store::OpenMode::kReadOnly);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  if (!s.ok()) return out;
+  auto runs = (*s)->ListRuns();
+  EXPECT_TRUE(runs.ok());
+  for (const store::RunInfo& run : *runs) {
+    auto points = (*s)->ListPoints(run.id);
+    EXPECT_TRUE(points.ok());
+    out.emplace_back(run, *points);
+  }
+  return out;
+}
+
+TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
+  std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  testing_util::ScratchDir tmp("bench_as_plan");
+  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
+  const std::string flags = "bench --base-url " + url +
+                            " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 --num-prompts 12 "
+                            "--no-progress";
+  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(testing_util::Slurp(plan).find("name: bench\n"), 0u);
+  EXPECT_NE(testing_util::Slurp(plan).find("systems:\n"
+                                           "  - name: \"" + url + "\"\n"
+                                           "    model: fixed\n"
+                                           "    base_url: \"" + url + "\"\n"
+                                           "    backend: openai\n"
+                                           "    gpus: 1\n"
+                                           "workloads:\n"
+                                           "  - {name: random, input_len: 32, output_len: 16}\n"
+                                           "load:\n"
+                                           "  concurrency: [2]\n"
+                                           "  num_prompts: 12\n"),
+            std::string::npos)
+      << testing_util::Slurp(plan);
+  EXPECT_FALSE(std::filesystem::exists(bench_db));  // nothing sent, nothing stored
+
+  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
+  ASSERT_EQ(rc, 0) << out;
+  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
+  ASSERT_EQ(benched.size(), 1u);
+  ASSERT_EQ(swept.size(), 1u);
+  ASSERT_EQ(benched[0].second.size(), 1u);
+  ASSERT_EQ(swept[0].second.size(), 1u);
+  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
+  EXPECT_EQ(swept[0].first.system, benched[0].first.system);  // the same system name
+  EXPECT_EQ(s.load_kind, b.load_kind);
+  EXPECT_EQ(s.load_value, 2);
+  EXPECT_EQ(b.metrics.completed, 12);
+  EXPECT_EQ(s.metrics.completed, b.metrics.completed);
+  EXPECT_EQ(b.metrics.total_output_tokens, 12 * 16);
+  EXPECT_EQ(s.metrics.total_output_tokens, b.metrics.total_output_tokens);
+  EXPECT_EQ(s.metrics.total_input_tokens, b.metrics.total_input_tokens);
+}
+
+TEST(BenchAsPlan, SecretsAreLeftOutAndFlagsWithoutPlanFormRefused) {
+  auto [rc, out] = Binary("bench --base-url http://127.0.0.1:9 --model m --api-key sk-not-printed "
+                          "--header 'Authorization: Bearer xyz' --max-concurrency 1 --num-prompts 4 --as-plan");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(out.find("sk-not-printed"), std::string::npos) << out;
+  EXPECT_EQ(out.find("xyz"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n# the API key (--api-key, $OPENAI_API_KEY) is left out"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n# --header is left out"), std::string::npos) << out;
+  std::tie(rc, out) = Binary("bench --base-url http://127.0.0.1:9 --model m --max-concurrency 1 --shard 0/2 "
+                             "--as-plan");
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier bench: --shard has no plan form; drop it or run bench without --as-plan\n");
+  std::tie(rc, out) = Binary("bench --base-url http://127.0.0.1:9 --model m --num-prompts 4 --as-plan");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find("one point sent all at once has no plan form"), std::string::npos) << out;
+}
+
+TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
+  testing_util::ScratchDir tmp("search_as_plan");
+  const std::string plan = tmp.Path("plan.yaml"), db = tmp.Path("sweep.db"), result = tmp.Path("r.json");
+  const std::string flags =
+      "search --model llama-3.1-8b --hardware h100-sxm --input-len 256 --output-len 64 --num-prompts 200 "
+      "--slo ttft_p99:450 tpot_p99:40 --min-interactivity 25 --max-trials 8";
+  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(testing_util::Slurp(plan),
+            "name: search\n"
+            "systems:\n"
+            "  - name: \"simulated llama-3.1-8b on 1x h100-sxm\"\n"
+            "    hardware: h100-sxm\n"
+            "    gpus: 1\n"
+            "    sim: {model: llama-3.1-8b}\n"
+            "workloads:\n"
+            "  - {name: random, input_len: 256, output_len: 64}\n"
+            "load:\n"
+            "  num_prompts: 200\n"
+            "scenario: {slo: [\"ttft_p99:450\", \"tpot_p99:40\"], min_interactivity: 25}\n"
+            "search: {max_trials: 8}\n");
+  std::tie(rc, out) = Binary(flags + " --result-json " + result);
+  ASSERT_EQ(rc, 0) << out;
+  const json searched = json::parse(testing_util::Slurp(result));
+  std::tie(rc, out) = Binary("sweep " + plan + " --db " + db);
+  ASSERT_EQ(rc, 0) << out;
+  const auto swept = Stored(db);
+  ASSERT_EQ(swept.size(), 1u);
+  const json found = json::parse(swept[0].first.search_json);
+  ASSERT_TRUE(searched["answer"].is_object()) << searched.dump();
+  ASSERT_TRUE(found["answer"].is_object()) << found.dump();
+  EXPECT_EQ(found["answer"]["value"], searched["answer"]["value"]);
+  EXPECT_EQ(found["answer"]["output_throughput"], searched["answer"]["output_throughput"]);
+  EXPECT_EQ(found["trial_count"], searched["trial_count"]);
+  EXPECT_EQ(found["stop_reason"], searched["stop_reason"]);
+  EXPECT_EQ(swept[0].second.size(), searched["trials"].size());
+
+  std::tie(rc, out) = Binary(flags + " --client-rtt-us 100 --as-plan");
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "frontier search: --client-rtt-us has no plan form; drop it or run search without --as-plan\n");
+}
+
+}  // namespace
+}  // namespace frontier::serve::testing
