@@ -42,6 +42,12 @@ std::string FormatSignificant(double v, int digits) {
   return buf;
 }
 
+std::string FormatShortest(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
 Status CheckRange(std::string_view field, int64_t value, int64_t min, int64_t max) {
   if (value >= min && value <= max) return Status::Ok();
   return InvalidArgument(std::string(field) + " must be an integer in [" + std::to_string(min) + ", " +

@@ -45,6 +45,10 @@ std::string FormatNumber(double value);
 // every double exact). REQUIRES: 1 <= digits <= 17.
 std::string FormatSignificant(double value, int digits = 6);
 
+// The shortest text that reads back as exactly `value` ("0.9", "2.5", "64",
+// "1e+30"): for text a program reads again (plan files, stored configs).
+std::string FormatShortest(double value);
+
 // The deepest nesting of arrays and objects in JSON text (brackets inside
 // strings do not count). Linear, no recursion: callers reject text nested
 // deeper than they can walk before handing it to a recursive parser or printer.

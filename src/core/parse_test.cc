@@ -62,6 +62,16 @@ TEST(ParseInt, NonPrintableInputIsQuotedSafelyAndShortened) {
   EXPECT_LT(r.status().message().size(), 120u);
 }
 
+TEST(FormatShortest, WritesTheShortestTextThatReadsBackExactly) {
+  EXPECT_EQ(FormatShortest(64), "64");
+  EXPECT_EQ(FormatShortest(0.9), "0.9");
+  EXPECT_EQ(FormatShortest(0.1 + 0.2), "0.30000000000000004");  // %g would write 0.3, another double
+  EXPECT_EQ(FormatShortest(1e30), "1e+30");
+  EXPECT_EQ(FormatShortest(-2.5), "-2.5");
+  for (double v : {0.85, 1.0 / 3, 6.02214076e23})
+    EXPECT_EQ(std::stod(FormatShortest(v)), v) << FormatShortest(v);
+}
+
 TEST(FormatSignificant, WritesPrintfsPercentG) {
   EXPECT_EQ(FormatSignificant(3), "3");
   EXPECT_EQ(FormatSignificant(1000000), "1e+06");

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/parse.h"
 #include "loadgen/target_request.h"
 #include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
@@ -23,13 +23,6 @@
 
 namespace frontier::sweep {
 namespace {
-
-// The shortest text that reads back as `v` (a plan's numbers round-trip).
-std::string Number(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
 
 // `text` as a YAML scalar that reads back as the same string: plain where
 // YAML would not read it as something else, else double-quoted.
@@ -72,14 +65,14 @@ std::optional<std::string> FieldText(const FlagRow<Raw>& row, const Raw& raw) {
           using V = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<V, std::string>) return Scalar(v);
           else if constexpr (std::is_same_v<V, bool>) return std::string(v ? "true" : "false");
-          else if constexpr (std::is_same_v<V, double>) return Number(v);
+          else if constexpr (std::is_same_v<V, double>) return FormatShortest(v);
           else if constexpr (std::is_integral_v<V>) return std::to_string(v);
           else if constexpr (std::is_same_v<V, std::vector<std::string>>) return std::nullopt;
           else {  // an optional
             if (!v) return std::nullopt;
             using T = typename V::value_type;
             if constexpr (std::is_same_v<T, std::string>) return Scalar(*v);
-            else if constexpr (std::is_same_v<T, double>) return Number(*v);
+            else if constexpr (std::is_same_v<T, double>) return FormatShortest(*v);
             else return std::to_string(*v);
           }
         }
@@ -160,7 +153,7 @@ Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::ve
     if (!rw.scenario->target_qps)
       return InvalidArgument("--scenario without --target-qps has no plan form: a plan's request_rate values are its "
                              "target QPS; give --target-qps");
-    out += "  request_rate: [" + Number(*rw.scenario->target_qps) + "]\n";
+    out += "  request_rate: [" + FormatShortest(*rw.scenario->target_qps) + "]\n";
   } else if (swept) {
     if (w.given.contains("request-rate"))
       return InvalidArgument("--request-rate with --concurrency has no plan form: a plan's concurrency points are "
@@ -169,7 +162,7 @@ Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::ve
     for (int64_t c : *levels) values.push_back(std::to_string(c));
     out += "  concurrency: " + list(values) + "\n";
   } else if (std::isfinite(l.request_rate)) {
-    out += "  request_rate: [" + Number(l.request_rate) + "]\n";
+    out += "  request_rate: [" + FormatShortest(l.request_rate) + "]\n";
   } else if (l.max_concurrency) {
     if (l.num_prompts < 4 * *l.max_concurrency)
       return InvalidArgument("--num-prompts " + std::to_string(l.num_prompts) + " below 4 x --max-concurrency " +
@@ -189,7 +182,7 @@ Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::ve
   if (w.given.contains("burstiness")) {
     if (w.burstiness == "inf" || !std::isfinite(l.burstiness))
       return InvalidArgument("--burstiness " + w.burstiness + " has no plan form; give a finite shape");
-    out += "  burstiness: " + Number(l.burstiness) + "\n";
+    out += "  burstiness: " + FormatShortest(l.burstiness) + "\n";
   }
   return out;
 }
@@ -199,15 +192,15 @@ std::string JudgingBlocks(const loadgen::ResolvedWorkload& rw, const loadgen::Wo
   std::string out;
   const metrics::GoodputSlo& g = rw.summary.goodput;
   std::vector<std::pair<std::string, std::string>> slo;
-  if (g.ttft_ms) slo.emplace_back("ttft_ms", Number(*g.ttft_ms));
-  if (g.tpot_ms) slo.emplace_back("tpot_ms", Number(*g.tpot_ms));
-  if (g.e2el_ms) slo.emplace_back("e2el_ms", Number(*g.e2el_ms));
+  if (g.ttft_ms) slo.emplace_back("ttft_ms", FormatShortest(*g.ttft_ms));
+  if (g.tpot_ms) slo.emplace_back("tpot_ms", FormatShortest(*g.tpot_ms));
+  if (g.e2el_ms) slo.emplace_back("e2el_ms", FormatShortest(*g.e2el_ms));
   if (!slo.empty()) out += "slo: " + Flow(slo) + "\n";
   if (!rw.scenario) return out;
   const loadgen::ScenarioRequest& q = *rw.scenario;
   std::vector<std::pair<std::string, std::string>> items;
   if (q.scenario) items.emplace_back("name", loadgen::ScenarioName(*q.scenario));
-  if (q.min_duration_s) items.emplace_back("min_duration_s", Number(*q.min_duration_s));
+  if (q.min_duration_s) items.emplace_back("min_duration_s", FormatShortest(*q.min_duration_s));
   if (q.min_query_count) items.emplace_back("min_query_count", std::to_string(*q.min_query_count));
   if (!q.benchmark.empty()) items.emplace_back("mlperf_benchmark", Scalar(q.benchmark));
   if (!w.slo.empty()) {
@@ -215,7 +208,7 @@ std::string JudgingBlocks(const loadgen::ResolvedWorkload& rw, const loadgen::Wo
     for (const std::string& item : w.slo) list += (list.empty() ? "" : ", ") + Scalar(item);
     items.emplace_back("slo", "[" + list + "]");
   }
-  if (q.min_interactivity) items.emplace_back("min_interactivity", Number(*q.min_interactivity));
+  if (q.min_interactivity) items.emplace_back("min_interactivity", FormatShortest(*q.min_interactivity));
   return out + "scenario: " + Flow(items) + "\n";
 }
 
@@ -278,7 +271,7 @@ std::string SearchLoadBlock(const loadgen::ResolvedWorkload& rw, const loadgen::
   std::string out;
   if (!named) out += "  num_prompts: " + std::to_string(l.num_prompts) + "\n";
   if (l.warmup > 0) out += "  warmup: " + std::to_string(l.warmup) + "\n";
-  if (!named && w.given.contains("burstiness")) out += "  burstiness: " + Number(l.burstiness) + "\n";
+  if (!named && w.given.contains("burstiness")) out += "  burstiness: " + FormatShortest(l.burstiness) + "\n";
   if (!named && l.max_concurrency) out += "  max_concurrency: " + std::to_string(*l.max_concurrency) + "\n";
   return out.empty() ? "" : "load:\n" + out;
 }

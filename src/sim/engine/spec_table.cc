@@ -1,12 +1,10 @@
 // spec_table.cc: SimSpec's fields, their plan keys and bounds (spec_table.h).
 #include "sim/engine/spec_table.h"
 
-#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -25,15 +23,9 @@ std::string SetMaxNumSeqs(const std::string& v, SimSpec* s) {
     return "";
   }
   const SimSpecField& f = SimSpecFieldOf("--max-num-seqs");
-  // The core parser's message, with the word that is the other form:
-  // "must be an integer in [1, 1000000] or 'auto', got '12abc'".
-  Result<int64_t> n = ParseInt("", v, int64_t(f.min), int64_t(f.max));
-  if (!n.ok()) {
-    std::string m = n.status().message();
-    const size_t got = m.find(", got ");
-    m.insert(got == std::string::npos ? m.size() : got, " or 'auto'");
-    return m.substr(m.find_first_not_of(' '));
-  }
+  const Result<int64_t> n = ParseInt("--max-num-seqs", v, int64_t(f.min), int64_t(f.max));
+  if (!n.ok())
+    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got '" + v + "'";
   s->max_num_seqs = static_cast<int>(*n);
   s->max_num_seqs_auto = false;
   return "";
@@ -88,13 +80,6 @@ const SimSpecField& SimSpecFieldOf(std::string_view flag) {
 
 namespace {
 
-// The shortest text that reads back as `v` ("0.9", "2.5", "64").
-std::string ShortestNumber(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
-
 // A stored config's keys that are written even at their defaults: what a
 // simulated system is.
 bool AlwaysStored(std::string_view plan_key) { return plan_key == "model" || plan_key == "tp" || plan_key == "ep"; }
@@ -119,7 +104,7 @@ std::optional<std::string> SimSpecFieldText(const SimSpecField& field, const Sim
             using X = std::decay_t<decltype(x)>;
             if constexpr (std::is_same_v<X, std::string>) return x;
             else if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
-            else if constexpr (std::is_floating_point_v<X>) return ShortestNumber(x);
+            else if constexpr (std::is_floating_point_v<X>) return FormatShortest(x);
             else return std::to_string(x);
           };
           if constexpr (std::is_same_v<V, std::vector<std::string>>) {
