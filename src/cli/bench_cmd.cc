@@ -122,8 +122,8 @@ Result<sweep::BenchJob> StartBenchmark(BenchFlags& f) {
   FRONTIER_ASSIGN_OR_RETURN(sweep::BenchJob job, sweep::BenchJob::Resolve(f.req, std::move(w), target, note));
   // Opened before anything is sent: a database that cannot be written fails now, not after the measurement.
   if (!f.db.db.empty()) {
-    FRONTIER_ASSIGN_OR_RETURN(sweep::PointRecorder recorder,
-                              sweep::StartPointRecorder("bench", f.db, job.StoredRun(), std::cerr));
+    FRONTIER_ASSIGN_OR_RETURN(sweep::PointSink recorder,
+                              sweep::StartPointSink("bench", f.db, job.StoredRun(), std::cerr));
     job.Store(std::move(recorder));
   }
   FRONTIER_RETURN_IF_ERROR(job.MeetShards());

@@ -95,7 +95,7 @@ Status StartSearch(const TargetFlags& tf, const DbFlags& db, bool live, sweep::S
   if (db.db.empty()) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::OpenResultsDb(kCmd, db.db, std::cerr));
   const std::string& command_line = s->options.point.command_line;
-  return sweep::StartSearchRecorder(std::move(store), db.run_label, store::RunProvenance(command_line), s);
+  return sweep::StartSearchSink(std::move(store), db.run_label, store::RunProvenance(command_line), s);
 }
 
 // Runs the trials, each printed as it ends.

@@ -56,7 +56,7 @@ struct Invocation {
   SimFlags f;
   DbFlags db;
   sim::Simulation s;
-  std::optional<sweep::PointRecorder> recorder;
+  std::optional<sweep::PointSink> recorder;
   sim::PointSink sink;
 
   void StoredNote() const {
@@ -75,11 +75,11 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Invocat
   sim::SharePointOptions(std::move(requested), command_line, &v->s);
   if (v->db.db.empty() || v->s.request.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(
-      sweep::PointRecorder recorder,
-      sweep::StartPointRecorder(kCmd, v->db,
-                                sweep::CommandRun(sweep::SimulatedSystem(v->s.request.spec, v->s.config),
-                                                  v->s.w.effective, v->s.point.command_line),
-                                std::cerr));
+      sweep::PointSink recorder,
+      sweep::StartPointSink(kCmd, v->db,
+                            sweep::CommandRun(sweep::SimulatedSystem(v->s.request.spec, v->s.config),
+                                              v->s.w.effective, v->s.point.command_line),
+                            std::cerr));
   v->recorder.emplace(std::move(recorder));
   v->sink.record = [r = &*v->recorder](const auto&... a) { return r->Record(a...); };
   v->sink.broken = [r = &*v->recorder](const std::string& why) { (void)r->MarkBroken(why); };

@@ -21,11 +21,15 @@ namespace {
 
 bool IsServerLike(const ScenarioRules& r) { return r.scenario && *r.scenario != Scenario::kOffline; }
 
+}  // namespace
+
 ScenarioRules TrialRules(const SearchOptions& o, double value) {
   ScenarioRules r = o.rules;
   if (o.axis == SearchAxis::kRate && IsServerLike(r)) r.target_qps = value;
   return r;
 }
+
+namespace {
 
 // Watches a live trial: sets its stop flag when the detector confirms
 // over-saturation or the user interrupts the search.

@@ -163,6 +163,10 @@ Status CheckSearchOptions(const SearchOptions& options);
 // [min_value, max_value], max_trials < 1); a runner's error otherwise.
 Result<SearchResult> Search(TrialRunner& runner, const SearchOptions& options, const TrialCallback& on_trial);
 
+// The rules a trial at `value` is judged against: the search's, with a
+// Server or Interactive scenario's target QPS the value on the rate axis.
+ScenarioRules TrialRules(const SearchOptions& options, double value);
+
 // The load of one trial at `value`.
 Result<workload::LoadOptions> TrialLoad(const SearchOptions& options, double value);
 

@@ -88,8 +88,8 @@ struct Simulation {
   loadgen::PointOptions point;
 };
 
-// Where the points go as each ends (a results database's recorder behind it,
-// sweep/point_store.h); an empty `record` stores nothing.
+// Where the points go as each ends (a results database's sweep::PointSink
+// behind it, sweep/point_store.h); an empty `record` stores nothing.
 struct PointSink {
   std::function<Status(const std::string& workload, const workload::LoadOptions& load,
                        const loadgen::PointOutcome& out, const std::optional<loadgen::ScenarioRules>& rules)>

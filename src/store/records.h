@@ -206,7 +206,8 @@ std::vector<RequestRow> RowsFromRun(const RunResult& run);
 RunResult RunFromRows(const std::vector<RequestRow>& rows);
 
 // The point a run (measured or simulated) is stored as, whoever ran it
-// (`frontier sweep`, `bench --db`, `simulate --db`): source from run.source,
+// (sweep::StoredPoint starts every point `frontier sweep`, `bench --db` and
+// `simulate --db` store from it): source from run.source,
 // settings from its effective settings, `num_gpus` (what the summary's per-GPU
 // throughputs were divided by), metrics, summary JSON and series from
 // `summary`. The caller sets what only it knows: key, workload, load_kind,

@@ -12,7 +12,7 @@
 #include "metrics/summary.h"
 #include "metrics/verdict_label.h"
 #include "store/records.h"
-#include "sweep/search_store.h"
+#include "sweep/point_store.h"
 #include "sweep/system_run.h"
 #include "workload/option_names.h"
 
@@ -41,32 +41,36 @@ std::string BandDetail(const PredictionBand& b) {
   return out;
 }
 
-store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const PointSpec& p,
-                              const loadgen::PointOutcome& outcome, int attempts) {
-  const RunResult& result = outcome.run;
-  const metrics::Summary& summary = outcome.summary;
+// Where a sweep's point `p` of `system` stands once run (`outcome`, on
+// attempt `attempts`): the plan's workload, load kind and value, and
+// repetition (the key ExpandMatrix gave it), settings the request count and
+// seed, the workload's lengths and dataset, "load_unit" sessions when its
+// load counted sessions, a scenario's query count, name and target QPS.
+PointPlace SweepPlace(const Plan& plan, const SystemSpec& system, const PointSpec& p,
+                      const loadgen::PointOutcome& outcome, int attempts) {
   const WorkloadSpec& w = plan.workloads[p.workload];
-  store::PointRecord r = store::PointFromRun(result, summary, system.gpus);
-  r.key = p.key;
-  r.workload = w.name;
-  r.load_kind = plan.load.kind;
-  r.load_value = p.load_value;
-  r.repetition = p.repetition;
+  PointPlace at;
+  at.workload = w.name;
+  at.load_kind = plan.load.kind;
+  at.load_value = p.load_value;
+  at.repetition = p.repetition;
+  at.attempts = attempts;
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
-  r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : SourceOf(system);
-  r.attempts = attempts;
-  r.settings["num_prompts"] = std::to_string(p.num_prompts);
-  r.settings["seed"] = std::to_string(p.seed);
-  r.settings["input_len"] = std::to_string(w.input_len);
-  r.settings["output_len"] = std::to_string(w.output_len);
-  r.settings["dataset"] = w.dataset;
-  if (summary.has_sessions) r.settings["load_unit"] = "sessions";  // num_prompts and concurrency count sessions
-  if (outcome.verdict) r.settings["num_prompts"] = std::to_string(outcome.verdict->queries);  // the scenario's
+  at.simulated_system = std::string(SourceOf(system)) == store::source::kSimulated;
+  at.num_gpus = system.gpus;
+  at.settings["num_prompts"] = std::to_string(p.num_prompts);
+  at.settings["seed"] = std::to_string(p.seed);
+  at.settings["input_len"] = std::to_string(w.input_len);
+  at.settings["output_len"] = std::to_string(w.output_len);
+  at.settings["dataset"] = w.dataset;
+  // num_prompts and concurrency count sessions
+  if (outcome.summary.has_sessions) at.settings["load_unit"] = "sessions";
+  if (outcome.verdict) at.settings["num_prompts"] = std::to_string(outcome.verdict->queries);  // the scenario's
   if (plan.scenario && plan.scenario->scenario) {
-    r.settings["scenario"] = loadgen::ScenarioName(*plan.scenario->scenario);
-    r.settings["target_qps"] = FormatNumber(p.load_value);
+    at.settings["scenario"] = loadgen::ScenarioName(*plan.scenario->scenario);
+    at.settings["target_qps"] = FormatNumber(p.load_value);
   }
-  return r;
+  return at;
 }
 
 // The rules of the plan's scenario (set) for `sys`, a named scenario's
@@ -210,7 +214,7 @@ Status SearchOne(SweepContext& cx, size_t s, size_t wi, const loadgen::ScenarioR
   info.config["workload"] = w.name;
   info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
   info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-  FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder, SearchRecorder::Start(cx.store, std::move(info), w.name));
+  FRONTIER_ASSIGN_OR_RETURN(PointSink recorder, PointSink::Start(cx.store, std::move(info)));
   // A search cut short before is run again from its first trial; its run keeps its trials, marked.
   if (before)
     FRONTIER_RETURN_IF_ERROR(cx.store.SetRunStatus(
@@ -233,7 +237,7 @@ Status SearchOne(SweepContext& cx, size_t s, size_t wi, const loadgen::ScenarioR
   point.key = w.name;
   SessionTrials trials(*session, point, sys.name);
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
-    FRONTIER_RETURN_IF_ERROR(recorder.Record(t, so_far, o, trials.Name()));
+    FRONTIER_RETURN_IF_ERROR(recorder.AddTrial(w.name, t, so_far, o, trials.Name()));
     prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
     std::string detail = metrics::VerdictLabel(t.verdict.valid);
     if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";
@@ -387,10 +391,10 @@ struct PointAttempts {
   std::string verdict;  // the scenario's, when there is one; then a simulated point's band
 };
 
-// Runs point `p` up to options.max_attempts times until it is stored in run
-// `run_id`. Sets cx.out.interrupted when a run was (the point is not stored).
+// Runs point `p` up to options.max_attempts times until it is stored in
+// `sink` (at SweepPlace). Sets cx.out.interrupted when a run was (the point is not stored).
 Result<PointAttempts> RunPointAttempts(SweepContext& cx, const SystemSpec& sys, Session& session, const PointSpec& p,
-                                       const loadgen::PointOptions& point_options, int64_t run_id) {
+                                       const loadgen::PointOptions& point_options, PointSink& sink) {
   const SweepOptions& options = cx.options;
   PointAttempts a;
   for (int attempt = 1; attempt <= options.max_attempts && !a.stored; ++attempt) {
@@ -410,17 +414,13 @@ Result<PointAttempts> RunPointAttempts(SweepContext& cx, const SystemSpec& sys, 
       a.last_error = r.status().message();
     }
     if (a.last_error.empty()) {
-      store::PointRecord rec = MakeRecord(cx.plan, sys, p, *r, attempt);
       if (r->verdict) {
         a.verdict = metrics::VerdictLabel(r->verdict->valid);
         if (!r->verdict->reasons.empty()) a.verdict += ": " + r->verdict->reasons.front();
       }
-      rec.run_id = run_id;
+      if (r->run.band) a.verdict += (a.verdict.empty() ? "" : "  ") + BandDetail(*r->run.band);
       // A point judged against a scenario keeps its verdict beside its metrics.
-      if (r->verdict && at.rules) rec.verdict_json = loadgen::VerdictJson(*r->verdict, *at.rules).dump();
-      if (rec.band) a.verdict += (a.verdict.empty() ? "" : "  ") + BandDetail(*rec.band);
-      FRONTIER_ASSIGN_OR_RETURN(int64_t id, cx.store.AddPoint(rec, store::RowsFromRun(r->run)));
-      (void)id;
+      FRONTIER_RETURN_IF_ERROR(sink.Add(SweepPlace(cx.plan, sys, p, *r, attempt), *r, at.rules));
       a.stored = true;
     } else if (attempt < options.max_attempts) {
       cx.Report("retry", a.last_error);
@@ -456,6 +456,7 @@ Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, cons
   point_options.summary.goodput = cx.plan.slo;
   Result<std::unique_ptr<Session>> session = factory(cx.plan, sys);
   if (!session.ok()) return mark_broken(session.status().message(), 0);
+  PointSink sink = PointSink::Over(cx.store, run);
   bool broken = false;
   for (size_t i = 0; i < todo.size() && !broken; ++i) {
     if (cx.StopAsked()) {
@@ -464,7 +465,7 @@ Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, cons
     }
     const PointSpec& p = *todo[i];
     prog.point = p.key;
-    FRONTIER_ASSIGN_OR_RETURN(PointAttempts a, RunPointAttempts(cx, sys, **session, p, point_options, run.id));
+    FRONTIER_ASSIGN_OR_RETURN(PointAttempts a, RunPointAttempts(cx, sys, **session, p, point_options, sink));
     if (cx.out.interrupted) break;
     if (!a.stored) {
       ++prog.ran;

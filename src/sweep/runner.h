@@ -20,7 +20,7 @@
 //
 // Search: with the plan's `search:`, each system runs one search
 // (loadgen::Search) per workload instead of the grid, its trials run by the
-// session (Session::RunTrial) and stored as they end by sweep::SearchRecorder
+// session (Session::RunTrial) and stored as they end by a sweep::PointSink
 // into a run of their own (config "workload" names the workload; the run's
 // search_json holds the outcome so far). Progress reports "start" per
 // search, "trial" per trial (detail: the verdict and the search's next step)

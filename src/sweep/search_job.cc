@@ -105,17 +105,15 @@ Status MakeSearchRunner(std::optional<loadgen::BenchOptions> bench, SearchJob* j
   return Status::Ok();
 }
 
-Status StartSearchRecorder(std::unique_ptr<store::Store> db, const std::string& run_label,
+Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_label,
                            std::map<std::string, std::string> provenance, SearchJob* job) {
-  job->db = std::move(db);
   const loadgen::SearchOptions& o = job->options;
   store::RunInfo run = CommandRun(job->system, o.point.effective_settings, o.point.command_line);
   run.sweep = run_label;
   run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
   run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
   run.provenance = std::move(provenance);
-  FRONTIER_ASSIGN_OR_RETURN(SearchRecorder recorder,
-                            SearchRecorder::Start(*job->db, std::move(run), workload::DatasetLabel(job->w.dataset)));
+  FRONTIER_ASSIGN_OR_RETURN(PointSink recorder, PointSink::Start(std::move(db), std::move(run)));
   job->recorder.emplace(std::move(recorder));
   return Status::Ok();
 }
@@ -125,7 +123,9 @@ Result<loadgen::SearchResult> RunSearchJob(SearchJob& job, const std::function<v
   show(loadgen::SearchHeadline(o, job.runner->Name()));
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
     show(loadgen::TrialRow(t, o.axis));
-    if (job.recorder) FRONTIER_RETURN_IF_ERROR(job.recorder->Record(t, so_far, o, job.runner->Name()));
+    if (job.recorder)
+      FRONTIER_RETURN_IF_ERROR(job.recorder->AddTrial(workload::DatasetLabel(job.w.dataset), t, so_far, o,
+                                                      job.runner->Name()));
     if (job.w.result_json.empty()) return Status::Ok();
     return WriteFileAtomically(job.w.result_json,
                                loadgen::SearchResultJson(so_far, o, job.runner->Name()).dump(2) + "\n");

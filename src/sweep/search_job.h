@@ -10,7 +10,7 @@
 //   FRONTIER_RETURN_IF_ERROR(SimulateSearch(spec, &job));          // a simulated system; then sim_options
 //   FRONTIER_RETURN_IF_ERROR(ResolveSearchOptions(settings, &job));
 //   FRONTIER_RETURN_IF_ERROR(MakeSearchRunner(bench, &job));      // bench: a live server's, else none
-//   FRONTIER_RETURN_IF_ERROR(StartSearchRecorder(std::move(db), label, provenance, &job));  // with --db
+//   FRONTIER_RETURN_IF_ERROR(StartSearchSink(std::move(db), label, provenance, &job));  // with --db
 //   Result<loadgen::SearchResult> r = RunSearchJob(job, print_line);
 //
 // Thread safety: one job per thread; the steps run in the order above.
@@ -33,7 +33,7 @@
 #include "sim/simulate_options.h"
 #include "store/store.h"
 #include "sweep/plan.h"
-#include "sweep/search_store.h"
+#include "sweep/point_store.h"
 #include "workload/dataset.h"
 
 namespace frontier::sweep {
@@ -50,8 +50,7 @@ struct SearchJob {
   loadgen::SearchOptions options;          // ResolveSearchOptions
   std::vector<workload::RequestSpec> specs;  // MakeSearchRunner: the dataset's requests
   std::unique_ptr<loadgen::TrialRunner> runner;
-  std::unique_ptr<store::Store> db;        // --db: where the trials are stored
-  std::optional<SearchRecorder> recorder;
+  std::optional<PointSink> recorder;       // --db: where the trials are stored (it owns the store)
 };
 
 // The search's own settings, as its flags give them.
@@ -96,8 +95,9 @@ Status MakeSearchRunner(std::optional<loadgen::BenchOptions> bench, SearchJob* j
 
 // --db: creates the search's run in `db` (named by job->system, with the
 // workload's effective settings, the search's goal and axis, sweep
-// `run_label` and `provenance`) before any trial, and keeps `db` in the job.
-Status StartSearchRecorder(std::unique_ptr<store::Store> db, const std::string& run_label,
+// `run_label` and `provenance`) before any trial, and keeps `db` in the
+// job's recorder.
+Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_label,
                            std::map<std::string, std::string> provenance, SearchJob* job);
 
 // Runs the search, telling `show` what the terminal shows as lines without
