@@ -243,7 +243,7 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
   store::RunInfo run;
   run.sweep = label;
   run.system = r.hardware;
-  run.source = store::source::kMeasured;
+  run.source = store::Source::kMeasured;
   run.config = {{"kind", "probe"},
                 {"hardware", r.hardware},
                 {"device", r.device.name},
@@ -268,9 +268,9 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
     store::PointRecord p;
     p.run_id = created.id;
     p.workload = workload;
-    p.load_kind = "probe";
+    p.load_kind = store::LoadKind::kProbe;
     p.load_value = size;
-    p.source = store::source::kMeasured;
+    p.source = store::Source::kMeasured;
     p.key = store::PointKey(p.workload, p.load_kind, p.load_value, 0);
     p.settings = std::move(settings);
     p.settings["kind"] = "probe";
@@ -318,7 +318,7 @@ Result<ProbeResult> LoadProbeRun(store::Store& db, int64_t run_id) {
   header["collectives"] = json::array();
   FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> points, db.ListPoints(run_id));
   for (const auto& p : points) {
-    if (p.load_kind != "probe") continue;
+    if (p.load_kind != store::LoadKind::kProbe) continue;
     json body;
     try {
       body = json::parse(p.summary_json);

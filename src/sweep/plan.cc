@@ -18,6 +18,7 @@
 #include "core/parse.h"
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
+#include "sweep/search_store.h"
 #include "store/records.h"
 #include "workload/option_names.h"
 
@@ -77,7 +78,7 @@ std::optional<FieldProblem> SearchMisfit(Plan* plan) {
     if (field == "search.saturation_stop") field = "search";
     return FieldProblem{field, workload::InPlanTerms(m)};
   }
-  plan->load.kind = loadgen::SearchAxisName(o.axis);
+  plan->load.kind = LoadKindOf(o.axis);
   return std::nullopt;
 }
 
@@ -92,7 +93,7 @@ std::string ScenarioMisfit(const Plan& plan) {
              plan.workloads[i].name + ") is " + workload::DatasetKindName(kind);
   }
   if (!plan.scenario->scenario) return "";
-  if (plan.load.kind != "request_rate")
+  if (plan.load.kind != store::LoadKind::kRequestRate)
     return "a scenario needs `load: {request_rate: [...]}`, each value a point's target QPS (the scenario sets "
            "the arrivals; a concurrency cap is not one of its loads)";
   if (plan.load.num_prompts)
@@ -447,7 +448,7 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
           // A closed loop of c streams needs several rounds of c requests to
           // reach its steady state: at least 4 x c (else points at high
           // concurrency measure the same few requests).
-          if (plan.load.kind == "concurrency")
+          if (plan.load.kind == store::LoadKind::kConcurrency)
             p.num_prompts = std::max<int64_t>(p.num_prompts, 4 * static_cast<int64_t>(std::ceil(v)));
           // Repetitions draw different prompts (so they sample the workload's
           // spread); every load point of a repetition uses the same stream.

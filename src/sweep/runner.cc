@@ -53,7 +53,7 @@ store::PointRecord MakeRecord(const Plan& plan, const SystemSpec& system, const 
   r.load_value = p.load_value;
   r.repetition = p.repetition;
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
-  r.source = result.source == RunSource::kSimulated ? store::source::kSimulated : SourceOf(system);
+  r.source = result.source == RunSource::kSimulated ? store::Source::kSimulated : SourceOf(system);
   r.attempts = attempts;
   r.settings["num_prompts"] = std::to_string(p.num_prompts);
   r.settings["seed"] = std::to_string(p.seed);

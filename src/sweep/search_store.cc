@@ -6,20 +6,24 @@
 
 namespace frontier::sweep {
 
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis) {
+  return axis == loadgen::SearchAxis::kRate ? store::LoadKind::kRequestRate : store::LoadKind::kConcurrency;
+}
+
 store::PointRecord TrialPoint(const loadgen::Trial& t, const loadgen::SearchOptions& o, int64_t run_id,
                               const std::string& workload) {
   store::PointRecord p;
   p.run_id = run_id;
   p.workload = workload;
-  p.load_kind = loadgen::SearchAxisName(o.axis);
+  p.load_kind = LoadKindOf(o.axis);
   p.load_value = t.value;
   p.repetition = 0;
   p.key = store::PointKey(workload, p.load_kind, t.value, 0) + "|trial=" + std::to_string(t.index);
   const nlohmann::json* provenance = t.result.is_object() && t.result.contains("frontier") ? &t.result["frontier"]
                                                                                            : nullptr;
-  p.source = store::source::kMeasured;
-  if (provenance != nullptr && provenance->value("source", "") == store::source::kSimulated)
-    p.source = store::source::kSimulated;
+  p.source = store::Source::kMeasured;
+  if (provenance != nullptr && provenance->value("source", "") == store::SourceName(store::Source::kSimulated))
+    p.source = store::Source::kSimulated;
   p.settings = o.point.effective_settings;
   if (provenance != nullptr && provenance->contains("effective_settings") &&
       (*provenance)["effective_settings"].is_object()) {

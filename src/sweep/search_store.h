@@ -25,6 +25,10 @@
 
 namespace frontier::sweep {
 
+// The load kind of a search's points: kRequestRate for a search over the
+// request rate, kConcurrency for one over concurrency.
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis);
+
 // The point a trial is stored as in run `run_id`: key
 // "<workload>|<axis>=<value>|rep=0|trial=<index>", the trial's summary and
 // verdict, source and settings from its result's provenance.
