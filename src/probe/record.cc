@@ -244,7 +244,7 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
   run.sweep = label;
   run.system = r.hardware;
   run.source = store::Source::kMeasured;
-  run.config = {{"kind", "probe"},
+  run.config = {{store::kSystemKindKey, store::SystemKindName(store::SystemKind::kProbe)},
                 {"hardware", r.hardware},
                 {"device", r.device.name},
                 {"backend", r.device.backend},
@@ -302,8 +302,8 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
 
 Result<ProbeResult> LoadProbeRun(store::Store& db, int64_t run_id) {
   FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, db.GetRun(run_id));
-  const auto kind = info.config.find("kind");
-  if (kind == info.config.end() || kind->second != "probe")
+  const Result<store::SystemKind> kind = store::SystemKindOf(info.config);
+  if (!kind.ok() || *kind != store::SystemKind::kProbe)
     return InvalidArgument("run " + std::to_string(run_id) + " (" + info.Label() +
                            ") is not a probe run; `frontier db ls` shows runs, `frontier probe --db` stores one");
   json header;

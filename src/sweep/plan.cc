@@ -123,11 +123,12 @@ std::map<std::string, std::string> SystemSpec::Config() const {
   std::map<std::string, std::string> c = {{"gpus", std::to_string(gpus)}};
   if (!hardware.empty()) c["hardware"] = hardware;  // a server need not name its GPUs
   if (sim) {
-    c["kind"] = live ? "simulated-live" : "simulated";
+    c[store::kSystemKindKey] =
+        store::SystemKindName(live ? store::SystemKind::kSimulatedLive : store::SystemKind::kSimulated);
     // Every field of SimSpec's table that the system sets (sim/engine/spec_table.h).
     c.merge(sim::SimSpecConfig(*sim));
   } else {
-    c["kind"] = launch ? "launched" : "server";
+    c[store::kSystemKindKey] = store::SystemKindName(launch ? store::SystemKind::kLaunched : store::SystemKind::kServer);
     c["model"] = model;
     c["base_url"] = base_url;
     c["endpoint"] = endpoint;
