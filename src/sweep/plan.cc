@@ -128,7 +128,8 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     // Every field of SimSpec's table that the system sets (sim/engine/spec_table.h).
     c.merge(sim::SimSpecConfig(*sim));
   } else {
-    c[store::kSystemKindKey] = store::SystemKindName(launch ? store::SystemKind::kLaunched : store::SystemKind::kServer);
+    c[store::kSystemKindKey] =
+        store::SystemKindName(launch ? store::SystemKind::kLaunched : store::SystemKind::kServer);
     c["model"] = model;
     c["base_url"] = base_url;
     c["endpoint"] = endpoint;
