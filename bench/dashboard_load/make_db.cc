@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       run.plan_hash = "night-" + std::to_string(night);
       run.plan_text = "name: nightly\n# night " + std::to_string(night) + "\n";
       run.system = std::string(hardware[s % 7]) + "-" + models[s % 5] + "-" + std::to_string(s);
-      run.source = s % 10 == 9 ? store::source::kMeasured : store::source::kSimulated;
+      run.source = s % 10 == 9 ? store::Source::kMeasured : store::Source::kSimulated;
       run.created_utc = date;
       run.config = {{"hardware", hardware[s % 7]}, {"gpus", "8"}, {"model", models[s % 5]},
                     {"precision", precisions[s % 3]}, {"engine", engines[s % 3]},
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
           store::PointRecord p;
           p.run_id = created->id;
           p.workload = "1k1k";
-          p.load_kind = "concurrency";
+          p.load_kind = store::LoadKind::kConcurrency;
           p.load_value = conc;
           p.repetition = r;
           p.key = store::PointKey(p.workload, p.load_kind, conc, r);

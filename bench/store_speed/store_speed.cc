@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     pt.run_id = run_id;
     pt.workload = "w";
     pt.load_value = 1 + p;
-    pt.key = store::PointKey("w", "concurrency", pt.load_value, 0);
+    pt.key = store::PointKey("w", store::LoadKind::kConcurrency, pt.load_value, 0);
     pt.metrics.interactivity = 1000.0 / (1 + p);
     pt.metrics.total_token_throughput_per_gpu = 10.0 * (1 + p);
     if (auto r = (*store)->AddPoint(pt, rows); !r.ok()) {

@@ -133,14 +133,14 @@ Result<json> Api::Runs(const Query& q) {
     facets["precision"].insert(r.Config("precision"));
     facets["stack"].insert(r.Stack());
     facets["version"].insert(r.StackVersion());
-    facets["source"].insert(r.run.source);
+    facets["source"].insert(store::SourceName(r.run.source));
     for (const auto& w : r.workloads) facets["workload"].insert(w);
     const std::string day = r.run.created_utc.substr(0, 10);
     if (!Matches(q.List("model"), r.Config("model")) ||
         !Matches(q.List("hardware"), r.Config("hardware")) ||
         !Matches(q.List("precision"), r.Config("precision")) ||
         !Matches(q.List("stack"), r.Stack()) || !Matches(q.List("version"), r.StackVersion()) ||
-        (!sources.empty() && r.run.source != sources) ||
+        (!sources.empty() && store::SourceName(r.run.source) != sources) ||
         (status == "ok" && !r.run.status.ok()) || (status == "broken" && r.run.status.ok()) ||
         (from && day < *from) || (to && day > *to)) {
       continue;
@@ -156,7 +156,7 @@ Result<json> Api::Runs(const Query& q) {
     }
     if (!search.empty()) {
       std::string text = r.run.Label() + " " + r.Config("model") + " " + r.Config("hardware") + " " +
-                         r.Config("precision") + " " + r.Stack() + " " + r.run.source;
+                         r.Config("precision") + " " + r.Stack() + " " + store::SourceName(r.run.source);
       for (const auto& w : r.workloads) text += " " + w;
       if (!Contains(text, search)) continue;
     }

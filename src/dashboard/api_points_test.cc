@@ -139,7 +139,7 @@ TEST_F(ApiTest, ASearchRunShowsItsAnswerAndItsTrialsInOrder) {
   store::RunInfo r;
   r.sweep = "search";
   r.system = "h200-vllm";
-  r.source = store::source::kMeasured;
+  r.source = store::Source::kMeasured;
   r.config = {{"hardware", "h200"}, {"gpus", "1"}};
   r.search_json = R"({"goal":"max_valid_qps","axis":"request_rate","runner":"http","stop_reason":"bracket within 10%",)"
                   R"("bracket":{"valid":8,"invalid":9},"trial_count":3,"max_valid_qps":8,)"
@@ -156,9 +156,9 @@ TEST_F(ApiTest, ASearchRunShowsItsAnswerAndItsTrialsInOrder) {
       {2, 8, R"({"result":"VALID","reasons":[],"scenario":"Server"})", "bisect", "valid: bracket [8, 16) within tolerance: stop"}};
   for (const auto& t : trials) {
     store::PointRecord p = testing::KnownPoint(run->id, 1, 0, 40, 1000, 500, 100);
-    p.load_kind = "request_rate";
+    p.load_kind = store::LoadKind::kRequestRate;
     p.load_value = t.qps;
-    p.key = store::PointKey("1k1k", "request_rate", t.qps, 0) + "|trial=" + std::to_string(t.index);
+    p.key = store::PointKey("1k1k", store::LoadKind::kRequestRate, t.qps, 0) + "|trial=" + std::to_string(t.index);
     p.verdict_json = t.verdict;
     p.trial_json = json{{"index", t.index}, {"value", t.qps}, {"step", t.step}, {"decision", t.decision}}.dump();
     ASSERT_TRUE(writer_->AddPoint(p, {}).ok());
@@ -206,14 +206,14 @@ TEST_F(ApiTest, ASimulatedPointsBandIsInEveryViewAndAMeasuredPointHasNone) {
   store::RunInfo run;
   run.sweep = "predicted";
   run.system = "b200";
-  run.source = store::source::kSimulated;
+  run.source = store::Source::kSimulated;
   run.config = {{"hardware", "b200"}, {"gpus", "8"}};
   auto created = writer_->CreateRun(run);
   ASSERT_TRUE(created.ok());
   const PredictionBand band{0.2, 12, "dense / tp / nvidia", {"GPU never calibrated (b200)"}};
   for (double c : {1.0, 4.0}) {
     store::PointRecord p = testing::KnownPoint(created->id, c, 0, 100 / c, 500 * c, 250 * c, 10 * c);
-    p.source = store::source::kSimulated;
+    p.source = store::Source::kSimulated;
     p.band = band;
     ASSERT_TRUE(writer_->AddPoint(p, {}).ok());
   }

@@ -36,7 +36,7 @@ std::string RunRow::Config(const std::string& key) const {
 std::string RunRow::Stack() const {
   if (std::string e = Config("engine"); !e.empty()) return e;
   if (std::string s = Config("stack"); !s.empty()) return s;
-  return Config("kind");
+  return Config(store::kSystemKindKey);  // as stored (store::SystemKindName), shown as text
 }
 
 std::string RunRow::StackVersion() const { return Config("engine_version"); }

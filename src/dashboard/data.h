@@ -60,7 +60,9 @@ struct RunRow {
 // store when a view needs it (DashboardData::Point, RunPoints).
 struct PointRow {
   int64_t id = 0, run_id = 0;
-  std::string key, workload, source, created_utc;
+  std::string key, workload;
+  store::Source source = store::Source::kMeasured;
+  std::string created_utc;
   double load_value = 0;
   int repetition = 0;
   // The point's metrics (metrics::Summary's names differ: total_token_throughput_per_gpu, ...).

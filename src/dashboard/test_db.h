@@ -29,11 +29,11 @@ inline store::PointRecord KnownPoint(int64_t run_id, double conc, int rep, doubl
   store::PointRecord p;
   p.run_id = run_id;
   p.workload = "1k1k";
-  p.load_kind = "concurrency";
+  p.load_kind = store::LoadKind::kConcurrency;
   p.load_value = conc;
   p.repetition = rep;
   p.key = store::PointKey(p.workload, p.load_kind, conc, rep);
-  p.source = store::source::kMeasured;
+  p.source = store::Source::kMeasured;
   p.settings = {{"seed", std::to_string(rep)}, {"input_len", "1024"}};
   p.num_gpus = 8;
   p.metrics.completed = 4;
@@ -74,7 +74,7 @@ inline void FillKnownDb(store::Store& store) {
     r.plan_hash = "abc";
     r.plan_text = "name: nightly\n";
     r.system = system;
-    r.source = store::source::kMeasured;
+    r.source = store::Source::kMeasured;
     r.created_utc = created;
     r.config = {{"hardware", hw}, {"gpus", "8"}, {"model", "llama-3.1-70b"}, {"precision", "fp8"},
                 {"engine", engine}, {"engine_version", version}};
@@ -101,7 +101,7 @@ inline void FillKnownDb(store::Store& store) {
   store::RunInfo c;
   c.sweep = "import";
   c.system = "<script>alert(1)</script>";
-  c.source = store::source::kImported;
+  c.source = store::Source::kImported;
   c.created_utc = "2026-01-12T00:00:00Z";
   c.config = {{"hardware", "x"}, {"model", "<b>m</b>"}};
   c.provenance = {{"file", "evil.json"}, {"format", "inferencex agg"}};

@@ -17,6 +17,8 @@
 namespace frontier::dashboard {
 
 using nlohmann::json;
+using store::LoadKindName;
+using store::SourceName;
 
 namespace {
 
@@ -52,7 +54,7 @@ json RunJson(const RunRow& r) {
           {"label", r.run.Label()},
           {"sweep", r.run.sweep},
           {"system", r.run.system},
-          {"source", r.run.source},
+          {"source", SourceName(r.run.source)},
           {"status", r.run.status.ToString()},
           {"created_utc", r.run.created_utc},
           {"model", r.Config("model")},
@@ -180,7 +182,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
       for (const auto& r : p.repetitions) ids.push_back(r.id);
       pts.push_back({{"key", p.key},
                      {"load", p.load},
-                     {"load_kind", p.load_kind},
+                     {"load_kind", LoadKindName(p.load_kind)},
                      {"x", xm.mean},
                      {"x_err", xm.half_width},
                      {"y", Opt(yv)},
@@ -216,7 +218,7 @@ json FrontierJson(const report::Report& rep, const std::string& y, const std::st
                       {"workload", s.workload},
                       {"hardware", s.hardware},
                       {"gpus", s.run.config.count("gpus") ? s.run.config.at("gpus") : ""},
-                      {"source", s.run.source},
+                      {"source", SourceName(s.run.source)},
                       {"status", s.run.status.ToString()},
                       {"price_per_gpu_hour", price},
                       {"price_source", s.facts ? s.facts->price_source : ""},
@@ -368,7 +370,7 @@ json PointJson(const DashboardData::PointDetail& d) {
     if (r.end_ns >= r.sent_ns) e2el.push_back(static_cast<double>(r.end_ns - r.sent_ns) / 1e6);
   }
   json run = {{"id", d.run.id},       {"label", d.run.Label()},       {"sweep", d.run.sweep},
-              {"system", d.run.system}, {"source", d.run.source},     {"status", d.run.status.ToString()},
+              {"system", d.run.system}, {"source", SourceName(d.run.source)}, {"status", d.run.status.ToString()},
               {"created_utc", d.run.created_utc}, {"config", d.run.config},
               {"provenance", d.run.provenance}, {"plan_hash", d.run.plan_hash},
               {"search", ParsedOrNull(d.run.search_json)}};
@@ -381,8 +383,8 @@ json PointJson(const DashboardData::PointDetail& d) {
                   // A REAL column, shown as it always was.
                   {"max_concurrent_requests", static_cast<double>(m.max_concurrent_requests)}};
   constexpr int kBins = 20;
-  return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
-                     {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
+  return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload},
+                     {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value}, {"repetition", p.repetition}, {"source", SourceName(p.source)},
                      {"attempts", p.attempts}, {"created_utc", p.created_utc}, {"settings", p.settings},
                      {"metrics", metrics},
                      {"verdict", ParsedOrNull(p.verdict_json)},
@@ -427,8 +429,8 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
       if (!view->valid) ++invalid;
     }
     if (trial_index(e)) ++trials;
-    list.push_back({{"id", p.id}, {"key", p.key}, {"workload", p.workload}, {"load_kind", p.load_kind},
-                    {"load", p.load_value}, {"repetition", p.repetition}, {"source", p.source},
+    list.push_back({{"id", p.id}, {"key", p.key}, {"workload", p.workload},
+                    {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value}, {"repetition", p.repetition}, {"source", SourceName(p.source)},
                     {"created_utc", p.created_utc}, {"completed", m.completed}, {"failed", m.failed},
                     {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_token_throughput_per_gpu},
                     {"output_tput_per_gpu", m.output_throughput_per_gpu}, {"median_ttft_ms", m.ttft_ms.median},
@@ -553,7 +555,8 @@ Result<json> LiveJson(DashboardData& data, int64_t since) {
     const RunRow* r = data.FindRun(p.run_id);
     points.push_back({{"id", p.id}, {"run_id", p.run_id}, {"label", r ? r->run.Label() : ""},
                       {"key", p.key}, {"workload", p.workload}, {"load", p.load_value},
-                      {"repetition", p.repetition}, {"source", p.source}, {"created_utc", p.created_utc},
+                      {"repetition", p.repetition}, {"source", SourceName(p.source)},
+                      {"created_utc", p.created_utc},
                       {"interactivity", p.interactivity}, {"total_tput_per_gpu", p.total_tput_per_gpu},
                       {"output_tput_per_gpu", p.output_tput_per_gpu}, {"median_ttft_ms", p.median_ttft_ms}});
   }

@@ -149,7 +149,7 @@ TEST(ProbeRecord, JsonAndStoreRoundTripsKeepEveryFigure) {
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   Result<store::RunInfo> info = (*db)->GetRun(run->id);
   ASSERT_TRUE(info.ok());
-  EXPECT_EQ(info->source, "measured");
+  EXPECT_EQ(info->source, store::Source::kMeasured);
   EXPECT_EQ(info->config.at("kind"), "probe");
   EXPECT_EQ(info->config.at("hardware"), "h200");
   Result<std::vector<store::PointRecord>> points = (*db)->ListPoints(run->id);

@@ -243,8 +243,8 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
   store::RunInfo run;
   run.sweep = label;
   run.system = r.hardware;
-  run.source = store::source::kMeasured;
-  run.config = {{"kind", "probe"},
+  run.source = store::Source::kMeasured;
+  run.config = {{store::kSystemKindKey, store::SystemKindName(store::SystemKind::kProbe)},
                 {"hardware", r.hardware},
                 {"device", r.device.name},
                 {"backend", r.device.backend},
@@ -268,9 +268,9 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
     store::PointRecord p;
     p.run_id = created.id;
     p.workload = workload;
-    p.load_kind = "probe";
+    p.load_kind = store::LoadKind::kProbe;
     p.load_value = size;
-    p.source = store::source::kMeasured;
+    p.source = store::Source::kMeasured;
     p.key = store::PointKey(p.workload, p.load_kind, p.load_value, 0);
     p.settings = std::move(settings);
     p.settings["kind"] = "probe";
@@ -302,8 +302,8 @@ Result<store::RunInfo> StoreProbe(store::Store& db, const ProbeResult& r, const 
 
 Result<ProbeResult> LoadProbeRun(store::Store& db, int64_t run_id) {
   FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, db.GetRun(run_id));
-  const auto kind = info.config.find("kind");
-  if (kind == info.config.end() || kind->second != "probe")
+  const Result<store::SystemKind> kind = store::SystemKindOf(info.config);
+  if (!kind.ok() || *kind != store::SystemKind::kProbe)
     return InvalidArgument("run " + std::to_string(run_id) + " (" + info.Label() +
                            ") is not a probe run; `frontier db ls` shows runs, `frontier probe --db` stores one");
   json header;
@@ -318,7 +318,7 @@ Result<ProbeResult> LoadProbeRun(store::Store& db, int64_t run_id) {
   header["collectives"] = json::array();
   FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> points, db.ListPoints(run_id));
   for (const auto& p : points) {
-    if (p.load_kind != "probe") continue;
+    if (p.load_kind != store::LoadKind::kProbe) continue;
     json body;
     try {
       body = json::parse(p.summary_json);

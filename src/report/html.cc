@@ -47,7 +47,8 @@ std::string Settings(const std::map<std::string, std::string>& m) {
 
 std::string PointTip(const SeriesReport& s, const AggregatedPoint& p) {
   std::ostringstream t;
-  t << s.name << "\n" << p.load_kind << " " << Fixed(p.load, p.load == static_cast<int64_t>(p.load) ? 0 : 2)
+  t << s.name << "\n" << store::LoadKindName(p.load_kind) << " "
+    << Fixed(p.load, p.load == static_cast<int64_t>(p.load) ? 0 : 2)
     << "  (" << p.repetitions.size() << " repetition" << (p.repetitions.size() == 1 ? "" : "s") << ")\n"
     << "interactivity " << WithCi(p.interactivity.mean, p.interactivity.half_width, p.interactivity.measured, 1)
     << " tok/s/user\n"
@@ -63,7 +64,7 @@ std::string PointTip(const SeriesReport& s, const AggregatedPoint& p) {
 
 std::string RepTip(const SeriesReport& s, const store::PointRecord& r) {
   std::ostringstream t;
-  t << s.name << " point " << r.id << " (" << r.source << ")\n" << r.key << "\n"
+  t << s.name << " point " << r.id << " (" << store::SourceName(r.source) << ")\n" << r.key << "\n"
     << "interactivity " << Fixed(r.metrics.interactivity, 1) << " tok/s/user\n"
     << "total " << Fixed(r.metrics.total_token_throughput_per_gpu, 1) << ", output "
     << Fixed(r.metrics.output_throughput_per_gpu, 1) << " tok/s/GPU\nTTFT p50 "
@@ -146,7 +147,7 @@ void LatencyChart(std::ostream& out, const Report& r, const WorkloadReport& w, b
     c.name = s.name;
     c.color = PaletteColor(idx);
     for (const auto& p : s.points) {
-      kind = p.load_kind;
+      kind = store::LoadKindName(p.load_kind);
       const auto& v = tpot ? p.median_tpot_ms : p.median_ttft_ms;
       Marker m;
       m.x = p.load;
@@ -211,7 +212,8 @@ void CostTable(std::ostream& out, const Report& r, const WorkloadReport& w) {
 
 void SeriesTable(std::ostream& out, const SeriesReport& s) {
   out << "<h3>" << HtmlEscape(s.name) << " <span class=\"muted\">" << HtmlEscape(s.run.Label()) << ", "
-      << HtmlEscape(s.run.source) << (!s.run.status.ok() ? ", " + HtmlEscape(s.run.status.ToString()) : "")
+      << HtmlEscape(store::SourceName(s.run.source))
+      << (!s.run.status.ok() ? ", " + HtmlEscape(s.run.status.ToString()) : "")
       << "</span></h3>\n";
   if (!s.search.empty()) out << "<p>" << HtmlEscape(s.search) << "</p>\n";
   if (!s.band_flags.empty()) {
@@ -219,7 +221,7 @@ void SeriesTable(std::ostream& out, const SeriesReport& s) {
     for (const auto& f : s.band_flags) flags += (flags.empty() ? "" : "; ") + f;
     out << "<p class=\"flags\">extrapolates: " << HtmlEscape(flags) << "</p>\n";
   }
-  out << "<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : s.points[0].load_kind)
+  out << "<table><tr><th>" << HtmlEscape(s.points.empty() ? "load" : store::LoadKindName(s.points[0].load_kind))
       << "</th><th>reps</th><th>tok/s/user</th><th>total tok/s/GPU</th><th>output tok/s/GPU</th>"
          "<th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th><th>frontier</th>"
       << (s.banded ? "<th>band</th>" : "") << (s.judged ? "<th>verdict</th>" : "")
@@ -340,7 +342,7 @@ std::string RenderHtml(const Report& r) {
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>source</th><th>status</th><th>created (UTC)</th>"
          "<th>configuration</th><th>provenance</th></tr>\n";
   for (const auto& run : r.runs) {
-    out << "<tr>" << Td(run.Label()) << Td(run.source, true) << Td(run.status.ToString(), true)
+    out << "<tr>" << Td(run.Label()) << Td(store::SourceName(run.source), true) << Td(run.status.ToString(), true)
         << Td(run.created_utc, true) << Td(Settings(run.config), true) << Td(Settings(run.provenance), true)
         << "</tr>\n";
   }
@@ -352,7 +354,7 @@ std::string RenderHtml(const Report& r) {
     for (const auto& p : s.points)
       for (const auto& rep : p.repetitions)
         out << "<tr id=\"row-" << rep.id << "\">" << Td(std::to_string(rep.id)) << Td(s.name, true)
-            << Td(rep.key, true) << Td(rep.source, true) << Td(Fixed(rep.metrics.interactivity, 1))
+            << Td(rep.key, true) << Td(store::SourceName(rep.source), true) << Td(Fixed(rep.metrics.interactivity, 1))
             << Td(Fixed(rep.metrics.total_token_throughput_per_gpu, 1)) << Td(Fixed(rep.metrics.output_throughput_per_gpu, 1))
             << Td(Fixed(rep.metrics.ttft_ms.median, 1)) << Td(Fixed(rep.metrics.tpot_ms.median, 2))
             << Td(std::to_string(rep.metrics.completed)) << Td(std::to_string(rep.metrics.failed))

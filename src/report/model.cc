@@ -223,7 +223,7 @@ Result<Report> BuildReport(store::Store& store, const ReportOptions& options) {
     std::vector<std::string> workload_order;
     for (auto& p : points) {
       // A `frontier probe` measurement has no serving metrics to tabulate (docs/probe.md).
-      if (p.load_kind == "probe") continue;
+      if (p.load_kind == store::LoadKind::kProbe) continue;
       FRONTIER_ASSIGN_OR_RETURN(store::PointSeries series, store.GetPointSeries(p.id));
       if (!series.empty()) {
         PointOverTime t = ParseOverTime(series);

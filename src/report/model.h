@@ -43,7 +43,7 @@ struct ReportOptions {
 struct AggregatedPoint {
   std::string key;                 // point key without the repetition
   double load = 0;
-  std::string load_kind;
+  store::LoadKind load_kind = store::LoadKind::kConcurrency;
   std::map<std::string, std::string> settings;  // of the first repetition
   analysis::MeanCi interactivity, total_tput_per_gpu, output_tput_per_gpu;
   analysis::MeanCi median_ttft_ms, median_tpot_ms, p99_ttft_ms, median_e2el_ms;

@@ -30,7 +30,7 @@ int64_t AddRun(store::Store& s, const std::string& system, const std::string& hw
   store::RunInfo run;
   run.sweep = "test";
   run.system = system;
-  run.source = "simulated";
+  run.source = store::Source::kSimulated;
   run.config = {{"hardware", hw}, {"gpus", "8"}};
   auto r = s.CreateRun(run);
   EXPECT_TRUE(r.ok());
@@ -41,8 +41,8 @@ int64_t AddRun(store::Store& s, const std::string& system, const std::string& hw
       p.workload = "1k1k";
       p.load_value = c;
       p.repetition = k;
-      p.key = store::PointKey("1k1k", "concurrency", c, k);
-      p.source = "simulated";
+      p.key = store::PointKey("1k1k", store::LoadKind::kConcurrency, c, k);
+      p.source = store::Source::kSimulated;
       const double off = reps == 3 ? (k - 1) * d : 0;
       p.metrics.interactivity = 200.0 / c;
       p.metrics.total_token_throughput_per_gpu = scale * 100 * c + off;
@@ -166,8 +166,8 @@ TEST(Report, OverTimeChartsReadThePointSeries) {
   p.run_id = run;
   p.workload = "1k1k";
   p.load_value = 2;
-  p.key = store::PointKey("1k1k", "concurrency", 2, 0);
-  p.source = "measured";
+  p.key = store::PointKey("1k1k", store::LoadKind::kConcurrency, 2, 0);
+  p.source = store::Source::kMeasured;
   p.metrics.interactivity = 100;
   p.metrics.output_throughput = 23.3;
   p.series = KnownSeries();
@@ -228,7 +228,7 @@ TEST(Report, ShowsVerdictsAndASearchsTrials) {
   store::RunInfo run;
   run.sweep = "search";
   run.system = "h200-sim";
-  run.source = "simulated";
+  run.source = store::Source::kSimulated;
   run.config = {{"hardware", "h200"}, {"gpus", "8"}};
   auto r = s->CreateRun(run);
   ASSERT_TRUE(r.ok());
@@ -247,10 +247,10 @@ TEST(Report, ShowsVerdictsAndASearchsTrials) {
     store::PointRecord p;
     p.run_id = r->id;
     p.workload = "512/128";
-    p.load_kind = "request_rate";
+    p.load_kind = store::LoadKind::kRequestRate;
     p.load_value = row.rate;
     p.key = store::PointKey(p.workload, p.load_kind, row.rate, 0) + "|trial=" + (row.rate == 4 ? "0" : "1");
-    p.source = "simulated";
+    p.source = store::Source::kSimulated;
     p.metrics.interactivity = 100 / row.rate;
     p.metrics.total_token_throughput_per_gpu = 100 * row.rate;
     p.verdict_json = row.verdict;
@@ -311,8 +311,8 @@ void AddBandedRuns(store::Store& s, const PredictionBand& band) {
     p.run_id = sim;
     p.workload = "1k1k";
     p.load_value = c;
-    p.key = store::PointKey("1k1k", "concurrency", c, 0);
-    p.source = "simulated";
+    p.key = store::PointKey("1k1k", store::LoadKind::kConcurrency, c, 0);
+    p.source = store::Source::kSimulated;
     p.metrics.interactivity = 200.0 / c;
     p.metrics.total_token_throughput_per_gpu = 100 * c;
     p.metrics.output_throughput_per_gpu = 50 * c;
@@ -322,7 +322,7 @@ void AddBandedRuns(store::Store& s, const PredictionBand& band) {
   store::RunInfo run;
   run.sweep = "test";
   run.system = "measured";
-  run.source = "measured";
+  run.source = store::Source::kMeasured;
   run.config = {{"hardware", "h200"}, {"gpus", "8"}};
   const int64_t measured = s.CreateRun(run).value().id;
   for (double c : {1.0, 4.0}) {
@@ -330,8 +330,8 @@ void AddBandedRuns(store::Store& s, const PredictionBand& band) {
     p.run_id = measured;
     p.workload = "1k1k";
     p.load_value = c;
-    p.key = store::PointKey("1k1k", "concurrency", c, 0);
-    p.source = "measured";
+    p.key = store::PointKey("1k1k", store::LoadKind::kConcurrency, c, 0);
+    p.source = store::Source::kMeasured;
     p.metrics.interactivity = 150.0 / c;
     p.metrics.total_token_throughput_per_gpu = 90 * c;
     p.metrics.output_throughput_per_gpu = 45 * c;
@@ -473,7 +473,7 @@ TEST(Report, MeasuredEnergyBesideTheTdpBound) {
   store::RunInfo run;
   run.sweep = "test";
   run.system = "measured";
-  run.source = "measured";
+  run.source = store::Source::kMeasured;
   run.config = {{"hardware", "h200"}, {"gpus", "8"}};
   auto r = s->CreateRun(run);
   ASSERT_TRUE(r.ok());
@@ -483,8 +483,8 @@ TEST(Report, MeasuredEnergyBesideTheTdpBound) {
     p.workload = "1k1k";
     p.load_value = 4;
     p.repetition = k;
-    p.key = store::PointKey("1k1k", "concurrency", 4, k);
-    p.source = "measured";
+    p.key = store::PointKey("1k1k", store::LoadKind::kConcurrency, 4, k);
+    p.source = store::Source::kMeasured;
     p.metrics.interactivity = 50;
     p.metrics.total_token_throughput_per_gpu = 400;
     p.metrics.energy.emplace().joules = k == 0 ? 1000 : 1200;

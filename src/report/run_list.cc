@@ -17,7 +17,7 @@ Result<std::string> RunListText(store::Store& s, const std::string& location) {
   TextTable t({"id", "run", "source", "status", "points", "hardware", "gpus", "created (UTC)"});
   for (const auto& r : runs) {
     auto get = [&](const char* k) { return r.config.count(k) ? r.config.at(k) : std::string("-"); };
-    t.Add({std::to_string(r.id), r.sweep + "/" + r.system, r.source, r.status.ToString(),
+    t.Add({std::to_string(r.id), r.sweep + "/" + r.system, store::SourceName(r.source), r.status.ToString(),
            std::to_string(count[r.id]), get("hardware"), get("gpus"), r.created_utc});
   }
   std::ostringstream out;

@@ -30,7 +30,7 @@ void PrintReportText(const Report& r, std::ostream& out) {
     out << "\n== workload " << w.workload << " ==\n";
     for (size_t idx : w.series) {
       const SeriesReport& s = r.series[idx];
-      out << "\n" << s.name << "  [" << s.run.Label() << ", " << s.run.source << ", "
+      out << "\n" << s.name << "  [" << s.run.Label() << ", " << store::SourceName(s.run.source) << ", "
           << (s.run.config.count("gpus") ? s.run.config.at("gpus") + " x " : "")
           << (s.hardware.empty() ? "?" : s.hardware) << "]"
           << (!s.run.status.ok() ? "  status: " + s.run.status.ToString() : "") << "\n";
@@ -40,7 +40,8 @@ void PrintReportText(const Report& r, std::ostream& out) {
         for (size_t i = 0; i < s.band_flags.size(); ++i) out << (i ? "; " : " ") << s.band_flags[i];
         out << "\n";
       }
-      std::vector<std::string> header = {s.points.empty() ? "load" : s.points.front().load_kind, "reps", "tok/s/user",
+      const std::string load_kind = s.points.empty() ? "load" : store::LoadKindName(s.points.front().load_kind);
+      std::vector<std::string> header = {load_kind, "reps", "tok/s/user",
                                          "total tok/s/GPU", "output tok/s/GPU", "TTFT p50 ms", "TPOT p50 ms",
                                          "frontier"};
       // A simulated point's prediction band (relative, on every figure it predicts).
@@ -135,7 +136,7 @@ void PrintReportText(const Report& r, std::ostream& out) {
     // The full provenance is in the HTML report and `db export`; the terminal keeps it short.
     for (const char* k : {"frontier_version", "host", "started_utc", "file", "format"})
       if (run.provenance.count(k)) pv += (pv.empty() ? "" : " ") + std::string(k) + "=" + run.provenance.at(k);
-    prov.Add({run.Label(), run.source, run.status.ToString(), run.created_utc, cfg, pv});
+    prov.Add({run.Label(), store::SourceName(run.source), run.status.ToString(), run.created_utc, cfg, pv});
   }
   prov.Print(out);
   out << "\n" << r.stored_points << " stored points in " << r.runs.size() << " runs\n";

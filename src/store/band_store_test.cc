@@ -15,7 +15,7 @@
 namespace frontier::store {
 namespace {
 
-PointRecord Point(int64_t run_id, double conc, const std::string& source) {
+PointRecord Point(int64_t run_id, double conc, Source source) {
   PointRecord p;
   p.run_id = run_id;
   p.workload = "1k1k";
@@ -32,10 +32,10 @@ PointRecord Point(int64_t run_id, double conc, const std::string& source) {
 const PredictionBand kBand{0.137, 23, "MLA / attn-dp+ep / nvidia",
                            {"GPU never calibrated (b200)", "fp4 never calibrated on nvidia"}};
 
-int64_t NewRun(Store& s, const std::string& source) {
+int64_t NewRun(Store& s, Source source) {
   RunInfo run;
   run.sweep = "band";
-  run.system = source;
+  run.system = SourceName(source);
   run.source = source;
   return s.CreateRun(run).value().id;
 }
@@ -45,14 +45,14 @@ TEST(BandStore, ASimulatedPointKeepsItsBandAndAMeasuredOneHasNone) {
   auto s = OpenStore(tmp.Path("band.db"));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_GE((*s)->SchemaVersion(), kBandVersion);
-  PointRecord sim = Point(NewRun(**s, source::kSimulated), 4, source::kSimulated);
+  PointRecord sim = Point(NewRun(**s, Source::kSimulated), 4, Source::kSimulated);
   sim.band = kBand;
   ASSERT_TRUE((*s)->AddPoint(sim, {}).ok());
   PointRecord none = sim;
   none.key = PointKey(none.workload, none.load_kind, 8, 0);
   none.band = PredictionBand{0, 0, "", {"tp never calibrated on amd"}};  // a band that rests on no result
   ASSERT_TRUE((*s)->AddPoint(none, {}).ok());
-  ASSERT_TRUE((*s)->AddPoint(Point(NewRun(**s, source::kMeasured), 4, source::kMeasured), {}).ok());
+  ASSERT_TRUE((*s)->AddPoint(Point(NewRun(**s, Source::kMeasured), 4, Source::kMeasured), {}).ok());
 
   auto points = (*s)->ListPoints(0);
   ASSERT_TRUE(points.ok()) << points.status().ToString();
@@ -70,7 +70,7 @@ TEST(BandStore, ABandOutOfItsBoundsIsRefusedNamingTheField) {
   testing_util::ScratchDir tmp("band_store");
   auto s = OpenStore(tmp.Path("bounds.db"));
   ASSERT_TRUE(s.ok());
-  PointRecord p = Point(NewRun(**s, source::kSimulated), 4, source::kSimulated);
+  PointRecord p = Point(NewRun(**s, Source::kSimulated), 4, Source::kSimulated);
   p.band = kBand;
   p.band->half_width = -0.5;
   const Status st = (*s)->AddPoint(p, {}).status();
@@ -82,10 +82,10 @@ TEST(BandStore, ExportAndImportCarryTheBand) {
   testing_util::ScratchDir tmp("band_store");
   auto a = OpenStore(tmp.Path("a.db"));
   ASSERT_TRUE(a.ok());
-  PointRecord sim = Point(NewRun(**a, source::kSimulated), 4, source::kSimulated);
+  PointRecord sim = Point(NewRun(**a, Source::kSimulated), 4, Source::kSimulated);
   sim.band = kBand;
   ASSERT_TRUE((*a)->AddPoint(sim, {}).ok());
-  ASSERT_TRUE((*a)->AddPoint(Point(NewRun(**a, source::kMeasured), 4, source::kMeasured), {}).ok());
+  ASSERT_TRUE((*a)->AddPoint(Point(NewRun(**a, Source::kMeasured), 4, Source::kMeasured), {}).ok());
   Result<std::string> exported = ExportJson(**a);
   ASSERT_TRUE(exported.ok()) << exported.status().ToString();
   const nlohmann::json j = nlohmann::json::parse(*exported);
@@ -115,7 +115,7 @@ TEST(BandStore, ADatabaseOfSchema5OpensReadsAndIsMigrated) {
     auto v5 = OpenSqliteStore(path, OpenMode::kCreate, 5);
     ASSERT_TRUE(v5.ok()) << v5.status().ToString();
     ASSERT_EQ((*v5)->SchemaVersion(), 5);
-    PointRecord p = Point(NewRun(**v5, source::kSimulated), 4, source::kSimulated);
+    PointRecord p = Point(NewRun(**v5, Source::kSimulated), 4, Source::kSimulated);
     p.band = kBand;  // a schema-5 database has nowhere to keep it
     ASSERT_TRUE((*v5)->AddPoint(p, {}).ok());
   }
@@ -134,7 +134,7 @@ TEST(BandStore, ADatabaseOfSchema5OpensReadsAndIsMigrated) {
   EXPECT_EQ((*rw)->SchemaVersion(), kSchemaVersion);
   auto runs = (*rw)->ListRuns();
   ASSERT_TRUE(runs.ok());
-  PointRecord p = Point(runs->front().id, 8, source::kSimulated);
+  PointRecord p = Point(runs->front().id, 8, Source::kSimulated);
   p.band = kBand;
   ASSERT_TRUE((*rw)->AddPoint(p, {}).ok());
   auto points = (*rw)->ListPoints(0);

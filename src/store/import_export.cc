@@ -55,13 +55,13 @@ Result<ParsedRun> ParseVllm(const json& j, const std::string& file, const Import
   ParsedRun pr;
   pr.run.sweep = "import";
   pr.run.system = !o.system.empty() ? o.system : (d.backend.empty() ? "vllm" : d.backend) + ":" + d.model_id;
-  pr.run.source = source::kImported;
+  pr.run.source = Source::kImported;
   pr.run.config = {{"model", d.model_id}, {"engine", d.backend}, {"gpus", std::to_string(o.num_gpus)}};
   if (!o.hardware.empty()) pr.run.config["hardware"] = o.hardware;
   pr.run.provenance = {{"format", "vllm bench serve"}, {"file", file}, {"date", d.date}};
 
   PointRecord p;
-  p.source = source::kImported;
+  p.source = Source::kImported;
   SetPointLoad(d.max_concurrency, d.request_rate, &p);  // "inf" (or no rate at all) sorts last
   p.workload = "vllm";
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
@@ -154,15 +154,15 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
       order.push_back(g);
       pr.run.sweep = "import";
       pr.run.system = hw + (fw.empty() ? "" : "-" + fw) + (prec.empty() ? "" : "-" + prec);
-      pr.run.source = source::kImported;
+      pr.run.source = Source::kImported;
       pr.run.config = {{"hardware", hw}, {"engine", fw}, {"precision", prec}, {"model", model},
                        {"isl", isl}, {"osl", osl}};
       pr.run.provenance = {{"format", "InferenceX agg"}, {"file", file}};
     }
     PointRecord p;
-    p.source = source::kImported;
+    p.source = Source::kImported;
     p.workload = isl + "/" + osl;
-    p.load_kind = "concurrency";
+    p.load_kind = LoadKind::kConcurrency;
     p.load_value = static_cast<double>(conc);
     std::string variant;
     for (const char* k : {"tp", "ep", "dp_attention", "spec_decoding", "image", "disagg",
@@ -185,7 +185,8 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
                              "num_decode_gpu, or tp (per-GPU throughput means nothing without it)");
     }
     // Identical configuration at the same concurrency: a repetition.
-    const int rep = seen[pr.run.system + "|" + PointKey(p.workload, "concurrency", p.load_value, 0) + variant]++;
+    const std::string first = PointKey(p.workload, LoadKind::kConcurrency, p.load_value, 0);
+    const int rep = seen[pr.run.system + "|" + first + variant]++;
     p.repetition = rep;
     p.key = PointKey(p.workload, p.load_kind, p.load_value, rep) + variant;
     p.num_gpus = static_cast<int>(gpus);
@@ -256,13 +257,8 @@ Result<std::string> JsonText(const Fields& f, const std::string& key) {
   return text;
 }
 
-Status CheckSource(const std::string& s, const std::string& where) {
-  if (s == source::kMeasured || s == source::kSimulated || s == source::kImported) return Status::Ok();
-  return InvalidArgument(where + ": source must be measured, simulated or imported, got '" + s.substr(0, 40) + "'");
-}
-
 // A point of an exported run; `run_source` is its source when it names none.
-Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where, const std::string& run_source) {
+Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where, Source run_source) {
   using namespace bounds;
   if (!jp.is_object()) return InvalidArgument(where + ": expected an object");
   const Fields f(jp, where);
@@ -270,7 +266,10 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
   FRONTIER_ASSIGN_OR_RETURN(p.key, f.Name("key"));
   if (p.key.empty()) return InvalidArgument(where + ": field 'key' is missing or empty; " + kExportHint);
   FRONTIER_ASSIGN_OR_RETURN(p.workload, f.Name("workload"));
-  FRONTIER_ASSIGN_OR_RETURN(p.load_kind, f.Name("load_kind"));
+  FRONTIER_ASSIGN_OR_RETURN(const std::string load_kind, f.Name("load_kind"));
+  const Result<LoadKind> kind = ParseLoadKind(load_kind);
+  if (!kind.ok()) return kind.status().WithContext(where);
+  p.load_kind = *kind;
   if (const json* v = f.Find("load_value"); v != nullptr && v->is_string() && *v == "inf") {
     p.load_value = kInfiniteRate;
   } else {
@@ -278,9 +277,14 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
   }
   FRONTIER_ASSIGN_OR_RETURN(const auto rep, f.Integer("repetition", 0, kMaxRepetition));
   p.repetition = static_cast<int>(rep.value_or(0));
-  FRONTIER_ASSIGN_OR_RETURN(p.source, f.Name("source"));
-  if (p.source.empty()) p.source = run_source;
-  FRONTIER_RETURN_IF_ERROR(CheckSource(p.source, where));
+  FRONTIER_ASSIGN_OR_RETURN(const std::string source, f.Name("source"));
+  if (source.empty()) {
+    p.source = run_source;
+  } else {
+    const Result<Source> s = ParseSource(source);
+    if (!s.ok()) return s.status().WithContext(where);
+    p.source = *s;
+  }
   FRONTIER_ASSIGN_OR_RETURN(const auto attempts, f.Integer("attempts", 1, kMaxAttempts));
   p.attempts = static_cast<int>(attempts.value_or(1));
   FRONTIER_ASSIGN_OR_RETURN(p.created_utc, f.Name("created_utc"));
@@ -333,8 +337,10 @@ Result<std::vector<ParsedRun>> ParseFrontierExport(const json& doc, const std::s
     FRONTIER_ASSIGN_OR_RETURN(r.sweep, f.Name("sweep"));
     FRONTIER_ASSIGN_OR_RETURN(r.system, f.Name("system"));
     if (r.system.empty()) return InvalidArgument(where + ": field 'system' is missing or empty; " + kExportHint);
-    FRONTIER_ASSIGN_OR_RETURN(r.source, f.Name("source"));
-    FRONTIER_RETURN_IF_ERROR(CheckSource(r.source, where));
+    FRONTIER_ASSIGN_OR_RETURN(const std::string source, f.Name("source"));
+    const Result<Source> run_source = ParseSource(source);
+    if (!run_source.ok()) return run_source.status().WithContext(where);
+    r.source = *run_source;
     FRONTIER_ASSIGN_OR_RETURN(const std::string status, f.Name("status"));
     r.status = status.empty() ? SystemStatus{} : ParseSystemStatus(status);
     FRONTIER_ASSIGN_OR_RETURN(r.created_utc, f.Name("created_utc"));
@@ -450,12 +456,12 @@ nlohmann::ordered_json PointJson(const PointRecord& p) {
   nlohmann::ordered_json j = {{"id", p.id},
             {"key", p.key},
             {"workload", p.workload},
-            {"load_kind", p.load_kind},
+            {"load_kind", LoadKindName(p.load_kind)},
             // request_rate=inf is stored as bounds::kInfiniteRate (SQLite has no infinity).
             {"load_value", p.load_value == bounds::kInfiniteRate ? nlohmann::ordered_json("inf")
                                                                   : nlohmann::ordered_json(p.load_value)},
             {"repetition", p.repetition},
-            {"source", p.source},
+            {"source", SourceName(p.source)},
             {"attempts", p.attempts},
             {"created_utc", p.created_utc},
             {"settings", p.settings},
@@ -493,7 +499,7 @@ Result<std::string> ExportJson(Store& store) {
                                 {"runs", nlohmann::ordered_json::array()}};
   for (const auto& r : runs) {
     nlohmann::ordered_json jr = {{"id", r.id},           {"label", r.Label()},   {"sweep", r.sweep},
-               {"system", r.system},   {"source", r.source},   {"status", r.status.ToString()},
+               {"system", r.system},   {"source", SourceName(r.source)},   {"status", r.status.ToString()},
                {"created_utc", r.created_utc}, {"plan_hash", r.plan_hash}, {"plan_text", r.plan_text},
                {"config", r.config},   {"provenance", r.provenance}, {"search_json", r.search_json},
                {"points", nlohmann::ordered_json::array()}};

@@ -44,8 +44,8 @@ TEST(Import, VllmResultBecomesOneImportedPointWithRequests) {
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 1u);
   const PointRecord& p = points->front();
-  EXPECT_EQ(p.source, "imported");
-  EXPECT_EQ(p.load_kind, "concurrency");
+  EXPECT_EQ(p.source, Source::kImported);
+  EXPECT_EQ(p.load_kind, LoadKind::kConcurrency);
   EXPECT_DOUBLE_EQ(p.load_value, 2);
   EXPECT_EQ(p.metrics.completed, 3);
   EXPECT_EQ(p.metrics.failed, 1);
@@ -361,7 +361,7 @@ TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForB
   ASSERT_TRUE(before.ok() && after.ok());
   EXPECT_EQ(after->search_json, testing_verdict::kSearch);
   EXPECT_EQ(after->search_json, before->search_json);
-  EXPECT_EQ(after->source, "simulated");  // the run stays what it was, not "imported"
+  EXPECT_EQ(after->source, Source::kSimulated);  // the run stays what it was, not "imported"
   EXPECT_EQ(after->status.reason, "server died at concurrency 32");
   EXPECT_EQ(after->created_utc, before->created_utc);
   EXPECT_EQ(after->provenance.at("imported_from"), "export.json");
@@ -369,11 +369,11 @@ TEST(ExportImport, FrontierExportRoundTripsVerdictsTrialsSearchAndSeriesByteForB
   const auto want = PointTexts(*from), got = PointTexts(*to);
   ASSERT_EQ(got.size(), 4u);
   EXPECT_EQ(got, want);
-  const auto& judged = got.at(PointKey("w", "request_rate", 8, 0));
+  const auto& judged = got.at(PointKey("w", LoadKind::kRequestRate, 8, 0));
   EXPECT_EQ(judged[0], testing_verdict::kInvalidVerdict);
-  EXPECT_EQ(got.at(PointKey("w", "request_rate", 4, 0))[1], testing_verdict::kTrial);
-  EXPECT_EQ(got.at(PointKey("w", "request_rate", 16, 0))[3], p.series.server_metrics_json);
-  EXPECT_EQ(got.at(PointKey("w", "request_rate", 16, 0))[4], p.series.timeslices_json);
+  EXPECT_EQ(got.at(PointKey("w", LoadKind::kRequestRate, 4, 0))[1], testing_verdict::kTrial);
+  EXPECT_EQ(got.at(PointKey("w", LoadKind::kRequestRate, 16, 0))[3], p.series.server_metrics_json);
+  EXPECT_EQ(got.at(PointKey("w", LoadKind::kRequestRate, 16, 0))[4], p.series.timeslices_json);
 
   // Exported again, the import is the same document but for ids and the import's provenance.
   auto again = ExportJson(*to);
@@ -430,6 +430,13 @@ TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
        "e.json: runs[0]: points[1]: key 'w|concurrency=4|rep=0' appears twice in its run"},
       {run + R"("points":[{"key":"k","load_kind":"concurrency","load_value":4,"num_gpus":0}]}]})",
        "e.json: runs[0]: points[0]: num_gpus must be an integer in [1, 1000000], got 0"},
+      // A load kind or source the store does not know, named with the ones it does.
+      {run + R"("points":[{"key":"k","load_kind":"qps","load_value":4}]}]})",
+       "e.json: runs[0]: points[0]: load_kind must be concurrency, request_rate or probe, got 'qps'"},
+      {run + R"("points":[{"key":"k","load_value":4}]}]})",
+       "e.json: runs[0]: points[0]: load_kind must be concurrency, request_rate or probe, got ''"},
+      {run + point + R"(,"source":"guessed"}]}]})",
+       "e.json: runs[0]: points[0]: source must be measured, simulated or imported, got 'guessed'"},
       {run + R"("search_json":")" + std::string(200, '[') + R"("}]})",
        "e.json: runs[0]: search_json is nested deeper than 64 levels"},
       // A figure out of its column's range is named as the file names it (the column is total_tput_per_gpu).

@@ -39,8 +39,8 @@ void MakeDb(const std::string& path, int version = kSchemaVersion) {
   p.run_id = r->id;
   p.workload = "w";
   p.load_value = 4;
-  p.key = PointKey("w", "concurrency", 4, 0);
-  p.source = source::kSimulated;
+  p.key = PointKey("w", LoadKind::kConcurrency, 4, 0);
+  p.source = Source::kSimulated;
   p.num_gpus = 8;
   p.metrics.completed = 10;
   p.metrics.total_token_throughput_per_gpu = 100;
@@ -226,8 +226,8 @@ TEST(OpenStore, ARowOutsideThePhysicalBoundsIsNamedAndSkippedNotTheDatabase) {
     p.run_id = r->id;
     p.workload = "w";
     p.load_value = 8;
-    p.key = PointKey("w", "concurrency", 8, 0);
-    p.source = source::kSimulated;
+    p.key = PointKey("w", LoadKind::kConcurrency, 8, 0);
+    p.source = Source::kSimulated;
     p.num_gpus = 8;
     p.metrics.completed = 10;
     ASSERT_TRUE((*w)->AddPoint(p, {}).ok());
@@ -262,6 +262,25 @@ TEST(OpenStore, ARowOutsideThePhysicalBoundsIsNamedAndSkippedNotTheDatabase) {
             std::string::npos);
   EXPECT_NE(bad("completed = -9223372036854775808").find("got -9223372036854775808"), std::string::npos);
   EXPECT_NE(bad("output_throughput = 8.5e11").find("points row 1 (run 1): output_throughput"), std::string::npos);
+  EXPECT_NE(bad("load_kind = 'qps'").find("points row 1 (run 1): load_kind must be concurrency, request_rate or "
+                                          "probe, got 'qps'"),
+            std::string::npos);
+  EXPECT_NE(bad("load_kind = 'concurrency', source = 'guessed'")
+                .find("points row 1 (run 1): source must be measured, simulated or imported, got 'guessed'"),
+            std::string::npos);
+  // A run whose source the store does not write is skipped the same way, and named.
+  ExecSql(path, "UPDATE runs SET source = 'guessed' WHERE id = 1");
+  auto fresh = OpenStore(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(fresh.ok());
+  std::vector<std::string> run_warnings;
+  (*fresh)->SetWarningSink([&](const std::string& m) { run_warnings.push_back(m); });
+  auto runs = (*fresh)->ListRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().system, "b200");
+  ASSERT_EQ(run_warnings.size(), 1u);
+  EXPECT_EQ(run_warnings[0], path + ": runs row 1: source must be measured, simulated or imported, got 'guessed'; "
+                                    "the row is skipped (the database is damaged or was written by something else)");
 }
 
 TEST(OpenStore, NothingOutsideTheBoundsTheReadersApplyIsStored) {
@@ -274,8 +293,8 @@ TEST(OpenStore, NothingOutsideTheBoundsTheReadersApplyIsStored) {
   p.run_id = 1;
   p.workload = "w";
   p.load_value = 2;
-  p.key = PointKey("w", "concurrency", 2, 0);
-  p.source = source::kMeasured;
+  p.key = PointKey("w", LoadKind::kConcurrency, 2, 0);
+  p.source = Source::kMeasured;
   p.num_gpus = 1;
   p.metrics.completed = 1;
   p.metrics.output_throughput = 8.5e11;  // a server's completion_tokens of INT64_MAX

@@ -245,7 +245,7 @@ class PgStore final : public SqlStore {
     std::vector<RunInfo> out;
     for (int i = 0; i < PQntuples(r.get()); ++i) {
       Row row(r.get(), i);
-      out.push_back(codec::DecodeRun(row));
+      codec::DecodeOrSkip(row, codec::DecodeRun<Row>, Skip(), out);
     }
     return out;
   }

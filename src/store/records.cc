@@ -45,18 +45,18 @@ void SetP99(metrics::Distribution& d, double value) {
   d.percentiles.emplace_back(99, value);
 }
 
-std::string PointKey(const std::string& workload, const std::string& load_kind,
-                     double load_value, int repetition) {
-  return workload + "|" + load_kind + "=" + FormatSignificant(load_value) + "|rep=" + std::to_string(repetition);
+std::string PointKey(const std::string& workload, LoadKind load_kind, double load_value, int repetition) {
+  return workload + "|" + LoadKindName(load_kind) + "=" + FormatSignificant(load_value) +
+         "|rep=" + std::to_string(repetition);
 }
 
 void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p) {
   if (max_concurrency) {
-    p->load_kind = "concurrency";
+    p->load_kind = LoadKind::kConcurrency;
     p->load_value = static_cast<double>(*max_concurrency);
     return;
   }
-  p->load_kind = "request_rate";
+  p->load_kind = LoadKind::kRequestRate;
   p->load_value = request_rate && std::isfinite(*request_rate) ? *request_rate : bounds::kInfiniteRate;
 }
 
@@ -122,7 +122,7 @@ RunResult RunFromRows(const std::vector<RequestRow>& rows) {
 
 PointRecord PointFromRun(const RunResult& run, const metrics::Summary& summary, int num_gpus) {
   PointRecord r;
-  r.source = run.source == RunSource::kSimulated ? source::kSimulated : source::kMeasured;
+  r.source = run.source == RunSource::kSimulated ? Source::kSimulated : Source::kMeasured;
   r.settings = run.effective_settings;
   r.num_gpus = num_gpus;
   r.metrics = summary;
@@ -168,16 +168,18 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     }
     FRONTIER_RETURN_IF_ERROR(CheckRange("repetition", int64_t{p.repetition}, 0, kMaxRepetition));
     FRONTIER_RETURN_IF_ERROR(CheckRange("attempts", int64_t{p.attempts}, 1, kMaxAttempts));
-    if (p.load_kind == "concurrency") {
-      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, kMaxConcurrency));
-    } else if (p.load_kind == "request_rate") {
-      if (p.load_value != kInfiniteRate)
-        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (request rate)", p.load_value, 1e-9, kMaxRequestRate));
-    } else if (p.load_kind == "probe") {
-      // A `frontier probe` measurement (probe/record.h): its size (GEMM rows, bytes, ...).
-      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (probe size)", p.load_value, 0, 1e15));
-    } else {
-      return InvalidArgument("load_kind must be concurrency, request_rate or probe, got '" + p.load_kind + "'");
+    switch (p.load_kind) {
+      case LoadKind::kConcurrency:
+        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, kMaxConcurrency));
+        break;
+      case LoadKind::kRequestRate:
+        if (p.load_value != kInfiniteRate)
+          FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (request rate)", p.load_value, 1e-9, kMaxRequestRate));
+        break;
+      case LoadKind::kProbe:
+        // A `frontier probe` measurement (probe/record.h): its size (GEMM rows, bytes, ...).
+        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (probe size)", p.load_value, 0, 1e15));
+        break;
     }
     for (int i = 0; i < kNumDoubleColumns; ++i) {
       const DoubleColumn& c = kDoubleColumns[i];

@@ -23,6 +23,7 @@
 #include "core/run_result.h"
 #include "core/status.h"
 #include "metrics/summary.h"
+#include "store/kinds.h"
 #include "metrics/verdict_label.h"
 
 namespace frontier::store {
@@ -30,13 +31,6 @@ namespace frontier::store {
 // The physical range of every number the store keeps (core/limits.h),
 // checked where a number comes in from outside (an imported file, a database row).
 namespace bounds = frontier::bounds;
-
-// Where a point's numbers came from. Stable strings: they are stored.
-namespace source {
-inline constexpr const char* kMeasured = "measured";
-inline constexpr const char* kSimulated = "simulated";
-inline constexpr const char* kImported = "imported";
-}  // namespace source
 
 // A system's status in its run: ok, or broken with the reason (its server
 // would not start, a point failed twice, ...). Stored as "ok" or
@@ -62,7 +56,7 @@ struct RunInfo {
   std::string plan_hash;          // hash of the plan text (resume matches on it); "" for imports
   std::string plan_text;          // the plan file as read, for provenance
   std::string system;             // system name within the plan
-  std::string source;             // source:: of its points
+  Source source = Source::kMeasured;  // of its points
   SystemStatus status;            // ok, or broken with the reason
   std::string created_utc;        // ISO-8601
   // The system's configuration (hardware, gpus, model, engine, precision, tp, ...).
@@ -108,11 +102,10 @@ struct PointRecord {
   int64_t run_id = 0;
   std::string key;                // unique within its run: see PointKey()
   std::string workload;           // workload name from the plan (or "<isl>/<osl>" for imports)
-  std::string load_kind = "concurrency";  // "concurrency", "request_rate", or "probe" (a `frontier probe`
-                                          // measurement, probe/record.h: no serving metrics)
+  LoadKind load_kind = LoadKind::kConcurrency;  // what load_value is (kinds.h)
   double load_value = 0;
   int repetition = 0;             // 0-based
-  std::string source;             // source::
+  Source source = Source::kMeasured;
   int attempts = 1;               // 2 when the first attempt failed and the retry succeeded
   std::string created_utc;
   // Settings that identify the configuration (tp, ep, precision, isl, osl, num_prompts, ...).
@@ -168,11 +161,10 @@ struct TrialView {
 Result<TrialView> ParseTrial(const std::string& trial_json);
 
 // The identity of a point within its run, e.g. "1k1k|concurrency=16|rep=0".
-std::string PointKey(const std::string& workload, const std::string& load_kind,
-                     double load_value, int repetition);
+std::string PointKey(const std::string& workload, LoadKind load_kind, double load_value, int repetition);
 
-// Sets p's load_kind and load_value from a point's load: "concurrency" and the
-// cap when there is one, else "request_rate" and the rate, where all at once
+// Sets p's load_kind and load_value from a point's load: kConcurrency and the
+// cap when there is one, else kRequestRate and the rate, where all at once
 // (an infinite rate, or none known) is bounds::kInfiniteRate, so that it sorts
 // last (the store keeps no infinity). One rule for a command's points and an
 // imported vLLM result's, so the same load gets the same key.

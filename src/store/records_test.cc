@@ -153,7 +153,7 @@ TEST(StoredSummary, ReadsBackThroughTheResultReaderAsItWasWritten) {
   RunInfo run;
   run.sweep = "schema";
   run.system = "sys";
-  run.source = source::kMeasured;
+  run.source = Source::kMeasured;
   auto created = (*store)->CreateRun(run);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   PointRecord p;
@@ -161,7 +161,7 @@ TEST(StoredSummary, ReadsBackThroughTheResultReaderAsItWasWritten) {
   p.workload = "w";
   p.load_value = 4;
   p.key = PointKey(p.workload, p.load_kind, p.load_value, 0);
-  p.source = source::kMeasured;
+  p.source = Source::kMeasured;
   p.num_gpus = 2;
   p.metrics = s;
   p.summary_json = store::SummaryToJson(s);

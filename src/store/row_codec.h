@@ -38,21 +38,22 @@ inline std::string RedactPlanText(const std::string& text) {
   return text.rfind("frontier ", 0) == 0 ? RedactCommandLine(text) : RedactText(text);
 }
 
+// A row of sql::SelectRuns into `r` (r.id is set first, for the message);
+// InvalidArgument when its source is not one the store writes.
 template <class Row>
-RunInfo DecodeRun(Row& s) {
-  RunInfo r;
+Status DecodeRun(Row& s, RunInfo& r) {
   r.id = s.Int(0);
   r.sweep = s.Text(1);
   r.plan_hash = s.Text(2);
   if (std::string text = s.Text(3); !text.empty()) r.plan_text = RedactPlanText(text);
   r.system = RedactUrl(s.Text(4));
-  r.source = s.Text(5);
+  FRONTIER_ASSIGN_OR_RETURN(r.source, ParseSource(s.Text(5)));
   r.status = ParseSystemStatus(s.Text(6));
   r.created_utc = s.Text(7);
   r.config = RedactProvenance(JsonToMap(s.Text(8)));
   r.provenance = RedactProvenance(JsonToMap(s.Text(9)));
   r.search_json = s.Text(10);
-  return r;
+  return Status::Ok();
 }
 
 // The key of a plan text in the plans table (kPlansVersion): two 64-bit
@@ -97,7 +98,7 @@ void BindRun(Binder& b, const RunInfo& run, const StoredPlan& plan, int version)
   b.Bind(2, run.plan_hash);
   b.Bind(3, version >= kPlansVersion ? std::string() : plan.text);
   b.Bind(4, RedactUrl(run.system));
-  b.Bind(5, run.source);
+  b.Bind(5, SourceName(run.source));
   b.Bind(6, run.status.ToString());
   b.Bind(7, run.created_utc);
   b.Bind(8, MapToJson(RedactProvenance(run.config)));
@@ -114,10 +115,10 @@ Status DecodePoint(Row& s, PointRecord& p) {
   p.run_id = s.Int(1);
   p.key = s.Text(2);
   p.workload = s.Text(3);
-  p.load_kind = s.Text(4);
+  FRONTIER_ASSIGN_OR_RETURN(p.load_kind, ParseLoadKind(s.Text(4)));
   p.load_value = s.Real(5);
   FRONTIER_ASSIGN_OR_RETURN(p.repetition, s.Int(6, "repetition", 0, kMaxRepetition));
-  p.source = s.Text(7);
+  FRONTIER_ASSIGN_OR_RETURN(p.source, ParseSource(s.Text(7)));
   FRONTIER_ASSIGN_OR_RETURN(p.attempts, s.Int(8, "attempts", 1, kMaxAttempts));
   p.created_utc = s.Text(9);
   p.settings = RedactProvenance(JsonToMap(s.Text(10)));
@@ -150,10 +151,10 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   b.Bind(1, p.run_id);
   b.Bind(2, p.key);
   b.Bind(3, p.workload);
-  b.Bind(4, p.load_kind);
+  b.Bind(4, LoadKindName(p.load_kind));
   b.Bind(5, p.load_value);
   b.Bind(6, static_cast<int64_t>(p.repetition));
-  b.Bind(7, p.source);
+  b.Bind(7, SourceName(p.source));
   b.Bind(8, static_cast<int64_t>(p.attempts));
   b.Bind(9, p.created_utc.empty() ? UtcTimestampNow() : p.created_utc);
   b.Bind(10, MapToJson(RedactProvenance(p.settings)));
@@ -178,8 +179,9 @@ void BindPoint(Binder& b, const PointRecord& p, int version) {
   }
 }
 
-// How Store::SkipDamaged names a points row, and a requests row of a point,
+// How Store::SkipDamaged names a runs row, a points row, and a requests row of a point,
 // that did not decode (its id, index and owner were read first).
+inline std::string DamagedRow(const RunInfo& r) { return "runs row " + std::to_string(r.id); }
 inline std::string DamagedRow(const PointRecord& p) {
   return "points row " + std::to_string(p.id) + " (run " + std::to_string(p.run_id) + ")";
 }
@@ -188,7 +190,7 @@ inline std::string DamagedRow(const RequestRow& r, int64_t point_id) {
 }
 inline std::string DamagedRow(const LaunchRecord& l) { return "launches row " + std::to_string(l.id); }
 
-// Decodes `row` with `decode` (DecodePoint, DecodeRequest, DecodeLaunch) onto
+// Decodes `row` with `decode` (DecodeRun, DecodePoint, DecodeRequest, DecodeLaunch) onto
 // the end of `out`. A row that does not decode is left out and handed to
 // `skip(what, why)` (Store::SkipDamaged), named DamagedRow(value as far as
 // read, name_args...), so that one bad row never hides the rest of a listing.

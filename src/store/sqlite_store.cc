@@ -238,7 +238,7 @@ class SqliteStore final : public SqlStore {
     for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
     std::vector<RunInfo> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) out.push_back(codec::DecodeRun(s));
+    while ((rc = s.Step()) == SQLITE_ROW) codec::DecodeOrSkip(s, codec::DecodeRun<Stmt>, Skip(), out);
     if (rc != SQLITE_DONE) return Error("list runs");
     return out;
   }

@@ -19,11 +19,11 @@ PointRecord MakePoint(int64_t run_id, double conc, int rep, double tput) {
   PointRecord p;
   p.run_id = run_id;
   p.workload = "1k1k";
-  p.load_kind = "concurrency";
+  p.load_kind = LoadKind::kConcurrency;
   p.load_value = conc;
   p.repetition = rep;
   p.key = PointKey(p.workload, p.load_kind, conc, rep);
-  p.source = source::kSimulated;
+  p.source = Source::kSimulated;
   p.settings = {{"tp", "8"}};
   p.num_gpus = 8;
   p.metrics.completed = 10;
@@ -83,7 +83,7 @@ TEST(SqliteStore, RoundTripsRunsPointsAndRequests) {
   run.sweep = "quickstart";
   run.plan_hash = "abc";
   run.system = "h200-sim";
-  run.source = source::kSimulated;
+  run.source = Source::kSimulated;
   run.config = {{"hardware", "h200"}, {"gpus", "8"}};
   run.provenance = {{"host", "test"}};
   auto created = (*store)->CreateRun(run);
@@ -401,7 +401,7 @@ TEST(SqliteStore, ReadOnlyOpenReadsWhatAWriterStoresAndNeverWrites) {
   RunInfo run;
   run.sweep = "s";
   run.system = "a";
-  run.source = source::kSimulated;
+  run.source = Source::kSimulated;
   auto created = (*writer)->CreateRun(run);
   ASSERT_TRUE(created.ok());
   auto reader = OpenStore(path, OpenMode::kReadOnly);
@@ -457,11 +457,11 @@ TEST(SqliteStore, KeepsMeasuredEnergyColumns) {
   RunInfo run;
   run.sweep = "bench";
   run.system = "http://gpu:8000";
-  run.source = source::kMeasured;
+  run.source = Source::kMeasured;
   auto created = (*store)->CreateRun(run);
   ASSERT_TRUE(created.ok());
   PointRecord p = MakePoint(created->id, 8, 0, 100);
-  p.source = source::kMeasured;
+  p.source = Source::kMeasured;
   p.metrics.energy.emplace().joules = 1234.5;
   p.metrics.energy->mean_w = 617.25;
   p.metrics.energy->peak_w = 701;

@@ -28,10 +28,10 @@ inline PointRecord JudgedPoint(int64_t run_id, double rate, const std::string& v
   PointRecord p;
   p.run_id = run_id;
   p.workload = "w";
-  p.load_kind = "request_rate";
+  p.load_kind = LoadKind::kRequestRate;
   p.load_value = rate;
   p.key = PointKey(p.workload, p.load_kind, rate, 0);
-  p.source = source::kSimulated;
+  p.source = Source::kSimulated;
   p.num_gpus = 8;
   p.metrics.completed = 2000;
   store::SetP99(p.metrics.ttft_ms, 640.25);
@@ -47,7 +47,7 @@ inline int64_t RoundTripVerdicts(Store& s) {
   RunInfo run;
   run.sweep = "search";
   run.system = "h200";
-  run.source = source::kSimulated;
+  run.source = Source::kSimulated;
   auto created = s.CreateRun(run);
   EXPECT_TRUE(created.ok()) << created.status().ToString();
   if (!created.ok()) return 0;

@@ -27,9 +27,10 @@ Result<std::vector<sim::ResultModel>> MeasuredRunModels(const std::string& db, c
     FRONTIER_ASSIGN_OR_RETURN(store::RunInfo info, store->GetRun(*run_id));
     FRONTIER_ASSIGN_OR_RETURN(std::vector<store::PointRecord> stored, store->ListPoints(*run_id));
     for (const auto& p : stored) {
-      sim::MeasuredPoint m{info.Label() + "/" + p.key, db + " point " + std::to_string(p.id), p.load_kind,
-                           p.load_value, p.metrics.output_throughput, {}};
-      if (m.load_kind == "concurrency" && m.output_throughput > 0) {
+      sim::MeasuredPoint m{info.Label() + "/" + p.key, db + " point " + std::to_string(p.id),
+                           p.load_kind == store::LoadKind::kConcurrency, p.load_value,
+                           p.metrics.output_throughput, {}};
+      if (m.closed_loop && m.output_throughput > 0) {
         FRONTIER_ASSIGN_OR_RETURN(std::vector<store::RequestRow> rows, store->ListRequests(p.id));
         for (const auto& r : rows) m.requests.push_back({r.ok, r.warmup, r.prompt_tokens, r.output_tokens});
       }

@@ -97,7 +97,7 @@ TEST(HbmExample, TinyAgenticSweepStoresEveryPointWithTheHandComputedHitRate) {
       EXPECT_EQ(j.at("completed").get<double>(), 3 * n) << p.key;
       EXPECT_EQ(p.settings.at("num_prompts"), std::to_string(static_cast<int64_t>(n)));
       EXPECT_EQ(p.settings.at("load_unit"), "sessions");
-      EXPECT_EQ(p.source, "simulated");
+      EXPECT_EQ(p.source, store::Source::kSimulated);
     }
   }
   EXPECT_EQ(stored, 6);

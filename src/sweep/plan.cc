@@ -18,6 +18,7 @@
 #include "core/parse.h"
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
+#include "sweep/point_store.h"
 #include "store/records.h"
 #include "workload/option_names.h"
 
@@ -77,7 +78,7 @@ std::optional<FieldProblem> SearchMisfit(Plan* plan) {
     if (field == "search.saturation_stop") field = "search";
     return FieldProblem{field, workload::InPlanTerms(m)};
   }
-  plan->load.kind = loadgen::SearchAxisName(o.axis);
+  plan->load.kind = LoadKindOf(o.axis);
   return std::nullopt;
 }
 
@@ -92,7 +93,7 @@ std::string ScenarioMisfit(const Plan& plan) {
              plan.workloads[i].name + ") is " + workload::DatasetKindName(kind);
   }
   if (!plan.scenario->scenario) return "";
-  if (plan.load.kind != "request_rate")
+  if (plan.load.kind != store::LoadKind::kRequestRate)
     return "a scenario needs `load: {request_rate: [...]}`, each value a point's target QPS (the scenario sets "
            "the arrivals; a concurrency cap is not one of its loads)";
   if (plan.load.num_prompts)
@@ -122,11 +123,13 @@ std::map<std::string, std::string> SystemSpec::Config() const {
   std::map<std::string, std::string> c = {{"gpus", std::to_string(gpus)}};
   if (!hardware.empty()) c["hardware"] = hardware;  // a server need not name its GPUs
   if (sim) {
-    c["kind"] = live ? "simulated-live" : "simulated";
+    c[store::kSystemKindKey] =
+        store::SystemKindName(live ? store::SystemKind::kSimulatedLive : store::SystemKind::kSimulated);
     // Every field of SimSpec's table that the system sets (sim/engine/spec_table.h).
     c.merge(sim::SimSpecConfig(*sim));
   } else {
-    c["kind"] = launch ? "launched" : "server";
+    c[store::kSystemKindKey] =
+        store::SystemKindName(launch ? store::SystemKind::kLaunched : store::SystemKind::kServer);
     c["model"] = model;
     c["base_url"] = base_url;
     c["endpoint"] = endpoint;
@@ -447,7 +450,7 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
           // A closed loop of c streams needs several rounds of c requests to
           // reach its steady state: at least 4 x c (else points at high
           // concurrency measure the same few requests).
-          if (plan.load.kind == "concurrency")
+          if (plan.load.kind == store::LoadKind::kConcurrency)
             p.num_prompts = std::max<int64_t>(p.num_prompts, 4 * static_cast<int64_t>(std::ceil(v)));
           // Repetitions draw different prompts (so they sample the workload's
           // spread); every load point of a repetition uses the same stream.

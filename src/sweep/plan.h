@@ -85,6 +85,7 @@
 #include "metrics/summary.h"
 #include "power/open.h"
 #include "sim/engine/config.h"
+#include "store/kinds.h"
 #include "workload/load.h"
 #include "workload/spec.h"
 
@@ -145,7 +146,7 @@ struct WorkloadSpec : workload::WorkloadSpec {
 };
 
 struct LoadSpec {
-  std::string kind = "concurrency";         // "concurrency" or "request_rate"
+  store::LoadKind kind = store::LoadKind::kConcurrency;  // kConcurrency or kRequestRate
   std::vector<double> values;
   int64_t prompts_per_concurrency = 10;     // num_prompts = this x concurrency ...
   std::optional<int64_t> num_prompts;       // ... unless fixed here (required for request_rate);

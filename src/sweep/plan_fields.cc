@@ -342,9 +342,10 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
   if (has_c == has_r) {
     return c.Error(n, f, "give exactly one of `concurrency: [...]` and `request_rate: [...]`");
   }
-  l->kind = has_c ? "concurrency" : "request_rate";
-  const YAML::Node list = n[l->kind];
-  const std::string lf = f + "." + l->kind;
+  l->kind = has_c ? store::LoadKind::kConcurrency : store::LoadKind::kRequestRate;
+  const std::string key = store::LoadKindName(l->kind);
+  const YAML::Node list = n[key];
+  const std::string lf = f + "." + key;
   if (!list.IsSequence() || list.size() == 0) return c.Error(list, lf, "must be a non-empty list");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string ef = lf + "[" + std::to_string(i) + "]";

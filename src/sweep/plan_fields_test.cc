@@ -43,7 +43,7 @@ TEST(PlanSearch, ParsesTheSearchBlockAndItsAxis) {
   EXPECT_DOUBLE_EQ(*r.max_value, 64);
   EXPECT_FALSE(r.saturation_stop);
   EXPECT_EQ(p->search->line, 7);
-  EXPECT_EQ(p->load.kind, "concurrency");  // an SLO's search goes over concurrency unless told
+  EXPECT_EQ(p->load.kind, store::LoadKind::kConcurrency);  // an SLO's search goes over concurrency unless told
   EXPECT_TRUE(ExpandMatrix(*p).empty());
   const workload::LoadOptions base = SearchBaseLoad(*p, p->workloads[0]);
   EXPECT_EQ(base.num_prompts, 200);
@@ -51,14 +51,14 @@ TEST(PlanSearch, ParsesTheSearchBlockAndItsAxis) {
   // Without load.num_prompts each trial sends `frontier search`'s default.
   auto q = ParsePlan(std::string(kSearch) + "search: {over: rate, start: 0.5}\n", "s.yaml");
   ASSERT_TRUE(q.ok()) << q.status().ToString();
-  EXPECT_EQ(q->load.kind, "request_rate");
+  EXPECT_EQ(q->load.kind, store::LoadKind::kRequestRate);
   EXPECT_EQ(SearchBaseLoad(*q, q->workloads[0]).num_prompts, kDefaultSearchPrompts);
   // A named scenario searches its rate.
   std::string server = kSearch;
   server.replace(server.find("{slo: [ttft_p99:450]}"), 21, "interactive");
   auto s = ParsePlan(server + "search: {}\n", "s.yaml");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->load.kind, "request_rate");
+  EXPECT_EQ(s->load.kind, store::LoadKind::kRequestRate);
 }
 
 // The checks are `frontier search`'s (loadgen::ApplySearchRequest), said with

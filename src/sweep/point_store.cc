@@ -20,13 +20,17 @@ void Place(const PointPlace& at, bool simulated, store::PointRecord* p) {
   p->load_value = at.load_value;
   p->repetition = at.repetition;
   p->key = store::PointKey(at.workload, at.load_kind, at.load_value, at.repetition) + at.key_suffix;
-  p->source = simulated || at.simulated_system ? store::source::kSimulated : store::source::kMeasured;
+  p->source = simulated || at.simulated_system ? store::Source::kSimulated : store::Source::kMeasured;
   p->attempts = at.attempts;
   p->num_gpus = at.num_gpus;
   for (const auto& [k, v] : at.settings) p->settings[k] = v;
 }
 
 }  // namespace
+
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis) {
+  return axis == loadgen::SearchAxis::kRate ? store::LoadKind::kRequestRate : store::LoadKind::kConcurrency;
+}
 
 PointPlace CommandPlace(const std::string& workload, const workload::LoadOptions& load, int num_gpus) {
   store::PointRecord at;  // the load as an imported result of the same load is keyed
@@ -44,7 +48,7 @@ PointPlace CommandPlace(const std::string& workload, const workload::LoadOptions
 PointPlace TrialPlace(const std::string& workload, const loadgen::Trial& t, const loadgen::SearchOptions& o) {
   PointPlace p;
   p.workload = workload;
-  p.load_kind = loadgen::SearchAxisName(o.axis);
+  p.load_kind = LoadKindOf(o.axis);
   p.load_value = t.value;
   p.key_suffix = "|trial=" + std::to_string(t.index);
   p.num_gpus = o.point.summary.num_gpus;
@@ -74,7 +78,9 @@ store::PointRecord StoredTrial(const PointPlace& at, const loadgen::Trial& t, co
   p.band = t.band;
   const nlohmann::json* provenance =
       t.result.is_object() && t.result.contains("frontier") ? &t.result["frontier"] : nullptr;
-  Place(at, provenance != nullptr && provenance->value("source", "") == store::source::kSimulated, &p);
+  const bool simulated =
+      provenance != nullptr && provenance->value("source", "") == store::SourceName(store::Source::kSimulated);
+  Place(at, simulated, &p);
   p.verdict_json = loadgen::VerdictJson(t.verdict, loadgen::TrialRules(o, t.value)).dump();
   p.trial_json = nlohmann::json{{"index", t.index},
                                 {"value", t.value},

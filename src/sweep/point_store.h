@@ -37,12 +37,16 @@
 
 namespace frontier::sweep {
 
+// The load kind of a search's points: kRequestRate for a search over the
+// request rate, kConcurrency for one over concurrency.
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis);
+
 // Where a point stands in its run: what the store identifies it by beyond
 // what was measured.
 struct PointPlace {
   int64_t run_id = 0;
   std::string workload;
-  std::string load_kind = "concurrency";  // what load_value counts: "concurrency" or "request_rate"
+  store::LoadKind load_kind = store::LoadKind::kConcurrency;  // what load_value counts
   double load_value = 0;
   int repetition = 0;                     // 0-based
   std::string key_suffix;                 // after store::PointKey's key: a trial's "|trial=<index>"

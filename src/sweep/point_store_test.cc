@@ -80,10 +80,10 @@ seed: 40
   const store::PointRecord& p = (*points)[1];
   EXPECT_EQ(p.key, "w|concurrency=4|rep=1");  // the key ExpandMatrix gives it, which --resume looks for
   EXPECT_EQ(p.workload, "w");
-  EXPECT_EQ(p.load_kind, "concurrency");
+  EXPECT_EQ(p.load_kind, store::LoadKind::kConcurrency);
   EXPECT_EQ(p.load_value, 4);
   EXPECT_EQ(p.repetition, 1);
-  EXPECT_EQ(p.source, store::source::kSimulated);
+  EXPECT_EQ(p.source, store::Source::kSimulated);
   EXPECT_EQ(p.attempts, 2);
   EXPECT_EQ(p.num_gpus, 2);
   EXPECT_EQ(p.settings, (Settings{{"dataset", "random"},
@@ -103,7 +103,7 @@ TEST(PointStore, ABenchPointsRecordFromTheOneBuilder) {
   store::RunInfo run;
   run.sweep = "bench";
   run.system = "http://127.0.0.1:8000";
-  run.source = store::source::kMeasured;
+  run.source = store::Source::kMeasured;
   auto sink = PointSink::Start(std::move(store::OpenStore(tmp.Path("bench.db")).value()), run);
   ASSERT_TRUE(sink.ok()) << sink.status().ToString();
   workload::LoadOptions closed;
@@ -122,15 +122,15 @@ TEST(PointStore, ABenchPointsRecordFromTheOneBuilder) {
   ASSERT_EQ(points->size(), 2u);
   const store::PointRecord& c = (*points)[0];
   EXPECT_EQ(c.key, "random-10/5|concurrency=3|rep=0");
-  EXPECT_EQ(c.load_kind, "concurrency");
+  EXPECT_EQ(c.load_kind, store::LoadKind::kConcurrency);
   EXPECT_EQ(c.load_value, 3);
-  EXPECT_EQ(c.source, store::source::kMeasured);
+  EXPECT_EQ(c.source, store::Source::kMeasured);
   EXPECT_EQ(c.attempts, 1);
   EXPECT_EQ(c.num_gpus, 2);
   EXPECT_EQ(c.settings, (Settings{{"max_concurrency", "3"}, {"num_prompts", "6"}, {"power", "off"}}));
   const store::PointRecord& r = (*points)[1];
   EXPECT_EQ(r.key, "random-10/5|request_rate=2.5|rep=0");
-  EXPECT_EQ(r.load_kind, "request_rate");
+  EXPECT_EQ(r.load_kind, store::LoadKind::kRequestRate);
   EXPECT_EQ(r.load_value, 2.5);
   EXPECT_EQ(r.settings, (Settings{{"num_prompts", "6"}, {"power", "off"}}));
   auto rows = store->ListRequests(c.id);
@@ -142,7 +142,7 @@ TEST(PointStore, AnInterruptedOrEmptyCommandPointIsNotStored) {
   testing_util::ScratchDir tmp("point_store");
   store::RunInfo run;
   run.system = "s";
-  run.source = store::source::kSimulated;
+  run.source = store::Source::kSimulated;
   auto sink = PointSink::Start(std::move(store::OpenStore(tmp.Path("c.db")).value()), run);
   ASSERT_TRUE(sink.ok()) << sink.status().ToString();
   workload::LoadOptions load;
@@ -176,9 +176,9 @@ TEST(PointStore, ATrialsRecordFromTheOneBuilder) {
   const store::PointRecord p = StoredTrial(at, t, o);
   EXPECT_EQ(p.run_id, 7);
   EXPECT_EQ(p.key, "random-10/5|request_rate=2.5|rep=0|trial=3");
-  EXPECT_EQ(p.load_kind, "request_rate");
+  EXPECT_EQ(p.load_kind, store::LoadKind::kRequestRate);
   EXPECT_EQ(p.load_value, 2.5);
-  EXPECT_EQ(p.source, store::source::kSimulated);
+  EXPECT_EQ(p.source, store::Source::kSimulated);
   EXPECT_EQ(p.num_gpus, 4);
   EXPECT_EQ(p.settings, (Settings{{"a", "trial"}, {"c", "d"}, {"n", "3"}}));
   EXPECT_EQ(nlohmann::json::parse(p.trial_json),
@@ -190,7 +190,7 @@ TEST(PointStore, ATrialsRecordFromTheOneBuilder) {
                             {"stopped_early", false}}));
   // Without a provenance saying simulated, a trial is measured.
   t.result = nlohmann::json::object();
-  EXPECT_EQ(StoredTrial(TrialPlace("w", t, o), t, o).source, store::source::kMeasured);
+  EXPECT_EQ(StoredTrial(TrialPlace("w", t, o), t, o).source, store::Source::kMeasured);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ PointPlace SweepPlace(const Plan& plan, const SystemSpec& system, const PointSpe
   at.repetition = p.repetition;
   at.attempts = attempts;
   // A `live` simulated system is measured over HTTP by the client: its points are measured.
-  at.simulated_system = std::string(SourceOf(system)) == store::source::kSimulated;
+  at.simulated_system = SourceOf(system) == store::Source::kSimulated;
   at.num_gpus = system.gpus;
   at.settings["num_prompts"] = std::to_string(p.num_prompts);
   at.settings["seed"] = std::to_string(p.seed);

@@ -128,7 +128,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
   EXPECT_EQ(p.key, "w|concurrency=2|rep=0");
   EXPECT_EQ(p.metrics.completed, 8);
   EXPECT_NEAR(p.metrics.total_token_throughput_per_gpu, 120 / 0.005 / 2, 1e-6);
-  EXPECT_EQ(p.source, "simulated");
+  EXPECT_EQ(p.source, store::Source::kSimulated);
   EXPECT_EQ(store->ListRequests(p.id)->size(), 8u);
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back().done, 12);
@@ -147,7 +147,7 @@ TEST(Runner, RunsTheWholeMatrixIntoTheStoreWithProgress) {
     EXPECT_EQ(r.plan_hash, plan->hash);
     EXPECT_EQ(r.plan_text, kPlan);
     EXPECT_EQ(r.system, systems[i]);
-    EXPECT_EQ(r.source, "simulated");
+    EXPECT_EQ(r.source, store::Source::kSimulated);
     EXPECT_EQ(r.config, plan->systems[i].Config());
     EXPECT_EQ(r.provenance, (std::map<std::string, std::string>{{"command_line", "frontier sweep fake.yaml"},
                                                                 {"plan_file", "fake.yaml"},

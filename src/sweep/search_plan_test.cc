@@ -52,7 +52,7 @@ SessionFactory TinyFactory() {
 TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   Result<Plan> plan = ParsePlan(kPlan, "plans/tiny.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(plan->load.kind, "request_rate");  // the search's axis
+  EXPECT_EQ(plan->load.kind, store::LoadKind::kRequestRate);  // the search's axis
   EXPECT_TRUE(ExpandMatrix(*plan).empty());
   testing_util::ScratchDir tmp("search_plan");  // removed also when an assertion fails
   auto store = store::OpenStore(tmp.Path("search.db"));
@@ -76,7 +76,7 @@ TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   // The system's run as a grid stores it, plus the search's own keys.
   EXPECT_EQ(run.plan_hash, plan->hash);
   EXPECT_EQ(run.plan_text, kPlan);
-  EXPECT_EQ(run.source, "simulated");
+  EXPECT_EQ(run.source, store::Source::kSimulated);
   std::map<std::string, std::string> config = plan->systems[0].Config();
   config["workload"] = "one-in";
   config["search_goal"] = "max_valid_qps";
@@ -102,8 +102,8 @@ TEST(SearchPlan, ConvergesToTheHandComputedCapacityAndStoresEveryTrial) {
   for (const auto& p : *points) {
     const nlohmann::json v = nlohmann::json::parse(p.verdict_json);
     const nlohmann::json t = nlohmann::json::parse(p.trial_json);
-    EXPECT_EQ(p.source, "simulated");
-    EXPECT_EQ(p.load_kind, "request_rate");
+    EXPECT_EQ(p.source, store::Source::kSimulated);
+    EXPECT_EQ(p.load_kind, store::LoadKind::kRequestRate);
     EXPECT_EQ(t["value"].get<double>(), p.load_value);
     EXPECT_EQ(v["result"], t["valid"].get<bool>() ? "VALID" : "INVALID");
     if (p.load_value > qps) {

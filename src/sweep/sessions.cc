@@ -204,7 +204,7 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
     base.seed = l.seed;
     return loadgen::ScenarioLoad(*rules, base);
   }
-  if (plan.load.kind == "concurrency") {
+  if (plan.load.kind == store::LoadKind::kConcurrency) {
     l.max_concurrency = static_cast<int64_t>(point.load_value);
   } else {
     l.request_rate = point.load_value;

@@ -35,8 +35,8 @@ SystemSpec ServerSystem(const std::string& model, const std::string& base_url, c
   return s;
 }
 
-const char* SourceOf(const SystemSpec& system) {
-  return system.simulated() && !system.live ? store::source::kSimulated : store::source::kMeasured;
+store::Source SourceOf(const SystemSpec& system) {
+  return system.simulated() && !system.live ? store::Source::kSimulated : store::Source::kMeasured;
 }
 
 store::RunInfo SystemRun(const SystemSpec& system) {

@@ -27,9 +27,9 @@ SystemSpec SimulatedSystem(const sim::SimSpec& asked, const sim::SimConfig& reso
 // `endpoint` on `gpus` GPUs. Named by its URL.
 SystemSpec ServerSystem(const std::string& model, const std::string& base_url, const std::string& endpoint, int gpus);
 
-// store::source::kSimulated for a simulated system, else kMeasured (a server,
+// store::Source::kSimulated for a simulated system, else kMeasured (a server,
 // and a `live` simulation measured over HTTP).
-const char* SourceOf(const SystemSpec& system);
+store::Source SourceOf(const SystemSpec& system);
 
 // The run `system` is stored as: its name, its source (SourceOf) and its Config(). The caller adds the
 // plan or command line, provenance and its own keys.

@@ -29,7 +29,7 @@ TEST(SearchDb, StoresEveryTrialWithTheResultFilesVerdictAndTheAnswerWithTheRun) 
   ASSERT_EQ(runs->size(), 1u);
   const store::RunInfo& run = runs->front();
   EXPECT_EQ(run.sweep, "nightly-search");
-  EXPECT_EQ(run.source, store::source::kSimulated);
+  EXPECT_EQ(run.source, store::Source::kSimulated);
   EXPECT_EQ(run.config.at("search_goal"), "max_throughput_per_gpu");
   EXPECT_EQ(run.config.at("search_axis"), "concurrency");
   EXPECT_EQ(run.config.at("hardware"), "h100-sxm");
@@ -55,9 +55,9 @@ TEST(SearchDb, StoresEveryTrialWithTheResultFilesVerdictAndTheAnswerWithTheRun) 
     EXPECT_EQ(trial->index, static_cast<int64_t>(i));
     EXPECT_EQ(trial->decision, t["decision"]);
     EXPECT_EQ(trial->step, t["step"]);
-    EXPECT_EQ(p.load_kind, "concurrency");
+    EXPECT_EQ(p.load_kind, store::LoadKind::kConcurrency);
     EXPECT_EQ(p.load_value, t["value"].get<double>());
-    EXPECT_EQ(p.source, store::source::kSimulated);
+    EXPECT_EQ(p.source, store::Source::kSimulated);
     EXPECT_DOUBLE_EQ(p.metrics.output_throughput_per_gpu, t["result"]["output_throughput_per_gpu"].get<double>());
     const store::VerdictView v = *store::ParseVerdict(p.verdict_json);
     EXPECT_EQ(v.Label(), t["verdict"]["result"]);

@@ -24,7 +24,7 @@ store::PointRecord Point(int64_t run_id, const std::string& key, double tput) {
   p.key = key;
   p.workload = "w";
   p.load_value = 16;
-  p.source = store::source::kSimulated;
+  p.source = store::Source::kSimulated;
   p.settings = {{"tp", "8"}, {"note", "tab\there, quote ' and \" and ? mark"}};
   p.num_gpus = 8;
   p.metrics.completed = 3;
@@ -86,7 +86,7 @@ TEST(PgStore, MigratesAnEmptyDatabaseAndReadsBackExactlyWhatItStored) {
   run.plan_hash = "abc";
   run.plan_text = "name: nightly\n";
   run.system = "h200";
-  run.source = store::source::kSimulated;
+  run.source = store::Source::kSimulated;
   run.config = {{"hardware", "h200"}, {"gpus", "8"}};
   auto created = (*s)->CreateRun(run);
   ASSERT_TRUE(created.ok()) << created.status().ToString();

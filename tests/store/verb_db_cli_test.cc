@@ -70,7 +70,7 @@ TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
   EXPECT_EQ((*runs)[0].sweep, "nightly");
   EXPECT_EQ((*runs)[1].sweep, "bench");  // --run-label's default
   for (const auto& r : *runs) {
-    EXPECT_EQ(r.source, "measured");
+    EXPECT_EQ(r.source, store::Source::kMeasured);
     EXPECT_EQ(r.system, server->base_url());
     EXPECT_EQ(r.config.at("gpus"), "2");
     EXPECT_TRUE(r.status.ok()) << r.status.ToString();
@@ -88,9 +88,9 @@ TEST(BenchDb, EachInvocationStoresItsPointWithCountsRowsSeriesAndVerdict) {
     const store::PointRecord& p = (*points)[i];
     SCOPED_TRACE(p.key);
     EXPECT_EQ(p.run_id, (*runs)[i].id);
-    EXPECT_EQ(p.source, "measured");
+    EXPECT_EQ(p.source, store::Source::kMeasured);
     EXPECT_EQ(p.key, "16/4|concurrency=" + std::to_string(static_cast<int>(want[i].concurrency)) + "|rep=0");
-    EXPECT_EQ(p.load_kind, "concurrency");
+    EXPECT_EQ(p.load_kind, store::LoadKind::kConcurrency);
     EXPECT_EQ(p.load_value, want[i].concurrency);
     EXPECT_EQ(p.num_gpus, 2);
     EXPECT_EQ(p.metrics.completed, want[i].prompts);
@@ -269,7 +269,7 @@ TEST(SimulateDb, ASweepStoresEachConcurrencyAsASimulatedPoint) {
   ASSERT_EQ(runs->size(), 1u);
   const store::RunInfo& run = runs->front();
   EXPECT_EQ(run.sweep, "simulate");
-  EXPECT_EQ(run.source, "simulated");
+  EXPECT_EQ(run.source, store::Source::kSimulated);
   EXPECT_EQ(run.system, "simulated llama-3.1-8b on 1x h100-sxm");  // the catalog's name for h100
   EXPECT_EQ(run.config.at("hardware"), "h100-sxm");
   EXPECT_EQ(run.config.at("tp"), "1");
@@ -280,7 +280,7 @@ TEST(SimulateDb, ASweepStoresEachConcurrencyAsASimulatedPoint) {
   for (size_t i = 0; i < 2; ++i) {
     const store::PointRecord& p = (*points)[i];
     SCOPED_TRACE(p.key);
-    EXPECT_EQ(p.source, "simulated");
+    EXPECT_EQ(p.source, store::Source::kSimulated);
     EXPECT_EQ(p.key, "512/128|concurrency=" + std::to_string(concurrency[i]) + "|rep=0");
     EXPECT_EQ(p.verdict_json, "");
     // The point as its result file has it: the same counts and throughput.
@@ -323,7 +323,7 @@ TEST(SimulateDb, AScenarioPointKeepsItsVerdictThroughExportAndImport) {
   EXPECT_TRUE(verdict->judged);
   EXPECT_FALSE(verdict->valid);
   EXPECT_EQ(pb->front().verdict_json, pa->front().verdict_json);
-  EXPECT_EQ(pb->front().source, "simulated");
+  EXPECT_EQ(pb->front().source, store::Source::kSimulated);
   auto sa = (*a)->GetPointSeries(pa->front().id), sb = (*b)->GetPointSeries(pb->front().id);
   ASSERT_TRUE(sa.ok() && sb.ok());
   EXPECT_FALSE(sa->server_metrics_json.empty());  // the simulated engine's counters

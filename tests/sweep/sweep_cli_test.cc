@@ -271,7 +271,7 @@ load:
     auto pts = (*s)->ListPoints((*runs)[i].id);
     ASSERT_EQ(pts->size(), 2u) << (*runs)[i].system;
     for (const auto& p : *pts) {
-      EXPECT_EQ(p.source, "measured");
+      EXPECT_EQ(p.source, store::Source::kMeasured);
       EXPECT_EQ(p.metrics.completed, static_cast<int64_t>(4 * p.load_value));
       EXPECT_EQ(p.metrics.total_output_tokens, 8 * p.metrics.completed);
     }

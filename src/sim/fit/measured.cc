@@ -8,7 +8,7 @@ Result<std::vector<ResultModel>> MeasuredModels(const std::vector<MeasuredPoint>
                                                 const std::string& where) {
   std::vector<ResultModel> out;
   for (const MeasuredPoint& p : points) {
-    if (p.load_kind != "concurrency" || p.output_throughput <= 0) continue;
+    if (!p.closed_loop || p.output_throughput <= 0) continue;
     std::vector<workload::RequestSpec> requests;
     for (const MeasuredPoint::Request& r : p.requests) {
       if (r.warmup || !r.ok || r.prompt_tokens < 1 || r.output_tokens < 1) continue;

@@ -22,7 +22,7 @@ namespace frontier::sim {
 struct MeasuredPoint {
   std::string id;                 // what the fit's table names it: "<run label>/<point key>"
   std::string source;             // where it was read: "<database> point <id>"
-  std::string load_kind;          // "concurrency" or "request_rate" (store::PointRecord)
+  bool closed_loop = false;       // a concurrency point (the store's LoadKind::kConcurrency)
   double load_value = 0;          // the concurrency of a closed loop
   double output_throughput = 0;   // measured output tokens per second
   struct Request {

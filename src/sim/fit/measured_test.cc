@@ -11,7 +11,7 @@ MeasuredPoint Point(const std::string& kind, double throughput) {
   MeasuredPoint p;
   p.id = "run/" + kind;
   p.source = "db point 1";
-  p.load_kind = kind;
+  p.closed_loop = kind == "concurrency";
   p.load_value = 8;
   p.output_throughput = throughput;
   return p;
