@@ -169,7 +169,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     FRONTIER_RETURN_IF_ERROR(CheckRange("repetition", int64_t{p.repetition}, 0, kMaxRepetition));
     FRONTIER_RETURN_IF_ERROR(CheckRange("attempts", int64_t{p.attempts}, 1, kMaxAttempts));
     if (p.load_kind == "concurrency") {
-      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, kMaxConcurrency));
+      FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, static_cast<double>(kMaxConcurrency)));
     } else if (p.load_kind == "request_rate") {
       if (p.load_value != kInfiniteRate)
         FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (request rate)", p.load_value, 1e-9, kMaxRequestRate));
