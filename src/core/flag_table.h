@@ -14,8 +14,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
+
+#include "core/parse.h"
 
 namespace frontier {
 
@@ -39,5 +42,35 @@ struct FlagRow {
 // checks of which flags fit together read it below cli/, which answers it
 // from its parser.
 using FlagGiven = std::function<bool(const std::string& flag)>;
+
+// The value `row`'s field holds in `raw` as text: a bool "true" / "false", a
+// number in its shortest exact form ("64", "0.9"), a string through
+// `string_text(s)` (a plan quotes it, a stored config keeps it as it is);
+// nothing for an unset optional. A setter's field and a list's have no one
+// text: `other()` answers for them (nothing, or the caller's own words).
+template <class Raw, class StringText, class Other>
+std::optional<std::string> FlagFieldText(const FlagRow<Raw>& row, const Raw& raw, const StringText& string_text,
+                                         const Other& other) {
+  auto text = [&](const auto& x) -> std::string {
+    using X = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<X, std::string>) return string_text(x);
+    else if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
+    else if constexpr (std::is_floating_point_v<X>) return FormatShortest(x);
+    else return std::to_string(x);
+  };
+  return std::visit(
+      [&](auto member) -> std::optional<std::string> {
+        if constexpr (std::is_same_v<decltype(member), typename FlagRow<Raw>::Setter>) {
+          return other();
+        } else {
+          const auto& v = raw.*member;
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::vector<std::string>>) return other();
+          else if constexpr (requires { v.has_value(); }) return v ? std::optional<std::string>(text(*v)) : std::nullopt;
+          else return text(v);
+        }
+      },
+      row.field);
+}
 
 }  // namespace frontier

@@ -15,6 +15,11 @@ namespace frontier {
 // Requests of one run or sweep point, warm-up included (each holds a record
 // of its token events in memory until the run is summarised).
 inline constexpr int64_t kMaxRunRequests = 10'000'000;
+// Concurrency of one run or point: --concurrency, --max-concurrency, a plan's
+// concurrency and max_concurrency, a result's or a stored point's. It is the
+// requests of a run, not a separate limit: a concurrency above the requests a
+// run may send means nothing, as no more than those can ever be in flight.
+inline constexpr int64_t kMaxConcurrency = kMaxRunRequests;
 // Prompt tokens a random workload holds in memory for one run (4 bytes each).
 inline constexpr int64_t kMaxRunPromptTokens = 1'000'000'000;
 // Tokens of one request's prompt or output.
@@ -41,7 +46,6 @@ inline constexpr int64_t kMaxRequestTokens = std::numeric_limits<int32_t>::max()
 inline constexpr double kMaxThroughput = 1e9;     // tokens or requests per second
 inline constexpr double kMaxLatencyMs = 1e9;      // about 11.6 days
 inline constexpr double kMaxDurationS = 1e9;
-inline constexpr double kMaxConcurrency = 1e7;    // load value of a concurrency point
 inline constexpr double kMaxRequestRate = 1e9;    // load value of a finite request-rate point
 inline constexpr double kInfiniteRate = 1e300;    // load value of request_rate=inf (SQLite has no inf)
 inline constexpr int64_t kMaxRepetition = 1'000'000;

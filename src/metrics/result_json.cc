@@ -466,7 +466,7 @@ Result<ResultDocument> ReadResultDocument(const json& doc, const std::string& wh
   FRONTIER_ASSIGN_OR_RETURN(d.model_id, f.Name("model_id"));
   FRONTIER_ASSIGN_OR_RETURN(d.backend, f.Name("backend"));
   FRONTIER_ASSIGN_OR_RETURN(d.date, f.Name("date"));
-  FRONTIER_ASSIGN_OR_RETURN(d.max_concurrency, f.Integer("max_concurrency", 1, static_cast<int64_t>(kMaxConcurrency)));
+  FRONTIER_ASSIGN_OR_RETURN(d.max_concurrency, f.Integer("max_concurrency", 1, kMaxConcurrency));
   if (const json* r = f.Find("request_rate")) {
     if (r->is_string() && (*r == "inf" || *r == "Infinity")) {
       d.request_rate = std::numeric_limits<double>::infinity();

@@ -27,7 +27,7 @@ Result<std::vector<int64_t>> ParseList(const std::string& text) {
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    FRONTIER_ASSIGN_OR_RETURN(const int64_t v, ParseInt("--concurrency", item, 1, kMaxRunRequests));
+    FRONTIER_ASSIGN_OR_RETURN(const int64_t v, ParseInt("--concurrency", item, 1, kMaxConcurrency));
     out.push_back(v);
   }
   if (out.empty()) return InvalidArgument("--concurrency takes comma-separated integers >= 1");

@@ -127,7 +127,7 @@ Result<std::vector<ParsedRun>> ParseInferenceX(const json& records, const std::s
     FRONTIER_ASSIGN_OR_RETURN(const std::string hw, f.Name("hw"));
     if (hw.empty()) return InvalidArgument(where + ": field 'hw' is missing or empty; " + kInferenceXHint);
     FRONTIER_ASSIGN_OR_RETURN(const int64_t conc,
-                              f.RequiredInteger("conc", 1, static_cast<int64_t>(kMaxConcurrency), kInferenceXHint));
+                              f.RequiredInteger("conc", 1, kMaxConcurrency, kInferenceXHint));
     FRONTIER_ASSIGN_OR_RETURN(const double tput, f.RequiredNumber("tput_per_gpu", 0, kMaxThroughput, kInferenceXHint));
     FRONTIER_ASSIGN_OR_RETURN(const double out_tput,
                               f.RequiredNumber("output_tput_per_gpu", 0, kMaxThroughput, kInferenceXHint));

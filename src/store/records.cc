@@ -170,7 +170,8 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
     FRONTIER_RETURN_IF_ERROR(CheckRange("attempts", int64_t{p.attempts}, 1, kMaxAttempts));
     switch (p.load_kind) {
       case LoadKind::kConcurrency:
-        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (concurrency)", p.load_value, 1, kMaxConcurrency));
+        FRONTIER_RETURN_IF_ERROR(
+            CheckRange("load_value (concurrency)", p.load_value, 1, static_cast<double>(kMaxConcurrency)));
         break;
       case LoadKind::kRequestRate:
         if (p.load_value != kInfiniteRate)

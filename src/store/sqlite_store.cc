@@ -4,12 +4,11 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <thread>
+#include <variant>
 
 #include <cstdlib>
 
-#include "core/clock.h"
 #include "core/parse.h"
 #include "store/row_codec.h"
 #include "store/schema.h"
@@ -18,8 +17,8 @@
 namespace frontier::store {
 namespace {
 
-// A prepared statement, finalised on scope exit.
-class Stmt {
+// A prepared statement, finalised on scope exit; its current row is a SqlRow.
+class Stmt final : public SqlRow {
  public:
   Stmt(sqlite3* db, const std::string& sql) {
     rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr);
@@ -28,7 +27,6 @@ class Stmt {
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() { return s_; }
   void Bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT); }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
   void Bind(int i, double v) { sqlite3_bind_double(s_, i, v); }
@@ -37,16 +35,16 @@ class Stmt {
     sqlite3_reset(s_);
     sqlite3_clear_bindings(s_);
   }
-  std::string Text(int i) {
+  std::string Text(int i) override {
     auto* t = sqlite3_column_text(s_, i);
     return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(s_, i)))
              : "";
   }
-  int64_t Int(int i) { return sqlite3_column_int64(s_, i); }
-  double Real(int i) { return sqlite3_column_double(s_, i); }
+  int64_t Int(int i) override { return sqlite3_column_int64(s_, i); }
+  double Real(int i) override { return sqlite3_column_double(s_, i); }
   // An integer column within [min, max]; a value outside (or not an
   // integer) is a damaged row, named by `field`.
-  Result<int64_t> Int(int i, const std::string& field, int64_t min, int64_t max) {
+  Result<int64_t> Int(int i, const std::string& field, int64_t min, int64_t max) override {
     if (sqlite3_column_type(s_, i) != SQLITE_INTEGER) {
       return InvalidArgument(field + " must be an integer in [" + std::to_string(min) + ", " +
                              std::to_string(max) + "], got '" + Text(i) + "'");
@@ -67,192 +65,28 @@ class SqliteStore final : public SqlStore {
       : SqlStore(std::move(path), version, created), db_(db) {}
   ~SqliteStore() override { sqlite3_close(db_); }
 
-  Result<RunInfo> CreateRun(RunInfo run) override {
-    const codec::StoredPlan plan = PrepareRun(run);
-    if (version() >= kPlansVersion) {
-      Stmt insert(db_, sql::InsertPlan());
-      if (!insert.ok()) return Error("prepare insert plan");
-      codec::BindPlan(insert, plan);
-      if (insert.Step() != SQLITE_DONE) return Error("insert plan");
+ protected:
+  Status Exec(const std::string& sql, const SqlParams& params, const std::string& what,
+              const EachRow& each) override {
+    Stmt s(db_, sql);
+    if (!s.ok()) return Error("prepare " + what);
+    for (size_t i = 0; i < params.values().size(); ++i)
+      std::visit([&](const auto& v) { s.Bind(static_cast<int>(i + 1), v); }, params.values()[i]);
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      if (each) each(s);
     }
-    Stmt s(db_, sql::InsertRun(version()));
-    if (!s.ok()) return Error("prepare insert run");
-    codec::BindRun(s, run, plan, version());
-    FRONTIER_ASSIGN_OR_RETURN(run.id, StepReturningId(s, "insert run"));
-    return run;
+    if (rc == SQLITE_DONE) return Status::Ok();
+    const int code = sqlite3_extended_errcode(db_);
+    if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY)
+      return FailedPrecondition(sqlite3_errmsg(db_));
+    return Error(what);
   }
 
-  Status SetRunStatus(int64_t run_id, const SystemStatus& status) override {
-    Stmt s(db_, sql::SetRunStatus());
-    s.Bind(1, status.ToString());
-    s.Bind(2, run_id);
-    if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run status");
-    return Status::Ok();
-  }
+  Status BeginPoint() override { return Exec("BEGIN IMMEDIATE", SqlParams(), "begin transaction", nullptr); }
 
-  Status SetRunSearch(int64_t run_id, const std::string& search_json) override {
-    FRONTIER_RETURN_IF_ERROR(CheckKeepsSearch());
-    Stmt s(db_, sql::SetRunSearch());
-    s.Bind(1, search_json);
-    s.Bind(2, run_id);
-    if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update run search");
-    return Status::Ok();
-  }
-
-  using Store::ListRuns;
-  Result<std::vector<RunInfo>> ListRuns(PlanText text) override {
-    return QueryRuns("ORDER BY id", {}, text == PlanText::kWith);
-  }
-
-  Result<RunInfo> GetRun(int64_t run_id) override {
-    FRONTIER_ASSIGN_OR_RETURN(auto runs, QueryRuns("WHERE id = ?", {std::to_string(run_id)}));
-    if (runs.empty()) return RunNotFound(run_id);
-    return runs.front();
-  }
-
-  Result<std::optional<RunInfo>> FindRun(const std::string& sweep, const std::string& plan_hash,
-                                         const std::string& system) override {
-    FRONTIER_ASSIGN_OR_RETURN(
-        auto runs, QueryRuns("WHERE sweep = ? AND plan_hash = ? AND system = ? ORDER BY id DESC",
-                             {sweep, plan_hash, system}));
-    if (runs.empty()) return std::optional<RunInfo>();
-    return std::optional<RunInfo>(runs.front());
-  }
-
-  Result<int64_t> AddPoint(const PointRecord& p, const std::vector<RequestRow>& requests) override {
-    FRONTIER_RETURN_IF_ERROR(CheckPointForStore(p, requests).WithContext(location()));
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-      return Error("begin transaction");
-    Result<int64_t> id = InsertPoint(p, requests);
-    if (!id.ok()) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return id.status();
-    }
-    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-      Status st = Error("commit point");
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return st;
-    }
-    return id;
-  }
-
-  Result<std::vector<PointRecord>> ListPoints(int64_t run_id) override {
-    return SelectPoints(run_id > 0 ? "run_id" : "", run_id);
-  }
-
-  Result<std::vector<PointRecord>> ListPointsAfter(int64_t after_id) override {
-    return SelectPoints("id >", after_id);
-  }
-
-  // Points WHERE `<condition> ?` (bound to `arg`), or all when condition is "".
-  Result<std::vector<PointRecord>> SelectPoints(const std::string& condition, int64_t arg) {
-    std::string tail = condition == "run_id" ? "WHERE run_id = ?" : condition == "id >" ? "WHERE id > ?" : "";
-    Stmt s(db_, sql::SelectPoints(version(), tail + " ORDER BY id"));
-    if (!s.ok()) return Error("prepare list points");
-    if (!condition.empty()) s.Bind(1, arg);
-    std::vector<PointRecord> out;
-    int rc;
-    while ((rc = s.Step()) == SQLITE_ROW)
-      codec::DecodeOrSkip(s, codec::DecodePoint<Stmt>, Skip(), out);
-    if (rc != SQLITE_DONE) return Error("list points");
-    return out;
-  }
-
-  Result<std::set<std::string>> PointKeys(int64_t run_id) override {
-    Stmt s(db_, sql::SelectPointKeys());
-    s.Bind(1, run_id);
-    std::set<std::string> keys;
-    int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) keys.insert(s.Text(0));
-    if (rc != SQLITE_DONE) return Error("list point keys");
-    return keys;
-  }
-
-  Result<std::vector<RequestRow>> ListRequests(int64_t point_id) override {
-    Stmt s(db_, sql::SelectRequests());
-    s.Bind(1, point_id);
-    std::vector<RequestRow> out;
-    int rc;
-    while ((rc = s.Step()) == SQLITE_ROW)
-      codec::DecodeOrSkip(s, codec::DecodeRequest<Stmt>, Skip(), out, point_id);
-    if (rc != SQLITE_DONE) return Error("list requests");
-    return out;
-  }
-
-  Result<PointSeries> GetPointSeries(int64_t point_id) override {
-    PointSeries out;
-    if (version() < kSeriesVersion) return out;  // read as it is: no series stored
-    Stmt s(db_, sql::SelectPointSeries());
-    if (!s.ok()) return Error("prepare point series");
-    s.Bind(1, point_id);
-    const int rc = s.Step();
-    if (rc == SQLITE_ROW) return codec::DecodePointSeries(s);
-    if (rc != SQLITE_DONE) return Error("read point series");
-    return out;
-  }
-
-  Result<int64_t> AddLaunch(const LaunchRecord& l) override {
-    Stmt s(db_, sql::InsertLaunch());
-    if (!s.ok()) return Error("prepare insert launch");
-    codec::BindLaunch(s, l);
-    return StepReturningId(s, "insert launch");
-  }
-
-  Status SetLaunchStopped(int64_t launch_id) override {
-    Stmt s(db_, sql::SetLaunchStopped());
-    s.Bind(1, UtcTimestampNow());
-    s.Bind(2, launch_id);
-    if (!s.ok() || s.Step() != SQLITE_DONE) return Error("update launch");
-    return Status::Ok();
-  }
-
-  Result<std::vector<LaunchRecord>> ListOpenLaunches() override {
-    std::vector<LaunchRecord> out;
-    if (version() < 3) return out;  // read as it is: no launches recorded
-    Stmt s(db_, sql::SelectOpenLaunches());
-    if (!s.ok()) return Error("prepare list launches");
-    int rc;
-    while ((rc = s.Step()) == SQLITE_ROW)
-      codec::DecodeOrSkip(s, codec::DecodeLaunch<Stmt>, Skip(), out);
-    if (rc != SQLITE_DONE) return Error("list launches");
-    return out;
-  }
-
- private:
-  Status Error(const std::string& what) const {
-    return IoError(location() + ": " + what + ": " + sqlite3_errmsg(db_));
-  }
-
-  // Steps an INSERT ... RETURNING id to its end; returns the id.
-  Result<int64_t> StepReturningId(Stmt& s, const std::string& what) {
-    if (s.Step() != SQLITE_ROW) return Error(what);
-    const int64_t id = s.Int(0);
-    if (s.Step() != SQLITE_DONE) return Error(what);
-    return id;
-  }
-
-  Result<std::vector<RunInfo>> QueryRuns(const std::string& where, const std::vector<std::string>& args,
-                                         bool with_plan_text = true) {
-    Stmt s(db_, sql::SelectRuns(version(), where, with_plan_text));
-    if (!s.ok()) return Error("prepare list runs");
-    for (size_t i = 0; i < args.size(); ++i) s.Bind(static_cast<int>(i + 1), args[i]);
-    std::vector<RunInfo> out;
-    int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) codec::DecodeOrSkip(s, codec::DecodeRun<Stmt>, Skip(), out);
-    if (rc != SQLITE_DONE) return Error("list runs");
-    return out;
-  }
-
-  Result<int64_t> InsertPoint(const PointRecord& p, const std::vector<RequestRow>& requests) {
-    Stmt s(db_, sql::InsertPoint(version()));
-    if (!s.ok()) return Error("prepare insert point");
-    codec::BindPoint(s, p, version());
-    int rc = s.Step();
-    if (rc == SQLITE_CONSTRAINT) return PointTaken(p);
-    if (rc != SQLITE_ROW) return Error("insert point");
-    const int64_t point_id = s.Int(0);
-    if (s.Step() != SQLITE_DONE) return Error("insert point");
-
+  // One prepared statement, reset and stepped for each request.
+  Status InsertRequests(int64_t point_id, const std::string&, const std::vector<RequestRow>& requests) override {
     Stmt r(db_, sql::InsertRequests(1));
     if (!r.ok()) return Error("prepare insert request");
     for (const auto& q : requests) {
@@ -260,13 +94,12 @@ class SqliteStore final : public SqlStore {
       codec::BindRequest(r, 1, point_id, q);
       if (r.Step() != SQLITE_DONE) return Error("insert request " + std::to_string(q.idx));
     }
-    if (version() >= kSeriesVersion && !p.series.empty()) {
-      Stmt ps(db_, sql::InsertPointSeries());
-      if (!ps.ok()) return Error("prepare insert point series");
-      codec::BindPointSeries(ps, point_id, p.series);
-      if (ps.Step() != SQLITE_DONE) return Error("insert point series");
-    }
-    return point_id;
+    return Status::Ok();
+  }
+
+ private:
+  Status Error(const std::string& what) const {
+    return IoError(location() + ": " + what + ": " + sqlite3_errmsg(db_));
   }
 
   sqlite3* db_;

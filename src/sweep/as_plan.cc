@@ -52,32 +52,10 @@ std::string Scalar(const std::string& text) {
 }
 
 // The value a table row's field holds in `raw`, as plan text; nothing for a
-// setter (the caller reads what it set) or an unset optional.
+// setter (the caller reads what it set), a list or an unset optional.
 template <class Raw>
 std::optional<std::string> FieldText(const FlagRow<Raw>& row, const Raw& raw) {
-  return std::visit(
-      [&](auto member) -> std::optional<std::string> {
-        using M = decltype(member);
-        if constexpr (std::is_same_v<M, typename FlagRow<Raw>::Setter>) {
-          return std::nullopt;
-        } else {
-          const auto& v = raw.*member;
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::string>) return Scalar(v);
-          else if constexpr (std::is_same_v<V, bool>) return std::string(v ? "true" : "false");
-          else if constexpr (std::is_same_v<V, double>) return FormatShortest(v);
-          else if constexpr (std::is_integral_v<V>) return std::to_string(v);
-          else if constexpr (std::is_same_v<V, std::vector<std::string>>) return std::nullopt;
-          else {  // an optional
-            if (!v) return std::nullopt;
-            using T = typename V::value_type;
-            if constexpr (std::is_same_v<T, std::string>) return Scalar(*v);
-            else if constexpr (std::is_same_v<T, double>) return FormatShortest(*v);
-            else return std::to_string(*v);
-          }
-        }
-      },
-      row.field);
+  return FlagFieldText(row, raw, Scalar, [] { return std::optional<std::string>(); });
 }
 
 // "key: value, ..." of a flow map.

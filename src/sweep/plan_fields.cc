@@ -332,7 +332,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
     FRONTIER_RETURN_IF_ERROR(
         c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, static_cast<double>(kMaxRunRequests)));
     FRONTIER_RETURN_IF_ERROR(
-        c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, bounds::kMaxConcurrency));
+        c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, static_cast<double>(kMaxConcurrency)));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
     if (l->num_prompts.value_or(kDefaultSearchPrompts) + l->warmup > kMaxRunRequests && !scenario)
@@ -351,7 +351,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
     const std::string ef = lf + "[" + std::to_string(i) + "]";
     if (has_c) {
       int64_t v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1, bounds::kMaxConcurrency));
+      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1, static_cast<double>(kMaxConcurrency)));
       l->values.push_back(static_cast<double>(v));
     } else {
       double v = 0;
@@ -365,7 +365,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
       c.Number(n, f, "prompts_per_concurrency", &l->prompts_per_concurrency, 1, 1e7));
   FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, 1e9));
   FRONTIER_RETURN_IF_ERROR(
-      c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, bounds::kMaxConcurrency));
+      c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, static_cast<double>(kMaxConcurrency)));
   if (has_r && !l->num_prompts && !scenario) {
     return c.Error(n, f + ".num_prompts", "is required with request_rate");
   }

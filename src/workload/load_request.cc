@@ -80,7 +80,7 @@ Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOption
   FRONTIER_RETURN_IF_ERROR(CheckRange("--num-prompts", r.num_prompts, 1, kMaxRunRequests));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--warmup", r.warmup, 0, kMaxRunRequests - r.num_prompts));
   if (r.max_concurrency)
-    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-concurrency", *r.max_concurrency, 1, kMaxRunRequests));
+    FRONTIER_RETURN_IF_ERROR(CheckRange("--max-concurrency", *r.max_concurrency, 1, kMaxConcurrency));
   const bool sessions = IsSessionKind(dataset->kind);
   FRONTIER_RETURN_IF_ERROR(ResolveArrivals(r, sessions, load));
   load->seed = r.seed;

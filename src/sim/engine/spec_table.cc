@@ -93,30 +93,10 @@ std::optional<std::string> SimSpecFieldText(const SimSpecField& field, const Sim
     return spec.max_num_seqs ? std::optional<std::string>(std::to_string(*spec.max_num_seqs)) : std::nullopt;
   }
   if (flag == "--prefix-caching") return spec.prefix_caching ? "on" : "off";
-  return std::visit(
-      [&](auto member) -> std::optional<std::string> {
-        if constexpr (std::is_same_v<decltype(member), FlagRow<SimSpec>::Setter>) {
-          std::abort();  // a setter's field this function does not know: add it above
-        } else {
-          const auto& v = spec.*member;
-          using V = std::decay_t<decltype(v)>;
-          auto text = [](const auto& x) -> std::string {
-            using X = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<X, std::string>) return x;
-            else if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
-            else if constexpr (std::is_floating_point_v<X>) return FormatShortest(x);
-            else return std::to_string(x);
-          };
-          if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-            std::abort();  // a list field this function does not know
-          } else if constexpr (requires { v.has_value(); }) {
-            return v ? std::optional<std::string>(text(*v)) : std::nullopt;
-          } else {
-            return text(v);
-          }
-        }
-      },
-      field.flag.field);
+  // A setter's field this function does not know (add it above), or a list's.
+  return FlagFieldText(
+      field.flag, spec, [](const std::string& s) { return s; },
+      []() -> std::optional<std::string> { std::abort(); });
 }
 
 std::map<std::string, std::string> SimSpecConfig(const SimSpec& spec) {
