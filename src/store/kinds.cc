@@ -1,55 +1,40 @@
 #include "store/kinds.h"
 
+#include "core/name_table.h"
+
 namespace frontier::store {
+namespace {
 
-std::string LoadKindName(LoadKind kind) {
-  switch (kind) {
-    case LoadKind::kConcurrency: return "concurrency";
-    case LoadKind::kRequestRate: return "request_rate";
-    case LoadKind::kProbe: return "probe";
-  }
-  return "concurrency";  // not reached: every kind is named above
-}
+// The stored names: stable, they are in every database and export.
+constexpr NameEntry<LoadKind> kLoadKinds[] = {
+    {LoadKind::kConcurrency, "concurrency"}, {LoadKind::kRequestRate, "request_rate"}, {LoadKind::kProbe, "probe"}};
+constexpr NameEntry<Source> kSources[] = {
+    {Source::kMeasured, "measured"}, {Source::kSimulated, "simulated"}, {Source::kImported, "imported"}};
+constexpr NameEntry<SystemKind> kSystemKinds[] = {{SystemKind::kServer, "server"},
+                                                  {SystemKind::kLaunched, "launched"},
+                                                  {SystemKind::kSimulated, "simulated"},
+                                                  {SystemKind::kSimulatedLive, "simulated-live"},
+                                                  {SystemKind::kProbe, "probe"}};
 
-Result<LoadKind> ParseLoadKind(std::string_view text) {
-  for (LoadKind k : {LoadKind::kConcurrency, LoadKind::kRequestRate, LoadKind::kProbe})
-    if (text == LoadKindName(k)) return k;
-  return InvalidArgument("load_kind must be concurrency, request_rate or probe, got '" + std::string(text) + "'");
-}
-
-std::string SourceName(Source source) {
-  switch (source) {
-    case Source::kMeasured: return "measured";
-    case Source::kSimulated: return "simulated";
-    case Source::kImported: return "imported";
-  }
-  return "measured";  // not reached: every source is named above
-}
-
-Result<Source> ParseSource(std::string_view text) {
-  for (Source s : {Source::kMeasured, Source::kSimulated, Source::kImported})
-    if (text == SourceName(s)) return s;
-  return InvalidArgument("source must be measured, simulated or imported, got '" + std::string(text.substr(0, 40)) + "'");
-}
-
-std::string SystemKindName(SystemKind kind) {
-  switch (kind) {
-    case SystemKind::kServer: return "server";
-    case SystemKind::kLaunched: return "launched";
-    case SystemKind::kSimulated: return "simulated";
-    case SystemKind::kSimulatedLive: return "simulated-live";
-    case SystemKind::kProbe: return "probe";
-  }
-  return "server";  // not reached: every kind is named above
-}
-
-Result<SystemKind> ParseSystemKind(std::string_view text) {
-  for (SystemKind k : {SystemKind::kServer, SystemKind::kLaunched, SystemKind::kSimulated,
-                       SystemKind::kSimulatedLive, SystemKind::kProbe})
-    if (text == SystemKindName(k)) return k;
-  return InvalidArgument("kind must be server, launched, simulated, simulated-live or probe, got '" +
+// The value `text` names in `table`, else the error naming `field`, the names
+// allowed and (its first 40 characters of) what was given.
+template <typename E, size_t N>
+Result<E> Parse(const NameEntry<E> (&table)[N], const char* field, std::string_view text) {
+  if (const std::optional<E> v = ValueOf(table, text)) return *v;
+  return InvalidArgument(std::string(field) + " must be " + NamesList(table) + ", got '" +
                          std::string(text.substr(0, 40)) + "'");
 }
+
+}  // namespace
+
+std::string LoadKindName(LoadKind kind) { return NameOf(kLoadKinds, kind); }
+Result<LoadKind> ParseLoadKind(std::string_view text) { return Parse(kLoadKinds, "load_kind", text); }
+
+std::string SourceName(Source source) { return NameOf(kSources, source); }
+Result<Source> ParseSource(std::string_view text) { return Parse(kSources, "source", text); }
+
+std::string SystemKindName(SystemKind kind) { return NameOf(kSystemKinds, kind); }
+Result<SystemKind> ParseSystemKind(std::string_view text) { return Parse(kSystemKinds, kSystemKindKey, text); }
 
 Result<SystemKind> SystemKindOf(const std::map<std::string, std::string>& config) {
   const auto it = config.find(kSystemKindKey);

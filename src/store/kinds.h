@@ -25,7 +25,7 @@ enum class LoadKind { kConcurrency, kRequestRate, kProbe };
 // "concurrency", "request_rate" or "probe".
 std::string LoadKindName(LoadKind kind);
 // The inverse of LoadKindName; InvalidArgument "load_kind must be
-// concurrency, request_rate or probe, got '<text>'" for any other text.
+// concurrency, request_rate or probe, got '<text>'" (its first 40 characters) for any other text.
 Result<LoadKind> ParseLoadKind(std::string_view text);
 
 // Where a point's numbers (and its run's) came from. Stable names: they are stored.

@@ -87,6 +87,11 @@ TEST(Kinds, AnUnknownNameIsRefusedNamingTheFieldAndTheNamesAllowed) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
             "source must be measured, simulated or imported, got '" + std::string(40, 'x') + "'");
+  // So is every other kind: a hostile file's text is not echoed whole.
+  const Result<LoadKind> k = ParseLoadKind(std::string(5000, 'y'));
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().message(),
+            "load_kind must be concurrency, request_rate or probe, got '" + std::string(40, 'y') + "'");
 }
 
 }  // namespace
