@@ -48,6 +48,7 @@ inline constexpr double kMaxLatencyMs = 1e9;      // about 11.6 days
 inline constexpr double kMaxDurationS = 1e9;
 inline constexpr double kMaxRequestRate = 1e9;    // load value of a finite request-rate point
 inline constexpr double kInfiniteRate = 1e300;    // load value of request_rate=inf (SQLite has no inf)
+inline constexpr double kMaxProbeSize = 1e15;     // load value of a probe point: GEMM rows, bytes, ...
 inline constexpr int64_t kMaxRepetition = 1'000'000;
 inline constexpr int64_t kMaxAttempts = 1'000;
 inline constexpr double kMaxPowerW = 1e8;         // a point's summed power: 100 MW

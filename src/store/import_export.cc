@@ -273,7 +273,9 @@ Result<PointRecord> ParseExportedPoint(const json& jp, const std::string& where,
   if (const json* v = f.Find("load_value"); v != nullptr && v->is_string() && *v == "inf") {
     p.load_value = kInfiniteRate;
   } else {
-    FRONTIER_ASSIGN_OR_RETURN(p.load_value, f.RequiredNumber("load_value", 0, kMaxRequestRate, kExportHint));
+    // A probe size may pass any request rate; CheckPoint holds each kind to its own range.
+    const double most = p.load_kind == LoadKind::kProbe ? kMaxProbeSize : kMaxRequestRate;
+    FRONTIER_ASSIGN_OR_RETURN(p.load_value, f.RequiredNumber("load_value", 0, most, kExportHint));
   }
   FRONTIER_ASSIGN_OR_RETURN(const auto rep, f.Integer("repetition", 0, kMaxRepetition));
   p.repetition = static_cast<int>(rep.value_or(0));

@@ -437,6 +437,12 @@ TEST(ExportImport, ABadExportIsRefusedNamingTheRunPointAndField) {
        "e.json: runs[0]: points[0]: load_kind must be concurrency, request_rate or probe, got ''"},
       {run + point + R"(,"source":"guessed"}]}]})",
        "e.json: runs[0]: points[0]: source must be measured, simulated or imported, got 'guessed'"},
+      // A probe point's size (here 2^30 bytes) passes any request rate and is held to the probe's range.
+      {run + R"("points":[{"key":"k","load_kind":"probe","load_value":1073741824,"num_gpus":1}]}]})", ""},
+      {run + R"("points":[{"key":"k","load_kind":"probe","load_value":2e15,"num_gpus":1}]}]})",
+       "e.json: runs[0]: points[0]: load_value must be a number in [0, 1e+15], got 2e+15"},
+      {run + R"("points":[{"key":"k","load_kind":"request_rate","load_value":1073741824,"num_gpus":1}]}]})",
+       "e.json: runs[0]: points[0]: load_value must be a number in [0, 1000000000], got 1073741824"},
       {run + R"("search_json":")" + std::string(200, '[') + R"("}]})",
        "e.json: runs[0]: search_json is nested deeper than 64 levels"},
       // A figure out of its column's range is named as the file names it (the column is total_tput_per_gpu).

@@ -179,7 +179,7 @@ Status CheckPoint(const PointRecord& p, const std::string& where) {
         break;
       case LoadKind::kProbe:
         // A `frontier probe` measurement (probe/record.h): its size (GEMM rows, bytes, ...).
-        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (probe size)", p.load_value, 0, 1e15));
+        FRONTIER_RETURN_IF_ERROR(CheckRange("load_value (probe size)", p.load_value, 0, kMaxProbeSize));
         break;
     }
     for (int i = 0; i < kNumDoubleColumns; ++i) {
