@@ -325,8 +325,7 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
   return out;
 }
 
-ProgressReporter::ProgressReporter(
-int64_t total, const SweepOptions& options)
+ProgressReporter::ProgressReporter(int64_t total, const SweepOptions& options)
     : options_(options), t0_(options.clock->Now()) {
   prog_.total = total;
 }
