@@ -57,7 +57,7 @@ struct Invocation {
   DbFlags db;
   sim::Simulation s;
   std::optional<sweep::PointSink> recorder;
-  sim::PointSink sink;
+  sim::PointCallbacks callbacks;  // bound to recorder
 
   void StoredNote() const {
     if (recorder)
@@ -81,14 +81,14 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Invocat
                                               v->s.w.effective, v->s.point.command_line),
                             std::cerr));
   v->recorder.emplace(std::move(recorder));
-  v->sink.record = [r = &*v->recorder](const auto&... a) { return r->Record(a...); };
-  v->sink.broken = [r = &*v->recorder](const std::string& why) { (void)r->MarkBroken(why); };
+  v->callbacks.record = [r = &*v->recorder](const auto&... a) { return r->Record(a...); };
+  v->callbacks.broken = [r = &*v->recorder](const std::string& why) { (void)r->MarkBroken(why); };
   return Status::Ok();
 }
 
 // One point (no --concurrency): run, store, print.
 int SimulateOnePoint(Invocation& v) {
-  Result<sim::OnePoint> one = sim::SimulateOnePoint(v.s, v.sink);
+  Result<sim::OnePoint> one = sim::SimulateOnePoint(v.s, v.callbacks);
   if (!one.ok()) return Fail(kCmd, one.status());
   v.StoredNote();
   const loadgen::PointOutcome& out = one->out;
@@ -110,7 +110,7 @@ int SimulateSweep(Invocation& v) {
   std::printf("%s", sim::SweepTableHeader().c_str());
   std::string failed_points;  // the reasons of points where every request failed
   Result<std::vector<sim::SweepPoint>> swept =
-      sim::SimulateSweep(v.s, v.sink, [&](const sim::SweepPoint& p, const RunResult& run) {
+      sim::SimulateSweep(v.s, v.callbacks, [&](const sim::SweepPoint& p, const RunResult& run) {
         if (p.summary.completed == 0)
           failed_points += "concurrency " + std::to_string(p.concurrency) + ":\n" + metrics::TopFailureReasons(run);
       });

@@ -384,7 +384,8 @@ json PointJson(const DashboardData::PointDetail& d) {
                   {"max_concurrent_requests", static_cast<double>(m.max_concurrent_requests)}};
   constexpr int kBins = 20;
   return {{"point", {{"id", p.id}, {"key", p.key}, {"workload", p.workload},
-                     {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value}, {"repetition", p.repetition}, {"source", SourceName(p.source)},
+                     {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value},
+                     {"repetition", p.repetition}, {"source", SourceName(p.source)},
                      {"attempts", p.attempts}, {"created_utc", p.created_utc}, {"settings", p.settings},
                      {"metrics", metrics},
                      {"verdict", ParsedOrNull(p.verdict_json)},
@@ -430,7 +431,8 @@ json RunViewJson(const RunRow& row, const std::vector<store::PointRecord>& point
     }
     if (trial_index(e)) ++trials;
     list.push_back({{"id", p.id}, {"key", p.key}, {"workload", p.workload},
-                    {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value}, {"repetition", p.repetition}, {"source", SourceName(p.source)},
+                    {"load_kind", LoadKindName(p.load_kind)}, {"load", p.load_value},
+                    {"repetition", p.repetition}, {"source", SourceName(p.source)},
                     {"created_utc", p.created_utc}, {"completed", m.completed}, {"failed", m.failed},
                     {"interactivity", m.interactivity}, {"total_tput_per_gpu", m.total_token_throughput_per_gpu},
                     {"output_tput_per_gpu", m.output_throughput_per_gpu}, {"median_ttft_ms", m.ttft_ms.median},

@@ -177,7 +177,8 @@ Result<Trial> RunTrial(TrialRunner& runner, const SearchOptions& o, int index, d
   const bool open_loop = std::isfinite(load.request_rate);
   if (o.saturation && open_loop) {
     workload::ArrivalOptions a{load.request_rate, load.burstiness, load.seed};
-    const int64_t planned = std::min<int64_t>(load.num_prompts, 10'000'000);
+    // The arrivals the runner plans (PlanMeasured caps a plan at max_planned).
+    const int64_t planned = std::min<int64_t>(load.num_prompts, o.point.run.max_planned);
     FRONTIER_ASSIGN_OR_RETURN(std::vector<Nanos> plan, workload::PlanArrivals(planned, a));
     if (load.duration_s) {  // nothing is issued after the duration
       const Nanos end = SecondsToNanos(*load.duration_s);

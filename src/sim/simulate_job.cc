@@ -230,32 +230,34 @@ void SharePointOptions(std::map<std::string, std::string> requested, const std::
   o.ideal_block_tokens = s->w.ideal_block_tokens;
 }
 
-Result<OnePoint> SimulateOnePoint(Simulation& s, const PointSink& sink) {
+Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks) {
   if (s.rules) s.point.rules = *s.rules;
   SimTarget target(s.config, s.options);
   Result<loadgen::PointOutcome> out =
       loadgen::RunPoint(target, s.prepared.specs, s.w.load, s.point, nullptr, &target.stop());
   if (!out.ok()) {
-    if (sink.broken) sink.broken(out.status().message());  // the run's failure is the error shown
+    if (callbacks.broken) callbacks.broken(out.status().message());  // the run's failure is the error shown
     return out.status();
   }
-  if (sink.record) FRONTIER_RETURN_IF_ERROR(sink.record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules));
+  if (callbacks.record)
+    FRONTIER_RETURN_IF_ERROR(callbacks.record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules));
   return OnePoint{std::move(*out), target.stats()};
 }
 
-Result<std::vector<SweepPoint>> SimulateSweep(
-    Simulation& s, const PointSink& sink, const std::function<void(const SweepPoint&, const RunResult&)>& observe) {
+Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallbacks& callbacks,
+                                              const std::function<void(const SweepPoint&, const RunResult&)>& observe) {
   const auto [so, sweep] = SweepSetup(s);
   const std::string workload_name = workload::DatasetLabel(s.w.dataset);
   auto on_point = [&](const SweepPoint& p, const RunResult& run) -> Status {
     observe(p, run);
     FRONTIER_ASSIGN_OR_RETURN(SweepPointRecord r, WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
     // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
-    if (sink.record) FRONTIER_RETURN_IF_ERROR(sink.record(workload_name, r.load, r.outcome, std::nullopt));
+    if (callbacks.record) FRONTIER_RETURN_IF_ERROR(callbacks.record(workload_name, r.load, r.outcome, std::nullopt));
     return Status::Ok();
   };
   Result<std::vector<SweepPoint>> swept = SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, so, sweep, on_point);
-  if (!swept.ok() && sink.broken) sink.broken(swept.status().message());  // the points before it stay stored
+  // The points before it stay stored.
+  if (!swept.ok() && callbacks.broken) callbacks.broken(swept.status().message());
   return swept;
 }
 

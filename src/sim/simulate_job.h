@@ -8,7 +8,7 @@
 //   FRONTIER_ASSIGN_OR_RETURN(s.config, ResolveDeployment(s.request.spec, s.request.best_deployment));
 //   FRONTIER_RETURN_IF_ERROR(ResolveSimulatedWorkload(std::move(w), &s));   // cli's ResolveWorkload's
 //   SharePointOptions(requested, command_line, &s);
-//   ... SimulateOnePoint(s, sink) | SimulateSweep(s, sink, observe) | SearchBestDeployment(s)
+//   ... SimulateOnePoint(s, callbacks) | SimulateSweep(s, callbacks, observe) | SearchBestDeployment(s)
 //
 // Thread safety: none; one command's thread. A Simulation points into itself
 // once its point options are shared (point.sessions): keep it in place.
@@ -88,9 +88,11 @@ struct Simulation {
   loadgen::PointOptions point;
 };
 
-// Where the points go as each ends (a results database's sweep::PointSink
-// behind it, sweep/point_store.h); an empty `record` stores nothing.
-struct PointSink {
+// What is called with each point as it ends: `record` stores it (bound by
+// the caller to a results database's sweep::PointSink, sweep/point_store.h,
+// which sim/ sits below), `broken` marks the stored run broken. An empty
+// `record` stores nothing.
+struct PointCallbacks {
   std::function<Status(const std::string& workload, const workload::LoadOptions& load,
                        const loadgen::PointOutcome& out, const std::optional<loadgen::ScenarioRules>& rules)>
       record;
@@ -123,19 +125,19 @@ Status ResolveSimulatedWorkload(loadgen::ResolvedWorkload w, Simulation* s);
 void SharePointOptions(std::map<std::string, std::string> requested, const std::string& command_line,
                        Simulation* s);
 
-// One point (no --concurrency), stored through `sink`; a point that fails to
-// run marks the sink broken.
+// One point (no --concurrency), stored through `callbacks`; a point that
+// fails to run marks the stored run broken.
 struct OnePoint {
   loadgen::PointOutcome out;
   SimulationStats stats;
 };
-Result<OnePoint> SimulateOnePoint(Simulation& s, const PointSink& sink);
+Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks);
 
 // --concurrency: one point per level, each written (WriteSweepPointFiles) and
 // stored as it ends, after `observe` has seen it; a failed sweep marks the
-// sink broken (the points before it stay stored).
-Result<std::vector<SweepPoint>> SimulateSweep(
-    Simulation& s, const PointSink& sink, const std::function<void(const SweepPoint&, const RunResult&)>& observe);
+// stored run broken (the points before it stay stored).
+Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallbacks& callbacks,
+                                              const std::function<void(const SweepPoint&, const RunResult&)>& observe);
 
 // --best-deployment: every layout of the GPUs swept at the levels.
 Result<SearchResult> SearchBestDeployment(const Simulation& s);

@@ -68,6 +68,10 @@ TEST(SpecFields, MaxNumSeqsIsAllOfTheTextLikeEveryNumber) {
               std::string("must be an integer in [1, 1000000] or 'auto', got '") + bad + "'");
     EXPECT_EQ(spec.max_num_seqs, 7) << bad;  // a refused value leaves the field as it was
   }
+  // Outside text is quoted as every parse error quotes it: printable, its first 40 characters.
+  EXPECT_EQ(Set("--max-num-seqs", std::string(50, '9') + "\x1b[2J", &spec),
+            "must be an integer in [1, 1000000] or 'auto', got '" + std::string(40, '9') + "...'");
+  EXPECT_EQ(Set("--max-num-seqs", "1\x1b[2J", &spec), "must be an integer in [1, 1000000] or 'auto', got '1?[2J'");
 }
 
 // Every field of the table with a plan key is in a simulated system's stored

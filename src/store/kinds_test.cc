@@ -5,79 +5,70 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 namespace frontier::store {
 namespace {
 
-TEST(Kinds, EveryLoadKindRoundTripsThroughItsStoredName) {
-  const struct {
-    LoadKind kind;
-    const char* name;
-  } cases[] = {{LoadKind::kConcurrency, "concurrency"},
-               {LoadKind::kRequestRate, "request_rate"},
-               {LoadKind::kProbe, "probe"}};
-  for (const auto& c : cases) {
-    EXPECT_EQ(LoadKindName(c.kind), c.name);
-    const Result<LoadKind> back = ParseLoadKind(c.name);
+// Each value of `cases` is named its text, and the text parses back to it.
+template <typename E, size_t N>
+void ExpectRoundTrips(const std::pair<E, const char*> (&cases)[N], std::string (*name)(E),
+                      Result<E> (*parse)(std::string_view)) {
+  for (const auto& [value, text] : cases) {
+    EXPECT_EQ(name(value), text);
+    const Result<E> back = parse(text);
     ASSERT_TRUE(back.ok()) << back.status().message();
-    EXPECT_EQ(*back, c.kind) << c.name;
+    EXPECT_EQ(*back, value) << text;
   }
+}
+
+// Each of `texts` is refused: InvalidArgument "<field> must be <allowed>, got '<text>'".
+template <typename E>
+void ExpectRefused(Result<E> (*parse)(std::string_view), std::initializer_list<const char*> texts,
+                   const std::string& must_be) {
+  for (const char* text : texts) {
+    const Result<E> r = parse(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), must_be + ", got '" + std::string(text) + "'");
+  }
+}
+
+TEST(Kinds, EveryLoadKindRoundTripsThroughItsStoredName) {
+  const std::pair<LoadKind, const char*> cases[] = {
+      {LoadKind::kConcurrency, "concurrency"}, {LoadKind::kRequestRate, "request_rate"}, {LoadKind::kProbe, "probe"}};
+  ExpectRoundTrips(cases, LoadKindName, ParseLoadKind);
 }
 
 TEST(Kinds, EverySourceRoundTripsThroughItsStoredName) {
-  const struct {
-    Source source;
-    const char* name;
-  } cases[] = {{Source::kMeasured, "measured"}, {Source::kSimulated, "simulated"}, {Source::kImported, "imported"}};
-  for (const auto& c : cases) {
-    EXPECT_EQ(SourceName(c.source), c.name);
-    const Result<Source> back = ParseSource(c.name);
-    ASSERT_TRUE(back.ok()) << back.status().message();
-    EXPECT_EQ(*back, c.source) << c.name;
-  }
+  const std::pair<Source, const char*> cases[] = {
+      {Source::kMeasured, "measured"}, {Source::kSimulated, "simulated"}, {Source::kImported, "imported"}};
+  ExpectRoundTrips(cases, SourceName, ParseSource);
 }
 
 TEST(Kinds, EverySystemKindRoundTripsThroughItsStoredName) {
-  const struct {
-    SystemKind kind;
-    const char* name;
-  } cases[] = {{SystemKind::kServer, "server"},
-               {SystemKind::kLaunched, "launched"},
-               {SystemKind::kSimulated, "simulated"},
-               {SystemKind::kSimulatedLive, "simulated-live"},
-               {SystemKind::kProbe, "probe"}};
-  for (const auto& c : cases) {
-    EXPECT_EQ(SystemKindName(c.kind), c.name);
-    const Result<SystemKind> back = ParseSystemKind(c.name);
-    ASSERT_TRUE(back.ok()) << back.status().message();
-    EXPECT_EQ(*back, c.kind) << c.name;
-    // As a run's config keeps it.
-    const Result<SystemKind> of = SystemKindOf({{"gpus", "8"}, {"kind", c.name}});
+  const std::pair<SystemKind, const char*> cases[] = {{SystemKind::kServer, "server"},
+                                                      {SystemKind::kLaunched, "launched"},
+                                                      {SystemKind::kSimulated, "simulated"},
+                                                      {SystemKind::kSimulatedLive, "simulated-live"},
+                                                      {SystemKind::kProbe, "probe"}};
+  ExpectRoundTrips(cases, SystemKindName, ParseSystemKind);
+  for (const auto& [kind, name] : cases) {  // as a run's config keeps it
+    const Result<SystemKind> of = SystemKindOf({{"gpus", "8"}, {"kind", name}});
     ASSERT_TRUE(of.ok()) << of.status().message();
-    EXPECT_EQ(*of, c.kind) << c.name;
+    EXPECT_EQ(*of, kind) << name;
   }
 }
 
 TEST(Kinds, AnUnknownNameIsRefusedNamingTheFieldAndTheNamesAllowed) {
-  for (const char* text : {"qps", "", "Concurrency", "request-rate", "concurrency "}) {
-    const Result<LoadKind> k = ParseLoadKind(text);
-    ASSERT_FALSE(k.ok()) << text;
-    EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(k.status().message(),
-              "load_kind must be concurrency, request_rate or probe, got '" + std::string(text) + "'");
-  }
-  for (const char* text : {"guessed", "", "Measured", "simulated-live"}) {
-    const Result<Source> s = ParseSource(text);
-    ASSERT_FALSE(s.ok()) << text;
-    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(s.status().message(), "source must be measured, simulated or imported, got '" + std::string(text) + "'");
-  }
-  for (const char* text : {"sim", "", "Server", "simulated_live"}) {
-    const Result<SystemKind> k = ParseSystemKind(text);
-    ASSERT_FALSE(k.ok()) << text;
-    EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(k.status().message(),
-              "kind must be server, launched, simulated, simulated-live or probe, got '" + std::string(text) + "'");
-  }
+  ExpectRefused(ParseLoadKind, {"qps", "", "Concurrency", "request-rate", "concurrency "},
+                "load_kind must be concurrency, request_rate or probe");
+  ExpectRefused(ParseSource, {"guessed", "", "Measured", "simulated-live"},
+                "source must be measured, simulated or imported");
+  ExpectRefused(ParseSystemKind, {"sim", "", "Server", "simulated_live"},
+                "kind must be server, launched, simulated, simulated-live or probe");
   // An imported run's config names no kind.
   const Result<SystemKind> none = SystemKindOf({{"hardware", "h200"}});
   ASSERT_FALSE(none.ok());

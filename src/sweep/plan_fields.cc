@@ -361,9 +361,11 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
     for (size_t j = 0; j + 1 < l->values.size(); ++j)
       if (l->values[j] == l->values.back()) return c.Error(list[i], ef, "repeats an earlier value");
   }
+  // A count of requests, each bounded by the requests of one point (the product is checked below).
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "prompts_per_concurrency", &l->prompts_per_concurrency, 1,
+                                    static_cast<double>(kMaxRunRequests)));
   FRONTIER_RETURN_IF_ERROR(
-      c.Number(n, f, "prompts_per_concurrency", &l->prompts_per_concurrency, 1, 1e7));
-  FRONTIER_RETURN_IF_ERROR(c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, 1e9));
+      c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, static_cast<double>(kMaxRunRequests)));
   FRONTIER_RETURN_IF_ERROR(
       c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, static_cast<double>(kMaxConcurrency)));
   if (has_r && !l->num_prompts && !scenario) {

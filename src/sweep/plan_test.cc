@@ -140,6 +140,11 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000000"),
             "plans/t.yaml:17: load: the largest point sends 40000000 requests (num_prompts or "
             "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+  // Each count alone is bounded by the requests of one point (core/limits.h's kMaxRunRequests).
+  EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000001"),
+            "plans/t.yaml:18: load.prompts_per_concurrency: must be an integer in [1, 10000000], got 10000001");
+  EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "num_prompts: 10000001"),
+            "plans/t.yaml:18: load.num_prompts: must be an integer in [1, 10000000], got 10000001");
   std::string big = kGood;
   big.replace(big.find("input_len: 1024"), 15, "input_len: 1000000");
   big.replace(big.find("prompts_per_concurrency: 10"), 27, "prompts_per_concurrency: 1000");

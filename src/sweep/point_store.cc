@@ -26,6 +26,12 @@ void Place(const PointPlace& at, bool simulated, store::PointRecord* p) {
   for (const auto& [k, v] : at.settings) p->settings[k] = v;
 }
 
+// The provenance trial `t`'s result carries ("frontier": its source and
+// effective settings), or null when it carries none.
+const nlohmann::json* Provenance(const loadgen::Trial& t) {
+  return t.result.is_object() && t.result.contains("frontier") ? &t.result["frontier"] : nullptr;
+}
+
 }  // namespace
 
 store::LoadKind LoadKindOf(loadgen::SearchAxis axis) {
@@ -53,8 +59,7 @@ PointPlace TrialPlace(const std::string& workload, const loadgen::Trial& t, cons
   p.key_suffix = "|trial=" + std::to_string(t.index);
   p.num_gpus = o.point.summary.num_gpus;
   p.settings = o.point.effective_settings;
-  const nlohmann::json* provenance =
-      t.result.is_object() && t.result.contains("frontier") ? &t.result["frontier"] : nullptr;
+  const nlohmann::json* provenance = Provenance(t);
   if (provenance != nullptr && provenance->contains("effective_settings") &&
       (*provenance)["effective_settings"].is_object()) {
     for (const auto& [k, v] : (*provenance)["effective_settings"].items())
@@ -76,8 +81,7 @@ store::PointRecord StoredTrial(const PointPlace& at, const loadgen::Trial& t, co
   p.metrics = t.summary;
   p.summary_json = store::SummaryToJson(t.summary);
   p.band = t.band;
-  const nlohmann::json* provenance =
-      t.result.is_object() && t.result.contains("frontier") ? &t.result["frontier"] : nullptr;
+  const nlohmann::json* provenance = Provenance(t);
   const bool simulated =
       provenance != nullptr && provenance->value("source", "") == store::SourceName(store::Source::kSimulated);
   Place(at, simulated, &p);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "store/sqlite_store.h"
+#include "sweep/fake_run_test_util.h"
 #include "sweep/point_store.h"
 #include "sweep/runner.h"
 #include "util/scratch.h"
@@ -16,22 +17,12 @@ namespace {
 
 using Settings = std::map<std::string, std::string>;
 
-// `n` requests of 10 in + 5 out tokens, each 5 ms, with the settings a run reports of itself.
+// `n` requests (testing_run::FakeRun) with the settings a run reports of itself.
 loadgen::PointOutcome Outcome(int64_t n, RunSource source) {
   loadgen::PointOutcome out;
-  out.run.source = source;
+  out.run = testing_run::FakeRun(n, source);
   out.run.num_gpus = 2;
   out.run.effective_settings = {{"power", "off"}, {"num_prompts", "999"}};  // the place's count wins
-  for (int64_t i = 0; i < n; ++i) {
-    RequestRecord q;
-    q.id = i;
-    q.ok = true;
-    q.prompt_tokens = 10;
-    q.output_tokens = 5;
-    q.first_token_ns = 1'000'000;
-    q.end_ns = 5'000'000;
-    out.run.requests.push_back(q);
-  }
   metrics::SummaryOptions so;
   so.num_gpus = 2;
   out.summary = metrics::Summarize(out.run, so);

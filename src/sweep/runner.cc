@@ -214,18 +214,18 @@ Status SearchOne(SweepContext& cx, size_t s, size_t wi, const loadgen::ScenarioR
   info.config["workload"] = w.name;
   info.config["search_goal"] = loadgen::SearchGoalName(o.goal);
   info.config["search_axis"] = loadgen::SearchAxisName(o.axis);
-  FRONTIER_ASSIGN_OR_RETURN(PointSink recorder, PointSink::Start(cx.store, std::move(info)));
+  FRONTIER_ASSIGN_OR_RETURN(PointSink sink, PointSink::Start(cx.store, std::move(info)));
   // A search cut short before is run again from its first trial; its run keeps its trials, marked.
   if (before)
     FRONTIER_RETURN_IF_ERROR(cx.store.SetRunStatus(
         before->id, store::SystemStatus::Broken("search interrupted; run again as run " +
-                                                std::to_string(recorder.run().id))));
+                                                std::to_string(sink.run().id))));
   auto give_up = [&](const std::string& why) -> Status {
     ++prog.failed;
     ++prog.done;
     ++cx.out.failed;
     cx.Report("broken", why);
-    return cx.store.SetRunStatus(recorder.run().id, store::SystemStatus::Broken(why));
+    return sink.MarkBroken(why);
   };
   if (!broken->empty()) return give_up(*broken);
   cx.Report("start", std::string(loadgen::SearchGoalName(o.goal)) + " over " + loadgen::SearchAxisName(o.axis));
@@ -237,7 +237,7 @@ Status SearchOne(SweepContext& cx, size_t s, size_t wi, const loadgen::ScenarioR
   point.key = w.name;
   SessionTrials trials(*session, point, sys.name);
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
-    FRONTIER_RETURN_IF_ERROR(recorder.AddTrial(w.name, t, so_far, o, trials.Name()));
+    FRONTIER_RETURN_IF_ERROR(sink.AddTrial(w.name, t, so_far, o, trials.Name()));
     prog.point = w.name + " trial " + std::to_string(t.index) + " @ " + FormatNumber(t.value);
     std::string detail = metrics::VerdictLabel(t.verdict.valid);
     if (!t.verdict.valid && !t.verdict.reasons.empty()) detail += " (" + t.verdict.reasons.front() + ")";

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "store/sqlite_store.h"
+#include "sweep/fake_run_test_util.h"
 #include "sweep/runner.h"
 #include "loadgen/verdict.h"
 #include "util/scratch.h"
@@ -21,25 +22,6 @@ load:
   prompts_per_concurrency: 4
 repetitions: 2
 )";
-
-// A run of `n` requests, each 10 in + 5 out tokens, 1 ms per token.
-RunResult FakeRun(int64_t n) {
-  RunResult r;
-  r.source = RunSource::kSimulated;
-  for (int64_t i = 0; i < n; ++i) {
-    RequestRecord q;
-    q.id = i;
-    q.ok = true;
-    q.prompt_tokens = 10;
-    q.output_tokens = 5;
-    q.sent_ns = 0;
-    q.first_token_ns = 1'000'000;
-    for (int k = 1; k <= 5; ++k) q.events.push_back({k * 1'000'000, 1});
-    q.end_ns = 5'000'000;
-    r.requests.push_back(q);
-  }
-  return r;
-}
 
 // Scripted session: fails the points named in `fail` as many times as given.
 struct Script {
@@ -67,7 +49,7 @@ class FakeSession final : public Session {
       return Unavailable("scripted failure");
     }
     loadgen::PointOutcome out;
-    out.run = FakeRun(p.num_prompts);
+    out.run = testing_run::FakeRun(p.num_prompts);
     if (auto f = s_->fail_requests.find(system_ + "|" + p.key); f != s_->fail_requests.end())
       for (auto& q : out.run.requests) {
         q.ok = false;

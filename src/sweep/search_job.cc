@@ -106,7 +106,7 @@ Status MakeSearchRunner(std::optional<loadgen::BenchOptions> bench, SearchJob* j
 }
 
 Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_label,
-                           std::map<std::string, std::string> provenance, SearchJob* job) {
+                       std::map<std::string, std::string> provenance, SearchJob* job) {
   const loadgen::SearchOptions& o = job->options;
   store::RunInfo run = CommandRun(job->system, o.point.effective_settings, o.point.command_line);
   run.sweep = run_label;

@@ -98,7 +98,7 @@ Status MakeSearchRunner(std::optional<loadgen::BenchOptions> bench, SearchJob* j
 // `run_label` and `provenance`) before any trial, and keeps `db` in the
 // job's recorder.
 Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_label,
-                           std::map<std::string, std::string> provenance, SearchJob* job);
+                       std::map<std::string, std::string> provenance, SearchJob* job);
 
 // Runs the search, telling `show` what the terminal shows as lines without
 // their newline (loadgen/search_text.h): the search's headline first, then

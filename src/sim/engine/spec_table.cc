@@ -24,8 +24,12 @@ std::string SetMaxNumSeqs(const std::string& v, SimSpec* s) {
   }
   const SimSpecField& f = SimSpecFieldOf("--max-num-seqs");
   const Result<int64_t> n = ParseInt("--max-num-seqs", v, int64_t(f.min), int64_t(f.max));
-  if (!n.ok())
-    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got '" + v + "'";
+  if (!n.ok()) {
+    // The text as ParseInt quotes outside text, after its range: printable, at most 40 characters.
+    const std::string& m = n.status().message();
+    return "must be an integer in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "] or 'auto', got " +
+           m.substr(m.find("], got ") + 7);
+  }
   s->max_num_seqs = static_cast<int>(*n);
   s->max_num_seqs_auto = false;
   return "";
