@@ -56,13 +56,13 @@ struct Invocation {
   SimFlags f;
   DbFlags db;
   sim::Simulation s;
-  std::optional<sweep::PointSink> recorder;
-  sim::PointCallbacks callbacks;  // bound to recorder
+  std::optional<sweep::PointSink> sink;
+  sim::PointCallbacks callbacks;  // bound to sink
 
   void StoredNote() const {
-    if (recorder)
-      std::cerr << "frontier simulate: stored " << recorder->stored() << " point(s) as run "
-                << recorder->run().Label() << " in " << RedactUrl(db.db) << "\n";
+    if (sink)
+      std::cerr << "frontier simulate: stored " << sink->stored() << " point(s) as run "
+                << sink->run().Label() << " in " << RedactUrl(db.db) << "\n";
   }
 };
 
@@ -75,14 +75,14 @@ Status StartPoints(const CLI::App& app, const std::string& command_line, Invocat
   sim::SharePointOptions(std::move(requested), command_line, &v->s);
   if (v->db.db.empty() || v->s.request.best_deployment) return Status::Ok();
   FRONTIER_ASSIGN_OR_RETURN(
-      sweep::PointSink recorder,
+      sweep::PointSink sink,
       sweep::StartPointSink(kCmd, v->db,
                             sweep::CommandRun(sweep::SimulatedSystem(v->s.request.spec, v->s.config),
                                               v->s.w.effective, v->s.point.command_line),
                             std::cerr));
-  v->recorder.emplace(std::move(recorder));
-  v->callbacks.record = [r = &*v->recorder](const auto&... a) { return r->Record(a...); };
-  v->callbacks.broken = [r = &*v->recorder](const std::string& why) { (void)r->MarkBroken(why); };
+  v->sink.emplace(std::move(sink));
+  v->callbacks.record = [r = &*v->sink](const auto&... a) { return r->Record(a...); };
+  v->callbacks.broken = [r = &*v->sink](const Status& failed) { return r->Failed(failed); };
   return Status::Ok();
 }
 

@@ -235,10 +235,7 @@ Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks
   SimTarget target(s.config, s.options);
   Result<loadgen::PointOutcome> out =
       loadgen::RunPoint(target, s.prepared.specs, s.w.load, s.point, nullptr, &target.stop());
-  if (!out.ok()) {
-    if (callbacks.broken) callbacks.broken(out.status().message());  // the run's failure is the error shown
-    return out.status();
-  }
+  if (!out.ok()) return callbacks.broken ? callbacks.broken(out.status()) : out.status();
   if (callbacks.record)
     FRONTIER_RETURN_IF_ERROR(callbacks.record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules));
   return OnePoint{std::move(*out), target.stats()};
@@ -257,7 +254,7 @@ Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallback
   };
   Result<std::vector<SweepPoint>> swept = SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, so, sweep, on_point);
   // The points before it stay stored.
-  if (!swept.ok() && callbacks.broken) callbacks.broken(swept.status().message());
+  if (!swept.ok() && callbacks.broken) return callbacks.broken(swept.status());
   return swept;
 }
 

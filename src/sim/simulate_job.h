@@ -96,7 +96,9 @@ struct PointCallbacks {
   std::function<Status(const std::string& workload, const workload::LoadOptions& load,
                        const loadgen::PointOutcome& out, const std::optional<loadgen::ScenarioRules>& rules)>
       record;
-  std::function<void(const std::string& reason)> broken;  // a point failed to run at all
+  // A point failed to run at all: marks the stored run broken and returns the
+  // error to show (`failed`, or more when the mark could not be written).
+  std::function<Status(const Status& failed)> broken;
 };
 
 // Records which workload flags were given and sets the run options the flags

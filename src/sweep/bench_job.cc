@@ -159,7 +159,7 @@ Result<loadgen::PointOutcome> BenchJob::Run(loadgen::Observer* observer, const s
   // Set here, not in Resolve: the job may have moved since (the sessions are its own).
   o_.sessions = prepared_.sessions ? &*prepared_.sessions : nullptr;
   Result<loadgen::PointOutcome> out = loadgen::RunBenchmark(o_, prepared_.specs, w_.load, observer, stop);
-  if (!out.ok() && recorder_) (void)recorder_->MarkBroken(out.status().message());  // the run's failure is the error
+  if (!out.ok() && sink_) return sink_->Failed(out.status());  // the run's failure is the error
   return out;
 }
 
@@ -177,10 +177,10 @@ Status BenchJob::WriteShardMeta(const RunResult& r) const {
 
 Status BenchJob::Finish(const loadgen::PointOutcome& out) {
   if (!w_.result_json.empty()) note_("wrote " + w_.result_json);
-  if (!recorder_) return Status::Ok();
+  if (!sink_) return Status::Ok();
   // A point judged against a scenario keeps its verdict beside its metrics, as a sweep's does.
-  FRONTIER_RETURN_IF_ERROR(recorder_->Record(workload::DatasetLabel(w_.dataset), w_.load, out, rules_));
-  note_((recorder_->stored() > 0 ? "stored the point as run " : "stored no point in run ") + recorder_->run().Label() +
+  FRONTIER_RETURN_IF_ERROR(sink_->Record(workload::DatasetLabel(w_.dataset), w_.load, out, rules_));
+  note_((sink_->stored() > 0 ? "stored the point as run " : "stored no point in run ") + sink_->run().Label() +
         " in " + RedactUrl(db_) + (out.run.interrupted ? " (interrupted: a cut-short point is not stored)" : ""));
   return Status::Ok();
 }

@@ -119,6 +119,13 @@ Status PointSink::MarkBroken(const std::string& reason) {
   return store_->SetRunStatus(run_.id, store::SystemStatus::Broken(reason));
 }
 
+Status PointSink::Failed(const Status& failed) {
+  const Status marked = MarkBroken(failed.message());
+  if (marked.ok()) return failed;
+  return Status(failed.code(), failed.message() + " (and run " + run_.Label() +
+                                   " could not be marked broken: " + marked.message() + ")");
+}
+
 Status PointSink::Add(PointPlace at, const loadgen::PointOutcome& out,
                       const std::optional<loadgen::ScenarioRules>& rules) {
   at.run_id = run_.id;

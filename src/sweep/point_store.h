@@ -117,6 +117,10 @@ class PointSink {
 
   // Marks the run broken with `reason` (a point failed to run at all).
   Status MarkBroken(const std::string& reason);
+  // A command's run failed with `failed`: marks the run broken with its
+  // message and returns it, its message extended when the mark could not be
+  // written (the run would otherwise look whole but empty).
+  Status Failed(const Status& failed);
 
   const store::RunInfo& run() const { return run_; }
   int64_t stored() const { return stored_; }

@@ -2,6 +2,7 @@
 // record a sweep's point, a command's (bench --db, simulate --db) and a
 // search's trial get, key and settings exactly.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <map>
 #include <string>
@@ -148,6 +149,40 @@ TEST(PointStore, AnInterruptedOrEmptyCommandPointIsNotStored) {
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_FALSE(runs->front().status.ok());  // no request completed: broken
+}
+
+// A command's failed run marks its stored run broken and keeps its error; when
+// the mark cannot be written (here the runs table is gone under the store),
+// the error says that too instead of leaving a whole-looking empty run.
+TEST(PointStore, AFailedCommandRunIsMarkedBrokenOrSaysItCouldNotBe) {
+  testing_util::ScratchDir tmp("point_store");
+  store::RunInfo run;
+  run.system = "s";
+  run.source = store::Source::kMeasured;
+  auto sink = PointSink::Start(std::move(store::OpenStore(tmp.Path("f.db")).value()), run);
+  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+  const Status failed = Unavailable("connect to 127.0.0.1:9: refused");
+  const Status shown = sink->Failed(failed);
+  EXPECT_EQ(shown.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(shown.message(), failed.message());
+  {
+    auto store = std::move(store::OpenStore(tmp.Path("f.db")).value());
+    auto runs = store->ListRuns();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ(runs->front().status.reason, failed.message());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(tmp.Path("f.db").c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA foreign_keys=OFF; ALTER TABLE runs RENAME TO runs_gone", nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  const Status again = sink->Failed(failed);
+  EXPECT_EQ(again.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(again.message().rfind(failed.message() + " (and run " + sink->run().Label() + " could not be marked broken: ", 0),
+            0u)
+      << again.message();
 }
 
 TEST(PointStore, ATrialsRecordFromTheOneBuilder) {
