@@ -122,9 +122,9 @@ Result<sweep::BenchJob> StartBenchmark(BenchFlags& f) {
   FRONTIER_ASSIGN_OR_RETURN(sweep::BenchJob job, sweep::BenchJob::Resolve(f.req, std::move(w), target, note));
   // Opened before anything is sent: a database that cannot be written fails now, not after the measurement.
   if (!f.db.db.empty()) {
-    FRONTIER_ASSIGN_OR_RETURN(sweep::PointSink recorder,
+    FRONTIER_ASSIGN_OR_RETURN(sweep::PointSink sink,
                               sweep::StartPointSink("bench", f.db, job.StoredRun(), std::cerr));
-    job.Store(std::move(recorder));
+    job.Store(std::move(sink));
   }
   FRONTIER_RETURN_IF_ERROR(job.MeetShards());
   return job;

@@ -140,9 +140,9 @@ int RunSearch(int argc, char** argv) {
   if (!result.ok()) return Fail(kCmd, result.status());
   std::printf("%s", loadgen::SearchAnswerText(*result, s.options).c_str());
   if (!s.w.result_json.empty()) std::fprintf(stderr, "frontier search: wrote %s\n", s.w.result_json.c_str());
-  if (s.recorder)
+  if (s.sink)
     std::fprintf(stderr, "frontier search: stored %zu trials as run %s in %s\n", result->trials.size(),
-                 s.recorder->run().Label().c_str(), RedactUrl(f.db.db).c_str());
+                 s.sink->run().Label().c_str(), RedactUrl(f.db.db).c_str());
   return result->stop_reason == "interrupted" ? 130 : 0;
 }
 

@@ -6,7 +6,7 @@
 // steps in order and prints; the work is here.
 //
 //   FRONTIER_ASSIGN_OR_RETURN(BenchJob job, BenchJob::Resolve(request, std::move(workload), target, note));
-//   if (storing) job.Store(recorder);                    // a PointSink started as job.StoredRun()
+//   if (storing) job.Store(sink);                        // a PointSink started as job.StoredRun()
 //   FRONTIER_RETURN_IF_ERROR(job.MeetShards());          // --shard only
 //   FRONTIER_ASSIGN_OR_RETURN(loadgen::PointOutcome out, job.Run(&observer, &stop));
 //   FRONTIER_RETURN_IF_ERROR(job.WriteShardMeta(out.run));   // --shard only
@@ -92,15 +92,15 @@ class BenchJob {
 
   // The run a --db point is stored as (CommandRun of the server measured).
   store::RunInfo StoredRun() const;
-  // Stores the point in `recorder` when it ends (Record); a failed run marks it broken.
-  void Store(PointSink recorder) { recorder_.emplace(std::move(recorder)); }
+  // Stores the point in `sink` when it ends (Record); a failed run marks it broken.
+  void Store(PointSink sink) { sink_.emplace(std::move(sink)); }
   // With a shard: meets the other shards and agrees on the start; else nothing.
   Status MeetShards();
   // The benchmark (loadgen::RunBenchmark); its error marks the stored run broken.
   Result<loadgen::PointOutcome> Run(loadgen::Observer* observer, const std::atomic<bool>* stop);
   // With a shard: writes its description beside its JSONL (loadgen::WriteShardMeta); else nothing.
   Status WriteShardMeta(const RunResult& run) const;
-  // Notes the result JSON written and, with a recorder, stores the point (with
+  // Notes the result JSON written and, with a sink, stores the point (with
   // its verdict when judged) and notes the run it went to; the store's error.
   Status Finish(const loadgen::PointOutcome& out);
 
@@ -115,7 +115,7 @@ class BenchJob {
   std::optional<loadgen::ScenarioRules> rules_;
   loadgen::BenchOptions o_;
   loadgen::PreparedWorkload prepared_;
-  std::optional<PointSink> recorder_;
+  std::optional<PointSink> sink_;
   loadgen::ShardClock shard_clock_;
   nlohmann::json schedule_;
   std::string model_, db_;

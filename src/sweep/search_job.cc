@@ -113,8 +113,8 @@ Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_
   run.config["search_goal"] = loadgen::SearchGoalName(o.goal);
   run.config["search_axis"] = loadgen::SearchAxisName(o.axis);
   run.provenance = std::move(provenance);
-  FRONTIER_ASSIGN_OR_RETURN(PointSink recorder, PointSink::Start(std::move(db), std::move(run)));
-  job->recorder.emplace(std::move(recorder));
+  FRONTIER_ASSIGN_OR_RETURN(PointSink sink, PointSink::Start(std::move(db), std::move(run)));
+  job->sink.emplace(std::move(sink));
   return Status::Ok();
 }
 
@@ -123,8 +123,8 @@ Result<loadgen::SearchResult> RunSearchJob(SearchJob& job, const std::function<v
   show(loadgen::SearchHeadline(o, job.runner->Name()));
   auto on_trial = [&](const loadgen::Trial& t, const loadgen::SearchResult& so_far) -> Status {
     show(loadgen::TrialRow(t, o.axis));
-    if (job.recorder)
-      FRONTIER_RETURN_IF_ERROR(job.recorder->AddTrial(workload::DatasetLabel(job.w.dataset), t, so_far, o,
+    if (job.sink)
+      FRONTIER_RETURN_IF_ERROR(job.sink->AddTrial(workload::DatasetLabel(job.w.dataset), t, so_far, o,
                                                       job.runner->Name()));
     if (job.w.result_json.empty()) return Status::Ok();
     return WriteFileAtomically(job.w.result_json,

@@ -50,7 +50,7 @@ struct SearchJob {
   loadgen::SearchOptions options;          // ResolveSearchOptions
   std::vector<workload::RequestSpec> specs;  // MakeSearchRunner: the dataset's requests
   std::unique_ptr<loadgen::TrialRunner> runner;
-  std::optional<PointSink> recorder;       // --db: where the trials are stored (it owns the store)
+  std::optional<PointSink> sink;  // --db: where the trials are stored (it owns the store)
 };
 
 // The search's own settings, as its flags give them.
@@ -96,14 +96,14 @@ Status MakeSearchRunner(std::optional<loadgen::BenchOptions> bench, SearchJob* j
 // --db: creates the search's run in `db` (named by job->system, with the
 // workload's effective settings, the search's goal and axis, sweep
 // `run_label` and `provenance`) before any trial, and keeps `db` in the
-// job's recorder.
+// job's sink.
 Status StartSearchSink(std::unique_ptr<store::Store> db, const std::string& run_label,
                        std::map<std::string, std::string> provenance, SearchJob* job);
 
 // Runs the search, telling `show` what the terminal shows as lines without
 // their newline (loadgen/search_text.h): the search's headline first, then
 // each trial's row as it ends. After each trial's row the trial is stored
-// (with a recorder) and the result file rewritten (job->w.result_json, when
+// (with a sink) and the result file rewritten (job->w.result_json, when
 // named); an error there stops the search and is returned.
 Result<loadgen::SearchResult> RunSearchJob(SearchJob& job, const std::function<void(const std::string&)>& show);
 
