@@ -24,10 +24,7 @@ int Parse(CLI::App& app, int argc, char** argv);
 // input), 1 otherwise; for OK nothing is printed and the status is 0.
 int Fail(const std::string& command, const Status& status);
 
-// The --db help of every verb that opens the results database.
-inline constexpr const char* kDbHelp =
-    "Results database: a SQLite file, or postgresql://USER@HOST[:PORT]/DB (default: $FRONTIER_DB, else "
-    "frontier.db)";
+using sweep::kDbHelp;  // the --db help of every verb that opens the results database
 
 // Prints "frontier <cmd>: <message>" to stderr and returns 2.
 int UsageError(const std::string& command, const std::string& message);

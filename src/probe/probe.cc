@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/name_table.h"
+#include "core/parse.h"
 
 namespace frontier::probe {
 
@@ -54,9 +55,8 @@ Status CheckOptions(const ProbeOptions& o) {
   for (int64_t t : o.tokens)
     if (t < 1 || t > (int64_t{1} << 20))
       return InvalidArgument("--tokens: each count must be in [1, 1048576], got " + std::to_string(t));
-  if (o.top_n < 1 || o.top_n > 64) return InvalidArgument("--top-n must be in [1, 64], got " + std::to_string(o.top_n));
-  if (o.iterations < 1 || o.iterations > 10000)
-    return InvalidArgument("--iterations must be in [1, 10000], got " + std::to_string(o.iterations));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--top-n", int64_t{o.top_n}, 1, kMaxTopN));
+  FRONTIER_RETURN_IF_ERROR(CheckRange("--iterations", int64_t{o.iterations}, 1, kMaxIterations));
   if (o.stream_bytes < (int64_t{1} << 20))
     return InvalidArgument("--stream-bytes must be at least 1 MiB, got " + std::to_string(o.stream_bytes));
   if (o.decode_batch < 1 || o.decode_context < 1)

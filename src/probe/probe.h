@@ -38,6 +38,9 @@ struct LayerGemm {
 // model without dense MLP layers or with MLA (not modelled here).
 Result<std::vector<LayerGemm>> ModelGemms(const sim::ModelSpec& model, int tp);
 
+// The bounds of ProbeOptions' top_n and iterations (RunProbe's and the flags' check).
+inline constexpr int kMaxTopN = 64, kMaxIterations = 10000;
+
 struct ProbeOptions {
   int tp = 1;
   std::vector<int64_t> tokens = {16, 64, 256, 1024, 4096};  // GEMM rows M

@@ -14,6 +14,7 @@
 #include "probe/record.h"
 #include "probe/setup.h"
 #include "sim/engine/config.h"
+#include "sim/engine/data_dir.h"
 #include "sim/engine/gpu_override.h"
 #include "sim/engine/step_model.h"
 #include "store/store.h"
@@ -278,6 +279,60 @@ TEST(ProbeSetup, ListsAreReadItemByItemAndABadTokenCountIsNamed) {
   EXPECT_EQ(bad.status().message(), "--tokens takes comma-separated integers, got '6x'");
   EXPECT_TRUE(IsFakeBackend("fake"));
   EXPECT_FALSE(IsFakeBackend("cuda"));
+}
+
+// The flags' defaults are ProbeOptions' own: a probe with no flags runs the
+// probe a library caller gets from ProbeOptions{}.
+TEST(ProbeSetup, TheFlagsDefaultsOpenTheDefaultProbe) {
+  ProbeFlags f;
+  f.backend = "fake";
+  f.hardware = "h200";
+  Result<ProbeSetup> p = OpenProbe(f, sim::DefaultDataDir());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const ProbeOptions want;
+  EXPECT_EQ(p->options.tp, want.tp);
+  EXPECT_EQ(p->options.tokens, want.tokens);
+  EXPECT_EQ(p->options.top_n, want.top_n);
+  EXPECT_EQ(p->options.iterations, want.iterations);
+  EXPECT_EQ(p->options.stream_bytes, want.stream_bytes);
+  EXPECT_EQ(p->options.decode_batch, want.decode_batch);
+  EXPECT_EQ(p->options.decode_context, want.decode_context);
+  ASSERT_EQ(p->models.size(), 1u);
+  EXPECT_EQ(p->models[0].name, "llama-3.1-8b");
+}
+
+// Each bound is named with its flag, its range and the value given, and
+// OpenProbe refuses the flags before it opens anything.
+TEST(ProbeSetup, EveryNumberOutOfItsRangeIsRefusedNamingTheFlag) {
+  const std::pair<void (*)(ProbeFlags*), std::string> cases[] = {
+      {[](ProbeFlags* f) { f->tp = 0; }, "--tp must be an integer in [1, 1024], got 0"},
+      {[](ProbeFlags* f) { f->top_n = 65; }, "--top-n must be an integer in [1, 64], got 65"},
+      {[](ProbeFlags* f) { f->iterations = 0; }, "--iterations must be an integer in [1, 10000], got 0"},
+      {[](ProbeFlags* f) { f->stream_mib = int64_t{1} << 40; },
+       "--stream-mib must be an integer in [1, 1048576], got 1099511627776"},
+      {[](ProbeFlags* f) { f->decode_batch = -3; }, "--decode-batch must be an integer in [1, 2147483647], got -3"},
+      {[](ProbeFlags* f) { f->decode_context = 0; }, "--decode-context must be an integer in [1, 2147483647], got 0"},
+  };
+  EXPECT_EQ(ProbeFlagsProblem(ProbeFlags{}), "");
+  for (const auto& [spoil, message] : cases) {
+    ProbeFlags f;
+    f.backend = "fake";
+    f.hardware = "h200";
+    spoil(&f);
+    EXPECT_EQ(ProbeFlagsProblem(f), message);
+    Result<ProbeSetup> p = OpenProbe(f, sim::DefaultDataDir());
+    ASSERT_FALSE(p.ok()) << message;
+    EXPECT_EQ(p.status().message(), message);
+  }
+}
+
+// The table is the one list of the command's flags: each once, in --help's order.
+TEST(ProbeSetup, TheFlagTableListsEachFlagOnceInHelpOrder) {
+  std::vector<std::string> names;
+  for (const FlagRow<ProbeFlags>& row : ProbeFlagRows()) names.push_back(row.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"--model", "--hardware", "--probe-backend", "--tp", "--tokens",
+                                             "--precision", "--top-n", "--iterations", "--stream-mib",
+                                             "--decode-batch", "--decode-context", "--result-json"}));
 }
 
 }  // namespace

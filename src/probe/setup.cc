@@ -1,13 +1,53 @@
 // setup.cc: `frontier probe`'s lists, the catalog GPU of a device and the probe its flags open.
 #include "probe/setup.h"
 
+#include <climits>
 #include <cstdlib>
 
 #include "core/ascii.h"
+#include "core/parse.h"
 #include "core/split.h"
 #include "probe/open.h"
 
 namespace frontier::probe {
+namespace {
+
+using F = ProbeFlags;
+const FlagRow<F> kFlags[] = {
+    {"--model", &F::models, "Catalog models whose layer shapes are probed, comma-separated [llama-3.1-8b]", "Options"},
+    {"--hardware", &F::hardware, "Catalog GPU whose peaks the fractions are of [guessed from the device's name]",
+     "Options"},
+    {"--probe-backend", &F::backend,
+     "auto, cuda or fake (deterministic figures, no GPU) [auto: $FRONTIER_PROBE_BACKEND, else cuda]", "Options"},
+    {"--tp", &F::tp, "Tensor parallelism the layer shapes are split by [1]", "Options"},
+    {"--tokens", &F::tokens, "GEMM rows M (tokens per step), comma-separated [16,64,256,1024,4096]", "Options"},
+    {"--precision", &F::precisions, "GEMM precisions, comma-separated: bf16, fp8, fp4 [every one the GPU has]",
+     "Options"},
+    {"--top-n", &F::top_n, "Algorithms of the library's heuristic timed per GEMM [8]", "Options"},
+    {"--iterations", &F::iterations, "Timed launches per algorithm and kernel [10]", "Options"},
+    {"--stream-mib", &F::stream_mib, "MiB per array of the HBM copy and triad kernels [1024]", "Options"},
+    {"--decode-batch", &F::decode_batch, "Sequences of the decode-attention step [64]", "Options"},
+    {"--decode-context", &F::decode_context, "Cached tokens per sequence of the decode step [4096]", "Options"},
+    {"--result-json", &F::result_json, "Write the probe's figures to this JSON file", "Options"},
+};
+
+}  // namespace
+
+std::span<const FlagRow<ProbeFlags>> ProbeFlagRows() { return kFlags; }
+
+std::string ProbeFlagsProblem(const ProbeFlags& f) {
+  struct Bound {
+    const char* flag;
+    int64_t value, min, max;
+  };
+  for (const Bound& b : {Bound{"--tp", f.tp, 1, 1024}, Bound{"--top-n", f.top_n, 1, kMaxTopN},
+                         Bound{"--iterations", f.iterations, 1, kMaxIterations},
+                         Bound{"--stream-mib", f.stream_mib, 1, int64_t{1} << 20},
+                         Bound{"--decode-batch", f.decode_batch, 1, INT_MAX},
+                         Bound{"--decode-context", f.decode_context, 1, INT_MAX}})
+    if (Status in = CheckRange(b.flag, b.value, b.min, b.max); !in.ok()) return in.message();
+  return "";
+}
 
 Result<std::vector<int64_t>> ParseTokenCounts(const std::string& text, const std::string& flag) {
   std::vector<int64_t> out;
@@ -66,13 +106,17 @@ Result<sim::Hardware> GuessHardware(const std::string& device, const std::string
 }
 
 Result<ProbeSetup> OpenProbe(const ProbeFlags& flags, const std::string& dir) {
+  if (std::string bad = ProbeFlagsProblem(flags); !bad.empty()) return InvalidArgument(bad);
   ProbeSetup p;
-  p.options = flags.options;
+  p.options.tp = flags.tp;
+  p.options.top_n = flags.top_n;
+  p.options.iterations = flags.iterations;
+  p.options.decode_batch = flags.decode_batch;
+  p.options.decode_context = flags.decode_context;
   if (!flags.tokens.empty()) {
     FRONTIER_ASSIGN_OR_RETURN(p.options.tokens, ParseTokenCounts(flags.tokens, "--tokens"));
   }
   FRONTIER_ASSIGN_OR_RETURN(p.options.precisions, ParseGemmPrecisions(flags.precisions, "--precision"));
-  if (flags.stream_mib < 1) return InvalidArgument("--stream-mib must be at least 1");
   p.options.stream_bytes = flags.stream_mib << 20;
   FRONTIER_ASSIGN_OR_RETURN(p.models, LoadModels(flags.models, dir));
   // The fake needs the catalog's peaks before it exists; a GPU names itself.

@@ -1,7 +1,8 @@
-// setup.h: what `frontier probe`'s flags name, read into the probe's terms:
-// the comma-separated token counts, precisions and models, whether the fake
-// backend is chosen, the catalog GPU a device's name is, and the probe they
-// make together (OpenProbe: its backend open).
+// setup.h: what `frontier probe`'s flags name (ProbeFlags, their one table
+// ProbeFlagRows, which cli/ binds, and their validator), read into the
+// probe's terms: the comma-separated token counts, precisions and models,
+// whether the fake backend is chosen, the catalog GPU a device's name is, and
+// the probe they make together (OpenProbe: its backend open).
 //
 // Thread safety: safe from any thread (IsFakeBackend reads the environment)
 // but OpenProbe, which opens a backend (open.h: not thread-safe).
@@ -9,9 +10,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/flag_table.h"
 #include "core/status.h"
 #include "probe/backend.h"
 #include "probe/probe.h"
@@ -39,15 +42,27 @@ bool IsFakeBackend(const std::string& name);
 // exactly one does; InvalidArgument saying --hardware is needed otherwise.
 Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir);
 
-// What `frontier probe`'s flags name, as given.
+// What `frontier probe`'s flags name, as given; the numbers' defaults are
+// ProbeOptions'.
 struct ProbeFlags {
   std::string models = "llama-3.1-8b";  // --model: catalog models, comma-separated
   std::string hardware;                 // --hardware: catalog GPU ("": guessed from the device's name)
   std::string backend = "auto";         // --probe-backend (open.h)
   std::string tokens, precisions;       // --tokens, --precision ("": the defaults)
   int64_t stream_mib = 1024;            // --stream-mib: MiB per array of the HBM kernels
-  ProbeOptions options;                 // the other flags, in place
+  int tp = 1, top_n = 8, iterations = 10, decode_batch = 64, decode_context = 4096;  // ProbeOptions' fields
+  std::string result_json;              // --result-json: the figures' file ("": none)
 };
+
+// The flags that fill a ProbeFlags, in --help's order (group "Options"); the
+// --db group is the command's own.
+std::span<const FlagRow<ProbeFlags>> ProbeFlagRows();
+
+// "" when the numbers fit, else the usage message naming the flag and its
+// range: --tp in [1, 1024], --top-n in [1, kMaxTopN], --iterations in
+// [1, kMaxIterations], --stream-mib in [1, 1048576], --decode-batch and
+// --decode-context at least 1.
+std::string ProbeFlagsProblem(const ProbeFlags& flags);
 
 // A probe ready to run.
 struct ProbeSetup {
@@ -59,8 +74,8 @@ struct ProbeSetup {
 
 // Reads `flags` against the catalogs under `dir`, opens the backend (the
 // fake with --hardware's peaks) and, without --hardware, guesses the catalog
-// GPU from the device's name. InvalidArgument naming the flag at fault (a
-// list, --stream-mib below 1, the fake backend without --hardware);
+// GPU from the device's name. InvalidArgument naming the flag at fault
+// (ProbeFlagsProblem's, a list, the fake backend without --hardware);
 // the catalog's, OpenBackend's or GuessHardware's error.
 Result<ProbeSetup> OpenProbe(const ProbeFlags& flags, const std::string& dir);
 

@@ -8,8 +8,58 @@
 #include "core/split.h"
 #include "sim/fit/measured.h"
 #include "store/store.h"
+#include "sweep/point_store.h"
 
 namespace frontier::sweep {
+namespace {
+
+using C = StackCalibration;
+const std::string kDbRunsHelp = std::string(kDbHelp) + "; holds the measured runs (--runs)";
+const FlagRow<C> kFlags[] = {
+    {"--fit", &C::fit, "Parameters to fit, comma-separated [the stack's calibration.free]", "Options"},
+    {"--id", &C::only, "Only published results whose id contains this text", "Options"},
+    {"--no-published", &C::no_published, "Fit only the measured runs (--db, --runs)", "Options"},
+    {"--db", &C::db, kDbRunsHelp.c_str(), "Options"},
+    {"--runs", &C::runs, "Run ids in --db to fit (their concurrency points), comma-separated", "Options"},
+    {"--probe", &C::probe,
+     "A probe run in --db (frontier probe): fit its GEMM and HBM points as its GPU's efficiency curves, written to "
+     "data/probes/<gpu>.json (or --out)",
+     "Options"},
+    {"--version", &C::version, "Version of the stack file written [<version>+cal<date>]", "Options"},
+    {"--out", &C::out_path, "Path of the stack file written [data/stacks/<name>@<version>.json]", "Options"},
+    {"--in-place", &C::in_place, "Rewrite the stack version's own file", "Options"},
+    {"--dry-run", &C::dry_run, "Fit and print; write nothing", "Options"},
+    {"--no-loo", &C::no_loo, "Skip the leave-one-out refits", "Options"},
+    {"--note", &C::note, "One line kept in the file's calibration record", "Options"},
+    {"--offline-requests", &C::offline_requests, "Samples drawn per Offline run [6000]", "Options"},
+    {"--server-requests", &C::server_requests, "Requests per probe of the Server rate search [4000]", "Options"},
+};
+
+// --probe's: a GPU's fit from a stored probe run.
+std::string ProbeCalibrationProblem(const StackCalibration& c) {
+  if (c.db.empty()) return "--probe needs --db, the results database that holds the probe run";
+  if (!c.runs.empty() || c.deployment.stack || c.in_place || !c.version.empty())
+    return "--probe fits a GPU, not a stack: drop --runs, --stack, --in-place and --version";
+  if (!ParseInt("--probe", c.probe, 1, INT64_MAX).ok())
+    return "--probe takes a probe run's id (frontier db ls), got '" + c.probe + "'";
+  return "";
+}
+
+}  // namespace
+
+std::span<const FlagRow<StackCalibration>> StackCalibrationFlagRows() { return kFlags; }
+
+std::string StackCalibrationProblem(const StackCalibration& c, const FlagGiven& given) {
+  if (!c.probe.empty()) return ProbeCalibrationProblem(c);
+  if (!c.deployment.stack) return "--stack is required: the stack version to fit, or 'all'";
+  if (!c.db.empty() && c.runs.empty()) return "--db needs --runs (frontier db ls lists them)";
+  if (c.db.empty() && !c.runs.empty()) return "--runs needs --db";
+  if (!c.db.empty() && (!given("--model") || !given("--hardware")))
+    return "measured runs need their deployment: --model and --hardware (and --tp, ... as run)";
+  if (c.in_place + !c.version.empty() + !c.out_path.empty() > 1) return "give one of --in-place, --version and --out";
+  return sim::ValidationOptionsProblem(c);
+}
+
 Result<std::vector<std::string>> SplitFlagList(const std::string& text, const char* flag) {
   std::vector<std::string> out = SplitNonEmpty(text, ',');
   if (out.empty() && !text.empty()) return InvalidArgument(std::string(flag) + ": empty list");
@@ -77,9 +127,9 @@ Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data
   sim::CalibrationOptions co;
   co.leave_one_out = !c.no_loo;
   FRONTIER_ASSIGN_OR_RETURN(co.free, SplitFlagList(c.fit, "--fit"));
-  c.request.stack = *c.deployment.stack;
-  c.request.measured = !c.db.empty();
-  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> stacks, sim::StacksToFit(c.request, co, data_dir));
+  c.stack = *c.deployment.stack;
+  c.measured = !c.db.empty();
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> stacks, sim::StacksToFit(c, co, data_dir));
   FRONTIER_ASSIGN_OR_RETURN(std::vector<std::string> runs, SplitFlagList(c.runs, "--runs"));
   const MeasuredRuns measured{c.db, runs, c.deployment};
   auto skipped = [&out](const std::string& line) { out(line + "\n"); };
@@ -87,7 +137,7 @@ Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data
   total.named = stacks.size();
   for (const auto& id : stacks) {
     FRONTIER_ASSIGN_OR_RETURN(std::optional<FittedStack> fit,
-                              FitStackVersion(id, c.request, co, set, measured, data_dir, skipped));
+                              FitStackVersion(id, c, co, set, measured, data_dir, skipped));
     if (!fit) continue;
     const auto& [stack, cal] = *fit;
     total.seconds += cal.seconds;
@@ -95,7 +145,7 @@ Result<StacksFitted> CalibrateStacks(StackCalibration c, const std::string& data
     ++total.stacks;
     out(sim::CalibrationText(stack, cal));
     if (c.dry_run) continue;
-    FRONTIER_ASSIGN_OR_RETURN(sim::FittedStackFile file, sim::WriteFittedStack(c.request, stack, cal, data_dir));
+    FRONTIER_ASSIGN_OR_RETURN(sim::FittedStackFile file, sim::WriteFittedStack(c, stack, cal, data_dir));
     out("  wrote " + file.path + " (" + stack.name + "@" + file.version + ")\n");
   }
   return total;

@@ -2,8 +2,9 @@
 // to, and the fit: its published results (sim/fit/stack_fit.h) and the runs
 // measured into a results database (--db, --runs), read here, above sim/fit,
 // which does not read the store (sim/fit/measured.h decides which stored
-// points and requests a fit uses); and the stack versions a calibrate
-// invocation fits and writes (CalibrateStacks).
+// points and requests a fit uses); the stack versions a calibrate
+// invocation fits and writes (CalibrateStacks); and what the command is
+// asked, its flags' one table and their validator (StackCalibration).
 //
 // Thread safety: functions of their arguments; each opens its own snapshot
 // of the database.
@@ -12,9 +13,11 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/flag_table.h"
 #include "core/status.h"
 #include "sim/engine/config.h"
 #include "sim/engine/stack.h"
@@ -67,15 +70,28 @@ Result<std::optional<FittedStack>> FitStackVersion(const std::string& id, const 
                                                    const std::string& data_dir,
                                                    const std::function<void(const std::string&)>& skipped);
 
-// What `frontier calibrate` is asked for a stack fit (all but --probe).
-struct StackCalibration {
-  sim::StackFitRequest request;  // stack and measured are set from `deployment` and `db`
+// What `frontier calibrate` is asked: a stack fit (its base, whose stack and
+// measured are set from `deployment` and `db`), or with --probe a GPU's.
+struct StackCalibration : sim::StackFitRequest {
   std::string fit;               // --fit: parameters, comma-separated ("": the stack's calibration.free)
   std::string db, runs;          // --db, --runs: measured runs (ids, comma-separated) fitted too
   sim::SimSpec deployment;       // how the measured runs ran; its stack is the one to fit (or "all")
   bool no_loo = false;           // skip the leave-one-out refits
   bool dry_run = false;          // fit and tell; write nothing
+  std::string probe;             // --probe: a probe run's id in --db, whose GPU is fitted instead (probe/stored_fit.h)
 };
+
+// `frontier calibrate`'s own flags, in --help's order (group "Options");
+// SimSpec's (sim/spec_fields.h, `deployment`) follow them.
+std::span<const FlagRow<StackCalibration>> StackCalibrationFlagRows();
+
+// "" when the flags fit together, else the usage message naming the flag
+// and the fix (`given` tells which were given): with --probe, --db and a
+// positive run id, and none of a stack fit's flags; otherwise --stack, --db
+// and --runs together, a measured run's --model and --hardware, one of
+// --in-place, --version and --out, and the request counts
+// (sim::ValidationOptionsProblem, as `frontier validate`'s).
+std::string StackCalibrationProblem(const StackCalibration& c, const FlagGiven& given);
 
 // What CalibrateStacks fitted, over every stack.
 struct StacksFitted {

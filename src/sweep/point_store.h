@@ -134,6 +134,11 @@ class PointSink {
   int64_t stored_ = 0;
 };
 
+// The --db help of every verb that opens the results database.
+inline constexpr const char* kDbHelp =
+    "Results database: a SQLite file, or postgresql://USER@HOST[:PORT]/DB (default: $FRONTIER_DB, else "
+    "frontier.db)";
+
 // Where a command stores its points (its --db and --run-label).
 struct ResultsDb {
   std::string db;          // "" = nothing is stored

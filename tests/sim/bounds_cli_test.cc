@@ -130,6 +130,12 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {"validate --offline-requests 99999999999999",
        "frontier validate: --offline-requests must be an integer in [100, 1000000], got 99999999999999\n"},
       {"validate --server-requests 5", "frontier validate: --server-requests must be an integer in [100, 1000000], got 5\n"},
+      // calibrate shares validate's bounds (it ran out of memory); probe's are its table's validator's.
+      {"calibrate --stack vllm-rocm@0.4.3 --dry-run --offline-requests 99999999999999",
+       "frontier calibrate: --offline-requests must be an integer in [100, 1000000], got 99999999999999\n"},
+      {"probe --probe-backend fake --hardware h200 --top-n 0", "frontier probe: --top-n must be an integer in [1, 64], got 0\n"},
+      {"probe --probe-backend fake --hardware h200 --stream-mib 0",
+       "frontier probe: --stream-mib must be an integer in [1, 1048576], got 0\n"},
       {"serve --profile fixed --fault-error-rate 2",
        "frontier serve: --fault-error-rate must be a number in [0, 1], got 2\n"},
       {"serve --profile fixed --fault-stall-ms 1e300",

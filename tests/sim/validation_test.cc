@@ -558,7 +558,7 @@ TEST(ValidationTransferTest, EveryValidationGpuResultIsAPurePredictionWithABand)
   for (const auto& id : on_validation_gpus) EXPECT_FALSE(fitted.count(id)) << id << " is fitted";
 
   ValidateOptions options;
-  options.leave_one_out = false;
+  options.no_loo = true;
   Result<ValidationReport> report = Validate(*set, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_EQ(report->transfer.size(), on_validation_gpus.size());
@@ -605,7 +605,7 @@ TEST(ValidationSetTest, CurrentRecordsAreReadAndStaleOnesRefitted) {
   Result<ValidationSet> set = LoadValidation(dir);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   ValidateOptions options;
-  options.sim.data_dir = dir;
+  options.data_dir = dir;
   options.only_stack = stack_id;
   options.held_out = false;
   std::map<std::string, double> recorded;

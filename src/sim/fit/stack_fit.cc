@@ -33,7 +33,7 @@ Result<std::vector<ResultModel>> PublishedModelsToFit(const StackFitRequest& req
               " (never fitted)");
       continue;
     }
-    FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(r, set, request.vo));
+    FRONTIER_ASSIGN_OR_RETURN(ResultModel m, ResultModel::Create(r, set, request));
     models.push_back(std::move(m));
   }
   return models;

@@ -26,13 +26,13 @@
 
 namespace frontier::sim {
 
-// What a stack fit is asked for (`frontier calibrate`'s flags).
-struct StackFitRequest {
+// What a stack fit is asked for (`frontier calibrate`'s flags); its base is
+// how each published result is simulated.
+struct StackFitRequest : ValidationOptions {
   std::string stack;              // a stack version (name or name@version), or "all"
   std::string only;               // only published results whose id contains this ("": all)
   bool no_published = false;      // fit the measured runs alone
   bool measured = false;          // measured runs join the fit (--db)
-  ValidationOptions vo;           // how each published result is simulated
   // Where the fit is written: the stack version's own file (in_place), else
   // out_path ("": data/stacks/<name>@<version>.json) as `version` ("":
   // <version>+cal<YYYYMMDD>, today in UTC).

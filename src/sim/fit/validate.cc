@@ -38,7 +38,7 @@ Result<ValidationRow> PredictOnly(const PublishedResult& r, const ValidationSet&
   FRONTIER_ASSIGN_OR_RETURN(BandKey key, KeyOf(r, dir));
   row.model_class = key.model_class;
   if (!r.OnCalibrationGpu()) row.band = bands.For(key);
-  Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+  Result<ResultModel> m = ResultModel::Create(r, set, o);
   Result<double> predicted = m.ok() ? m->Simulate(stack.params) : Result<double>(m.status());
   if (!predicted.ok()) {
     row.failure = predicted.status().message();
@@ -87,7 +87,7 @@ std::optional<Record> ReadRecord(const Stack& stack, const ValidationSet& set) {
 // prediction of one of its calibratable results.
 Result<ValidationRow> PredictCalibrationRow(const PublishedResult& r, const ValidationSet& set,
                                             const ValidateOptions& o, const Stack& stack) {
-  Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+  Result<ResultModel> m = ResultModel::Create(r, set, o);
   FRONTIER_RETURN_IF_ERROR(m.status());
   ValidationRow row;
   row.published = r;
@@ -193,11 +193,27 @@ void SummarizeByClass(ValidationReport& report) {
   }
 }
 
+using V = ValidateOptions;
+const FlagRow<V> kFlags[] = {
+    {"--id", &V::only_id, "Only results whose id contains this text", "Options"},
+    {"--stack", &V::only_stack, "Only results on this stack (name or name@version)", "Options"},
+    {"--offline-requests", &V::offline_requests, "Samples drawn per Offline run (the steady state) [6000]", "Options"},
+    {"--server-requests", &V::server_requests, "Requests per probe of the Server rate search [4000]", "Options"},
+    {"--seed", &V::seed, "Seeds the drawn request lengths and arrivals [1]", "Options"},
+    {"--no-loo", &V::no_loo, "Skip the leave-one-out refits (in-sample errors only)", "Options"},
+    {"--refit", &V::refit,
+     "Refit every stack for its leave-one-out errors, instead of reading those its file records where the record is "
+     "current (its fresh predictions within 1 % of the recorded ones, Server results 10 %)",
+     "Options"},
+};
+
 }  // namespace
+
+std::span<const FlagRow<ValidateOptions>> ValidateFlagRows() { return kFlags; }
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string dir = o.sim.data_dir.empty() ? DefaultDataDir() : o.sim.data_dir;
+  const std::string dir = o.data_dir.empty() ? DefaultDataDir() : o.data_dir;
   ValidationReport report;
   FRONTIER_ASSIGN_OR_RETURN(BandTable bands, BandTable::Load(set, dir));
   // Group the selected results by stack version.
@@ -228,7 +244,7 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
     // calibratable results, not only the selected ones) refitted without each.
     size_t calibratable = 0;
     for (const auto& r : set.results) calibratable += r.stack == stack_id && r.Calibratable();
-    if (!(o.leave_one_out && fits && calibratable > 1)) continue;
+    if (!(!o.no_loo && fits && calibratable > 1)) continue;
     std::optional<Record> record;
     if (!o.refit) record = ReadRecord(*stack, set);
     if (record) {
@@ -242,7 +258,7 @@ Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOption
       std::vector<ResultModel> models;
       for (const auto& r : set.results) {
         if (r.stack != f.stack->id() || !r.Calibratable()) continue;
-        Result<ResultModel> m = ResultModel::Create(r, set, o.sim);
+        Result<ResultModel> m = ResultModel::Create(r, set, o);
         if (!m.ok()) {
           f.cal = m.status();
           return;

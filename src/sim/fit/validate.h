@@ -18,10 +18,12 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/flag_table.h"
 #include "core/status.h"
 #include "sim/fit/band.h"
 #include "sim/fit/validation.h"
@@ -37,11 +39,13 @@ namespace frontier::sim {
 inline constexpr double kRecordTolerance = 0.01;
 inline constexpr double kServerRecordTolerance = 0.10;
 
-struct ValidateOptions {
-  ValidationOptions sim;
-  std::string only_id;     // only results whose id contains this
-  std::string only_stack;  // only results on this stack (name or name@version)
-  bool leave_one_out = true;
+// What `frontier validate` is asked (ValidateFlagRows fills it): how each
+// result is simulated (its base: --offline-requests, --server-requests,
+// --seed), which results, and the leave-one-out errors.
+struct ValidateOptions : ValidationOptions {
+  std::string only_id;     // --id: only results whose id contains this
+  std::string only_stack;  // --stack: only results on this stack (name or name@version)
+  bool no_loo = false;     // --no-loo: skip the leave-one-out refits (in-sample errors only)
   // Refit every stack for its leave-one-out errors. Otherwise a stack's
   // recorded errors (its file's calibration.points, written by `frontier
   // calibrate`) are read when the record is current: it lists exactly the
@@ -97,5 +101,11 @@ struct ValidationReport {
 };
 
 Result<ValidationReport> Validate(const ValidationSet& set, const ValidateOptions& options);
+
+// `frontier validate`'s flags, in --help's order (group "Options"): --id,
+// --stack, --offline-requests, --server-requests, --seed, --no-loo, --refit;
+// their validator is ValidationOptionsProblem (validation.h).
+std::span<const FlagRow<ValidateOptions>> ValidateFlagRows();
+
 
 }  // namespace frontier::sim

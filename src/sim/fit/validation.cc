@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "core/limits.h"
 #include "core/parse.h"
@@ -489,6 +490,13 @@ Result<Prediction> Predict(const PublishedResult& r, const ValidationSet& set, c
   out.median_ttft_ms = m.median_ttft_ms();
   out.request_rate = m.request_rate();
   return out;
+}
+
+std::string ValidationOptionsProblem(const ValidationOptions& o) {
+  for (const auto& [flag, value] : {std::pair{"--offline-requests", o.offline_requests},
+                                    std::pair{"--server-requests", o.server_requests}})
+    if (Status in = CheckRange(flag, value, 100, 1'000'000); !in.ok()) return in.message();
+  return "";
 }
 
 }  // namespace frontier::sim

@@ -110,6 +110,12 @@ struct ValidationOptions {
   std::string data_dir;             // empty: DefaultDataDir()
 };
 
+// "" when the request counts fit, else the usage message naming the flag and
+// its range: --offline-requests and --server-requests in [100, 1000000] (the
+// requests of a run are held in memory, core/limits.h). The validator of
+// `frontier validate`'s flags and part of `calibrate`'s.
+std::string ValidationOptionsProblem(const ValidationOptions& options);
+
 
 // One published result, ready to predict: its deployment, its requests, and
 // (for every scenario but server) a trace to re-cost under other stack
