@@ -26,13 +26,17 @@
 //   them per pass of the loop, then waits for the other connections' turn.
 // - Output bound: while more than max_output_backlog bytes of a connection's
 //   answers are unsent (the client is not reading), its further requests are
-//   not served and, beyond a head's worth of them, not even read; reading
-//   resumes when the client catches up. A handler-held response (a stream)
-//   more than max_pending_output behind is closed.
+//   not served and, beyond a head's worth of them, not even read; serving and
+//   reading resume as soon as the unsent answers are back under the bound
+//   (the client catches up, or the socket takes them at once). A
+//   handler-held response (a stream) more than max_pending_output behind is
+//   closed.
 // - Timeouts: a request's head must arrive within header_timeout of its first
 //   byte, and its body must not pause for longer than that; a connection with
 //   no request in progress and no bytes moving for idle_timeout is closed. A
-//   held response is under neither (the handler's work, not the client's).
+//   held response is under neither (the handler's work, not the client's),
+//   and the head clock does not run while requests wait on the server (over
+//   the output bound, or for their turn): that is the idle clock's.
 // - Connection cap: past max_connections a new client is still answered: the
 //   connection idle the longest is closed to make room, or, when none is
 //   idle, the newcomer gets 503 and is closed. Running out of descriptors

@@ -51,7 +51,16 @@ void HttpServer::Impl::ServerError(Conn* c, int status, std::string_view message
 void HttpServer::Impl::Process(Conn* c) {
   int handled = 0;
   while (!c->closed && !c->held && !c->close_after_write && !c->lingering) {
-    if (c->unsent() > options_.max_output_backlog) break;  // resumed when Flush drains it
+    if (c->unsent() > options_.max_output_backlog) {
+      // Over the bound: send what the socket takes now, and wait (for
+      // EPOLLOUT, OnEvent resumes) only if that leaves it over. Stopping with
+      // the bound cleared by this very send would leave nothing to wake the
+      // connection: no bytes to write, and a client that has sent its whole
+      // pipeline (or one whose reading paused at a full input) sends no more;
+      // its next request would sit parsed-ready until the head clock closed it.
+      if (!Flush(c) || c->unsent() > options_.max_output_backlog) break;
+      continue;
+    }
     if (c->in_off == c->in.size()) {
       c->in.clear();
       c->in_off = 0;

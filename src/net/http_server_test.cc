@@ -1,9 +1,9 @@
 // net::HttpServer with a small handler: answers, held responses written
 // later or closed by the handler, a handler that throws or forgets to answer,
-// pipelined requests answered in order, close reasons, the handler's own
-// error bodies, a listener closed for a graceful stop, and timeouts driven by
-// an injected clock. The fairness and limit tests over real servers are in
-// tests/dashboard/fairness_test.cc.
+// pipelined requests answered in order (also behind answers over the output
+// bound), close reasons, the handler's own error bodies, a listener closed
+// for a graceful stop, and timeouts driven by an injected clock. The fairness
+// and limit tests over real servers are in tests/dashboard/fairness_test.cc.
 #include "net/http_server.h"
 
 #include <arpa/inet.h>
@@ -23,6 +23,9 @@
 namespace frontier::net {
 namespace {
 
+// The body of an answer to GET /big.
+constexpr size_t kBigBody = 16 << 10;
+
 class TestHandler : public HttpHandler {
  public:
   void OnRequest(HttpExchange& x, HttpRequest& req) override {
@@ -34,6 +37,7 @@ class TestHandler : public HttpHandler {
       x.Hold("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nhel");
       return;
     }
+    if (req.target == "/big") return x.Respond(200, "text/plain", std::string(kBigBody, 'b'), req.keep_alive);
     if (req.target == "/stop-accepting") server_->StopAccepting();
     // The pass's time: never before the wakeup that ran first in the pass.
     EXPECT_GE(x.now(), last_wakeup_);
@@ -271,6 +275,44 @@ TEST(HttpServer, TimeoutsFollowTheInjectedClock) {
   EXPECT_EQ(st.header_timeouts, 1u);
   close(idle);
   close(slow);
+}
+
+// Answers larger than the output bound put the connection over it one at a
+// time. The pipeline's next request waits behind them only while they are
+// unsent, under the idle clock, never the head clock: the wait is the
+// server's, not the client's. Here the clock moves past header_timeout
+// between reads, and every answer still comes. (The server used to stop
+// at the bound, then send the whole backlog in the same call; with nothing
+// left to write and a client with nothing left to send, nothing woke the
+// connection until the head clock closed it after one answer. Under load the
+// fairness flood hit this at the 10 s default.)
+TEST(HttpServer, APipelineBehindAnswersOverTheOutputBoundIsServedToTheEnd) {
+  StepClock clock;
+  HttpServerOptions o;
+  o.max_output_backlog = 1024;  // the least allowed: each answer alone is over it
+  o.header_timeout = kNanosPerSecond;
+  o.idle_timeout = 3600 * kNanosPerSecond;
+  Running r(o, clock);
+  const int fd = Dial(r.server->port());
+  ASSERT_GE(fd, 0);
+  constexpr size_t kRequests = 32;
+  std::string raw;
+  for (size_t i = 0; i < kRequests; ++i) raw += "GET /big HTTP/1.1\r\n\r\n";
+  ASSERT_EQ(send(fd, raw.data(), raw.size(), MSG_NOSIGNAL), static_cast<ssize_t>(raw.size()));
+  const size_t one = FormatResponse(200, "text/plain", std::string(kBigBody, 'b'), true).size();
+  std::string got;
+  std::vector<char> buf(64 << 10);
+  while (got.size() < kRequests * one) {
+    const ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+    if (n <= 0) break;  // closed by the server, or nothing for 5 s
+    got.append(buf.data(), static_cast<size_t>(n));
+    clock.Advance(2 * o.header_timeout);  // a slow reader, as the server's clock sees it
+    r.server->Wake();
+  }
+  close(fd);
+  EXPECT_EQ(got.size() / one, kRequests) << "answers read before the connection ended";
+  EXPECT_EQ(Count(got, "HTTP/1.1 200"), kRequests);
+  EXPECT_EQ(r.server->Stats().header_timeouts, 0u);
 }
 
 TEST(HttpServer, BadOptionsAreRefusedByName) {
