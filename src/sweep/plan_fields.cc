@@ -334,7 +334,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
     FRONTIER_RETURN_IF_ERROR(
         c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, static_cast<double>(kMaxConcurrency)));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
+    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, static_cast<double>(kMaxRunRequests)));
     if (l->num_prompts.value_or(kDefaultSearchPrompts) + l->warmup > kMaxRunRequests && !scenario)
       return c.Error(n, f, "a trial sends num_prompts + warmup requests; at most " + std::to_string(kMaxRunRequests));
     return Status::Ok();
@@ -355,7 +355,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
       l->values.push_back(static_cast<double>(v));
     } else {
       double v = 0;
-      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1e-6, 1e9));
+      FRONTIER_RETURN_IF_ERROR(c.Value(list[i], ef, &v, 1e-6, bounds::kMaxRequestRate));
       l->values.push_back(v);
     }
     for (size_t j = 0; j + 1 < l->values.size(); ++j)
@@ -372,7 +372,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
     return c.Error(n, f + ".num_prompts", "is required with request_rate");
   }
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, 1e6));
+  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, static_cast<double>(kMaxRunRequests)));
   // The largest point's requests (warm-up included) must fit the bound.
   const double biggest = *std::max_element(l->values.begin(), l->values.end());
   const double requests =

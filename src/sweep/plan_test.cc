@@ -140,6 +140,20 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000000"),
             "plans/t.yaml:17: load: the largest point sends 40000000 requests (num_prompts or "
             "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+  // A warm-up is bounded as --warmup is, by the point's requests: 2,000,000 beside 40 prompts fits (a plan
+  // used to stop warmup at 1,000,000 on its own), 10,000,000 does not, and a rate is held to a stored rate's bound.
+  {
+    std::string text = kGood;
+    text.replace(text.find("  concurrency: [1, 2, 4]\n"), 25, "  concurrency: [1, 2, 4]\n  warmup: 2000000\n");
+    text.replace(text.find("input_len: 1024"), 15, "input_len: 100");  // the prompts' tokens within their bound
+    auto p = ParsePlan(text, "plans/t.yaml");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->load.warmup, 2000000);
+  }
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  warmup: 10000001\n"),
+            "plans/t.yaml:18: load.warmup: must be an integer in [0, 10000000], got 10000001");
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  request_rate: [1, 1000000001]\n  num_prompts: 10\n"),
+            "plans/t.yaml:17: load.request_rate[1]: must be a number in [1e-06, 1000000000], got 1000000001");
   // Each count alone is bounded by the requests of one point (core/limits.h's kMaxRunRequests).
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000001"),
             "plans/t.yaml:18: load.prompts_per_concurrency: must be an integer in [1, 10000000], got 10000001");

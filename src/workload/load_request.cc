@@ -18,7 +18,7 @@ Status ResolveArrivals(const LoadRequest& r, bool sessions, LoadOptions* load) {
   if (sessions) {
     FRONTIER_ASSIGN_OR_RETURN(rate, ParseNumberOrInf("--session-rate", r.session_rate));
   }
-  if (!(rate > 0) || (std::isfinite(rate) && rate > 1e9))
+  if (!(rate > 0) || (std::isfinite(rate) && rate > bounds::kMaxRequestRate))
     return InvalidArgument(std::string(sessions ? "--session-rate" : "--request-rate") +
                            " must be a number in (0, 1e9] or 'inf', got '" +
                            (sessions ? r.session_rate : r.request_rate) + "'");
