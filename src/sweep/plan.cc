@@ -18,7 +18,6 @@
 #include "core/parse.h"
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
-#include "sweep/point_store.h"
 #include "store/records.h"
 #include "workload/option_names.h"
 
@@ -32,6 +31,10 @@ using internal::ParseSearchBlock;
 using internal::ParseSystem;
 using internal::ParseWorkload;
 using internal::Shorten;
+
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis) {
+  return axis == loadgen::SearchAxis::kRate ? store::LoadKind::kRequestRate : store::LoadKind::kConcurrency;
+}
 
 namespace {
 

@@ -145,6 +145,11 @@ struct WorkloadSpec : workload::WorkloadSpec {
   int line = 0;
 };
 
+// The load kind of a search's points (and of a plan's `search:` load):
+// kRequestRate for a search over the request rate, kConcurrency for one over
+// concurrency.
+store::LoadKind LoadKindOf(loadgen::SearchAxis axis);
+
 struct LoadSpec {
   store::LoadKind kind = store::LoadKind::kConcurrency;  // kConcurrency or kRequestRate
   std::vector<double> values;

@@ -7,6 +7,7 @@
 #include "loadgen/verdict.h"
 #include "metrics/summary.h"
 #include "store/records.h"
+#include "sweep/plan.h"
 
 namespace frontier::sweep {
 namespace {
@@ -33,10 +34,6 @@ const nlohmann::json* Provenance(const loadgen::Trial& t) {
 }
 
 }  // namespace
-
-store::LoadKind LoadKindOf(loadgen::SearchAxis axis) {
-  return axis == loadgen::SearchAxis::kRate ? store::LoadKind::kRequestRate : store::LoadKind::kConcurrency;
-}
 
 PointPlace CommandPlace(const std::string& workload, const workload::LoadOptions& load, int num_gpus) {
   store::PointRecord at;  // the load as an imported result of the same load is keyed

@@ -37,10 +37,6 @@
 
 namespace frontier::sweep {
 
-// The load kind of a search's points: kRequestRate for a search over the
-// request rate, kConcurrency for one over concurrency.
-store::LoadKind LoadKindOf(loadgen::SearchAxis axis);
-
 // Where a point stands in its run: what the store identifies it by beyond
 // what was measured.
 struct PointPlace {
