@@ -108,11 +108,7 @@ Result<sim::Hardware> GuessHardware(const std::string& device, const std::string
 Result<ProbeSetup> OpenProbe(const ProbeFlags& flags, const std::string& dir) {
   if (std::string bad = ProbeFlagsProblem(flags); !bad.empty()) return InvalidArgument(bad);
   ProbeSetup p;
-  p.options.tp = flags.tp;
-  p.options.top_n = flags.top_n;
-  p.options.iterations = flags.iterations;
-  p.options.decode_batch = flags.decode_batch;
-  p.options.decode_context = flags.decode_context;
+  static_cast<ProbeCounts&>(p.options) = flags;
   if (!flags.tokens.empty()) {
     FRONTIER_ASSIGN_OR_RETURN(p.options.tokens, ParseTokenCounts(flags.tokens, "--tokens"));
   }

@@ -42,15 +42,15 @@ bool IsFakeBackend(const std::string& name);
 // exactly one does; InvalidArgument saying --hardware is needed otherwise.
 Result<sim::Hardware> GuessHardware(const std::string& device, const std::string& dir);
 
-// What `frontier probe`'s flags name, as given; the numbers' defaults are
-// ProbeOptions'.
-struct ProbeFlags {
+// What `frontier probe`'s flags name, as given; the counts (its base:
+// --tp, --top-n, --iterations, --decode-batch, --decode-context) with
+// ProbeOptions' defaults.
+struct ProbeFlags : ProbeCounts {
   std::string models = "llama-3.1-8b";  // --model: catalog models, comma-separated
   std::string hardware;                 // --hardware: catalog GPU ("": guessed from the device's name)
   std::string backend = "auto";         // --probe-backend (open.h)
   std::string tokens, precisions;       // --tokens, --precision ("": the defaults)
   int64_t stream_mib = 1024;            // --stream-mib: MiB per array of the HBM kernels
-  int tp = 1, top_n = 8, iterations = 10, decode_batch = 64, decode_context = 4096;  // ProbeOptions' fields
   std::string result_json;              // --result-json: the figures' file ("": none)
 };
 
