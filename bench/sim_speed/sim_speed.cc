@@ -94,15 +94,14 @@ int main(int argc, char** argv) {
   for (int64_t c = 1; c <= 2048; c *= 2) levels.push_back(c);
   workload::LoadOptions load;
   load.num_prompts = 2000;
-  metrics::SummaryOptions so;
-  so.num_gpus = config->gpus;
   for (int threads : {1, 0}) {
     sim::SweepOptions sweep;
+    sweep.point.summary.num_gpus = config->gpus;
     sweep.threads = threads;
     sweep.min_rounds = 0;  // 2,000 requests at every point, as above
     const auto t0 = Clock::now();
     Result<std::vector<sim::SweepPoint>> points =
-        sim::SweepConcurrency(*config, *requests, load, levels, so, sweep);
+        sim::SweepConcurrency(*config, *requests, load, levels, sweep);
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!points.ok()) return 1;
     std::printf("12-point sweep through SweepConcurrency, %s: wall %.3f s (simulation and summaries)\n",

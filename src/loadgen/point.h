@@ -68,7 +68,8 @@ struct PointOptions {
   // When set, the point runs this session workload (session_runner.h) and
   // RunPoint's `specs` are not used. Must outlive RunPoint.
   const workload::SessionWorkload* sessions = nullptr;
-  // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h).
+  // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h);
+  // 0: a single-turn point does not compute it (a session workload needs it).
   int ideal_block_tokens = 16;
   // When set, read on its own thread every power_interval_ns from just
   // before the run to just after it, and integrated over the measured

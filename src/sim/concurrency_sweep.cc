@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "analysis/frontier.h"
@@ -41,7 +42,7 @@ Status CheckSizes(const std::vector<workload::RequestSpec>& requests, const work
                   const std::vector<int64_t>& concurrencies, const SweepOptions& options) {
   for (int64_t c : concurrencies) {
     if (c < 1) return InvalidArgument("--concurrency values must be at least 1, got " + std::to_string(c));
-    if (options.sessions != nullptr) continue;  // sessions are reused cyclically
+    if (options.point.sessions != nullptr) continue;  // sessions are reused cyclically
     const int64_t n = std::min<int64_t>(static_cast<int64_t>(requests.size()),
                                         SweepPrompts(load.num_prompts, c, options.min_rounds));
     if (n < options.min_rounds * c)
@@ -53,78 +54,77 @@ Status CheckSizes(const std::vector<workload::RequestSpec>& requests, const work
   return Status::Ok();
 }
 
-// One point of a sweep of sessions into `p` and `run`.
-void RunSessionsPoint(const SimConfig& point_config, const workload::LoadOptions& l,
-                      const metrics::SummaryOptions& summary_options, const SweepOptions& options, SweepPoint& p,
-                      Result<RunResult>& run) {
-  // Sessions: the point through the one load core for them (RunPoint
-  // summarises it with the same options as a single-turn point).
-  SimTarget target(point_config, options.sim);
-  loadgen::PointOptions po;
-  po.run = VirtualRunOptions(/*observed=*/false);
-  po.summary = summary_options;
-  po.model = point_config.model.name;
-  po.sessions = options.sessions;
-  po.ideal_block_tokens = options.ideal_block_tokens;
-  Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, {}, l, po, nullptr, &target.stop());
-  if (!out.ok()) {
-    run = out.status();
-    return;
-  }
-  p.stats = target.stats();
-  p.summary = std::move(out->summary);
-  run = std::move(out->run);
-}
+// One point of the sweep, from when it is started to when it is delivered.
+struct Slot {
+  SweepPoint point;
+  SweepPointRun run;   // run.outcome is set when `status` is ok
+  Status status;
+  bool done = false;   // run (guarded by the sweep's mutex)
+};
 
-}  // namespace
+// Runs the point of concurrency `c` into `slot`: its load, its engine (raised
+// to c with max_num_seqs_auto), its files, and loadgen::RunPoint on a
+// SimTarget of its own.
+struct PointRunner {
+  const SimConfig& config;
+  const std::vector<workload::RequestSpec>& requests;
+  const workload::LoadOptions& load;
+  const SweepOptions& options;
 
-Result<std::vector<SweepPoint>> SweepConcurrency(
-    const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
-    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SweepOptions& options,
-    const std::function<Status(const SweepPoint&, const RunResult&)>& on_point) {
-  FRONTIER_RETURN_IF_ERROR(CheckSizes(requests, load, concurrencies, options));
-  struct Slot {
-    SweepPoint point;
-    Result<RunResult> run = Status::Ok();
-    bool done = false;
-  };
-  const size_t count = concurrencies.size();
-  std::vector<Slot> slots(count);
-  auto run_point = [&](size_t i) {
-    const int64_t c = concurrencies[i];
-    const int64_t n = options.sessions != nullptr
-                          ? SweepPrompts(load.num_prompts, c, options.min_rounds)
-                          : std::min<int64_t>(static_cast<int64_t>(requests.size()),
-                                              SweepPrompts(load.num_prompts, c, options.min_rounds));
-    Slot& slot = slots[i];
+  void Run(int64_t c, Slot& slot) const {
     SweepPoint& p = slot.point;
+    workload::LoadOptions& l = slot.run.load;
+    const bool sessions = options.point.sessions != nullptr;
+    const int64_t wanted = SweepPrompts(load.num_prompts, c, options.min_rounds);
+    const int64_t n = sessions ? wanted : std::min<int64_t>(static_cast<int64_t>(requests.size()), wanted);
     SimConfig point_config = config;
     if (options.max_num_seqs_auto) {
       Result<SimConfig> raised = WithMaxNumSeqsFor(config, c);
       if (!raised.ok()) {
-        slot.run = raised.status();
+        slot.status = raised.status();
         return;
       }
       point_config = std::move(*raised);
     }
-    workload::LoadOptions l = load;
+    l = load;
     l.max_concurrency = c;
     l.num_prompts = n;
     p.concurrency = c;
     p.num_prompts = n;
     p.max_running = static_cast<int64_t>(point_config.max_num_seqs) * point_config.dp;
     p.capped = p.max_running < c;
-    if (options.sessions != nullptr) {
-      RunSessionsPoint(point_config, l, summary_options, options, p, slot.run);
+    // The warm-up requests come first, then n measured ones (sessions are
+    // RunPoint's own and reused cyclically).
+    std::span<const workload::RequestSpec> used;
+    if (!sessions)
+      used = {requests.data(), std::min(requests.size(), static_cast<size_t>(n + std::max<int64_t>(load.warmup, 0)))};
+    loadgen::PointOptions o = options.point;
+    o.run = VirtualRunOptions(options.sim.observer != nullptr);
+    if (!o.result_json.empty()) o.result_json = SweepPointPath(o.result_json, c);
+    if (!o.requests_jsonl.empty()) o.requests_jsonl = SweepPointPath(o.requests_jsonl, c);
+    SimTarget target(point_config, options.sim);
+    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, used, l, o, options.sim.observer, &target.stop());
+    if (!out.ok()) {
+      slot.status = out.status();
       return;
     }
-    // The warm-up requests come first, then n measured ones.
-    const size_t used_n = std::min(requests.size(), static_cast<size_t>(n + std::max<int64_t>(load.warmup, 0)));
-    const std::span<const workload::RequestSpec> used(requests.data(), used_n);
-    slot.run = Simulate(point_config, used, l, options.sim, &p.stats);
-    if (slot.run.ok()) p.summary = metrics::Summarize(*slot.run, summary_options);
-  };
+    p.stats = target.stats();
+    p.summary = out->summary;
+    slot.run.outcome = std::move(*out);
+  }
+};
+
+}  // namespace
+
+Result<std::vector<SweepPoint>> SweepConcurrency(
+    const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
+    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies, const SweepOptions& options,
+    const std::function<Status(const SweepPoint&, const SweepPointRun&)>& on_point) {
+  FRONTIER_RETURN_IF_ERROR(CheckSizes(requests, load, concurrencies, options));
+  const size_t count = concurrencies.size();
+  std::vector<Slot> slots(count);
+  const PointRunner runner{config, requests, load, options};
+  auto run_point = [&](size_t i) { runner.Run(concurrencies[i], slots[i]); };
 
   unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
@@ -132,16 +132,17 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
   // Delivers point i (its callback, then drops its run). False on an error.
   Status failed = Status::Ok();
   auto deliver = [&](size_t i) -> bool {
-    if (!slots[i].run.ok()) {
-      failed = slots[i].run.status();
+    Slot& slot = slots[i];
+    if (!slot.status.ok()) {
+      failed = slot.status;
       return false;
     }
     if (on_point) {
-      failed = on_point(slots[i].point, *slots[i].run);
+      failed = on_point(slot.point, slot.run);
       if (!failed.ok()) return false;
     }
-    slots[i].run = Status::Ok();  // frees the run's records
-    points.push_back(std::move(slots[i].point));
+    slot.run.outcome = {};  // frees the run's records
+    points.push_back(std::move(slot.point));
     return true;
   };
   if (threads == 1) {
@@ -191,21 +192,6 @@ std::string SweepPointPath(const std::string& path, int64_t concurrency) {
   const std::string tag = ".c" + std::to_string(concurrency);
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
   return path.substr(0, dot) + tag + path.substr(dot);
-}
-
-Result<SweepPointRecord> WriteSweepPointFiles(const loadgen::PointOptions& base, const std::string& served_model,
-                                              const workload::LoadOptions& load, const SweepPoint& p,
-                                              const RunResult& run) {
-  loadgen::PointOptions at = base;
-  at.result_json = base.result_json.empty() ? "" : SweepPointPath(base.result_json, p.concurrency);
-  at.requests_jsonl = base.requests_jsonl.empty() ? "" : SweepPointPath(base.requests_jsonl, p.concurrency);
-  SweepPointRecord r{load, loadgen::PointOutcome{run, p.summary, std::nullopt}};
-  r.outcome.run.start_time_utc.clear();
-  loadgen::StampProvenance(at, served_model, &r.outcome.run);  // the target's part is in already
-  r.load.max_concurrency = p.concurrency;
-  r.load.num_prompts = p.num_prompts;
-  FRONTIER_RETURN_IF_ERROR(loadgen::WritePointFiles(at, r.load, r.outcome, /*with_requests=*/true));
-  return r;
 }
 
 }  // namespace frontier::sim

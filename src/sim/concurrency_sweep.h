@@ -1,15 +1,18 @@
-// concurrency_sweep.h: one simulated run per closed-loop concurrency, each
-// summarised with the same metrics as a measured run, and the points that are
-// Pareto-optimal in throughput per GPU against interactivity.
+// concurrency_sweep.h: one simulated point per closed-loop concurrency, each
+// run, summarised and written by loadgen::RunPoint as a measured point is,
+// and the points that are Pareto-optimal in throughput per GPU against
+// interactivity.
 //
-//   auto points = SweepConcurrency(config, requests, load, {1, 2, 4, 8}, summary_options,
-//                                  [](const SweepPoint& p, const RunResult& run) { ... });
+//   SweepOptions o;
+//   o.point.summary = summary_options;                 // and provenance, files, sessions
+//   auto points = SweepConcurrency(config, requests, load, {1, 2, 4, 8}, o,
+//                                  [](const SweepPoint& p, const SweepPointRun& r) { ... });
 //
-// Points are independent: they are simulated and summarised on up to
-// `threads` threads at once, with the same results as one after another.
+// Points are independent: they are run on up to `threads` threads at once,
+// with the same results as one after another.
 //
-// Thread safety: pure function apart from the callback, which runs on the
-// calling thread once per point, in order.
+// Thread safety: pure function apart from the files it writes and the
+// callback, which runs on the calling thread once per point, in order.
 #pragma once
 
 #include <functional>
@@ -51,13 +54,23 @@ struct SweepOptions {
   bool max_num_seqs_auto = false;  // raise max_num_seqs to each concurrency (WithMaxNumSeqsFor)
   int threads = 0;                 // points simulated at once; 0: the hardware's threads
   int min_rounds = 4;              // each point sends at least min_rounds x its concurrency
-  // When set, each point runs this session workload (loadgen::RunSessions
-  // through loadgen::RunPoint) instead of `requests`: the concurrency caps the
-  // sessions open at once and num_prompts counts sessions (at least
-  // min_rounds x c, the workload's sessions reused cyclically). Must outlive
-  // the sweep.
-  const workload::SessionWorkload* sessions = nullptr;
-  int ideal_block_tokens = 16;     // block size of the sessions' ideal prefix-cache hit rate
+  // What every point shares, as loadgen::RunPoint takes it: the summary's
+  // options, provenance, extra result fields and files. A point's result
+  // JSON and JSONL are point.result_json and point.requests_jsonl named for
+  // its concurrency (SweepPointPath; "" = none); point.run is the virtual
+  // run's (VirtualRunOptions) whatever it holds. With point.sessions set,
+  // each point runs that session workload instead of `requests`: the
+  // concurrency caps the sessions open at once and num_prompts counts
+  // sessions (at least min_rounds x c, the workload's sessions reused
+  // cyclically); it must outlive the sweep.
+  loadgen::PointOptions point;
+};
+
+// One point as loadgen::RunPoint ran it: its load (the sweep's at the
+// point's concurrency and request count) and its outcome (no verdict).
+struct SweepPointRun {
+  workload::LoadOptions load;
+  loadgen::PointOutcome outcome;
 };
 
 // Runs `load` once per concurrency c (replacing load.max_concurrency) on the
@@ -65,31 +78,19 @@ struct SweepOptions {
 // needs several rounds of c requests to reach its steady state, so a point
 // never measures fewer (which made high-concurrency points repeat one
 // another). Fails with InvalidArgument when `requests` holds fewer (a
-// session workload, options.sessions, is reused cyclically instead). With
-// max_num_seqs_auto each point's engine admits c sequences. `on_point` (may
-// be empty) sees each point's full RunResult before it is dropped; an error
+// session workload, options.point.sessions, is reused cyclically instead).
+// With max_num_seqs_auto each point's engine admits c sequences. Each point
+// is one loadgen::RunPoint on a SimTarget of its own, which summarises it and
+// writes its files, as `frontier simulate`'s one point is run. `on_point`
+// (may be empty) sees each point's full run before it is dropped; an error
 // from it stops the sweep.
 Result<std::vector<SweepPoint>> SweepConcurrency(
     const SimConfig& config, const std::vector<workload::RequestSpec>& requests,
-    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies,
-    const metrics::SummaryOptions& summary_options, const SweepOptions& options = {},
-    const std::function<Status(const SweepPoint&, const RunResult&)>& on_point = {});
+    const workload::LoadOptions& load, const std::vector<int64_t>& concurrencies, const SweepOptions& options = {},
+    const std::function<Status(const SweepPoint&, const SweepPointRun&)>& on_point = {});
 
 // "out.json" -> "out.c16.json": the file of one point of a sweep.
 std::string SweepPointPath(const std::string& path, int64_t concurrency);
-
-// Writes point `p`'s result files as loadgen::RunPoint writes a point's: the
-// result JSON and request records of `base` (each at SweepPointPath; none when
-// empty), with `run` stamped with `base`'s provenance afresh (`served_model`;
-// the target's part is in already) and `load` at the point's concurrency and
-// request count. Returns both, for the caller's record of the point.
-struct SweepPointRecord {
-  workload::LoadOptions load;   // the point's: its concurrency and request count
-  loadgen::PointOutcome outcome;  // the stamped run and its summary (no verdict)
-};
-Result<SweepPointRecord> WriteSweepPointFiles(const loadgen::PointOptions& base, const std::string& served_model,
-                                                   const workload::LoadOptions& load, const SweepPoint& p,
-                                                   const RunResult& run);
 
 // The requests a sweep to `max_concurrency` needs: max(num_prompts, rounds x max_concurrency).
 int64_t SweepPrompts(int64_t num_prompts, int64_t max_concurrency, int rounds = 4);

@@ -77,7 +77,7 @@ Result<SearchResult> SearchDeployments(const DeploymentSearch& search) {
       continue;
     }
     Result<std::vector<SweepPoint>> points =
-        SweepConcurrency(*config, search.requests, search.load, search.concurrencies, search.summary, search.sweep);
+        SweepConcurrency(*config, search.requests, search.load, search.concurrencies, search.sweep);
     if (!points.ok()) {
       c.skipped = points.status().message();
       continue;

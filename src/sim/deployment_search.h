@@ -29,8 +29,7 @@ struct DeploymentSearch {
   std::vector<workload::RequestSpec> requests;
   workload::LoadOptions load;
   std::vector<int64_t> concurrencies;
-  metrics::SummaryOptions summary;
-  SweepOptions sweep;
+  SweepOptions sweep;               // each point's summary options in sweep.point
   bool disaggregated = false;       // also try prefill / decode splits
 };
 

@@ -69,15 +69,16 @@ Status ApplyMaxNumSeqsAuto(const SimulateRequest& r, const loadgen::ResolvedWork
 
 // The summary's percentiles with p50 and p99 (the sweep table's), and the
 // sweep's options.
-std::pair<metrics::SummaryOptions, SweepOptions> SweepSetup(const Simulation& s) {
-  metrics::SummaryOptions so = s.w.summary;
-  for (double p : {50.0, 99.0})
-    if (std::find(so.percentiles.begin(), so.percentiles.end(), p) == so.percentiles.end()) so.percentiles.push_back(p);
+// A sweep's options: each point's are the one point's (s.point: provenance,
+// files, sessions), its summary with the median and p99 the table shows.
+SweepOptions SweepSetup(const Simulation& s) {
   SweepOptions sweep(s.options);
   sweep.max_num_seqs_auto = s.request.spec.max_num_seqs_auto;
-  if (s.prepared.sessions) sweep.sessions = &*s.prepared.sessions;  // concurrency counts open sessions
-  sweep.ideal_block_tokens = s.w.ideal_block_tokens;
-  return {std::move(so), sweep};
+  sweep.point = s.point;  // with sessions, a point's concurrency counts open sessions
+  std::vector<double>& percentiles = sweep.point.summary.percentiles;
+  for (double p : {50.0, 99.0})
+    if (std::find(percentiles.begin(), percentiles.end(), p) == percentiles.end()) percentiles.push_back(p);
+  return sweep;
 }
 
 const FlagRow<SimulateRequest> kFlags[] = {
@@ -243,30 +244,32 @@ Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks
 
 Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallbacks& callbacks,
                                               const std::function<void(const SweepPoint&, const RunResult&)>& observe) {
-  const auto [so, sweep] = SweepSetup(s);
   const std::string workload_name = workload::DatasetLabel(s.w.dataset);
-  auto on_point = [&](const SweepPoint& p, const RunResult& run) -> Status {
-    observe(p, run);
-    FRONTIER_ASSIGN_OR_RETURN(SweepPointRecord r, WriteSweepPointFiles(s.point, s.config.model.name, s.w.load, p, run));
+  auto on_point = [&](const SweepPoint& p, const SweepPointRun& r) -> Status {
+    observe(p, r.outcome.run);
     // Each point is stored as it ends: an interrupted sweep keeps the points it finished.
     if (callbacks.record) FRONTIER_RETURN_IF_ERROR(callbacks.record(workload_name, r.load, r.outcome, std::nullopt));
     return Status::Ok();
   };
-  Result<std::vector<SweepPoint>> swept = SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, so, sweep, on_point);
+  Result<std::vector<SweepPoint>> swept =
+      SweepConcurrency(s.config, s.prepared.specs, s.w.load, s.levels, SweepSetup(s), on_point);
   // The points before it stay stored.
   if (!swept.ok() && callbacks.broken) return callbacks.broken(swept.status());
   return swept;
 }
 
 Result<SearchResult> SearchBestDeployment(const Simulation& s) {
-  const auto [so, sweep] = SweepSetup(s);
   DeploymentSearch search;
   search.base = s.request.spec;
   search.requests = s.prepared.specs;
   search.load = s.w.load;
   search.concurrencies = s.levels;
-  search.summary = so;
-  search.sweep = sweep;
+  search.sweep = SweepSetup(s);
+  // The layouts' points are compared, not written, and their ideal hit rate
+  // (the same prompts for every layout) not reported: not computed.
+  search.sweep.point.result_json.clear();
+  search.sweep.point.requests_jsonl.clear();
+  search.sweep.point.ideal_block_tokens = 0;
   search.disaggregated = s.request.search_disagg;
   return SearchDeployments(search);
 }

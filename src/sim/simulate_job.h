@@ -135,8 +135,8 @@ struct OnePoint {
 };
 Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks);
 
-// --concurrency: one point per level, each written (WriteSweepPointFiles) and
-// stored as it ends, after `observe` has seen it; a failed sweep marks the
+// --concurrency: one point per level (SweepConcurrency, each point written by
+// loadgen::RunPoint as the one point is), each stored as it ends, after `observe` has seen it; a failed sweep marks the
 // stored run broken (the points before it stay stored).
 Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallbacks& callbacks,
                                               const std::function<void(const SweepPoint&, const RunResult&)>& observe);

@@ -54,23 +54,58 @@ std::vector<int32_t> HashIdTokens(int64_t hash_id, int32_t count, uint64_t salt,
   return out;
 }
 
+namespace {
+
+uint64_t Key(uint64_t h) { return h == 0 ? 1 : h; }
+
+}  // namespace
+
+bool BlockHashSet::Contains(uint64_t h) const {
+  if (slots_.empty()) return false;
+  const uint64_t key = Key(h);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == key) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+void BlockHashSet::Insert(uint64_t h) {
+  if (2 * (size_ + 1) > slots_.size()) {  // keep it at most half full: probes stay short
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), 0);
+    size_ = 0;
+    for (uint64_t k : old)
+      if (k != 0) Insert(k);
+  }
+  const uint64_t key = Key(h);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == key) return;
+    if (slots_[i] == 0) {
+      slots_[i] = key;
+      ++size_;
+      return;
+    }
+  }
+}
+
 int64_t PrefixHitCounter::Query(std::span<const int32_t> prompt) {
   const std::vector<uint64_t> h = ChainedBlockHashes(prompt, block_tokens_);
   const size_t n = prompt.size();
   const size_t can_hit = n == 0 ? 0 : std::min(h.size(), (n - 1) / static_cast<size_t>(block_tokens_));
   size_t hit = 0;
-  while (hit < can_hit && cached_.count(h[hit]) > 0) ++hit;
+  while (hit < can_hit && cached_.Contains(h[hit])) ++hit;
   const int64_t hit_tokens = static_cast<int64_t>(hit) * block_tokens_;
   hit_tokens_ += hit_tokens;
   query_tokens_ += static_cast<int64_t>(n);
   ++queries_;
-  cached_.insert(h.begin(), h.end());
+  for (uint64_t b : h) cached_.Insert(b);
   return hit_tokens;
 }
 
 void PrefixHitCounter::Insert(std::span<const int32_t> tokens) {
-  const std::vector<uint64_t> h = ChainedBlockHashes(tokens, block_tokens_);
-  cached_.insert(h.begin(), h.end());
+  for (uint64_t b : ChainedBlockHashes(tokens, block_tokens_)) cached_.Insert(b);
 }
 
 double IdealHitRate(std::span<const RequestSpec> specs, int block_tokens) {

@@ -61,6 +61,28 @@ TEST(PrefixBlocksTest, APromptAndItsAnswerHashAsTheirConcatenation) {
   EXPECT_EQ(ChainedBlockHashes({}, a, 16), pinned);
 }
 
+// The flat set behind the ideal hit rate holds what std::set holds, through
+// its growth (64 slots, doubled at half full) and for the hash 0 (kept as 1).
+TEST(PrefixBlocksTest, TheBlockHashSetHoldsWhatAnOrderedSetHolds) {
+  BlockHashSet flat;
+  std::set<uint64_t> ordered;
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t h = (i % 3 == 0) ? x % 5000 : x;  // repeats among the small ones
+    EXPECT_EQ(flat.Contains(h), ordered.count(h) > 0) << i;
+    flat.Insert(h);
+    ordered.insert(h);
+  }
+  EXPECT_EQ(flat.size(), ordered.size());
+  for (uint64_t h : ordered) ASSERT_TRUE(flat.Contains(h)) << h;
+  BlockHashSet zero;
+  EXPECT_FALSE(zero.Contains(0));
+  zero.Insert(0);
+  EXPECT_TRUE(zero.Contains(0));
+  EXPECT_EQ(zero.size(), 1u);
+}
+
 TEST(RandomDatasetTest, LengthsStayInRangeAndPrefixIsShared) {
   RandomDatasetOptions o;
   o.num_prompts = 500;
