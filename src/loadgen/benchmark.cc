@@ -89,7 +89,7 @@ Result<BenchOutcome> RunBenchmark(const BenchOptions& o, const std::vector<workl
   if (!out.ok()) return out;
   out->run.server_metrics = std::move(m);
   // The result JSON again, now with the server's account.
-  FRONTIER_RETURN_IF_ERROR(WritePointFiles(point, load, *out, /*with_requests=*/false));
+  FRONTIER_RETURN_IF_ERROR(WritePointResultJson(point, load, *out));
   return out;
 }
 

@@ -77,20 +77,11 @@ nlohmann::json PointResultJson(const RunResult& run, const metrics::Summary& sum
   return metrics::ResultToJson(run, summary, summary_options, &fields);
 }
 
-Status WritePointFiles(const PointOptions& o, const workload::LoadOptions& load, const PointOutcome& out,
-                       bool with_requests) {
-  if (!o.result_json.empty()) {
-    const nlohmann::json fields = ResultFields(load, o.extra_result_fields, out.verdict ? &*out.verdict : nullptr,
-                                               o.rules ? &*o.rules : nullptr);
-    FRONTIER_RETURN_IF_ERROR(metrics::WriteResultJson(o.result_json, out.run, out.summary, o.summary, &fields));
-  }
-  if (with_requests && !o.requests_jsonl.empty()) {
-    metrics::RequestJsonlWriter writer;
-    FRONTIER_RETURN_IF_ERROR(writer.Open(o.requests_jsonl));
-    for (const auto& r : out.run.requests) FRONTIER_RETURN_IF_ERROR(writer.Write(r));
-    FRONTIER_RETURN_IF_ERROR(writer.Close());
-  }
-  return Status::Ok();
+Status WritePointResultJson(const PointOptions& o, const workload::LoadOptions& load, const PointOutcome& out) {
+  if (o.result_json.empty()) return Status::Ok();
+  const nlohmann::json fields = ResultFields(load, o.extra_result_fields, out.verdict ? &*out.verdict : nullptr,
+                                             o.rules ? &*o.rules : nullptr);
+  return metrics::WriteResultJson(o.result_json, out.run, out.summary, o.summary, &fields);
 }
 
 void SetIdealHitRate(std::span<const workload::RequestSpec> specs, int64_t warmup, int block_tokens,
@@ -185,7 +176,7 @@ Result<PointOutcome> RunPoint(Target& target, std::span<const workload::RequestS
   out.run = std::move(run);
   FRONTIER_RETURN_IF_ERROR(recording.status());
   FRONTIER_RETURN_IF_ERROR(writer.Close());
-  FRONTIER_RETURN_IF_ERROR(WritePointFiles(o, load, out, /*with_requests=*/false));
+  FRONTIER_RETURN_IF_ERROR(WritePointResultJson(o, load, out));
   // A run the target ended on its own (a bound) is an error; its files keep what was run.
   FRONTIER_RETURN_IF_ERROR(target.RunStatus());
   return out;

@@ -121,10 +121,9 @@ nlohmann::json PointResultJson(const RunResult& run, const metrics::Summary& sum
                                const metrics::SummaryOptions& summary_options, const workload::LoadOptions& load,
                                const nlohmann::json& extra, const Verdict* verdict, const ScenarioRules* rules);
 
-// Writes the point's result JSON (when options.result_json is set) and,
-// when `with_requests`, its JSONL from outcome.run.requests (for points run
-// elsewhere, such as a simulated sweep).
-Status WritePointFiles(const PointOptions& options, const workload::LoadOptions& load, const PointOutcome& outcome,
-                       bool with_requests);
+// Writes the point's result JSON, when options.result_json is set (RunPoint
+// does; a caller that adds to the outcome after, such as the server's
+// scraped metrics, writes it again).
+Status WritePointResultJson(const PointOptions& options, const workload::LoadOptions& load, const PointOutcome& outcome);
 
 }  // namespace frontier::loadgen
