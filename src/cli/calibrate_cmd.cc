@@ -30,9 +30,10 @@ constexpr const char* kCmd = "calibrate";
 int CalibrateProbe(const sweep::StackCalibration& f) {
   const Result<std::vector<std::string>> only = sweep::SplitFlagList(f.fit, "--fit");
   if (!only.ok()) return UsageError(kCmd, only.status().message());
-  const int64_t run_id = *ParseInt("--probe", f.probe, 1, INT64_MAX);  // checked by StackCalibrationProblem
+  const Result<int64_t> run_id = ParseInt("--probe", f.probe, 1, INT64_MAX);
+  if (!run_id.ok()) return UsageError(kCmd, run_id.status().message());
   const std::string dir = sim::DefaultDataDir();
-  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, run_id, *only, dir);
+  Result<probe::StoredProbeFit> fit = probe::FitStoredProbe(f.db, *run_id, *only, dir);
   if (!fit.ok()) return Fail(kCmd, fit.status());
   std::printf("%s", probe::StoredProbeFitText(*fit).c_str());
   if (f.dry_run) return 0;

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/run_result.h"
 #include "core/status.h"
 #include "loadgen/target.h"
@@ -83,8 +84,9 @@ struct RunOptions {
   Nanos progress_interval = 200 * kNanosPerMilli;
   // Longest wait in one Poll, so a stop request is noticed promptly.
   Nanos max_poll = 50 * kNanosPerMilli;
-  // Largest arrival plan made for a duration-bounded open-loop run.
-  int64_t max_planned = 10'000'000;
+  // Largest arrival plan made for a duration-bounded open-loop run: the
+  // requests one run may hold.
+  int64_t max_planned = kMaxRunRequests;
 };
 
 // The live progress line `frontier bench` shows (one line, no newline):

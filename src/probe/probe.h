@@ -41,6 +41,9 @@ Result<std::vector<LayerGemm>> ModelGemms(const sim::ModelSpec& model, int tp);
 // The bounds of ProbeOptions' top_n and iterations (RunProbe's and the flags' check).
 inline constexpr int kMaxTopN = 64, kMaxIterations = 10000;
 
+// MiB per array of the HBM copy and triad kernels, unless --stream-mib says.
+inline constexpr int64_t kDefaultStreamMib = 1024;
+
 // A probe's counts with their defaults: ProbeOptions' and, as given, the
 // flags' (setup.h's ProbeFlags), so the defaults are written once.
 struct ProbeCounts {
@@ -54,7 +57,7 @@ struct ProbeCounts {
 struct ProbeOptions : ProbeCounts {
   std::vector<int64_t> tokens = {16, 64, 256, 1024, 4096};  // GEMM rows M
   std::vector<GemmPrecision> precisions;  // empty: every one the GPU runs and the catalog has a peak for
-  int64_t stream_bytes = int64_t{1} << 30;  // per array of the copy / triad kernels
+  int64_t stream_bytes = kDefaultStreamMib << 20;  // per array of the copy / triad kernels
   int64_t collective_bytes = int64_t{256} << 20;
 };
 

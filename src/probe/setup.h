@@ -50,7 +50,7 @@ struct ProbeFlags : ProbeCounts {
   std::string hardware;                 // --hardware: catalog GPU ("": guessed from the device's name)
   std::string backend = "auto";         // --probe-backend (open.h)
   std::string tokens, precisions;       // --tokens, --precision ("": the defaults)
-  int64_t stream_mib = 1024;            // --stream-mib: MiB per array of the HBM kernels
+  int64_t stream_mib = kDefaultStreamMib;  // --stream-mib: MiB per array of the HBM kernels
   std::string result_json;              // --result-json: the figures' file ("": none)
 };
 

@@ -28,6 +28,8 @@ namespace frontier::store {
 
 // The schema version this build writes.
 inline constexpr int kSchemaVersion = 7;
+// The version that added the launches table (servers a sweep started).
+inline constexpr int kLaunchesVersion = 3;
 // The version that added points.verdict, verdict_json, trial_json and runs.search_json.
 inline constexpr int kVerdictVersion = 4;
 // The version that added the point_series table.

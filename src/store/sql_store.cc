@@ -162,7 +162,7 @@ Status SqlStore::SetLaunchStopped(int64_t launch_id) {
 
 Result<std::vector<LaunchRecord>> SqlStore::ListOpenLaunches() {
   std::vector<LaunchRecord> out;
-  if (version_ < 3) return out;  // read as it is: no launches recorded
+  if (version_ < kLaunchesVersion) return out;  // read as it is: no launches recorded
   FRONTIER_RETURN_IF_ERROR(Exec(sql::SelectOpenLaunches(), SqlParams(), "list launches", [&](SqlRow& row) {
     codec::DecodeOrSkip(row, codec::DecodeLaunch<SqlRow>, Skip(), out);
   }));
