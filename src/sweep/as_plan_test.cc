@@ -195,6 +195,22 @@ TEST(SimulatePlan, AConcurrencySweepReadsBackAsTheSamePoints) { ExpectSamePoints
 
 TEST(SimulatePlan, ADisaggregatedRatePointReadsBackAsTheSamePoint) { ExpectSamePoints(*DisaggregatedRatePoint()); }
 
+// simulate --hardware h200 --model llama-3.1-8b --request-rate 4 --burstiness 1000000 --num-prompts 16:
+// a plan takes the flag's whole range of burstiness (it stopped at 1e3, and the plan printed did not parse).
+TEST(SimulatePlan, ABurstinessAtTheFlagsBoundReadsBackAsTheSamePoint) {
+  auto v = std::make_unique<Invocation>();
+  sim::SimSpec& spec = v->s.request.spec;
+  spec.hardware = "h200";
+  spec.model = "llama-3.1-8b";
+  v->w.request_rate = "4";
+  v->w.burstiness = "1000000";
+  v->w.num_prompts = 16;
+  v->flags = {"--hardware", "--model", "--request-rate", "--burstiness", "--num-prompts"};
+  Resolve(v.get());
+  EXPECT_EQ(v->s.w.load.burstiness, 1e6);
+  ExpectSamePoints(*v);
+}
+
 TEST(SimulatePlan, LoadsAPlanCannotExpressAreRefusedNamingTheFlag) {
   auto v = std::make_unique<Invocation>();
   v->s.request.spec.hardware = "h200";

@@ -13,6 +13,7 @@
 #include "sim/engine/spec_table.h"
 #include "sweep/plan_yaml.h"
 #include "sweep/proc_scan.h"
+#include "workload/load_request.h"
 #include "workload/option_names.h"
 
 // The parts of a plan file: systems (served, launched or simulated),
@@ -315,6 +316,17 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
   return Status::Ok();
 }
 
+// load.burstiness: --burstiness's bound, (0, workload::kMaxBurstiness] (a
+// plan has no `inf`: an infinite request_rate sends all at once).
+Status Burstiness(const Checker& c, const YAML::Node& n, const std::string& f, double* burstiness) {
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "burstiness", burstiness));
+  if (!(*burstiness > 0 && *burstiness <= workload::kMaxBurstiness))
+    return c.Error(n["burstiness"], f + ".burstiness",
+                   "must be a number in (0, " + FormatNumber(workload::kMaxBurstiness) + "] (1 = Poisson), got " +
+                       FormatNumber(*burstiness));
+  return Status::Ok();
+}
+
 Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool search, LoadSpec* l) {
   const std::string f = "load";
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
@@ -333,7 +345,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
         c.OptionalNumber(n, f, "num_prompts", &l->num_prompts, 1, static_cast<double>(kMaxRunRequests)));
     FRONTIER_RETURN_IF_ERROR(
         c.OptionalNumber(n, f, "max_concurrency", &l->max_concurrency, 1, static_cast<double>(kMaxConcurrency)));
-    FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
+    FRONTIER_RETURN_IF_ERROR(Burstiness(c, n, f, &l->burstiness));
     FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, static_cast<double>(kMaxRunRequests)));
     if (l->num_prompts.value_or(kDefaultSearchPrompts) + l->warmup > kMaxRunRequests && !scenario)
       return c.Error(n, f, "a trial sends num_prompts + warmup requests; at most " + std::to_string(kMaxRunRequests));
@@ -371,7 +383,7 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
   if (has_r && !l->num_prompts && !scenario) {
     return c.Error(n, f + ".num_prompts", "is required with request_rate");
   }
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "burstiness", &l->burstiness, 1e-3, 1e3));
+  FRONTIER_RETURN_IF_ERROR(Burstiness(c, n, f, &l->burstiness));
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, static_cast<double>(kMaxRunRequests)));
   // The largest point's requests (warm-up included) must fit the bound.
   const double biggest = *std::max_element(l->values.begin(), l->values.end());

@@ -154,6 +154,19 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             "plans/t.yaml:18: load.warmup: must be an integer in [0, 10000000], got 10000001");
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  request_rate: [1, 1000000001]\n  num_prompts: 10\n"),
             "plans/t.yaml:17: load.request_rate[1]: must be a number in [1e-06, 1000000000], got 1000000001");
+  // burstiness has --burstiness's bound, (0, 1e6]: a plan stopped at 1e3, so `--burstiness 5000 --as-plan`
+  // printed a plan that did not parse.
+  {
+    std::string text = kGood;
+    text.replace(text.find("  concurrency: [1, 2, 4]\n"), 25, "  concurrency: [1, 2, 4]\n  burstiness: 5000\n");
+    auto p = ParsePlan(text, "plans/t.yaml");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->load.burstiness, 5000);
+  }
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  burstiness: 0\n"),
+            "plans/t.yaml:18: load.burstiness: must be a number in (0, 1000000] (1 = Poisson), got 0");
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  burstiness: 2000000\n"),
+            "plans/t.yaml:18: load.burstiness: must be a number in (0, 1000000] (1 = Poisson), got 2000000");
   // Each count alone is bounded by the requests of one point (core/limits.h's kMaxRunRequests).
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000001"),
             "plans/t.yaml:18: load.prompts_per_concurrency: must be an integer in [1, 10000000], got 10000001");

@@ -23,8 +23,9 @@ Status ResolveArrivals(const LoadRequest& r, bool sessions, LoadOptions* load) {
                            " must be a number in (0, 1e9] or 'inf', got '" +
                            (sessions ? r.session_rate : r.request_rate) + "'");
   FRONTIER_ASSIGN_OR_RETURN(double burst, ParseNumberOrInf("--burstiness", r.burstiness));
-  if (!(burst > 0) || (std::isfinite(burst) && burst > 1e6))
-    return InvalidArgument("--burstiness must be a number in (0, 1e6] or 'inf', got '" + r.burstiness + "'");
+  if (!(burst > 0) || (std::isfinite(burst) && burst > kMaxBurstiness))
+    return InvalidArgument("--burstiness must be a number in (0, " + FormatNumber(kMaxBurstiness) +
+                           "] or 'inf', got '" + r.burstiness + "'");
   if (std::isinf(burst)) {  // all at once
     rate = std::numeric_limits<double>::infinity();
     burst = 1.0;

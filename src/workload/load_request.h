@@ -37,6 +37,9 @@ namespace frontier::workload {
 
 inline constexpr int64_t kUnboundedPrompts = std::numeric_limits<int64_t>::max();
 inline constexpr int64_t kDurationDatasetSize = 1000;
+// The largest finite burstiness (the gamma shape of arrival gaps): --burstiness
+// and a plan's load.burstiness take (0, kMaxBurstiness].
+inline constexpr double kMaxBurstiness = 1e6;
 
 // The load flags as given (text where "inf" is allowed).
 struct LoadRequest {
