@@ -1,13 +1,10 @@
 #include "sim/concurrency_sweep.h"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <span>
-#include <thread>
 
 #include "analysis/frontier.h"
+#include "core/ordered_pool.h"
 #include "loadgen/point.h"
 #include "sim/sim_target.h"
 
@@ -59,7 +56,6 @@ struct Slot {
   SweepPoint point;
   SweepPointRun run;   // run.outcome is set when `status` is ok
   Status status;
-  bool done = false;   // run (guarded by the sweep's mutex)
 };
 
 // Runs the point of concurrency `c` into `slot`: its load, its engine (raised
@@ -126,8 +122,6 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
   const PointRunner runner{config, requests, load, options};
   auto run_point = [&](size_t i) { runner.Run(concurrencies[i], slots[i]); };
 
-  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
   std::vector<SweepPoint> points;
   // Delivers point i (its callback, then drops its run). False on an error.
   Status failed = Status::Ok();
@@ -145,42 +139,8 @@ Result<std::vector<SweepPoint>> SweepConcurrency(
     points.push_back(std::move(slot.point));
     return true;
   };
-  if (threads == 1) {
-    for (size_t i = 0; i < count; ++i) {
-      run_point(i);
-      if (!deliver(i)) return failed;
-    }
-    MarkPareto(points);
-    return points;
-  }
-
-  std::mutex mu;
-  std::condition_variable cv;
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (size_t i = next++; i < count; i = next++) {
-        run_point(i);
-        std::lock_guard<std::mutex> lock(mu);
-        slots[i].done = true;
-        cv.notify_all();
-      }
-    });
-  }
-  // The points in order, on this thread: each as soon as it and every point
-  // before it are done.
-  for (size_t i = 0; i < count; ++i) {
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return slots[i].done; });
-    }
-    if (!deliver(i)) {
-      next = count;  // start no more points
-      break;
-    }
-  }
-  for (auto& t : pool) t.join();
+  const unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : 0;
+  RunOrdered(count, {.threads = threads}, run_point, deliver);
   FRONTIER_RETURN_IF_ERROR(failed);
   MarkPareto(points);
   return points;

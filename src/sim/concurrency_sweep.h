@@ -8,8 +8,9 @@
 //   auto points = SweepConcurrency(config, requests, load, {1, 2, 4, 8}, o,
 //                                  [](const SweepPoint& p, const SweepPointRun& r) { ... });
 //
-// Points are independent: they are run on up to `threads` threads at once,
-// with the same results as one after another.
+// Points are independent: they are run on up to `threads` threads at once
+// (core/ordered_pool.h: at most twice the threads past the next point
+// delivered), with the same results as one after another.
 //
 // Thread safety: pure function apart from the files it writes and the
 // callback, which runs on the calling thread once per point, in order.
