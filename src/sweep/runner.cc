@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/ordered_pool.h"
 #include "core/parse.h"
 #include "loadgen/verdict.h"
 #include "metrics/summary.h"
@@ -383,54 +384,70 @@ Status OpenRuns(SweepContext& cx, const std::vector<PointSpec>& matrix, std::vec
   return Status::Ok();
 }
 
-// What the attempts at one point came to.
+// What the attempts at one point came to, before it is stored.
 struct PointAttempts {
-  bool stored = false;
-  std::string last_error;
-  std::string verdict;  // the scenario's, when there is one; then a simulated point's band
+  Status error;                         // a failure that stops the sweep (rules that do not resolve)
+  Result<loadgen::PointOutcome> outcome = Status::Ok();  // the attempt that completed a request
+  std::optional<loadgen::ScenarioRules> rules;           // ... and the rules it was judged by
+  int attempt = 0;                      // its number, from 1; 0 when none did
+  int attempts = 0;                     // attempts run
+  bool interrupted = false;             // an attempt was (the point is not stored; --resume runs it again)
+  std::string last_error;               // when none completed a request
+  std::vector<std::string> retried;     // the errors of attempts tried again, not yet reported
+  Nanos took = 0;                       // the attempts' time
 };
 
-// Runs point `p` up to options.max_attempts times until it is stored in
-// `sink` (at SweepPlace). Sets cx.out.interrupted when a run was (the point is not stored).
-Result<PointAttempts> RunPointAttempts(SweepContext& cx, const SystemSpec& sys, Session& session, const PointSpec& p,
-                                       const loadgen::PointOptions& point_options, PointSink& sink) {
+// Runs point `p` up to options.max_attempts times, until an attempt completes
+// a request, into `a`; `retry` hears each failed attempt that is tried again.
+// Reads cx and changes nothing in it, so points of one system may run on
+// several threads (Session::Parallelism).
+void AttemptPoint(const SweepContext& cx, const SystemSpec& sys, Session& session, const PointSpec& p,
+                  const loadgen::PointOptions& point_options, const std::function<void(const std::string&)>& retry,
+                  PointAttempts* a) {
   const SweepOptions& options = cx.options;
-  PointAttempts a;
-  for (int attempt = 1; attempt <= options.max_attempts && !a.stored; ++attempt) {
+  for (int attempt = 1; attempt <= options.max_attempts; ++attempt) {
     const Nanos start = options.clock->Now();
+    Result<std::optional<loadgen::ScenarioRules>> rules = RulesFor(cx.plan, sys, p.load_value, options);
+    if (!rules.ok()) {
+      a->error = rules.status();
+      return;
+    }
     loadgen::PointOptions at = point_options;
-    FRONTIER_ASSIGN_OR_RETURN(at.rules, RulesFor(cx.plan, sys, p.load_value, options));
+    at.rules = std::move(*rules);
     Result<loadgen::PointOutcome> r = session.RunPoint(p, at);
-    cx.progress.Ran(options.clock->Now() - start, p.num_prompts);
+    a->took += options.clock->Now() - start;
+    ++a->attempts;
     if (r.ok() && r->run.interrupted) {
-      cx.out.interrupted = true;  // partial: not stored, so --resume runs it again
-      break;
+      a->interrupted = true;
+      return;
     }
-    if (r.ok()) {
-      const metrics::Summary& summary = r->summary;
-      if (summary.completed == 0) a.last_error = metrics::NoRequestCompleted(summary.failures_by_reason);
-    } else {
-      a.last_error = r.status().message();
+    a->last_error = r.ok() ? (r->summary.completed == 0 ? metrics::NoRequestCompleted(r->summary.failures_by_reason) : "")
+                           : r.status().message();
+    if (a->last_error.empty()) {
+      a->outcome = std::move(r);
+      a->rules = std::move(at.rules);
+      a->attempt = attempt;
+      return;
     }
-    if (a.last_error.empty()) {
-      if (r->verdict) {
-        a.verdict = metrics::VerdictLabel(r->verdict->valid);
-        if (!r->verdict->reasons.empty()) a.verdict += ": " + r->verdict->reasons.front();
-      }
-      if (r->run.band) a.verdict += (a.verdict.empty() ? "" : "  ") + BandDetail(*r->run.band);
-      // A point judged against a scenario keeps its verdict beside its metrics.
-      FRONTIER_RETURN_IF_ERROR(sink.Add(SweepPlace(cx.plan, sys, p, *r, attempt), *r, at.rules));
-      a.stored = true;
-    } else if (attempt < options.max_attempts) {
-      cx.Report("retry", a.last_error);
-      a.last_error.clear();
-    }
+    if (attempt < options.max_attempts) retry(a->last_error);
   }
-  return a;
 }
 
-// Runs the points `todo` of system `s` into `run`; a point that fails every
-// attempt breaks the system (its remaining points are not run).
+// The "done" event's detail: the scenario's verdict, then a simulated point's band.
+std::string DoneDetail(const loadgen::PointOutcome& r) {
+  std::string detail;
+  if (r.verdict) {
+    detail = metrics::VerdictLabel(r.verdict->valid);
+    if (!r.verdict->reasons.empty()) detail += ": " + r.verdict->reasons.front();
+  }
+  if (r.run.band) detail += (detail.empty() ? "" : "  ") + BandDetail(*r.run.band);
+  return detail;
+}
+
+// Runs the points `todo` of system `s` into `run`, each stored as it is
+// delivered (in the plan's order, whatever order they end in when the
+// session runs several at once); a point that fails every attempt breaks the
+// system (its remaining points are not run, or not stored).
 Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, const std::vector<const PointSpec*>& todo,
                  store::RunInfo& run) {
   const SystemSpec& sys = cx.plan.systems[s];
@@ -456,28 +473,56 @@ Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, cons
   Result<std::unique_ptr<Session>> session = factory(cx.plan, sys);
   if (!session.ok()) return mark_broken(session.status().message(), 0);
   PointSink sink = PointSink::Over(cx.store, run);
+  const unsigned threads = std::max(1u, (*session)->Parallelism());
+  std::vector<PointAttempts> slots(todo.size());
+  auto attempt = [&](size_t i) {
+    // One thread: each retry is reported as it happens; several: when the point is delivered.
+    if (threads == 1) prog.point = todo[i]->key;
+    auto retry = [&, i](const std::string& e) {
+      if (threads == 1) cx.Report("retry", e);
+      else slots[i].retried.push_back(e);
+    };
+    AttemptPoint(cx, sys, **session, *todo[i], point_options, retry, &slots[i]);
+  };
+  Status error;
   bool broken = false;
-  for (size_t i = 0; i < todo.size() && !broken; ++i) {
-    if (cx.StopAsked()) {
-      cx.out.interrupted = true;
-      break;
-    }
+  Nanos last = cx.options.clock->Now();
+  auto deliver = [&](size_t i) -> bool {
+    PointAttempts& a = slots[i];
     const PointSpec& p = *todo[i];
     prog.point = p.key;
-    FRONTIER_ASSIGN_OR_RETURN(PointAttempts a, RunPointAttempts(cx, sys, **session, p, point_options, sink));
-    if (cx.out.interrupted) break;
-    if (!a.stored) {
-      ++prog.ran;
-      FRONTIER_RETURN_IF_ERROR(mark_broken("point " + p.key + " failed twice: " + a.last_error, i));
-      broken = true;
-      break;
+    for (const std::string& e : a.retried) cx.Report("retry", e);
+    // The ETA's time per request: the attempts' own time on one thread, the
+    // time between deliveries on several (their attempts overlap).
+    const Nanos now = cx.options.clock->Now();
+    cx.progress.Ran(threads == 1 ? a.took : now - last, p.num_prompts * a.attempts);
+    last = now;
+    if (!a.error.ok() || a.interrupted) {
+      error = a.error;
+      cx.out.interrupted = cx.out.interrupted || a.interrupted;
+      return false;
     }
     ++prog.ran;
+    if (a.attempt == 0) {
+      error = mark_broken("point " + p.key + " failed twice: " + a.last_error, i);
+      broken = true;
+      return false;
+    }
+    // A point judged against a scenario keeps its verdict beside its metrics.
+    error = sink.Add(SweepPlace(cx.plan, sys, p, *a.outcome, a.attempt), *a.outcome, a.rules);
+    if (!error.ok()) return false;
+    const std::string detail = DoneDetail(*a.outcome);
+    a.outcome = Status::Ok();  // frees the run's records
     ++cx.out.ran;
     ++prog.done;
     cx.progress.Settled(p.num_prompts);
-    cx.Report("done", a.verdict);
-  }
+    cx.Report("done", detail);
+    return true;
+  };
+  const size_t delivered =
+      RunOrdered(todo.size(), {.threads = threads}, attempt, deliver, [&cx] { return cx.StopAsked(); });
+  FRONTIER_RETURN_IF_ERROR(error);
+  if (!broken && delivered < todo.size()) cx.out.interrupted = true;  // stopped between points
   if (!broken && !cx.out.interrupted && !run.status.ok()) {
     FRONTIER_RETURN_IF_ERROR(cx.store.SetRunStatus(run.id, store::SystemStatus{}));
   }

@@ -3,7 +3,11 @@
 // For each system: find (with resume) or create its run, skip the points the
 // store already has, start a session (simulator, or a server frontier
 // launches or reaches), run each missing point, and write it to the store as
-// soon as it is measured (one transaction per point). A point whose run
+// soon as it is measured (one transaction per point). A session whose points
+// share nothing (a simulated system's: Session::Parallelism) runs several at
+// once, on the machine's threads; they are stored and reported in the plan's
+// order all the same (core/ordered_pool.h), so the store and the progress
+// lines are those of one point after another. A point whose run
 // fails (an error, or no request completed) is tried once more; when the
 // retry fails too, or the session cannot start, the system is recorded as
 // broken (its run's status) and the sweep carries on with the next system.
@@ -40,8 +44,9 @@
 // (simulator, HTTP server, launched server) live in sessions.h; tests pass a
 // fake factory.
 //
-// Thread safety: RunSweep runs on the calling thread; `stop` may be set from
-// a signal handler.
+// Thread safety: RunSweep runs on the calling thread (a parallel session's
+// points on threads of their own; the store, the sink and on_progress are
+// used from the calling thread only); `stop` may be set from a signal handler.
 #pragma once
 
 #include <atomic>
@@ -79,6 +84,10 @@ class Session {
     (void)point, (void)load, (void)options, (void)observer, (void)stop;
     return FailedPrecondition("this session cannot run a search's trials");
   }
+  // Points this session may run at once, each RunPoint on a thread of its
+  // own: 1 unless its points share nothing (a simulated system's; a server's
+  // points are measured one at a time, so that they do not load each other).
+  virtual unsigned Parallelism() const { return 1; }
 };
 
 // Starts a session for `system` (launching and health-waiting a server if needed).

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 
 #include "store/sqlite_store.h"
 #include "sweep/fake_run_test_util.h"
@@ -178,6 +182,87 @@ TEST(Runner, RetriesOnceThenDeclaresTheSystemBrokenAndCarriesOn) {
   auto pts = store->ListPoints((*runs)[0].id);
   ASSERT_EQ(pts->size(), 2u);
   EXPECT_EQ((*pts)[1].attempts, 2);
+}
+
+// A session whose points may run three at once, each system's first point
+// ending only after its third has: the points are stored and reported in the
+// plan's order all the same, and a point that fails twice breaks its system
+// with the points before it stored and none after.
+struct Parallel {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> ended;  // "system|key", in the order the runs ended
+  std::set<std::string> fail;      // "system|key" that fail every attempt
+  bool Ended(const std::string& id) const { return std::find(ended.begin(), ended.end(), id) != ended.end(); }
+};
+
+class ParallelSession final : public Session {
+ public:
+  ParallelSession(Parallel* p, std::string system) : p_(p), system_(std::move(system)) {}
+  unsigned Parallelism() const override { return 3; }
+  Result<loadgen::PointOutcome> RunPoint(const PointSpec& p, const loadgen::PointOptions& o) override {
+    const std::string id = system_ + "|" + p.key;
+    std::unique_lock<std::mutex> lock(p_->mu);
+    if (p.key == "w|concurrency=1|rep=0") {
+      // A bound only so that a runner that ran one point at a time fails instead of hanging.
+      EXPECT_TRUE(p_->cv.wait_for(lock, std::chrono::seconds(60),
+                                  [&] { return p_->Ended(system_ + "|w|concurrency=2|rep=0"); }))
+          << id;
+    }
+    p_->ended.push_back(id);
+    p_->cv.notify_all();
+    if (p_->fail.count(id)) return Unavailable("scripted failure");
+    loadgen::PointOutcome out;
+    out.run = testing_run::FakeRun(p.num_prompts);
+    out.summary = metrics::Summarize(out.run, o.summary);
+    return out;
+  }
+
+ private:
+  Parallel* p_;
+  std::string system_;
+};
+
+TEST(Runner, PointsRunAtOnceAreStoredAndReportedInThePlansOrder) {
+  auto plan = ParsePlan(kPlan, "fake.yaml");
+  testing_util::ScratchDir tmp("runner");
+  auto store = FreshStore(tmp, "parallel");
+  Parallel shared;
+  shared.fail = {"b|w|concurrency=2|rep=0"};
+  SessionFactory factory = [&shared](const Plan&, const SystemSpec& sys) -> Result<std::unique_ptr<Session>> {
+    return std::unique_ptr<Session>(std::make_unique<ParallelSession>(&shared, sys.name));
+  };
+  std::vector<std::string> events;  // "system event point"
+  SweepOptions o;
+  o.on_progress = [&](const SweepProgress& p) {
+    if (p.event != "start") events.push_back(p.system + " " + p.event + " " + p.point);
+  };
+  auto out = RunSweep(*plan, *store, factory, o);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // The first point of each system ended after its third.
+  const auto at = [&](const std::string& id) {
+    return std::find(shared.ended.begin(), shared.ended.end(), id) - shared.ended.begin();
+  };
+  EXPECT_LT(at("a|w|concurrency=2|rep=0"), at("a|w|concurrency=1|rep=0"));
+  EXPECT_LT(at("b|w|concurrency=2|rep=0"), at("b|w|concurrency=1|rep=0"));
+  const std::vector<std::string> keys = {"w|concurrency=1|rep=0", "w|concurrency=1|rep=1", "w|concurrency=2|rep=0",
+                                         "w|concurrency=2|rep=1", "w|concurrency=4|rep=0", "w|concurrency=4|rep=1"};
+  auto runs = store->ListRuns();
+  auto a = store->ListPoints((*runs)[0].id);
+  ASSERT_EQ(a->size(), 6u);
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ((*a)[i].key, keys[i]);
+  auto b = store->ListPoints((*runs)[1].id);
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[0].key, keys[0]);
+  EXPECT_EQ((*b)[1].key, keys[1]);
+  EXPECT_EQ(out->broken,
+            (std::vector<std::string>{"b: point w|concurrency=2|rep=0 failed twice: scripted failure"}));
+  EXPECT_EQ(out->ran, 6 + 2);
+  EXPECT_EQ(out->failed, 4);
+  std::vector<std::string> want;
+  for (const std::string& k : keys) want.push_back("a done " + k);
+  want.insert(want.end(), {"b done " + keys[0], "b done " + keys[1], "b retry " + keys[2], "b broken " + keys[2]});
+  EXPECT_EQ(events, want);
 }
 
 TEST(Runner, APointWhereNoRequestCompletedSaysWhyEachFailed) {

@@ -1,5 +1,6 @@
 #include "sweep/sessions.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "core/host_name.h"
 #include "loadgen/benchmark.h"
@@ -44,6 +46,9 @@ class SimSession final : public Session {
                                          const std::atomic<bool>* stop) override {
     return Run(point, load, options, observer, stop);
   }
+
+  // Each point has a SimTarget of its own and reads only what the session holds.
+  unsigned Parallelism() const override { return std::max(1u, std::thread::hardware_concurrency()); }
 
  private:
   Result<loadgen::PointOutcome> Run(const PointSpec& point, const workload::LoadOptions& load,
