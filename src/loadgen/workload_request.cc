@@ -194,11 +194,11 @@ Status ParseGoodput(const std::vector<std::string>& items, metrics::GoodputSlo* 
   return Status::Ok();
 }
 
-Status ResolveMetrics(const WorkloadRequest& f, const workload::WorkloadSpec& spec, ResolvedWorkload* w) {
+Status ResolveMetrics(const WorkloadRequest& f, ResolvedWorkload* w) {
   FRONTIER_ASSIGN_OR_RETURN(w->summary.percentiles, metrics::ParsePercentileList(f.percentiles, "--percentiles"));
   FRONTIER_RETURN_IF_ERROR(ParseGoodput(f.goodput, &w->summary.goodput));
   FRONTIER_RETURN_IF_ERROR(CheckRange("--num-gpus", int64_t{f.num_gpus}, 1, 1'000'000));
-  FRONTIER_RETURN_IF_ERROR(workload::CheckPromptMemory(spec, w->dataset));
+  FRONTIER_RETURN_IF_ERROR(workload::CheckPromptMemory(w->dataset));
   w->summary.num_gpus = f.num_gpus;
   w->summary.timeslice.slice_s = f.timeslice_s;
   FRONTIER_RETURN_IF_ERROR(metrics::CheckTimesliceOptions(w->summary.timeslice));
@@ -268,7 +268,7 @@ Result<ResolvedWorkload> ResolveWorkload(const WorkloadRequest& f) {
   FRONTIER_ASSIGN_OR_RETURN(const workload::WorkloadSpec spec, SpecOf(f));
   FRONTIER_RETURN_IF_ERROR(ResolveDataset(f, spec, &w));
   FRONTIER_RETURN_IF_ERROR(workload::ResolveLoad(LoadRequestOf(f), spec, &w.dataset, &w.load));
-  FRONTIER_RETURN_IF_ERROR(ResolveMetrics(f, spec, &w));
+  FRONTIER_RETURN_IF_ERROR(ResolveMetrics(f, &w));
   FRONTIER_RETURN_IF_ERROR(ResolveScenario(f, &w));
   workload::DescribeWorkload(spec, w.dataset, w.load, w.ignore_eos, w.tokenizer.empty() ? f.prompt_format : "text",
                              &w.effective);

@@ -18,6 +18,7 @@
 #include "sim/spec_fields.h"
 #include "workload/dataset.h"
 #include "workload/dataset_label.h"
+#include "workload/load_request.h"
 
 namespace frontier::sim {
 namespace {
@@ -50,9 +51,21 @@ Result<std::vector<int64_t>> ResolveLevels(const SimulateRequest& r, loadgen::Re
   // Each point sends at least 4x its concurrency (sessions, for a session
   // workload): draw enough for the largest. A trace is read whole and its
   // sessions reused cyclically.
-  const int64_t most = SweepPrompts(w->load.num_prompts, *std::max_element(levels.begin(), levels.end()));
-  if (w->dataset.kind != workload::DatasetKind::kTrace)
+  const int64_t largest = *std::max_element(levels.begin(), levels.end());
+  const int64_t most = SweepPrompts(w->load.num_prompts, largest);
+  // The bounds of one point's requests and prompts hold for the largest
+  // point: checked here, since the flags' checks saw --num-prompts alone.
+  if (most + w->load.warmup > kMaxRunRequests)
+    return InvalidArgument("--concurrency " + std::to_string(largest) + ": its point sends at least 4 x " +
+                           std::to_string(largest) + " requests (" + std::to_string(most + w->load.warmup) +
+                           " with --warmup), at most " + std::to_string(kMaxRunRequests) +
+                           " per point; lower the largest concurrency");
+  if (w->dataset.kind != workload::DatasetKind::kTrace) {
     w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
+    if (Status st = workload::CheckPromptMemory(w->dataset); !st.ok())
+      return InvalidArgument("--concurrency " + std::to_string(largest) + ": " + st.message() +
+                             "; lower the largest concurrency or --input-len");
+  }
   return levels;
 }
 

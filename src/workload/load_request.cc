@@ -94,11 +94,12 @@ Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOption
   return Status::Ok();
 }
 
-Status CheckPromptMemory(const WorkloadSpec& spec, const DatasetOptions& dataset) {
+Status CheckPromptMemory(const DatasetOptions& dataset) {
   if (dataset.kind != DatasetKind::kRandom && dataset.kind != DatasetKind::kMlperf) return Status::Ok();
+  const RandomDatasetOptions& r = dataset.random;
   const double tokens = static_cast<double>(dataset.num_prompts) *
-                        (std::ceil(static_cast<double>(spec.input_len) * (1 + spec.range_ratio)) +
-                         static_cast<double>(spec.prefix_len));
+                        (std::ceil(static_cast<double>(r.input_len) * (1 + r.range_ratio)) +
+                         static_cast<double>(r.prefix_len));
   if (tokens > static_cast<double>(kMaxRunPromptTokens))
     return InvalidArgument("the prompts would hold " + FormatNumber(tokens) +
                            " tokens ((--num-prompts + --warmup) x (--input-len x (1 + --range-ratio) + "

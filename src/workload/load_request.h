@@ -58,9 +58,10 @@ struct LoadRequest {
 // dataset->kind must be spec's. InvalidArgument naming the flag and its bounds.
 Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOptions* dataset, LoadOptions* load);
 
-// InvalidArgument when a random workload's prompts, held in memory as token
-// ids, would pass kMaxRunPromptTokens.
-Status CheckPromptMemory(const WorkloadSpec& spec, const DatasetOptions& dataset);
+// InvalidArgument when a random workload's prompts (dataset.num_prompts of
+// dataset.random's lengths), held in memory as token ids, would pass
+// kMaxRunPromptTokens.
+Status CheckPromptMemory(const DatasetOptions& dataset);
 
 // Writes the resolved workload and load settings into *effective (dataset,
 // lengths, sessions, cancellation, counts, rates); `prompt_format` is the one

@@ -116,6 +116,15 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       {sim + "--concurrency 1,99999999999",
        "frontier simulate: --concurrency must be an integer in [1, 10000000], got '99999999999'\n"},
       {sim + "--concurrency 1,,2", "frontier simulate: --concurrency must be an integer in [1, 10000000], got ''\n"},
+      // A sweep's largest point sends 4 x its concurrency: these drew 10 and 40 million prompts of 1,024 tokens
+      // (out of memory, or minutes of --as-plan) before they were checked against a point's bounds.
+      {sim + "--concurrency 1,2500001",
+       "frontier simulate: --concurrency 2500001: its point sends at least 4 x 2500001 requests (10000004 with "
+       "--warmup), at most 10000000 per point; lower the largest concurrency\n"},
+      {sim + "--concurrency 1000000 --as-plan",
+       "frontier simulate: --concurrency 1000000: the prompts would hold 4096000000 tokens ((--num-prompts + "
+       "--warmup) x (--input-len x (1 + --range-ratio) + --prefix-len)); at most 1000000000; lower the largest "
+       "concurrency or --input-len\n"},
       {"bench --model m --request-rate 1e300", "frontier bench: --request-rate must be a number in (0, 1e9] or 'inf', got '1e300'\n"},
       {"serve --profile fixed --max-model-len 99999999999",
        "frontier serve: --max-model-len must be an integer in [2, 2147483647], got 99999999999\n"},
