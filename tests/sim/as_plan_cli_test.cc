@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,55 @@ TEST(SimulateAsPlan, AFlagWithoutPlanFormIsAUsageErrorNamingIt) {
   std::tie(rc, out) = Frontier("simulate --hardware h200 --model llama-3.1-8b --num-prompts 8 --as-plan");
   EXPECT_EQ(rc, 2);
   EXPECT_NE(out.find("one point sent all at once has no plan form"), std::string::npos) << out;
+}
+
+
+// Every flag with a range, given at either end of it with --as-plan, prints a
+// plan that parses: a plan's field has its flag's bound (a plan's burstiness
+// stopped at 1e3 while --burstiness takes 1e6, and `--as-plan` printed a plan
+// that did not parse). The ranges are read from the commands' own messages
+// for a value far out of range ("must be ... in [A, B]" or "(A, B]").
+TEST(AsPlanBounds, EveryBoundedFlagAtEitherEndOfItsRangeHasAPlanThatParses) {
+  struct Command {
+    std::string name, base;  // the command, and flags that give it a load a plan can hold
+  };
+  const std::vector<Command> commands = {
+      {"simulate", "simulate --model llama-3.1-8b --hardware h100 --request-rate 5 --num-prompts 1"},
+      {"bench", "bench --model m --base-url http://127.0.0.1:9 --request-rate 5 --num-prompts 10"},
+      {"search", "search --model llama-3.1-8b --hardware h100 --slo ttft_p99:500 --over concurrency"},
+  };
+  const std::regex flag_re(R"(^\s+(--[a-z0-9-]+))");
+  const std::regex range_re(R"(in ([\[(])([0-9.e+-]+), ([0-9.e+-]+)\])");
+  for (const Command& c : commands) {
+    SCOPED_TRACE(c.name);
+    auto [rc, help] = Frontier(c.name + " --help");
+    ASSERT_EQ(rc, 0) << help;
+    std::set<std::string> flags;
+    for (size_t at = 0, end; at < help.size(); at = end + 1) {
+      end = help.find('\n', at);
+      if (end == std::string::npos) end = help.size();
+      std::smatch m;
+      const std::string line = help.substr(at, end - at);
+      if (std::regex_search(line, m, flag_re)) flags.insert(m[1]);
+    }
+    int bounded = 0;
+    for (const std::string& flag : flags) {
+      if (c.base.find(flag + " ") != std::string::npos) continue;  // the load's own flags, given already
+      auto [far_rc, far] = Frontier(c.base + " " + flag + " 99999999999999 --as-plan");
+      std::smatch m;
+      if (far_rc == 0 || !std::regex_search(far, m, range_re)) continue;
+      ++bounded;
+      std::vector<std::string> ends = {m[3]};
+      if (m[1] == "[") ends.push_back(m[2]);  // an open lower end is not a value
+      for (const std::string& v : ends) {
+        auto [end_rc, out] = Frontier(c.base + " " + flag + " " + v + " --as-plan");
+        EXPECT_EQ(out.find("does not parse"), std::string::npos) << flag << " " << v << ": " << out;
+        (void)end_rc;  // a value may be refused beside the others given (a usage error), never by the plan
+      }
+    }
+    // Enough flags were found bounded for the test to mean something.
+    EXPECT_GE(bounded, 15) << help;
+  }
 }
 
 }  // namespace
