@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/engine/data_dir.h"
 #include "sweep/plan.h"
@@ -33,12 +36,19 @@ slo: {ttft_ms: 450, tpot_ms: 40}
 )";
 
 // The error for `text` with `from` replaced by `to`.
-std::string ErrorFor(const std::string& from, const std::string& to) {
+// The good plan with each `from` replaced by its `to`, parsed.
+Result<Plan> ParseEdited(const std::vector<std::pair<std::string, std::string>>& edits) {
   std::string text = kGood;
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-  auto p = ParsePlan(text, "plans/t.yaml");
+  for (const auto& [from, to] : edits) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return ParsePlan(text, "plans/t.yaml");
+}
+
+std::string ErrorFor(const std::string& from, const std::string& to) {
+  auto p = ParseEdited({{from, to}});
   EXPECT_FALSE(p.ok()) << "accepted: " << to;
   return p.ok() ? "" : p.status().message();
 }
@@ -121,9 +131,7 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   EXPECT_EQ(ErrorFor("input_len: 1024", "input_len: 4294967297"),
             "plans/t.yaml:15: workloads[0].input_len: must be an integer in [1, 10000000], got 4294967297");
   {
-    std::string text = kGood;
-    text.replace(text.find("concurrency: [1, 2, 4]"), 22, "concurrency: [1, 010]");
-    auto p = ParsePlan(text, "plans/t.yaml");
+    auto p = ParseEdited({{"concurrency: [1, 2, 4]", "concurrency: [1, 010]"}});
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     EXPECT_EQ(p->load.values, (std::vector<double>{1, 10}));
   }
@@ -143,10 +151,8 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   // A warm-up is bounded as --warmup is, by the point's requests: 2,000,000 beside 40 prompts fits (a plan
   // used to stop warmup at 1,000,000 on its own), 10,000,000 does not, and a rate is held to a stored rate's bound.
   {
-    std::string text = kGood;
-    text.replace(text.find("  concurrency: [1, 2, 4]\n"), 25, "  concurrency: [1, 2, 4]\n  warmup: 2000000\n");
-    text.replace(text.find("input_len: 1024"), 15, "input_len: 100");  // the prompts' tokens within their bound
-    auto p = ParsePlan(text, "plans/t.yaml");
+    auto p = ParseEdited({{"  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  warmup: 2000000\n"},
+                          {"input_len: 1024", "input_len: 100"}});  // the prompts' tokens within their bound
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     EXPECT_EQ(p->load.warmup, 2000000);
   }
@@ -157,9 +163,7 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   // burstiness has --burstiness's bound, (0, 1e6]: a plan stopped at 1e3, so `--burstiness 5000 --as-plan`
   // printed a plan that did not parse.
   {
-    std::string text = kGood;
-    text.replace(text.find("  concurrency: [1, 2, 4]\n"), 25, "  concurrency: [1, 2, 4]\n  burstiness: 5000\n");
-    auto p = ParsePlan(text, "plans/t.yaml");
+    auto p = ParseEdited({{"  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 4]\n  burstiness: 5000\n"}});
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     EXPECT_EQ(p->load.burstiness, 5000);
   }
