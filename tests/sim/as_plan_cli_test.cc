@@ -87,6 +87,10 @@ TEST(SimulateAsPlan, AFlagWithoutPlanFormIsAUsageErrorNamingIt) {
 // that did not parse). The ranges are read from the commands' own messages
 // for a value far out of range ("must be ... in [A, B]" or "(A, B]").
 TEST(AsPlanBounds, EveryBoundedFlagAtEitherEndOfItsRangeHasAPlanThatParses) {
+#ifdef FRONTIER_SIM_REDUCED
+  // About 500 starts of the binary: 12 s optimised, over 300 s under the sanitizers beside a busy machine.
+  GTEST_SKIP() << "checked in the optimised build: the scan starts the binary some 500 times";
+#endif
   struct Command {
     std::string name, base;  // the command, and flags that give it a load a plan can hold
   };
