@@ -1,6 +1,6 @@
 #include "probe/job.h"
 
-#include <cstdio>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>

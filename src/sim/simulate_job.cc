@@ -80,8 +80,6 @@ Status ApplyMaxNumSeqsAuto(const SimulateRequest& r, const loadgen::ResolvedWork
   return Status::Ok();
 }
 
-// The summary's percentiles with p50 and p99 (the sweep table's), and the
-// sweep's options.
 // A sweep's options: each point's are the one point's (s.point: provenance,
 // files, sessions), its summary with the median and p99 the table shows.
 SweepOptions SweepSetup(const Simulation& s) {
