@@ -6,12 +6,14 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpus.h"
+
 namespace frontier {
 
 size_t RunOrdered(size_t count, const OrderedPoolOptions& options, const std::function<void(size_t)>& run,
                   const std::function<bool(size_t)>& deliver, const std::function<bool()>& stop) {
   const auto stopped = [&] { return stop && stop(); };
-  unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = options.threads > 0 ? options.threads : UsableCpus();
   threads = static_cast<unsigned>(std::min<size_t>(threads, count));
   if (threads <= 1) {
     for (size_t i = 0; i < count; ++i) {

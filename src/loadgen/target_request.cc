@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "client/backend.h"
+#include "core/cpus.h"
 #include "core/parse.h"
 #include "loadgen/worker_pool.h"
 
@@ -55,7 +56,7 @@ Result<BenchOptions> ResolveTarget(const TargetRequest& f, const std::string& mo
   }
   BenchOptions o;
   if (f.workers == "auto") {
-    o.workers = AutoWorkers();
+    o.workers = static_cast<int>(UsableCpus());  // the CPUs this process may run on
   } else {
     int n = 0;
     auto [end, ec] = std::from_chars(f.workers.data(), f.workers.data() + f.workers.size(), n);

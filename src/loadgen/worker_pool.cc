@@ -1,10 +1,8 @@
 #include "loadgen/worker_pool.h"
 
-#include "loadgen/http_target.h"
-
-#include <sched.h>
-
 #include <algorithm>
+
+#include "loadgen/http_target.h"
 
 namespace frontier::loadgen {
 
@@ -22,12 +20,6 @@ struct WorkerPool::Worker {
   bool stop = false;
   bool aborted = false;  // the abort was carried out
 };
-
-int AutoWorkers() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(const client::ClientOptions& options, int workers) {
   if (workers < 1) return InvalidArgument("--workers must be at least 1 (or auto), got " + std::to_string(workers));

@@ -72,7 +72,4 @@ class WorkerPool final : public Target {
   std::string served_model_;
 };
 
-// The number of workers `--workers auto` means: the CPUs this process may run on.
-int AutoWorkers();
-
 }  // namespace frontier::loadgen

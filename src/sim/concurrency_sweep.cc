@@ -6,7 +6,6 @@
 #include "analysis/frontier.h"
 #include "core/ordered_pool.h"
 #include "loadgen/point.h"
-#include "sim/sim_target.h"
 
 namespace frontier::sim {
 
@@ -95,16 +94,13 @@ struct PointRunner {
     if (!sessions)
       used = {requests.data(), std::min(requests.size(), static_cast<size_t>(n + std::max<int64_t>(load.warmup, 0)))};
     loadgen::PointOptions o = options.point;
-    o.run = VirtualRunOptions(options.sim.observer != nullptr);
     if (!o.result_json.empty()) o.result_json = SweepPointPath(o.result_json, c);
     if (!o.requests_jsonl.empty()) o.requests_jsonl = SweepPointPath(o.requests_jsonl, c);
-    SimTarget target(point_config, options.sim);
-    Result<loadgen::PointOutcome> out = loadgen::RunPoint(target, used, l, o, options.sim.observer, &target.stop());
+    Result<loadgen::PointOutcome> out = SimulatePoint(point_config, options.sim, used, l, std::move(o), &p.stats);
     if (!out.ok()) {
       slot.status = out.status();
       return;
     }
-    p.stats = target.stats();
     p.summary = out->summary;
     slot.run.outcome = std::move(*out);
   }

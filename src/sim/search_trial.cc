@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/sim_target.h"
 
 namespace frontier::sim {
 
@@ -21,12 +20,9 @@ Result<loadgen::PointOutcome> SimTrialRunner::Run(const workload::LoadOptions& l
                                                   const loadgen::PointOptions& point, loadgen::Observer* observer,
                                                   const std::atomic<bool>* stop) {
   SimulateOptions o = options_;
+  o.observer = observer;
   o.stop = stop;
-  SimTarget target(config_, o);
-  loadgen::PointOptions p = point;
-  p.run = VirtualRunOptions(observer != nullptr);
-  if (p.model.empty()) p.model = config_.model.name;
-  return loadgen::RunPoint(target, lengths_, load, p, observer, &target.stop());
+  return SimulatePoint(config_, o, lengths_, load, point);
 }
 
 }  // namespace frontier::sim

@@ -1,6 +1,5 @@
 #include "sim/simulate.h"
 
-#include "loadgen/point.h"
 #include "loadgen/runner.h"
 #include "sim/sim_target.h"
 
@@ -27,6 +26,18 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
   loadgen::StampProvenance(provenance, config.model.name, &run);
   if (stats != nullptr) *stats = target.stats();
   return run;
+}
+
+Result<loadgen::PointOutcome> SimulatePoint(const SimConfig& config, const SimulateOptions& options,
+                                            std::span<const workload::RequestSpec> requests,
+                                            const workload::LoadOptions& load, loadgen::PointOptions point,
+                                            SimulationStats* stats) {
+  SimTarget target(config, options);
+  point.run = VirtualRunOptions(options.observer != nullptr);
+  Result<loadgen::PointOutcome> out =
+      loadgen::RunPoint(target, requests, load, point, options.observer, &target.stop());
+  if (stats != nullptr) *stats = target.stats();
+  return out;
 }
 
 }  // namespace frontier::sim

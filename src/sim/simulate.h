@@ -6,9 +6,11 @@
 // server (workload/load.h, loadgen/runner.h), and the same per-request
 // records (source "simulated"), so metrics::Summarize() gives the same
 // metrics. It is the one-call form for the simulator's own uses
-// (calibration, validation, tests); commands run points through
-// loadgen::RunPoint with a SimTarget (point.h). Its options, and what it
-// reports about the engine, are in simulate_options.h.
+// (calibration, validation, tests), without a summary or files.
+// SimulatePoint() is the form every command's simulated point takes
+// (simulate, its --concurrency levels, a plan's points, a search's trials):
+// loadgen::RunPoint (point.h) on a SimTarget of its own. Their options, and
+// what they report about the engine, are in simulate_options.h.
 //
 // Thread safety: pure function of its arguments.
 #pragma once
@@ -17,6 +19,7 @@
 
 #include "core/run_result.h"
 #include "core/status.h"
+#include "loadgen/point.h"
 #include "sim/engine/config.h"
 #include "sim/simulate_options.h"
 #include "workload/load.h"
@@ -35,5 +38,15 @@ Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::Re
 // The same with SimulateOptions{} (the default client round trip).
 Result<RunResult> Simulate(const SimConfig& config, std::span<const workload::RequestSpec> requests,
                            const workload::LoadOptions& load, SimulationStats* stats = nullptr);
+
+// One point on a SimTarget of its own (config, options), run through
+// loadgen::RunPoint: summary, verdict and files as `point` asks, in virtual
+// time (point.run is replaced by VirtualRunOptions), watched by
+// options.observer and stopped by options.stop. `stats`, when given,
+// receives the engine's counters, also when the run fails.
+Result<loadgen::PointOutcome> SimulatePoint(const SimConfig& config, const SimulateOptions& options,
+                                            std::span<const workload::RequestSpec> requests,
+                                            const workload::LoadOptions& load, loadgen::PointOptions point,
+                                            SimulationStats* stats = nullptr);
 
 }  // namespace frontier::sim

@@ -14,7 +14,6 @@
 #include "loadgen/workload_request.h"
 #include "sim/engine/data_dir.h"
 #include "sim/engine/model.h"
-#include "sim/sim_target.h"
 #include "sim/spec_fields.h"
 #include "workload/dataset.h"
 #include "workload/dataset_label.h"
@@ -55,11 +54,13 @@ Result<std::vector<int64_t>> ResolveLevels(const SimulateRequest& r, loadgen::Re
   const int64_t most = SweepPrompts(w->load.num_prompts, largest);
   // The bounds of one point's requests and prompts hold for the largest
   // point: checked here, since the flags' checks saw --num-prompts alone.
-  if (most + w->load.warmup > kMaxRunRequests)
-    return InvalidArgument("--concurrency " + std::to_string(largest) + ": its point sends at least 4 x " +
-                           std::to_string(largest) + " requests (" + std::to_string(most + w->load.warmup) +
+  if (most + w->load.warmup > kMaxRunRequests) {
+    const std::string unit = w->sessions ? " sessions (" : " requests (";
+    return InvalidArgument("--concurrency " + std::to_string(largest) + ": its point runs at least 4 x " +
+                           std::to_string(largest) + unit + std::to_string(most + w->load.warmup) +
                            " with --warmup), at most " + std::to_string(kMaxRunRequests) +
                            " per point; lower the largest concurrency");
+  }
   if (w->dataset.kind != workload::DatasetKind::kTrace) {
     w->dataset.num_prompts = std::max<int64_t>(w->dataset.num_prompts, most + w->load.warmup);
     if (Status st = workload::CheckPromptMemory(w->dataset); !st.ok())
@@ -228,7 +229,6 @@ Status ResolveSimulatedWorkload(loadgen::ResolvedWorkload w, Simulation* s) {
 void SharePointOptions(std::map<std::string, std::string> requested, const std::string& command_line,
                        Simulation* s) {
   loadgen::PointOptions& o = s->point;
-  o.run = VirtualRunOptions(/*observed=*/false);
   o.summary = s->w.summary;
   o.result_json = s->w.result_json;
   o.requests_jsonl = s->w.requests_jsonl;
@@ -244,13 +244,12 @@ void SharePointOptions(std::map<std::string, std::string> requested, const std::
 
 Result<OnePoint> SimulateOnePoint(Simulation& s, const PointCallbacks& callbacks) {
   if (s.rules) s.point.rules = *s.rules;
-  SimTarget target(s.config, s.options);
-  Result<loadgen::PointOutcome> out =
-      loadgen::RunPoint(target, s.prepared.specs, s.w.load, s.point, nullptr, &target.stop());
+  SimulationStats stats;
+  Result<loadgen::PointOutcome> out = SimulatePoint(s.config, s.options, s.prepared.specs, s.w.load, s.point, &stats);
   if (!out.ok()) return callbacks.broken ? callbacks.broken(out.status()) : out.status();
   if (callbacks.record)
     FRONTIER_RETURN_IF_ERROR(callbacks.record(workload::DatasetLabel(s.w.dataset), s.w.load, *out, s.rules));
-  return OnePoint{std::move(*out), target.stats()};
+  return OnePoint{std::move(*out), stats};
 }
 
 Result<std::vector<SweepPoint>> SimulateSweep(Simulation& s, const PointCallbacks& callbacks,

@@ -8,15 +8,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 
+#include "core/cpus.h"
 #include "core/host_name.h"
 #include "loadgen/benchmark.h"
 #include "serve/profile.h"
 #include "serve/server.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/engine/config.h"
-#include "sim/sim_target.h"
 #include "sim/simulate.h"
 #include "sweep/process.h"
 #include "workload/dataset.h"
@@ -48,7 +47,7 @@ class SimSession final : public Session {
   }
 
   // Each point has a SimTarget of its own and reads only what the session holds.
-  unsigned Parallelism() const override { return std::max(1u, std::thread::hardware_concurrency()); }
+  unsigned Parallelism() const override { return UsableCpus(); }
 
  private:
   Result<loadgen::PointOutcome> Run(const PointSpec& point, const workload::LoadOptions& load,
@@ -63,14 +62,13 @@ class SimSession final : public Session {
     // The target says it is simulated and adds the deployment's settings (Describe).
     // A search's trial is watched as it goes (over-saturation) and stopped on request, in virtual time.
     sim::SimulateOptions so;
+    so.observer = observer;
     so.stop = stop;
     so.band = band_;
-    sim::SimTarget target(config, so);
     loadgen::PointOptions o = options;
-    o.run = sim::VirtualRunOptions(/*observed=*/observer != nullptr);
     o.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
     if (requests.sessions) o.sessions = &*requests.sessions;
-    return loadgen::RunPoint(target, requests.specs, load, o, observer, &target.stop());
+    return sim::SimulatePoint(config, so, requests.specs, load, std::move(o));
   }
 
   const Plan& plan_;

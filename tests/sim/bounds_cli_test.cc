@@ -119,7 +119,11 @@ TEST(SimulateBoundsCli, FlagsOutsideTheirRangeAreNamedWithTheRange) {
       // A sweep's largest point sends 4 x its concurrency: these drew 10 and 40 million prompts of 1,024 tokens
       // (out of memory, or minutes of --as-plan) before they were checked against a point's bounds.
       {sim + "--concurrency 1,2500001",
-       "frontier simulate: --concurrency 2500001: its point sends at least 4 x 2500001 requests (10000004 with "
+       "frontier simulate: --concurrency 2500001: its point runs at least 4 x 2500001 requests (10000004 with "
+       "--warmup), at most 10000000 per point; lower the largest concurrency\n"},
+      // A session workload's concurrency counts open sessions.
+      {sim + "--dataset multi-turn --concurrency 2500001",
+       "frontier simulate: --concurrency 2500001: its point runs at least 4 x 2500001 sessions (10000004 with "
        "--warmup), at most 10000000 per point; lower the largest concurrency\n"},
       {sim + "--concurrency 1000000 --as-plan",
        "frontier simulate: --concurrency 1000000: the prompts would hold 4096000000 tokens ((--num-prompts + "

@@ -11,13 +11,15 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpus.h"
+
 namespace frontier::sim::internal {
 
 // Runs every task on `threads` threads (0: one per core); each task writes
 // only its own output, so the results do not depend on the order or the
 // threads.
 inline void RunAll(std::vector<std::function<void()>>& tasks, int threads) {
-  unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+  unsigned n = threads > 0 ? static_cast<unsigned>(threads) : UsableCpus();
   n = std::clamp<unsigned>(n, 1, static_cast<unsigned>(std::max<size_t>(1, tasks.size())));
   std::atomic<size_t> next{0};
   auto work = [&] {
