@@ -8,6 +8,7 @@
 #include "core/ascii.h"
 #include "core/redact.h"
 #include "dashboard/views.h"
+#include "report/hardware_facts.h"
 
 namespace frontier::dashboard {
 
@@ -124,12 +125,15 @@ Result<json> Api::Runs(const Query& q) {
   FRONTIER_ASSIGN_OR_RETURN(auto status, q.OneOf("status", {"ok", "broken"}, ""));
   FRONTIER_ASSIGN_OR_RETURN(auto selected, q.Ids("run"));
   const std::string search = AsciiLower(q.Text("q"));
+  // Any name of a GPU filters by its catalog name (h100 finds the runs stored as h100-sxm).
+  std::vector<std::string> hardware = q.List("hardware");
+  for (std::string& h : hardware) h = report::HardwareKey(h);
 
   std::vector<const RunRow*> rows;
   std::map<std::string, std::set<std::string>> facets;
   for (const RunRow& r : data_.runs()) {
     facets["model"].insert(r.Config("model"));
-    facets["hardware"].insert(r.Config("hardware"));
+    facets["hardware"].insert(r.hardware);
     facets["precision"].insert(r.Config("precision"));
     facets["stack"].insert(r.Stack());
     facets["version"].insert(r.StackVersion());
@@ -137,7 +141,7 @@ Result<json> Api::Runs(const Query& q) {
     for (const auto& w : r.workloads) facets["workload"].insert(w);
     const std::string day = r.run.created_utc.substr(0, 10);
     if (!Matches(q.List("model"), r.Config("model")) ||
-        !Matches(q.List("hardware"), r.Config("hardware")) ||
+        !Matches(hardware, r.hardware) ||
         !Matches(q.List("precision"), r.Config("precision")) ||
         !Matches(q.List("stack"), r.Stack()) || !Matches(q.List("version"), r.StackVersion()) ||
         (!sources.empty() && store::SourceName(r.run.source) != sources) ||
@@ -155,7 +159,7 @@ Result<json> Api::Runs(const Query& q) {
       continue;
     }
     if (!search.empty()) {
-      std::string text = r.run.Label() + " " + r.Config("model") + " " + r.Config("hardware") + " " +
+      std::string text = r.run.Label() + " " + r.Config("model") + " " + r.hardware + " " +
                          r.Config("precision") + " " + r.Stack() + " " + store::SourceName(r.run.source);
       for (const auto& w : r.workloads) text += " " + w;
       if (!Contains(text, search)) continue;
@@ -167,7 +171,7 @@ Result<json> Api::Runs(const Query& q) {
     if (s == "date") return {0.0, r->run.created_utc + "#" + std::to_string(1000000000 + r->run.id)};
     if (s == "name") return {0.0, AsciiLower(r->run.Label())};
     if (s == "model") return {0.0, AsciiLower(r->Config("model"))};
-    if (s == "hardware") return {0.0, AsciiLower(r->Config("hardware"))};
+    if (s == "hardware") return {0.0, r->hardware};
     if (s == "points") return {static_cast<double>(r->points), ""};
     if (s == "peak") return {r->peak_total_tput_per_gpu, ""};
     return {r->peak_interactivity, ""};

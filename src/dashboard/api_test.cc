@@ -46,6 +46,8 @@ TEST_F(ApiTest, MetaNamesTheDatabaseWithoutItsPassword) {
 
 TEST_F(ApiTest, RunsFilterSearchAndSort) {
   EXPECT_EQ(Get("/api/runs", "hardware=H200")["total"], 1);
+  // Any of a GPU's catalog names finds it (data/hardware/h200.json: alias h200-sxm).
+  EXPECT_EQ(Get("/api/runs", "hardware=h200-sxm")["total"], 1);
   EXPECT_EQ(Get("/api/runs", "stack=sglang&version=0.4")["runs"][0]["id"], 2);
   EXPECT_EQ(Get("/api/runs", "source=imported")["total"], 1);
   EXPECT_EQ(Get("/api/runs", "source=measured")["total"], 2);

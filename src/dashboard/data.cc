@@ -6,6 +6,7 @@
 
 #include "core/ascii.h"
 #include "report/compare.h"
+#include "report/hardware_facts.h"
 
 namespace frontier::dashboard {
 namespace {
@@ -56,6 +57,7 @@ Status DashboardData::Refresh() {
     RunRow row;
     if (auto it = run_index_.find(r.id); it != run_index_.end()) row = std::move(runs_[it->second]);
     row.run = std::move(r);
+    row.hardware = report::HardwareKey(row.Config("hardware"));
     auto planned = row.run.provenance.find("planned_points");
     row.planned_points = planned == row.run.provenance.end() ? -1 : std::atoll(planned->second.c_str());
     index[row.run.id] = rows.size();
@@ -123,8 +125,7 @@ Result<report::Report> DashboardData::BuildReport(const std::vector<int64_t>& ru
       return NotFound("run " + std::to_string(id) +
                       " is not in the database; the Runs page lists the runs");
     }
-    const std::string hw = AsciiLower(row->Config("hardware"));
-    if (auto f = Facts(hw)) o.hardware[hw] = *f;
+    if (auto f = Facts(row->hardware)) o.hardware[row->hardware] = *f;
   }
   return report::BuildReport(store_, o);
 }

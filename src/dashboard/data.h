@@ -46,6 +46,7 @@ struct RunRow {
   double peak_output_tput_per_gpu = 0;
   double peak_interactivity = 0;
   int64_t planned_points = -1;          // from the sweep's provenance; -1 when unknown
+  std::string hardware;                 // the catalog's name of config["hardware"] (report::HardwareKey)
 
   // The run's configuration value, or "" (model, hardware, precision, engine, ...).
   std::string Config(const std::string& key) const;

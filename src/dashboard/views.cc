@@ -58,7 +58,7 @@ json RunJson(const RunRow& r) {
           {"status", r.run.status.ToString()},
           {"created_utc", r.run.created_utc},
           {"model", r.Config("model")},
-          {"hardware", r.Config("hardware")},
+          {"hardware", r.hardware},
           {"gpus", r.Config("gpus")},
           {"precision", r.Config("precision")},
           {"stack", r.Stack()},

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include "core/ascii.h"
@@ -11,8 +12,21 @@
 
 namespace frontier::report {
 
+std::string HardwareKey(const std::string& hardware) {
+  const std::string lower = AsciiLower(hardware);
+  if (lower.empty()) return lower;
+  // Reports and the dashboard ask once per run: the catalog is read once per name.
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(lower); it != known.end()) return it->second;
+  Result<sim::Hardware> h = sim::LoadHardware(lower);
+  return known[lower] = h.ok() ? AsciiLower(h->name) : lower;
+}
+
 Result<std::map<std::string, double>> ParsePriceOverrides(const std::vector<std::string>& prices) {
   std::map<std::string, double> out;
+  std::map<std::string, std::string> given;  // key -> the flag's text that priced it
   for (const auto& p : prices) {
     const size_t eq = p.find('=');
     const Result<double> usd = ParseNumber("--price", eq == std::string::npos ? "" : p.substr(eq + 1), 0, 1e4);
@@ -20,14 +34,19 @@ Result<std::map<std::string, double>> ParsePriceOverrides(const std::vector<std:
     if (eq == 0 || !(v > 0)) {
       return InvalidArgument("--price: expected HW=USD with USD in (0, 10000] (e.g. h200=3.5), got '" + p + "'");
     }
-    out[AsciiLower(p.substr(0, eq))] = v;
+    const std::string key = HardwareKey(p.substr(0, eq));
+    if (auto seen = given.find(key); seen != given.end() && out[key] != v)
+      return InvalidArgument("--price " + seen->second + " and --price " + p + " price one GPU (" + key +
+                             ") twice; give one");
+    out[key] = v;
+    given[key] = p;
   }
   return out;
 }
 
 std::optional<HardwareFacts> LookupHardwareFacts(const std::string& hardware, const std::string& tier,
                                                  const std::map<std::string, double>& overrides) {
-  const std::string hw = AsciiLower(hardware);
+  const std::string hw = HardwareKey(hardware);
   if (hw.empty()) return std::nullopt;
   HardwareFacts f;
   if (auto h = sim::LoadHardware(hw); h.ok()) {
@@ -53,7 +72,7 @@ std::map<std::string, HardwareFacts> HardwareFactsOfRuns(const std::vector<store
   std::set<std::string> hardware;
   for (const auto& r : runs)
     if (r.config.count("hardware") && !r.config.at("hardware").empty())
-      hardware.insert(AsciiLower(r.config.at("hardware")));
+      hardware.insert(HardwareKey(r.config.at("hardware")));
   for (const auto& hw : hardware) {
     if (auto f = LookupHardwareFacts(hw, tier, overrides)) out[hw] = *f;
   }

@@ -16,17 +16,24 @@
 
 namespace frontier::report {
 
-// "HW=USD" overrides (--price) by lower-case hardware name. InvalidArgument
-// naming the bad value.
+// The name a hardware is priced, filtered and reported under: the catalog's
+// name when `hardware` is that name or one of its aliases, in any case
+// ("H100" -> "h100-sxm", "h200-sxm" -> "h200"), else `hardware` in lower
+// case (a GPU the catalog lacks keeps its own name). `simulate --hardware
+// h100` stores h100-sxm while a plan stores what it says; both read as one.
+std::string HardwareKey(const std::string& hardware);
+
+// "HW=USD" overrides (--price) by HardwareKey. InvalidArgument naming the
+// bad value, or the two flags that price one GPU under two of its names.
 Result<std::map<std::string, double>> ParsePriceOverrides(const std::vector<std::string>& prices);
 
 // The catalog's TDP and `tier` price (neocloud, hyperscaler, three_year) for
-// `hardware` (any case), with an override taking the price's place; nullopt
+// `hardware` (any of its names, HardwareKey), with an override taking the price's place; nullopt
 // when neither price nor power is known.
 std::optional<HardwareFacts> LookupHardwareFacts(const std::string& hardware, const std::string& tier,
                                                  const std::map<std::string, double>& overrides);
 
-// The facts of every hardware the runs name (by lower-case name), and of
+// The facts of every hardware the runs name (by HardwareKey), and of
 // every overridden one (its price alone when the catalog lacks it).
 std::map<std::string, HardwareFacts> HardwareFactsOfRuns(const std::vector<store::RunInfo>& runs,
                                                          const std::string& tier,

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "core/parse.h"
 #include "metrics/summary.h"
+#include "report/hardware_facts.h"
 #include "report/table.h"
 
 namespace frontier::report {
@@ -148,7 +149,7 @@ SeriesReport BuildSeries(const store::RunInfo& run, const std::string& w, const 
   s.workload = w;
   s.name = name;
   auto hw = run.config.find("hardware");
-  s.hardware = hw != run.config.end() ? AsciiLower(hw->second) : "";
+  s.hardware = hw != run.config.end() ? HardwareKey(hw->second) : "";
   if (auto f = options.hardware.find(s.hardware); f != options.hardware.end()) s.facts = f->second;
   s.search = SearchLine(run.search_json);
   std::map<std::string, std::vector<store::PointRecord>> groups;

@@ -35,7 +35,7 @@ struct HardwareFacts {
 
 struct ReportOptions {
   std::vector<int64_t> run_ids;                 // empty: every run in the store
-  std::map<std::string, HardwareFacts> hardware;  // by hardware name (lower case)
+  std::map<std::string, HardwareFacts> hardware;  // by hardware name (HardwareKey, hardware_facts.h)
   std::vector<double> targets;                  // iso-interactivity targets; empty: defaults
 };
 

@@ -545,5 +545,44 @@ TEST(HardwareFacts, PriceOverridesAreByLowerCaseNameAndABadOneIsNamed) {
   EXPECT_EQ(facts.at("xyz-gpu").price_source, "--price");
   EXPECT_EQ(RunTdpW(run), 0.0);
 }
+
+TEST(HardwareFacts, EveryNameOfAGpuIsPricedAndReportedAsOne) {
+  // data/hardware/h100-sxm.json: name h100-sxm, alias h100, TDP 700 W; h200.json: name h200, alias h200-sxm.
+  EXPECT_EQ(HardwareKey("H100"), "h100-sxm");
+  EXPECT_EQ(HardwareKey("h100-sxm"), "h100-sxm");
+  EXPECT_EQ(HardwareKey("h200-SXM"), "h200");
+  EXPECT_EQ(HardwareKey("XYZ-GPU"), "xyz-gpu");
+  EXPECT_EQ(HardwareKey(""), "");
+  auto prices = ParsePriceOverrides({"h100=9.99"});
+  ASSERT_TRUE(prices.ok());
+  EXPECT_EQ(*prices, (std::map<std::string, double>{{"h100-sxm", 9.99}}));
+  // `simulate --hardware h100` stores h100-sxm, a plan saying `hardware: h100` stores h100: one GPU, one price.
+  // (--price h100 used to price only the second, and the first kept the catalog's price.)
+  testing_util::ScratchDir tmp("report");
+  auto s = FreshStore(tmp, "names");
+  AddRun(*s, "by command", "h100-sxm", 1.0, {1, 8}, 1);
+  AddRun(*s, "by plan", "h100", 1.0, {1, 8}, 1);
+  auto runs = s->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ReportOptions o;
+  o.hardware = HardwareFactsOfRuns(*runs, "neocloud", *prices);
+  ASSERT_EQ(o.hardware.size(), 1u);
+  EXPECT_EQ(o.hardware.at("h100-sxm").price_per_gpu_hour, 9.99);
+  EXPECT_EQ(o.hardware.at("h100-sxm").price_source, "--price");
+  EXPECT_EQ(o.hardware.at("h100-sxm").tdp_w, 700);
+  EXPECT_EQ(RunTdpW((*runs)[1]), 700);
+  auto r = BuildReport(*s, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 2u);
+  for (const auto& series : r->series) {
+    EXPECT_EQ(series.hardware, "h100-sxm") << series.name;
+    ASSERT_TRUE(series.facts.has_value()) << series.name;
+    EXPECT_EQ(series.facts->price_per_gpu_hour, 9.99) << series.name;
+  }
+  // Two prices for one GPU under two names are refused; the same price twice is not.
+  EXPECT_EQ(ParsePriceOverrides({"h100=2", "H100-SXM=3"}).status().message(),
+            "--price h100=2 and --price H100-SXM=3 price one GPU (h100-sxm) twice; give one");
+  EXPECT_TRUE(ParsePriceOverrides({"h100=2", "h100-sxm=2"}).ok());
+}
 }  // namespace
 }  // namespace frontier::report
