@@ -19,6 +19,7 @@
 #include "sim/engine/spec_table.h"
 #include "sweep/plan.h"
 #include "sweep/system_run.h"
+#include "workload/dataset_label.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
@@ -92,13 +93,15 @@ std::string SimBlock(const sim::SimSpec& spec, const FlagGiven& given) {
   return Flow(items);
 }
 
-// The workload entry: the workload fields whose flags were given and that
-// its dataset reads (another dataset's flag changes nothing in simulate
-// either), a file's path made absolute (a plan's paths are relative to its
-// own folder).
+// The workload entry, named as the command stores its points
+// (workload::DatasetLabel: "1024/128" for random prompts, else the dataset's
+// kind), so the plan's points have the command's keys: the workload fields
+// whose flags were given and that its dataset reads (another dataset's flag
+// changes nothing in simulate either), a file's path made absolute (a plan's
+// paths are relative to its own folder).
 std::string WorkloadEntry(const loadgen::ResolvedWorkload& rw, const loadgen::WorkloadRequest& w) {
   const workload::DatasetKind kind = rw.dataset.kind;
-  std::vector<std::pair<std::string, std::string>> items = {{"name", Scalar(workload::DatasetKindName(kind))}};
+  std::vector<std::pair<std::string, std::string>> items = {{"name", Scalar(workload::DatasetLabel(rw.dataset))}};
   for (const workload::OptionName& n : workload::OptionNames()) {
     const std::string flag = n.flag;
     if (!n.spec || !w.given.contains(flag.substr(2)) || !workload::SpecFieldApplies(n.field, kind)) continue;

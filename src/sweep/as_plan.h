@@ -12,7 +12,7 @@
 //       gpus: 8                                      # the resolved deployment's
 //       sim: {model: llama-3.1-8b, tp: 1}            # the SimSpec flags given, under their plan keys
 //   workloads:
-//     - {name: random, input_len: 128, output_len: 64, range_ratio: 0}   # the workload flags given
+//     - {name: 128/64, input_len: 128, output_len: 64, range_ratio: 0}   # named as simulate stores it; the flags given
 //   load:
 //     concurrency: [1, 4]                            # --concurrency, else the point's cap or rate
 //     num_prompts: 16                                # the resolved count

@@ -54,7 +54,7 @@ TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
                                            "    backend: openai\n"
                                            "    gpus: 1\n"
                                            "workloads:\n"
-                                           "  - {name: random, input_len: 32, output_len: 16}\n"
+                                           "  - {name: 32/16, input_len: 32, output_len: 16}\n"
                                            "load:\n"
                                            "  concurrency: [2]\n"
                                            "  num_prompts: 12\n"),
@@ -73,6 +73,9 @@ TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
   ASSERT_EQ(swept[0].second.size(), 1u);
   const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
   EXPECT_EQ(swept[0].first.system, benched[0].first.system);  // the same system name
+  EXPECT_EQ(s.key, "32/16|concurrency=2|rep=0");  // the same point under the same key
+  EXPECT_EQ(s.key, b.key);
+  EXPECT_EQ(s.workload, b.workload);
   EXPECT_EQ(s.load_kind, b.load_kind);
   EXPECT_EQ(s.load_value, 2);
   EXPECT_EQ(b.metrics.completed, 12);
@@ -102,6 +105,7 @@ TEST(BenchAsPlan, SecretsAreLeftOutAndFlagsWithoutPlanFormRefused) {
 TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
   testing_util::ScratchDir tmp("search_as_plan");
   const std::string plan = tmp.Path("plan.yaml"), db = tmp.Path("sweep.db"), result = tmp.Path("r.json");
+  const std::string search_db = tmp.Path("search.db");
   const std::string flags =
       "search --model llama-3.1-8b --hardware h100-sxm --input-len 256 --output-len 64 --num-prompts 200 "
       "--slo ttft_p99:450 tpot_p99:40 --min-interactivity 25 --max-trials 8";
@@ -115,12 +119,12 @@ TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
             "    gpus: 1\n"
             "    sim: {model: llama-3.1-8b}\n"
             "workloads:\n"
-            "  - {name: random, input_len: 256, output_len: 64}\n"
+            "  - {name: 256/64, input_len: 256, output_len: 64}\n"
             "load:\n"
             "  num_prompts: 200\n"
             "scenario: {slo: [\"ttft_p99:450\", \"tpot_p99:40\"], min_interactivity: 25}\n"
             "search: {max_trials: 8}\n");
-  std::tie(rc, out) = Binary(flags + " --result-json " + result);
+  std::tie(rc, out) = Binary(flags + " --result-json " + result + " --db " + search_db);
   ASSERT_EQ(rc, 0) << out;
   const json searched = json::parse(testing_util::Slurp(result));
   std::tie(rc, out) = Binary("sweep " + plan + " --db " + db);
@@ -135,6 +139,12 @@ TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
   EXPECT_EQ(found["trial_count"], searched["trial_count"]);
   EXPECT_EQ(found["stop_reason"], searched["stop_reason"]);
   EXPECT_EQ(swept[0].second.size(), searched["trials"].size());
+  // Each trial under the key the search stores it by.
+  const auto stored = Stored(search_db);
+  ASSERT_EQ(stored.size(), 1u);
+  ASSERT_EQ(stored[0].second.size(), swept[0].second.size());
+  for (size_t i = 0; i < swept[0].second.size(); ++i) EXPECT_EQ(swept[0].second[i].key, stored[0].second[i].key);
+  EXPECT_EQ(swept[0].second[0].key.rfind("256/64|concurrency=", 0), 0u) << swept[0].second[0].key;
 
   std::tie(rc, out) = Binary(flags + " --client-rtt-us 100 --as-plan");
   EXPECT_EQ(rc, 2);

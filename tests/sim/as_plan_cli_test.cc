@@ -45,7 +45,7 @@ TEST(SimulateAsPlan, TheSweepOfThePrintedPlanStoresSimulatesFigures) {
             "    gpus: 8\n"
             "    sim: {model: llama-3.1-8b, tp: 1}\n"
             "workloads:\n"
-            "  - {name: random, input_len: 128, output_len: 64, range_ratio: 0}\n"
+            "  - {name: 128/64, input_len: 128, output_len: 64, range_ratio: 0}\n"
             "load:\n"
             "  concurrency: [1, 4]\n"
             "  num_prompts: 24\n");
@@ -60,6 +60,10 @@ TEST(SimulateAsPlan, TheSweepOfThePrintedPlanStoresSimulatesFigures) {
   ASSERT_EQ(swept.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(swept[i].key);
+    // The same point under the same key: the plan names its workload as simulate stores it.
+    EXPECT_EQ(swept[i].key, simulated[i].key);
+    EXPECT_EQ(swept[i].workload, "128/64");
+    EXPECT_EQ(swept[i].workload, simulated[i].workload);
     EXPECT_EQ(swept[i].load_kind, simulated[i].load_kind);
     EXPECT_EQ(swept[i].load_value, simulated[i].load_value);
     EXPECT_EQ(swept[i].metrics.completed, simulated[i].metrics.completed);
