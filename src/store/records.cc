@@ -1,6 +1,7 @@
 #include "store/records.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -45,9 +46,22 @@ void SetP99(metrics::Distribution& d, double value) {
   d.percentiles.emplace_back(99, value);
 }
 
+namespace {
+
+// %g's six digits where they keep the value (every key stored so far), else
+// the fewest digits that do.
+std::string KeyNumber(double v) {
+  for (int digits = 6; digits < 17; ++digits) {
+    std::string text = FormatSignificant(v, digits);
+    if (std::strtod(text.c_str(), nullptr) == v) return text;
+  }
+  return FormatSignificant(v, 17);
+}
+
+}  // namespace
+
 std::string PointKey(const std::string& workload, LoadKind load_kind, double load_value, int repetition) {
-  return workload + "|" + LoadKindName(load_kind) + "=" + FormatSignificant(load_value) +
-         "|rep=" + std::to_string(repetition);
+  return workload + "|" + LoadKindName(load_kind) + "=" + KeyNumber(load_value) + "|rep=" + std::to_string(repetition);
 }
 
 void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p) {

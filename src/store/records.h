@@ -161,6 +161,10 @@ struct TrialView {
 Result<TrialView> ParseTrial(const std::string& trial_json);
 
 // The identity of a point within its run, e.g. "1k1k|concurrency=16|rep=0".
+// The load is written as printf's %g (6 significant digits), as keys have
+// always been, or with as many more digits as it takes to read back as
+// exactly `load_value` ("concurrency=2500001", not the 2.5e+06 that
+// 2500002 would share), so two loads never share a key.
 std::string PointKey(const std::string& workload, LoadKind load_kind, double load_value, int repetition);
 
 // Sets p's load_kind and load_value from a point's load: kConcurrency and the

@@ -238,5 +238,19 @@ TEST(Columns, SetThenGetIsTheValue) {
   for (int i = 0; i < kNumDoubleColumns; ++i) EXPECT_EQ(kDoubleColumns[i].Get(zeros), 0) << kDoubleColumns[i].name;
 }
 
+TEST(PointKey, KeepsPrintfsSixDigitsAndNeverLetsTwoLoadsShareAKey) {
+  // The keys stored so far (%g): a database written before keeps its keys for --resume and compare.
+  EXPECT_EQ(PointKey("1k1k", LoadKind::kConcurrency, 16, 2), "1k1k|concurrency=16|rep=2");
+  EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 0.5, 0), "w|request_rate=0.5|rep=0");
+  EXPECT_EQ(PointKey("w", LoadKind::kConcurrency, 1000000, 0), "w|concurrency=1e+06|rep=0");
+  EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 123456, 0), "w|request_rate=123456|rep=0");
+  // Six digits would have written 2.5e+06 for both concurrencies, and 1.23457 for both rates: a plan's
+  // second point was then "already stored" on --resume.
+  EXPECT_EQ(PointKey("w", LoadKind::kConcurrency, 2500001, 0), "w|concurrency=2500001|rep=0");
+  EXPECT_EQ(PointKey("w", LoadKind::kConcurrency, 2500002, 0), "w|concurrency=2500002|rep=0");
+  EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 1.2345671, 0), "w|request_rate=1.2345671|rep=0");
+  EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 0.1, 0), "w|request_rate=0.1|rep=0");
+}
+
 }  // namespace
 }  // namespace frontier::store

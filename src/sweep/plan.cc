@@ -298,11 +298,9 @@ Status CheckPlanSize(const Checker& c, YAML::Node& root, const Plan& plan) {
   // Prompts of random workloads are held in memory as token ids.
   const double biggest =
       plan.search ? 0 : *std::max_element(plan.load.values.begin(), plan.load.values.end());
-  const double requests =
-      (plan.search ? static_cast<double>(plan.load.num_prompts.value_or(kDefaultSearchPrompts))
-       : plan.load.num_prompts ? static_cast<double>(*plan.load.num_prompts)
-                               : static_cast<double>(plan.load.prompts_per_concurrency) * biggest) +
-      static_cast<double>(plan.load.warmup);
+  const double requests = (plan.search ? static_cast<double>(plan.load.num_prompts.value_or(kDefaultSearchPrompts))
+                                        : PointPrompts(plan.load, biggest)) +
+                          static_cast<double>(plan.load.warmup);
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
     const WorkloadSpec& w = plan.workloads[i];
     if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
@@ -447,14 +445,7 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
           p.workload = w;
           p.load_value = v;
           p.repetition = rep;
-          p.num_prompts = plan.load.num_prompts
-                              ? *plan.load.num_prompts
-                              : plan.load.prompts_per_concurrency * static_cast<int64_t>(v);
-          // A closed loop of c streams needs several rounds of c requests to
-          // reach its steady state: at least 4 x c (else points at high
-          // concurrency measure the same few requests).
-          if (plan.load.kind == store::LoadKind::kConcurrency)
-            p.num_prompts = std::max<int64_t>(p.num_prompts, 4 * static_cast<int64_t>(std::ceil(v)));
+          p.num_prompts = static_cast<int64_t>(PointPrompts(plan.load, v));  // within the bound (ParseLoad)
           // Repetitions draw different prompts (so they sample the workload's
           // spread); every load point of a repetition uses the same stream.
           p.seed = plan.workloads[w].seed + static_cast<uint64_t>(rep);
@@ -465,6 +456,13 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
     }
   }
   return out;
+}
+
+double PointPrompts(const LoadSpec& load, double value) {
+  double n = load.num_prompts ? static_cast<double>(*load.num_prompts)
+                              : static_cast<double>(load.prompts_per_concurrency) * std::floor(value);
+  if (load.kind == store::LoadKind::kConcurrency) n = std::max(n, 4 * std::ceil(value));
+  return n;
 }
 
 }  // namespace frontier::sweep

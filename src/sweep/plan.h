@@ -161,6 +161,14 @@ struct LoadSpec {
   std::optional<int64_t> max_concurrency;   // cap for request_rate sweeps
 };
 
+// The measured requests of the point at load `value` (warm-up aside):
+// num_prompts when given, else prompts_per_concurrency x value; a
+// concurrency point at least 4 x value, since a closed loop of c streams
+// needs several rounds of c requests to reach its steady state (else points
+// at high concurrency measure the same few requests). As a double: the
+// plan's check compares it with the bound before any count is made.
+double PointPrompts(const LoadSpec& load, double value);
+
 // Batch jobs of `executor: slurm` (sweep/slurm.h): one job per system.
 struct SlurmSpec {
   std::string partition;                    // sbatch --partition; "" = the cluster's default

@@ -387,14 +387,11 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
   FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "warmup", &l->warmup, 0, static_cast<double>(kMaxRunRequests)));
   // The largest point's requests (warm-up included) must fit the bound.
   const double biggest = *std::max_element(l->values.begin(), l->values.end());
-  const double requests =
-      (l->num_prompts ? static_cast<double>(*l->num_prompts)
-                      : static_cast<double>(l->prompts_per_concurrency) * biggest) +
-      static_cast<double>(l->warmup);
+  const double requests = PointPrompts(*l, biggest) + static_cast<double>(l->warmup);
   if (requests > static_cast<double>(kMaxRunRequests) && !scenario) {
     return c.Error(n, f, "the largest point sends " + FormatNumber(requests) + " requests (num_prompts or " +
-                             "prompts_per_concurrency x concurrency, plus warmup); at most " +
-                             std::to_string(kMaxRunRequests) + " per point");
+                             "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at " +
+                             "most " + std::to_string(kMaxRunRequests) + " per point");
   }
   return Status::Ok();
 }

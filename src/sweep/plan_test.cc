@@ -144,10 +144,22 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             "plans/t.yaml:13: systems[1].launch.timeout_s: must be a number in [0.1, 86400], got -1");
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 1000000]\n  warmup: 1\n"),
             "plans/t.yaml:17: load: the largest point sends 10000001 requests (num_prompts or "
-            "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
+            "point");
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000000"),
             "plans/t.yaml:17: load: the largest point sends 40000000 requests (num_prompts or "
-            "prompts_per_concurrency x concurrency, plus warmup); at most 10000000 per point");
+            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
+            "point");
+  // A concurrency point sends at least 4 x its concurrency, num_prompts or not: the plan used to pass
+  // this check with num_prompts 10, then draw 10 million prompts for each of the point's two attempts.
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2500001]\n  num_prompts: 10\n"),
+            "plans/t.yaml:17: load: the largest point sends 10000004 requests (num_prompts or "
+            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
+            "point");
+  EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 300000]\n  num_prompts: 10\n"),
+            // 4 x 300,000 requests x ceil(1024 x 1.8) = 1,844 tokens each
+            "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 2212800000 tokens (requests x "
+            "(input_len x (1 + range_ratio) + prefix_len)); at most 1000000000 per point");
   // A warm-up is bounded as --warmup is, by the point's requests: 2,000,000 beside 40 prompts fits (a plan
   // used to stop warmup at 1,000,000 on its own), 10,000,000 does not, and a rate is held to a stored rate's bound.
   {
