@@ -303,6 +303,14 @@ Status CheckPlanSize(const Checker& c, YAML::Node& root, const Plan& plan) {
                           static_cast<double>(plan.load.warmup);
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
     const WorkloadSpec& w = plan.workloads[i];
+    // A multi-turn point's count is of sessions, each mt_turns requests (a trace's are known once it is read).
+    if (w.dataset == "multi-turn" && !plan.search && requests * static_cast<double>(w.mt_turns) > kMaxRunRequests) {
+      return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]",
+                     "the largest point runs " + FormatNumber(requests) + " sessions of " +
+                         std::to_string(w.mt_turns) + " turns (mt_turns): " +
+                         FormatNumber(requests * static_cast<double>(w.mt_turns)) + " requests; at most " +
+                         std::to_string(kMaxRunRequests) + " per point");
+    }
     if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
     const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);
     if (tokens > static_cast<double>(kMaxRunPromptTokens)) {

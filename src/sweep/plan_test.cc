@@ -160,6 +160,15 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             // 4 x 300,000 requests x ceil(1024 x 1.8) = 1,844 tokens each
             "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 2212800000 tokens (requests x "
             "(input_len x (1 + range_ratio) + prefix_len)); at most 1000000000 per point");
+  // A multi-turn point counts sessions, each mt_turns requests: this plan used to parse, then break its
+  // point twice with "--num-prompts x --mt-turns must be at most 10000000", flags a plan does not have.
+  EXPECT_EQ(ParseEdited({{"  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2000000]\n  num_prompts: 10\n"},
+                         {"{name: 1k1k, dataset: random, input_len: 1024, output_len: 1024, range_ratio: 0.8}",
+                          "{name: chat, dataset: multi-turn, mt_turns: 8}"}})
+                .status()
+                .message(),
+            "plans/t.yaml:15: workloads[0]: the largest point runs 8000000 sessions of 8 turns (mt_turns): "
+            "64000000 requests; at most 10000000 per point");
   // A warm-up is bounded as --warmup is, by the point's requests: 2,000,000 beside 40 prompts fits (a plan
   // used to stop warmup at 1,000,000 on its own), 10,000,000 does not, and a rate is held to a stored rate's bound.
   {
