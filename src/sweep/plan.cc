@@ -19,6 +19,7 @@
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
 #include "store/records.h"
+#include "workload/generators.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
@@ -310,6 +311,11 @@ Status CheckPlanSize(const Checker& c, YAML::Node& root, const Plan& plan) {
                          std::to_string(w.mt_turns) + " turns (mt_turns): " +
                          FormatNumber(requests * static_cast<double>(w.mt_turns)) + " requests; at most " +
                          std::to_string(kMaxRunRequests) + " per point");
+    }
+    // A shared-prefix workload makes its groups' prompts whatever the load.
+    if (w.dataset == "shared-prefix") {
+      if (Status st = workload::CheckSharedPrefix(workload::ToDatasetOptions(w).shared_prefix); !st.ok())
+        return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]", workload::InPlanTerms(st.message()));
     }
     if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
     const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);

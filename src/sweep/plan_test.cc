@@ -169,6 +169,17 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
                 .message(),
             "plans/t.yaml:15: workloads[0]: the largest point runs 8000000 sessions of 8 turns (mt_turns): "
             "64000000 requests; at most 10000000 per point");
+  // A shared-prefix workload's prompts are bounded as the flags' are (workload::CheckSharedPrefix), when the
+  // plan is read: it used to parse, then break every point twice naming the --gsp-* flags.
+  EXPECT_EQ(ParseEdited({{"{name: 1k1k, dataset: random, input_len: 1024, output_len: 1024, range_ratio: 0.8}",
+                          "{name: gsp, dataset: shared-prefix, gsp_num_groups: 10000, gsp_prompts_per_group: 1000, "
+                          "gsp_system_prompt_len: 100000}"}})
+                .status()
+                .message(),
+            // 10,000 x 1,000 prompts x (100,000 + the default question of 128 tokens)
+            "plans/t.yaml:15: workloads[0]: the shared-prefix prompts would hold 1001280000000 tokens "
+            "(workloads[].gsp_num_groups x workloads[].gsp_prompts_per_group x (workloads[].gsp_system_prompt_len + "
+            "workloads[].gsp_question_len)); at most 1000000000");
   // A warm-up is bounded as --warmup is, by the point's requests: 2,000,000 beside 40 prompts fits (a plan
   // used to stop warmup at 1,000,000 on its own), 10,000,000 does not, and a rate is held to a stored rate's bound.
   {

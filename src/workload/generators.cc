@@ -26,7 +26,7 @@ Status Range(const char* flag, int64_t v, int64_t lo, int64_t hi) {
 
 }  // namespace
 
-Result<std::vector<RequestSpec>> MakeSharedPrefix(const SharedPrefixOptions& o) {
+Status CheckSharedPrefix(const SharedPrefixOptions& o) {
   FRONTIER_RETURN_IF_ERROR(Range("--gsp-num-groups", o.num_groups, 1, kMaxRunRequests));
   FRONTIER_RETURN_IF_ERROR(Range("--gsp-prompts-per-group", o.prompts_per_group, 1, kMaxRunRequests));
   FRONTIER_RETURN_IF_ERROR(Range("--gsp-system-prompt-len", o.system_prompt_len, 0, kMaxRequestLength));
@@ -39,7 +39,13 @@ Result<std::vector<RequestSpec>> MakeSharedPrefix(const SharedPrefixOptions& o) 
                         (static_cast<double>(o.system_prompt_len) + o.question_len);
   if (tokens > static_cast<double>(kMaxRunPromptTokens))
     return InvalidArgument("the shared-prefix prompts would hold " + std::to_string(static_cast<int64_t>(tokens)) +
-                           " tokens; at most " + std::to_string(kMaxRunPromptTokens) + " (lower the --gsp-* sizes)");
+                           " tokens (--gsp-num-groups x --gsp-prompts-per-group x (--gsp-system-prompt-len + "
+                           "--gsp-question-len)); at most " + std::to_string(kMaxRunPromptTokens));
+  return Status::Ok();
+}
+
+Result<std::vector<RequestSpec>> MakeSharedPrefix(const SharedPrefixOptions& o) {
+  FRONTIER_RETURN_IF_ERROR(CheckSharedPrefix(o));
   std::mt19937_64 rng(o.seed);
   std::vector<RequestSpec> out;
   out.reserve(static_cast<size_t>(o.num_groups * o.prompts_per_group));

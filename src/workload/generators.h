@@ -43,8 +43,15 @@ struct SharedPrefixOptions {
   uint64_t seed = 0;
 };
 
-// G x P requests, ids 0.. in send order. InvalidArgument naming the flag.
+// G x P requests, ids 0.. in send order. InvalidArgument naming the flag
+// (CheckSharedPrefix).
 Result<std::vector<RequestSpec>> MakeSharedPrefix(const SharedPrefixOptions& options);
+
+// The bounds MakeSharedPrefix holds its options to, checked without making
+// a prompt (a plan checks its workloads with it when it is read): each size
+// in its range, G x P requests within kMaxRunRequests and their token ids
+// within kMaxRunPromptTokens. InvalidArgument naming the flag.
+Status CheckSharedPrefix(const SharedPrefixOptions& options);
 
 struct MultiTurnOptions {
   int64_t num_sessions = 100;      // N
