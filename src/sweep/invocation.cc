@@ -30,6 +30,7 @@ std::string Duration(double s) {
 Result<Plan> LoadInvocationPlan(const std::string& path, std::string* executor,
                                 const std::string& scenario, const std::string& system) {
   FRONTIER_ASSIGN_OR_RETURN(Plan plan, LoadPlan(path));
+  FRONTIER_RETURN_IF_ERROR(CheckWorkloadFiles(plan));  // before the results database is opened
   if (executor->empty()) *executor = plan.executor;
   if (plan.search && *executor == "slurm")
     return InvalidArgument(

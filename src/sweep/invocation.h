@@ -19,7 +19,8 @@ namespace frontier::sweep {
 // The plan at `path` narrowed to `scenario` and `system` (either may be
 // empty). `*executor` empty becomes the plan's executor. A combination the
 // executor cannot run, an unknown scenario or system: InvalidArgument naming
-// the flag.
+// the flag; a workload file that does not open (CheckWorkloadFiles), before
+// the command opens the results database.
 Result<Plan> LoadInvocationPlan(const std::string& path, std::string* executor,
                                 const std::string& scenario, const std::string& system);
 

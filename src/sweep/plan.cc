@@ -472,6 +472,25 @@ std::vector<PointSpec> ExpandMatrix(const Plan& plan) {
   return out;
 }
 
+std::string PlanPath(const Plan& plan, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(plan.dir) / path).string();
+}
+
+Status CheckWorkloadFiles(const Plan& plan) {
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {
+    const WorkloadSpec& w = plan.workloads[i];
+    if (w.path.empty() || workload::ToDatasetOptions(w).kind == workload::DatasetKind::kMlperf) continue;
+    const std::string path = PlanPath(plan, w.path);
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr)
+      return InvalidArgument(plan.file + ":" + std::to_string(w.line) + ": workloads[" + std::to_string(i) +
+                             "].path: cannot open " + path + ": " + std::strerror(errno));
+    std::fclose(f);
+  }
+  return Status::Ok();
+}
+
 double PointPrompts(const LoadSpec& load, double value) {
   double n = load.num_prompts ? static_cast<double>(*load.num_prompts)
                               : static_cast<double>(load.prompts_per_concurrency) * std::floor(value);

@@ -213,6 +213,15 @@ struct Plan {
   std::optional<SearchSpec> search;
 };
 
+// `path` as the plan means it: relative to the plan's folder unless absolute.
+std::string PlanPath(const Plan& plan, const std::string& path);
+
+// Every workload's file (its `path`, relative to the plan's folder) opens
+// for reading; else InvalidArgument "FILE:LINE: workloads[i].path: cannot
+// open PATH: REASON", before a system starts (a missing trace used to be
+// found at each point, after a launched server had come up).
+Status CheckWorkloadFiles(const Plan& plan);
+
 // Bounds on a plan (docs/limits.md): the points of its matrix; each point is
 // one run within core/limits.h's bounds.
 inline constexpr int64_t kMaxMatrixPoints = 1'000'000;

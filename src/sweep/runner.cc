@@ -277,6 +277,7 @@ Result<SweepOutcome> RunSearches(const Plan& plan, store::Store& store, const Se
 
   // Each system's rules (its model picks the MLPerf benchmark), all resolved
   // before anything runs; the first trial's target lets a Server scenario resolve.
+  FRONTIER_RETURN_IF_ERROR(CheckWorkloadFiles(plan));
   std::vector<loadgen::ScenarioRules> rules;
   for (const SystemSpec& sys : plan.systems) {
     FRONTIER_ASSIGN_OR_RETURN(loadgen::ScenarioRules r, SystemRules(plan, sys, plan.search->request.start, options));
@@ -541,7 +542,8 @@ Result<SweepOutcome> RunSweep(const Plan& plan, store::Store& store, const Sessi
   SweepContext cx{plan, store, options, out, progress};
   SweepProgress& prog = progress.progress();
 
-  // Every system's scenario rules are checked before anything runs.
+  // Every system's scenario rules, and the workloads' files, are checked before anything runs.
+  FRONTIER_RETURN_IF_ERROR(CheckWorkloadFiles(plan));
   for (const SystemSpec& sys : plan.systems)
     FRONTIER_RETURN_IF_ERROR(RulesFor(plan, sys, plan.load.values.front(), options).status());
   FRONTIER_RETURN_IF_ERROR(StopOrphans(cx));

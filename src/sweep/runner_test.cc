@@ -294,6 +294,27 @@ TEST(Runner, ASessionThatCannotStartBreaksOnlyItsSystem) {
   EXPECT_EQ(out->broken, (std::vector<std::string>{"a: health check timed out"}));
 }
 
+// A workload file that does not open stops the sweep before any system starts (and before a search's
+// first trial): it used to be found at each point, after a launched server had come up, and each point
+// broke twice.
+TEST(Runner, AWorkloadFileThatDoesNotOpenIsNamedBeforeAnySystemStarts) {
+  testing_util::ScratchDir tmp("runner");
+  std::string text = kPlan;
+  text.replace(text.find("{name: w, input_len: 10, output_len: 5}"), 39, "{name: w, dataset: trace, path: gone.jsonl}");
+  auto plan = ParsePlan(text, tmp.Path("fake.yaml"));
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto store = FreshStore(tmp, "files");
+  Script script;
+  auto out = RunSweep(*plan, *store, Factory(&script), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), tmp.Path("fake.yaml") + ":6: workloads[0].path: cannot open " +
+                                        tmp.Path("gone.jsonl") + ": No such file or directory");
+  EXPECT_TRUE(script.calls.empty());
+  // The file there, the plan runs.
+  tmp.Write("gone.jsonl", "");
+  EXPECT_TRUE(CheckWorkloadFiles(*plan).ok());
+}
+
 TEST(Runner, ResumeRunsOnlyMissingPointsAndNeverDuplicates) {
   auto plan = ParsePlan(kPlan, "fake.yaml");
   testing_util::ScratchDir tmp("runner");

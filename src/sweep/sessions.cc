@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -23,11 +24,6 @@
 
 namespace frontier::sweep {
 namespace {
-
-std::string Resolve(const Plan& plan, const std::string& path) {
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(plan.dir) / path).string();
-}
 
 class SimSession final : public Session {
  public:
@@ -165,7 +161,7 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   // token-ids said outright was refused when the plan was read.
   if (live && w.prompt_format.empty() && plan.systems[point.system].NeedsTextPrompts())
     d.random.format = workload::PromptFormat::kText;
-  d.path = d.kind == workload::DatasetKind::kMlperf ? std::string() : Resolve(plan, w.path);
+  d.path = d.kind == workload::DatasetKind::kMlperf ? std::string() : PlanPath(plan, w.path);
   d.seed = point.seed;
   d.allow_repeat = true;
   PointWorkload out;
@@ -253,8 +249,8 @@ Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const Syste
     ProcessOptions po;
     po.command = l.command;
     po.env = l.env;
-    po.cwd = Resolve(plan, l.cwd);
-    po.log_path = !l.log.empty() ? Resolve(plan, l.log) : options.log_dir + "/" + system.name + ".log";
+    po.cwd = PlanPath(plan, l.cwd);
+    po.log_path = !l.log.empty() ? PlanPath(plan, l.log) : options.log_dir + "/" + system.name + ".log";
     po.stop_timeout_s = l.stop_timeout_s;
     session->process_ = std::make_unique<ServerProcess>();
     FRONTIER_RETURN_IF_ERROR(session->process_->Start(po));
