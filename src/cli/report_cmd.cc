@@ -56,6 +56,8 @@ int RunReport(int argc, char** argv) {
   o.hardware = report::HardwareFactsOfRuns(*all_runs, price_flags.tier, *price_override);
   auto rep = report::BuildReport(**st, o);
   if (!rep.ok()) return Fail("report", rep.status());
+  if (std::string note = report::UnusedPriceNote(*rep, *price_override); !note.empty())
+    std::cerr << "frontier report: " << note << "\n";
   if (!quiet) report::PrintReport(*rep, std::cout);
   if (!output.empty()) {
     Status w = WriteFileAtomically(output, report::RenderHtml(*rep));

@@ -82,6 +82,20 @@ std::map<std::string, HardwareFacts> HardwareFactsOfRuns(const std::vector<store
   return out;
 }
 
+std::string UnusedPriceNote(const Report& report, const std::map<std::string, double>& overrides) {
+  std::set<std::string> shown;
+  for (const SeriesReport& s : report.series)
+    if (!s.hardware.empty()) shown.insert(s.hardware);
+  std::string unused;
+  for (const auto& [hw, usd] : overrides)
+    if (!shown.count(hw)) unused += (unused.empty() ? "" : ", ") + hw + "=" + FormatShortest(usd);
+  if (unused.empty()) return "";
+  std::string on;
+  for (const std::string& hw : shown) on += (on.empty() ? "" : ", ") + hw;
+  return "--price " + unused + " prices no series: " +
+         (on.empty() ? std::string("no series names its hardware") : "they are on " + on);
+}
+
 double RunTdpW(const store::RunInfo& run) {
   auto hw = run.config.find("hardware");
   if (hw == run.config.end() || hw->second.empty()) return 0.0;

@@ -39,6 +39,12 @@ std::map<std::string, HardwareFacts> HardwareFactsOfRuns(const std::vector<store
                                                          const std::string& tier,
                                                          const std::map<std::string, double>& overrides);
 
+// A note naming each --price whose GPU no series of `report` is on, with the
+// GPUs they are on ("--price h300=2.5 prices no series: they are on h100-sxm,
+// h200"); "" when every price is used. A price for a GPU the report does not
+// show is kept (a later report may); the note says it changed nothing here.
+std::string UnusedPriceNote(const Report& report, const std::map<std::string, double>& overrides);
+
 // The catalog TDP of the hardware a run names; 0 when it names none or the
 // catalog lacks it.
 double RunTdpW(const store::RunInfo& run);

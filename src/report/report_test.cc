@@ -579,6 +579,9 @@ TEST(HardwareFacts, EveryNameOfAGpuIsPricedAndReportedAsOne) {
     ASSERT_TRUE(series.facts.has_value()) << series.name;
     EXPECT_EQ(series.facts->price_per_gpu_hour, 9.99) << series.name;
   }
+  EXPECT_EQ(UnusedPriceNote(*r, *prices), "");
+  EXPECT_EQ(UnusedPriceNote(*r, {{"h100-sxm", 9.99}, {"h300", 2.5}, {"xyz", 1}}),
+            "--price h300=2.5, xyz=1 prices no series: they are on h100-sxm");
   // Two prices for one GPU under two names are refused; the same price twice is not.
   EXPECT_EQ(ParsePriceOverrides({"h100=2", "H100-SXM=3"}).status().message(),
             "--price h100=2 and --price H100-SXM=3 price one GPU (h100-sxm) twice; give one");
