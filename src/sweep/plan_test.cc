@@ -47,6 +47,13 @@ Result<Plan> ParseEdited(const std::vector<std::pair<std::string, std::string>>&
   return ParsePlan(text, "plans/t.yaml");
 }
 
+// The message for a load whose largest point sends `requests` requests, past the bound of 10,000,000.
+std::string LargestPointSends(int64_t requests) {
+  return "plans/t.yaml:17: load: the largest point sends " + std::to_string(requests) +
+         " requests (num_prompts or prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); "
+         "at most 10000000 per point";
+}
+
 std::string ErrorFor(const std::string& from, const std::string& to) {
   auto p = ParseEdited({{from, to}});
   EXPECT_FALSE(p.ok()) << "accepted: " << to;
@@ -143,19 +150,13 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
   EXPECT_EQ(ErrorFor("timeout_s: 900", "timeout_s: -1"),
             "plans/t.yaml:13: systems[1].launch.timeout_s: must be a number in [0.1, 86400], got -1");
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2, 1000000]\n  warmup: 1\n"),
-            "plans/t.yaml:17: load: the largest point sends 10000001 requests (num_prompts or "
-            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
-            "point");
+            LargestPointSends(10000001));
   EXPECT_EQ(ErrorFor("prompts_per_concurrency: 10", "prompts_per_concurrency: 10000000"),
-            "plans/t.yaml:17: load: the largest point sends 40000000 requests (num_prompts or "
-            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
-            "point");
+            LargestPointSends(40000000));
   // A concurrency point sends at least 4 x its concurrency, num_prompts or not: the plan used to pass
   // this check with num_prompts 10, then draw 10 million prompts for each of the point's two attempts.
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 2500001]\n  num_prompts: 10\n"),
-            "plans/t.yaml:17: load: the largest point sends 10000004 requests (num_prompts or "
-            "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at most 10000000 per "
-            "point");
+            LargestPointSends(10000004));
   EXPECT_EQ(ErrorFor("  concurrency: [1, 2, 4]\n", "  concurrency: [1, 300000]\n  num_prompts: 10\n"),
             // 4 x 300,000 requests x ceil(1024 x 1.8) = 1,844 tokens each
             "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 2212800000 tokens (requests x "
