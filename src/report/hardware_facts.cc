@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "core/ascii.h"
+#include "core/name_table.h"
 #include "core/parse.h"
 #include "sim/engine/hardware.h"
 
@@ -86,14 +88,13 @@ std::string UnusedPriceNote(const Report& report, const std::map<std::string, do
   std::set<std::string> shown;
   for (const SeriesReport& s : report.series)
     if (!s.hardware.empty()) shown.insert(s.hardware);
-  std::string unused;
+  std::vector<std::string> unused;
   for (const auto& [hw, usd] : overrides)
-    if (!shown.count(hw)) unused += (unused.empty() ? "" : ", ") + hw + "=" + FormatShortest(usd);
+    if (!shown.count(hw)) unused.push_back(hw + "=" + FormatShortest(usd));
   if (unused.empty()) return "";
-  std::string on;
-  for (const std::string& hw : shown) on += (on.empty() ? "" : ", ") + hw;
-  return "--price " + unused + " prices no series: " +
-         (on.empty() ? std::string("no series names its hardware") : "they are on " + on);
+  return "--price " + JoinNames(unused) + " prices no series: " +
+         (shown.empty() ? std::string("no series names its hardware")
+                        : "they are on " + JoinNames({shown.begin(), shown.end()}));
 }
 
 double RunTdpW(const store::RunInfo& run) {
