@@ -1,7 +1,6 @@
 #include "sim/search_trial.h"
 
-#include <algorithm>
-
+#include <utility>
 
 namespace frontier::sim {
 
