@@ -20,6 +20,7 @@
 #include "sim/engine/spec_table.h"
 #include "store/records.h"
 #include "workload/generators.h"
+#include "workload/load_request.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
@@ -318,7 +319,7 @@ Status CheckPlanSize(const Checker& c, YAML::Node& root, const Plan& plan) {
         return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]", workload::InPlanTerms(st.message()));
     }
     if (w.dataset != "random" || (plan.scenario && plan.scenario->scenario)) continue;  // a scenario's pool is bounded
-    const double tokens = requests * (std::ceil(w.input_len * (1 + w.range_ratio)) + w.prefix_len);
+    const double tokens = workload::RandomPromptTokens(workload::ToDatasetOptions(w).random, requests);
     if (tokens > static_cast<double>(kMaxRunPromptTokens)) {
       return c.Error(workloads[i], "workloads[" + std::to_string(i) + "]",
                      "the largest point's prompts hold " + FormatNumber(tokens) + " tokens (requests x " +

@@ -94,12 +94,14 @@ Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOption
   return Status::Ok();
 }
 
+double RandomPromptTokens(const RandomDatasetOptions& r, double prompts) {
+  return prompts *
+         (std::ceil(static_cast<double>(r.input_len) * (1 + r.range_ratio)) + static_cast<double>(r.prefix_len));
+}
+
 Status CheckPromptMemory(const DatasetOptions& dataset) {
   if (dataset.kind != DatasetKind::kRandom && dataset.kind != DatasetKind::kMlperf) return Status::Ok();
-  const RandomDatasetOptions& r = dataset.random;
-  const double tokens = static_cast<double>(dataset.num_prompts) *
-                        (std::ceil(static_cast<double>(r.input_len) * (1 + r.range_ratio)) +
-                         static_cast<double>(r.prefix_len));
+  const double tokens = RandomPromptTokens(dataset.random, static_cast<double>(dataset.num_prompts));
   if (tokens > static_cast<double>(kMaxRunPromptTokens))
     return InvalidArgument("the prompts would hold " + FormatNumber(tokens) +
                            " tokens ((--num-prompts + --warmup) x (--input-len x (1 + --range-ratio) + "

@@ -58,6 +58,11 @@ struct LoadRequest {
 // dataset->kind must be spec's. InvalidArgument naming the flag and its bounds.
 Status ResolveLoad(const LoadRequest& r, const WorkloadSpec& spec, DatasetOptions* dataset, LoadOptions* load);
 
+// The token ids `prompts` random prompts of `r`'s lengths hold in memory:
+// prompts x (ceil(input_len x (1 + range_ratio)) + prefix_len), each at its
+// longest. The flags' bound (CheckPromptMemory) and a plan's use it.
+double RandomPromptTokens(const RandomDatasetOptions& r, double prompts);
+
 // InvalidArgument when a random workload's prompts (dataset.num_prompts of
 // dataset.random's lengths), held in memory as token ids, would pass
 // kMaxRunPromptTokens.
