@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,6 +48,37 @@ struct TargetRequest {
 // --workers in "Load" and --vocab-size in "Workload". A command that defines
 // --model itself leaves that row out.
 std::span<const FlagRow<TargetRequest>> TargetFlagRows();
+
+// A target flag's row, its key under a sweep plan's server system and its
+// bounds: the flags (cli/target_flags.h binds the rows), the plan's reader
+// (sweep/plan_fields.cc) and CheckTargetRequest read a field's range here, so
+// it has one however it is given.
+struct TargetField {
+  FlagRow<TargetRequest> flag;
+  // The plan key; "" for the system's own keys, which the plan reads with
+  // their own rules (base_url, backend, endpoint, model), for the secrets a
+  // plan never holds (--api-key, --header) and for --grace (a sweep stops a
+  // point at once).
+  const char* plan_key;
+  double min = 1, max = 0;  // a number's closed range; none (min > max) for the others
+};
+// Every row above with its plan key and bounds, in the same order.
+std::span<const TargetField> TargetFieldTable();
+
+struct TargetProblem {
+  const char* flag;     // "--timeout"
+  std::string message;  // "must be in [0, 1000000], got -1": after the flag or the plan key
+};
+// The first value of `f` out of its range or form (--workers, --vocab-size
+// when given, --usage, --extra-body, the times), or nothing.
+std::optional<TargetProblem> CheckTargetRequest(const TargetRequest& f);
+
+// Sets `o`'s client (ignore_eos as given), workers and grace from `f` and
+// `model`, and adds the target's entries to its requested and effective
+// settings (header names only; the API key never; $OPENAI_API_KEY when
+// f.api_key is empty) and the result's "backend". ResolveTarget's tail, and
+// what a sweep's server points are sent with. InvalidArgument naming the flag.
+Status ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore_eos, BenchOptions* o);
 
 // The benchmark options for `model` (the --model value) and the resolved
 // workload: client, grace, summary, outputs, provenance. InvalidArgument

@@ -109,6 +109,7 @@ Result<workload::WorkloadSpec> SpecOf(const WorkloadRequest& f) {
   spec.ideal_block_tokens = f.ideal_block_tokens;
   spec.seed = f.seed;
   if (Given(f, "--prompt-format")) spec.prompt_format = f.prompt_format;  // else the dataset's default
+  if (Given(f, "--ignore-eos")) spec.ignore_eos = f.ignore_eos;            // else the dataset's default
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec))
     return InvalidArgument(std::string(workload::SpecFieldFlag(bad->field, f.dataset)) + " " + bad->message);
   return spec;
@@ -153,8 +154,7 @@ Status ResolveDataset(const WorkloadRequest& f, const workload::WorkloadSpec& sp
     w->dataset.random.format = workload::PromptFormat::kText;
   }
   w->ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
-  // Synthetic prompts have no natural end: their outputs run to max_tokens.
-  w->ignore_eos = Given(f, "--ignore-eos") ? f.ignore_eos : RandomPrompts(w->dataset.kind);
+  w->ignore_eos = workload::IgnoreEosFor(spec);
   return Status::Ok();
 }
 

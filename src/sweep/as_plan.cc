@@ -107,7 +107,8 @@ std::string WorkloadEntry(const loadgen::ResolvedWorkload& rw, const loadgen::Wo
     if (!n.spec || !w.given.contains(flag.substr(2)) || !workload::SpecFieldApplies(n.field, kind)) continue;
     if (std::any_of(items.begin(), items.end(), [&](const auto& item) { return item.first == n.plan; })) continue;
     for (const FlagRow<loadgen::WorkloadRequest>& row : loadgen::WorkloadFlagRows()) {
-      if (flag != row.name) continue;
+      const std::string_view name = row.name;  // "--ignore-eos,!--no-ignore-eos": its first spelling
+      if (flag != name.substr(0, name.find(','))) continue;
       std::optional<std::string> value = FieldText(row, w);
       if (value && n.field == workload::SpecField::kPath)
         value = Scalar(std::filesystem::absolute(n.flag == std::string("--trace") ? w.trace : w.dataset_path).string());
@@ -204,14 +205,15 @@ std::string SimulatedSystemEntry(const sim::SimSpec& spec, const sim::SimConfig&
   return text;
 }
 
-// A server's entry, named as the command stores it (ServerSystem), and a
-// comment where a secret was left out: a plan holds none, and a sweep sends
-// neither an API key nor headers.
+// A server's entry, named as the command stores it (ServerSystem), with the
+// client settings given (TargetConfig), and a comment where a secret was left
+// out: a plan holds none; a sweep sends $OPENAI_API_KEY when it is set, and
+// no headers.
 std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string& model, int gpus,
                               const std::string& power, const std::string& power_url) {
   std::string text;
-  if (!t.api_key.empty() || std::getenv("OPENAI_API_KEY") != nullptr)
-    text += "# the API key (--api-key, $OPENAI_API_KEY) is left out: a plan holds no secret and a sweep sends none\n";
+  if (!t.api_key.empty())
+    text += "# --api-key is left out: a plan holds no secret; a sweep sends $OPENAI_API_KEY when it is set\n";
   if (!t.headers.empty()) text += "# --header is left out: a plan holds no secret and a sweep sends no headers\n";
   text += "systems:\n";
   text += "  - name: " + Scalar(ServerSystem(model, t.base_url, t.endpoint, gpus).name) + "\n";
@@ -222,6 +224,8 @@ std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string
   text += "    gpus: " + std::to_string(gpus) + "\n";
   if (power != "auto") text += "    power: " + Scalar(power) + "\n";
   if (!power_url.empty()) text += "    power_url: " + Scalar(power_url) + "\n";
+  for (const auto& [key, value] : TargetConfig(t))  // a bool as YAML's, a number or a word plain, JSON quoted
+    text += "    " + key + ": " + (value == "true" || value == "false" ? value : Scalar(value)) + "\n";
   return text;
 }
 
@@ -264,15 +268,16 @@ Result<std::string> Checked(const std::string& command, std::string text) {
   return text;
 }
 
-// The target's flags a plan's server system has no field for (it has
-// base_url, backend, endpoint and model; the API key and headers are left
-// out, never written).
+// The target's flags a plan's server system has no field for: those without
+// a plan key (loadgen::TargetFieldTable) but the system's own (base_url,
+// backend, endpoint, model) and the secrets, which are left out, never
+// written.
 std::vector<std::string> TargetFlagsWithoutPlanForm() {
   std::vector<std::string> flags;
-  for (const FlagRow<loadgen::TargetRequest>& row : loadgen::TargetFlagRows()) {
-    const std::string flag = row.name;
-    if (flag != "--base-url" && flag != "--backend" && flag != "--endpoint" && flag != "--model" &&
-        flag != "--api-key" && flag != "--header" && std::find(flags.begin(), flags.end(), flag) == flags.end())
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable()) {
+    const std::string flag = field.flag.name;
+    if (*field.plan_key == '\0' && flag != "--base-url" && flag != "--backend" && flag != "--endpoint" &&
+        flag != "--model" && flag != "--api-key" && flag != "--header")
       flags.push_back(flag);
   }
   return flags;

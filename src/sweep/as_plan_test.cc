@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
+#include "loadgen/target_request.h"
 #include "sim/concurrency_sweep.h"
 #include "sim/describe.h"
 #include "sim/engine/spec_table.h"
@@ -20,6 +23,7 @@
 #include "sweep/search_job.h"
 #include "sweep/sessions.h"
 #include "sweep/system_run.h"
+#include "workload/spec.h"
 
 namespace frontier::sweep {
 namespace {
@@ -364,7 +368,7 @@ TEST(BenchPlan, OnePointOfAServerSystemWithoutItsSecrets) {
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(*text,
             "name: bench\n"
-            "# the API key (--api-key, $OPENAI_API_KEY) is left out: a plan holds no secret and a sweep sends none\n"
+            "# --api-key is left out: a plan holds no secret; a sweep sends $OPENAI_API_KEY when it is set\n"
             "# --header is left out: a plan holds no secret and a sweep sends no headers\n"
             "systems:\n"
             "  - name: \"http://127.0.0.1:8000\"\n"
@@ -422,6 +426,86 @@ TEST(BenchPlan, WithoutASecretNoCommentAndTheEndpointAndPowerURLAreKept) {
   EXPECT_EQ(plan->systems[0].power_url, "http://127.0.0.1:9400/metrics");
 }
 
+// Every target flag with a plan key is written by bench --as-plan and read
+// back into the system's client settings as the same value: a flag given a
+// plan key in loadgen::TargetFieldTable is written and read, or this fails.
+TEST(BenchPlan, EveryTargetFieldWithAPlanKeyRoundTripsThroughThePlanText) {
+  int keyed = 0;
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable()) {
+    const std::string key = field.plan_key;
+    if (key.empty()) continue;
+    ++keyed;
+    BenchInvocation b = OneBenchPoint();
+    loadgen::TargetRequest& t = b.t;
+    // A value unlike the default, within the field's bounds.
+    if (key == "extra_body") t.extra_body = "{\"top_p\": 0.5, \"stop\": [\"x: y\"]}";
+    if (key == "usage") t.usage = "final";
+    if (key == "insecure") t.insecure = true;
+    if (key == "timeout_s") t.timeout_s = 1234.5;
+    if (key == "connect_timeout_s") t.connect_timeout_s = field.min;
+    if (key == "first_token_timeout_s") t.first_token_timeout_s = field.max;
+    if (key == "workers") t.workers = "auto";
+    if (key == "vocab_size") t.vocab_size = 128256;
+    const std::map<std::string, std::string> given = TargetConfig(t);
+    ASSERT_EQ(given.size(), 1u) << key << ": the test sets no value unlike the default for it";
+    Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+    ASSERT_TRUE(text.ok()) << key << ": " << text.status().ToString();
+    Result<Plan> plan = ParsePlan(*text, "p.yaml");
+    ASSERT_TRUE(plan.ok()) << key << ": " << plan.status().ToString() << "\n" << *text;
+    EXPECT_EQ(TargetConfig(plan->systems[0].target), given) << *text;
+    EXPECT_EQ(plan->systems[0].Config().at(key), given.at(key));  // stored with the system's run
+  }
+  EXPECT_EQ(keyed, 8);
+}
+
+TEST(BenchPlan, ATargetFieldOutOfItsRangeOrFormIsNamedByItsPlanKey) {
+  const std::string head = "name: p\nsystems:\n  - {name: s, model: m, base_url: \"http://127.0.0.1:8000\", ";
+  const std::string tail = "}\nworkloads:\n  - {name: w}\nload:\n  concurrency: [1]\n";
+  for (const auto& [field, message] : std::vector<std::pair<std::string, std::string>>{
+           {"timeout_s: -1", "p.yaml:3: systems[0].timeout_s: must be a number in [0, 1000000], got -1"},
+           {"connect_timeout_s: 0", "p.yaml:3: systems[0].connect_timeout_s: must be a number in [0.001, 1000000], got 0"},
+           {"vocab_size: 1", "p.yaml:3: systems[0].vocab_size: must be an integer in [2, 2147483647], got 1"},
+           {"usage: sometimes", "p.yaml:3: systems[0].usage: must be continuous, final or off, got 'sometimes'"},
+           {"workers: many", "p.yaml:3: systems[0].workers: must be auto or an integer in [1, 1024], got 'many'"},
+           {"extra_body: '[1]'", "p.yaml:3: systems[0].extra_body: must be a JSON object, e.g. '{\"top_p\": 0.9}'"},
+           {"extra_body: {\"top_p\": 0.9}",
+            "p.yaml:3: systems[0].extra_body: must be a JSON object in quotes, e.g. extra_body: '{\"top_p\": 0.9}'"},
+           {"insecure: maybe", "p.yaml:3: systems[0].insecure: must be true or false"}}) {
+    Result<Plan> plan = ParsePlan(head + field + tail, "p.yaml");
+    ASSERT_FALSE(plan.ok()) << field;
+    EXPECT_EQ(plan.status().message(), message) << field;
+  }
+  Result<Plan> sim = ParsePlan("name: p\nsystems:\n  - {name: s, hardware: h200, sim: {model: llama-3.1-8b}, timeout_s: 5" + tail,
+                               "p.yaml");
+  ASSERT_FALSE(sim.ok());
+  EXPECT_NE(sim.status().message().find("systems[0].timeout_s: applies to a system measured over HTTP"),
+            std::string::npos)
+      << sim.status().message();
+}
+
+TEST(BenchPlan, IgnoreEosGivenIsAWorkloadFieldAndItsDefaultFollowsTheDataset) {
+  BenchInvocation b = OneBenchPoint();
+  b.w.ignore_eos = false;
+  b.w.given["ignore-eos"] = "false";
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_NE(text->find("  - {name: 32/16, input_len: 32, output_len: 16, ignore_eos: false}\n"), std::string::npos)
+      << *text;
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_FALSE(workload::IgnoreEosFor(plan->workloads[0]));
+  workload::WorkloadSpec w;  // random prompts: on; a dataset's own answers: off
+  EXPECT_TRUE(workload::IgnoreEosFor(w));
+  w.dataset = "mlperf:llama2-70b";
+  EXPECT_TRUE(workload::IgnoreEosFor(w));
+  for (const char* dataset : {"sharegpt", "jsonl", "shared-prefix", "trace", "multi-turn"}) {
+    w.dataset = dataset;
+    EXPECT_FALSE(workload::IgnoreEosFor(w)) << dataset;
+  }
+  w.ignore_eos = true;
+  EXPECT_TRUE(workload::IgnoreEosFor(w));
+}
+
 TEST(BenchPlan, OnePointSentAllAtOnceIsRefusedNamingBenchsFlags) {
   BenchInvocation b = OneBenchPoint();
   b.w.max_concurrency = 0;
@@ -438,10 +522,11 @@ TEST(BenchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   r.as_plan = true;
   const std::vector<std::string> refused = BenchFlagsWithoutPlanForm();
   for (const char* flag : {"--db", "--run-label", "--scrape-metrics", "--power-interval", "--shard", "--rendezvous",
-                           "--timeout", "--workers", "--insecure", "--vocab-size", "--result-json", "--tokenizer"})
+                           "--grace", "--result-json", "--tokenizer"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
   for (const char* flag : {"--power", "--power-url", "--base-url", "--backend", "--endpoint", "--model", "--api-key",
-                           "--header", "--as-plan"})
+                           "--header", "--as-plan", "--timeout", "--connect-timeout", "--first-token-timeout",
+                           "--workers", "--insecure", "--vocab-size", "--extra-body", "--usage", "--ignore-eos"})
     EXPECT_EQ(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
   for (const std::string& flag : refused) {
     const FlagGiven given = [&](const std::string& f) { return f == flag; };
@@ -528,8 +613,9 @@ TEST(SearchPlan, ASimulatedSearchIsItsSystemWorkloadScenarioAndSearchBlock) {
 
 TEST(SearchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   const std::vector<std::string> refused = SearchFlagsWithoutPlanForm();
-  for (const char* flag : {"--db", "--run-label", "--client-rtt-us", "--timeout", "--result-json"})
+  for (const char* flag : {"--db", "--run-label", "--client-rtt-us", "--grace", "--result-json"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
+  EXPECT_EQ(std::find(refused.begin(), refused.end(), "--timeout"), refused.end());
   for (const std::string& flag : refused) {
     const FlagGiven given = [&](const std::string& f) {
       return f == flag || f == "--as-plan" || f == "--model" || f == "--base-url";

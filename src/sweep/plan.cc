@@ -124,6 +124,19 @@ bool SystemSpec::NeedsTextPrompts() const {
   return d.ok() && client::NeedsTextPrompts(*d);
 }
 
+std::map<std::string, std::string> TargetConfig(const loadgen::TargetRequest& t) {
+  std::map<std::string, std::string> c;
+  const loadgen::TargetRequest defaults;
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable()) {
+    if (*field.plan_key == '\0') continue;
+    auto text = [&](const loadgen::TargetRequest& r) {
+      return FlagFieldText(field.flag, r, [](const std::string& x) { return x; }, [] { return std::optional<std::string>(); });
+    };
+    if (std::optional<std::string> v = text(t); v && v != text(defaults)) c[field.plan_key] = *v;
+  }
+  return c;
+}
+
 std::map<std::string, std::string> SystemSpec::Config() const {
   std::map<std::string, std::string> c = {{"gpus", std::to_string(gpus)}};
   if (!hardware.empty()) c["hardware"] = hardware;  // a server need not name its GPUs
@@ -142,6 +155,8 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     if (launch) c["launch"] = launch->command;
     if (power != power::PowerKind::kAuto) c["power"] = power::PowerKindName(power);
   }
+  // The client settings a plan gave (TargetConfig), for a server and a live system.
+  if (!sim || live) c.merge(TargetConfig(target));
   if (!engine_name.empty()) c["engine"] = engine_name;
   if (!engine_version.empty()) c["engine_version"] = engine_version;
   return c;

@@ -82,6 +82,7 @@
 #include "core/status.h"
 #include "loadgen/scenario.h"
 #include "loadgen/search.h"
+#include "loadgen/target_request.h"
 #include "metrics/summary.h"
 #include "power/open.h"
 #include "sim/engine/config.h"
@@ -128,6 +129,12 @@ struct SystemSpec {
   // auto|nvml|amdsmi|rapl|scrape|off, and a DCGM exporter's /metrics for scrape.
   power::PowerKind power = power::PowerKind::kAuto;
   std::string power_url;
+  // How a system measured over HTTP (a server, or `live`) is talked to: the
+  // target's fields with a plan key (loadgen::TargetFieldTable: extra_body,
+  // usage, insecure, timeout_s, connect_timeout_s, first_token_timeout_s,
+  // workers, vocab_size), the command line's defaults where not given. Its
+  // base_url, backend, endpoint and model are not read: the fields above are.
+  loadgen::TargetRequest target;
   int line = 0;                             // where it is defined
 
   bool simulated() const { return sim.has_value(); }
@@ -137,6 +144,11 @@ struct SystemSpec {
   // The configuration stored with the system's run.
   std::map<std::string, std::string> Config() const;
 };
+
+// The client settings of `target` that differ from the command line's
+// defaults, under their plan keys ("timeout_s": "1200"), as a system's config
+// stores them and --as-plan writes them.
+std::map<std::string, std::string> TargetConfig(const loadgen::TargetRequest& target);
 
 // A workload entry: the one workload spec (workload/spec.h, checked by its
 // validator as the command line's flags are) under a name.

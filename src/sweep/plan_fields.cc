@@ -23,19 +23,21 @@ namespace frontier::sweep::internal {
 
 namespace {
 
-// Reads the plain field `f` (a number, string or bool) from map `n` under
-// `key`, within the table's bounds, raised to `min` where the plan asks more.
-Status ReadSimField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
-                    const sim::SimSpecField& f, double min, sim::SimSpec* s) {
+// Reads the plain field `field` of a flag table's row (a number, string or
+// bool) from map `n` under `key` into `raw`, a number within [min, max]; a
+// string is required when `required`. A setter's field is its reader's own.
+template <class Raw>
+Status ReadTableField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
+                      const typename FlagRow<Raw>::Field& field, double min, double max, bool required, Raw* raw) {
   return std::visit(
       [&](auto member) -> Status {
-        if constexpr (std::is_same_v<decltype(member), FlagRow<sim::SimSpec>::Setter>) {
-          return Status::Ok();  // a setter's field is read by ParseSim itself
+        if constexpr (std::is_same_v<decltype(member), typename FlagRow<Raw>::Setter>) {
+          return Status::Ok();
         } else {
-          auto& out = s->*member;
+          auto& out = raw->*member;
           using V = std::decay_t<decltype(out)>;
           if constexpr (std::is_same_v<V, std::string>) {
-            return c.String(n, parent, key, &out, true);  // the model: a system simulates one
+            return c.String(n, parent, key, &out, required);
           } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
             std::string v;
             FRONTIER_RETURN_IF_ERROR(c.String(n, parent, key, &v));
@@ -48,16 +50,44 @@ Status ReadSimField(const Checker& c, const YAML::Node& n, const std::string& pa
               return c.Error(v, parent + "." + key, "must be true or false");
             out = v.Scalar() == "true";
             return Status::Ok();
-          } else if constexpr (std::is_same_v<V, int>) {
-            return c.Number(n, parent, key, &out, min, f.max);
+          } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, int64_t> || std::is_same_v<V, double>) {
+            return c.Number(n, parent, key, &out, min, max);
           } else if constexpr (std::is_same_v<V, std::optional<int>> || std::is_same_v<V, std::optional<double>>) {
-            return c.OptionalNumber(n, parent, key, &out, min, f.max);
+            return c.OptionalNumber(n, parent, key, &out, min, max);
           } else {
             return c.Error(n[key], parent + "." + key, "has no plan reader (a bug)");
           }
         }
       },
-      f.flag.field);
+      field);
+}
+
+// SimSpec's field `f`, raised to `min` where the plan asks more; its one
+// string is the model (a system simulates one).
+Status ReadSimField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
+                    const sim::SimSpecField& f, double min, sim::SimSpec* s) {
+  return ReadTableField<sim::SimSpec>(c, n, parent, key, f.flag.field, min, f.max, /*required=*/true, s);
+}
+
+// A server's client settings: the target's fields with a plan key
+// (loadgen::TargetFieldTable), in their bounds, then the target's own checks
+// (--usage's words, --workers, --extra-body's JSON) named by the plan key.
+Status ParseTarget(const Checker& c, const YAML::Node& n, const std::string& f, loadgen::TargetRequest* t) {
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable()) {
+    const std::string key = field.plan_key;
+    if (key.empty()) continue;
+    if (key == "extra_body" && n[key].IsDefined() && n[key].IsMap())  // `{"top_p": 0.9}` unquoted is YAML's map
+      return c.Error(n[key], f + "." + key, "must be a JSON object in quotes, e.g. extra_body: '{\"top_p\": 0.9}'");
+    FRONTIER_RETURN_IF_ERROR(
+        ReadTableField<loadgen::TargetRequest>(c, n, f, key, field.flag.field, field.min, field.max, false, t));
+  }
+  if (std::optional<loadgen::TargetProblem> bad = loadgen::CheckTargetRequest(*t)) {
+    for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
+      if (field.flag.name == std::string_view(bad->flag) && *field.plan_key != '\0' && n[field.plan_key].IsDefined())
+        return c.Error(n[field.plan_key], f + "." + field.plan_key, bad->message);
+    return c.Error(n, f, std::string(bad->flag) + " " + bad->message);  // a field a plan does not set: a bug
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -145,9 +175,11 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
 
 Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"name", "hardware", "gpus", "sim", "live", "engine",
-                                              "model", "base_url", "backend", "endpoint", "launch", "power",
-                                              "power_url"}));
+  std::set<std::string> keys = {"name",     "hardware", "gpus",   "sim",   "live",     "engine", "model",
+                                 "base_url", "backend",  "endpoint", "launch", "power", "power_url"};
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
+    if (*field.plan_key != '\0') keys.insert(field.plan_key);
+  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, keys));
   s->line = n.Mark().line + 1;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &s->name, true));
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "hardware", &s->hardware));
@@ -209,6 +241,12 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     return c.Error(n["launch"], f + ".launch", "only servers are launched; remove it or `sim`");
   }
   if (s->live && !s->sim) return c.Error(n["live"], f + ".live", "applies to `sim` systems only");
+  for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
+    if (*field.plan_key != '\0' && n[field.plan_key].IsDefined() && s->sim && !s->live)
+      return c.Error(n[field.plan_key], f + "." + field.plan_key,
+                     "applies to a system measured over HTTP (a server, or `live: true`), not to the simulator in "
+                     "virtual time");
+  FRONTIER_RETURN_IF_ERROR(ParseTarget(c, n, f, &s->target));
   if (s->sim && s->hardware.empty()) {
     return c.Error(n, f + ".hardware", "is required for a simulated system (a catalog name, e.g. h200)");
   }
@@ -296,6 +334,13 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
       case F::kIdealBlockTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->ideal_block_tokens)); break;
       case F::kSeed: FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &w->seed, 0, 9.0e15)); break;
       case F::kPromptFormat: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->prompt_format)); break;
+      case F::kIgnoreEos:
+        if (n[key].IsDefined() && !n[key].IsNull()) {
+          bool v = false;
+          FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, key, &v));
+          w->ignore_eos = v;
+        }
+        break;
     }
   }
   // The rules are the workload spec's, the same as the command line's flags.

@@ -10,9 +10,11 @@
 #include <mutex>
 #include <optional>
 
+#include "client/backend.h"
 #include "core/cpus.h"
 #include "core/host_name.h"
 #include "loadgen/benchmark.h"
+#include "loadgen/target_request.h"
 #include "serve/profile.h"
 #include "serve/server.h"
 #include "sim/concurrency_sweep.h"
@@ -21,6 +23,7 @@
 #include "sweep/process.h"
 #include "workload/dataset.h"
 #include "workload/option_names.h"
+#include "workload/spec.h"
 
 namespace frontier::sweep {
 namespace {
@@ -123,16 +126,28 @@ class HttpSession final : public Session {
                                     const loadgen::PointOptions& options, loadgen::Observer* observer,
                                     const std::atomic<bool>* stop) {
     if (process_ && check_port_ > 0) FRONTIER_RETURN_IF_ERROR(process_->CheckServes(check_port_));
-    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests,
-                              PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true));
     loadgen::BenchOptions b;
     static_cast<loadgen::PointOptions&>(b) = options;
     b.ideal_block_tokens = static_cast<int>(plan_.workloads[point.workload].ideal_block_tokens);
+    // The client as `frontier bench` makes it from its flags (loadgen::ApplyTarget).
+    loadgen::TargetRequest t = system_.target;
+    t.base_url = base_url_;
+    t.endpoint = system_.endpoint;
+    t.backend = system_.backend;
+    if (t.backend.empty()) {  // the endpoint's own (checked when the plan was read)
+      FRONTIER_ASSIGN_OR_RETURN(const client::Dialect d, client::DialectForEndpoint(t.endpoint));
+      t.backend = client::BackendOf(d);
+    }
+    FRONTIER_RETURN_IF_ERROR(
+        loadgen::ApplyTarget(t, model_, workload::IgnoreEosFor(plan_.workloads[point.workload]), &b));
+    // Token ids drawn below the server's vocabulary, as bench draws them.
+    auto vocabulary = [&](workload::DatasetOptions* d) {
+      (void)loadgen::ResolveVocabulary(b.client, t.vocab_size, d, &b.effective_settings);
+    };
+    FRONTIER_ASSIGN_OR_RETURN(
+        PointWorkload requests,
+        PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true, vocabulary));
     if (requests.sessions) b.sessions = &*requests.sessions;
-    b.client.base_url = base_url_;
-    b.client.backend = system_.backend;
-    b.client.endpoint = system_.endpoint;
-    b.client.model = model_;
     b.run.progress_interval = options_.point_progress_interval;
     // A simulated system served over HTTP draws nothing worth measuring: off unless the plan asks.
     b.power.kind = system_.simulated() && system_.power == power::PowerKind::kAuto ? power::PowerKind::kOff
@@ -153,7 +168,8 @@ class HttpSession final : public Session {
 }  // namespace
 
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
-                                    const loadgen::ScenarioRules* rules, bool live) {
+                                    const loadgen::ScenarioRules* rules, bool live,
+                                    const std::function<void(workload::DatasetOptions*)>& adjust) {
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.random.format = workload::PromptFormatFor(w, /*over_http=*/live);
@@ -164,6 +180,7 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   d.path = d.kind == workload::DatasetKind::kMlperf ? std::string() : PlanPath(plan, w.path);
   d.seed = point.seed;
   d.allow_repeat = true;
+  if (adjust) adjust(&d);
   PointWorkload out;
   if (workload::IsSessionKind(d.kind)) {
     // Sessions: a trace is read whole (RunSessions reuses its sessions

@@ -51,9 +51,12 @@ struct PointWorkload {
 // scenario's run length sizes a pool of distinct prompts reused cyclically.
 // `live` (sent over HTTP) picks the prompt format's default
 // (workload::PromptFormatFor: text for a multi-turn workload, whose turns
-// carry the server's streamed answer). Errors name the workload.
+// carry the server's streamed answer). `adjust`, when set, sees the dataset
+// options before the requests are made (a server's session sets the
+// vocabulary its token ids are drawn below). Errors name the workload.
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
-                                    const loadgen::ScenarioRules* rules = nullptr, bool live = false);
+                                    const loadgen::ScenarioRules* rules = nullptr, bool live = false,
+                                    const std::function<void(workload::DatasetOptions*)>& adjust = {});
 
 // The load options of one point; with `rules` naming a scenario, the
 // scenario's load (loadgen::ScenarioLoad) at the point's target QPS.

@@ -37,6 +37,7 @@ const OptionName kOptionNames[] = {
     {"--ideal-block-tokens", "ideal_block_tokens", true, F::kIdealBlockTokens},
     {"--seed", "seed", true, F::kSeed},
     {"--prompt-format", "prompt_format", true, F::kPromptFormat},
+    {"--ignore-eos", "ignore_eos", true, F::kIgnoreEos},
     {"--trace", "path", true, F::kPath},
     // Load (a plan's `load:`; a scenario's target QPS is each load value).
     {"--num-prompts", "load.num_prompts"},

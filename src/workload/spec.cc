@@ -45,7 +45,7 @@ bool SpecFieldApplies(SpecField field, DatasetKind kind) {
   using K = DatasetKind;
   switch (field) {
     case F::kDataset: case F::kCancelFraction: case F::kCancelAfterTokens: case F::kCancelAfterMs:
-    case F::kIdealBlockTokens: case F::kSeed:
+    case F::kIdealBlockTokens: case F::kSeed: case F::kIgnoreEos:
       return true;
     case F::kPath: return kind == K::kShareGpt || kind == K::kJsonl || kind == K::kTrace;
     case F::kInputLen: case F::kPrefixLen: return kind == K::kRandom;
@@ -147,6 +147,12 @@ PromptFormat PromptFormatFor(const WorkloadSpec& s, bool over_http) {
   if (s.prompt_format == "text") return PromptFormat::kText;
   if (s.prompt_format == "token-ids") return PromptFormat::kTokenIds;
   return over_http && s.dataset == "multi-turn" ? PromptFormat::kText : PromptFormat::kTokenIds;
+}
+
+bool IgnoreEosFor(const WorkloadSpec& s) {
+  if (s.ignore_eos) return *s.ignore_eos;
+  const Result<DatasetKind> kind = ParseDatasetKind(s.dataset);
+  return kind.ok() && (*kind == DatasetKind::kRandom || *kind == DatasetKind::kMlperf);
 }
 
 std::optional<SpecProblem> CheckPromptFormatOverHttp(const WorkloadSpec& s) {

@@ -19,7 +19,7 @@
 //   trace          path, trace_format, trace_block_tokens, think times
 //   multi-turn     mt_*, output_len, range_ratio, think times, prompt_format
 //   mlperf:NAME    prompt_format (lengths from the benchmark's table)
-//   every dataset  cancel_*, ideal_block_tokens, seed
+//   every dataset  cancel_*, ideal_block_tokens, seed, ignore_eos
 //
 // Thread safety: values and pure functions.
 #pragma once
@@ -67,6 +67,9 @@ struct WorkloadSpec {
   // Block size of the ideal prefix-cache hit rate (workload/prefix_blocks.h).
   int64_t ideal_block_tokens = 16;             // [1, 1000000]
   uint64_t seed = 0;                           // seeds the prompts, think times and cancellation
+  // Whether a server is asked to ignore EOS, so that outputs reach their
+  // max_tokens; unset: IgnoreEosFor's default.
+  std::optional<bool> ignore_eos;
 };
 
 enum class SpecField {
@@ -76,7 +79,7 @@ enum class SpecField {
   kMtTurns, kMtSystemPromptLen, kMtMessageLen,
   kThinkTimeMs, kMaxThinkTimeMs,
   kCancelFraction, kCancelAfterTokens, kCancelAfterMs,
-  kIdealBlockTokens, kSeed, kPromptFormat,
+  kIdealBlockTokens, kSeed, kPromptFormat, kIgnoreEos,
 };
 
 // The field as a plan spells it: "dataset", "path", "input_len", "gsp_num_groups", ...
@@ -91,7 +94,7 @@ inline constexpr SpecField kAllSpecFields[] = {
     SpecField::kGspQuestionLen, SpecField::kGspOutputLen, SpecField::kMtTurns, SpecField::kMtSystemPromptLen,
     SpecField::kMtMessageLen, SpecField::kThinkTimeMs, SpecField::kMaxThinkTimeMs, SpecField::kCancelFraction,
     SpecField::kCancelAfterTokens, SpecField::kCancelAfterMs, SpecField::kIdealBlockTokens, SpecField::kSeed,
-    SpecField::kPromptFormat};
+    SpecField::kPromptFormat, SpecField::kIgnoreEos};
 
 // Whether a dataset of `kind` reads `field` (the table in the file comment).
 bool SpecFieldApplies(SpecField field, DatasetKind kind);
@@ -117,6 +120,12 @@ DatasetOptions ToDatasetOptions(const WorkloadSpec& spec);
 // (each turn carries the server's streamed answer, which arrives as text and
 // cannot be turned back into token ids without the server's tokenizer).
 PromptFormat PromptFormatFor(const WorkloadSpec& spec, bool over_http);
+
+// Whether `spec`'s requests ask a server to ignore EOS: ignore_eos when
+// given; by default yes for synthetic prompts (random, mlperf:NAME), which
+// have no natural end and whose output lengths are the workload's, and no for
+// the others (a dataset's answers end where the model ends them).
+bool IgnoreEosFor(const WorkloadSpec& spec);
 
 // Why `spec`'s prompts cannot be sent over HTTP as it asks (nothing when they
 // can): prompt_format token-ids on a multi-turn workload.

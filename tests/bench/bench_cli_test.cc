@@ -219,6 +219,42 @@ TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
   EXPECT_NE(Slurp(err).find("--vocab-size"), std::string::npos);
 }
 
+// A sweep's server points draw token ids as bench does: below the server's
+// n_vocab, else below the system's vocab_size (before, always below 32000).
+TEST(BenchCliTest, ASweepsTokenIdsStayInsideTheServersVocabularyAsBenchsDo) {
+  testing_util::ScratchDir tmp("bench_cli_sweep_vocab");
+  ScriptedServer::Options so;
+  so.n_vocab = 1504;
+  so.script = [](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 2;
+    return s;
+  };
+  auto server = ScriptedServer::Start(so);
+  ASSERT_TRUE(server.ok());
+  auto plain = StartServer([](const testing::RequestInfo&) {
+    Script s;
+    s.ttft = s.interval = kMs;
+    s.events = 2;
+    return s;
+  });
+  const std::string plan = tmp.Write(
+      "plan.yaml", "name: v\nsystems:\n  - {name: s, model: m, base_url: \"" + (*server)->base_url() +
+                       "\"}\n  - {name: p, model: m, base_url: \"" + plain->base_url() +
+                       "\", vocab_size: 300}\nworkloads:\n  - {name: w, input_len: 512, output_len: 2}\n"
+                       "load:\n  concurrency: [2]\n  num_prompts: 20\n");
+  const std::string err = tmp.Path("err");
+  ASSERT_EQ(Wait(Spawn({"sweep", plan, "--db", tmp.Path("v.db")}, err)), 0) << Slurp(err);
+  size_t n = 0;
+  const int64_t max_id = MaxPromptId(**server, &n);
+  EXPECT_EQ(n, 20u);
+  EXPECT_LT(max_id, 1504);
+  EXPECT_GT(max_id, 1000);
+  EXPECT_LT(MaxPromptId(*plain, &n), 300);
+  EXPECT_EQ(n, 20u);
+}
+
 TEST(BenchCliTest, WorkersMergeIntoOneResult) {
   testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   auto server = StartServer([](const testing::RequestInfo&) {

@@ -91,7 +91,9 @@ TEST(BenchAsPlan, SecretsAreLeftOutAndFlagsWithoutPlanFormRefused) {
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(out.find("sk-not-printed"), std::string::npos) << out;
   EXPECT_EQ(out.find("xyz"), std::string::npos) << out;
-  EXPECT_NE(out.find("\n# the API key (--api-key, $OPENAI_API_KEY) is left out"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n# --api-key is left out: a plan holds no secret; a sweep sends $OPENAI_API_KEY when it is set"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("\n# --header is left out"), std::string::npos) << out;
   std::tie(rc, out) = Binary("bench --base-url http://127.0.0.1:9 --model m --max-concurrency 1 --shard 0/2 "
                              "--as-plan");
@@ -100,6 +102,60 @@ TEST(BenchAsPlan, SecretsAreLeftOutAndFlagsWithoutPlanFormRefused) {
   std::tie(rc, out) = Binary("bench --base-url http://127.0.0.1:9 --model m --num-prompts 4 --as-plan");
   EXPECT_EQ(rc, 2);
   EXPECT_NE(out.find("one point sent all at once has no plan form"), std::string::npos) << out;
+}
+
+// A server whose synthetic model ends an answer with EOS near 6 tokens unless
+// asked to ignore it, and a JSONL dataset asking 40: bench sends a dataset's
+// prompts without ignore_eos (its answers end where the model ends them) and
+// its --extra-body (min_tokens 8) and --usage, so each answer is 8 or 9 tokens.
+// The sweep of its plan must send the same: before the plan's server points
+// took the client settings bench makes, they asked every answer to run to 40.
+TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswers) {
+  FixedProfile p;
+  p.ttft_ms = 20;
+  p.itl_ms = 5;
+  p.slots = 4;
+  ServeOptions o = TestOptions();
+  o.model_name = "fixed";
+  o.record_traces = false;
+  o.natural_output_len = 6;  // EOS drawn in [3, 9] tokens
+  std::unique_ptr<Server> server = StartServer(o, std::make_unique<FixedTiming>(p));
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  testing_util::ScratchDir tmp("bench_as_plan_client");
+  std::string lines;
+  for (int i = 0; i < 12; ++i) lines += "{\"prompt\": \"question number " + std::to_string(i) + "\", \"output_len\": 40}\n";
+  const std::string data = tmp.Write("d.jsonl", lines);
+  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
+  const std::string flags = "bench --base-url " + url + " --model fixed --dataset jsonl --dataset-path " + data +
+                            " --max-concurrency 2 --num-prompts 12 --extra-body '{\"min_tokens\": 8}' --usage final "
+                            "--timeout 30 --no-progress";
+  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string text = testing_util::Slurp(plan);
+  EXPECT_NE(text.find("    extra_body: \"{\\\"min_tokens\\\": 8}\"\n    timeout_s: 30\n    usage: final\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("ignore_eos"), std::string::npos) << text;  // the dataset's default, off
+  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
+  ASSERT_EQ(rc, 0) << out;
+  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
+  ASSERT_EQ(benched.size(), 1u);
+  ASSERT_EQ(swept.size(), 1u);
+  ASSERT_EQ(benched[0].second.size(), 1u);
+  ASSERT_EQ(swept[0].second.size(), 1u);
+  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
+  EXPECT_EQ(b.metrics.completed, 12);
+  EXPECT_GE(b.metrics.total_output_tokens, 12 * 8);  // min_tokens reached the server
+  EXPECT_LE(b.metrics.total_output_tokens, 12 * 9);  // and so did EOS: no answer ran to 40
+  EXPECT_EQ(s.metrics.completed, b.metrics.completed);
+  EXPECT_EQ(s.metrics.total_output_tokens, b.metrics.total_output_tokens);
+  EXPECT_EQ(s.key, b.key);
+  EXPECT_EQ(swept[0].first.config.at("timeout_s"), "30");  // stored with the system
+  EXPECT_EQ(swept[0].first.config.at("usage"), "final");
+  EXPECT_EQ(swept[0].first.config.at("extra_body"), "{\"min_tokens\": 8}");
 }
 
 TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
