@@ -210,7 +210,7 @@ std::string SimulatedSystemEntry(const sim::SimSpec& spec, const sim::SimConfig&
 // out: a plan holds none; a sweep sends $OPENAI_API_KEY when it is set, and
 // no headers.
 std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string& model, int gpus,
-                              const std::string& power, const std::string& power_url) {
+                              const MeasureRequest& m) {
   std::string text;
   if (!t.api_key.empty())
     text += "# --api-key is left out: a plan holds no secret; a sweep sends $OPENAI_API_KEY when it is set\n";
@@ -222,8 +222,14 @@ std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string
   text += "    backend: " + Scalar(t.backend) + "\n";
   if (!t.endpoint.empty()) text += "    endpoint: " + Scalar(t.endpoint) + "\n";
   text += "    gpus: " + std::to_string(gpus) + "\n";
-  if (power != "auto") text += "    power: " + Scalar(power) + "\n";
-  if (!power_url.empty()) text += "    power_url: " + Scalar(power_url) + "\n";
+  const MeasureRequest defaults;
+  if (m.power_kind != defaults.power_kind) text += "    power: " + Scalar(m.power_kind) + "\n";
+  if (!m.power_url.empty()) text += "    power_url: " + Scalar(m.power_url) + "\n";
+  if (m.power_interval_s != defaults.power_interval_s)
+    text += "    power_interval_s: " + FormatShortest(m.power_interval_s) + "\n";
+  if (m.scrape) text += "    scrape_metrics: " + (m.scrape_url.empty() ? std::string("true") : Scalar(m.scrape_url)) + "\n";
+  if (m.scrape_interval_s != defaults.scrape_interval_s)
+    text += "    scrape_interval_s: " + FormatShortest(m.scrape_interval_s) + "\n";
   for (const auto& [key, value] : TargetConfig(t))  // a bool as YAML's, a number or a word plain, JSON quoted
     text += "    " + key + ": " + (value == "true" || value == "false" ? value : Scalar(value)) + "\n";
   return text;
@@ -299,7 +305,7 @@ Result<std::string> BenchPlan(const BenchRequest& r, const loadgen::TargetReques
                               const Result<loadgen::ResolvedWorkload>& rw, const loadgen::WorkloadRequest& w) {
   if (!rw.ok()) return rw.status();
   FRONTIER_ASSIGN_OR_RETURN(const std::string load, LoadBlock(*rw, nullptr, w));
-  std::string text = "name: bench\n" + ServerSystemEntry(t, r.model, rw->summary.num_gpus, r.power_kind, r.power_url);
+  std::string text = "name: bench\n" + ServerSystemEntry(t, r.model, rw->summary.num_gpus, r);
   text += "workloads:\n";
   text += "  - " + WorkloadEntry(*rw, w) + "\n";
   text += load;
@@ -311,7 +317,7 @@ Result<std::string> SearchPlan(const SearchJob& job, const loadgen::TargetReques
                                const FlagGiven& given) {
   std::string text = "name: search\n";
   text += job.config ? SimulatedSystemEntry(job.spec, *job.config, given)
-                     : ServerSystemEntry(t, job.model, job.w.summary.num_gpus, "auto", "");
+                     : ServerSystemEntry(t, job.model, job.w.summary.num_gpus, MeasureRequest{});
   text += "workloads:\n";
   text += "  - " + WorkloadEntry(job.w, w) + "\n";
   text += SearchLoadBlock(job.w, w);
@@ -331,7 +337,9 @@ std::vector<std::string> BenchFlagsWithoutPlanForm() {
   std::vector<std::string> flags = {"--db", "--run-label"};
   for (const FlagRow<BenchRequest>& row : BenchFlagRows()) {
     const std::string flag = row.name;
-    if (flag != "--power" && flag != "--power-url" && flag != "--as-plan") flags.push_back(flag);
+    if (flag != "--power" && flag != "--power-url" && flag != "--power-interval" && flag != "--scrape-metrics" &&
+        flag != "--scrape-interval" && flag != "--as-plan")
+      flags.push_back(flag);
   }
   for (const std::string& flag : TargetFlagsWithoutPlanForm()) flags.push_back(flag);
   for (const char* flag : loadgen::WorkloadFlagsWithoutPlanForm()) flags.push_back(flag);

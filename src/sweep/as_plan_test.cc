@@ -458,6 +458,54 @@ TEST(BenchPlan, EveryTargetFieldWithAPlanKeyRoundTripsThroughThePlanText) {
   EXPECT_EQ(keyed, 8);
 }
 
+// bench's measurement flags as a server system's keys, read back as the
+// measurement bench takes (sessions.cc builds a MeasureRequest from them).
+TEST(BenchPlan, TheMeasurementFlagsAreTheSystemsKeys) {
+  BenchInvocation b = OneBenchPoint();
+  b.r.scrape = true;
+  b.r.scrape_url = "http://127.0.0.1:9400/metrics";
+  b.r.scrape_interval_s = 0.25;
+  b.r.power_kind = "scrape";
+  b.r.power_interval_s = 0.5;
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_NE(text->find("    power: scrape\n    power_interval_s: 0.5\n"
+                       "    scrape_metrics: \"http://127.0.0.1:9400/metrics\"\n    scrape_interval_s: 0.25\n"),
+            std::string::npos)
+      << *text;
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const SystemSpec& s = plan->systems[0];
+  EXPECT_EQ(s.power, power::PowerKind::kScrape);  // its URL the scrape's, as bench's --power scrape
+  EXPECT_EQ(s.power_url, "");
+  EXPECT_EQ(s.power_interval_s, 0.5);
+  EXPECT_EQ(s.scrape_metrics, "http://127.0.0.1:9400/metrics");
+  EXPECT_EQ(s.scrape_interval_s, 0.25);
+  EXPECT_EQ(s.Config().at("scrape_metrics"), "http://127.0.0.1:9400/metrics");
+  EXPECT_EQ(s.Config().at("scrape_interval_s"), "0.25");
+  b.r.scrape_url.clear();  // --scrape-metrics without a URL: the base URL's /metrics
+  text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_NE(text->find("    scrape_metrics: true\n"), std::string::npos) << *text;
+  plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->systems[0].scrape_metrics, "");
+  const std::string head = "name: p\nsystems:\n  - {name: s, model: m, base_url: \"http://127.0.0.1:8000\", ";
+  const std::string tail = "}\nworkloads:\n  - {name: w}\nload:\n  concurrency: [1]\n";
+  for (const auto& [field, message] : std::vector<std::pair<std::string, std::string>>{
+           {"scrape_interval_s: 0.01", "p.yaml:3: systems[0].scrape_interval_s: must be a number in [0.05, 3600], got 0.01"},
+           {"power_interval_s: 61", "p.yaml:3: systems[0].power_interval_s: must be a number in [0.01, 60], got 61"},
+           {"scrape_metrics: sometimes",
+            "p.yaml:3: systems[0].scrape_metrics: must be true, false or a URL (http://HOST:PORT/metrics), got 'sometimes'"},
+           {"power: scrape",
+            "p.yaml:3: systems[0].power: scrape needs power_url (a DCGM exporter's /metrics) or scrape_metrics (read "
+            "from there)"}}) {
+    Result<Plan> bad = ParsePlan(head + field + tail, "p.yaml");
+    ASSERT_FALSE(bad.ok()) << field;
+    EXPECT_EQ(bad.status().message(), message) << field;
+  }
+}
+
 TEST(BenchPlan, ATargetFieldOutOfItsRangeOrFormIsNamedByItsPlanKey) {
   const std::string head = "name: p\nsystems:\n  - {name: s, model: m, base_url: \"http://127.0.0.1:8000\", ";
   const std::string tail = "}\nworkloads:\n  - {name: w}\nload:\n  concurrency: [1]\n";
@@ -521,10 +569,10 @@ TEST(BenchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   BenchRequest r;
   r.as_plan = true;
   const std::vector<std::string> refused = BenchFlagsWithoutPlanForm();
-  for (const char* flag : {"--db", "--run-label", "--scrape-metrics", "--power-interval", "--shard", "--rendezvous",
-                           "--grace", "--result-json", "--tokenizer"})
+  for (const char* flag : {"--db", "--run-label", "--shard", "--rendezvous", "--grace", "--result-json", "--tokenizer"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
-  for (const char* flag : {"--power", "--power-url", "--base-url", "--backend", "--endpoint", "--model", "--api-key",
+  for (const char* flag : {"--power", "--power-url", "--power-interval", "--scrape-metrics", "--scrape-interval",
+                           "--base-url", "--backend", "--endpoint", "--model", "--api-key",
                            "--header", "--as-plan", "--timeout", "--connect-timeout", "--first-token-timeout",
                            "--workers", "--insecure", "--vocab-size", "--extra-body", "--usage", "--ignore-eos"})
     EXPECT_EQ(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;

@@ -25,8 +25,9 @@ Status ApplyShard(const loadgen::ShardSpec& shard, bool store, loadgen::Resolved
   return loadgen::ShareLoad(shard, &w->load);
 }
 
-// The server's metrics and the GPUs' power, as the request asks.
-Status ConfigureMeasurement(const BenchRequest& r, bool sharded, loadgen::BenchOptions* o) {
+}  // namespace
+
+Status ConfigureMeasurement(const MeasureRequest& r, bool sharded, loadgen::BenchOptions* o) {
   if (r.scrape) {
     std::string base = o->client.base_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
@@ -46,6 +47,23 @@ Status ConfigureMeasurement(const BenchRequest& r, bool sharded, loadgen::BenchO
   }
   return Status::Ok();
 }
+
+std::string MeasureProblem(const MeasureRequest& r) {
+  if (!(r.scrape_interval_s >= kMinScrapeIntervalS && r.scrape_interval_s <= kMaxScrapeIntervalS))
+    return fmt::format("--scrape-interval must be a number of seconds in [{}, {}], got {}", kMinScrapeIntervalS,
+                       kMaxScrapeIntervalS, r.scrape_interval_s);
+  const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(r.power_kind);
+  if (!power_choice)
+    return "--power must be one of " + std::string(power::kPowerKinds) + ", got '" + r.power_kind + "'";
+  if (!(r.power_interval_s >= power::kMinPowerIntervalS && r.power_interval_s <= power::kMaxPowerIntervalS))
+    return fmt::format("--power-interval must be a number of seconds in [{}, {}], got {}", power::kMinPowerIntervalS,
+                       power::kMaxPowerIntervalS, r.power_interval_s);
+  if (*power_choice == power::PowerKind::kScrape && r.power_url.empty() && !r.scrape)
+    return "--power scrape needs --power-url http://HOST:9400/metrics (a DCGM exporter)";
+  return "";
+}
+
+namespace {
 
 // The measurement's flags, then the shards', in --help's order.
 const FlagRow<BenchRequest> kFlags[] = {
@@ -91,17 +109,7 @@ std::string BenchRequestProblem(const BenchRequest& r, const FlagGiven& given) {
   if (r.as_plan)
     if (std::string bad = loadgen::PlanFormProblem("bench", BenchFlagsWithoutPlanForm(), given); !bad.empty())
       return bad;
-  if (!(r.scrape_interval_s >= 0.05 && r.scrape_interval_s <= 3600))
-    return "--scrape-interval must be a number of seconds in [0.05, 3600], got " + std::to_string(r.scrape_interval_s);
-  const std::optional<power::PowerKind> power_choice = power::ParsePowerKind(r.power_kind);
-  if (!power_choice)
-    return "--power must be one of " + std::string(power::kPowerKinds) + ", got '" + r.power_kind + "'";
-  if (!(r.power_interval_s >= power::kMinPowerIntervalS && r.power_interval_s <= power::kMaxPowerIntervalS))
-    return fmt::format("--power-interval must be a number of seconds in [{}, {}], got {}", power::kMinPowerIntervalS,
-                       power::kMaxPowerIntervalS, r.power_interval_s);
-  if (*power_choice == power::PowerKind::kScrape && r.power_url.empty() && !r.scrape)
-    return "--power scrape needs --power-url http://HOST:9400/metrics (a DCGM exporter)";
-  return "";
+  return MeasureProblem(r);
 }
 
 Result<BenchJob> BenchJob::Resolve(const BenchRequest& r, loadgen::ResolvedWorkload workload,

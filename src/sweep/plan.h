@@ -129,6 +129,12 @@ struct SystemSpec {
   // auto|nvml|amdsmi|rapl|scrape|off, and a DCGM exporter's /metrics for scrape.
   power::PowerKind power = power::PowerKind::kAuto;
   std::string power_url;
+  double power_interval_s = 0.1;            // between readings (bench's --power-interval)
+  // The server's Prometheus metrics sampled during each point (bench's
+  // --scrape-metrics): `scrape_metrics: true` (base_url + /metrics) or a URL;
+  // unset, none. scrape_interval_s between samples.
+  std::optional<std::string> scrape_metrics;
+  double scrape_interval_s = 1.0;
   // How a system measured over HTTP (a server, or `live`) is talked to: the
   // target's fields with a plan key (loadgen::TargetFieldTable: extra_body,
   // usage, insecure, timeout_s, connect_timeout_s, first_token_timeout_s,

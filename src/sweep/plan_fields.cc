@@ -11,6 +11,7 @@
 #include "core/parse.h"
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
+#include "sweep/bench_job.h"
 #include "sweep/plan_yaml.h"
 #include "sweep/proc_scan.h"
 #include "workload/load_request.h"
@@ -173,10 +174,45 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
   return Status::Ok();
 }
 
+// The measurement beside a point: power, power_url, power_interval_s,
+// scrape_metrics (true for base_url + /metrics, false, or a URL) and
+// scrape_interval_s, in bench's bounds (sweep/bench_job.h).
+Status ParseMeasurement(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
+  std::string power = "auto";
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &power));
+  if (auto kind = power::ParsePowerKind(power)) {
+    s->power = *kind;
+  } else {
+    return c.Error(n["power"], f + ".power",
+                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + power + "'");
+  }
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &s->power_url));
+  FRONTIER_RETURN_IF_ERROR(
+      c.Number(n, f, "power_interval_s", &s->power_interval_s, power::kMinPowerIntervalS, power::kMaxPowerIntervalS));
+  FRONTIER_RETURN_IF_ERROR(
+      c.Number(n, f, "scrape_interval_s", &s->scrape_interval_s, kMinScrapeIntervalS, kMaxScrapeIntervalS));
+  std::string scrape;
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "scrape_metrics", &scrape));
+  if (scrape == "true") {
+    s->scrape_metrics = "";
+  } else if (!scrape.empty() && scrape != "false") {
+    if (Result<HostPort> hp = UrlHostPort(scrape); !hp.ok() || (scrape.rfind("http://", 0) != 0 &&
+                                                                 scrape.rfind("https://", 0) != 0))
+      return c.Error(n["scrape_metrics"], f + ".scrape_metrics",
+                     "must be true, false or a URL (http://HOST:PORT/metrics), got '" + TerminalSafe(scrape) + "'");
+    s->scrape_metrics = scrape;
+  }
+  if (s->power == power::PowerKind::kScrape && s->power_url.empty() && !s->scrape_metrics)
+    return c.Error(n["power"], f + ".power",
+                   "scrape needs power_url (a DCGM exporter's /metrics) or scrape_metrics (read from there)");
+  return Status::Ok();
+}
+
 Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  std::set<std::string> keys = {"name",     "hardware", "gpus",   "sim",   "live",     "engine", "model",
-                                 "base_url", "backend",  "endpoint", "launch", "power", "power_url"};
+  std::set<std::string> keys = {"name",     "hardware", "gpus",     "sim",    "live",      "engine",
+                                 "model",    "base_url", "backend",  "endpoint", "launch", "power",
+                                 "power_url", "power_interval_s", "scrape_metrics", "scrape_interval_s"};
   for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
     if (*field.plan_key != '\0') keys.insert(field.plan_key);
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, keys));
@@ -202,17 +238,7 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     Result<client::Dialect> d = client::ResolveDialect(s->backend, s->endpoint, names);
     if (!d.ok()) return c.Error(n["backend"], f + ".backend", d.status().message());
   }
-  std::string power = "auto";
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &power));
-  if (auto kind = power::ParsePowerKind(power)) {
-    s->power = *kind;
-  } else {
-    return c.Error(n["power"], f + ".power",
-                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + power + "'");
-  }
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &s->power_url));
-  if (s->power == power::PowerKind::kScrape && s->power_url.empty())
-    return c.Error(n["power"], f + ".power", "scrape needs power_url: a DCGM exporter's /metrics");
+  FRONTIER_RETURN_IF_ERROR(ParseMeasurement(c, n, f, s));
   if (n["engine"].IsDefined()) {
     const std::string ef = f + ".engine";
     FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
@@ -241,6 +267,9 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     return c.Error(n["launch"], f + ".launch", "only servers are launched; remove it or `sim`");
   }
   if (s->live && !s->sim) return c.Error(n["live"], f + ".live", "applies to `sim` systems only");
+  for (const char* key : {"scrape_metrics", "scrape_interval_s", "power_interval_s"})
+    if (n[key].IsDefined() && s->sim && !s->live)
+      return c.Error(n[key], f + "." + key, "applies to a system measured over HTTP (a server, or `live: true`)");
   for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
     if (*field.plan_key != '\0' && n[field.plan_key].IsDefined() && s->sim && !s->live)
       return c.Error(n[field.plan_key], f + "." + field.plan_key,

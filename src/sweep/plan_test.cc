@@ -541,7 +541,8 @@ TEST(Plan, PowerOfAServerSystem) {
   EXPECT_EQ(ErrorFor(at, at + "    power: watts\n"),
             "plans/t.yaml:13: systems[1].power: must be one of auto, nvml, amdsmi, rapl, scrape or off, got 'watts'");
   EXPECT_EQ(ErrorFor(at, at + "    power: scrape\n"),
-            "plans/t.yaml:13: systems[1].power: scrape needs power_url: a DCGM exporter's /metrics");
+            "plans/t.yaml:13: systems[1].power: scrape needs power_url (a DCGM exporter's /metrics) or scrape_metrics "
+            "(read from there)");
 }
 
 }  // namespace

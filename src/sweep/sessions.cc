@@ -20,6 +20,7 @@
 #include "sim/concurrency_sweep.h"
 #include "sim/engine/config.h"
 #include "sim/simulate.h"
+#include "sweep/bench_job.h"
 #include "sweep/process.h"
 #include "workload/dataset.h"
 #include "workload/option_names.h"
@@ -149,10 +150,18 @@ class HttpSession final : public Session {
         PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true, vocabulary));
     if (requests.sessions) b.sessions = &*requests.sessions;
     b.run.progress_interval = options_.point_progress_interval;
-    // A simulated system served over HTTP draws nothing worth measuring: off unless the plan asks.
-    b.power.kind = system_.simulated() && system_.power == power::PowerKind::kAuto ? power::PowerKind::kOff
-                                                                                  : system_.power;
-    b.power.scrape_url = system_.power_url;
+    // The measurement as bench takes it from its flags. A simulated system
+    // served over HTTP draws nothing worth measuring: power off unless the plan asks.
+    MeasureRequest m;
+    m.scrape = system_.scrape_metrics.has_value();
+    m.scrape_url = system_.scrape_metrics.value_or("");
+    m.scrape_interval_s = system_.scrape_interval_s;
+    m.power_kind = power::PowerKindName(system_.simulated() && system_.power == power::PowerKind::kAuto
+                                            ? power::PowerKind::kOff
+                                            : system_.power);
+    m.power_url = system_.power_url;
+    m.power_interval_s = system_.power_interval_s;
+    FRONTIER_RETURN_IF_ERROR(ConfigureMeasurement(m, /*sharded=*/false, &b));
     b.requested_settings["system"] = system_.name;
     b.requested_settings["base_url"] = base_url_;
     b.requested_settings["model"] = model_;

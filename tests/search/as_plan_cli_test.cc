@@ -129,13 +129,14 @@ TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswer
   const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
   const std::string flags = "bench --base-url " + url + " --model fixed --dataset jsonl --dataset-path " + data +
                             " --max-concurrency 2 --num-prompts 12 --extra-body '{\"min_tokens\": 8}' --usage final "
-                            "--timeout 30 --no-progress";
+                            "--timeout 30 --scrape-metrics --scrape-interval 0.2 --no-progress";
   auto [rc, out] = Binary(flags + " --as-plan > " + plan);
   ASSERT_EQ(rc, 0) << out;
   const std::string text = testing_util::Slurp(plan);
   EXPECT_NE(text.find("    extra_body: \"{\\\"min_tokens\\\": 8}\"\n    timeout_s: 30\n    usage: final\n"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("    scrape_metrics: true\n    scrape_interval_s: 0.2\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("ignore_eos"), std::string::npos) << text;  // the dataset's default, off
   std::tie(rc, out) = Binary(flags + " --db " + bench_db);
   ASSERT_EQ(rc, 0) << out;
@@ -156,6 +157,18 @@ TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswer
   EXPECT_EQ(swept[0].first.config.at("timeout_s"), "30");  // stored with the system
   EXPECT_EQ(swept[0].first.config.at("usage"), "final");
   EXPECT_EQ(swept[0].first.config.at("extra_body"), "{\"min_tokens\": 8}");
+  // The server's metrics sampled beside both points, from the base URL's /metrics.
+  for (const auto& [db, point] : {std::pair{bench_db, &b}, std::pair{sweep_db, &s}}) {
+    auto store = store::OpenStore(db, store::OpenMode::kReadOnly);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    Result<store::PointSeries> series = (*store)->GetPointSeries(point->id);
+    ASSERT_TRUE(series.ok()) << series.status().ToString();
+    ASSERT_FALSE(series->server_metrics_json.empty()) << db;
+    const nlohmann::json m = nlohmann::json::parse(series->server_metrics_json);
+    EXPECT_EQ(m["source"], url + "/metrics") << m.dump();
+    EXPECT_GE(m["scrapes"].get<int64_t>(), 1) << m.dump();
+    EXPECT_EQ(m["scrape_failures"], 0) << m.dump();
+  }
 }
 
 TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
