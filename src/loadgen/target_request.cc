@@ -56,11 +56,14 @@ const TargetField& FieldOf(std::string_view flag) {
   std::abort();  // a flag of this file's own table
 }
 
-std::optional<TargetProblem> OutOfRange(std::string_view flag, double value) {
+// core's range check (CheckRange: "must be a number in [0, 1000000], got
+// -1", an integer's words for an integer) within the field's bounds.
+template <typename T>
+std::optional<TargetProblem> OutOfRange(std::string_view flag, T value) {
   const TargetField& f = FieldOf(flag);
-  if (value >= f.min && value <= f.max) return std::nullopt;
-  return TargetProblem{f.flag.name, "must be in [" + FormatNumber(f.min) + ", " + FormatNumber(f.max) + "], got " +
-                                        FormatNumber(value)};
+  const Status st = CheckRange(f.flag.name, value, static_cast<T>(f.min), static_cast<T>(f.max));
+  if (st.ok()) return std::nullopt;
+  return TargetProblem{f.flag.name, st.message().substr(flag.size() + 1)};
 }
 
 // The endpoint a request goes to (the backend's default when none is given)
@@ -88,7 +91,7 @@ std::optional<TargetProblem> CheckTargetRequest(const TargetRequest& f) {
       return TargetProblem{"--workers", "must be auto or an integer in [1, 1024], got '" + f.workers + "'"};
   }
   if (f.vocab_size != 0)
-    if (auto p = OutOfRange("--vocab-size", static_cast<double>(f.vocab_size))) return p;
+    if (auto p = OutOfRange("--vocab-size", f.vocab_size)) return p;
   if (f.usage != "continuous" && f.usage != "final" && f.usage != "off")
     return TargetProblem{"--usage", "must be continuous, final or off, got '" + f.usage + "'"};
   if (Status st = client::ValidateExtraBody(f.extra_body); !st.ok())

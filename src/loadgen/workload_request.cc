@@ -110,6 +110,7 @@ Result<workload::WorkloadSpec> SpecOf(const WorkloadRequest& f) {
   spec.seed = f.seed;
   if (Given(f, "--prompt-format")) spec.prompt_format = f.prompt_format;  // else the dataset's default
   if (Given(f, "--ignore-eos")) spec.ignore_eos = f.ignore_eos;            // else the dataset's default
+  if (Given(f, "--tokenizer")) spec.tokenizer = f.tokenizer;
   if (std::optional<workload::SpecProblem> bad = workload::CheckWorkloadSpec(spec))
     return InvalidArgument(std::string(workload::SpecFieldFlag(bad->field, f.dataset)) + " " + bad->message);
   return spec;
@@ -149,10 +150,7 @@ Status ResolveDataset(const WorkloadRequest& f, const workload::WorkloadSpec& sp
   w->dataset = workload::ToDatasetOptions(spec);
   w->sessions = workload::IsSessionKind(w->dataset.kind);
   FRONTIER_RETURN_IF_ERROR(CheckDatasetFlags(f, *w));
-  if (Given(f, "--tokenizer")) {
-    w->tokenizer = f.tokenizer;
-    w->dataset.random.format = workload::PromptFormat::kText;
-  }
+  w->tokenizer = spec.tokenizer;  // its prompts are text (workload::PromptFormatFor)
   w->ideal_block_tokens = static_cast<int>(f.ideal_block_tokens);
   w->ignore_eos = workload::IgnoreEosFor(spec);
   return Status::Ok();
@@ -251,7 +249,7 @@ void DescribeSummary(const metrics::SummaryOptions& s, std::map<std::string, std
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows() { return kFlags; }
 
 std::span<const char* const> WorkloadFlagsWithoutPlanForm() {
-  static const char* const kWithoutPlanForm[] = {"--tokenizer",   "--duration",    "--session-rate",  "--percentiles",
+  static const char* const kWithoutPlanForm[] = {"--duration",    "--session-rate",  "--percentiles",
                                                  "--timeslice",   "--result-json", "--requests-jsonl"};
   return kWithoutPlanForm;
 }

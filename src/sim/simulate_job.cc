@@ -113,7 +113,7 @@ const FlagRow<SimulateRequest> kFlags[] = {
 // Beside the workload's (loadgen::WorkloadFlagsWithoutPlanForm).
 const char* const kWithoutPlanForm[] = {
     "--explain", "--list", "--db", "--run-label", "--best-deployment", "--search-disagg", "--client-rtt-us",
-    "--max-requests", "--max-memory-mb", "--ignore-eos",
+    "--max-requests", "--max-memory-mb", "--ignore-eos", "--tokenizer",
 };
 
 }  // namespace

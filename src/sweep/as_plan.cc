@@ -112,6 +112,8 @@ std::string WorkloadEntry(const loadgen::ResolvedWorkload& rw, const loadgen::Wo
       std::optional<std::string> value = FieldText(row, w);
       if (value && n.field == workload::SpecField::kPath)
         value = Scalar(std::filesystem::absolute(n.flag == std::string("--trace") ? w.trace : w.dataset_path).string());
+      if (value && n.field == workload::SpecField::kTokenizer)
+        value = Scalar(std::filesystem::absolute(w.tokenizer).string());
       if (value) items.emplace_back(n.plan, *value);
     }
   }

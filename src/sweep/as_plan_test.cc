@@ -554,6 +554,28 @@ TEST(BenchPlan, IgnoreEosGivenIsAWorkloadFieldAndItsDefaultFollowsTheDataset) {
   EXPECT_TRUE(workload::IgnoreEosFor(w));
 }
 
+TEST(BenchPlan, ATokenizerIsARandomWorkloadsFieldThatMustExist) {
+  const std::string head = "name: p\nsystems:\n  - {name: s, model: m, base_url: \"http://127.0.0.1:8000\"}\n"
+                           "workloads:\n  - {name: w, ";
+  const std::string tail = "}\nload:\n  concurrency: [1]\n";
+  for (const auto& [field, message] : std::vector<std::pair<std::string, std::string>>{
+           {"tokenizer: t.json, prompt_format: token-ids",
+            "p.yaml:5: workloads[0].tokenizer: makes text prompts: drop prompt_format token-ids"},
+           {"dataset: jsonl, path: d.jsonl, tokenizer: t.json",
+            "p.yaml:5: workloads[0].tokenizer: is not read by dataset jsonl (docs/workloads.md lists each dataset's "
+            "fields)"}}) {
+    Result<Plan> bad = ParsePlan(head + field + tail, "p.yaml");
+    ASSERT_FALSE(bad.ok()) << field;
+    EXPECT_EQ(bad.status().message(), message) << field;
+  }
+  Result<Plan> plan = ParsePlan(head + "tokenizer: no-such-tokenizer.json" + tail, "/nonexistent/p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(workload::PromptFormatFor(plan->workloads[0], /*over_http=*/true), workload::PromptFormat::kText);
+  const Status missing = CheckWorkloadFiles(*plan);
+  EXPECT_EQ(missing.message(), "/nonexistent/p.yaml:5: workloads[0].tokenizer: no such file or directory: "
+                               "/nonexistent/no-such-tokenizer.json");
+}
+
 TEST(BenchPlan, OnePointSentAllAtOnceIsRefusedNamingBenchsFlags) {
   BenchInvocation b = OneBenchPoint();
   b.w.max_concurrency = 0;
@@ -569,12 +591,13 @@ TEST(BenchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   BenchRequest r;
   r.as_plan = true;
   const std::vector<std::string> refused = BenchFlagsWithoutPlanForm();
-  for (const char* flag : {"--db", "--run-label", "--shard", "--rendezvous", "--grace", "--result-json", "--tokenizer"})
+  for (const char* flag : {"--db", "--run-label", "--shard", "--rendezvous", "--grace", "--result-json", "--duration"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
   for (const char* flag : {"--power", "--power-url", "--power-interval", "--scrape-metrics", "--scrape-interval",
                            "--base-url", "--backend", "--endpoint", "--model", "--api-key",
                            "--header", "--as-plan", "--timeout", "--connect-timeout", "--first-token-timeout",
-                           "--workers", "--insecure", "--vocab-size", "--extra-body", "--usage", "--ignore-eos"})
+                           "--workers", "--insecure", "--vocab-size", "--extra-body", "--usage", "--ignore-eos",
+                           "--tokenizer"})
     EXPECT_EQ(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
   for (const std::string& flag : refused) {
     const FlagGiven given = [&](const std::string& f) { return f == flag; };

@@ -509,6 +509,15 @@ Status CheckWorkloadFiles(const Plan& plan) {
                              "].path: cannot open " + path + ": " + std::strerror(errno));
     std::fclose(f);
   }
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {  // a tokenizer.json, a directory holding one, or a .gguf
+    const WorkloadSpec& w = plan.workloads[i];
+    if (w.tokenizer.empty()) continue;
+    const std::string path = PlanPath(plan, w.tokenizer);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return InvalidArgument(plan.file + ":" + std::to_string(w.line) + ": workloads[" + std::to_string(i) +
+                             "].tokenizer: no such file or directory: " + path);
+  }
   return Status::Ok();
 }
 

@@ -237,7 +237,9 @@ std::string PlanPath(const Plan& plan, const std::string& path);
 // Every workload's file (its `path`, relative to the plan's folder) opens
 // for reading; else InvalidArgument "FILE:LINE: workloads[i].path: cannot
 // open PATH: REASON", before a system starts (a missing trace used to be
-// found at each point, after a launched server had come up).
+// found at each point, after a launched server had come up); every
+// workload's tokenizer exists ("workloads[i].tokenizer: no such file or
+// directory: PATH").
 Status CheckWorkloadFiles(const Plan& plan);
 
 // Bounds on a plan (docs/limits.md): the points of its matrix; each point is

@@ -1,94 +1,29 @@
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
-#include <type_traits>
-#include <variant>
 
-#include "client/backend.h"
 #include "core/parse.h"
 #include "core/terminal_text.h"
 #include "sim/engine/spec_table.h"
-#include "sweep/bench_job.h"
 #include "sweep/plan_yaml.h"
-#include "sweep/proc_scan.h"
 #include "workload/load_request.h"
 #include "workload/option_names.h"
 
-// The parts of a plan file: systems (served, launched or simulated),
-// workloads, the load grid and the scenario and search blocks; and the check
-// for keys given twice. plan.cc reads the plan as a whole with these.
+// The parts of a plan file: a simulated system's `sim:` map, workloads, the
+// load grid and the scenario and search blocks; and the check for keys given
+// twice (the systems are plan_system.cc's). plan.cc reads the plan as a whole
+// with these.
 namespace frontier::sweep::internal {
 
 namespace {
-
-// Reads the plain field `field` of a flag table's row (a number, string or
-// bool) from map `n` under `key` into `raw`, a number within [min, max]; a
-// string is required when `required`. A setter's field is its reader's own.
-template <class Raw>
-Status ReadTableField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
-                      const typename FlagRow<Raw>::Field& field, double min, double max, bool required, Raw* raw) {
-  return std::visit(
-      [&](auto member) -> Status {
-        if constexpr (std::is_same_v<decltype(member), typename FlagRow<Raw>::Setter>) {
-          return Status::Ok();
-        } else {
-          auto& out = raw->*member;
-          using V = std::decay_t<decltype(out)>;
-          if constexpr (std::is_same_v<V, std::string>) {
-            return c.String(n, parent, key, &out, required);
-          } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
-            std::string v;
-            FRONTIER_RETURN_IF_ERROR(c.String(n, parent, key, &v));
-            if (!v.empty()) out = v;
-            return Status::Ok();
-          } else if constexpr (std::is_same_v<V, bool>) {
-            const YAML::Node v = n[key];
-            if (!v.IsDefined()) return Status::Ok();
-            if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false"))
-              return c.Error(v, parent + "." + key, "must be true or false");
-            out = v.Scalar() == "true";
-            return Status::Ok();
-          } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, int64_t> || std::is_same_v<V, double>) {
-            return c.Number(n, parent, key, &out, min, max);
-          } else if constexpr (std::is_same_v<V, std::optional<int>> || std::is_same_v<V, std::optional<double>>) {
-            return c.OptionalNumber(n, parent, key, &out, min, max);
-          } else {
-            return c.Error(n[key], parent + "." + key, "has no plan reader (a bug)");
-          }
-        }
-      },
-      field);
-}
 
 // SimSpec's field `f`, raised to `min` where the plan asks more; its one
 // string is the model (a system simulates one).
 Status ReadSimField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
                     const sim::SimSpecField& f, double min, sim::SimSpec* s) {
   return ReadTableField<sim::SimSpec>(c, n, parent, key, f.flag.field, min, f.max, /*required=*/true, s);
-}
-
-// A server's client settings: the target's fields with a plan key
-// (loadgen::TargetFieldTable), in their bounds, then the target's own checks
-// (--usage's words, --workers, --extra-body's JSON) named by the plan key.
-Status ParseTarget(const Checker& c, const YAML::Node& n, const std::string& f, loadgen::TargetRequest* t) {
-  for (const loadgen::TargetField& field : loadgen::TargetFieldTable()) {
-    const std::string key = field.plan_key;
-    if (key.empty()) continue;
-    if (key == "extra_body" && n[key].IsDefined() && n[key].IsMap())  // `{"top_p": 0.9}` unquoted is YAML's map
-      return c.Error(n[key], f + "." + key, "must be a JSON object in quotes, e.g. extra_body: '{\"top_p\": 0.9}'");
-    FRONTIER_RETURN_IF_ERROR(
-        ReadTableField<loadgen::TargetRequest>(c, n, f, key, field.flag.field, field.min, field.max, false, t));
-  }
-  if (std::optional<loadgen::TargetProblem> bad = loadgen::CheckTargetRequest(*t)) {
-    for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
-      if (field.flag.name == std::string_view(bad->flag) && *field.plan_key != '\0' && n[field.plan_key].IsDefined())
-        return c.Error(n[field.plan_key], f + "." + field.plan_key, bad->message);
-    return c.Error(n, f, std::string(bad->flag) + " " + bad->message);  // a field a plan does not set: a bug
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -147,178 +82,6 @@ Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim
   return Status::Ok();
 }
 
-Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, LaunchSpec* l) {
-  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"command", "env", "cwd", "health", "timeout_s",
-                                              "stop_timeout_s", "log", "check_owner"}));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "command", &l->command, true));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "cwd", &l->cwd));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "health", &l->health, true));
-  if (l->health.rfind("http://", 0) != 0) {
-    return c.Error(n["health"], f + ".health", "must be an http:// URL, got '" + l->health + "'");
-  }
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "log", &l->log));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "timeout_s", &l->timeout_s, 0.1, 86400));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "stop_timeout_s", &l->stop_timeout_s, 0, 3600));
-  FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "check_owner", &l->check_owner));
-  const YAML::Node env = n["env"];
-  if (env.IsDefined() && !env.IsNull()) {
-    FRONTIER_RETURN_IF_ERROR(c.Map(env, f + ".env"));
-    for (auto it = env.begin(); it != env.end(); ++it) {
-      if (!it->second.IsScalar()) {
-        return c.Error(it->second, f + ".env." + it->first.Scalar(), "must be a string");
-      }
-      l->env[it->first.Scalar()] = it->second.Scalar();
-    }
-  }
-  return Status::Ok();
-}
-
-// The measurement beside a point: power, power_url, power_interval_s,
-// scrape_metrics (true for base_url + /metrics, false, or a URL) and
-// scrape_interval_s, in bench's bounds (sweep/bench_job.h).
-Status ParseMeasurement(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
-  std::string power = "auto";
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &power));
-  if (auto kind = power::ParsePowerKind(power)) {
-    s->power = *kind;
-  } else {
-    return c.Error(n["power"], f + ".power",
-                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + power + "'");
-  }
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &s->power_url));
-  FRONTIER_RETURN_IF_ERROR(
-      c.Number(n, f, "power_interval_s", &s->power_interval_s, power::kMinPowerIntervalS, power::kMaxPowerIntervalS));
-  FRONTIER_RETURN_IF_ERROR(
-      c.Number(n, f, "scrape_interval_s", &s->scrape_interval_s, kMinScrapeIntervalS, kMaxScrapeIntervalS));
-  std::string scrape;
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "scrape_metrics", &scrape));
-  if (scrape == "true") {
-    s->scrape_metrics = "";
-  } else if (!scrape.empty() && scrape != "false") {
-    if (Result<HostPort> hp = UrlHostPort(scrape); !hp.ok() || (scrape.rfind("http://", 0) != 0 &&
-                                                                 scrape.rfind("https://", 0) != 0))
-      return c.Error(n["scrape_metrics"], f + ".scrape_metrics",
-                     "must be true, false or a URL (http://HOST:PORT/metrics), got '" + TerminalSafe(scrape) + "'");
-    s->scrape_metrics = scrape;
-  }
-  if (s->power == power::PowerKind::kScrape && s->power_url.empty() && !s->scrape_metrics)
-    return c.Error(n["power"], f + ".power",
-                   "scrape needs power_url (a DCGM exporter's /metrics) or scrape_metrics (read from there)");
-  return Status::Ok();
-}
-
-Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
-  FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
-  std::set<std::string> keys = {"name",     "hardware", "gpus",     "sim",    "live",      "engine",
-                                 "model",    "base_url", "backend",  "endpoint", "launch", "power",
-                                 "power_url", "power_interval_s", "scrape_metrics", "scrape_interval_s"};
-  for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
-    if (*field.plan_key != '\0') keys.insert(field.plan_key);
-  FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, keys));
-  s->line = n.Mark().line + 1;
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "name", &s->name, true));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "hardware", &s->hardware));
-  FRONTIER_RETURN_IF_ERROR(c.Number(n, f, "gpus", &s->gpus, 1, 100000));
-  FRONTIER_RETURN_IF_ERROR(c.Bool(n, f, "live", &s->live));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "model", &s->model));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "base_url", &s->base_url));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "backend", &s->backend));
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "endpoint", &s->endpoint));
-  if (s->endpoint.empty() || s->endpoint.front() != '/')
-    return c.Error(n["endpoint"], f + ".endpoint", "must be a path such as /v1/completions, got '" + s->endpoint + "'");
-  if (n["backend"].IsDefined()) {
-    // The flags' own check (client/backend.h), naming the plan's keys.
-    const client::BackendFieldNames names{"backend", "endpoint"};
-    if (!n["endpoint"].IsDefined()) {
-      Result<std::string> e = client::DefaultEndpoint(s->backend, s->model, names);
-      if (!e.ok()) return c.Error(n["backend"], f + ".backend", e.status().message());
-      s->endpoint = *e;
-    }
-    Result<client::Dialect> d = client::ResolveDialect(s->backend, s->endpoint, names);
-    if (!d.ok()) return c.Error(n["backend"], f + ".backend", d.status().message());
-  }
-  FRONTIER_RETURN_IF_ERROR(ParseMeasurement(c, n, f, s));
-  if (n["engine"].IsDefined()) {
-    const std::string ef = f + ".engine";
-    FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));
-    FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n["engine"], ef, {"name", "version"}));
-    FRONTIER_RETURN_IF_ERROR(c.String(n["engine"], ef, "name", &s->engine_name, true));
-    FRONTIER_RETURN_IF_ERROR(c.String(n["engine"], ef, "version", &s->engine_version));
-  }
-  if (n["sim"].IsDefined()) {
-    sim::SimSpec sim;
-    FRONTIER_RETURN_IF_ERROR(ParseSim(c, n["sim"], f + ".sim", &sim));
-    s->sim = sim;
-  }
-  if (n["launch"].IsDefined()) {
-    LaunchSpec l;
-    FRONTIER_RETURN_IF_ERROR(ParseLaunch(c, n["launch"], f + ".launch", &l));
-    s->launch = l;
-  }
-  if (s->sim && !s->base_url.empty()) {
-    return c.Error(n["base_url"], f + ".base_url",
-                   "a system is either `sim` (simulated) or `base_url` (a server), not both");
-  }
-  if (!s->sim && s->base_url.empty()) {
-    return c.Error(n, f, "needs `sim: {model: ...}` (simulated) or `base_url` (a server)");
-  }
-  if (s->sim && s->launch) {
-    return c.Error(n["launch"], f + ".launch", "only servers are launched; remove it or `sim`");
-  }
-  if (s->live && !s->sim) return c.Error(n["live"], f + ".live", "applies to `sim` systems only");
-  for (const char* key : {"scrape_metrics", "scrape_interval_s", "power_interval_s"})
-    if (n[key].IsDefined() && s->sim && !s->live)
-      return c.Error(n[key], f + "." + key, "applies to a system measured over HTTP (a server, or `live: true`)");
-  for (const loadgen::TargetField& field : loadgen::TargetFieldTable())
-    if (*field.plan_key != '\0' && n[field.plan_key].IsDefined() && s->sim && !s->live)
-      return c.Error(n[field.plan_key], f + "." + field.plan_key,
-                     "applies to a system measured over HTTP (a server, or `live: true`), not to the simulator in "
-                     "virtual time");
-  FRONTIER_RETURN_IF_ERROR(ParseTarget(c, n, f, &s->target));
-  if (s->sim && s->hardware.empty()) {
-    return c.Error(n, f + ".hardware", "is required for a simulated system (a catalog name, e.g. h200)");
-  }
-  if (!s->base_url.empty() && s->base_url.rfind("http://", 0) != 0 &&
-      s->base_url.rfind("https://", 0) != 0) {
-    return c.Error(n["base_url"], f + ".base_url", "must start with http:// or https://");
-  }
-  if (!s->base_url.empty()) {
-    if (Result<HostPort> hp = UrlHostPort(s->base_url); !hp.ok())
-      return c.Error(n["base_url"], f + ".base_url", hp.status().message());
-  }
-  if (s->launch) {
-    if (Result<HostPort> hp = UrlHostPort(s->launch->health); !hp.ok())
-      return c.Error(n["launch"]["health"], f + ".launch.health", hp.status().message());
-  }
-  // The deployment's sizes must agree with each other (the simulator would
-  // otherwise report it in terms of its command-line flags).
-  if (s->sim && s->gpus % s->sim->tp != 0) {
-    return c.Error(n["gpus"], f + ".gpus",
-                   std::to_string(s->gpus) + " is not a multiple of sim.tp " + std::to_string(s->sim->tp));
-  }
-  if (s->sim && s->sim->dp > 0 && s->gpus != s->sim->tp * s->sim->dp) {
-    return c.Error(n["gpus"], f + ".gpus",
-                   std::to_string(s->gpus) + " must equal sim.tp x sim.dp = " +
-                       std::to_string(s->sim->tp * s->sim->dp));
-  }
-  if (!s->sim && s->model.empty()) {
-    return c.Error(n, f + ".model", "is required for a server (the model name to request)");
-  }
-  if (s->sim) {
-    // The deployment the simulator builds: the system's hardware and GPUs;
-    // a disaggregated one's parallelism is in its pools.
-    s->sim->hardware = s->hardware;
-    s->sim->gpus = s->gpus;
-    if (s->sim->disaggregated()) {
-      s->sim->tp = 1;
-      s->sim->ep = 1;
-      s->sim->dp = 0;
-    }
-  }
-  return Status::Ok();
-}
-
 Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f, uint64_t plan_seed,
                      WorkloadSpec* w) {
   using F = workload::SpecField;
@@ -363,6 +126,7 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
       case F::kIdealBlockTokens: FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, key, &w->ideal_block_tokens)); break;
       case F::kSeed: FRONTIER_RETURN_IF_ERROR(c.Number(n, f, key, &w->seed, 0, 9.0e15)); break;
       case F::kPromptFormat: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->prompt_format)); break;
+      case F::kTokenizer: FRONTIER_RETURN_IF_ERROR(c.String(n, f, key, &w->tokenizer)); break;
       case F::kIgnoreEos:
         if (n[key].IsDefined() && !n[key].IsNull()) {
           bool v = false;
@@ -377,6 +141,8 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
     const char* key = workload::SpecFieldName(bad->field);
     return c.Error(n[key].IsDefined() ? n[key] : n, f + "." + key, bad->message);
   }
+  if (!w->tokenizer.empty() && w->prompt_format == "token-ids")
+    return c.Error(n["tokenizer"], f + ".tokenizer", "makes text prompts: drop prompt_format token-ids");
   // A field the dataset does not read is a mistake (a generator's setting
   // under another dataset), not something to ignore.
   const workload::DatasetKind kind = workload::ToDatasetOptions(*w).kind;

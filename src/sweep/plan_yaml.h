@@ -1,6 +1,6 @@
 // Internal to frontier_sweep: reading a plan's YAML, shared by plan.cc (the
-// plan as a whole) and plan_fields.cc (its systems, workloads, load and
-// blocks). Not a public interface.
+// plan as a whole), plan_system.cc (its systems) and plan_fields.cc (its
+// workloads, load and blocks). Not a public interface.
 //
 // Thread safety: stateless functions and an immutable Checker.
 #pragma once
@@ -13,7 +13,9 @@
 #include <set>
 #include <string>
 #include <type_traits>
+#include <variant>
 
+#include "core/flag_table.h"
 #include "core/parse.h"
 #include "core/status.h"
 #include "core/terminal_text.h"
@@ -160,6 +162,44 @@ class Checker {
   std::string file_;
 };
 
+// Reads the plain field `field` of a flag table's row (a number, string or
+// bool) from map `n` under `key` into `raw`, a number within [min, max]; a
+// string is required when `required`. A setter's field is its reader's own.
+template <class Raw>
+Status ReadTableField(const Checker& c, const YAML::Node& n, const std::string& parent, const std::string& key,
+                      const typename FlagRow<Raw>::Field& field, double min, double max, bool required, Raw* raw) {
+  return std::visit(
+      [&](auto member) -> Status {
+        if constexpr (std::is_same_v<decltype(member), typename FlagRow<Raw>::Setter>) {
+          return Status::Ok();
+        } else {
+          auto& out = raw->*member;
+          using V = std::decay_t<decltype(out)>;
+          if constexpr (std::is_same_v<V, std::string>) {
+            return c.String(n, parent, key, &out, required);
+          } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
+            std::string v;
+            FRONTIER_RETURN_IF_ERROR(c.String(n, parent, key, &v));
+            if (!v.empty()) out = v;
+            return Status::Ok();
+          } else if constexpr (std::is_same_v<V, bool>) {
+            const YAML::Node v = n[key];
+            if (!v.IsDefined()) return Status::Ok();
+            if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false"))
+              return c.Error(v, parent + "." + key, "must be true or false");
+            out = v.Scalar() == "true";
+            return Status::Ok();
+          } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, int64_t> || std::is_same_v<V, double>) {
+            return c.Number(n, parent, key, &out, min, max);
+          } else if constexpr (std::is_same_v<V, std::optional<int>> || std::is_same_v<V, std::optional<double>>) {
+            return c.OptionalNumber(n, parent, key, &out, min, max);
+          } else {
+            return c.Error(n[key], parent + "." + key, "has no plan reader (a bug)");
+          }
+        }
+      },
+      field);
+}
 // Each reads one part of a plan into its spec; errors name FILE:LINE: FIELD.
 // `f` is the field's path ("systems[0]").
 Status ParseSim(const Checker& c, const YAML::Node& n, const std::string& f, sim::SimSpec* s);

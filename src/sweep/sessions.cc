@@ -22,7 +22,9 @@
 #include "sim/simulate.h"
 #include "sweep/bench_job.h"
 #include "sweep/process.h"
+#include "tokenizer/tokenizer.h"
 #include "workload/dataset.h"
+#include "workload/exact_text.h"
 #include "workload/option_names.h"
 #include "workload/spec.h"
 
@@ -149,6 +151,7 @@ class HttpSession final : public Session {
         PointWorkload requests,
         PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true, vocabulary));
     if (requests.sessions) b.sessions = &*requests.sessions;
+    b.effective_settings.merge(requests.settings);
     b.run.progress_interval = options_.point_progress_interval;
     // The measurement as bench takes it from its flags. A simulated system
     // served over HTTP draws nothing worth measuring: power off unless the plan asks.
@@ -212,6 +215,17 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
   out.specs = std::move(*specs);
+  if (live && !w.tokenizer.empty()) {  // the simulator in virtual time reads lengths, not text
+    Result<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::Load(PlanPath(plan, w.tokenizer));
+    if (!tok.ok()) return tok.status().WithContext("workload " + w.name);
+    workload::ExactTextStats stats;
+    FRONTIER_RETURN_IF_ERROR(
+        workload::MakeExactTextPrompts(out.specs, d.random.prefix_len, **tok, d.seed, &stats));
+    out.settings["tokenizer"] = (*tok)->Describe();
+    out.settings["tokenizer_exact_prompts"] = std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
+                                              " re-encode to input_len; max deviation " +
+                                              std::to_string(stats.max_abs_deviation) + " tokens";
+  }
   return out;
 }
 

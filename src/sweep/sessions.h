@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ namespace frontier::sweep {
 struct PointWorkload {
   std::vector<workload::RequestSpec> specs;
   std::optional<workload::SessionWorkload> sessions;
+  // What making them found, for the point's effective settings: a
+  // tokenizer's name and how many prompts re-encode to their length.
+  std::map<std::string, std::string> settings;
 };
 // `load` is the point's (PointLoad); with `rules` naming a scenario, the
 // scenario's run length sizes a pool of distinct prompts reused cyclically.

@@ -38,6 +38,7 @@ const OptionName kOptionNames[] = {
     {"--seed", "seed", true, F::kSeed},
     {"--prompt-format", "prompt_format", true, F::kPromptFormat},
     {"--ignore-eos", "ignore_eos", true, F::kIgnoreEos},
+    {"--tokenizer", "tokenizer", true, F::kTokenizer},
     {"--trace", "path", true, F::kPath},
     // Load (a plan's `load:`; a scenario's target QPS is each load value).
     {"--num-prompts", "load.num_prompts"},

@@ -50,6 +50,7 @@ bool SpecFieldApplies(SpecField field, DatasetKind kind) {
     case F::kPath: return kind == K::kShareGpt || kind == K::kJsonl || kind == K::kTrace;
     case F::kInputLen: case F::kPrefixLen: return kind == K::kRandom;
     case F::kPromptFormat: return kind == K::kRandom || kind == K::kMultiTurn || kind == K::kMlperf;
+    case F::kTokenizer: return kind == K::kRandom || kind == K::kMlperf;
     case F::kOutputLen: case F::kRangeRatio: return kind == K::kRandom || kind == K::kMultiTurn;
     case F::kSharegptOutputLen: return kind == K::kShareGpt;
     case F::kTraceFormat: case F::kTraceBlockTokens: return kind == K::kTrace;
@@ -144,7 +145,7 @@ DatasetOptions ToDatasetOptions(const WorkloadSpec& s) {
 }
 
 PromptFormat PromptFormatFor(const WorkloadSpec& s, bool over_http) {
-  if (s.prompt_format == "text") return PromptFormat::kText;
+  if (s.prompt_format == "text" || !s.tokenizer.empty()) return PromptFormat::kText;
   if (s.prompt_format == "token-ids") return PromptFormat::kTokenIds;
   return over_http && s.dataset == "multi-turn" ? PromptFormat::kText : PromptFormat::kTokenIds;
 }

@@ -19,6 +19,7 @@
 //   trace          path, trace_format, trace_block_tokens, think times
 //   multi-turn     mt_*, output_len, range_ratio, think times, prompt_format
 //   mlperf:NAME    prompt_format (lengths from the benchmark's table)
+//   random, mlperf tokenizer
 //   every dataset  cancel_*, ideal_block_tokens, seed, ignore_eos
 //
 // Thread safety: values and pure functions.
@@ -70,6 +71,10 @@ struct WorkloadSpec {
   // Whether a server is asked to ignore EOS, so that outputs reach their
   // max_tokens; unset: IgnoreEosFor's default.
   std::optional<bool> ignore_eos;
+  // random, mlperf:NAME: prompts sent as text of exactly their token length
+  // by this tokenizer (tokenizer.json, a directory holding one, or a .gguf;
+  // workload/exact_text.h), which makes the prompt format text; "" none.
+  std::string tokenizer;
 };
 
 enum class SpecField {
@@ -79,7 +84,7 @@ enum class SpecField {
   kMtTurns, kMtSystemPromptLen, kMtMessageLen,
   kThinkTimeMs, kMaxThinkTimeMs,
   kCancelFraction, kCancelAfterTokens, kCancelAfterMs,
-  kIdealBlockTokens, kSeed, kPromptFormat, kIgnoreEos,
+  kIdealBlockTokens, kSeed, kPromptFormat, kIgnoreEos, kTokenizer,
 };
 
 // The field as a plan spells it: "dataset", "path", "input_len", "gsp_num_groups", ...
@@ -94,7 +99,7 @@ inline constexpr SpecField kAllSpecFields[] = {
     SpecField::kGspQuestionLen, SpecField::kGspOutputLen, SpecField::kMtTurns, SpecField::kMtSystemPromptLen,
     SpecField::kMtMessageLen, SpecField::kThinkTimeMs, SpecField::kMaxThinkTimeMs, SpecField::kCancelFraction,
     SpecField::kCancelAfterTokens, SpecField::kCancelAfterMs, SpecField::kIdealBlockTokens, SpecField::kSeed,
-    SpecField::kPromptFormat, SpecField::kIgnoreEos};
+    SpecField::kPromptFormat, SpecField::kIgnoreEos, SpecField::kTokenizer};
 
 // Whether a dataset of `kind` reads `field` (the table in the file comment).
 bool SpecFieldApplies(SpecField field, DatasetKind kind);
@@ -115,7 +120,8 @@ std::optional<SpecProblem> CheckWorkloadSpec(const WorkloadSpec& spec);
 DatasetOptions ToDatasetOptions(const WorkloadSpec& spec);
 
 // The prompt format of `spec`'s requests when they are sent `over_http` (to
-// a server, not to the simulator in virtual time): prompt_format when given;
+// a server, not to the simulator in virtual time): text with a tokenizer;
+// prompt_format when given;
 // by default token ids, except text for a multi-turn workload sent over HTTP
 // (each turn carries the server's streamed answer, which arrives as text and
 // cannot be turned back into token ids without the server's tokenizer).

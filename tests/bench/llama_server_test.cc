@@ -270,6 +270,32 @@ TEST(LlamaServerTest, TokenizerPromptsArriveAtExactLength) {
   EXPECT_NE(bad.output.find("--tokenizer needs --dataset random"), std::string::npos) << bad.output;
 }
 
+// The sweep of that bench's --as-plan sends the same exact-length text
+// prompts: the plan's workload names the tokenizer (made absolute), and the
+// stored point counts the server's prompt tokens as bench's does.
+TEST(LlamaServerTest, ASweepsTokenizerPromptsArriveAtExactLengthAsBenchs) {
+  START_LLAMA(server, 4096, 2);
+  testing_util::ScratchDir tmp("llama_tokenizer_plan");
+  const std::string bin = testing_util::TestPath("FRONTIER_BIN"), plan = tmp.Path("plan.yaml");
+  auto [rc, out] = testing::RunCommand(bin + " bench --base-url " + server.base_url() + " --model tiny --tokenizer " +
+                                       server.model() + " --num-prompts 8 --max-concurrency 2 --input-len 150 "
+                                       "--output-len 2 --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string text = testing_util::Slurp(plan);
+  EXPECT_NE(text.find("tokenizer: " + server.model()), std::string::npos) << text;
+  std::tie(rc, out) = testing::RunCommand(bin + " sweep " + plan + " --db " + tmp.Path("s.db"));
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = testing::RunCommand(bin + " db export --db " + tmp.Path("s.db"));
+  ASSERT_EQ(rc, 0) << out;
+  const json exported = json::parse(out, nullptr, false);
+  ASSERT_TRUE(exported.is_object()) << out;
+  const json& point = exported["runs"][0]["points"][0];
+  EXPECT_EQ(point["completed"], 8) << point.dump();
+  EXPECT_EQ(point["total_input_tokens"], 8 * (150 + 1)) << point.dump();  // the drawn length + BOS, by the server
+  EXPECT_EQ(point["settings"].value("tokenizer_exact_prompts", ""), "8/8 re-encode to input_len; max deviation 0 tokens")
+      << point["settings"].dump();
+}
+
 TEST(LlamaServerTest, ScrapedMetricsCountWhatWasSent) {
   START_LLAMA(server, 2048, 2, true);
   testing_util::ScratchDir tmp("llama_metrics");
