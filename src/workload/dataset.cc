@@ -39,24 +39,20 @@ Status CheckPromptLength(const std::string& where, int64_t tokens) {
                          " (docs/limits.md)");
 }
 
-struct Entry {
-  std::string prompt;
-  int32_t input_len = 0;
-  int32_t output_len = 0;
-};
-
-Result<std::vector<RequestSpec>> Finish(std::vector<Entry> entries, const DatasetOptions& o,
-                                        const char* what) {
-  if (entries.empty())
-    return InvalidArgument(o.path + ": no usable " + what + " (see docs/bench.md for the format)");
-  if (static_cast<int64_t>(entries.size()) < o.num_prompts && !o.allow_repeat)
-    return InvalidArgument(o.path + ": only " + std::to_string(entries.size()) + " usable " + what +
+// The requests of the first min(n, held) entries, cycled to n: what a read
+// for n entries gives (see DrawDataset).
+Result<std::vector<RequestSpec>> Finish(const std::vector<DatasetEntry>& held, const DatasetOptions& o) {
+  const char* what = o.kind == DatasetKind::kShareGpt ? "ShareGPT conversations" : "JSONL lines";
+  const size_t count = std::min(held.size(), static_cast<size_t>(o.num_prompts));
+  if (count == 0) return InvalidArgument(o.path + ": no usable " + what + " (see docs/bench.md for the format)");
+  if (static_cast<int64_t>(count) < o.num_prompts && !o.allow_repeat)
+    return InvalidArgument(o.path + ": only " + std::to_string(count) + " usable " + what +
                            ", fewer than --num-prompts " + std::to_string(o.num_prompts) +
                            "; lower --num-prompts");
   std::vector<RequestSpec> out;
   out.reserve(static_cast<size_t>(o.num_prompts));
   for (int64_t i = 0; i < o.num_prompts; ++i) {
-    const Entry& e = entries[static_cast<size_t>(i) % entries.size()];
+    const DatasetEntry& e = held[static_cast<size_t>(i) % count];
     RequestSpec r;
     r.id = i;
     r.input_len = e.input_len;
@@ -140,7 +136,7 @@ struct StopParse {
 // dropped), and only the --num-prompts usable conversations a run takes are
 // held. Which ones: those whose keys, drawn from the seed and their index,
 // are the smallest, in key order (a shuffle that needs no count up front).
-Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
+Result<DatasetEntries> ReadShareGpt(const DatasetOptions& o) {
   Result<LineReader> in = LineReader::Open(o.path, kMaxFileBytes, "datasets");
   if (!in.ok() && in.status().code() == StatusCode::kNotFound)
     return NotFound(o.path + ": cannot open the --dataset-path file");
@@ -150,7 +146,7 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
   struct Kept {
     uint64_t key = 0;
     int64_t index = 0;
-    Entry entry;
+    DatasetEntry entry;
   };
   auto before = [](const Kept& a, const Kept& b) { return std::tie(a.key, a.index) < std::tie(b.key, b.index); };
   std::vector<Kept> kept;  // a max-heap by key: the largest of those kept on top
@@ -165,6 +161,7 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
 
   int64_t index = 0;   // of the entry being parsed
   int64_t values = 0;  // in it
+  int64_t usable = 0;  // entries that passed the filters
   // Checks one entry; keeps it when usable and among the smallest keys.
   auto take = [&](const json& item) {
     const std::string where = o.path + ": entry " + std::to_string(index);
@@ -187,7 +184,7 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
       turn_text[t] = turn["value"].get<std::string>();
     }
     if (!pair) return;
-    Entry e;
+    DatasetEntry e;
     e.input_len = EstimateTokens(turn_text[0]);
     if (Status st = CheckPromptLength(where, e.input_len); !st.ok()) throw StopParse{st.message()};
     e.output_len = o.sharegpt_output_len ? *o.sharegpt_output_len : EstimateTokens(turn_text[1]);
@@ -195,6 +192,7 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
       if (e.input_len < kMinLen || e.output_len < kMinLen) return;
       if (e.input_len > kMaxPrompt || e.input_len + e.output_len > kMaxTotal) return;
     }
+    ++usable;
     Kept k{key_of(static_cast<uint64_t>(index)), index, {}};
     if (kept.size() == wanted && !before(k, kept.front())) return;
     e.prompt = std::move(turn_text[0]);
@@ -238,13 +236,14 @@ Result<std::vector<RequestSpec>> LoadShareGpt(const DatasetOptions& o) {
   }
   if (!chars.status().ok()) return chars.status();
   std::sort(kept.begin(), kept.end(), before);
-  std::vector<Entry> entries;
-  entries.reserve(kept.size());
-  for (Kept& k : kept) entries.push_back(std::move(k.entry));
-  return Finish(std::move(entries), o, "ShareGPT conversations");
+  DatasetEntries out;
+  out.usable = usable;
+  out.entries.reserve(kept.size());
+  for (Kept& k : kept) out.entries.push_back(std::move(k.entry));
+  return out;
 }
 
-Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
+Result<DatasetEntries> ReadJsonl(const DatasetOptions& o) {
   // Streamed within core's bound, so an endless file (/dev/zero) ends at the
   // bound and the file's text is never held. Every line is checked; only the
   // entries used, as many as --num-prompts (Finish cycles through them), are
@@ -253,7 +252,7 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
   if (!in.ok() && in.status().code() == StatusCode::kNotFound)
     return NotFound(o.path + ": cannot open the --dataset-path file");
   if (!in.ok()) return in.status();
-  std::vector<Entry> entries;
+  DatasetEntries out;
   std::string line;
   while (true) {
     FRONTIER_ASSIGN_OR_RETURN(const bool more, in->Next(&line));
@@ -273,14 +272,15 @@ Result<std::vector<RequestSpec>> LoadJsonl(const DatasetOptions& o) {
                              (output_len == j.end() ? std::string("nothing") : output_len->dump()));
     FRONTIER_RETURN_IF_ERROR(
         CheckRange(where + ": field \"output_len\"", output_len->get<int64_t>(), 1, kMaxRequestLength));
-    Entry e;
+    DatasetEntry e;
     e.prompt = j["prompt"].get<std::string>();
     e.input_len = EstimateTokens(e.prompt);
     FRONTIER_RETURN_IF_ERROR(CheckPromptLength(where, e.input_len));
     e.output_len = static_cast<int32_t>(output_len->get<int64_t>());
-    if (static_cast<int64_t>(entries.size()) < o.num_prompts) entries.push_back(std::move(e));
+    if (static_cast<int64_t>(out.entries.size()) < o.num_prompts) out.entries.push_back(std::move(e));
+    ++out.usable;
   }
-  return Finish(std::move(entries), o, "JSONL lines");
+  return out;
 }
 
 }  // namespace
@@ -363,23 +363,46 @@ Result<std::vector<RequestSpec>> LoadSpecs(const DatasetOptions& o) {
     r.seed = o.seed;
     return MakeRandomDataset(r);
   }
+  FRONTIER_ASSIGN_OR_RETURN(const DatasetEntries entries, ReadDatasetEntries(o));
+  return Finish(entries.entries, o);
+}
+
+Status Cancel(const DatasetOptions& o, std::vector<RequestSpec>& specs) {
+  if (o.cancel.fraction <= 0) return Status::Ok();
+  CancelOptions c = o.cancel;
+  c.seed = o.seed;
+  return ApplyCancellation(c, specs).status();
+}
+
+}  // namespace
+
+bool IsFileDataset(DatasetKind kind) { return kind == DatasetKind::kShareGpt || kind == DatasetKind::kJsonl; }
+
+Result<DatasetEntries> ReadDatasetEntries(const DatasetOptions& o) {
+  if (!IsFileDataset(o.kind))
+    return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) + " is not read from a file");
+  if (o.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
   if (o.path.empty())
     return InvalidArgument(std::string("--dataset ") + DatasetKindName(o.kind) +
                            " needs --dataset-path FILE");
   if (o.sharegpt_output_len && *o.sharegpt_output_len < 1)
     return InvalidArgument("--output-len must be at least 1 token");
-  return o.kind == DatasetKind::kShareGpt ? LoadShareGpt(o) : LoadJsonl(o);
+  return o.kind == DatasetKind::kShareGpt ? ReadShareGpt(o) : ReadJsonl(o);
 }
 
-}  // namespace
+Result<std::vector<RequestSpec>> DrawDataset(const DatasetEntries& entries, const DatasetOptions& o) {
+  if (o.num_prompts < 1) return InvalidArgument("--num-prompts must be at least 1");
+  if (!entries.Covers(o.num_prompts))
+    return FailedPrecondition(o.path + ": " + std::to_string(o.num_prompts) + " requests drawn from a read of " +
+                              std::to_string(entries.entries.size()) + " entries; read it for that many");
+  FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestSpec> specs, Finish(entries.entries, o));
+  FRONTIER_RETURN_IF_ERROR(Cancel(o, specs));
+  return specs;
+}
 
 Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& o) {
   FRONTIER_ASSIGN_OR_RETURN(std::vector<RequestSpec> specs, LoadSpecs(o));
-  if (o.cancel.fraction > 0) {
-    CancelOptions c = o.cancel;
-    c.seed = o.seed;
-    FRONTIER_RETURN_IF_ERROR(ApplyCancellation(c, specs).status());
-  }
+  FRONTIER_RETURN_IF_ERROR(Cancel(o, specs));
   return specs;
 }
 

@@ -44,6 +44,14 @@
 // Cancellation (cancel.h): with cancel.fraction > 0 the chosen requests (or
 // session requests) carry their cancel point.
 //
+// Reading a file dataset once for several draws (a sweep's points): the
+// entries a ShareGPT or JSONL read keeps for n requests are the first n of
+// those it keeps for any m >= n (JSONL: the file's first usable lines;
+// ShareGPT: the usable conversations of the smallest seed-derived keys, in
+// key order). So ReadDatasetEntries with the largest count, then DrawDataset
+// per count, gives each count's requests exactly as LoadDataset does (which
+// is the two in one).
+//
 // Thread safety: pure functions of their options (they read files).
 #pragma once
 
@@ -110,6 +118,43 @@ int32_t EstimateTokens(std::string_view text);
 // The requests, ids 0..n-1. Fails with InvalidArgument naming the file, line
 // and field for a malformed file, NotFound for a missing one.
 Result<std::vector<RequestSpec>> LoadDataset(const DatasetOptions& options);
+
+// Whether the kind is read from a file whole for each draw: sharegpt, jsonl
+// (ReadDatasetEntries).
+bool IsFileDataset(DatasetKind kind);
+
+// One usable entry of a dataset file: a prompt and its lengths.
+struct DatasetEntry {
+  std::string prompt;
+  int32_t input_len = 0;   // EstimateTokens(prompt)
+  int32_t output_len = 0;
+};
+
+// The entries a read of a dataset file keeps, in draw order, and how many
+// usable entries the file holds.
+struct DatasetEntries {
+  std::vector<DatasetEntry> entries;  // the first min(usable, num_prompts of the read)
+  int64_t usable = 0;
+  // Whether a draw of n requests may be made from these: they hold n entries,
+  // or all the file has.
+  bool Covers(int64_t n) const {
+    return n <= static_cast<int64_t>(entries.size()) || static_cast<int64_t>(entries.size()) == usable;
+  }
+};
+
+// Reads and checks a file dataset (IsFileDataset), keeping the entries of
+// `options.num_prompts` requests. The errors of LoadDataset's read: the
+// option checks, NotFound for a missing file, InvalidArgument naming the
+// line and field of a malformed one; past the check num_prompts >= 1, none
+// depends on num_prompts.
+Result<DatasetEntries> ReadDatasetEntries(const DatasetOptions& options);
+
+// LoadDataset's requests for `options` from `entries`, read with the same
+// kind, path, seed and sharegpt_output_len (any num_prompts): cycled through
+// when fewer (allow_repeat), then cancellation applied. Its errors are
+// LoadDataset's after the read; FailedPrecondition when `entries` do not
+// Cover options.num_prompts.
+Result<std::vector<RequestSpec>> DrawDataset(const DatasetEntries& entries, const DatasetOptions& options);
 
 // The session workload of a session kind (InvalidArgument for another kind),
 // think times sampled and cancellation applied.

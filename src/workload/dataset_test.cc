@@ -228,6 +228,96 @@ TEST(DatasetTest, ShareGptErrorsNameTheField) {
   EXPECT_NE(LoadDataset(o).status().message().find("--dataset-path"), std::string::npos);
 }
 
+// Every field of two request lists, in order.
+void ExpectSameSpecs(const std::vector<RequestSpec>& got, const std::vector<RequestSpec>& want,
+                     const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(what + " request " + std::to_string(i));
+    EXPECT_EQ(got[i].id, want[i].id);
+    EXPECT_EQ(got[i].input_len, want[i].input_len);
+    EXPECT_EQ(got[i].output_len, want[i].output_len);
+    EXPECT_EQ(got[i].prompt_token_ids, want[i].prompt_token_ids);
+    EXPECT_EQ(got[i].prompt_text, want[i].prompt_text);
+    EXPECT_EQ(got[i].want_output_ids, want[i].want_output_ids);
+    EXPECT_EQ(got[i].cancel_after_tokens, want[i].cancel_after_tokens);
+    EXPECT_EQ(got[i].cancel_after_ns, want[i].cancel_after_ns);
+  }
+}
+
+// A file read once for m requests, then drawn for any n <= m (or any n, when
+// the read holds every usable entry), gives LoadDataset's requests for n:
+// the same prompts, lengths, ids and cancellations, and the same errors.
+TEST(DatasetTest, DrawsFromOneReadEqualLoadDataset) {
+  testing_util::ScratchDir tmp("dataset");  // the files below, removed at the end
+  // JSONL: 12 lines of different lengths, a blank line among them.
+  std::string jsonl;
+  for (int i = 0; i < 12; ++i) {
+    jsonl += "{\"prompt\": \"line " + std::to_string(i) + " " + std::string(static_cast<size_t>(4 * i), 'x') +
+             "\", \"output_len\": " + std::to_string(10 + i) + "}\n";
+    if (i == 5) jsonl += "\n";
+  }
+  // ShareGPT: 30 conversations, every third one's prompt too short to use (10 usable are filtered).
+  std::string share = "[";
+  for (int i = 0; i < 30; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    const std::string prompt = i % 3 == 0 ? "hi" : "prompt " + std::to_string(i) + " " + std::string(16 + 4 * k, 'p');
+    share += std::string(i > 0 ? ",\n" : "") + "{\"conversations\": [{\"from\": \"human\", \"value\": \"" +
+             prompt + "\"}, {\"from\": \"gpt\", \"value\": \"" + std::string(20 + 8 * k, 'a') + "\"}]}";
+  }
+  struct File {
+    DatasetKind kind;
+    std::string path;
+    int64_t usable;
+  };
+  const File files[] = {{DatasetKind::kJsonl, tmp.Write("d.jsonl", jsonl), 12},
+                        {DatasetKind::kShareGpt, tmp.Write("d.json", share + "]"), 20}};
+  int64_t cancelled = 0;
+  for (const File& f : files) {
+    for (uint64_t seed : {7u, 8u}) {
+      DatasetOptions o;
+      o.kind = f.kind;
+      o.path = f.path;
+      o.seed = seed;
+      o.allow_repeat = true;
+      o.cancel.fraction = 0.5;
+      o.cancel.after_tokens = 3;
+      for (int64_t m : {1, 5, 12, 20, 40}) {
+        o.num_prompts = m;
+        Result<DatasetEntries> read = ReadDatasetEntries(o);
+        ASSERT_TRUE(read.ok()) << read.status().ToString();
+        EXPECT_EQ(read->usable, f.usable);
+        EXPECT_EQ(static_cast<int64_t>(read->entries.size()), std::min(m, f.usable));
+        for (int64_t n = 1; n <= 45; ++n) {
+          const std::string what = std::string(DatasetKindName(f.kind)) + " seed " + std::to_string(seed) +
+                                   " read " + std::to_string(m) + " draw " + std::to_string(n);
+          o.num_prompts = n;
+          Result<std::vector<RequestSpec>> drawn = DrawDataset(*read, o);
+          if (!read->Covers(n)) {  // a read of fewer entries than n, the file holding more
+            EXPECT_TRUE(n > m && m < f.usable) << what;
+            EXPECT_EQ(drawn.status().code(), StatusCode::kFailedPrecondition) << what;
+            continue;
+          }
+          Result<std::vector<RequestSpec>> loaded = LoadDataset(o);
+          ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().ToString();
+          ASSERT_TRUE(drawn.ok()) << what << ": " << drawn.status().ToString();
+          ExpectSameSpecs(*drawn, *loaded, what);
+          for (const RequestSpec& r : *drawn) cancelled += r.cancel_after_tokens > 0 ? 1 : 0;
+          // Without allow_repeat, past the usable count: the same error.
+          o.allow_repeat = false;
+          const Status want = LoadDataset(o).status();
+          const Status got = DrawDataset(*read, o).status();
+          EXPECT_EQ(got.ok(), n <= f.usable) << what;
+          EXPECT_EQ(got.ToString(), want.ToString()) << what;
+          o.allow_repeat = true;
+        }
+        o.num_prompts = m;
+      }
+    }
+  }
+  EXPECT_GT(cancelled, 0);  // cancellation was drawn, and compared
+}
+
 }  // namespace
 // An MLPerf dataset draws its lengths from the benchmark's quantile table
 // (inverse CDF, linear between quantiles) and sends prompts of exactly those
