@@ -33,8 +33,10 @@ namespace {
 
 class SimSession final : public Session {
  public:
-  SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs, std::optional<PredictionBand> band = {})
-      : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs), band_(std::move(band)) {}
+  SimSession(const Plan& plan, sim::SimConfig config, bool auto_seqs, std::optional<PredictionBand> band,
+             DatasetCache* datasets)
+      : plan_(plan), config_(std::move(config)), auto_seqs_(auto_seqs), band_(std::move(band)),
+        datasets_(datasets) {}
 
   Result<loadgen::PointOutcome> RunPoint(const PointSpec& point, const loadgen::PointOptions& options) override {
     FRONTIER_ASSIGN_OR_RETURN(const workload::LoadOptions load,
@@ -55,7 +57,9 @@ class SimSession final : public Session {
   Result<loadgen::PointOutcome> Run(const PointSpec& point, const workload::LoadOptions& load,
                                     const loadgen::PointOptions& options, loadgen::Observer* observer,
                                     const std::atomic<bool>* stop) {
-    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests, PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr));
+    FRONTIER_ASSIGN_OR_RETURN(PointWorkload requests,
+                              PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr,
+                                            /*live=*/false, {}, datasets_));
     sim::SimConfig config = config_;
     if (auto_seqs_ && load.max_concurrency) {
       // max_num_seqs: auto raises the engine's cap to the point's concurrency.
@@ -77,6 +81,7 @@ class SimSession final : public Session {
   sim::SimConfig config_;
   bool auto_seqs_;
   std::optional<PredictionBand> band_;  // the deployment's (max_num_seqs does not change its class)
+  DatasetCache* datasets_;              // the sweep's, or null
 };
 
 // Forwards the load generator's progress to SessionOptions::on_point_progress.
@@ -149,7 +154,8 @@ class HttpSession final : public Session {
     };
     FRONTIER_ASSIGN_OR_RETURN(
         PointWorkload requests,
-        PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true, vocabulary));
+        PointRequests(plan_, point, load, options.rules ? &*options.rules : nullptr, /*live=*/true, vocabulary,
+                      options_.datasets.get()));
     if (requests.sessions) b.sessions = &*requests.sessions;
     b.effective_settings.merge(requests.settings);
     b.run.progress_interval = options_.point_progress_interval;
@@ -181,7 +187,8 @@ class HttpSession final : public Session {
 
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
                                     const loadgen::ScenarioRules* rules, bool live,
-                                    const std::function<void(workload::DatasetOptions*)>& adjust) {
+                                    const std::function<void(workload::DatasetOptions*)>& adjust,
+                                    DatasetCache* datasets) {
   const WorkloadSpec& w = plan.workloads[point.workload];
   workload::DatasetOptions d = workload::ToDatasetOptions(w);  // checked when the plan was parsed
   d.random.format = workload::PromptFormatFor(w, /*over_http=*/live);
@@ -205,14 +212,17 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
     return out;
   }
   d.num_prompts = point.num_prompts + plan.load.warmup;
+  int64_t most = LargestPointRequests(plan);  // what a file is read for, once
   if (rules != nullptr && rules->scenario) {
     // A scenario sets the run length: a pool of distinct prompts (the
     // benchmark's performance sample count, else 1000, as `frontier bench
     // --scenario` draws it) reused cyclically.
     const int64_t pool = rules->performance_sample_count > 0 ? rules->performance_sample_count : 1000;
     d.num_prompts = std::min<int64_t>(load.num_prompts, pool) + load.warmup;
+    most = pool + load.warmup;
   }
-  Result<std::vector<workload::RequestSpec>> specs = workload::LoadDataset(d);
+  Result<std::vector<workload::RequestSpec>> specs =
+      datasets != nullptr ? datasets->Load(d, most) : workload::LoadDataset(d);
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
   out.specs = std::move(*specs);
   if (live && !w.tokenizer.empty()) {  // the simulator in virtual time reads lengths, not text
@@ -260,17 +270,18 @@ static Status InPlanTerms(const Status& s, const Plan& plan, const SystemSpec& s
 }
 
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system,
-                                                const sim::BandTable* bands) {
+                                                const sim::BandTable* bands, DatasetCache* datasets) {
   Result<sim::SimConfig> config = sim::ResolveSimConfig(*system.sim);
   if (!config.ok()) return InPlanTerms(config.status(), plan, system);
   std::optional<PredictionBand> band;
   if (bands != nullptr) band = bands->For(sim::KeyOf(*config));
-  return std::unique_ptr<Session>(
-      std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto, std::move(band)));
+  return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(*config), system.sim->max_num_seqs_auto,
+                                                                std::move(band), datasets));
 }
 
-Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config) {
-  return std::unique_ptr<Session>(std::make_unique<SimSession>(plan, std::move(config), false));
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config, DatasetCache* datasets) {
+  return std::unique_ptr<Session>(
+      std::make_unique<SimSession>(plan, std::move(config), false, std::nullopt, datasets));
 }
 
 Result<std::unique_ptr<Session>> MakeServerSession(const Plan& plan, const SystemSpec& system,
@@ -363,12 +374,14 @@ class SweepBands {
 
 }  // namespace
 
-SessionFactory DefaultSessionFactory(const SessionOptions& options) {
+SessionFactory DefaultSessionFactory(const SessionOptions& given) {
   auto bands = std::make_shared<SweepBands>();
+  SessionOptions options = given;
+  if (!options.datasets) options.datasets = std::make_shared<DatasetCache>();
   return [options, bands](const Plan& plan, const SystemSpec& system) -> Result<std::unique_ptr<Session>> {
     if (system.simulated()) {
       return system.live ? MakeLiveSimSession(plan, system, options)
-                         : MakeSimSession(plan, system, bands->Get(system.sim->data_dir));
+                         : MakeSimSession(plan, system, bands->Get(system.sim->data_dir), options.datasets.get());
     }
     return MakeServerSession(plan, system, options);
   };

@@ -10,10 +10,12 @@
 //
 // Workloads are built from the plan's workload entry (workload/spec.h) with
 // the point's seed: a single-turn dataset by workload::LoadDataset, num_prompts
-// = the point's count plus the plan's warm-up; a session workload (trace,
-// multi-turn) by workload::LoadSessionWorkload, the point's count being
-// sessions (a concurrency point caps the sessions open at once, a rate point
-// starts that many sessions per second; loadgen/session_runner.h).
+// = the point's count plus the plan's warm-up (a sharegpt or jsonl file is
+// read once per sweep, the same requests drawn from it: dataset_cache.h); a
+// session workload (trace, multi-turn) by workload::LoadSessionWorkload, the
+// point's count being sessions (a concurrency point caps the sessions open at
+// once, a rate point starts that many sessions per second;
+// loadgen/session_runner.h).
 // With the plan's scenario (PointOptions::rules with a scenario), the load
 // is the scenario's (loadgen::ScenarioLoad) at the point's target QPS.
 //
@@ -34,6 +36,7 @@
 #include "sim/engine/config.h"
 #include "sim/fit/band.h"
 #include "store/store.h"
+#include "sweep/dataset_cache.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "workload/load.h"
@@ -57,10 +60,14 @@ struct PointWorkload {
 // (workload::PromptFormatFor: text for a multi-turn workload, whose turns
 // carry the server's streamed answer). `adjust`, when set, sees the dataset
 // options before the requests are made (a server's session sets the
-// vocabulary its token ids are drawn below). Errors name the workload.
+// vocabulary its token ids are drawn below). With `datasets`, a file dataset
+// is drawn from the sweep's one read of it (the same requests; read for the
+// plan's largest point, LargestPointRequests); without, read for this point.
+// Errors name the workload.
 Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, const workload::LoadOptions& load,
                                     const loadgen::ScenarioRules* rules = nullptr, bool live = false,
-                                    const std::function<void(workload::DatasetOptions*)>& adjust = {});
+                                    const std::function<void(workload::DatasetOptions*)>& adjust = {},
+                                    DatasetCache* datasets = nullptr);
 
 // The load options of one point; with `rules` naming a scenario, the
 // scenario's load (loadgen::ScenarioLoad) at the point's target QPS.
@@ -71,13 +78,16 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
 // from the simulator's catalog when the system cannot be built (unknown
 // model, does not fit, ...). With `bands` (loaded once for the sweep), every
 // point carries its prediction band (sim/fit/band.h) into its result and stored
-// record; without, none.
+// record; without, none. With `datasets` (the sweep's, outliving the
+// session), its points' file datasets are read once (PointRequests).
 Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, const SystemSpec& system,
-                                                const sim::BandTable* bands = nullptr);
+                                                const sim::BandTable* bands = nullptr,
+                                                DatasetCache* datasets = nullptr);
 
 // A session on the simulator for an already resolved deployment (tests:
 // a hand-built configuration whose capacity is known).
-Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config);
+Result<std::unique_ptr<Session>> MakeSimSession(const Plan& plan, sim::SimConfig config,
+                                                DatasetCache* datasets = nullptr);
 
 struct SessionOptions {
   std::string log_dir = "frontier.logs";   // launched servers' logs: <log_dir>/<system>.log
@@ -89,6 +99,9 @@ struct SessionOptions {
   // Where launched servers are recorded while they run (store::LaunchRecord),
   // so that a later sweep stops one left behind; nullptr: not recorded.
   store::Store* store = nullptr;
+  // The sweep's file datasets, each read once (dataset_cache.h); null: each
+  // point reads its own. DefaultSessionFactory makes one when it is null.
+  std::shared_ptr<DatasetCache> datasets;
 };
 
 // A session measuring `base_url` over HTTP with the load generator; with
@@ -109,6 +122,9 @@ Result<std::unique_ptr<Session>> MakeLiveSimSession(const Plan& plan, const Syst
                                                     const SessionOptions& options);
 
 // Picks the session for each system: simulated, server, or launched server.
+// Its sessions share options.datasets (one made here when null), so a
+// sweep's file dataset is read once for all its systems; it is freed with the
+// factory.
 SessionFactory DefaultSessionFactory(const SessionOptions& options);
 
 // Stops the servers that sweeps recorded in `store` as launched on this
