@@ -249,8 +249,9 @@ void DescribeSummary(const metrics::SummaryOptions& s, std::map<std::string, std
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows() { return kFlags; }
 
 std::span<const char* const> WorkloadFlagsWithoutPlanForm() {
-  static const char* const kWithoutPlanForm[] = {"--duration",    "--session-rate",  "--percentiles",
-                                                 "--timeslice",   "--result-json", "--requests-jsonl"};
+  // --session-rate has one: a session workload's request_rate points start that many sessions a second.
+  static const char* const kWithoutPlanForm[] = {"--duration", "--percentiles", "--timeslice", "--result-json",
+                                                 "--requests-jsonl"};
   return kWithoutPlanForm;
 }
 

@@ -65,7 +65,7 @@ std::string PointKey(const std::string& workload, LoadKind load_kind, double loa
 }
 
 void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p) {
-  if (max_concurrency) {
+  if (max_concurrency && !(request_rate && std::isfinite(*request_rate))) {
     p->load_kind = LoadKind::kConcurrency;
     p->load_value = static_cast<double>(*max_concurrency);
     return;

@@ -167,11 +167,13 @@ Result<TrialView> ParseTrial(const std::string& trial_json);
 // 2500002 would share), so two loads never share a key.
 std::string PointKey(const std::string& workload, LoadKind load_kind, double load_value, int repetition);
 
-// Sets p's load_kind and load_value from a point's load: kConcurrency and the
-// cap when there is one, else kRequestRate and the rate, where all at once
-// (an infinite rate, or none known) is bounds::kInfiniteRate, so that it sorts
-// last (the store keeps no infinity). One rule for a command's points and an
-// imported vLLM result's, so the same load gets the same key.
+// Sets p's load_kind and load_value from a point's load: kRequestRate and the
+// rate when it is finite (a cap on concurrency beside it limits an open loop,
+// as a plan's max_concurrency does its request_rate points); else
+// kConcurrency and the cap when there is one; else kRequestRate at
+// bounds::kInfiniteRate (all at once, or no rate known), so that it sorts last
+// (the store keeps no infinity). One rule for a command's points and an
+// imported vLLM result's, and the plan's: the same load gets the same key.
 void SetPointLoad(std::optional<int64_t> max_concurrency, std::optional<double> request_rate, PointRecord* p);
 
 // The text a point keeps as its summary_json: metrics::SummaryToJson, the

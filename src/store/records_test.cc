@@ -3,6 +3,8 @@
 // metrics writes.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -250,6 +252,24 @@ TEST(PointKey, KeepsPrintfsSixDigitsAndNeverLetsTwoLoadsShareAKey) {
   EXPECT_EQ(PointKey("w", LoadKind::kConcurrency, 2500002, 0), "w|concurrency=2500002|rep=0");
   EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 1.2345671, 0), "w|request_rate=1.2345671|rep=0");
   EXPECT_EQ(PointKey("w", LoadKind::kRequestRate, 0.1, 0), "w|request_rate=0.1|rep=0");
+}
+
+// A finite rate is the point's load, a concurrency cap beside it limits it
+// (a plan's request_rate point with max_concurrency, vLLM's --request-rate
+// with --max-concurrency); a cap alone is a concurrency point.
+TEST(SetPointLoad, AFiniteRateIsTheLoadAndACapAloneIsAConcurrency) {
+  PointRecord p;
+  SetPointLoad(2, 4.0, &p);
+  EXPECT_EQ(p.load_kind, LoadKind::kRequestRate);
+  EXPECT_EQ(p.load_value, 4.0);
+  SetPointLoad(2, std::numeric_limits<double>::infinity(), &p);
+  EXPECT_EQ(p.load_kind, LoadKind::kConcurrency);
+  EXPECT_EQ(p.load_value, 2.0);
+  SetPointLoad(2, std::nullopt, &p);
+  EXPECT_EQ(p.load_kind, LoadKind::kConcurrency);
+  SetPointLoad(std::nullopt, std::nullopt, &p);
+  EXPECT_EQ(p.load_kind, LoadKind::kRequestRate);
+  EXPECT_EQ(p.load_value, bounds::kInfiniteRate);
 }
 
 }  // namespace

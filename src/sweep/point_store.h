@@ -56,8 +56,9 @@ struct PointPlace {
 };
 
 // The place of a command's point (`bench --db`, `simulate --db`) at `load`:
-// its max_concurrency when set, else its request rate (store::SetPointLoad,
-// the key an imported vLLM result of the same load gets), repetition 0,
+// its finite request rate, else its max_concurrency, else all at once
+// (store::SetPointLoad, the key an imported vLLM result of the same load and
+// the plan of the command get), repetition 0,
 // settings the load's num_prompts (when > 0) and max_concurrency (when set).
 PointPlace CommandPlace(const std::string& workload, const workload::LoadOptions& load, int num_gpus);
 

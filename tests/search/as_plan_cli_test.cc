@@ -171,6 +171,40 @@ TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswer
   }
 }
 
+// A session workload's --session-rate is a plan's request_rate (sessions a
+// second), so bench's multi-turn point and its plan's store the same point
+// under the same key.
+TEST(BenchAsPlan, ASessionRateIsThePlansRequestRateOfSessions) {
+  std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  testing_util::ScratchDir tmp("bench_as_plan_sessions");
+  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
+  const std::string flags = "bench --base-url " + url +
+                            " --model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 --output-len 4 "
+                            "--prompt-format text --session-rate 50 --max-concurrency 2 --num-prompts 8 --no-progress";
+  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string text = testing_util::Slurp(plan);
+  EXPECT_NE(text.find("load:\n  request_rate: [50]\n  num_prompts: 8\n  max_concurrency: 2\n"), std::string::npos)
+      << text;
+  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
+  ASSERT_EQ(rc, 0) << out;
+  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
+  ASSERT_EQ(benched.size(), 1u);
+  ASSERT_EQ(swept.size(), 1u);
+  ASSERT_EQ(benched[0].second.size(), 1u);
+  ASSERT_EQ(swept[0].second.size(), 1u);
+  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
+  EXPECT_EQ(b.key, "multi-turn|request_rate=50|rep=0");
+  EXPECT_EQ(s.key, b.key);
+  EXPECT_EQ(b.metrics.completed, 8 * 2);  // 8 sessions of 2 turns
+  EXPECT_EQ(s.metrics.completed, b.metrics.completed);
+  EXPECT_EQ(s.metrics.total_output_tokens, b.metrics.total_output_tokens);
+}
+
 TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
   testing_util::ScratchDir tmp("search_as_plan");
   const std::string plan = tmp.Path("plan.yaml"), db = tmp.Path("sweep.db"), result = tmp.Path("r.json");
