@@ -8,6 +8,7 @@
 #include "core/data_dir.h"
 #include "util/scratch.h"
 #include "workload/length_table.h"
+#include "workload/request_spec_test_util.h"
 
 namespace frontier::workload {
 namespace {
@@ -228,22 +229,7 @@ TEST(DatasetTest, ShareGptErrorsNameTheField) {
   EXPECT_NE(LoadDataset(o).status().message().find("--dataset-path"), std::string::npos);
 }
 
-// Every field of two request lists, in order.
-void ExpectSameSpecs(const std::vector<RequestSpec>& got, const std::vector<RequestSpec>& want,
-                     const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    SCOPED_TRACE(what + " request " + std::to_string(i));
-    EXPECT_EQ(got[i].id, want[i].id);
-    EXPECT_EQ(got[i].input_len, want[i].input_len);
-    EXPECT_EQ(got[i].output_len, want[i].output_len);
-    EXPECT_EQ(got[i].prompt_token_ids, want[i].prompt_token_ids);
-    EXPECT_EQ(got[i].prompt_text, want[i].prompt_text);
-    EXPECT_EQ(got[i].want_output_ids, want[i].want_output_ids);
-    EXPECT_EQ(got[i].cancel_after_tokens, want[i].cancel_after_tokens);
-    EXPECT_EQ(got[i].cancel_after_ns, want[i].cancel_after_ns);
-  }
-}
+using testing::ExpectSameSpecs;
 
 // A file read once for m requests, then drawn for any n <= m (or any n, when
 // the read holds every usable entry), gives LoadDataset's requests for n:

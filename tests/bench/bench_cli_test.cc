@@ -172,18 +172,26 @@ int64_t MaxPromptId(const ScriptedServer& server, size_t* requests) {
   return max_id;
 }
 
+// Two events a millisecond apart for every request.
+Script TwoQuickEvents(const testing::RequestInfo&) {
+  Script s;
+  s.ttft = s.interval = kMs;
+  s.events = 2;
+  return s;
+}
+
+// A llama.cpp-like server whose /v1/models says n_vocab = `n_vocab`.
+Result<std::unique_ptr<ScriptedServer>> ServerWithVocabulary(int64_t n_vocab) {
+  ScriptedServer::Options so;
+  so.n_vocab = n_vocab;
+  so.script = TwoQuickEvents;
+  return ScriptedServer::Start(so);
+}
+
 TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
   testing_util::ScratchDir tmp("bench_cli");  // removed at the end, with what the runs wrote
   // A llama.cpp-like server says n_vocab = 1504 in /v1/models: every id is below it.
-  ScriptedServer::Options so;
-  so.n_vocab = 1504;
-  so.script = [](const testing::RequestInfo&) {
-    Script s;
-    s.ttft = s.interval = kMs;
-    s.events = 2;
-    return s;
-  };
-  auto server = ScriptedServer::Start(so);
+  auto server = ServerWithVocabulary(1504);
   ASSERT_TRUE(server.ok());
   const std::string result = tmp.Path("vocab.json"), err = tmp.Path("err");
   ASSERT_EQ(Wait(Spawn({"bench", "--base-url", (*server)->base_url(), "--model", "m", "--num-prompts", "20",
@@ -201,12 +209,7 @@ TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
   EXPECT_EQ(j["frontier"]["effective_settings"]["vocab_size_source"], "server /v1/models meta.n_vocab");
 
   // A server without the figure: --vocab-size, and the result says so.
-  auto plain = StartServer([](const testing::RequestInfo&) {
-    Script s;
-    s.ttft = s.interval = kMs;
-    s.events = 2;
-    return s;
-  });
+  auto plain = StartServer(TwoQuickEvents);
   ASSERT_EQ(Wait(Spawn({"bench", "--base-url", plain->base_url(), "--model", "m", "--num-prompts", "20",
                         "--input-len", "512", "--output-len", "2", "--vocab-size", "300", "--result-json", result},
                        err)),
@@ -223,22 +226,9 @@ TEST(BenchCliTest, TokenIdsStayInsideTheServersVocabulary) {
 // n_vocab, else below the system's vocab_size (before, always below 32000).
 TEST(BenchCliTest, ASweepsTokenIdsStayInsideTheServersVocabularyAsBenchsDo) {
   testing_util::ScratchDir tmp("bench_cli_sweep_vocab");
-  ScriptedServer::Options so;
-  so.n_vocab = 1504;
-  so.script = [](const testing::RequestInfo&) {
-    Script s;
-    s.ttft = s.interval = kMs;
-    s.events = 2;
-    return s;
-  };
-  auto server = ScriptedServer::Start(so);
+  auto server = ServerWithVocabulary(1504);
   ASSERT_TRUE(server.ok());
-  auto plain = StartServer([](const testing::RequestInfo&) {
-    Script s;
-    s.ttft = s.interval = kMs;
-    s.events = 2;
-    return s;
-  });
+  auto plain = StartServer(TwoQuickEvents);
   const std::string plan = tmp.Write(
       "plan.yaml", "name: v\nsystems:\n  - {name: s, model: m, base_url: \"" + (*server)->base_url() +
                        "\"}\n  - {name: p, model: m, base_url: \"" + plain->base_url() +

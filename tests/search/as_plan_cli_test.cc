@@ -35,19 +35,49 @@ std::vector<std::pair<store::RunInfo, std::vector<store::PointRecord>>> Stored(c
   return out;
 }
 
+// A bench command line run as itself (its point stored) and as the sweep of
+// the plan its --as-plan prints: each database holds one run of one point.
+struct BenchAndItsPlan {
+  std::string plan_text, bench_db, sweep_db;
+  store::RunInfo bench_run, sweep_run;
+  store::PointRecord bench, sweep;
+};
+
+void RunBenchAndItsPlan(const std::string& flags, const testing_util::ScratchDir& tmp, BenchAndItsPlan* r) {
+  const std::string plan = tmp.Path("plan.yaml");
+  r->bench_db = tmp.Path("bench.db");
+  r->sweep_db = tmp.Path("sweep.db");
+  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
+  ASSERT_EQ(rc, 0) << out;
+  r->plan_text = testing_util::Slurp(plan);
+  EXPECT_FALSE(std::filesystem::exists(r->bench_db));  // nothing sent, nothing stored
+  std::tie(rc, out) = Binary(flags + " --db " + r->bench_db);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = Binary("sweep " + plan + " --db " + r->sweep_db);
+  ASSERT_EQ(rc, 0) << out;
+  const auto benched = Stored(r->bench_db), swept = Stored(r->sweep_db);
+  ASSERT_EQ(benched.size(), 1u);
+  ASSERT_EQ(swept.size(), 1u);
+  ASSERT_EQ(benched[0].second.size(), 1u);
+  ASSERT_EQ(swept[0].second.size(), 1u);
+  r->bench_run = benched[0].first;
+  r->sweep_run = swept[0].first;
+  r->bench = benched[0].second[0];
+  r->sweep = swept[0].second[0];
+}
+
 TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
   std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
   ASSERT_NE(server, nullptr);
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
   testing_util::ScratchDir tmp("bench_as_plan");
-  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
-  const std::string flags = "bench --base-url " + url +
-                            " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 --num-prompts 12 "
-                            "--no-progress";
-  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
-  ASSERT_EQ(rc, 0) << out;
-  EXPECT_EQ(testing_util::Slurp(plan).find("name: bench\n"), 0u);
-  EXPECT_NE(testing_util::Slurp(plan).find("systems:\n"
+  BenchAndItsPlan r;
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
+                                                 " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
+                                                 "--num-prompts 12 --no-progress",
+                                             tmp, &r));
+  EXPECT_EQ(r.plan_text.find("name: bench\n"), 0u);
+  EXPECT_NE(r.plan_text.find("systems:\n"
                                            "  - name: \"" + url + "\"\n"
                                            "    model: fixed\n"
                                            "    base_url: \"" + url + "\"\n"
@@ -59,20 +89,9 @@ TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
                                            "  concurrency: [2]\n"
                                            "  num_prompts: 12\n"),
             std::string::npos)
-      << testing_util::Slurp(plan);
-  EXPECT_FALSE(std::filesystem::exists(bench_db));  // nothing sent, nothing stored
-
-  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
-  ASSERT_EQ(rc, 0) << out;
-  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
-  ASSERT_EQ(rc, 0) << out;
-  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
-  ASSERT_EQ(benched.size(), 1u);
-  ASSERT_EQ(swept.size(), 1u);
-  ASSERT_EQ(benched[0].second.size(), 1u);
-  ASSERT_EQ(swept[0].second.size(), 1u);
-  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
-  EXPECT_EQ(swept[0].first.system, benched[0].first.system);  // the same system name
+      << r.plan_text;
+  const store::PointRecord &b = r.bench, &s = r.sweep;
+  EXPECT_EQ(r.sweep_run.system, r.bench_run.system);  // the same system name
   EXPECT_EQ(s.key, "32/16|concurrency=2|rep=0");  // the same point under the same key
   EXPECT_EQ(s.key, b.key);
   EXPECT_EQ(s.workload, b.workload);
@@ -126,39 +145,30 @@ TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswer
   std::string lines;
   for (int i = 0; i < 12; ++i) lines += "{\"prompt\": \"question number " + std::to_string(i) + "\", \"output_len\": 40}\n";
   const std::string data = tmp.Write("d.jsonl", lines);
-  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
-  const std::string flags = "bench --base-url " + url + " --model fixed --dataset jsonl --dataset-path " + data +
-                            " --max-concurrency 2 --num-prompts 12 --extra-body '{\"min_tokens\": 8}' --usage final "
-                            "--timeout 30 --scrape-metrics --scrape-interval 0.2 --no-progress";
-  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
-  ASSERT_EQ(rc, 0) << out;
-  const std::string text = testing_util::Slurp(plan);
+  BenchAndItsPlan r;
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan(
+      "bench --base-url " + url + " --model fixed --dataset jsonl --dataset-path " + data +
+          " --max-concurrency 2 --num-prompts 12 --extra-body '{\"min_tokens\": 8}' --usage final --timeout 30 "
+          "--scrape-metrics --scrape-interval 0.2 --no-progress",
+      tmp, &r));
+  const std::string& text = r.plan_text;
   EXPECT_NE(text.find("    extra_body: \"{\\\"min_tokens\\\": 8}\"\n    timeout_s: 30\n    usage: final\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    scrape_metrics: true\n    scrape_interval_s: 0.2\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("ignore_eos"), std::string::npos) << text;  // the dataset's default, off
-  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
-  ASSERT_EQ(rc, 0) << out;
-  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
-  ASSERT_EQ(rc, 0) << out;
-  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
-  ASSERT_EQ(benched.size(), 1u);
-  ASSERT_EQ(swept.size(), 1u);
-  ASSERT_EQ(benched[0].second.size(), 1u);
-  ASSERT_EQ(swept[0].second.size(), 1u);
-  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
+  const store::PointRecord &b = r.bench, &s = r.sweep;
   EXPECT_EQ(b.metrics.completed, 12);
   EXPECT_GE(b.metrics.total_output_tokens, 12 * 8);  // min_tokens reached the server
   EXPECT_LE(b.metrics.total_output_tokens, 12 * 9);  // and so did EOS: no answer ran to 40
   EXPECT_EQ(s.metrics.completed, b.metrics.completed);
   EXPECT_EQ(s.metrics.total_output_tokens, b.metrics.total_output_tokens);
   EXPECT_EQ(s.key, b.key);
-  EXPECT_EQ(swept[0].first.config.at("timeout_s"), "30");  // stored with the system
-  EXPECT_EQ(swept[0].first.config.at("usage"), "final");
-  EXPECT_EQ(swept[0].first.config.at("extra_body"), "{\"min_tokens\": 8}");
+  EXPECT_EQ(r.sweep_run.config.at("timeout_s"), "30");  // stored with the system
+  EXPECT_EQ(r.sweep_run.config.at("usage"), "final");
+  EXPECT_EQ(r.sweep_run.config.at("extra_body"), "{\"min_tokens\": 8}");
   // The server's metrics sampled beside both points, from the base URL's /metrics.
-  for (const auto& [db, point] : {std::pair{bench_db, &b}, std::pair{sweep_db, &s}}) {
+  for (const auto& [db, point] : {std::pair{r.bench_db, &b}, std::pair{r.sweep_db, &s}}) {
     auto store = store::OpenStore(db, store::OpenMode::kReadOnly);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     Result<store::PointSeries> series = (*store)->GetPointSeries(point->id);
@@ -179,25 +189,16 @@ TEST(BenchAsPlan, ASessionRateIsThePlansRequestRateOfSessions) {
   ASSERT_NE(server, nullptr);
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
   testing_util::ScratchDir tmp("bench_as_plan_sessions");
-  const std::string plan = tmp.Path("plan.yaml"), bench_db = tmp.Path("bench.db"), sweep_db = tmp.Path("sweep.db");
-  const std::string flags = "bench --base-url " + url +
-                            " --model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 --output-len 4 "
-                            "--prompt-format text --session-rate 50 --max-concurrency 2 --num-prompts 8 --no-progress";
-  auto [rc, out] = Binary(flags + " --as-plan > " + plan);
-  ASSERT_EQ(rc, 0) << out;
-  const std::string text = testing_util::Slurp(plan);
-  EXPECT_NE(text.find("load:\n  request_rate: [50]\n  num_prompts: 8\n  max_concurrency: 2\n"), std::string::npos)
-      << text;
-  std::tie(rc, out) = Binary(flags + " --db " + bench_db);
-  ASSERT_EQ(rc, 0) << out;
-  std::tie(rc, out) = Binary("sweep " + plan + " --db " + sweep_db);
-  ASSERT_EQ(rc, 0) << out;
-  const auto benched = Stored(bench_db), swept = Stored(sweep_db);
-  ASSERT_EQ(benched.size(), 1u);
-  ASSERT_EQ(swept.size(), 1u);
-  ASSERT_EQ(benched[0].second.size(), 1u);
-  ASSERT_EQ(swept[0].second.size(), 1u);
-  const store::PointRecord &b = benched[0].second[0], &s = swept[0].second[0];
+  BenchAndItsPlan r;
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
+                                                 " --model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 "
+                                                 "--output-len 4 --prompt-format text --session-rate 50 "
+                                                 "--max-concurrency 2 --num-prompts 8 --no-progress",
+                                             tmp, &r));
+  EXPECT_NE(r.plan_text.find("load:\n  request_rate: [50]\n  num_prompts: 8\n  max_concurrency: 2\n"),
+            std::string::npos)
+      << r.plan_text;
+  const store::PointRecord &b = r.bench, &s = r.sweep;
   EXPECT_EQ(b.key, "multi-turn|request_rate=50|rep=0");
   EXPECT_EQ(s.key, b.key);
   EXPECT_EQ(b.metrics.completed, 8 * 2);  // 8 sessions of 2 turns
