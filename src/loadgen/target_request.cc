@@ -103,7 +103,8 @@ std::optional<TargetProblem> CheckTargetRequest(const TargetRequest& f) {
   return std::nullopt;
 }
 
-Status ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore_eos, BenchOptions* o) {
+Result<client::Dialect> ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore_eos,
+                                    BenchOptions* o) {
   if (std::optional<TargetProblem> bad = CheckTargetRequest(f))
     return InvalidArgument(std::string(bad->flag) + " " + bad->message);
   FRONTIER_ASSIGN_OR_RETURN(const auto endpoint_dialect, EndpointAndDialect(f, model));
@@ -148,13 +149,18 @@ Status ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore
   eff["workers"] = std::to_string(o->workers);
   if (!f.workers.empty() && f.workers != "1") o->requested_settings["workers"] = f.workers;
   if (f.vocab_size) o->requested_settings["vocab_size"] = std::to_string(f.vocab_size);
-  return Status::Ok();
+  return dialect;
 }
 
 Result<BenchOptions> ResolveTarget(const TargetRequest& f, const std::string& model, const ResolvedWorkload& w) {
   if (model.empty()) return InvalidArgument("--model is required (the model name the server serves)");
-  FRONTIER_ASSIGN_OR_RETURN(const auto endpoint_dialect, EndpointAndDialect(f, model));
-  const client::Dialect dialect = endpoint_dialect.second;
+  BenchOptions o;
+  o.summary = w.summary;
+  o.result_json = w.result_json;
+  o.requests_jsonl = w.requests_jsonl;
+  o.requested_settings = w.requested;
+  o.effective_settings = w.effective;
+  FRONTIER_ASSIGN_OR_RETURN(const client::Dialect dialect, ApplyTarget(f, model, w.ignore_eos, &o));
   if (client::NeedsTextPrompts(dialect) && w.dataset.kind == workload::DatasetKind::kRandom &&
       w.dataset.random.format == workload::PromptFormat::kTokenIds) {
     if (dialect == client::Dialect::kChat)
@@ -163,13 +169,6 @@ Result<BenchOptions> ResolveTarget(const TargetRequest& f, const std::string& mo
                            (dialect == client::Dialect::kTgi ? "TGI's inputs" : "the Triton model's text_input") +
                            " is text, not token ids): add --prompt-format text");
   }
-  BenchOptions o;
-  o.summary = w.summary;
-  o.result_json = w.result_json;
-  o.requests_jsonl = w.requests_jsonl;
-  o.requested_settings = w.requested;
-  o.effective_settings = w.effective;
-  FRONTIER_RETURN_IF_ERROR(ApplyTarget(f, model, w.ignore_eos, &o));
   return o;
 }
 

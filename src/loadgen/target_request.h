@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "client/backend.h"
 #include "core/flag_table.h"
 #include "core/status.h"
 #include "loadgen/benchmark.h"
@@ -77,8 +78,9 @@ std::optional<TargetProblem> CheckTargetRequest(const TargetRequest& f);
 // `model`, and adds the target's entries to its requested and effective
 // settings (header names only; the API key never; $OPENAI_API_KEY when
 // f.api_key is empty) and the result's "backend". ResolveTarget's tail, and
-// what a sweep's server points are sent with. InvalidArgument naming the flag.
-Status ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore_eos, BenchOptions* o);
+// what a sweep's server points are sent with. Returns the dialect spoken at
+// the endpoint (client/backend.h); InvalidArgument naming the flag.
+Result<client::Dialect> ApplyTarget(const TargetRequest& f, const std::string& model, bool ignore_eos, BenchOptions* o);
 
 // The benchmark options for `model` (the --model value) and the resolved
 // workload: client, grace, summary, outputs, provenance. InvalidArgument
