@@ -6,7 +6,6 @@
 #include <cmath>
 #include <utility>
 
-#include "tokenizer/tokenizer.h"
 #include "workload/exact_text.h"
 
 namespace frontier::loadgen {
@@ -54,16 +53,9 @@ Result<PreparedWorkload> PrepareWorkload(ResolvedWorkload* w) {
   PreparedWorkload p;
   if (!w->sessions) {
     FRONTIER_ASSIGN_OR_RETURN(p.specs, workload::LoadDataset(w->dataset));
-    if (!w->tokenizer.empty()) {
-      FRONTIER_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(w->tokenizer));
-      workload::ExactTextStats stats;
-      FRONTIER_RETURN_IF_ERROR(
-          workload::MakeExactTextPrompts(p.specs, w->dataset.random.prefix_len, *tok, w->dataset.seed, &stats));
-      w->effective["tokenizer"] = tok->Describe();
-      w->effective["tokenizer_exact_prompts"] =
-          std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
-          " re-encode to input_len; max deviation " + std::to_string(stats.max_abs_deviation) + " tokens";
-    }
+    if (!w->tokenizer.empty())
+      FRONTIER_RETURN_IF_ERROR(workload::TokenizePrompts(w->tokenizer, p.specs, w->dataset.random.prefix_len,
+                                                         w->dataset.seed, &w->effective));
     return p;
   }
   FRONTIER_ASSIGN_OR_RETURN(workload::SessionWorkload s, workload::LoadSessionWorkload(w->dataset));

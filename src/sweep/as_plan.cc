@@ -224,15 +224,9 @@ std::string ServerSystemEntry(const loadgen::TargetRequest& t, const std::string
   text += "    backend: " + Scalar(t.backend) + "\n";
   if (!t.endpoint.empty()) text += "    endpoint: " + Scalar(t.endpoint) + "\n";
   text += "    gpus: " + std::to_string(gpus) + "\n";
-  const MeasureRequest defaults;
-  if (m.power_kind != defaults.power_kind) text += "    power: " + Scalar(m.power_kind) + "\n";
-  if (!m.power_url.empty()) text += "    power_url: " + Scalar(m.power_url) + "\n";
-  if (m.power_interval_s != defaults.power_interval_s)
-    text += "    power_interval_s: " + FormatShortest(m.power_interval_s) + "\n";
-  if (m.scrape) text += "    scrape_metrics: " + (m.scrape_url.empty() ? std::string("true") : Scalar(m.scrape_url)) + "\n";
-  if (m.scrape_interval_s != defaults.scrape_interval_s)
-    text += "    scrape_interval_s: " + FormatShortest(m.scrape_interval_s) + "\n";
-  for (const auto& [key, value] : TargetConfig(t))  // a bool as YAML's, a number or a word plain, JSON quoted
+  std::map<std::string, std::string> settings = TargetConfig(t);
+  settings.merge(MeasureConfig(m));
+  for (const auto& [key, value] : settings)  // a bool as YAML's, a number or a word plain, JSON quoted
     text += "    " + key + ": " + (value == "true" || value == "false" ? value : Scalar(value)) + "\n";
   return text;
 }

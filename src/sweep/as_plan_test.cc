@@ -392,7 +392,7 @@ TEST(BenchPlan, OnePointOfAServerSystemWithoutItsSecrets) {
   EXPECT_EQ(system.model, "fixed");
   EXPECT_EQ(system.endpoint, "/v1/completions");
   EXPECT_EQ(system.gpus, 2);
-  EXPECT_EQ(system.power, power::PowerKind::kNvml);
+  EXPECT_EQ(system.measure.power_kind, "nvml");
   const std::vector<PointSpec> points = ExpandMatrix(*plan);
   ASSERT_EQ(points.size(), 1u);
   Result<workload::LoadOptions> l = PointLoad(*plan, points[0]);
@@ -423,7 +423,7 @@ TEST(BenchPlan, WithoutASecretNoCommentAndTheEndpointAndPowerURLAreKept) {
   Result<Plan> plan = ParsePlan(*text, "p.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->systems[0].endpoint, "/v1/chat/completions");
-  EXPECT_EQ(plan->systems[0].power_url, "http://127.0.0.1:9400/metrics");
+  EXPECT_EQ(plan->systems[0].measure.power_url, "http://127.0.0.1:9400/metrics");
 }
 
 // Every target flag with a plan key is written by bench --as-plan and read
@@ -470,17 +470,19 @@ TEST(BenchPlan, TheMeasurementFlagsAreTheSystemsKeys) {
   Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_NE(text->find("    power: scrape\n    power_interval_s: 0.5\n"
-                       "    scrape_metrics: \"http://127.0.0.1:9400/metrics\"\n    scrape_interval_s: 0.25\n"),
+                       "    scrape_interval_s: 0.25\n    scrape_metrics: \"http://127.0.0.1:9400/metrics\"\n"),
             std::string::npos)
       << *text;
   Result<Plan> plan = ParsePlan(*text, "p.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   const SystemSpec& s = plan->systems[0];
-  EXPECT_EQ(s.power, power::PowerKind::kScrape);  // its URL the scrape's, as bench's --power scrape
-  EXPECT_EQ(s.power_url, "");
-  EXPECT_EQ(s.power_interval_s, 0.5);
-  EXPECT_EQ(s.scrape_metrics, "http://127.0.0.1:9400/metrics");
-  EXPECT_EQ(s.scrape_interval_s, 0.25);
+  EXPECT_EQ(s.measure.power_kind, "scrape");  // its URL the scrape's, as bench's --power scrape
+  EXPECT_EQ(s.measure.power_url, "");
+  EXPECT_EQ(s.measure.power_interval_s, 0.5);
+  EXPECT_TRUE(s.measure.scrape);
+  EXPECT_EQ(s.measure.scrape_url, "http://127.0.0.1:9400/metrics");
+  EXPECT_EQ(s.measure.scrape_interval_s, 0.25);
+  EXPECT_EQ(MeasureConfig(s.measure), MeasureConfig(b.r));  // one form: what bench asked is what the plan holds
   EXPECT_EQ(s.Config().at("scrape_metrics"), "http://127.0.0.1:9400/metrics");
   EXPECT_EQ(s.Config().at("scrape_interval_s"), "0.25");
   b.r.scrape_url.clear();  // --scrape-metrics without a URL: the base URL's /metrics
@@ -489,7 +491,8 @@ TEST(BenchPlan, TheMeasurementFlagsAreTheSystemsKeys) {
   EXPECT_NE(text->find("    scrape_metrics: true\n"), std::string::npos) << *text;
   plan = ParsePlan(*text, "p.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(plan->systems[0].scrape_metrics, "");
+  EXPECT_TRUE(plan->systems[0].measure.scrape);
+  EXPECT_EQ(plan->systems[0].measure.scrape_url, "");
   const std::string head = "name: p\nsystems:\n  - {name: s, model: m, base_url: \"http://127.0.0.1:8000\", ";
   const std::string tail = "}\nworkloads:\n  - {name: w}\nload:\n  concurrency: [1]\n";
   for (const auto& [field, message] : std::vector<std::pair<std::string, std::string>>{

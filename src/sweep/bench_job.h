@@ -35,35 +35,10 @@
 #include "loadgen/scenario.h"
 #include "loadgen/shard.h"
 #include "store/store.h"
+#include "sweep/measure.h"
 #include "sweep/point_store.h"
 
 namespace frontier::sweep {
-
-// The measurement taken beside a point sent to a server: its Prometheus
-// metrics and the GPUs' power. `frontier bench`'s flags give it (each
-// field's flag beside it), and so does a plan's server system (its keys
-// scrape_metrics, scrape_interval_s, power, power_url, power_interval_s).
-struct MeasureRequest {
-  // --scrape-metrics, given with or without a URL ("" = --base-url + /metrics); --scrape-interval.
-  bool scrape = false;
-  std::string scrape_url;
-  double scrape_interval_s = 1.0;   // [kMinScrapeIntervalS, kMaxScrapeIntervalS]
-  std::string power_kind = "auto";  // --power (power::kPowerKinds)
-  std::string power_url;            // --power-url ("" = the scrape URL)
-  double power_interval_s = 0.1;    // --power-interval, [power::kMinPowerIntervalS, kMaxPowerIntervalS]
-};
-inline constexpr double kMinScrapeIntervalS = 0.05, kMaxScrapeIntervalS = 3600;
-
-// "" when the measurement's values fit, else what is wrong, naming the flag:
-// the scrape interval, the power source and its interval, --power scrape
-// without a URL.
-std::string MeasureProblem(const MeasureRequest& request);
-
-// Sets `o`'s scrape of the server's metrics (at o->client.base_url +
-// /metrics unless a URL is given) and its power source, and records them in
-// its effective settings. With `sharded`, power is off (each shard would
-// measure its own host); --power named outright is then an error.
-Status ConfigureMeasurement(const MeasureRequest& request, bool sharded, loadgen::BenchOptions* o);
 
 // What `frontier bench`'s flags ask beyond the workload and the target, as
 // values (each field's flag beside it): the measurement, and the rest below.

@@ -153,14 +153,11 @@ std::map<std::string, std::string> SystemSpec::Config() const {
     c["endpoint"] = endpoint;
     if (!backend.empty()) c["backend"] = backend;
     if (launch) c["launch"] = launch->command;
-    if (power != power::PowerKind::kAuto) c["power"] = power::PowerKindName(power);
   }
   // The client settings and the measurement a plan gave, for a server and a live system.
   if (!sim || live) {
     c.merge(TargetConfig(target));
-    if (scrape_metrics) c["scrape_metrics"] = scrape_metrics->empty() ? "true" : *scrape_metrics;
-    if (scrape_interval_s != SystemSpec().scrape_interval_s) c["scrape_interval_s"] = FormatShortest(scrape_interval_s);
-    if (power_interval_s != SystemSpec().power_interval_s) c["power_interval_s"] = FormatShortest(power_interval_s);
+    c.merge(MeasureConfig(measure));
   }
   if (!engine_name.empty()) c["engine"] = engine_name;
   if (!engine_version.empty()) c["engine_version"] = engine_version;

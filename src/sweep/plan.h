@@ -84,9 +84,9 @@
 #include "loadgen/search.h"
 #include "loadgen/target_request.h"
 #include "metrics/summary.h"
-#include "power/open.h"
 #include "sim/engine/config.h"
 #include "store/kinds.h"
+#include "sweep/measure.h"
 #include "workload/load.h"
 #include "workload/spec.h"
 
@@ -125,16 +125,12 @@ struct SystemSpec {
   std::string backend;
   std::string endpoint = "/v1/completions";
   std::optional<LaunchSpec> launch;
-  // Measured energy of a server's points (power/open.h, docs/energy.md):
-  // auto|nvml|amdsmi|rapl|scrape|off, and a DCGM exporter's /metrics for scrape.
-  power::PowerKind power = power::PowerKind::kAuto;
-  std::string power_url;
-  double power_interval_s = 0.1;            // between readings (bench's --power-interval)
-  // The server's Prometheus metrics sampled during each point (bench's
-  // --scrape-metrics): `scrape_metrics: true` (base_url + /metrics) or a URL;
-  // unset, none. scrape_interval_s between samples.
-  std::optional<std::string> scrape_metrics;
-  double scrape_interval_s = 1.0;
+  // The measurement beside each point of a system measured over HTTP
+  // (sweep/measure.h, docs/energy.md), as bench's flags give it: the
+  // server's Prometheus metrics (`scrape_metrics: true` for base_url +
+  // /metrics, or a URL; scrape_interval_s) and the GPUs' power (`power`:
+  // auto|nvml|amdsmi|rapl|scrape|off, power_url, power_interval_s).
+  MeasureRequest measure;
   // How a system measured over HTTP (a server, or `live`) is talked to: the
   // target's fields with a plan key (loadgen::TargetFieldTable: extra_body,
   // usage, insecure, timeout_s, connect_timeout_s, first_token_timeout_s,

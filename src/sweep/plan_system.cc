@@ -66,33 +66,28 @@ Status ParseLaunch(const Checker& c, const YAML::Node& n, const std::string& f, 
 
 // The measurement beside a point: power, power_url, power_interval_s,
 // scrape_metrics (true for base_url + /metrics, false, or a URL) and
-// scrape_interval_s, in bench's bounds (sweep/bench_job.h).
-Status ParseMeasurement(const Checker& c, const YAML::Node& n, const std::string& f, SystemSpec* s) {
-  std::string power = "auto";
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &power));
-  if (auto kind = power::ParsePowerKind(power)) {
-    s->power = *kind;
-  } else {
+// scrape_interval_s, in bench's bounds (sweep/measure.h).
+Status ParseMeasurement(const Checker& c, const YAML::Node& n, const std::string& f, MeasureRequest* m) {
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power", &m->power_kind));
+  if (!power::ParsePowerKind(m->power_kind))
     return c.Error(n["power"], f + ".power",
-                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + power + "'");
-  }
-  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &s->power_url));
+                   "must be one of " + std::string(power::kPowerKinds) + ", got '" + TerminalSafe(m->power_kind) + "'");
+  FRONTIER_RETURN_IF_ERROR(c.String(n, f, "power_url", &m->power_url));
   FRONTIER_RETURN_IF_ERROR(
-      c.Number(n, f, "power_interval_s", &s->power_interval_s, power::kMinPowerIntervalS, power::kMaxPowerIntervalS));
+      c.Number(n, f, "power_interval_s", &m->power_interval_s, power::kMinPowerIntervalS, power::kMaxPowerIntervalS));
   FRONTIER_RETURN_IF_ERROR(
-      c.Number(n, f, "scrape_interval_s", &s->scrape_interval_s, kMinScrapeIntervalS, kMaxScrapeIntervalS));
+      c.Number(n, f, "scrape_interval_s", &m->scrape_interval_s, kMinScrapeIntervalS, kMaxScrapeIntervalS));
   std::string scrape;
   FRONTIER_RETURN_IF_ERROR(c.String(n, f, "scrape_metrics", &scrape));
-  if (scrape == "true") {
-    s->scrape_metrics = "";
-  } else if (!scrape.empty() && scrape != "false") {
+  m->scrape = !scrape.empty() && scrape != "false";
+  if (m->scrape && scrape != "true") {
     if (Result<HostPort> hp = UrlHostPort(scrape); !hp.ok() || (scrape.rfind("http://", 0) != 0 &&
                                                                  scrape.rfind("https://", 0) != 0))
       return c.Error(n["scrape_metrics"], f + ".scrape_metrics",
                      "must be true, false or a URL (http://HOST:PORT/metrics), got '" + TerminalSafe(scrape) + "'");
-    s->scrape_metrics = scrape;
+    m->scrape_url = scrape;
   }
-  if (s->power == power::PowerKind::kScrape && s->power_url.empty() && !s->scrape_metrics)
+  if (m->power_kind == "scrape" && m->power_url.empty() && !m->scrape)
     return c.Error(n["power"], f + ".power",
                    "scrape needs power_url (a DCGM exporter's /metrics) or scrape_metrics (read from there)");
   return Status::Ok();
@@ -128,7 +123,7 @@ Status ParseSystem(const Checker& c, const YAML::Node& n, const std::string& f, 
     Result<client::Dialect> d = client::ResolveDialect(s->backend, s->endpoint, names);
     if (!d.ok()) return c.Error(n["backend"], f + ".backend", d.status().message());
   }
-  FRONTIER_RETURN_IF_ERROR(ParseMeasurement(c, n, f, s));
+  FRONTIER_RETURN_IF_ERROR(ParseMeasurement(c, n, f, &s->measure));
   if (n["engine"].IsDefined()) {
     const std::string ef = f + ".engine";
     FRONTIER_RETURN_IF_ERROR(c.Map(n["engine"], ef));

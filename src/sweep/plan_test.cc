@@ -534,9 +534,9 @@ TEST(Plan, PowerOfAServerSystem) {
   text.replace(text.find(at), at.size(), at + "    power: scrape\n    power_url: http://gpu:9400/metrics\n");
   auto p = ParsePlan(text, "plans/t.yaml");
   ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(p->systems[0].power, power::PowerKind::kAuto);
-  EXPECT_EQ(p->systems[1].power, power::PowerKind::kScrape);
-  EXPECT_EQ(p->systems[1].power_url, "http://gpu:9400/metrics");
+  EXPECT_EQ(p->systems[0].measure.power_kind, "auto");
+  EXPECT_EQ(p->systems[1].measure.power_kind, "scrape");
+  EXPECT_EQ(p->systems[1].measure.power_url, "http://gpu:9400/metrics");
   EXPECT_EQ(p->systems[1].Config().at("power"), "scrape");
   EXPECT_EQ(ErrorFor(at, at + "    power: watts\n"),
             "plans/t.yaml:13: systems[1].power: must be one of auto, nvml, amdsmi, rapl, scrape or off, got 'watts'");

@@ -22,7 +22,6 @@
 #include "sim/simulate.h"
 #include "sweep/bench_job.h"
 #include "sweep/process.h"
-#include "tokenizer/tokenizer.h"
 #include "workload/dataset.h"
 #include "workload/exact_text.h"
 #include "workload/option_names.h"
@@ -147,7 +146,7 @@ class HttpSession final : public Session {
       t.backend = client::BackendOf(d);
     }
     FRONTIER_RETURN_IF_ERROR(
-        loadgen::ApplyTarget(t, model_, workload::IgnoreEosFor(plan_.workloads[point.workload]), &b));
+        loadgen::ApplyTarget(t, model_, workload::IgnoreEosFor(plan_.workloads[point.workload]), &b).status());
     // Token ids drawn below the server's vocabulary, as bench draws them.
     auto vocabulary = [&](workload::DatasetOptions* d) {
       (void)loadgen::ResolveVocabulary(b.client, t.vocab_size, d, &b.effective_settings);
@@ -161,15 +160,8 @@ class HttpSession final : public Session {
     b.run.progress_interval = options_.point_progress_interval;
     // The measurement as bench takes it from its flags. A simulated system
     // served over HTTP draws nothing worth measuring: power off unless the plan asks.
-    MeasureRequest m;
-    m.scrape = system_.scrape_metrics.has_value();
-    m.scrape_url = system_.scrape_metrics.value_or("");
-    m.scrape_interval_s = system_.scrape_interval_s;
-    m.power_kind = power::PowerKindName(system_.simulated() && system_.power == power::PowerKind::kAuto
-                                            ? power::PowerKind::kOff
-                                            : system_.power);
-    m.power_url = system_.power_url;
-    m.power_interval_s = system_.power_interval_s;
+    MeasureRequest m = system_.measure;
+    if (system_.simulated() && m.power_kind == "auto") m.power_kind = "off";
     FRONTIER_RETURN_IF_ERROR(ConfigureMeasurement(m, /*sharded=*/false, &b));
     b.requested_settings["system"] = system_.name;
     b.requested_settings["base_url"] = base_url_;
@@ -226,15 +218,10 @@ Result<PointWorkload> PointRequests(const Plan& plan, const PointSpec& point, co
   if (!specs.ok()) return specs.status().WithContext("workload " + w.name);
   out.specs = std::move(*specs);
   if (live && !w.tokenizer.empty()) {  // the simulator in virtual time reads lengths, not text
-    Result<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::Load(PlanPath(plan, w.tokenizer));
-    if (!tok.ok()) return tok.status().WithContext("workload " + w.name);
-    workload::ExactTextStats stats;
-    FRONTIER_RETURN_IF_ERROR(
-        workload::MakeExactTextPrompts(out.specs, d.random.prefix_len, **tok, d.seed, &stats));
-    out.settings["tokenizer"] = (*tok)->Describe();
-    out.settings["tokenizer_exact_prompts"] = std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
-                                              " re-encode to input_len; max deviation " +
-                                              std::to_string(stats.max_abs_deviation) + " tokens";
+    if (Status st = workload::TokenizePrompts(PlanPath(plan, w.tokenizer), out.specs, d.random.prefix_len, d.seed,
+                                              &out.settings);
+        !st.ok())
+      return st.WithContext("workload " + w.name);
   }
   return out;
 }

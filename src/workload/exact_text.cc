@@ -4,6 +4,7 @@
 #include "workload/exact_text.h"
 
 #include <cstdlib>
+#include <memory>
 
 namespace frontier::workload {
 namespace {
@@ -81,6 +82,18 @@ Status MakeExactTextPrompts(std::span<RequestSpec> specs, int32_t prefix_len, co
     if (deviation == 0) ++stats->exact;
     stats->max_abs_deviation = std::max(stats->max_abs_deviation, deviation);
   }
+  return Status::Ok();
+}
+
+Status TokenizePrompts(const std::string& path, std::span<RequestSpec> specs, int32_t prefix_len, uint64_t seed,
+                       std::map<std::string, std::string>* settings) {
+  FRONTIER_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok, tokenizer::Tokenizer::Load(path));
+  ExactTextStats stats;
+  FRONTIER_RETURN_IF_ERROR(MakeExactTextPrompts(specs, prefix_len, *tok, seed, &stats));
+  (*settings)["tokenizer"] = tok->Describe();
+  (*settings)["tokenizer_exact_prompts"] = std::to_string(stats.exact) + "/" + std::to_string(stats.prompts) +
+                                           " re-encode to input_len; max deviation " +
+                                           std::to_string(stats.max_abs_deviation) + " tokens";
   return Status::Ok();
 }
 

@@ -4,9 +4,7 @@
 // again, and cut or extend the ids until the text re-encodes to the target
 // (BPE does not in general give back the ids it was decoded from).
 //
-//   FRONTIER_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(path));
-//   ExactTextStats stats;
-//   FRONTIER_RETURN_IF_ERROR(MakeExactTextPrompts(specs, prefix_len, *tok, seed, &stats));
+//   FRONTIER_RETURN_IF_ERROR(TokenizePrompts(path, specs, prefix_len, seed, &settings));
 //
 // A server that tokenizes with the same vocabulary counts each prompt as its
 // input_len (plus the BOS token it adds itself). Where the loop cannot reach
@@ -17,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <span>
 #include <string>
@@ -48,5 +47,13 @@ std::string ExactText(const tokenizer::Tokenizer& tok, std::vector<int32_t> seed
 // InvalidArgument when the vocabulary has too few ordinary tokens.
 Status MakeExactTextPrompts(std::span<RequestSpec> specs, int32_t prefix_len, const tokenizer::Tokenizer& tok,
                             uint64_t seed, ExactTextStats* stats);
+
+// Loads the tokenizer at `path` (tokenizer::Tokenizer::Load), makes the specs'
+// prompts with it as MakeExactTextPrompts does, and records in `settings` the
+// tokenizer ("tokenizer") and how the prompts came out
+// ("tokenizer_exact_prompts": "N/M re-encode to input_len; max deviation D
+// tokens"). What `frontier bench --tokenizer` and a plan's `tokenizer:` do.
+Status TokenizePrompts(const std::string& path, std::span<RequestSpec> specs, int32_t prefix_len, uint64_t seed,
+                       std::map<std::string, std::string>* settings);
 
 }  // namespace frontier::workload
