@@ -218,6 +218,11 @@ Status ParseNamedList(const Checker& c, YAML::Node& root, const std::string& key
     if (!names.insert(item.name).second) {
       return c.Error(list[i]["name"], f + ".name", "'" + item.name + "' is used twice");
     }
+    // A workload's name opens each of its points' keys, whose parts '|' separates (store::PointKey).
+    if (key == "workloads" && item.name.find('|') != std::string::npos)
+      return c.Error(list[i]["name"], f + ".name",
+                     "must not contain '|' (it separates the parts of a point's key, NAME|concurrency=8|rep=0), "
+                     "got '" + TerminalSafe(item.name) + "'");
     out->push_back(std::move(item));
   }
   return Status::Ok();

@@ -104,6 +104,9 @@ TEST(Plan, ErrorsNameFileLineAndField) {
             "plans/t.yaml:19: repetitions: must be an integer in [1, 1000], got 0");
   EXPECT_EQ(ErrorFor("  - name: my-vllm", "  - name: h200-sim"),
             "plans/t.yaml:7: systems[1].name: 'h200-sim' is used twice");
+  EXPECT_EQ(ErrorFor("{name: 1k1k,", "{name: \"1k|concurrency=1\","),
+            "plans/t.yaml:15: workloads[0].name: must not contain '|' (it separates the parts of a point's key, "
+            "NAME|concurrency=8|rep=0), got '1k|concurrency=1'");
   EXPECT_EQ(ErrorFor("    base_url: http://127.0.0.1:8000\n", ""),
             "plans/t.yaml:7: systems[1]: needs `sim: {model: ...}` (simulated) or `base_url` (a "
             "server)");
