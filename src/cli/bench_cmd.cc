@@ -138,6 +138,7 @@ int RunBench(int argc, char** argv) {
   AddBenchFlags(app, &f);
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
   f.req.model = f.tf.model;
+  f.wf.over_http = true;
   f.req.vocab_size = f.tf.vocab_size;
   f.req.command_line = CommandLine(argc, argv);
   f.req.db = f.db.db;

@@ -125,6 +125,7 @@ int RunSearch(int argc, char** argv) {
   if (bad.empty() && !wf.requests_jsonl.empty()) bad = "--requests-jsonl is per run; a search writes --result-json";
   if (bad.empty()) bad = CheckDbFlags(app, f.db);
   if (!bad.empty()) return UsageError(kCmd, bad);
+  wf.over_http = live;
   Result<ResolvedWorkload> w = ResolveWorkload(wf);
   if (!w.ok()) return Fail(kCmd, w.status());
   s.w = std::move(*w);

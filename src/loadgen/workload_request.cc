@@ -44,7 +44,7 @@ const FlagRow<WorkloadRequest> kFlags[] = {
     {"--output-len", &WorkloadRequest::output_len, "random: mean output length; sharegpt: fixed output length [128]", "Workload"},
     {"--range-ratio", &WorkloadRequest::range_ratio, "random: lengths uniform in [(1-r)L, (1+r)L], 0 <= r < 1 [0]", "Workload"},
     {"--prefix-len", &WorkloadRequest::prefix_len, "random: shared prefix tokens [0]", "Workload"},
-    {"--prompt-format", &WorkloadRequest::prompt_format, "random, multi-turn: send prompts as token-ids (exact length) or text; multi-turn over HTTP needs text [token-ids]", "Workload"},
+    {"--prompt-format", &WorkloadRequest::prompt_format, "random, multi-turn: send prompts as token-ids (exact length) or text [token-ids; text for a multi-turn workload sent to a server]", "Workload"},
     {"--tokenizer", &WorkloadRequest::tokenizer, "random, mlperf: send text prompts of exactly --input-len tokens by this tokenizer (tokenizer.json, a directory holding one, or a .gguf model; docs/workloads.md)", "Workload"},
     {"--ignore-eos,!--no-ignore-eos", &WorkloadRequest::ignore_eos, "Ask the server to ignore EOS so outputs reach max_tokens [on for random]", "Workload"},
     {"--seed", &WorkloadRequest::seed, "Seeds the dataset and the arrival schedule [0]", "Workload"},
@@ -148,6 +148,10 @@ Status CheckDatasetFlags(const WorkloadRequest& f, const ResolvedWorkload& w) {
 
 Status ResolveDataset(const WorkloadRequest& f, const workload::WorkloadSpec& spec, ResolvedWorkload* w) {
   w->dataset = workload::ToDatasetOptions(spec);
+  w->dataset.random.format = workload::PromptFormatFor(spec, f.over_http);
+  if (f.over_http)
+    if (std::optional<workload::SpecProblem> bad = workload::CheckPromptFormatOverHttp(spec))
+      return InvalidArgument(std::string(workload::SpecFieldFlag(bad->field, f.dataset)) + " " + bad->message);
   w->sessions = workload::IsSessionKind(w->dataset.kind);
   FRONTIER_RETURN_IF_ERROR(CheckDatasetFlags(f, *w));
   w->tokenizer = spec.tokenizer;  // its prompts are text (workload::PromptFormatFor)
@@ -269,7 +273,7 @@ Result<ResolvedWorkload> ResolveWorkload(const WorkloadRequest& f) {
   FRONTIER_RETURN_IF_ERROR(workload::ResolveLoad(LoadRequestOf(f), spec, &w.dataset, &w.load));
   FRONTIER_RETURN_IF_ERROR(ResolveMetrics(f, &w));
   FRONTIER_RETURN_IF_ERROR(ResolveScenario(f, &w));
-  workload::DescribeWorkload(spec, w.dataset, w.load, w.ignore_eos, w.tokenizer.empty() ? f.prompt_format : "text",
+  workload::DescribeWorkload(spec, w.dataset, w.load, w.ignore_eos, w.dataset.random.format == workload::PromptFormat::kText ? "text" : "token-ids",
                              &w.effective);
   DescribeSummary(w.summary, &w.effective);
   return w;

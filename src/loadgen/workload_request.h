@@ -117,6 +117,10 @@ struct WorkloadRequest {
   int64_t cancel_after_tokens = 0;
   double cancel_after_ms = 0;
   int64_t ideal_block_tokens = 16;
+  // Not a flag: whether the prompts go to a server (bench, search --base-url),
+  // where a multi-turn workload's prompts default to text, as a plan's do
+  // (workload::PromptFormatFor), and token ids for it are refused.
+  bool over_http = false;
   // The flags given on the command line, by their first long name without
   // "--" ("ignore-eos" for --no-ignore-eos too) -> the values as typed, joined
   // by spaces. A field whose flag is absent here holds its default, whatever

@@ -82,6 +82,30 @@ TEST(WorkloadRequestTest, GivenFlagsDifferFromDefaults) {
             "(--target-qps, --min-duration, --min-query-count)");
 }
 
+// A multi-turn workload sent to a server (bench, search --base-url) takes
+// text prompts unless told otherwise, as a plan's does: each turn carries the
+// server's answer, which arrives as text. Token ids named outright are refused
+// there before anything is opened; in virtual time they stay the default.
+TEST(WorkloadRequestTest, AMultiTurnWorkloadSentToAServerDefaultsToText) {
+  WorkloadRequest r;
+  r.dataset = "multi-turn";
+  Result<ResolvedWorkload> simulated = ResolveWorkload(r);
+  ASSERT_TRUE(simulated.ok()) << simulated.status().ToString();
+  EXPECT_EQ(simulated->dataset.random.format, workload::PromptFormat::kTokenIds);
+  EXPECT_EQ(simulated->effective.at("prompt_format"), "token-ids");
+  r.over_http = true;
+  Result<ResolvedWorkload> sent = ResolveWorkload(r);
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+  EXPECT_EQ(sent->dataset.random.format, workload::PromptFormat::kText);
+  EXPECT_EQ(sent->effective.at("prompt_format"), "text");
+  r.given["prompt-format"] = "token-ids";
+  EXPECT_EQ(ResolveWorkload(r).status().message().substr(0, 68),
+            "--prompt-format token-ids cannot carry a multi-turn session to a ser");
+  WorkloadRequest random;  // a random workload keeps token ids: its prompts are resent as they are
+  random.over_http = true;
+  EXPECT_EQ(ResolveWorkload(random)->dataset.random.format, workload::PromptFormat::kTokenIds);
+}
+
 TEST(WorkloadRequestTest, TableNamesEveryFlagOnce) {
   std::set<std::string> names;
   for (const FlagRow<WorkloadRequest>& row : WorkloadFlagRows()) EXPECT_TRUE(names.insert(row.name).second) << row.name;

@@ -120,10 +120,10 @@ void DescribeDataset(const WorkloadSpec& spec, const DatasetOptions& d, const st
     e["output_len"] = std::to_string(spec.output_len);
     e["range_ratio"] = SettingNumber(spec.range_ratio);
     e["prefix_len"] = std::to_string(spec.prefix_len);
-    e["prompt_format"] = prompt_format;
   } else if (d.sharegpt_output_len) {
     e["output_len"] = std::to_string(*d.sharegpt_output_len);
   }
+  if (random || d.kind == DatasetKind::kMultiTurn) e["prompt_format"] = prompt_format;  // the kinds that take it
   if (d.kind == DatasetKind::kSharedPrefix) {
     e["gsp_num_groups"] = std::to_string(spec.gsp_num_groups);
     e["gsp_prompts_per_group"] = std::to_string(spec.gsp_prompts_per_group);

@@ -193,7 +193,7 @@ TEST(BenchAsPlan, ASessionRateIsThePlansRequestRateOfSessions) {
   BenchAndItsPlan r;
   ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
                                                  " --model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 "
-                                                 "--output-len 4 --prompt-format text --session-rate 50 "
+                                                 "--output-len 4 --session-rate 50 "
                                                  "--max-concurrency 2 --num-prompts 8 --no-progress",
                                              tmp, &r));
   EXPECT_NE(r.plan_text.find("load:\n  request_rate: [50]\n  num_prompts: 8\n  max_concurrency: 2\n"),
