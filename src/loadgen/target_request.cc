@@ -35,7 +35,7 @@ const TargetField kFields[] = {
     {{"--timeout", &TargetRequest::timeout_s, "Total time limit per request, seconds (0 = none) [600]", "Target"}, "timeout_s", 0, 1e6},
     {{"--connect-timeout", &TargetRequest::connect_timeout_s, "Connect time limit, seconds [10]", "Target"}, "connect_timeout_s", 1e-3, 1e6},
     {{"--first-token-timeout", &TargetRequest::first_token_timeout_s, "Time limit to the first token, seconds (0 = none) [0]", "Target"}, "first_token_timeout_s", 0, 1e6},
-    {{"--grace", &TargetRequest::grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]", "Output"}, "", 0, 1e6},
+    {{"--grace", &TargetRequest::grace_s, "After Ctrl-C, seconds in-flight requests may finish [5]", "Output"}, "grace_s", 0, 1e6},
     {{"--workers", &TargetRequest::workers, "Event loops on their own threads, each owning its streams: N or auto (one per CPU) [1]", "Load"}, "workers"},
     {{"--vocab-size", &TargetRequest::vocab_size, "Token-id prompts: ids drawn below this, when the server's /v1/models gives no vocabulary size (llama.cpp gives meta.n_vocab) [32000]", "Workload"}, "vocab_size", 2, 2147483647.0},
 };

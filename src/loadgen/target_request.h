@@ -57,9 +57,8 @@ std::span<const FlagRow<TargetRequest>> TargetFlagRows();
 struct TargetField {
   FlagRow<TargetRequest> flag;
   // The plan key; "" for the system's own keys, which the plan reads with
-  // their own rules (base_url, backend, endpoint, model), for the secrets a
-  // plan never holds (--api-key, --header) and for --grace (a sweep stops a
-  // point at once).
+  // their own rules (base_url, backend, endpoint, model), and for the secrets
+  // a plan never holds (--api-key, --header).
   const char* plan_key;
   double min = 1, max = 0;  // a number's closed range; none (min > max) for the others
 };

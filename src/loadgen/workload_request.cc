@@ -253,9 +253,9 @@ void DescribeSummary(const metrics::SummaryOptions& s, std::map<std::string, std
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows() { return kFlags; }
 
 std::span<const char* const> WorkloadFlagsWithoutPlanForm() {
-  // --session-rate has one: a session workload's request_rate points start that many sessions a second.
-  static const char* const kWithoutPlanForm[] = {"--duration", "--percentiles", "--timeslice", "--result-json",
-                                                 "--requests-jsonl"};
+  // --session-rate has one: a session workload's request_rate points start that many sessions a second;
+  // --duration is load.duration_s, --percentiles and --timeslice the plan's percentiles and timeslice_s.
+  static const char* const kWithoutPlanForm[] = {"--result-json", "--requests-jsonl"};
   return kWithoutPlanForm;
 }
 

@@ -131,11 +131,11 @@ struct WorkloadRequest {
 // Every flag above, in the order --help lists it.
 std::span<const FlagRow<WorkloadRequest>> WorkloadFlagRows();
 
-// The workload flags a sweep plan has no field for: --tokenizer, --duration,
-// --session-rate, --percentiles, --timeslice, --result-json, --requests-jsonl
-// (the rest have a plan key, workload/option_names.h, or are --goodput, a
-// plan's `slo`, and --num-gpus, its system's `gpus`). Every command's
-// --as-plan refuses them (sweep/as_plan.h).
+// The workload flags a sweep plan has no field for: --result-json,
+// --requests-jsonl (the rest have a plan key, workload/option_names.h, or are
+// --goodput, a plan's `slo`, --percentiles and --timeslice, its `percentiles`
+// and `timeslice_s`, --duration, its `load.duration_s`, and --num-gpus, its
+// system's `gpus`). Every command's --as-plan refuses them (sweep/as_plan.h).
 std::span<const char* const> WorkloadFlagsWithoutPlanForm();
 
 // "FLAG has no plan form; drop it or run COMMAND without --as-plan" for the

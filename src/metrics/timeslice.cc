@@ -47,7 +47,7 @@ double AutoSliceSeconds(double duration_s) {
 }
 
 Status CheckTimesliceOptions(const TimesliceOptions& o) {
-  if (!(o.slice_s == 0 || (o.slice_s >= 1e-3 && o.slice_s <= 86400))) {
+  if (!(o.slice_s == 0 || (o.slice_s >= kMinSliceSeconds && o.slice_s <= kMaxSliceSeconds))) {
     return InvalidArgument("--timeslice " + std::to_string(o.slice_s) +
                            ": the window must be 0 (automatic) or from 0.001 to 86400 seconds; e.g. --timeslice 10");
   }

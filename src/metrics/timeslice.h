@@ -47,6 +47,9 @@ inline constexpr int kMinWindowsForSteady = 3;
 // duration / kMaxWindows (Timeslices::slice_s says the window used).
 inline constexpr int64_t kMaxWindows = 100'000;
 
+// The bounds of a window given (--timeslice, a plan's timeslice_s); 0 is automatic.
+inline constexpr double kMinSliceSeconds = 1e-3, kMaxSliceSeconds = 86400;
+
 struct TimesliceOptions {
   // Window length in seconds; 0 = AutoSliceSeconds(duration).
   double slice_s = 0;

@@ -20,6 +20,7 @@
 #include "sweep/plan.h"
 #include "sweep/system_run.h"
 #include "workload/dataset_label.h"
+#include "workload/load_request.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
@@ -159,7 +160,11 @@ Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::ve
                     "give --max-concurrency") +
         (levels ? ", --request-rate or --concurrency" : " or --request-rate"));
   }
+  if (l.duration_s && l.num_prompts == workload::kUnboundedPrompts)
+    return InvalidArgument("--duration without --num-prompts has no plan form: a plan's point sends a count of "
+                           "requests and stops at load.duration_s if that comes first; give --num-prompts");
   if (!scenario) out += "  num_prompts: " + std::to_string(l.num_prompts) + "\n";
+  if (l.duration_s) out += "  duration_s: " + FormatShortest(*l.duration_s) + "\n";
   if (!scenario && !swept && std::isfinite(l.request_rate) && l.max_concurrency)
     out += "  max_concurrency: " + std::to_string(*l.max_concurrency) + "\n";
   if (l.warmup > 0) out += "  warmup: " + std::to_string(l.warmup) + "\n";
@@ -171,9 +176,16 @@ Result<std::string> LoadBlock(const loadgen::ResolvedWorkload& rw, const std::ve
   return out;
 }
 
+// `percentiles:` and `timeslice_s:` (--percentiles, --timeslice) when given,
 // `slo:` (--goodput) and `scenario:` (the scenario flags), "" without them.
 std::string JudgingBlocks(const loadgen::ResolvedWorkload& rw, const loadgen::WorkloadRequest& w) {
   std::string out;
+  if (w.given.contains("percentiles")) {
+    std::string list;
+    for (double p : rw.summary.percentiles) list += (list.empty() ? "" : ", ") + FormatShortest(p);
+    out += "percentiles: [" + list + "]\n";
+  }
+  if (w.given.contains("timeslice")) out += "timeslice_s: " + FormatShortest(rw.summary.timeslice.slice_s) + "\n";
   const metrics::GoodputSlo& g = rw.summary.goodput;
   std::vector<std::pair<std::string, std::string>> slo;
   if (g.ttft_ms) slo.emplace_back("ttft_ms", FormatShortest(*g.ttft_ms));
@@ -343,7 +355,8 @@ std::vector<std::string> BenchFlagsWithoutPlanForm() {
 }
 
 std::vector<std::string> SearchFlagsWithoutPlanForm() {
-  std::vector<std::string> flags = {"--db", "--run-label", "--client-rtt-us"};
+  // A plan's load.duration_s is the grid's, not a search's trials'.
+  std::vector<std::string> flags = {"--db", "--run-label", "--client-rtt-us", "--duration"};
   for (const std::string& flag : TargetFlagsWithoutPlanForm()) flags.push_back(flag);
   for (const char* flag : loadgen::WorkloadFlagsWithoutPlanForm()) flags.push_back(flag);
   return flags;

@@ -16,6 +16,9 @@
 //   load:
 //     concurrency: [1, 4]                            # --concurrency, else the point's cap or rate
 //     num_prompts: 16                                # the resolved count
+//     duration_s: 60                                 # --duration (with a count: whichever is first)
+//   percentiles: [50, 99]                            # --percentiles, when given
+//   timeslice_s: 2                                   # --timeslice, when given
 //   slo: {ttft_ms: 450}                              # --goodput
 //   scenario: {name: server, min_duration_s: 60}     # the scenario flags
 //
@@ -69,7 +72,8 @@ namespace frontier::sweep {
 // flags were `w` (its `given` filled) and whose other flags `given` tells.
 // The text parses with ParsePlan (checked here). InvalidArgument naming the
 // flag when the load has no plan form: one point with neither
-// --max-concurrency nor a finite --request-rate, --request-rate with
+// --max-concurrency nor a finite --request-rate, --duration without
+// --num-prompts (a plan's point has a count), --request-rate with
 // --concurrency, --burstiness inf, a scenario without --target-qps, or one
 // concurrency point of fewer than 4x its concurrency in requests (a plan's
 // point sends at least that).
@@ -102,8 +106,9 @@ Status PrintPlan(const Result<std::string>& plan);
 // (loadgen::WorkloadFlagsWithoutPlanForm).
 std::vector<std::string> BenchFlagsWithoutPlanForm();
 
-// The same for `frontier search`: --db, --run-label, --client-rtt-us, and the
-// target's and the workload's as bench's.
+// The same for `frontier search`: --db, --run-label, --client-rtt-us,
+// --duration (a plan's load.duration_s is its grid's, refused with
+// `search:`), and the target's and the workload's as bench's.
 std::vector<std::string> SearchFlagsWithoutPlanForm();
 
 }  // namespace frontier::sweep

@@ -426,6 +426,71 @@ TEST(BenchPlan, WithoutASecretNoCommentAndTheEndpointAndPowerURLAreKept) {
   EXPECT_EQ(plan->systems[0].measure.power_url, "http://127.0.0.1:9400/metrics");
 }
 
+// --grace, --duration, --percentiles and --timeslice written by bench
+// --as-plan and read back as the values bench runs with: the system's grace
+// (the point's run.grace, loadgen::ApplyTarget), the point's duration
+// (PointLoad) and the plan's summary settings (the sweep's points' summary).
+TEST(BenchPlan, GraceDurationPercentilesAndTimesliceRoundTrip) {
+  BenchInvocation b = OneBenchPoint();
+  b.t.grace_s = 2.5;
+  b.w.duration_s = 30;
+  b.w.percentiles = "50,75,99.9";
+  b.w.timeslice_s = 2;
+  for (const char* f : {"duration", "percentiles", "timeslice"}) b.w.given[f] = "";
+  const Result<loadgen::ResolvedWorkload> rw = loadgen::ResolveWorkload(b.w);
+  ASSERT_TRUE(rw.ok()) << rw.status().ToString();
+  Result<std::string> text = BenchPlan(b.r, b.t, rw, b.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_NE(text->find("    grace_s: 2.5\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("load:\n  concurrency: [2]\n  num_prompts: 8\n  duration_s: 30\n"), std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("\npercentiles: [50, 75, 99.9]\ntimeslice_s: 2\n"), std::string::npos) << *text;
+  Result<Plan> plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->systems[0].target.grace_s, 2.5);
+  EXPECT_EQ(plan->systems[0].Config().at("grace_s"), "2.5");
+  EXPECT_EQ(plan->percentiles, rw->summary.percentiles);
+  EXPECT_EQ(plan->percentiles, (std::vector<double>{50, 75, 99.9}));
+  EXPECT_EQ(plan->timeslice_s, rw->summary.timeslice.slice_s);
+  const std::vector<PointSpec> points = ExpandMatrix(*plan);
+  ASSERT_EQ(points.size(), 1u);
+  Result<workload::LoadOptions> l = PointLoad(*plan, points[0]);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->duration_s, rw->load.duration_s);
+  EXPECT_EQ(l->duration_s, 30);
+  EXPECT_EQ(l->num_prompts, rw->load.num_prompts);
+  // The client the sweep's point is sent with (sessions.cc) stops with bench's grace.
+  loadgen::BenchOptions o;
+  ASSERT_TRUE(loadgen::ApplyTarget(plan->systems[0].target, "fixed", false, &o).ok());
+  EXPECT_EQ(o.run.grace, 2'500'000'000);
+  // Without them the plan says nothing of them, and the defaults are bench's.
+  const BenchInvocation plain = OneBenchPoint();
+  const Result<loadgen::ResolvedWorkload> prw = loadgen::ResolveWorkload(plain.w);
+  text = BenchPlan(plain.r, plain.t, prw, plain.w);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  for (const char* key : {"grace_s", "duration_s", "percentiles", "timeslice_s"})
+    EXPECT_EQ(text->find(key), std::string::npos) << key << "\n" << *text;
+  plan = ParsePlan(*text, "p.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->percentiles, prw->summary.percentiles);
+  EXPECT_EQ(plan->timeslice_s, prw->summary.timeslice.slice_s);
+  EXPECT_EQ(plan->systems[0].target.grace_s, plain.t.grace_s);
+  EXPECT_FALSE(plan->load.duration_s.has_value());
+}
+
+TEST(BenchPlan, ADurationWithoutACountIsRefusedNamingTheFlags) {
+  BenchInvocation b = OneBenchPoint();
+  b.w.given.erase("num-prompts");
+  b.w.duration_s = 30;
+  b.w.given["duration"] = "";
+  Result<std::string> text = BenchPlan(b.r, b.t, loadgen::ResolveWorkload(b.w), b.w);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(text.status().message(),
+            "--duration without --num-prompts has no plan form: a plan's point sends a count of requests and stops "
+            "at load.duration_s if that comes first; give --num-prompts");
+}
+
 // Every target flag with a plan key is written by bench --as-plan and read
 // back into the system's client settings as the same value: a flag given a
 // plan key in loadgen::TargetFieldTable is written and read, or this fails.
@@ -444,6 +509,7 @@ TEST(BenchPlan, EveryTargetFieldWithAPlanKeyRoundTripsThroughThePlanText) {
     if (key == "timeout_s") t.timeout_s = 1234.5;
     if (key == "connect_timeout_s") t.connect_timeout_s = field.min;
     if (key == "first_token_timeout_s") t.first_token_timeout_s = field.max;
+    if (key == "grace_s") t.grace_s = 0.25;
     if (key == "workers") t.workers = "auto";
     if (key == "vocab_size") t.vocab_size = 128256;
     const std::map<std::string, std::string> given = TargetConfig(t);
@@ -455,7 +521,7 @@ TEST(BenchPlan, EveryTargetFieldWithAPlanKeyRoundTripsThroughThePlanText) {
     EXPECT_EQ(TargetConfig(plan->systems[0].target), given) << *text;
     EXPECT_EQ(plan->systems[0].Config().at(key), given.at(key));  // stored with the system's run
   }
-  EXPECT_EQ(keyed, 8);
+  EXPECT_EQ(keyed, 9);
 }
 
 // bench's measurement flags as a server system's keys, read back as the
@@ -515,6 +581,7 @@ TEST(BenchPlan, ATargetFieldOutOfItsRangeOrFormIsNamedByItsPlanKey) {
   for (const auto& [field, message] : std::vector<std::pair<std::string, std::string>>{
            {"timeout_s: -1", "p.yaml:3: systems[0].timeout_s: must be a number in [0, 1000000], got -1"},
            {"connect_timeout_s: 0", "p.yaml:3: systems[0].connect_timeout_s: must be a number in [0.001, 1000000], got 0"},
+           {"grace_s: 2e6", "p.yaml:3: systems[0].grace_s: must be a number in [0, 1000000], got 2e6"},
            {"vocab_size: 1", "p.yaml:3: systems[0].vocab_size: must be an integer in [2, 2147483647], got 1"},
            {"usage: sometimes", "p.yaml:3: systems[0].usage: must be continuous, final or off, got 'sometimes'"},
            {"workers: many", "p.yaml:3: systems[0].workers: must be auto or an integer in [1, 1024], got 'many'"},
@@ -594,9 +661,10 @@ TEST(BenchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   BenchRequest r;
   r.as_plan = true;
   const std::vector<std::string> refused = BenchFlagsWithoutPlanForm();
-  for (const char* flag : {"--db", "--run-label", "--shard", "--rendezvous", "--grace", "--result-json", "--duration"})
+  for (const char* flag : {"--db", "--run-label", "--shard", "--rendezvous", "--result-json", "--requests-jsonl"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
-  for (const char* flag : {"--power", "--power-url", "--power-interval", "--scrape-metrics", "--scrape-interval",
+  for (const char* flag : {"--grace", "--duration", "--percentiles", "--timeslice",
+                           "--power", "--power-url", "--power-interval", "--scrape-metrics", "--scrape-interval",
                            "--base-url", "--backend", "--endpoint", "--model", "--api-key",
                            "--header", "--as-plan", "--timeout", "--connect-timeout", "--first-token-timeout",
                            "--workers", "--insecure", "--vocab-size", "--extra-body", "--usage", "--ignore-eos",
@@ -687,9 +755,10 @@ TEST(SearchPlan, ASimulatedSearchIsItsSystemWorkloadScenarioAndSearchBlock) {
 
 TEST(SearchPlan, FlagsWithoutPlanFormAreUsageErrors) {
   const std::vector<std::string> refused = SearchFlagsWithoutPlanForm();
-  for (const char* flag : {"--db", "--run-label", "--client-rtt-us", "--grace", "--result-json"})
+  for (const char* flag : {"--db", "--run-label", "--client-rtt-us", "--duration", "--result-json"})
     EXPECT_NE(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
-  EXPECT_EQ(std::find(refused.begin(), refused.end(), "--timeout"), refused.end());
+  for (const char* flag : {"--timeout", "--grace", "--percentiles", "--timeslice"})
+    EXPECT_EQ(std::find(refused.begin(), refused.end(), flag), refused.end()) << flag;
   for (const std::string& flag : refused) {
     const FlagGiven given = [&](const std::string& f) {
       return f == flag || f == "--as-plan" || f == "--model" || f == "--base-url";

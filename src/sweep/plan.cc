@@ -101,6 +101,8 @@ std::string ScenarioMisfit(const Plan& plan) {
   if (plan.load.kind != store::LoadKind::kRequestRate)
     return "a scenario needs `load: {request_rate: [...]}`, each value a point's target QPS (the scenario sets "
            "the arrivals; a concurrency cap is not one of its loads)";
+  if (plan.load.duration_s)
+    return "a scenario sets the run length (min_duration_s, min_query_count): remove load.duration_s";
   if (plan.load.num_prompts)
     return "a scenario sets the run length (min_duration_s, min_query_count): remove load.num_prompts";
   if (plan.load.max_concurrency) return "a scenario sets the arrivals: remove load.max_concurrency";
@@ -194,7 +196,8 @@ Status ParseTopLevel(const Checker& c, YAML::Node& root, const std::string& text
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
   plan->hash = hash;
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(root, "", {"name", "systems", "workloads", "load", "repetitions", "slo",
-                                                  "seed", "executor", "slurm", "scenario", "search"}));
+                                                  "seed", "executor", "slurm", "scenario", "search", "percentiles",
+                                                  "timeslice_s"}));
   FRONTIER_RETURN_IF_ERROR(c.String(root, "", "name", &plan->name, true));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "repetitions", &plan->repetitions, 1, 1000));
   FRONTIER_RETURN_IF_ERROR(c.Number(root, "", "seed", &plan->seed, 0, 9.0e15));
@@ -414,6 +417,7 @@ Result<Plan> ParsePlanText(const std::string& text, const std::string& file) {
   FRONTIER_RETURN_IF_ERROR(CheckPromptFormats(c, root, plan));
   FRONTIER_RETURN_IF_ERROR(CheckPlanSize(c, root, plan));
   FRONTIER_RETURN_IF_ERROR(ParseSlo(c, root, &plan));
+  FRONTIER_RETURN_IF_ERROR(internal::ParseSummaryKeys(c, root, &plan));
   FRONTIER_RETURN_IF_ERROR(ParseExecutor(c, root, &plan));
   return plan;
 }

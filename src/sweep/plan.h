@@ -27,8 +27,11 @@
 //   load:
 //     concurrency: [1, 2, 4, 8]               # or request_rate: [...]
 //     prompts_per_concurrency: 10             # num_prompts = 10 x concurrency (at least 4x)
+//     # duration_s: 60                        # and stop issuing after 60 s, whichever is first
 //   repetitions: 3
 //   slo: {ttft_ms: 450, tpot_ms: 40}
+//   percentiles: [50, 90, 99]                # bench's --percentiles [50, 90, 95, 99, 99.9]
+//   timeslice_s: 10                          # bench's --timeslice [0: automatic]
 //   scenario: {name: server, min_duration_s: 60, mlperf_benchmark: llama2-70b}  # or `scenario: server`
 //   executor: slurm                          # default local (sweep/executor.h)
 //   slurm: {partition: gpu, gres: "gpu:8", time: "04:00:00", sbatch_args: ["--account=perf"]}
@@ -47,8 +50,8 @@
 // `scenario:` runs every point under an MLPerf scenario (loadgen/scenario.h)
 // and judges it: with a scenario name the load must be `request_rate: [...]`,
 // each value the point's target QPS (Offline: the expected QPS that sizes its
-// query), with neither num_prompts, max_concurrency nor burstiness (the
-// scenario sets the arrivals and the run length); without a name the
+// query), with neither num_prompts, max_concurrency, burstiness nor
+// duration_s (the scenario sets the arrivals and the run length); without a name the
 // constraints (`slo`, `min_interactivity`) are a plain SLO judged on any
 // load. Scenarios take single-turn workloads only.
 // `search:` runs a search (loadgen/search.h) instead of the load grid, once
@@ -61,7 +64,7 @@
 // meet: a scenario name (server or interactive: the highest valid QPS, over
 // rate) or `slo` / `min_interactivity` (the best throughput per GPU, over
 // concurrency by default). `load:` is then optional and holds no grid
-// (`concurrency` / `request_rate` are errors): only num_prompts (each trial's
+// (`concurrency` / `request_rate` / `duration_s` are errors): only num_prompts (each trial's
 // requests without a named scenario, default kDefaultSearchPrompts), warmup,
 // burstiness and max_concurrency (a cap on rate trials). repetitions must be 1.
 // A workload's `prompt_format` (token-ids or text) says how its prompts are
@@ -134,7 +137,7 @@ struct SystemSpec {
   // How a system measured over HTTP (a server, or `live`) is talked to: the
   // target's fields with a plan key (loadgen::TargetFieldTable: extra_body,
   // usage, insecure, timeout_s, connect_timeout_s, first_token_timeout_s,
-  // workers, vocab_size), the command line's defaults where not given. Its
+  // grace_s, workers, vocab_size), the command line's defaults where not given. Its
   // base_url, backend, endpoint and model are not read: the fields above are.
   loadgen::TargetRequest target;
   int line = 0;                             // where it is defined
@@ -173,6 +176,11 @@ struct LoadSpec {
   double burstiness = 1.0;
   int64_t warmup = 0;
   std::optional<int64_t> max_concurrency;   // cap for request_rate sweeps
+  // Stop issuing after this many seconds (bench's --duration), in (0, 1e9]:
+  // each point stops at its count (PointPrompts) or at this time, whichever
+  // comes first (a simulated point in virtual time). Not with `search:` or a
+  // named scenario, which set the run length.
+  std::optional<double> duration_s;
 };
 
 // The measured requests of the point at load `value` (warm-up aside):
@@ -215,6 +223,11 @@ struct Plan {
   LoadSpec load;
   int repetitions = 1;
   metrics::GoodputSlo slo;  // goodput's SLO, as `--goodput` gives it to bench and simulate
+  // Every point's summary: its percentiles (`percentiles:`, bench's
+  // --percentiles; the summary's default) and its window (`timeslice_s:`,
+  // bench's --timeslice; 0 = automatic).
+  std::vector<double> percentiles = metrics::SummaryOptions().percentiles;
+  double timeslice_s = 0;
   uint64_t seed = 0;
   std::string executor = "local";           // "local" or "slurm"
   SlurmSpec slurm;

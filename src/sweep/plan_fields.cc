@@ -6,6 +6,8 @@
 
 #include "core/parse.h"
 #include "core/terminal_text.h"
+#include "metrics/percentile_list.h"
+#include "metrics/timeslice.h"
 #include "sim/engine/spec_table.h"
 #include "sweep/plan_yaml.h"
 #include "workload/load_request.h"
@@ -167,12 +169,32 @@ Status Burstiness(const Checker& c, const YAML::Node& n, const std::string& f, d
   return Status::Ok();
 }
 
+// load.duration_s: --duration's bound, (0, 1e9] seconds; not where the run
+// length is another's (a search's trials, a named scenario).
+Status Duration(const Checker& c, const YAML::Node& n, const std::string& f, bool scenario, bool search,
+                std::optional<double>* duration) {
+  const YAML::Node d = n["duration_s"];
+  if (!d.IsDefined() || d.IsNull()) return Status::Ok();
+  if (search)
+    return c.Error(d, f + ".duration_s", "cannot be given with `search:`, whose trials set their own length: remove it");
+  if (scenario)
+    return c.Error(d, f + ".duration_s", "cannot be given with a named scenario, which sets the run length "
+                                         "(scenario.min_duration_s, min_query_count): remove it");
+  double v = 0;
+  FRONTIER_RETURN_IF_ERROR(c.Typed(n, f, "duration_s", &v));
+  if (!(v > 0 && v <= 1e9))
+    return c.Error(d, f + ".duration_s", "must be a number of seconds in (0, 1e9], got " + FormatNumber(v));
+  *duration = v;
+  return Status::Ok();
+}
+
 Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool search, LoadSpec* l) {
   const std::string f = "load";
   FRONTIER_RETURN_IF_ERROR(c.Map(n, f));
   FRONTIER_RETURN_IF_ERROR(c.KnownKeys(n, f, {"concurrency", "request_rate",
                                               "prompts_per_concurrency", "num_prompts",
-                                              "burstiness", "warmup", "max_concurrency"}));
+                                              "burstiness", "warmup", "max_concurrency", "duration_s"}));
+  FRONTIER_RETURN_IF_ERROR(Duration(c, n, f, scenario, search, &l->duration_s));
   const bool has_c = n["concurrency"].IsDefined(), has_r = n["request_rate"].IsDefined();
   if (search) {
     // The search picks each trial's load: the plan gives only what the trials share.
@@ -233,6 +255,30 @@ Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool sear
                              "prompts_per_concurrency x concurrency, at least 4 x concurrency, plus warmup); at " +
                              "most " + std::to_string(kMaxRunRequests) + " per point");
   }
+  return Status::Ok();
+}
+
+Status ParseSummaryKeys(const Checker& c, const YAML::Node& root, Plan* plan) {
+  // percentiles: a list of numbers or bench's comma text, by bench's rules.
+  const YAML::Node p = root["percentiles"];
+  if (p.IsDefined() && !p.IsNull()) {
+    std::string text;
+    if (p.IsScalar()) text = p.Scalar();
+    for (size_t i = 0; p.IsSequence() && i < p.size(); ++i)
+      text += (i == 0 ? "" : ",") + (p[i].IsScalar() ? p[i].Scalar() : std::string("a list or map"));
+    if (p.IsMap()) text = "a map";
+    Result<std::vector<double>> list = metrics::ParsePercentileList(text, "percentiles");
+    if (!list.ok())  // "percentiles must be ...": the message after the key
+      return c.Error(p, "percentiles", list.status().message().substr(std::string("percentiles ").size()));
+    plan->percentiles = std::move(*list);
+  }
+  // timeslice_s: bench's --timeslice, 0 = automatic.
+  FRONTIER_RETURN_IF_ERROR(c.Typed(root, "", "timeslice_s", &plan->timeslice_s));
+  const double t = plan->timeslice_s;
+  if (!(t == 0 || (t >= metrics::kMinSliceSeconds && t <= metrics::kMaxSliceSeconds)))
+    return c.Error(root["timeslice_s"], "timeslice_s",
+                   "must be 0 (automatic) or a window of " + FormatNumber(metrics::kMinSliceSeconds) + " to " +
+                       FormatNumber(metrics::kMaxSliceSeconds) + " seconds, got " + FormatNumber(t));
   return Status::Ok();
 }
 

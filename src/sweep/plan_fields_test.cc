@@ -260,5 +260,115 @@ TEST(PlanBackend, WrongBackendsAreNamedWithTheirKeys) {
             std::string::npos);
 }
 
+
+// bench's --grace, --duration, --percentiles and --timeslice as plan keys:
+// each read with its flag's bounds, each error naming FILE:LINE and the key.
+const char* kServerPlan = R"(name: k
+systems:
+  - {name: s, base_url: "http://127.0.0.1:8000", model: m, grace_s: 0.5}
+workloads:
+  - {name: w, input_len: 8, output_len: 2}
+load:
+  concurrency: [2, 4]
+  num_prompts: 40
+  duration_s: 12.5
+percentiles: [50, 75, 99.9]
+timeslice_s: 2
+)";
+
+// `text` with its first `from` replaced by `to`.
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// The message of kServerPlan with `from` replaced by `to`.
+std::string ServerPlanError(const std::string& from, const std::string& to) {
+  auto p = ParsePlan(Replaced(kServerPlan, from, to), "k.yaml");
+  EXPECT_FALSE(p.ok()) << "accepted: " << to;
+  return p.ok() ? "" : p.status().message();
+}
+
+TEST(PlanCommandKeys, GraceDurationPercentilesAndTimesliceAreRead) {
+  auto p = ParsePlan(kServerPlan, "k.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->systems[0].target.grace_s, 0.5);
+  EXPECT_EQ(p->systems[0].Config().at("grace_s"), "0.5");
+  EXPECT_EQ(p->load.duration_s, 12.5);
+  EXPECT_EQ(p->percentiles, (std::vector<double>{50, 75, 99.9}));
+  EXPECT_EQ(p->timeslice_s, 2);
+  // Every point stops at its count or its duration.
+  const std::vector<PointSpec> points = ExpandMatrix(*p);
+  ASSERT_EQ(points.size(), 2u);
+  for (const PointSpec& point : points) {
+    auto load = PointLoad(*p, point);
+    ASSERT_TRUE(load.ok());
+    EXPECT_EQ(load->duration_s, 12.5);
+    EXPECT_EQ(load->num_prompts, 40);
+  }
+  // bench's comma text is a list too.
+  p = ParsePlan(Replaced(kServerPlan, "[50, 75, 99.9]", "\"90,99\""), "k.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->percentiles, (std::vector<double>{90, 99}));
+  // Not given: the summary's defaults (bench's), no duration, the default grace.
+  p = ParsePlan("name: k\nsystems:\n  - {name: s, base_url: \"http://127.0.0.1:8000\", model: m}\n"
+                "workloads:\n  - {name: w}\nload: {concurrency: [1]}\n",
+                "k.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->percentiles, metrics::SummaryOptions().percentiles);
+  EXPECT_EQ(p->timeslice_s, 0);
+  EXPECT_FALSE(p->load.duration_s.has_value());
+  EXPECT_EQ(p->systems[0].target.grace_s, 5);
+  EXPECT_EQ(p->systems[0].Config().count("grace_s"), 0u);
+}
+
+TEST(PlanCommandKeys, OutOfBoundsValuesAreNamedWithFileLineAndKey) {
+  EXPECT_EQ(ServerPlanError("grace_s: 0.5", "grace_s: -1"),
+            "k.yaml:3: systems[0].grace_s: must be a number in [0, 1000000], got -1");
+  EXPECT_EQ(ServerPlanError("duration_s: 12.5", "duration_s: 0"),
+            "k.yaml:9: load.duration_s: must be a number of seconds in (0, 1e9], got 0");
+  EXPECT_EQ(ServerPlanError("duration_s: 12.5", "duration_s: 2e9"),
+            "k.yaml:9: load.duration_s: must be a number of seconds in (0, 1e9], got 2000000000");
+  EXPECT_EQ(ServerPlanError("duration_s: 12.5", "duration_s: soon"),
+            "k.yaml:9: load.duration_s: must be a finite number, got 'soon'");
+  EXPECT_EQ(ServerPlanError("[50, 75, 99.9]", "[50, 120]"),
+            "k.yaml:10: percentiles: must be at most 100 comma-separated numbers in [0, 100], got '50,120'");
+  EXPECT_EQ(ServerPlanError("[50, 75, 99.9]", "[]"), "k.yaml:10: percentiles: must list at least one value");
+  EXPECT_EQ(ServerPlanError("[50, 75, 99.9]", "{p: 50}"),
+            "k.yaml:10: percentiles: must be at most 100 comma-separated numbers in [0, 100], got 'a map'");
+  EXPECT_EQ(ServerPlanError("timeslice_s: 2", "timeslice_s: 90000"),
+            "k.yaml:11: timeslice_s: must be 0 (automatic) or a window of 0.001 to 86400 seconds, got 90000");
+  EXPECT_EQ(ServerPlanError("timeslice_s: 2", "timeslice_s: 0.0001"),
+            "k.yaml:11: timeslice_s: must be 0 (automatic) or a window of 0.001 to 86400 seconds, got 0.0001");
+  // grace_s is a client's: not a virtual-time simulated system's.
+  EXPECT_NE(ServerPlanError("base_url: \"http://127.0.0.1:8000\", model: m",
+                            "hardware: h200, sim: {model: llama-3.1-8b}")
+                .find("k.yaml:3: systems[0].grace_s: applies to a system measured over HTTP"),
+            std::string::npos);
+}
+
+TEST(PlanCommandKeys, ADurationWithASearchOrANamedScenarioIsRefusedNamingTheKey) {
+  // A named scenario sets the run length, as bench refuses --duration with --scenario.
+  auto p = ParsePlan(Replaced(kServerPlan, "  concurrency: [2, 4]\n  num_prompts: 40\n", "  request_rate: [2, 4]\n") +
+                         "scenario: server\n",
+                     "k.yaml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "k.yaml:8: load.duration_s: cannot be given with a named scenario, which sets the run length "
+            "(scenario.min_duration_s, min_query_count): remove it");
+  // So does `frontier sweep --scenario` on a rate grid with a duration.
+  auto grid = ParsePlan(Replaced(kServerPlan, "concurrency: [2, 4]", "request_rate: [2, 4]"), "k.yaml");
+  ASSERT_TRUE(grid.ok()) << grid.status().ToString();
+  Result<Plan> judged = WithScenario(*grid, "server");
+  ASSERT_FALSE(judged.ok());
+  EXPECT_EQ(judged.status().message(),
+            "--scenario server cannot run plan k.yaml: a scenario sets the run length (min_duration_s, "
+            "min_query_count): remove load.duration_s");
+  // A search's trials set their own length.
+  EXPECT_EQ(SearchErrorFor("search: {start: 4}\nload: {num_prompts: 200, duration_s: 30}\n"),
+            "s.yaml:8: load.duration_s: cannot be given with `search:`, whose trials set their own length: remove it");
+}
+
 }  // namespace
 }  // namespace frontier::sweep

@@ -219,7 +219,8 @@ TEST(Plan, NonsenseAndContradictionsAreNamedWithTheirRange) {
             "plans/t.yaml:15: workloads[0]: the largest point's prompts hold 7200000000 tokens (requests x "
             "(input_len x (1 + range_ratio) + prefix_len)); at most 1000000000 per point");
   EXPECT_EQ(ErrorFor("repetitions: 3", "repetitions: 1000\nx: [" + std::string("1, ") + "2]"),
-            "plans/t.yaml:20: x: unknown field; allowed: executor, load, name, repetitions, scenario, search, seed, slo, slurm, systems, workloads");
+            "plans/t.yaml:20: x: unknown field; allowed: executor, load, name, percentiles, repetitions, scenario, search, seed, "
+            "slo, slurm, systems, timeslice_s, workloads");
   EXPECT_EQ(ErrorFor("base_url: http://127.0.0.1:8000", "base_url: http://127.0.0.1:99999"),
             "plans/t.yaml:12: systems[1].base_url: the port of http://127.0.0.1:99999 must be an integer in "
             "[1, 65535], got '99999'");

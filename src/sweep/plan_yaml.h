@@ -209,6 +209,8 @@ Status ParseWorkload(const Checker& c, const YAML::Node& n, const std::string& f
                      WorkloadSpec* w);
 Status ParseLoad(const Checker& c, const YAML::Node& n, bool scenario, bool search, LoadSpec* l);
 Status ParseScenarioBlock(const Checker& c, const YAML::Node& n, Plan* plan);
+// The summary's top-level keys: percentiles, timeslice_s.
+Status ParseSummaryKeys(const Checker& c, const YAML::Node& root, Plan* plan);
 Status ParseSearchBlock(const Checker& c, const YAML::Node& n, Plan* plan);
 
 // Rejects a key given twice in one map anywhere in the document (yaml-cpp

@@ -15,6 +15,7 @@
 #include "store/records.h"
 #include "sweep/point_store.h"
 #include "sweep/system_run.h"
+#include "workload/load_request.h"
 #include "workload/option_names.h"
 
 namespace frontier::sweep {
@@ -64,6 +65,7 @@ PointPlace SweepPlace(const Plan& plan, const SystemSpec& system, const PointSpe
   at.settings["input_len"] = std::to_string(w.input_len);
   at.settings["output_len"] = std::to_string(w.output_len);
   at.settings["dataset"] = w.dataset;
+  if (plan.load.duration_s) at.settings["duration_s"] = workload::SettingNumber(*plan.load.duration_s);  // as bench's
   // num_prompts and concurrency count sessions
   if (outcome.summary.has_sessions) at.settings["load_unit"] = "sessions";
   if (outcome.verdict) at.settings["num_prompts"] = std::to_string(outcome.verdict->queries);  // the scenario's
@@ -182,9 +184,10 @@ Status MakeSearchOptions(const Plan& plan, const SystemSpec& sys, const Workload
   o->rules = rules;
   o->base = SearchBaseLoad(plan, w);
   FRONTIER_RETURN_IF_ERROR(loadgen::ApplySearchRequest(plan.search->request, o));  // checked by ParsePlan
-  o->point.summary.percentiles = options.percentiles;
+  o->point.summary.percentiles = plan.percentiles;
   o->point.summary.num_gpus = sys.gpus;
   o->point.summary.goodput = plan.slo;
+  o->point.summary.timeslice.slice_s = plan.timeslice_s;
   const auto cl = options.provenance.find("command_line");
   if (cl != options.provenance.end()) o->point.command_line = cl->second;
   o->point.effective_settings = {{"workload", w.name},
@@ -466,11 +469,13 @@ Status RunSystem(SweepContext& cx, const SessionFactory& factory, size_t s, cons
     return cx.store.SetRunStatus(run.id, store::SystemStatus::Broken(reason));
   };
   cx.Report("start");
-  // Every point of the system is summarised with the sweep's percentiles and the plan's SLO.
+  // Every point of the system is summarised as bench summarises its point
+  // (loadgen::ResolveMetrics): the plan's percentiles, SLO and window.
   loadgen::PointOptions point_options;
-  point_options.summary.percentiles = cx.options.percentiles;
+  point_options.summary.percentiles = cx.plan.percentiles;
   point_options.summary.num_gpus = sys.gpus;
   point_options.summary.goodput = cx.plan.slo;
+  point_options.summary.timeslice.slice_s = cx.plan.timeslice_s;
   Result<std::unique_ptr<Session>> session = factory(cx.plan, sys);
   if (!session.ok()) return mark_broken(session.status().message(), 0);
   PointSink sink = PointSink::Over(cx.store, run);

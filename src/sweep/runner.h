@@ -115,7 +115,6 @@ struct SweepOptions {
   std::function<void(const SweepProgress&)> on_progress;
   const std::atomic<bool>* stop = nullptr;       // checked between points
   std::map<std::string, std::string> provenance; // command line, host, version ...
-  std::vector<double> percentiles = {50, 90, 95, 99, 99.9};
   // Run first: stops servers an earlier sweep launched and left behind
   // (sessions.h's StopOrphanedServers); each line is reported as "orphan".
   std::function<Result<std::vector<std::string>>(store::Store&)> stop_orphans;

@@ -232,6 +232,7 @@ Result<workload::LoadOptions> PointLoad(const Plan& plan, const PointSpec& point
   l.warmup = plan.load.warmup;
   l.seed = point.seed;
   l.burstiness = plan.load.burstiness;
+  l.duration_s = plan.load.duration_s;  // bench's --duration: the count or the time, whichever is first
   if (rules != nullptr && rules->scenario) {
     // The scenario sets the arrivals and the run length (the plan's load
     // values are its target QPS, in the rules).

@@ -3,6 +3,7 @@
 // measures: bench against an in-process `frontier serve --profile fixed` (the
 // same requests and tokens), search on the simulator (the same answer).
 #include <filesystem>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -205,6 +206,59 @@ TEST(BenchAsPlan, ASessionRateIsThePlansRequestRateOfSessions) {
   EXPECT_EQ(b.metrics.completed, 8 * 2);  // 8 sessions of 2 turns
   EXPECT_EQ(s.metrics.completed, b.metrics.completed);
   EXPECT_EQ(s.metrics.total_output_tokens, b.metrics.total_output_tokens);
+}
+
+// The keys of a stored point's summary that hold a TTFT percentile ("p75_ttft_ms").
+std::set<std::string> TtftPercentileKeys(const store::PointRecord& p) {
+  std::set<std::string> keys;
+  const nlohmann::json j = nlohmann::json::parse(p.summary_json);
+  for (const auto& [k, v] : j.items())
+    if (k.size() > 10 && k[0] == 'p' && k.ends_with("_ttft_ms")) keys.insert(k);
+  return keys;
+}
+
+// The window of a stored point's per-window series.
+double SliceSeconds(const std::string& db, const store::PointRecord& p) {
+  auto store = store::OpenStore(db, store::OpenMode::kReadOnly);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return -1;
+  Result<store::PointSeries> series = (*store)->GetPointSeries(p.id);
+  EXPECT_TRUE(series.ok()) << series.status().ToString();
+  if (!series.ok() || series->timeslices_json.empty()) return -1;
+  return nlohmann::json::parse(series->timeslices_json).value("slice_s", -1.0);
+}
+
+// --percentiles, --timeslice, --duration and --grace have plan keys: the
+// sweep of bench's plan summarises its point with bench's percentiles and
+// window (not the defaults: five percentiles, a window of duration / 30), and
+// stores bench's duration and grace.
+TEST(BenchAsPlan, TheSweepSummarisesWithBenchsPercentilesAndWindow) {
+  std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  testing_util::ScratchDir tmp("bench_as_plan_summary");
+  BenchAndItsPlan r;
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
+                                                 " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
+                                                 "--num-prompts 12 --percentiles 50,75 --timeslice 0.05 "
+                                                 "--duration 600 --grace 2 --no-progress",
+                                             tmp, &r));
+  EXPECT_NE(r.plan_text.find("    grace_s: 2\n"), std::string::npos) << r.plan_text;
+  EXPECT_NE(r.plan_text.find("  num_prompts: 12\n  duration_s: 600\npercentiles: [50, 75]\ntimeslice_s: 0.05\n"),
+            std::string::npos)
+      << r.plan_text;
+  const store::PointRecord &b = r.bench, &s = r.sweep;
+  EXPECT_EQ(s.key, b.key);
+  EXPECT_EQ(b.metrics.completed, 12);  // the count came first: 600 s is far off
+  EXPECT_EQ(s.metrics.completed, b.metrics.completed);
+  const std::set<std::string> want = {"p50_ttft_ms", "p75_ttft_ms"};
+  EXPECT_EQ(TtftPercentileKeys(b), want) << b.summary_json;
+  EXPECT_EQ(TtftPercentileKeys(s), TtftPercentileKeys(b)) << s.summary_json;
+  EXPECT_EQ(SliceSeconds(r.bench_db, b), 0.05);
+  EXPECT_EQ(SliceSeconds(r.sweep_db, s), SliceSeconds(r.bench_db, b));
+  EXPECT_EQ(b.settings.at("duration_s"), "600");
+  EXPECT_EQ(s.settings.at("duration_s"), b.settings.at("duration_s"));
+  EXPECT_EQ(r.sweep_run.config.at("grace_s"), "2");  // stored with the system
 }
 
 TEST(SearchAsPlan, TheSweepOfThePrintedPlanFindsTheSearchsAnswer) {
