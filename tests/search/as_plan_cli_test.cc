@@ -39,6 +39,7 @@ std::vector<std::pair<store::RunInfo, std::vector<store::PointRecord>>> Stored(c
 // A bench command line run as itself (its point stored) and as the sweep of
 // the plan its --as-plan prints: each database holds one run of one point.
 struct BenchAndItsPlan {
+  std::string url;  // the fixed server's, from RunBenchAndItsPlanOnAFixedServer
   std::string plan_text, bench_db, sweep_db;
   store::RunInfo bench_run, sweep_run;
   store::PointRecord bench, sweep;
@@ -67,21 +68,28 @@ void RunBenchAndItsPlan(const std::string& flags, const testing_util::ScratchDir
   r->sweep = swept[0].second[0];
 }
 
-TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
+// `bench --base-url URL FLAGS` against `frontier serve --profile fixed` (4
+// slots) started here, run as RunBenchAndItsPlan runs it; r->url is the server's.
+void RunBenchAndItsPlanOnAFixedServer(const std::string& flags, const testing_util::ScratchDir& tmp,
+                                      BenchAndItsPlan* r) {
   std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
   ASSERT_NE(server, nullptr);
-  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  r->url = "http://127.0.0.1:" + std::to_string(server->port());
+  RunBenchAndItsPlan("bench --base-url " + r->url + " " + flags, tmp, r);
+}
+
+TEST(BenchAsPlan, TheSweepOfThePrintedPlanSendsBenchsRequestsAndTokens) {
   testing_util::ScratchDir tmp("bench_as_plan");
   BenchAndItsPlan r;
-  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
-                                                 " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
-                                                 "--num-prompts 12 --no-progress",
-                                             tmp, &r));
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlanOnAFixedServer(
+      "--model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
+      "--num-prompts 12 --no-progress",
+      tmp, &r));
   EXPECT_EQ(r.plan_text.find("name: bench\n"), 0u);
   EXPECT_NE(r.plan_text.find("systems:\n"
-                                           "  - name: \"" + url + "\"\n"
+                                           "  - name: \"" + r.url + "\"\n"
                                            "    model: fixed\n"
-                                           "    base_url: \"" + url + "\"\n"
+                                           "    base_url: \"" + r.url + "\"\n"
                                            "    backend: openai\n"
                                            "    gpus: 1\n"
                                            "workloads:\n"
@@ -187,16 +195,13 @@ TEST(BenchAsPlan, TheSweepSendsBenchsClientSettingsAndLeavesEosToADatasetsAnswer
 // second), so bench's multi-turn point and its plan's store the same point
 // under the same key.
 TEST(BenchAsPlan, ASessionRateIsThePlansRequestRateOfSessions) {
-  std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
-  ASSERT_NE(server, nullptr);
-  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
   testing_util::ScratchDir tmp("bench_as_plan_sessions");
   BenchAndItsPlan r;
-  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
-                                                 " --model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 "
-                                                 "--output-len 4 --session-rate 50 "
-                                                 "--max-concurrency 2 --num-prompts 8 --no-progress",
-                                             tmp, &r));
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlanOnAFixedServer(
+      "--model fixed --dataset multi-turn --mt-turns 2 --mt-message-len 16 "
+      "--output-len 4 --session-rate 50 "
+      "--max-concurrency 2 --num-prompts 8 --no-progress",
+      tmp, &r));
   EXPECT_NE(r.plan_text.find("load:\n  request_rate: [50]\n  num_prompts: 8\n  max_concurrency: 2\n"),
             std::string::npos)
       << r.plan_text;
@@ -233,16 +238,13 @@ double SliceSeconds(const std::string& db, const store::PointRecord& p) {
 // window (not the defaults: five percentiles, a window of duration / 30), and
 // stores bench's duration and grace.
 TEST(BenchAsPlan, TheSweepSummarisesWithBenchsPercentilesAndWindow) {
-  std::unique_ptr<Server> server = StartFixedServer(/*slots=*/4);
-  ASSERT_NE(server, nullptr);
-  const std::string url = "http://127.0.0.1:" + std::to_string(server->port());
   testing_util::ScratchDir tmp("bench_as_plan_summary");
   BenchAndItsPlan r;
-  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlan("bench --base-url " + url +
-                                                 " --model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
-                                                 "--num-prompts 12 --percentiles 50,75 --timeslice 0.05 "
-                                                 "--duration 600 --grace 2 --no-progress",
-                                             tmp, &r));
+  ASSERT_NO_FATAL_FAILURE(RunBenchAndItsPlanOnAFixedServer(
+      "--model fixed --input-len 32 --output-len 16 --max-concurrency 2 "
+      "--num-prompts 12 --percentiles 50,75 --timeslice 0.05 "
+      "--duration 600 --grace 2 --no-progress",
+      tmp, &r));
   EXPECT_NE(r.plan_text.find("    grace_s: 2\n"), std::string::npos) << r.plan_text;
   EXPECT_NE(r.plan_text.find("  num_prompts: 12\n  duration_s: 600\npercentiles: [50, 75]\ntimeslice_s: 0.05\n"),
             std::string::npos)
